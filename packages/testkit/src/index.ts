@@ -1,1 +1,1 @@
-export {}
+export * as Seed from "./Seed.js"

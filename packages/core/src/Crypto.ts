@@ -1,0 +1,59 @@
+/**
+ * Randomness and hashing. A port, so tests can make ids predictable; the default uses the Web Crypto API,
+ * which Node and browsers both have, keeping core free of `node:*`.
+ */
+import { Context, Effect, Layer } from "effect"
+
+export interface CryptoService {
+  readonly uuid: Effect.Effect<string>
+  /** `n` uniformly random decimal digits, for one-time codes. */
+  readonly digits: (n: number) => Effect.Effect<string>
+  /** `bytes` random bytes as lowercase hex, for secrets. */
+  readonly token: (bytes: number) => Effect.Effect<string>
+  /** SHA-256 of the UTF-8 text, lowercase hex. */
+  readonly sha256: (text: string) => Effect.Effect<string>
+}
+
+export class Crypto extends Context.Tag("laari/Crypto")<Crypto, CryptoService>() {}
+
+interface WebCrypto {
+  randomUUID(): string
+  getRandomValues<T extends Uint8Array | Uint32Array>(array: T): T
+  subtle: { digest(algorithm: string, data: Uint8Array): Promise<ArrayBuffer> }
+}
+declare const crypto: WebCrypto
+declare class TextEncoder {
+  encode(s: string): Uint8Array
+}
+
+const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+
+const randomDigit = (): number => {
+  // Rejection sampling keeps the digits uniform.
+  const buf = new Uint32Array(1)
+  for (;;) {
+    crypto.getRandomValues(buf)
+    const v = buf[0]!
+    if (v < 4_294_967_290) return v % 10
+  }
+}
+
+export const web: CryptoService = {
+  uuid: Effect.sync(() => crypto.randomUUID()),
+  digits: (n) => Effect.sync(() => Array.from({ length: n }, randomDigit).join("")),
+  token: (bytes) => Effect.sync(() => hex(crypto.getRandomValues(new Uint8Array(bytes)))),
+  sha256: (text) =>
+    Effect.promise(() => crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))).pipe(
+      Effect.map((buf) => hex(new Uint8Array(buf)))
+    )
+}
+
+export const layerWeb: Layer.Layer<Crypto> = Layer.succeed(Crypto, web)
+
+/** Compares two strings in time independent of where they differ (for secrets and their hashes). */
+export const constantTimeEqual = (a: string, b: string): boolean => {
+  let diff = a.length ^ b.length
+  const n = Math.max(a.length, b.length)
+  for (let i = 0; i < n; i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0)
+  return diff === 0
+}

@@ -1,0 +1,136 @@
+/**
+ * The event catalogue and the outbox port. Webhook objects are built here, snake_case with Unix seconds,
+ * so the outbox stores exactly what will be sent.
+ */
+import { Context, type DateTime, type Effect } from "effect"
+import * as Calendar from "./Calendar.js"
+import type { ServiceUnavailable } from "./Errors.js"
+import type { Environment, MerchantId } from "./Ids.js"
+import type { Charge, Mandate, RefusalCode } from "./Mandate.js"
+import { Currency } from "./Money.js"
+
+/** The API version, carried as `api_version` in every delivery. */
+export const ApiVersion = "2026-07-01"
+
+export const Types = [
+  "mandate.activated",
+  "mandate.declined",
+  "mandate.revoked",
+  "mandate.charge.succeeded",
+  "mandate.charge.failed",
+  "subscription.activated",
+  "invoice.paid",
+  "invoice.payment_failed",
+  "subscription.past_due",
+  "subscription.canceled",
+  "checkout.session.completed"
+] as const
+export type Type = (typeof Types)[number]
+
+export type WebhookObject = { readonly [key: string]: unknown }
+
+/** The delivery envelope (DESIGN section 7). */
+export interface Envelope {
+  readonly id: string
+  readonly type: Type
+  readonly api_version: typeof ApiVersion
+  readonly created: number
+  readonly livemode: boolean
+  readonly data: { readonly object: WebhookObject }
+}
+
+/** An event as the outbox keeps it: the envelope and whom it belongs to. */
+export interface Event {
+  readonly merchantId: MerchantId
+  readonly environment: Environment
+  readonly createdAt: DateTime.Utc
+  readonly envelope: Envelope
+}
+
+export const make = (input: {
+  id: string
+  type: Type
+  merchantId: MerchantId
+  environment: Environment
+  now: DateTime.Utc
+  object: WebhookObject
+}): Event => ({
+  merchantId: input.merchantId,
+  environment: input.environment,
+  createdAt: input.now,
+  envelope: {
+    id: input.id,
+    type: input.type,
+    api_version: ApiVersion,
+    created: Calendar.unixSeconds(input.now),
+    livemode: input.environment === "live",
+    data: { object: input.object }
+  }
+})
+
+const unix = (t: DateTime.Utc | null): number | null => (t === null ? null : Calendar.unixSeconds(t))
+
+export const mandateObject = (m: Mandate): WebhookObject => ({
+  id: m.id,
+  object: "mandate",
+  reference: m.reference,
+  status: m.status,
+  title: m.title,
+  description: m.description,
+  currency: Currency,
+  per_charge_cap: m.perChargeCap,
+  period_cap: m.periodCap,
+  period: m.period,
+  period_key: m.periodKey,
+  period_charged: m.periodCharged,
+  setup_expires_at: unix(m.setupExpiresAt),
+  expires_at: unix(m.expiresAt),
+  approved_at: unix(m.approvedAt),
+  revoked_at: unix(m.revokedAt),
+  revoked_by: m.revokedBy,
+  created_at: unix(m.createdAt)
+})
+
+export const chargeObject = (c: Charge): WebhookObject => ({
+  id: c.id,
+  object: "mandate_charge",
+  mandate_id: c.mandateId,
+  amount: c.amount,
+  currency: Currency,
+  status: "SUCCEEDED",
+  description: c.description,
+  reference: c.reference,
+  fee: c.fee,
+  net_amount: c.netAmount,
+  period_key: c.periodKey,
+  period_charged: c.periodCharged,
+  created_at: unix(c.createdAt)
+})
+
+export const chargeFailedObject = (input: {
+  mandate: Mandate
+  amount: number
+  reference: string
+  description: string
+  code: RefusalCode
+  message: string
+  now: DateTime.Utc
+}): WebhookObject => ({
+  object: "mandate_charge_failure",
+  mandate_id: input.mandate.id,
+  mandate_reference: input.mandate.reference,
+  amount: input.amount,
+  currency: Currency,
+  reference: input.reference,
+  description: input.description,
+  code: input.code,
+  message: input.message,
+  created_at: Calendar.unixSeconds(input.now)
+})
+
+export interface OutboxService {
+  /** Records an event in the caller's transaction; delivery happens later, from the outbox. */
+  readonly append: (event: Event) => Effect.Effect<void, ServiceUnavailable>
+}
+
+export class Outbox extends Context.Tag("laari/Outbox")<Outbox, OutboxService>() {}

@@ -1,0 +1,44 @@
+/**
+ * Identifiers. Every resource has a UUID id; merchants address most resources by their own reference too.
+ */
+import { Schema } from "effect"
+
+export const MerchantId = Schema.UUID.pipe(Schema.brand("MerchantId"))
+export type MerchantId = typeof MerchantId.Type
+
+export const CustomerId = Schema.UUID.pipe(Schema.brand("CustomerId"))
+export type CustomerId = typeof CustomerId.Type
+
+export const MandateId = Schema.UUID.pipe(Schema.brand("MandateId"))
+export type MandateId = typeof MandateId.Type
+
+export const ChargeId = Schema.UUID.pipe(Schema.brand("ChargeId"))
+export type ChargeId = typeof ChargeId.Type
+
+export const ChallengeId = Schema.UUID.pipe(Schema.brand("ChallengeId"))
+export type ChallengeId = typeof ChallengeId.Type
+
+/** Outlets are numbered, as the spec sends `outlet_id` as an integer. */
+export const OutletId = Schema.Int.pipe(Schema.positive(), Schema.brand("OutletId"))
+export type OutletId = typeof OutletId.Type
+
+export const Environment = Schema.Literal("test", "live")
+export type Environment = typeof Environment.Type
+
+/** Whom a resource belongs to: every read and write is scoped to one merchant in one environment. */
+export interface Tenant {
+  readonly merchantId: MerchantId
+  readonly environment: Environment
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export const isUuid = (s: string): boolean => uuidPattern.test(s)
+
+/** A path `{id}`: a UUID is looked up as an id, anything else as the merchant's reference. */
+export type Lookup = { readonly _tag: "ById"; readonly id: string } | { readonly _tag: "ByReference"; readonly reference: string }
+
+export const lookup = (idOrReference: string): Lookup =>
+  isUuid(idOrReference)
+    ? { _tag: "ById", id: idOrReference.toLowerCase() }
+    : { _tag: "ByReference", reference: idOrReference }

@@ -1,0 +1,241 @@
+/**
+ * The mandate: a standing authorization to charge a customer's wallet within caps. This module is the
+ * model and its pure decisions; `Mandates` loads, decides and writes.
+ */
+import { DateTime, Either, Schema } from "effect"
+import * as Calendar from "./Calendar.js"
+import type { CustomerId, Environment, MandateId, MerchantId } from "./Ids.js"
+import { MaxCap, MinAmount } from "./Money.js"
+
+export const Status = Schema.Literal("INITIATED", "ACTIVE", "DECLINED", "REVOKED", "EXPIRED", "SUSPENDED")
+export type Status = typeof Status.Type
+
+export const terminal: ReadonlyArray<Status> = ["DECLINED", "REVOKED", "EXPIRED"]
+export const isTerminal = (s: Status): boolean => terminal.includes(s)
+
+/** The approval link works for 24 hours; a mandate lives at most 365 days. */
+export const SetupWindowHours = 24
+export const MaxLifetimeDays = 365
+
+export const RevokedBy = Schema.Literal("CUSTOMER", "MERCHANT", "SERVICE")
+export type RevokedBy = typeof RevokedBy.Type
+
+export interface Mandate {
+  readonly id: MandateId
+  readonly merchantId: MerchantId
+  readonly environment: Environment
+  readonly reference: string
+  readonly status: Status
+  readonly title: string
+  readonly description: string | null
+  readonly perChargeCap: number
+  readonly periodCap: number | null
+  readonly period: "MONTH" | null
+  readonly periodKey: string | null
+  readonly periodCharged: number
+  readonly returnUrl: string | null
+  /** The approving customer's wallet; `null` until approved. */
+  readonly customerId: CustomerId | null
+  readonly setupExpiresAt: DateTime.Utc
+  readonly expiresAt: DateTime.Utc
+  readonly approvedAt: DateTime.Utc | null
+  readonly revokedAt: DateTime.Utc | null
+  readonly revokedBy: RevokedBy | null
+  readonly declinedAt: DateTime.Utc | null
+  readonly expiredAt: DateTime.Utc | null
+  readonly createdAt: DateTime.Utc
+}
+
+/** What a merchant asks for; already decoded from the request. */
+export interface Terms {
+  readonly reference: string
+  readonly title: string
+  readonly description: string | null
+  readonly perChargeCap: number
+  readonly periodCap: number | null
+  readonly period: "MONTH" | null
+  readonly expiresAt: DateTime.Utc | null
+  readonly returnUrl: string | null
+}
+
+export type FieldProblem = { readonly field: string; readonly message: string }
+
+/** The rules of `POST /mandates` that need no database; `now` settles `expires_at`. */
+export const validateTerms = (terms: Terms, now: DateTime.Utc): ReadonlyArray<FieldProblem> => {
+  const problems: Array<FieldProblem> = []
+  const text = (field: string, value: string | null, required: boolean) => {
+    if (value === null) {
+      if (required) problems.push({ field, message: `${field} is required` })
+    } else if (required && value.trim().length === 0) problems.push({ field, message: `${field} must not be empty` })
+    else if (value.length > 255) problems.push({ field, message: `${field} must be at most 255 characters` })
+  }
+  text("reference", terms.reference, true)
+  text("title", terms.title, true)
+  text("description", terms.description, false)
+  if (!Number.isSafeInteger(terms.perChargeCap) || terms.perChargeCap < MinAmount || terms.perChargeCap > MaxCap)
+    problems.push({ field: "per_charge_cap", message: `per_charge_cap must be a whole number from ${MinAmount} to ${MaxCap}` })
+  if (terms.periodCap !== null) {
+    if (!Number.isSafeInteger(terms.periodCap) || terms.periodCap < terms.perChargeCap)
+      problems.push({ field: "period_cap", message: "period_cap must be a whole number at least per_charge_cap" })
+    if (terms.period === null) problems.push({ field: "period", message: "period is required with period_cap" })
+  }
+  if (terms.expiresAt !== null) {
+    if (!DateTime.greaterThan(terms.expiresAt, now))
+      problems.push({ field: "expires_at", message: "expires_at must be in the future" })
+    else if (DateTime.greaterThan(terms.expiresAt, Calendar.addDays(now, MaxLifetimeDays)))
+      problems.push({ field: "expires_at", message: `expires_at must be at most ${MaxLifetimeDays} days away` })
+  }
+  return problems
+}
+
+/** A new mandate awaiting approval. */
+export const initiate = (
+  input: { id: MandateId; merchantId: MerchantId; environment: Environment; terms: Terms },
+  now: DateTime.Utc
+): Mandate => ({
+  id: input.id,
+  merchantId: input.merchantId,
+  environment: input.environment,
+  reference: input.terms.reference,
+  status: "INITIATED",
+  title: input.terms.title,
+  description: input.terms.description,
+  perChargeCap: input.terms.perChargeCap,
+  periodCap: input.terms.periodCap,
+  period: input.terms.periodCap === null ? null : input.terms.period,
+  periodKey: null,
+  periodCharged: 0,
+  returnUrl: input.terms.returnUrl,
+  customerId: null,
+  setupExpiresAt: Calendar.addHours(now, SetupWindowHours),
+  expiresAt: input.terms.expiresAt ?? Calendar.addDays(now, MaxLifetimeDays),
+  approvedAt: null,
+  revokedAt: null,
+  revokedBy: null,
+  declinedAt: null,
+  expiredAt: null,
+  createdAt: now
+})
+
+/** Why a transition is not allowed from the current state. */
+export type TransitionRefusal = "not-pending" | "setup-expired" | "not-revocable" | "not-active"
+
+/** Approved and not yet ended: the states whose lifetime runs out at `expiresAt`. */
+const isLive = (m: Mandate): boolean => m.status === "ACTIVE" || m.status === "SUSPENDED"
+
+const setupLapsed = (m: Mandate, now: DateTime.Utc) => DateTime.greaterThanOrEqualTo(now, m.setupExpiresAt)
+
+export const approve = (m: Mandate, customerId: CustomerId, now: DateTime.Utc): Either.Either<Mandate, TransitionRefusal> =>
+  m.status !== "INITIATED"
+    ? Either.left("not-pending")
+    : setupLapsed(m, now)
+      ? Either.left("setup-expired")
+      : Either.right({ ...m, status: "ACTIVE", customerId, approvedAt: now })
+
+export const decline = (m: Mandate, now: DateTime.Utc): Either.Either<Mandate, TransitionRefusal> =>
+  m.status !== "INITIATED"
+    ? Either.left("not-pending")
+    : setupLapsed(m, now)
+      ? Either.left("setup-expired")
+      : Either.right({ ...m, status: "DECLINED", declinedAt: now })
+
+/** Active (and suspended) mandates can be revoked by anyone; terminal and unapproved ones cannot. */
+export const revoke = (m: Mandate, by: RevokedBy, now: DateTime.Utc): Either.Either<Mandate, TransitionRefusal> =>
+  isLive(m)
+    ? Either.right({ ...m, status: "REVOKED", revokedAt: now, revokedBy: by })
+    : Either.left("not-revocable")
+
+export const suspend = (m: Mandate): Either.Either<Mandate, TransitionRefusal> =>
+  m.status === "ACTIVE" ? Either.right({ ...m, status: "SUSPENDED" }) : Either.left("not-active")
+
+/** Whether a sweep at `now` should expire `m`: a lapsed approval link, or a lifetime that has run out. */
+export const isDueToExpire = (m: Mandate, now: DateTime.Utc): boolean =>
+  (m.status === "INITIATED" && setupLapsed(m, now)) ||
+  (isLive(m) && DateTime.greaterThanOrEqualTo(now, m.expiresAt))
+
+export const expire = (m: Mandate, now: DateTime.Utc): Mandate =>
+  isDueToExpire(m, now) ? { ...m, status: "EXPIRED", expiredAt: now } : m
+
+// ---------------------------------------------------------------------------------------------------
+// Charges
+// ---------------------------------------------------------------------------------------------------
+
+/** The refusals of spec 7.1, with their messages. HTTP statuses live in the server. */
+export const RefusalCode = Schema.Literal(
+  "MANDATE_NOT_FOUND",
+  "MANDATE_INACTIVE",
+  "MANDATE_EXPIRED",
+  "PER_CHARGE_CAP_EXCEEDED",
+  "PERIOD_CAP_EXCEEDED",
+  "MANDATE_CHARGE_AMOUNT_INVALID",
+  "WALLET_LIMIT_EXCEEDED",
+  "MANDATE_CHARGE_FAILED",
+  "INSUFFICIENT_FUNDS",
+  "SERVICE_UNAVAILABLE"
+)
+export type RefusalCode = typeof RefusalCode.Type
+
+export const refusalMessages: Record<RefusalCode, string> = {
+  MANDATE_NOT_FOUND: "Mandate not found",
+  MANDATE_INACTIVE: "Mandate is not active",
+  MANDATE_EXPIRED: "Mandate has expired",
+  PER_CHARGE_CAP_EXCEEDED: "Amount exceeds the per charge cap",
+  PERIOD_CAP_EXCEEDED: "Amount exceeds the period cap",
+  MANDATE_CHARGE_AMOUNT_INVALID: "Amount is not chargeable",
+  WALLET_LIMIT_EXCEEDED: "The charge was blocked by a wallet limit",
+  MANDATE_CHARGE_FAILED: "The charge could not be taken",
+  INSUFFICIENT_FUNDS: "Insufficient funds",
+  SERVICE_UNAVAILABLE: "This service is temporarily unavailable"
+}
+
+/** The counters a charge leaves behind. */
+export interface Authorization {
+  /** The payer's month the charge counts in (for a mandate without a period: the month it fell in). */
+  readonly periodKey: string
+  /** Running total of `periodKey` after this charge; `0` for a mandate without a period. */
+  readonly periodCharged: number
+}
+
+/**
+ * Whether `amount` may be charged at `now` against `m`, for a payer living in `payerZone`. Pure: the
+ * caller holds the mandate's lock, so the counters it returns cannot be overrun by a concurrent charge.
+ */
+export const authorizeCharge = (
+  m: Mandate,
+  amount: number,
+  now: DateTime.Utc,
+  payerZone: string
+): Either.Either<Authorization, RefusalCode> => {
+  // Past `expiresAt` a mandate is expired even before a sweep has marked it so.
+  if (m.status === "EXPIRED" || (isLive(m) && DateTime.greaterThanOrEqualTo(now, m.expiresAt)))
+    return Either.left("MANDATE_EXPIRED")
+  if (m.status !== "ACTIVE") return Either.left("MANDATE_INACTIVE")
+  if (!Number.isSafeInteger(amount) || amount < MinAmount) return Either.left("MANDATE_CHARGE_AMOUNT_INVALID")
+  if (amount > m.perChargeCap) return Either.left("PER_CHARGE_CAP_EXCEEDED")
+  const periodKey = Calendar.monthKey(now, payerZone)
+  if (m.periodCap === null) return Either.right({ periodKey, periodCharged: 0 })
+  const already = m.periodKey === periodKey ? m.periodCharged : 0
+  if (already + amount > m.periodCap) return Either.left("PERIOD_CAP_EXCEEDED")
+  return Either.right({ periodKey, periodCharged: already + amount })
+}
+
+/** The mandate after a successful charge: a mandate without a period keeps `null` and `0`. */
+export const recordCharge = (m: Mandate, auth: Authorization): Mandate =>
+  m.periodCap === null ? m : { ...m, periodKey: auth.periodKey, periodCharged: auth.periodCharged }
+
+/** A successful charge (spec 2.2). */
+export interface Charge {
+  readonly id: string
+  readonly mandateId: MandateId
+  readonly merchantId: MerchantId
+  readonly environment: Environment
+  readonly customerId: CustomerId
+  readonly amount: number
+  readonly description: string
+  readonly reference: string
+  readonly fee: number
+  readonly netAmount: number
+  readonly periodKey: string
+  readonly periodCharged: number
+  readonly createdAt: DateTime.Utc
+}

@@ -1,0 +1,447 @@
+/**
+ * The mandate service: every command loads, decides with a pure function of `Mandate`, and writes, in
+ * one transaction.
+ */
+import { DateTime, Effect, Either, Schema } from "effect"
+import { Approvals, type ChallengeNotFound, type ApprovalRefused } from "./Approvals.js"
+import * as Calendar from "./Calendar.js"
+import { Crypto } from "./Crypto.js"
+import { InvalidRequest, type ServiceUnavailable } from "./Errors.js"
+import * as Events from "./Events.js"
+import * as Fees from "./Fees.js"
+import { type ChallengeId, type CustomerId, lookup, MandateId, type Tenant } from "./Ids.js"
+import * as Mandate from "./Mandate.js"
+import { formatMvr, Laari } from "./Money.js"
+import { Notifications } from "./Notifications.js"
+import { ChargesStore, Customers, DuplicateReference, MandatesStore, Merchants, Transactor } from "./Store.js"
+import type { MandateFilter } from "./Store.js"
+import { Wallet, type RefusalReason } from "./Wallet.js"
+import type * as Work from "./Work.js"
+
+export class MandateNotFound extends Schema.TaggedError<MandateNotFound>()("MandateNotFound", {
+  message: Schema.optionalWith(Schema.String, { default: () => "Mandate not found" })
+}) {}
+
+/** A refused charge (spec 7.1): moves no money, holds nothing, schedules nothing. */
+export class ChargeRefused extends Schema.TaggedError<ChargeRefused>()("ChargeRefused", {
+  code: Mandate.RefusalCode,
+  message: Schema.String
+}) {
+  static of(code: Mandate.RefusalCode): ChargeRefused {
+    return new ChargeRefused({ code, message: Mandate.refusalMessages[code] })
+  }
+}
+
+export class MandateNotRevocable extends Schema.TaggedError<MandateNotRevocable>()("MandateNotRevocable", {
+  message: Schema.optionalWith(Schema.String, { default: () => "Mandate cannot be revoked" })
+}) {}
+
+export class MandatesNotEnabled extends Schema.TaggedError<MandatesNotEnabled>()("MandatesNotEnabled", {
+  message: Schema.optionalWith(Schema.String, { default: () => "Mandates are not enabled for this merchant" })
+}) {}
+
+export class MandateReferenceTaken extends Schema.TaggedError<MandateReferenceTaken>()("MandateReferenceTaken", {
+  message: Schema.optionalWith(Schema.String, { default: () => "A mandate with this reference already exists" })
+}) {}
+
+/** The customer's side: approving or declining a mandate that is not waiting for it. */
+export class MandateNotPending extends Schema.TaggedError<MandateNotPending>()("MandateNotPending", {
+  message: Schema.String
+}) {}
+
+export class CustomerNotFound extends Schema.TaggedError<CustomerNotFound>()("CustomerNotFound", {
+  message: Schema.optionalWith(Schema.String, { default: () => "No wallet is registered to this phone number" })
+}) {}
+
+export class MandateNotSuspendable extends Schema.TaggedError<MandateNotSuspendable>()("MandateNotSuspendable", {
+  message: Schema.optionalWith(Schema.String, { default: () => "Only an active mandate can be suspended" })
+}) {}
+
+export interface ChargeRequest {
+  readonly amount: number
+  readonly description?: string | undefined
+  readonly reference?: string | undefined
+}
+
+/** Wallet refusals as the spec's charge codes. */
+export const refusalCode = (reason: RefusalReason): Mandate.RefusalCode => {
+  switch (reason) {
+    case "insufficient-balance":
+      return "INSUFFICIENT_FUNDS"
+    case "wallet-limit":
+      return "WALLET_LIMIT_EXCEEDED"
+    case "wallet-frozen":
+    case "blocked-by-rules":
+    case "executor-error":
+      return "MANDATE_CHARGE_FAILED"
+  }
+}
+
+const notPending = (refusal: Mandate.TransitionRefusal) =>
+  new MandateNotPending({
+    message: refusal === "setup-expired" ? "The approval link has expired" : "Mandate is not awaiting approval"
+  })
+
+export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
+  effect: Effect.gen(function* () {
+    const tx = yield* Transactor
+    const store = yield* MandatesStore
+    const charges = yield* ChargesStore
+    const merchants = yield* Merchants
+    const customers = yield* Customers
+    const wallet = yield* Wallet
+    const outbox = yield* Events.Outbox
+    const notifications = yield* Notifications
+    const approvals = yield* Approvals
+    const crypto = yield* Crypto
+
+    const merchantOf = (id: Tenant["merchantId"]) =>
+      Effect.flatMap(merchants.get(id), (m) =>
+        m === undefined ? Effect.dieMessage(`merchant ${id} is not registered`) : Effect.succeed(m)
+      )
+
+    const emit = (type: Events.Type, m: Mandate.Mandate, object: Events.WebhookObject, now: DateTime.Utc) =>
+      Effect.flatMap(crypto.uuid, (uuid) =>
+        outbox.append(
+          Events.make({ id: `evt_${uuid.replaceAll("-", "")}`, type, merchantId: m.merchantId, environment: m.environment, now, object })
+        )
+      )
+
+    const notify = (
+      customerId: CustomerId | null,
+      m: Mandate.Mandate,
+      n: { kind: "mandate.charge" | "mandate.charge_failed" | "mandate.approved" | "mandate.revoked"; title: string; body: string; data: Record<string, unknown> },
+      now: DateTime.Utc
+    ) =>
+      customerId === null
+        ? Effect.void
+        : Effect.flatMap(crypto.uuid, (id) =>
+            notifications.send({ id, customerId, environment: m.environment, createdAt: now, ...n })
+          )
+
+    const find = (tenant: Tenant, idOrReference: string, forUpdate = false) =>
+      Effect.flatMap(store.find(tenant, lookup(idOrReference), { forUpdate }), (m) =>
+        m === undefined ? Effect.fail(new MandateNotFound()) : Effect.succeed(m)
+      )
+
+    /** `POST /mandates`. A test-mode mandate approves itself, bound to the merchant's sandbox payer. */
+    const create = (tenant: Tenant, terms: Mandate.Terms) =>
+      Effect.gen(function* () {
+        const now = yield* DateTime.now
+        const problems = Mandate.validateTerms(terms, now)
+        if (problems.length > 0) return yield* new InvalidRequest({ message: problems[0]!.message, errors: problems })
+        const merchant = yield* merchantOf(tenant.merchantId)
+        if (tenant.environment === "live" && !merchant.features.mandatesLive) return yield* new MandatesNotEnabled()
+        const id = MandateId.make(yield* crypto.uuid)
+        const initiated = Mandate.initiate({ id, merchantId: tenant.merchantId, environment: tenant.environment, terms }, now)
+        const mandate =
+          tenant.environment === "test"
+            ? Either.getOrThrow(Mandate.approve(initiated, merchant.sandboxPayer, now))
+            : initiated
+        return yield* tx.withTransaction(
+          Effect.gen(function* () {
+            yield* store.insert(mandate).pipe(
+              Effect.catchTag("DuplicateReference", () => Effect.fail(new MandateReferenceTaken()))
+            )
+            if (mandate.status === "ACTIVE") yield* emit("mandate.activated", mandate, Events.mandateObject(mandate), now)
+            return mandate
+          })
+        )
+      })
+
+    const get = (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference)
+
+    const list = (tenant: Tenant, filter: MandateFilter) => store.list(tenant, filter)
+
+    /**
+     * `POST /mandates/{id}/charges`. One transaction: lock the mandate, authorize against the caps, move
+     * the money, record the charge and its events. A refusal commits only its `mandate.charge.failed`
+     * event (and the customer's notice when the wallet refused), then fails.
+     */
+    const charge = (tenant: Tenant, idOrReference: string, request: ChargeRequest) =>
+      Effect.gen(function* () {
+        const chargeId = yield* crypto.uuid
+        const outcome = yield* tx.withTransaction(
+          Effect.gen(function* () {
+            const now = yield* DateTime.now
+            const m = yield* find(tenant, idOrReference, true)
+            const reference = request.reference ?? m.reference
+            const description = request.description ?? m.title
+            const payer = m.customerId === null ? undefined : yield* wallet.payer(m.customerId)
+            const refuse = (code: Mandate.RefusalCode) =>
+              emit(
+                "mandate.charge.failed",
+                m,
+                Events.chargeFailedObject({
+                  mandate: m,
+                  amount: request.amount,
+                  reference,
+                  description,
+                  code,
+                  message: Mandate.refusalMessages[code],
+                  now
+                }),
+                now
+              ).pipe(Effect.as(Either.left(ChargeRefused.of(code))))
+
+            const decision = Mandate.authorizeCharge(m, request.amount, now, payer?.timeZone ?? Calendar.MaldivesZone)
+            if (Either.isLeft(decision)) {
+              // Past `expiresAt`: record the expiry the sweep would have made.
+              if (decision.left === "MANDATE_EXPIRED" && m.status !== "EXPIRED") yield* store.update(Mandate.expire(m, now))
+              return yield* refuse(decision.left)
+            }
+            const customerId = m.customerId!
+            if (payer === undefined) return yield* refuse("MANDATE_CHARGE_FAILED")
+            const merchant = yield* merchantOf(m.merchantId)
+            const amount = Laari(request.amount)
+            const split = Fees.split(amount, merchant.feeBps)
+            const transfer = yield* wallet
+              .transfer({
+                id: `mandate-charge:${chargeId}`,
+                environment: m.environment,
+                payer: customerId,
+                merchant: m.merchantId,
+                amount,
+                fee: split.fee,
+                memo: `${merchant.name}: ${description}`
+              })
+              .pipe(
+                Effect.map(Either.right),
+                Effect.catchTag("TransferRefused", (refused) => Effect.succeed(Either.left(refused)))
+              )
+            if (Either.isLeft(transfer)) {
+              const code = refusalCode(transfer.left.reason)
+              yield* notify(
+                customerId,
+                m,
+                {
+                  kind: "mandate.charge_failed",
+                  title: `${merchant.name} could not charge your wallet`,
+                  body: `A charge of MVR ${formatMvr(amount)} by ${merchant.name} (${description}) was refused: ${Mandate.refusalMessages[code]}.`,
+                  data: { mandate_id: m.id, amount, code }
+                },
+                now
+              )
+              return yield* refuse(code)
+            }
+            const auth = Either.getOrThrow(decision)
+            const charge: Mandate.Charge = {
+              id: chargeId,
+              mandateId: m.id,
+              merchantId: m.merchantId,
+              environment: m.environment,
+              customerId,
+              amount,
+              description,
+              reference,
+              fee: transfer.right.fee,
+              netAmount: transfer.right.netAmount,
+              periodKey: auth.periodKey,
+              periodCharged: auth.periodCharged,
+              createdAt: now
+            }
+            yield* charges.insert(charge)
+            yield* store.update(Mandate.recordCharge(m, auth))
+            yield* emit("mandate.charge.succeeded", m, Events.chargeObject(charge), now)
+            yield* notify(
+              customerId,
+              m,
+              {
+                kind: "mandate.charge",
+                title: `${merchant.name} charged MVR ${formatMvr(amount)}`,
+                body: `${merchant.name} charged MVR ${formatMvr(amount)} to your wallet under the mandate "${m.title}": ${description}.`,
+                data: { mandate_id: m.id, charge_id: charge.id, amount, reference }
+              },
+              now
+            )
+            return Either.right(charge)
+          })
+        )
+        return yield* outcome
+      })
+
+    /** Revocation by the merchant, the customer or the service: immediate and irreversible. */
+    const revokeMandate = (m: Mandate.Mandate, by: Mandate.RevokedBy, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        const revoked = yield* Either.match(Mandate.revoke(m, by, now), {
+          onLeft: () => Effect.fail(new MandateNotRevocable()),
+          onRight: Effect.succeed
+        })
+        yield* store.update(revoked)
+        yield* emit("mandate.revoked", revoked, Events.mandateObject(revoked), now)
+        yield* notify(
+          revoked.customerId,
+          revoked,
+          {
+            kind: "mandate.revoked",
+            title: "Mandate ended",
+            body: `The mandate "${revoked.title}" has ended; no further charges can be made under it.`,
+            data: { mandate_id: revoked.id, revoked_by: by }
+          },
+          now
+        )
+        return revoked
+      })
+
+    const revoke = (tenant: Tenant, idOrReference: string, by: Mandate.RevokedBy = "MERCHANT") =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const m = yield* find(tenant, idOrReference, true)
+          return yield* revokeMandate(m, by, yield* DateTime.now)
+        })
+      )
+
+    /** The customer ends a mandate from the wallet app: no second factor. */
+    const revokeAsCustomer = (customerId: CustomerId, mandateId: string) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const m = yield* store.lockById(mandateId)
+          if (m === undefined || m.customerId !== customerId) return yield* new MandateNotFound()
+          return yield* revokeMandate(m, "CUSTOMER", yield* DateTime.now)
+        })
+      )
+
+    /** Operations hold a mandate during a dispute. */
+    const suspend = (tenant: Tenant, idOrReference: string) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const m = yield* find(tenant, idOrReference, true)
+          const suspended = yield* Either.match(Mandate.suspend(m), {
+            onLeft: () => Effect.fail(new MandateNotSuspendable()),
+            onRight: Effect.succeed
+          })
+          yield* store.update(suspended)
+          return suspended
+        })
+      )
+
+    /** A mandate as the customer's approval page shows it, before any code is asked for. */
+    const forApproval = (mandateId: string) =>
+      Effect.flatMap(tx.withTransaction(store.lockById(mandateId)), (m) =>
+        m === undefined ? Effect.fail(new MandateNotFound()) : Effect.succeed(m)
+      )
+
+    const pending = (mandateId: string, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        const m = yield* store.lockById(mandateId)
+        if (m === undefined) return yield* new MandateNotFound()
+        if (m.status !== "INITIATED") return yield* notPending("not-pending")
+        if (DateTime.greaterThanOrEqualTo(now, m.setupExpiresAt)) return yield* notPending("setup-expired")
+        return m
+      })
+
+    /** Step one of approval: send a one-time code to the wallet registered to `phone`. */
+    const requestApproval = (mandateId: string, phone: string) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const now = yield* DateTime.now
+          const m = yield* pending(mandateId, now)
+          const customer = yield* customers.findByPhone(m.environment, phone)
+          if (customer === undefined) return yield* new CustomerNotFound()
+          const merchant = yield* merchantOf(m.merchantId)
+          return yield* approvals.issue({ kind: "mandate", id: m.id }, customer, `the mandate "${m.title}" for ${merchant.name}`)
+        })
+      )
+
+    /** Step two: the customer's answer, approving or declining with the code. */
+    const answer = (mandateId: string, challengeId: ChallengeId, code: string, decision: "approve" | "decline") =>
+      Effect.gen(function* () {
+        const outcome = yield* tx.withTransaction(
+          Effect.gen(function* () {
+            const now = yield* DateTime.now
+            const m = yield* pending(mandateId, now)
+            const verified = yield* approvals.verify({ kind: "mandate", id: m.id }, challengeId, code)
+            if (Either.isLeft(verified)) return Either.left(verified.left)
+            const customerId = verified.right.customerId
+            const next = yield* Either.match(
+              decision === "approve" ? Mandate.approve(m, customerId, now) : Mandate.decline(m, now),
+              { onLeft: (r) => Effect.fail(notPending(r)), onRight: Effect.succeed }
+            )
+            yield* store.update(next)
+            if (next.status === "ACTIVE") {
+              yield* emit("mandate.activated", next, Events.mandateObject(next), now)
+              const merchant = yield* merchantOf(m.merchantId)
+              yield* notify(
+                customerId,
+                next,
+                {
+                  kind: "mandate.approved",
+                  title: `Mandate approved for ${merchant.name}`,
+                  body: `You approved "${next.title}": up to MVR ${formatMvr(next.perChargeCap)} a charge${next.periodCap === null ? "" : `, MVR ${formatMvr(next.periodCap)} a month`}. You can end it at any time in the app.`,
+                  data: { mandate_id: next.id }
+                },
+                now
+              )
+            } else yield* emit("mandate.declined", next, Events.mandateObject(next), now)
+            return Either.right(next)
+          })
+        )
+        return yield* outcome
+      })
+
+    const approve = (mandateId: string, challengeId: ChallengeId, code: string) =>
+      answer(mandateId, challengeId, code, "approve")
+    const decline = (mandateId: string, challengeId: ChallengeId, code: string) =>
+      answer(mandateId, challengeId, code, "decline")
+
+    /** Expires lapsed approval links and mandates past `expiresAt`; returns how many it expired. */
+    const sweep = (batch = 100) =>
+      Effect.gen(function* () {
+        let total = 0
+        for (;;) {
+          const n = yield* tx.withTransaction(
+            Effect.gen(function* () {
+              const now = yield* DateTime.now
+              const due = yield* store.claimExpiring(now, batch)
+              yield* Effect.forEach(due, (m) => store.update(Mandate.expire(m, now)), { discard: true })
+              return due.length
+            })
+          )
+          total += n
+          if (n < batch) return total
+        }
+      })
+
+    const listForCustomer = (customerId: CustomerId) => store.listByCustomer(customerId)
+
+    /** Expiry as background work, for workers and the manual clock. */
+    const expiryJob: Work.Job = {
+      name: "mandate-expiry",
+      runDue: sweep(),
+      nextDueAt: store.nextExpiryAt
+    }
+
+    return {
+      create,
+      get,
+      list,
+      charge,
+      revoke,
+      revokeAsCustomer,
+      suspend,
+      forApproval,
+      requestApproval,
+      approve,
+      decline,
+      sweep,
+      expiryJob,
+      listForCustomer
+    } as const
+  })
+}) {}
+
+/** Every error a mandate command can end with, for exhaustive mapping at the edges. */
+export type MandateError =
+  | MandateNotFound
+  | ChargeRefused
+  | MandateNotRevocable
+  | MandatesNotEnabled
+  | MandateReferenceTaken
+  | MandateNotPending
+  | CustomerNotFound
+  | MandateNotSuspendable
+  | ChallengeNotFound
+  | ApprovalRefused
+  | InvalidRequest
+  | ServiceUnavailable
+  | DuplicateReference

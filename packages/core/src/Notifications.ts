@@ -1,0 +1,39 @@
+/**
+ * Notifications to customers in the wallet app: charge notices, one-time codes, balance warnings,
+ * failures, cancellations.
+ */
+import { Context, type DateTime, type Effect } from "effect"
+import type { ServiceUnavailable } from "./Errors.js"
+import type { CustomerId, Environment } from "./Ids.js"
+
+export type Kind =
+  | "mandate.charge"
+  | "mandate.charge_failed"
+  | "mandate.approved"
+  | "mandate.revoked"
+  | "one_time_code"
+  | "payment"
+  | "balance_warning"
+  | "payment_failed"
+  | "subscription.cancelled"
+
+export interface Notification {
+  readonly id: string
+  readonly customerId: CustomerId
+  readonly environment: Environment
+  readonly kind: Kind
+  readonly title: string
+  readonly body: string
+  /** Structured details for the app (amounts, ids). A one-time code is in `data.code`. */
+  readonly data: { readonly [key: string]: unknown }
+  readonly createdAt: DateTime.Utc
+}
+
+export interface NotificationsService {
+  /** Queues a notification in the caller's transaction. */
+  readonly send: (notification: Notification) => Effect.Effect<void, ServiceUnavailable>
+  /** The customer's notifications, newest first. */
+  readonly list: (customerId: CustomerId) => Effect.Effect<ReadonlyArray<Notification>, ServiceUnavailable>
+}
+
+export class Notifications extends Context.Tag("laari/Notifications")<Notifications, NotificationsService>() {}

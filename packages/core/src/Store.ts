@@ -1,0 +1,115 @@
+/**
+ * Storage ports: one repository per aggregate, and the `Transactor` that makes a command all or nothing.
+ * Adapters: in memory (testkit), PGlite and PostgreSQL (server). All of them pass the same contract suite.
+ */
+import { Context, type DateTime, type Effect, Schema } from "effect"
+import type { Challenge } from "./Approval.js"
+import type { ServiceUnavailable } from "./Errors.js"
+import type { ChallengeId, CustomerId, Environment, Lookup, MerchantId, Tenant } from "./Ids.js"
+import type { Charge, Mandate, Status as MandateStatus } from "./Mandate.js"
+
+export interface TransactorService {
+  /**
+   * Runs `effect` in one transaction: committed when it succeeds, rolled back when it fails or is
+   * interrupted. Nested calls join the outer transaction.
+   */
+  readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ServiceUnavailable, R>
+}
+
+export class Transactor extends Context.Tag("laari/Transactor")<Transactor, TransactorService>() {}
+
+/** A unique constraint refused the write: the merchant already has a resource with that reference. */
+export class DuplicateReference extends Schema.TaggedError<DuplicateReference>()("DuplicateReference", {
+  reference: Schema.String
+}) {}
+
+export interface Page {
+  readonly limit: number
+  readonly offset: number
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Merchants and customers (read side; the server's ops API writes them)
+// ---------------------------------------------------------------------------------------------------
+
+export interface Merchant {
+  readonly id: MerchantId
+  readonly name: string
+  readonly city: string
+  readonly mcc: string
+  readonly feeBps: number
+  readonly features: { readonly mandatesLive: boolean; readonly subscriptionsLive: boolean }
+  /** The sandbox payer wallet: test-mode mandates are bound to it. */
+  readonly sandboxPayer: CustomerId
+}
+
+export interface Customer {
+  readonly id: CustomerId
+  readonly environment: Environment
+  readonly phone: string
+  readonly name: string | null
+}
+
+export interface MerchantsRepo {
+  readonly get: (id: MerchantId) => Effect.Effect<Merchant | undefined, ServiceUnavailable>
+}
+export class Merchants extends Context.Tag("laari/Store/Merchants")<Merchants, MerchantsRepo>() {}
+
+export interface CustomersRepo {
+  readonly get: (id: CustomerId) => Effect.Effect<Customer | undefined, ServiceUnavailable>
+  readonly findByPhone: (environment: Environment, phone: string) => Effect.Effect<Customer | undefined, ServiceUnavailable>
+}
+export class Customers extends Context.Tag("laari/Store/Customers")<Customers, CustomersRepo>() {}
+
+// ---------------------------------------------------------------------------------------------------
+// Mandates
+// ---------------------------------------------------------------------------------------------------
+
+export interface MandateFilter extends Page {
+  readonly status?: MandateStatus | undefined
+  readonly reference?: string | undefined
+}
+
+export interface MandatesRepo {
+  /** Fails with `DuplicateReference` when the tenant already has a mandate with that reference. */
+  readonly insert: (mandate: Mandate) => Effect.Effect<void, DuplicateReference | ServiceUnavailable>
+  readonly update: (mandate: Mandate) => Effect.Effect<void, ServiceUnavailable>
+  /** Finds one of the tenant's mandates; `forUpdate` locks it until the transaction ends. */
+  readonly find: (
+    tenant: Tenant,
+    lookup: Lookup,
+    options?: { readonly forUpdate?: boolean }
+  ) => Effect.Effect<Mandate | undefined, ServiceUnavailable>
+  /** Any tenant's mandate by id, locked; for the customer's side (approval), which has no tenant. */
+  readonly lockById: (id: string) => Effect.Effect<Mandate | undefined, ServiceUnavailable>
+  /** Newest first. */
+  readonly list: (tenant: Tenant, filter: MandateFilter) => Effect.Effect<ReadonlyArray<Mandate>, ServiceUnavailable>
+  /** Customer-side listing: the mandates bound to a wallet, newest first. */
+  readonly listByCustomer: (customerId: CustomerId) => Effect.Effect<ReadonlyArray<Mandate>, ServiceUnavailable>
+  /**
+   * Claims up to `limit` mandates due to expire at `now` (lapsed approval links, lifetimes run out),
+   * locked, skipping rows another worker holds. Call inside a transaction.
+   */
+  readonly claimExpiring: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<Mandate>, ServiceUnavailable>
+  /** The earliest moment a mandate becomes due to expire (setup window or lifetime), if any. */
+  readonly nextExpiryAt: Effect.Effect<DateTime.Utc | undefined, ServiceUnavailable>
+}
+export class MandatesStore extends Context.Tag("laari/Store/Mandates")<MandatesStore, MandatesRepo>() {}
+
+export interface ChargesRepo {
+  readonly insert: (charge: Charge) => Effect.Effect<void, ServiceUnavailable>
+  readonly listByMandate: (mandateId: string) => Effect.Effect<ReadonlyArray<Charge>, ServiceUnavailable>
+}
+export class ChargesStore extends Context.Tag("laari/Store/Charges")<ChargesStore, ChargesRepo>() {}
+
+// ---------------------------------------------------------------------------------------------------
+// Approval challenges (one-time codes)
+// ---------------------------------------------------------------------------------------------------
+
+export interface ChallengesRepo {
+  readonly insert: (challenge: Challenge) => Effect.Effect<void, ServiceUnavailable>
+  readonly update: (challenge: Challenge) => Effect.Effect<void, ServiceUnavailable>
+  /** Locked until the transaction ends, so two guesses cannot both count as the fifth. */
+  readonly lock: (id: ChallengeId) => Effect.Effect<Challenge | undefined, ServiceUnavailable>
+}
+export class ChallengesStore extends Context.Tag("laari/Store/Challenges")<ChallengesStore, ChallengesRepo>() {}

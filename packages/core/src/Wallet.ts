@@ -1,0 +1,77 @@
+/**
+ * The wallet port: customer wallets, merchant wallets and transfers between them. The server ships a
+ * double-entry ledger in its own database; a host platform may plug in its own.
+ */
+import { Context, type Effect, Schema } from "effect"
+import type { DateTime } from "effect"
+import type { ServiceUnavailable } from "./Errors.js"
+import type { CustomerId, Environment, MerchantId } from "./Ids.js"
+import type { Laari } from "./Money.js"
+
+/** What a customer wallet looks like to the payments engine. */
+export interface PayerAccount {
+  readonly customerId: CustomerId
+  readonly environment: Environment
+  readonly balance: Laari
+  /** Largest single payment the wallet may make; `null` for none. */
+  readonly limit: Laari | null
+  readonly frozen: boolean
+  readonly blockedByRules: boolean
+  /** IANA zone the customer lives in; periods count the customer's own calendar month. */
+  readonly timeZone: string
+}
+
+/** Why a transfer did not go through. These are also an invoice's `failureReason` values. */
+export const RefusalReason = Schema.Literal(
+  "insufficient-balance",
+  "wallet-limit",
+  "wallet-frozen",
+  "blocked-by-rules",
+  "executor-error"
+)
+export type RefusalReason = typeof RefusalReason.Type
+
+export class TransferRefused extends Schema.TaggedError<TransferRefused>()("TransferRefused", {
+  reason: RefusalReason
+}) {}
+
+export interface Transfer {
+  /** Unique per cause (charge id, invoice id + attempt, QR payment id): a retried transfer never moves money twice. */
+  readonly id: string
+  readonly environment: Environment
+  readonly payer: CustomerId
+  readonly merchant: MerchantId
+  readonly amount: Laari
+  readonly fee: Laari
+  readonly memo: string
+}
+
+export interface TransferReceipt {
+  readonly id: string
+  readonly amount: Laari
+  readonly fee: Laari
+  readonly netAmount: Laari
+  readonly createdAt: DateTime.Utc
+}
+
+export interface WalletService {
+  /** The payer's wallet, or `undefined` when there is none. */
+  readonly payer: (customerId: CustomerId) => Effect.Effect<PayerAccount | undefined, ServiceUnavailable>
+  /**
+   * Moves `amount` from the payer: `amount - fee` to the merchant, `fee` to the service. Idempotent on
+   * `id`: a transfer that already happened returns its receipt and moves nothing. Joins the caller's
+   * transaction when the ledger shares its database.
+   */
+  readonly transfer: (transfer: Transfer) => Effect.Effect<TransferReceipt, TransferRefused | ServiceUnavailable>
+}
+
+export class Wallet extends Context.Tag("laari/Wallet")<Wallet, WalletService>() {}
+
+/** The order a ledger checks a payment in; the first that applies is the refusal. */
+export const decideTransfer = (account: PayerAccount, amount: number): RefusalReason | undefined => {
+  if (account.frozen) return "wallet-frozen"
+  if (account.blockedByRules) return "blocked-by-rules"
+  if (account.limit !== null && amount > account.limit) return "wallet-limit"
+  if (account.balance < amount) return "insufficient-balance"
+  return undefined
+}

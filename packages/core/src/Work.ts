@@ -1,0 +1,84 @@
+/**
+ * Background work and the controllable clock. Each kind of background work (expiries, renewals,
+ * deliveries) is a `Job`: it does what is due at the clock's now and says when more becomes due. Workers
+ * poll jobs in real time; a manual clock instead steps from one due moment to the next, running every
+ * job to quiescence at each, so a month of renewals and retries happens at the right instants.
+ */
+import { Clock, Context, DateTime, Duration, Effect } from "effect"
+import type { ServiceUnavailable } from "./Errors.js"
+
+export interface Job {
+  readonly name: string
+  /** Does all work due at the clock's now; returns how many items it handled. */
+  readonly runDue: Effect.Effect<number, ServiceUnavailable>
+  /** The earliest moment at which work becomes due, if any is scheduled. */
+  readonly nextDueAt: Effect.Effect<DateTime.Utc | undefined, ServiceUnavailable>
+}
+
+/** The jobs a process runs. */
+export class Jobs extends Context.Tag("laari/Jobs")<Jobs, ReadonlyArray<Job>>() {}
+
+/** Runs every job until none has anything left to do at the current time. */
+export const runUntilQuiet = (jobs: ReadonlyArray<Job>, maxRounds = 10_000): Effect.Effect<number, ServiceUnavailable> =>
+  Effect.gen(function* () {
+    let total = 0
+    for (let round = 0; round < maxRounds; round++) {
+      const done = yield* Effect.reduce(jobs, 0, (n, job) => Effect.map(job.runDue, (k) => n + k))
+      if (done === 0) return total
+      total += done
+    }
+    return yield* Effect.dieMessage(`background work did not settle after ${maxRounds} rounds`)
+  })
+
+/** A clock whose time only moves when told to. Sleeping still takes real time, so pollers keep polling. */
+export interface ManualClock {
+  readonly clock: Clock.Clock
+  readonly now: () => number
+  /** Moves the clock to `millis`; never backwards. */
+  readonly set: (millis: number) => void
+}
+
+export const makeManualClock = (startMillis: number): ManualClock => {
+  let current = startMillis
+  const real = Clock.make()
+  const clock: Clock.Clock = {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => current,
+    currentTimeMillis: Effect.sync(() => current),
+    unsafeCurrentTimeNanos: () => BigInt(current) * 1_000_000n,
+    currentTimeNanos: Effect.sync(() => BigInt(current) * 1_000_000n),
+    sleep: (duration: Duration.Duration) => real.sleep(duration)
+  }
+  return {
+    clock,
+    now: () => current,
+    set: (millis) => {
+      current = Math.max(current, millis)
+    }
+  }
+}
+
+/**
+ * Moves `manual` forward to `target`, stopping at every moment work becomes due on the way and running
+ * all jobs to quiescence there. Returns how many items were handled.
+ */
+export const advanceTo = (
+  manual: ManualClock,
+  jobs: ReadonlyArray<Job>,
+  target: DateTime.Utc
+): Effect.Effect<number, ServiceUnavailable> =>
+  Effect.gen(function* () {
+    const goal = DateTime.toEpochMillis(target)
+    let total = yield* runUntilQuiet(jobs)
+    for (;;) {
+      const dues = yield* Effect.forEach(jobs, (job) => job.nextDueAt)
+      const next = dues.reduce<number | undefined>((min, d) => {
+        if (d === undefined) return min
+        const ms = DateTime.toEpochMillis(d)
+        return ms > manual.now() && ms <= goal && (min === undefined || ms < min) ? ms : min
+      }, undefined)
+      manual.set(next ?? goal)
+      total += yield* runUntilQuiet(jobs)
+      if (next === undefined) return total
+    }
+  }).pipe(Effect.withClock(manual.clock))
