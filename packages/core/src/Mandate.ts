@@ -60,6 +60,9 @@ export interface Terms {
 
 export type FieldProblem = { readonly field: string; readonly message: string }
 
+/** An absolute http(s) URL with a host and no whitespace. */
+const httpUrl = /^https?:\/\/[^\s/?#]+[^\s]*$/i
+
 /** The rules of `POST /mandates` that need no database; `now` settles `expires_at`. */
 export const validateTerms = (terms: Terms, now: DateTime.Utc): ReadonlyArray<FieldProblem> => {
   const problems: Array<FieldProblem> = []
@@ -79,6 +82,8 @@ export const validateTerms = (terms: Terms, now: DateTime.Utc): ReadonlyArray<Fi
       problems.push({ field: "period_cap", message: "period_cap must be a whole number at least per_charge_cap" })
     if (terms.period === null) problems.push({ field: "period", message: "period is required with period_cap" })
   }
+  if (terms.returnUrl !== null && !httpUrl.test(terms.returnUrl))
+    problems.push({ field: "return_url", message: "return_url must be an http or https URL" })
   if (terms.expiresAt !== null) {
     if (!DateTime.greaterThan(terms.expiresAt, now))
       problems.push({ field: "expires_at", message: "expires_at must be in the future" })

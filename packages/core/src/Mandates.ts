@@ -301,11 +301,12 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
         })
       )
 
-    /** Operations hold a mandate during a dispute. */
-    const suspend = (tenant: Tenant, idOrReference: string) =>
+    /** Operations hold a mandate during a dispute (by id: operators act across merchants). */
+    const suspend = (mandateId: string) =>
       tx.withTransaction(
         Effect.gen(function* () {
-          const m = yield* find(tenant, idOrReference, true)
+          const m = yield* store.lockById(mandateId)
+          if (m === undefined) return yield* new MandateNotFound()
           const suspended = yield* Either.match(Mandate.suspend(m), {
             onLeft: () => Effect.fail(new MandateNotSuspendable()),
             onRight: Effect.succeed

@@ -1,0 +1,71 @@
+/**
+ * The customer's approval API, used by the hosted approval page: a one-time code sent to the wallet app,
+ * then approve or decline with it. No merchant key: the customer proves themselves with the code.
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Mandate } from "@laari/core"
+import { Schema } from "effect"
+import * as Doc from "../Http/Documented.js"
+import { MandateRead } from "../Mandates/Api.js"
+
+const IdPath = Schema.Struct({ id: Schema.String })
+
+export const MandateForApproval = Schema.Struct({
+  id: Schema.String,
+  status: Mandate.Status,
+  merchantName: Schema.String,
+  title: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  currency: Schema.Literal("MVR"),
+  perChargeCap: Schema.Int,
+  periodCap: Schema.NullOr(Schema.Int),
+  period: Schema.NullOr(Schema.Literal("MONTH")),
+  expiresAt: Schema.String,
+  setupExpiresAt: Schema.String,
+  returnUrl: Schema.NullOr(Schema.String)
+})
+
+export const ChallengeRequest = Schema.Struct({ phone: Schema.String.pipe(Schema.minLength(1)) })
+export const ChallengeIssued = Schema.Struct({ challenge_id: Schema.String, expires_at: Schema.String })
+export const Answer = Schema.Struct({ challenge_id: Schema.UUID, otp: Schema.String })
+
+export class ApprovalsApi extends HttpApiGroup.make("approvals")
+  .add(
+    HttpApiEndpoint.get("mandate", "/approvals/mandates/:id")
+      .setPath(IdPath)
+      .addSuccess(MandateForApproval)
+      .addError(Doc.NotFound)
+      .annotate(OpenApi.Summary, "The terms of a mandate awaiting approval, as the approval page shows them")
+  )
+  .add(
+    HttpApiEndpoint.post("challenge", "/approvals/mandates/:id/challenge")
+      .setPath(IdPath)
+      .setPayload(ChallengeRequest)
+      .addSuccess(ChallengeIssued)
+      .addError(Doc.NotFound)
+      .addError(Doc.Conflict)
+      .annotate(OpenApi.Summary, "Send a six-digit one-time code to the customer's wallet app (5 minutes, 5 tries)")
+  )
+  .add(
+    HttpApiEndpoint.post("approve", "/approvals/mandates/:id/approve")
+      .setPath(IdPath)
+      .setPayload(Answer)
+      .addSuccess(MandateRead)
+      .addError(Doc.NotFound)
+      .addError(Doc.Conflict)
+      .addError(Doc.Unprocessable)
+      .addError(Doc.TooManyAttempts)
+      .annotate(OpenApi.Summary, "Approve the mandate with the one-time code")
+  )
+  .add(
+    HttpApiEndpoint.post("decline", "/approvals/mandates/:id/decline")
+      .setPath(IdPath)
+      .setPayload(Answer)
+      .addSuccess(MandateRead)
+      .addError(Doc.NotFound)
+      .addError(Doc.Conflict)
+      .addError(Doc.Unprocessable)
+      .addError(Doc.TooManyAttempts)
+      .annotate(OpenApi.Summary, "Decline the mandate with the one-time code")
+  )
+  .annotate(OpenApi.Title, "Customer approvals") {}

@@ -1,0 +1,51 @@
+/**
+ * Request field formats shared by every feature: the shape rules of the wire. Rules that need the
+ * domain (caps, lifetimes) live in core.
+ */
+import { Calendar } from "@laari/core"
+import { Option, Schema } from "effect"
+
+/** An optional request field that may also be sent as `null`. */
+export const optionalNullable = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
+
+export const isHttpUrl = (s: string): boolean => {
+  try {
+    const url = new URL(s)
+    return url.protocol === "http:" || url.protocol === "https:"
+  } catch {
+    return false
+  }
+}
+
+export const HttpUrl = Schema.String.pipe(
+  Schema.filter(isHttpUrl, { message: () => "must be an http or https URL" })
+)
+
+/** ISO 8601 with a numeric UTC offset and no fractional seconds. */
+export const OffsetDateTime = Schema.String.pipe(
+  Schema.filter((s) => Option.isSome(Calendar.parseOffsetDateTime(s)), {
+    message: () => "must be an ISO 8601 date-time with a numeric UTC offset and no fractional seconds"
+  })
+)
+
+export const TimeZone = Schema.String.pipe(
+  Schema.filter(Calendar.isTimeZone, { message: () => "must be an IANA time zone such as Indian/Maldives" })
+)
+
+/** `limit` (1 to 100, default 25) and `offset` (0 or more) of every list. */
+export const Paging = {
+  limit: Schema.optional(
+    Schema.NumberFromString.pipe(
+      Schema.int(),
+      Schema.between(1, 100, { message: () => "limit must be a whole number from 1 to 100" })
+    )
+  ),
+  offset: Schema.optional(
+    Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative({ message: () => "offset must be 0 or more" }))
+  )
+}
+
+export const page = (params: { readonly limit?: number | undefined; readonly offset?: number | undefined }) => ({
+  limit: params.limit ?? 25,
+  offset: params.offset ?? 0
+})

@@ -1,0 +1,21 @@
+/**
+ * API keys and secrets. Keys are shown once at creation and stored only as SHA-256 hashes; lookups go by
+ * hash and the final comparison is constant-time.
+ */
+import { Auth, type Ids } from "@laari/core"
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+
+export const hash = (secret: string): string => createHash("sha256").update(secret, "utf8").digest("hex")
+
+/** `sk_test_` + 48 hex characters (192 random bits). */
+export const generate = (kind: Auth.KeyKind, environment: Ids.Environment): string =>
+  `${Auth.keyPrefix(kind, environment)}${randomBytes(24).toString("hex")}`
+
+/** What is kept for display: the prefix and the first four characters of the secret part. */
+export const displayPrefix = (key: string): string => key.slice(0, 12)
+
+/** Constant-time equality of two secrets, via their hashes so lengths never leak. */
+export const secretsEqual = (a: string, b: string): boolean =>
+  timingSafeEqual(Buffer.from(hash(a), "hex"), Buffer.from(hash(b), "hex"))
+
+export const generateOpsToken = (): string => `ops_${randomBytes(24).toString("hex")}`

@@ -1,0 +1,150 @@
+/**
+ * The operator API (`Authorization: Bearer <LAARI_OPS_TOKEN>`): merchants, outlets, keys, feature gates,
+ * customers, suspensions, recorded events and the manual clock.
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Auth, Ids } from "@laari/core"
+import { Schema } from "effect"
+import * as Doc from "../Http/Documented.js"
+import { optionalNullable, TimeZone } from "../Http/Fields.js"
+import { OpsAuthentication } from "../Http/Security.js"
+import { MandateRead } from "../Mandates/Api.js"
+
+const Name = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255))
+const Outlet = Schema.Struct({ id: Schema.Int, name: Schema.String })
+
+export const MerchantRead = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  city: Schema.String,
+  mcc: Schema.String,
+  feeBps: Schema.Int,
+  features: Schema.Struct({ mandatesLive: Schema.Boolean, subscriptionsLive: Schema.Boolean }),
+  outlets: Schema.Array(Outlet)
+}).annotations({ identifier: "OpsMerchant" })
+
+export const CreateMerchant = Schema.Struct({
+  name: Name,
+  city: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255))),
+  mcc: Schema.optional(Schema.String.pipe(Schema.pattern(/^\d{4}$/, { message: () => "mcc must be four digits" }))),
+  fee_bps: Schema.optional(Schema.Int.pipe(Schema.between(0, 10_000))),
+  outlets: Schema.optional(Schema.Array(Schema.Struct({ name: Name })))
+})
+
+export const CreateKey = Schema.Struct({
+  environment: Ids.Environment,
+  kind: Schema.optional(Auth.KeyKind),
+  scopes: Schema.optional(Schema.Array(Auth.Scope))
+})
+
+export const KeyCreated = Schema.Struct({
+  id: Schema.String,
+  key: Schema.String,
+  environment: Ids.Environment,
+  kind: Auth.KeyKind,
+  scopes: Schema.Array(Auth.Scope)
+})
+
+export const CustomerRead = Schema.Struct({
+  id: Schema.String,
+  environment: Ids.Environment,
+  phone: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  balance: Schema.Int,
+  walletLimit: Schema.NullOr(Schema.Int),
+  frozen: Schema.Boolean,
+  blockedByRules: Schema.Boolean,
+  timeZone: Schema.String
+}).annotations({ identifier: "OpsCustomer" })
+
+export const CreateCustomer = Schema.Struct({
+  environment: Ids.Environment,
+  phone: Schema.String.pipe(Schema.minLength(3), Schema.maxLength(32)),
+  name: optionalNullable(Schema.String.pipe(Schema.maxLength(255))),
+  balance: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+  time_zone: Schema.optional(TimeZone)
+})
+
+export const NotificationRead = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.String,
+  title: Schema.String,
+  body: Schema.String,
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  createdAt: Schema.String
+})
+
+export const ClockRead = Schema.Struct({ now: Schema.String, mode: Schema.Literal("system", "manual") })
+
+const IdPath = Schema.Struct({ id: Schema.String })
+const MerchantPath = Schema.Struct({ id: Schema.UUID })
+
+export class OpsApi extends HttpApiGroup.make("ops")
+  .add(
+    HttpApiEndpoint.post("createMerchant", "/ops/merchants")
+      .setPayload(CreateMerchant)
+      .addSuccess(MerchantRead, { status: 201 })
+      .addError(Doc.Unprocessable)
+  )
+  .add(
+    HttpApiEndpoint.post("addOutlet", "/ops/merchants/:id/outlets")
+      .setPath(MerchantPath)
+      .setPayload(Schema.Struct({ name: Name }))
+      .addSuccess(Outlet, { status: 201 })
+      .addError(Doc.NotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("createKey", "/ops/merchants/:id/keys")
+      .setPath(MerchantPath)
+      .setPayload(CreateKey)
+      .addSuccess(KeyCreated, { status: 201 })
+      .addError(Doc.NotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("setFeatures", "/ops/merchants/:id/features")
+      .setPath(MerchantPath)
+      .setPayload(Schema.Struct({ mandates_live: Schema.optional(Schema.Boolean), subscriptions_live: Schema.optional(Schema.Boolean) }))
+      .addSuccess(MerchantRead)
+      .addError(Doc.NotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("createCustomer", "/ops/customers")
+      .setPayload(CreateCustomer)
+      .addSuccess(CustomerRead, { status: 201 })
+      .addError(Doc.Conflict)
+  )
+  .add(
+    HttpApiEndpoint.get("notifications", "/ops/customers/:id/notifications")
+      .setPath(Schema.Struct({ id: Schema.UUID }))
+      .addSuccess(Schema.Array(NotificationRead))
+      .addError(Doc.NotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("suspendMandate", "/ops/mandates/:id/suspend")
+      .setPath(IdPath)
+      .addSuccess(MandateRead)
+      .addError(Doc.NotFound)
+      .addError(Doc.Conflict)
+  )
+  .add(
+    HttpApiEndpoint.get("events", "/ops/events")
+      .setUrlParams(
+        Schema.Struct({
+          merchant_id: Schema.optional(Schema.UUID),
+          type: Schema.optional(Schema.String),
+          limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1000)))
+        })
+      )
+      .addSuccess(Schema.Array(Schema.Unknown))
+  )
+  .add(HttpApiEndpoint.get("clock", "/ops/clock").addSuccess(ClockRead))
+  .add(
+    HttpApiEndpoint.post("advanceClock", "/ops/clock/advance")
+      .setPayload(Schema.Struct({ to: Schema.optional(Schema.String), by_seconds: Schema.optional(Schema.Int.pipe(Schema.nonNegative())) }))
+      .addSuccess(Schema.extend(ClockRead, Schema.Struct({ processed: Schema.Int })))
+      .addError(Doc.NotFound)
+      .addError(Doc.Unprocessable)
+  )
+  .middleware(OpsAuthentication)
+  .annotate(OpenApi.Title, "Operations")
+  .annotate(OpenApi.Exclude, true) {}

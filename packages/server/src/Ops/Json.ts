@@ -1,0 +1,48 @@
+/**
+ * Read shapes of the operator API and the sandbox payer.
+ */
+import { Calendar, type Notifications, type Store, type Wallet } from "@laari/core"
+import type { CustomerRead, MerchantRead, NotificationRead } from "./Api.js"
+
+export const merchant = (
+  m: Store.Merchant,
+  outlets: ReadonlyArray<{ readonly id: number; readonly name: string }>
+): typeof MerchantRead.Type => ({
+  id: m.id,
+  name: m.name,
+  city: m.city,
+  mcc: m.mcc,
+  feeBps: m.feeBps,
+  features: { mandatesLive: m.features.mandatesLive, subscriptionsLive: m.features.subscriptionsLive },
+  outlets: outlets.map((o) => ({ id: o.id, name: o.name }))
+})
+
+export const payer = (a: Wallet.PayerAccount) => ({
+  balance: a.balance,
+  walletLimit: a.limit,
+  frozen: a.frozen,
+  blockedByRules: a.blockedByRules,
+  timeZone: a.timeZone
+})
+
+export const customer = (c: Store.Customer, a: Wallet.PayerAccount): typeof CustomerRead.Type => ({
+  id: c.id,
+  environment: c.environment,
+  phone: c.phone,
+  name: c.name,
+  ...payer(a)
+})
+
+/** One-time codes are shown only on a manual clock (development); otherwise they stay in the wallet app. */
+export const notification = (n: Notifications.Notification, showCodes: boolean): typeof NotificationRead.Type => {
+  const hide = n.kind === "one_time_code" && !showCodes
+  const { code: _code, ...data } = n.data
+  return {
+    id: n.id,
+    kind: n.kind,
+    title: n.title,
+    body: hide ? "A one-time code was sent to the wallet app." : n.body,
+    data: hide ? data : n.data,
+    createdAt: Calendar.formatMaldives(n.createdAt)
+  }
+}

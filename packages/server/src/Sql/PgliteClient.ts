@@ -1,0 +1,169 @@
+/**
+ * An Effect 3 `SqlClient` backed by PGlite (Postgres compiled to WASM, running in-process).
+ *
+ * `@effect/sql-pglite` only exists for Effect 4, so this is a small equivalent built on
+ * `@effect/sql`'s `SqlClient.make` and the Postgres statement compiler of `@effect/sql-pg`:
+ * placeholders are `$1..$n` and `sql.insert` / `sql.in` / `sql.update` / identifiers compile
+ * exactly as with `PgClient`.
+ *
+ * PGlite is a single Postgres session. A transaction opened by one fiber would be visible to
+ * every other fiber using the same instance, so all access goes through a one-permit semaphore:
+ * a plain statement holds the permit while it runs, a transaction holds it from BEGIN until
+ * COMMIT/ROLLBACK. Statements inside the transaction (the fiber's context carries the
+ * transaction connection) run without taking the permit again. Consequence: a statement that
+ * escapes the transaction's context (e.g. `Effect.forkDaemon` inside `withTransaction`) waits
+ * for the transaction to finish, so it must not be awaited from inside that transaction.
+ *
+ * Value mapping (PGlite 0.5 parsers/serializers, text protocol):
+ * - parameters are serialized by the type Postgres infers for each placeholder: `Date` ->
+ *   ISO string, `bigint` -> decimal, `boolean` -> t/f, `Uint8Array` -> bytea hex, objects and
+ *   arrays bound to json/jsonb -> `JSON.stringify` (a JS string bound to jsonb is sent as-is,
+ *   i.e. it must already be JSON text), `null`/`undefined` -> NULL.
+ * - results: int2/int4/float -> number, int8 -> number when it is a safe integer, otherwise
+ *   bigint (see `parseInt8`), numeric -> string, bool -> boolean, timestamptz/timestamp/date ->
+ *   `Date` (`new Date(text)`: a `timestamp` without zone is read in the Node process's local
+ *   time zone, `date` as UTC midnight), json/jsonb -> parsed value, bytea -> `Uint8Array`.
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import { PGlite, type Results, type RowMode, types } from "@electric-sql/pglite"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { mkdir } from "node:fs/promises"
+
+export interface PgliteClientConfig {
+  /** Directory holding the database files (created if missing). `undefined` = in memory. */
+  readonly dataDir?: string | undefined
+}
+
+export interface PgliteClient extends SqlClient.SqlClient {
+  readonly config: PgliteClientConfig
+  /**
+   * The underlying PGlite instance, for things the SqlClient does not cover (e.g.
+   * `dumpDataDir`). Queries sent through it bypass the client's semaphore and therefore
+   * may run inside another fiber's open transaction.
+   */
+  readonly pglite: PGlite
+}
+
+export const PgliteClient = Context.GenericTag<PgliteClient>("@laari/server/Sql/PgliteClient")
+
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER)
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+
+/**
+ * int8 (`count(*)`, bigserial, bigint columns) as a JS number when it fits exactly, otherwise
+ * as a bigint so large values are never silently rounded. PGlite 0.5 happens to default to
+ * the same rule; it is pinned here so callers can rely on it across PGlite upgrades.
+ */
+const parseInt8 = (value: string): number | bigint => {
+  const n = BigInt(value)
+  return n >= MIN_SAFE && n <= MAX_SAFE ? Number(n) : n
+}
+
+const open = (dataDir: string | undefined): Effect.Effect<PGlite, SqlError> =>
+  Effect.tryPromise({
+    try: async () => {
+      // PGlite only creates the last path segment itself.
+      if (dataDir !== undefined) await mkdir(dataDir, { recursive: true })
+      return await PGlite.create({ dataDir, parsers: { [types.INT8]: parseInt8 } })
+    },
+    catch: (cause) => new SqlError({ cause, message: "Failed to open PGlite database" })
+  })
+
+export const make = (
+  options: PgliteClientConfig = {}
+): Effect.Effect<PgliteClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function* () {
+    // Closing matters: an open instance keeps the Node process alive. `close` waits for
+    // queries PGlite has already accepted.
+    const pglite = yield* Effect.acquireRelease(open(options.dataDir), (db) =>
+      Effect.promise(() => db.close()).pipe(
+        Effect.catchAllDefect((cause) => Effect.logWarning("Failed to close PGlite", cause))
+      )
+    )
+    const semaphore = yield* Effect.makeSemaphore(1)
+
+    // Without parameters the simple query protocol (`exec`) is used, which accepts several
+    // statements (migrations); `query` uses the extended protocol: one statement, parameters.
+    // Uninterruptible because PGlite cannot cancel a running query: the caller (and with it
+    // the permit) must stay until PGlite is really done with it.
+    const run = (
+      sql: string,
+      params: ReadonlyArray<unknown>,
+      rowMode: RowMode
+    ): Effect.Effect<ReadonlyArray<Results>, SqlError> =>
+      Effect.uninterruptible(
+        Effect.tryPromise({
+          try: () =>
+            params.length === 0
+              ? pglite.exec(sql, { rowMode })
+              : pglite
+                  .query<Record<string, unknown>>(sql, [...params], { rowMode })
+                  .then((result) => [result]),
+          catch: (cause) => new SqlError({ cause, message: "Failed to execute statement" })
+        })
+      )
+
+    // Like PgClient: one statement -> its rows, several statements -> one row array each.
+    // Rows are objects, or arrays of column values with rowMode "array".
+    const runRows = (
+      sql: string,
+      params: ReadonlyArray<unknown>,
+      rowMode: RowMode
+    ): Effect.Effect<ReadonlyArray<unknown>, SqlError> =>
+      Effect.map(run(sql, params, rowMode), (results) =>
+        results.length === 1 ? results[0]!.rows : results.map((result) => result.rows)
+      )
+
+    const connection: Connection = {
+      execute: (sql, params, transformRows) =>
+        Effect.map(runRows(sql, params, "object"), (rows) =>
+          transformRows ? transformRows(rows as ReadonlyArray<object>) : rows
+        ),
+      executeRaw: (sql, params) =>
+        Effect.map(run(sql, params, "object"), (results) => (results.length === 1 ? results[0] : results)),
+      executeValues: (sql, params) =>
+        runRows(sql, params, "array") as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
+      executeUnprepared: (sql, params, transformRows) => connection.execute(sql, params, transformRows),
+      // PGlite has no cursors: run the query, then stream the materialized rows.
+      executeStream: (sql, params, transformRows) =>
+        Stream.fromIterableEffect(connection.execute(sql, params, transformRows))
+    }
+
+    // Takes the permit until the surrounding scope closes. Statements are run in a scope of
+    // their own; for `withTransaction` / `reserve` the scope spans the whole transaction.
+    const acquirer: Connection.Acquirer = Effect.uninterruptibleMask((restore) =>
+      restore(semaphore.take(1)).pipe(
+        Effect.zipRight(Effect.addFinalizer(() => semaphore.release(1))),
+        Effect.as(connection)
+      )
+    )
+
+    const client = yield* SqlClient.make({
+      acquirer,
+      // Same as `acquirer`, spelled out: the transaction keeps the permit; statements inside it
+      // get `connection` from the transaction context and don't touch the semaphore.
+      transactionAcquirer: acquirer,
+      compiler: PgClient.makeCompiler(),
+      spanAttributes: [["db.system.name", "postgresql"]]
+    })
+
+    return Object.assign(client, { config: options, pglite })
+  })
+
+/** Provides `SqlClient` and `PgliteClient`; Reactivity is included. */
+export const layer = (
+  options: PgliteClientConfig = {}
+): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError> =>
+  Layer.scopedContext(
+    Effect.map(make(options), (client) =>
+      Context.make(PgliteClient, client).pipe(Context.add(SqlClient.SqlClient, client))
+    )
+  ).pipe(Layer.provide(Reactivity.layer))

@@ -1,0 +1,71 @@
+/**
+ * Handlers of the sandbox test helpers.
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import { Auth, Mandates, Store } from "@laari/core"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { message, reply, respond } from "../Http/Reply.js"
+import { withSandbox } from "../Http/Security.js"
+import * as MandateJson from "../Mandates/Json.js"
+import * as OpsJson from "../Ops/Json.js"
+import { Directory } from "../Sql/Directory.js"
+
+export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handlers) =>
+  Effect.gen(function* () {
+    const directory = yield* Directory
+    const merchants = yield* Store.Merchants
+    const mandates = yield* Mandates.Mandates
+
+    /** The merchant's sandbox payer wallet. */
+    const sandboxPayer = (principal: Auth.Principal) =>
+      Effect.flatMap(merchants.get(principal.merchantId), (m) =>
+        m === undefined ? Effect.dieMessage("the key's merchant is gone") : Effect.succeed(m.sandboxPayer)
+      )
+
+    const payerReply = (customerId: string) => (account: Parameters<typeof OpsJson.payer>[0] | undefined) =>
+      account === undefined ? message(404, "Sandbox payer not found") : reply(200, { customerId, ...OpsJson.payer(account) })
+
+    return handlers
+      .handle("payer", () =>
+        withSandbox((principal) =>
+          respond(
+            Effect.flatMap(sandboxPayer(principal), (id) => Effect.map(directory.payer(id), payerReply(id))),
+            (r) => r
+          )
+        )
+      )
+      .handle("setPayer", ({ payload }) =>
+        withSandbox((principal) =>
+          respond(
+            Effect.flatMap(sandboxPayer(principal), (id) =>
+              Effect.map(
+                directory.setPayer(id, {
+                  balance: payload.balance,
+                  limit: payload.wallet_limit,
+                  frozen: payload.frozen,
+                  blockedByRules: payload.blocked_by_rules,
+                  timeZone: payload.time_zone
+                }),
+                payerReply(id)
+              )
+            ),
+            (r) => r
+          )
+        )
+      )
+      .handle("revokeMandateAsCustomer", ({ path }) =>
+        withSandbox((principal) =>
+          respond(
+            Effect.gen(function* () {
+              // Only this merchant's sandbox mandates: another merchant's is answered as missing.
+              const mandate = yield* mandates.get(Auth.tenantOf(principal), path.id)
+              if (mandate.customerId === null) return yield* new Mandates.MandateNotRevocable()
+              return yield* mandates.revokeAsCustomer(mandate.customerId, mandate.id)
+            }),
+            (m) => reply(200, MandateJson.mandate(m))
+          )
+        )
+      )
+  })
+)

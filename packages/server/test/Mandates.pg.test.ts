@@ -1,0 +1,86 @@
+/**
+ * The whole mandate HTTP suite on PostgreSQL (a fresh database), and the outage behaviour: `503` while
+ * the database is away, recovery without a restart when it returns.
+ */
+import { Effect, Exit, Scope } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as F from "./support/Fixtures.js"
+import { suite } from "./support/MandateHttpSuite.js"
+import * as TcpProxy from "./support/TcpProxy.js"
+import { createDatabase, postgresUrl, withDatabase } from "./support/TestDatabase.js"
+import * as TestServer from "./support/TestServer.js"
+
+/** A server on a fresh PostgreSQL database (optionally reached through a proxy), dropped on close. */
+const startOnPostgres = async (options: { readonly proxy?: boolean } = {}) => {
+  const scope = Effect.runSync(Scope.make())
+  const url = await Effect.runPromise(Scope.extend(createDatabase(postgresUrl!), scope))
+  let proxy: TcpProxy.TcpProxy | undefined
+  let databaseUrl = url
+  if (options.proxy) {
+    const parsed = new URL(url)
+    proxy = await Effect.runPromise(
+      Scope.extend(TcpProxy.make({ host: parsed.hostname, port: Number(parsed.port || 5432) }), scope)
+    )
+    parsed.port = String(proxy.port)
+    parsed.hostname = "127.0.0.1"
+    databaseUrl = withDatabase(parsed.toString(), parsed.pathname.slice(1))
+  }
+  const server = await TestServer.start({ databaseUrl })
+  return {
+    server: {
+      ...server,
+      close: async () => {
+        await server.close()
+        await Effect.runPromise(Scope.close(scope, Exit.void))
+      }
+    },
+    proxy
+  }
+}
+
+if (postgresUrl === undefined) {
+  describe.skip("mandates over HTTP on PostgreSQL: DATABASE_URL is not set", () => {
+    it("needs DATABASE_URL", () => {})
+  })
+} else {
+  suite("mandates over HTTP on PostgreSQL", async () => (await startOnPostgres()).server)
+
+  describe("a database outage on PostgreSQL", () => {
+    let env: Awaited<ReturnType<typeof startOnPostgres>>
+    beforeAll(async () => {
+      env = await startOnPostgres({ proxy: true })
+    }, 120_000)
+    afterAll(async () => {
+      await env?.server.close()
+    })
+
+    it("answers 503 SERVICE_UNAVAILABLE while the database is away, moves nothing, and recovers by itself", async () => {
+      const { server, proxy } = env
+      const m = await F.merchant(server)
+      const id = (await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })).body.id
+      expect((await server.request("POST", `/mandates/${id}/charges`, { key: m.test, body: { amount: 1000 } })).status).toBe(201)
+
+      await Effect.runPromise(proxy!.stop)
+      const down = await server.request("POST", `/mandates/${id}/charges`, {
+        key: m.test,
+        body: { amount: 1000 },
+        headers: { "idempotency-key": "during-outage" }
+      })
+      expect(down.status).toBe(503)
+      expect(down.body).toEqual({ message: "This service is temporarily unavailable", code: "SERVICE_UNAVAILABLE" })
+      expect((await server.request("GET", "/readyz")).status).toBe(503)
+
+      await Effect.runPromise(proxy!.start)
+      // The same request works once the service is back (a 5xx is never stored under its key).
+      const again = await server.request("POST", `/mandates/${id}/charges`, {
+        key: m.test,
+        body: { amount: 1000 },
+        headers: { "idempotency-key": "during-outage" }
+      })
+      expect(again.status).toBe(201)
+      expect(again.headers.get("idempotent-replay")).toBeNull()
+      expect((await server.request("GET", "/readyz")).status).toBe(200)
+      expect((await server.request("GET", "/test-helpers/payer", { key: m.test })).body.balance).toBe(10_000_000 - 2000)
+    }, 60_000)
+  })
+}

@@ -1,0 +1,78 @@
+/**
+ * A real laari server for HTTP tests: the whole app on an ephemeral port, on embedded PGlite or on a
+ * fresh PostgreSQL database, with a manual clock and a known operator token. Requests go over real HTTP.
+ */
+import { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Layer, ManagedRuntime } from "effect"
+import { createServer } from "node:http"
+import type { ServerConfig } from "../../src/Config.js"
+import * as Server from "../../src/Server.js"
+
+export const OpsToken = "ops_test_token_0123456789"
+
+export interface Response<T = any> {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: T
+  readonly text: string
+}
+
+export interface RequestOptions {
+  readonly key?: string | undefined
+  readonly body?: unknown
+  /** Sent as is instead of JSON-encoding `body`. */
+  readonly rawBody?: string
+  readonly headers?: Record<string, string>
+}
+
+export interface TestServer {
+  readonly baseUrl: string
+  readonly request: <T = any>(method: string, path: string, options?: RequestOptions) => Promise<Response<T>>
+  readonly ops: <T = any>(method: string, path: string, body?: unknown) => Promise<Response<T>>
+  readonly close: () => Promise<void>
+}
+
+export const start = async (options: { readonly databaseUrl?: string | undefined } = {}): Promise<TestServer> => {
+  const config: ServerConfig = {
+    port: 0,
+    databaseUrl: options.databaseUrl,
+    dataDir: undefined,
+    baseUrl: "http://laari.test",
+    checkoutUrl: "http://pay.laari.test",
+    opsToken: OpsToken,
+    clock: "manual"
+  }
+  const runtime = ManagedRuntime.make(
+    Server.appLayer(config).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 })))
+  )
+  const server = await runtime.runPromise(HttpServer.HttpServer)
+  const address = server.address
+  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  const baseUrl = `http://127.0.0.1:${address.port}`
+
+  const request = async <T>(method: string, path: string, o: RequestOptions = {}): Promise<Response<T>> => {
+    const headers: Record<string, string> = { ...o.headers }
+    if (o.key !== undefined) headers.authorization = `Bearer ${o.key}`
+    let body: string | undefined
+    if (o.rawBody !== undefined) body = o.rawBody
+    else if (o.body !== undefined) body = JSON.stringify(o.body)
+    if (body !== undefined && headers["content-type"] === undefined) headers["content-type"] = "application/json"
+    const res = await fetch(`${baseUrl}${path}`, { method, headers, body })
+    const text = await res.text()
+    let parsed: unknown = text
+    try {
+      parsed = text.length > 0 ? JSON.parse(text) : undefined
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text }
+  }
+
+  return {
+    baseUrl,
+    request,
+    ops: (method, path, body) => request(method, path, { key: OpsToken, body }),
+    close: () => runtime.dispose()
+  }
+}
