@@ -37,7 +37,12 @@ export const program = Effect.gen(function* () {
   const charge = yield* mandates.charge(tenant, created.reference, { amount: 12_550, description: "Week 1" })
   const refused = yield* mandates.charge(tenant, created.id, { amount: 25_000 }).pipe(Effect.flip)
 
-  return { created: created.status, approved: approved.status, charge, refused: refused._tag === "ChargeRefused" ? refused.code : refused._tag }
+  return {
+    created: created.status,
+    approved: approved.status,
+    charge,
+    refused: refused._tag === "ChargeRefused" ? refused.code : refused._tag
+  }
 })
 
 /** The program on the in-memory adapters. */

@@ -67,7 +67,8 @@ export const verify = (
   now: DateTime.Utc
 ): { readonly challenge: Challenge; readonly outcome: Either.Either<void, Refusal> } => {
   if (c.usedAt !== null) return { challenge: c, outcome: Either.left("used") }
-  if (DateTime.greaterThanOrEqualTo(now, c.expiresAt)) return { challenge: c, outcome: Either.left("expired") }
+  if (DateTime.greaterThanOrEqualTo(now, c.expiresAt))
+    return { challenge: c, outcome: Either.left("expired") }
   if (c.attempts >= MaxAttempts) return { challenge: c, outcome: Either.left("locked") }
   const counted = { ...c, attempts: c.attempts + 1 }
   return codeMatches

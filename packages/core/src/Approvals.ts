@@ -64,7 +64,11 @@ export class Approvals extends Effect.Service<Approvals>()("laari/Approvals", {
     const verify = (subject: Subject, challengeId: ChallengeId, code: string) =>
       Effect.gen(function* () {
         const challenge = yield* challenges.lock(challengeId)
-        if (challenge === undefined || challenge.subjectKind !== subject.kind || challenge.subjectId !== subject.id)
+        if (
+          challenge === undefined ||
+          challenge.subjectKind !== subject.kind ||
+          challenge.subjectId !== subject.id
+        )
           return yield* new ChallengeNotFound()
         const now = yield* DateTime.now
         const matches = constantTimeEqual(yield* crypto.sha256(code), challenge.codeHash)

@@ -8,8 +8,8 @@ export interface CryptoService {
   readonly uuid: Effect.Effect<string>
   /** `n` uniformly random decimal digits, for one-time codes. */
   readonly digits: (n: number) => Effect.Effect<string>
-  /** `bytes` random bytes as lowercase hex, for secrets. */
-  readonly token: (bytes: number) => Effect.Effect<string>
+  /** `n` random bytes, for identifiers with an encoding of their own (the QR `qrid`). */
+  readonly bytes: (n: number) => Effect.Effect<Uint8Array>
   /** SHA-256 of the UTF-8 text, lowercase hex. */
   readonly sha256: (text: string) => Effect.Effect<string>
 }
@@ -41,7 +41,7 @@ const randomDigit = (): number => {
 export const web: CryptoService = {
   uuid: Effect.sync(() => crypto.randomUUID()),
   digits: (n) => Effect.sync(() => Array.from({ length: n }, randomDigit).join("")),
-  token: (bytes) => Effect.sync(() => hex(crypto.getRandomValues(new Uint8Array(bytes)))),
+  bytes: (n) => Effect.sync(() => crypto.getRandomValues(new Uint8Array(n))),
   sha256: (text) =>
     Effect.promise(() => crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))).pipe(
       Effect.map((buf) => hex(new Uint8Array(buf)))

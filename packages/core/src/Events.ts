@@ -8,6 +8,7 @@ import type { ServiceUnavailable } from "./Errors.js"
 import type { Environment, MerchantId } from "./Ids.js"
 import type { Charge, Mandate, RefusalCode } from "./Mandate.js"
 import { Currency } from "./Money.js"
+import type { Payment as QrPayment } from "./QrCode.js"
 
 /** The API version, carried as `api_version` in every delivery. */
 export const ApiVersion = "2026-07-01"
@@ -23,7 +24,8 @@ export const Types = [
   "invoice.payment_failed",
   "subscription.past_due",
   "subscription.canceled",
-  "checkout.session.completed"
+  "checkout.session.completed",
+  "qr_code.payment.succeeded"
 ] as const
 export type Type = (typeof Types)[number]
 
@@ -126,6 +128,20 @@ export const chargeFailedObject = (input: {
   code: input.code,
   message: input.message,
   created_at: Calendar.unixSeconds(input.now)
+})
+
+export const qrPaymentObject = (p: QrPayment): WebhookObject => ({
+  id: p.id,
+  object: "qr_code_payment",
+  qrid: p.qrid,
+  qr_code_id: p.qrCodeId,
+  outlet_id: String(p.outletId),
+  amount: p.amount,
+  currency: Currency,
+  fee: p.fee,
+  net_amount: p.netAmount,
+  reference: p.reference,
+  created_at: unix(p.createdAt)
 })
 
 export interface OutboxService {

@@ -55,7 +55,8 @@ export const isExpired = (r: Record, now: DateTime.Utc): boolean =>
   DateTime.greaterThanOrEqualTo(now, DateTime.add(r.createdAt, { hours: RetentionHours }))
 
 export const isStale = (r: Record, now: DateTime.Utc): boolean =>
-  r.response === null && DateTime.greaterThanOrEqualTo(now, DateTime.add(r.createdAt, { seconds: StaleAfterSeconds }))
+  r.response === null &&
+  DateTime.greaterThanOrEqualTo(now, DateTime.add(r.createdAt, { seconds: StaleAfterSeconds }))
 
 export const messages = {
   mismatch: "This Idempotency-Key was already used with a different request",
@@ -67,7 +68,11 @@ export interface IdempotencyStoreService {
    * Reserves `scope` for a new request: returns `undefined` when this call now owns the key, or the
    * record already there (after which `decide` says what to do). Runs in its own transaction.
    */
-  readonly reserve: (scope: Scope, fingerprint: string, now: DateTime.Utc) => Effect.Effect<Record | undefined, ServiceUnavailable>
+  readonly reserve: (
+    scope: Scope,
+    fingerprint: string,
+    now: DateTime.Utc
+  ) => Effect.Effect<Record | undefined, ServiceUnavailable>
   /**
    * Replaces `previous`, an expired or stale reservation, with a fresh one owned by this call. `false`
    * when another request replaced it first (compare-and-set on `previous.createdAt`).
@@ -85,4 +90,7 @@ export interface IdempotencyStoreService {
   readonly purge: (now: DateTime.Utc) => Effect.Effect<number, ServiceUnavailable>
 }
 
-export class IdempotencyStore extends Context.Tag("laari/IdempotencyStore")<IdempotencyStore, IdempotencyStoreService>() {}
+export class IdempotencyStore extends Context.Tag("laari/IdempotencyStore")<
+  IdempotencyStore,
+  IdempotencyStoreService
+>() {}

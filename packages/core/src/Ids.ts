@@ -36,7 +36,9 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export const isUuid = (s: string): boolean => uuidPattern.test(s)
 
 /** A path `{id}`: a UUID is looked up as an id, anything else as the merchant's reference. */
-export type Lookup = { readonly _tag: "ById"; readonly id: string } | { readonly _tag: "ByReference"; readonly reference: string }
+export type Lookup =
+  | { readonly _tag: "ById"; readonly id: string }
+  | { readonly _tag: "ByReference"; readonly reference: string }
 
 export const lookup = (idOrReference: string): Lookup =>
   isUuid(idOrReference)

@@ -69,18 +69,30 @@ export const validateTerms = (terms: Terms, now: DateTime.Utc): ReadonlyArray<Fi
   const text = (field: string, value: string | null, required: boolean) => {
     if (value === null) {
       if (required) problems.push({ field, message: `${field} is required` })
-    } else if (required && value.trim().length === 0) problems.push({ field, message: `${field} must not be empty` })
+    } else if (required && value.trim().length === 0)
+      problems.push({ field, message: `${field} must not be empty` })
     else if (value.length > 255) problems.push({ field, message: `${field} must be at most 255 characters` })
   }
   text("reference", terms.reference, true)
   text("title", terms.title, true)
   text("description", terms.description, false)
-  if (!Number.isSafeInteger(terms.perChargeCap) || terms.perChargeCap < MinAmount || terms.perChargeCap > MaxCap)
-    problems.push({ field: "per_charge_cap", message: `per_charge_cap must be a whole number from ${MinAmount} to ${MaxCap}` })
+  if (
+    !Number.isSafeInteger(terms.perChargeCap) ||
+    terms.perChargeCap < MinAmount ||
+    terms.perChargeCap > MaxCap
+  )
+    problems.push({
+      field: "per_charge_cap",
+      message: `per_charge_cap must be a whole number from ${MinAmount} to ${MaxCap}`
+    })
   if (terms.periodCap !== null) {
     if (!Number.isSafeInteger(terms.periodCap) || terms.periodCap < terms.perChargeCap)
-      problems.push({ field: "period_cap", message: "period_cap must be a whole number at least per_charge_cap" })
-    if (terms.period === null) problems.push({ field: "period", message: "period is required with period_cap" })
+      problems.push({
+        field: "period_cap",
+        message: "period_cap must be a whole number at least per_charge_cap"
+      })
+    if (terms.period === null)
+      problems.push({ field: "period", message: "period is required with period_cap" })
   }
   if (terms.returnUrl !== null && !httpUrl.test(terms.returnUrl))
     problems.push({ field: "return_url", message: "return_url must be an http or https URL" })
@@ -88,7 +100,10 @@ export const validateTerms = (terms: Terms, now: DateTime.Utc): ReadonlyArray<Fi
     if (!DateTime.greaterThan(terms.expiresAt, now))
       problems.push({ field: "expires_at", message: "expires_at must be in the future" })
     else if (DateTime.greaterThan(terms.expiresAt, Calendar.addDays(now, MaxLifetimeDays)))
-      problems.push({ field: "expires_at", message: `expires_at must be at most ${MaxLifetimeDays} days away` })
+      problems.push({
+        field: "expires_at",
+        message: `expires_at must be at most ${MaxLifetimeDays} days away`
+      })
   }
   return problems
 }
@@ -130,7 +145,11 @@ const isLive = (m: Mandate): boolean => m.status === "ACTIVE" || m.status === "S
 
 const setupLapsed = (m: Mandate, now: DateTime.Utc) => DateTime.greaterThanOrEqualTo(now, m.setupExpiresAt)
 
-export const approve = (m: Mandate, customerId: CustomerId, now: DateTime.Utc): Either.Either<Mandate, TransitionRefusal> =>
+export const approve = (
+  m: Mandate,
+  customerId: CustomerId,
+  now: DateTime.Utc
+): Either.Either<Mandate, TransitionRefusal> =>
   m.status !== "INITIATED"
     ? Either.left("not-pending")
     : setupLapsed(m, now)
@@ -145,7 +164,11 @@ export const decline = (m: Mandate, now: DateTime.Utc): Either.Either<Mandate, T
       : Either.right({ ...m, status: "DECLINED", declinedAt: now })
 
 /** Active (and suspended) mandates can be revoked by anyone; terminal and unapproved ones cannot. */
-export const revoke = (m: Mandate, by: RevokedBy, now: DateTime.Utc): Either.Either<Mandate, TransitionRefusal> =>
+export const revoke = (
+  m: Mandate,
+  by: RevokedBy,
+  now: DateTime.Utc
+): Either.Either<Mandate, TransitionRefusal> =>
   isLive(m)
     ? Either.right({ ...m, status: "REVOKED", revokedAt: now, revokedBy: by })
     : Either.left("not-revocable")

@@ -40,9 +40,14 @@ export class MandatesNotEnabled extends Schema.TaggedError<MandatesNotEnabled>()
   message: Schema.optionalWith(Schema.String, { default: () => "Mandates are not enabled for this merchant" })
 }) {}
 
-export class MandateReferenceTaken extends Schema.TaggedError<MandateReferenceTaken>()("MandateReferenceTaken", {
-  message: Schema.optionalWith(Schema.String, { default: () => "A mandate with this reference already exists" })
-}) {}
+export class MandateReferenceTaken extends Schema.TaggedError<MandateReferenceTaken>()(
+  "MandateReferenceTaken",
+  {
+    message: Schema.optionalWith(Schema.String, {
+      default: () => "A mandate with this reference already exists"
+    })
+  }
+) {}
 
 /** The customer's side: approving or declining a mandate that is not waiting for it. */
 export class MandateNotPending extends Schema.TaggedError<MandateNotPending>()("MandateNotPending", {
@@ -50,12 +55,17 @@ export class MandateNotPending extends Schema.TaggedError<MandateNotPending>()("
 }) {}
 
 export class CustomerNotFound extends Schema.TaggedError<CustomerNotFound>()("CustomerNotFound", {
-  message: Schema.optionalWith(Schema.String, { default: () => "No wallet is registered to this phone number" })
+  message: Schema.optionalWith(Schema.String, {
+    default: () => "No wallet is registered to this phone number"
+  })
 }) {}
 
-export class MandateNotSuspendable extends Schema.TaggedError<MandateNotSuspendable>()("MandateNotSuspendable", {
-  message: Schema.optionalWith(Schema.String, { default: () => "Only an active mandate can be suspended" })
-}) {}
+export class MandateNotSuspendable extends Schema.TaggedError<MandateNotSuspendable>()(
+  "MandateNotSuspendable",
+  {
+    message: Schema.optionalWith(Schema.String, { default: () => "Only an active mandate can be suspended" })
+  }
+) {}
 
 export interface ChargeRequest {
   readonly amount: number
@@ -79,7 +89,8 @@ export const refusalCode = (reason: RefusalReason): Mandate.RefusalCode => {
 
 const notPending = (refusal: Mandate.TransitionRefusal) =>
   new MandateNotPending({
-    message: refusal === "setup-expired" ? "The approval link has expired" : "Mandate is not awaiting approval"
+    message:
+      refusal === "setup-expired" ? "The approval link has expired" : "Mandate is not awaiting approval"
   })
 
 export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
@@ -103,14 +114,26 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
     const emit = (type: Events.Type, m: Mandate.Mandate, object: Events.WebhookObject, now: DateTime.Utc) =>
       Effect.flatMap(crypto.uuid, (uuid) =>
         outbox.append(
-          Events.make({ id: `evt_${uuid.replaceAll("-", "")}`, type, merchantId: m.merchantId, environment: m.environment, now, object })
+          Events.make({
+            id: `evt_${uuid.replaceAll("-", "")}`,
+            type,
+            merchantId: m.merchantId,
+            environment: m.environment,
+            now,
+            object
+          })
         )
       )
 
     const notify = (
       customerId: CustomerId | null,
       m: Mandate.Mandate,
-      n: { kind: "mandate.charge" | "mandate.charge_failed" | "mandate.approved" | "mandate.revoked"; title: string; body: string; data: Record<string, unknown> },
+      n: {
+        kind: "mandate.charge" | "mandate.charge_failed" | "mandate.approved" | "mandate.revoked"
+        title: string
+        body: string
+        data: Record<string, unknown>
+      },
       now: DateTime.Utc
     ) =>
       customerId === null
@@ -129,21 +152,27 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
       Effect.gen(function* () {
         const now = yield* DateTime.now
         const problems = Mandate.validateTerms(terms, now)
-        if (problems.length > 0) return yield* new InvalidRequest({ message: problems[0]!.message, errors: problems })
+        if (problems.length > 0)
+          return yield* new InvalidRequest({ message: problems[0]!.message, errors: problems })
         const merchant = yield* merchantOf(tenant.merchantId)
-        if (tenant.environment === "live" && !merchant.features.mandatesLive) return yield* new MandatesNotEnabled()
+        if (tenant.environment === "live" && !merchant.features.mandatesLive)
+          return yield* new MandatesNotEnabled()
         const id = MandateId.make(yield* crypto.uuid)
-        const initiated = Mandate.initiate({ id, merchantId: tenant.merchantId, environment: tenant.environment, terms }, now)
+        const initiated = Mandate.initiate(
+          { id, merchantId: tenant.merchantId, environment: tenant.environment, terms },
+          now
+        )
         const mandate =
           tenant.environment === "test"
             ? Either.getOrThrow(Mandate.approve(initiated, merchant.sandboxPayer, now))
             : initiated
         return yield* tx.withTransaction(
           Effect.gen(function* () {
-            yield* store.insert(mandate).pipe(
-              Effect.catchTag("DuplicateReference", () => Effect.fail(new MandateReferenceTaken()))
-            )
-            if (mandate.status === "ACTIVE") yield* emit("mandate.activated", mandate, Events.mandateObject(mandate), now)
+            yield* store
+              .insert(mandate)
+              .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new MandateReferenceTaken())))
+            if (mandate.status === "ACTIVE")
+              yield* emit("mandate.activated", mandate, Events.mandateObject(mandate), now)
             return mandate
           })
         )
@@ -184,10 +213,16 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
                 now
               ).pipe(Effect.as(Either.left(ChargeRefused.of(code))))
 
-            const decision = Mandate.authorizeCharge(m, request.amount, now, payer?.timeZone ?? Calendar.MaldivesZone)
+            const decision = Mandate.authorizeCharge(
+              m,
+              request.amount,
+              now,
+              payer?.timeZone ?? Calendar.MaldivesZone
+            )
             if (Either.isLeft(decision)) {
               // Past `expiresAt`: record the expiry the sweep would have made.
-              if (decision.left === "MANDATE_EXPIRED" && m.status !== "EXPIRED") yield* store.update(Mandate.expire(m, now))
+              if (decision.left === "MANDATE_EXPIRED" && m.status !== "EXPIRED")
+                yield* store.update(Mandate.expire(m, now))
               return yield* refuse(decision.left)
             }
             const customerId = m.customerId!
@@ -340,12 +375,21 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
           const customer = yield* customers.findByPhone(m.environment, phone)
           if (customer === undefined) return yield* new CustomerNotFound()
           const merchant = yield* merchantOf(m.merchantId)
-          return yield* approvals.issue({ kind: "mandate", id: m.id }, customer, `the mandate "${m.title}" for ${merchant.name}`)
+          return yield* approvals.issue(
+            { kind: "mandate", id: m.id },
+            customer,
+            `the mandate "${m.title}" for ${merchant.name}`
+          )
         })
       )
 
     /** Step two: the customer's answer, approving or declining with the code. */
-    const answer = (mandateId: string, challengeId: ChallengeId, code: string, decision: "approve" | "decline") =>
+    const answer = (
+      mandateId: string,
+      challengeId: ChallengeId,
+      code: string,
+      decision: "approve" | "decline"
+    ) =>
       Effect.gen(function* () {
         const outcome = yield* tx.withTransaction(
           Effect.gen(function* () {

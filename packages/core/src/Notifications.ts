@@ -36,4 +36,7 @@ export interface NotificationsService {
   readonly list: (customerId: CustomerId) => Effect.Effect<ReadonlyArray<Notification>, ServiceUnavailable>
 }
 
-export class Notifications extends Context.Tag("laari/Notifications")<Notifications, NotificationsService>() {}
+export class Notifications extends Context.Tag("laari/Notifications")<
+  Notifications,
+  NotificationsService
+>() {}

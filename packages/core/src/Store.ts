@@ -7,13 +7,16 @@ import type { Challenge } from "./Approval.js"
 import type { ServiceUnavailable } from "./Errors.js"
 import type { ChallengeId, CustomerId, Environment, Lookup, MerchantId, Tenant } from "./Ids.js"
 import type { Charge, Mandate, Status as MandateStatus } from "./Mandate.js"
+import type { Payment as QrPayment, QrCode, Type as QrType } from "./QrCode.js"
 
 export interface TransactorService {
   /**
    * Runs `effect` in one transaction: committed when it succeeds, rolled back when it fails or is
    * interrupted. Nested calls join the outer transaction.
    */
-  readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ServiceUnavailable, R>
+  readonly withTransaction: <A, E, R>(
+    effect: Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | ServiceUnavailable, R>
 }
 
 export class Transactor extends Context.Tag("laari/Transactor")<Transactor, TransactorService>() {}
@@ -55,9 +58,27 @@ export interface MerchantsRepo {
 }
 export class Merchants extends Context.Tag("laari/Store/Merchants")<Merchants, MerchantsRepo>() {}
 
+export interface Outlet {
+  readonly id: number
+  readonly merchantId: MerchantId
+  readonly name: string
+}
+
+export interface OutletsRepo {
+  /** The merchant's outlet, or `undefined` when it is unknown or another merchant's. */
+  readonly find: (
+    merchantId: MerchantId,
+    outletId: number
+  ) => Effect.Effect<Outlet | undefined, ServiceUnavailable>
+}
+export class Outlets extends Context.Tag("laari/Store/Outlets")<Outlets, OutletsRepo>() {}
+
 export interface CustomersRepo {
   readonly get: (id: CustomerId) => Effect.Effect<Customer | undefined, ServiceUnavailable>
-  readonly findByPhone: (environment: Environment, phone: string) => Effect.Effect<Customer | undefined, ServiceUnavailable>
+  readonly findByPhone: (
+    environment: Environment,
+    phone: string
+  ) => Effect.Effect<Customer | undefined, ServiceUnavailable>
 }
 export class Customers extends Context.Tag("laari/Store/Customers")<Customers, CustomersRepo>() {}
 
@@ -83,14 +104,22 @@ export interface MandatesRepo {
   /** Any tenant's mandate by id, locked; for the customer's side (approval), which has no tenant. */
   readonly lockById: (id: string) => Effect.Effect<Mandate | undefined, ServiceUnavailable>
   /** Newest first. */
-  readonly list: (tenant: Tenant, filter: MandateFilter) => Effect.Effect<ReadonlyArray<Mandate>, ServiceUnavailable>
+  readonly list: (
+    tenant: Tenant,
+    filter: MandateFilter
+  ) => Effect.Effect<ReadonlyArray<Mandate>, ServiceUnavailable>
   /** Customer-side listing: the mandates bound to a wallet, newest first. */
-  readonly listByCustomer: (customerId: CustomerId) => Effect.Effect<ReadonlyArray<Mandate>, ServiceUnavailable>
+  readonly listByCustomer: (
+    customerId: CustomerId
+  ) => Effect.Effect<ReadonlyArray<Mandate>, ServiceUnavailable>
   /**
    * Claims up to `limit` mandates due to expire at `now` (lapsed approval links, lifetimes run out),
    * locked, skipping rows another worker holds. Call inside a transaction.
    */
-  readonly claimExpiring: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<Mandate>, ServiceUnavailable>
+  readonly claimExpiring: (
+    now: DateTime.Utc,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<Mandate>, ServiceUnavailable>
   /** The earliest moment a mandate becomes due to expire (setup window or lifetime), if any. */
   readonly nextExpiryAt: Effect.Effect<DateTime.Utc | undefined, ServiceUnavailable>
 }
@@ -112,4 +141,52 @@ export interface ChallengesRepo {
   /** Locked until the transaction ends, so two guesses cannot both count as the fifth. */
   readonly lock: (id: ChallengeId) => Effect.Effect<Challenge | undefined, ServiceUnavailable>
 }
-export class ChallengesStore extends Context.Tag("laari/Store/Challenges")<ChallengesStore, ChallengesRepo>() {}
+export class ChallengesStore extends Context.Tag("laari/Store/Challenges")<
+  ChallengesStore,
+  ChallengesRepo
+>() {}
+
+// ---------------------------------------------------------------------------------------------------
+// QR codes
+// ---------------------------------------------------------------------------------------------------
+
+export interface QrCodeFilter extends Page {
+  readonly outletId?: number | undefined
+  readonly type?: QrType | undefined
+}
+
+export interface QrCodesRepo {
+  /** Fails with `DuplicateReference` when the tenant already has a code with that reference. */
+  readonly insert: (code: QrCode) => Effect.Effect<void, DuplicateReference | ServiceUnavailable>
+  readonly update: (code: QrCode) => Effect.Effect<void, ServiceUnavailable>
+  readonly find: (
+    tenant: Tenant,
+    lookup: Lookup,
+    options?: { readonly forUpdate?: boolean }
+  ) => Effect.Effect<QrCode | undefined, ServiceUnavailable>
+  /** The code a scanned `qrid` names in `environment`, locked until the transaction ends. */
+  readonly lockByQrid: (
+    environment: Environment,
+    qrid: string
+  ) => Effect.Effect<QrCode | undefined, ServiceUnavailable>
+  /** Newest first. */
+  readonly list: (
+    tenant: Tenant,
+    filter: QrCodeFilter
+  ) => Effect.Effect<ReadonlyArray<QrCode>, ServiceUnavailable>
+  /** Keeps a static code's rendered PNG with it. */
+  readonly saveImage: (code: QrCode, png: Uint8Array) => Effect.Effect<void, ServiceUnavailable>
+  /** The PNG of a code by id, whoever's it is (served without a key: the id is unguessable). */
+  readonly image: (id: string) => Effect.Effect<Uint8Array | undefined, ServiceUnavailable>
+}
+export class QrCodesStore extends Context.Tag("laari/Store/QrCodes")<QrCodesStore, QrCodesRepo>() {}
+
+export interface QrPaymentsRepo {
+  readonly insert: (payment: QrPayment) => Effect.Effect<void, ServiceUnavailable>
+  /** Newest first. */
+  readonly listByCode: (qrCodeId: string) => Effect.Effect<ReadonlyArray<QrPayment>, ServiceUnavailable>
+}
+export class QrPaymentsStore extends Context.Tag("laari/Store/QrPayments")<
+  QrPaymentsStore,
+  QrPaymentsRepo
+>() {}

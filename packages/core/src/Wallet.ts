@@ -62,7 +62,9 @@ export interface WalletService {
    * `id`: a transfer that already happened returns its receipt and moves nothing. Joins the caller's
    * transaction when the ledger shares its database.
    */
-  readonly transfer: (transfer: Transfer) => Effect.Effect<TransferReceipt, TransferRefused | ServiceUnavailable>
+  readonly transfer: (
+    transfer: Transfer
+  ) => Effect.Effect<TransferReceipt, TransferRefused | ServiceUnavailable>
 }
 
 export class Wallet extends Context.Tag("laari/Wallet")<Wallet, WalletService>() {}

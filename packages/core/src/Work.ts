@@ -19,7 +19,10 @@ export interface Job {
 export class Jobs extends Context.Tag("laari/Jobs")<Jobs, ReadonlyArray<Job>>() {}
 
 /** Runs every job until none has anything left to do at the current time. */
-export const runUntilQuiet = (jobs: ReadonlyArray<Job>, maxRounds = 10_000): Effect.Effect<number, ServiceUnavailable> =>
+export const runUntilQuiet = (
+  jobs: ReadonlyArray<Job>,
+  maxRounds = 10_000
+): Effect.Effect<number, ServiceUnavailable> =>
   Effect.gen(function* () {
     let total = 0
     for (let round = 0; round < maxRounds; round++) {

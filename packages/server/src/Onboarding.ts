@@ -56,13 +56,18 @@ export const seedDemo = (opsToken: { readonly value: string; readonly generated:
         outlets: ["Majeedhee Magu"]
       })
       const secret = yield* issueKey({ merchantId: merchant.id, environment: "test", kind: "secret" })
-      const publishable = yield* issueKey({ merchantId: merchant.id, environment: "test", kind: "publishable" })
+      const publishable = yield* issueKey({
+        merchantId: merchant.id,
+        environment: "test",
+        kind: "publishable"
+      })
       lines.push(
         `Seeded the demo merchant "${merchant.name}" (${merchant.id}) with outlet ${outlets[0]?.id} "${outlets[0]?.name}".`,
         `  sandbox secret key:      ${secret.key}`,
         `  sandbox publishable key: ${publishable.key}`
       )
     }
-    if (opsToken.generated) lines.push(`  ops token (generated; set LAARI_OPS_TOKEN to choose one): ${opsToken.value}`)
+    if (opsToken.generated)
+      lines.push(`  ops token (generated; set LAARI_OPS_TOKEN to choose one): ${opsToken.value}`)
     if (lines.length > 0) yield* Console.log(lines.join("\n"))
   })

@@ -35,7 +35,11 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 
 /** Everything but the listening socket: tests put `NodeHttpServer.layerTest` under it. */
 export const appLayer = (config: Config.ServerConfig) => {
-  const base = Layer.mergeAll(Database.layer({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }), Crypto.layerWeb, Config.layer(config))
+  const base = Layer.mergeAll(
+    Database.layer({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }),
+    Crypto.layerWeb,
+    Config.layer(config)
+  )
   const services = ServicesLive.pipe(Layer.provideMerge(base))
   const clock = Clockwork.layer.pipe(Layer.provideMerge(JobsLive), Layer.provideMerge(services))
   const http = HttpApiBuilder.serve().pipe(

@@ -12,7 +12,9 @@ const main = Effect.gen(function* () {
   const config = yield* Config.fromEnv
   const opsToken = config.opsToken ?? Keys.generateOpsToken()
   const server = Server.layer({ ...config, opsToken })
-  const seed = Layer.effectDiscard(Onboarding.seedDemo({ value: opsToken, generated: config.opsToken === undefined }))
+  const seed = Layer.effectDiscard(
+    Onboarding.seedDemo({ value: opsToken, generated: config.opsToken === undefined })
+  )
   return yield* Layer.launch(seed.pipe(Layer.provideMerge(server)))
 })
 

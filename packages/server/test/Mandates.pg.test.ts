@@ -58,7 +58,10 @@ if (postgresUrl === undefined) {
       const { server, proxy } = env
       const m = await F.merchant(server)
       const id = (await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })).body.id
-      expect((await server.request("POST", `/mandates/${id}/charges`, { key: m.test, body: { amount: 1000 } })).status).toBe(201)
+      expect(
+        (await server.request("POST", `/mandates/${id}/charges`, { key: m.test, body: { amount: 1000 } }))
+          .status
+      ).toBe(201)
 
       await Effect.runPromise(proxy!.stop)
       const down = await server.request("POST", `/mandates/${id}/charges`, {
@@ -67,7 +70,10 @@ if (postgresUrl === undefined) {
         headers: { "idempotency-key": "during-outage" }
       })
       expect(down.status).toBe(503)
-      expect(down.body).toEqual({ message: "This service is temporarily unavailable", code: "SERVICE_UNAVAILABLE" })
+      expect(down.body).toEqual({
+        message: "This service is temporarily unavailable",
+        code: "SERVICE_UNAVAILABLE"
+      })
       expect((await server.request("GET", "/readyz")).status).toBe(503)
 
       await Effect.runPromise(proxy!.start)
@@ -80,7 +86,9 @@ if (postgresUrl === undefined) {
       expect(again.status).toBe(201)
       expect(again.headers.get("idempotent-replay")).toBeNull()
       expect((await server.request("GET", "/readyz")).status).toBe(200)
-      expect((await server.request("GET", "/test-helpers/payer", { key: m.test })).body.balance).toBe(10_000_000 - 2000)
+      expect((await server.request("GET", "/test-helpers/payer", { key: m.test })).body.balance).toBe(
+        10_000_000 - 2000
+      )
     }, 60_000)
   })
 }

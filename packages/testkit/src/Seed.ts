@@ -38,7 +38,10 @@ export interface SeedService {
   /** Changes a payer wallet's state; a balance change is booked against the funding account. */
   readonly setPayer: (customerId: Ids.CustomerId, patch: PayerPatch) => Effect.Effect<Wallet.PayerAccount>
   /** The merchant's wallet balance in `environment`. */
-  readonly merchantBalance: (merchantId: Ids.MerchantId, environment: Ids.Environment) => Effect.Effect<number>
+  readonly merchantBalance: (
+    merchantId: Ids.MerchantId,
+    environment: Ids.Environment
+  ) => Effect.Effect<number>
   /** The service's fee account balance in `environment`. */
   readonly feeBalance: (environment: Ids.Environment) => Effect.Effect<number>
   /** Sum of every ledger account's balance, funding included: zero while money is conserved. */

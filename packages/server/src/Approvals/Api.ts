@@ -44,7 +44,10 @@ export class ApprovalsApi extends HttpApiGroup.make("approvals")
       .addSuccess(ChallengeIssued)
       .addError(Doc.NotFound)
       .addError(Doc.Conflict)
-      .annotate(OpenApi.Summary, "Send a six-digit one-time code to the customer's wallet app (5 minutes, 5 tries)")
+      .annotate(
+        OpenApi.Summary,
+        "Send a six-digit one-time code to the customer's wallet app (5 minutes, 5 tries)"
+      )
   )
   .add(
     HttpApiEndpoint.post("approve", "/approvals/mandates/:id/approve")

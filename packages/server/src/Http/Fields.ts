@@ -6,20 +6,8 @@ import { Calendar } from "@laari/core"
 import { Option, Schema } from "effect"
 
 /** An optional request field that may also be sent as `null`. */
-export const optionalNullable = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
-
-export const isHttpUrl = (s: string): boolean => {
-  try {
-    const url = new URL(s)
-    return url.protocol === "http:" || url.protocol === "https:"
-  } catch {
-    return false
-  }
-}
-
-export const HttpUrl = Schema.String.pipe(
-  Schema.filter(isHttpUrl, { message: () => "must be an http or https URL" })
-)
+export const optionalNullable = <S extends Schema.Schema.Any>(schema: S) =>
+  Schema.optional(Schema.NullOr(schema))
 
 /** ISO 8601 with a numeric UTC offset and no fractional seconds. */
 export const OffsetDateTime = Schema.String.pipe(
@@ -41,11 +29,17 @@ export const Paging = {
     )
   ),
   offset: Schema.optional(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative({ message: () => "offset must be 0 or more" }))
+    Schema.NumberFromString.pipe(
+      Schema.int(),
+      Schema.nonNegative({ message: () => "offset must be 0 or more" })
+    )
   )
 }
 
-export const page = (params: { readonly limit?: number | undefined; readonly offset?: number | undefined }) => ({
+export const page = (params: {
+  readonly limit?: number | undefined
+  readonly offset?: number | undefined
+}) => ({
   limit: params.limit ?? 25,
   offset: params.offset ?? 0
 })

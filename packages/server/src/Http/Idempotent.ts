@@ -67,7 +67,9 @@ export const idempotent = <R>(
             : Option.some(message(409, Idempotency.messages.inFlight))
       }
     })
-    const claimed = yield* claim.pipe(Effect.catchTag("ServiceUnavailable", (e) => Effect.succeed(Option.some(unavailable(e)))))
+    const claimed = yield* claim.pipe(
+      Effect.catchTag("ServiceUnavailable", (e) => Effect.succeed(Option.some(unavailable(e))))
+    )
     if (Option.isSome(claimed)) {
       const answer = claimed.value
       return "headers" in answer
@@ -81,13 +83,21 @@ export const idempotent = <R>(
         Effect.gen(function* () {
           const reply = yield* run
           if (reply.status >= 500) return yield* Effect.fail(new Abort(reply))
-          yield* store.complete(scope, { status: reply.status, headers: {}, body: JSON.stringify(reply.body) })
+          yield* store.complete(scope, {
+            status: reply.status,
+            headers: {},
+            body: JSON.stringify(reply.body)
+          })
           return reply
         })
       )
       .pipe(
         Effect.catchAll((e) => Effect.succeed(e instanceof Abort ? e.reply : unavailable(e))),
-        Effect.onExit((exit) => (exit._tag === "Success" && exit.value.status < 500 ? Effect.void : Effect.ignore(store.release(scope))))
+        Effect.onExit((exit) =>
+          exit._tag === "Success" && exit.value.status < 500
+            ? Effect.void
+            : Effect.ignore(store.release(scope))
+        )
       )
     return toResponse(outcome)
   })

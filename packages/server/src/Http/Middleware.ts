@@ -20,7 +20,11 @@ export const ErrorMapping = HttpApiBuilder.middleware(Api, (app) =>
       const errors = failure.issues.map((i) => ({ field: fieldOf(i.path), message: i.message }))
       const first = errors[0]
       return Effect.succeed(
-        toResponse(message(422, first === undefined ? "Invalid request" : `${first.field}: ${first.message}`, { errors }))
+        toResponse(
+          message(422, first === undefined ? "Invalid request" : `${first.field}: ${first.message}`, {
+            errors
+          })
+        )
       )
     }
     if (isServerError(failure, "RouteNotFound")) return Effect.succeed(toResponse(message(404, "Not found")))
@@ -29,6 +33,8 @@ export const ErrorMapping = HttpApiBuilder.middleware(Api, (app) =>
     const defect = Option.getOrUndefined(Cause.dieOption(cause))
     if (isServerError(defect, "RequestError"))
       return Effect.succeed(toResponse(message(400, "The request body is not valid JSON")))
-    return Effect.logError("unhandled defect", cause).pipe(Effect.as(toResponse(message(500, "Internal error"))))
+    return Effect.logError("unhandled defect", cause).pipe(
+      Effect.as(toResponse(message(500, "Internal error")))
+    )
   })
 )

@@ -28,8 +28,10 @@ export const rawResponse = (
     ...(headers === undefined ? {} : { headers })
   })
 
-export const toResponse = (r: Reply, headers?: Record<string, string>): HttpServerResponse.HttpServerResponse =>
-  rawResponse(r.status, JSON.stringify(r.body), headers)
+export const toResponse = (
+  r: Reply,
+  headers?: Record<string, string>
+): HttpServerResponse.HttpServerResponse => rawResponse(r.status, JSON.stringify(r.body), headers)
 
 /** Statuses of the charge refusals of spec 7.1. */
 export const refusalStatus: Record<Mandate.RefusalCode, number> = {
@@ -89,4 +91,5 @@ export const run = <A, R>(
 export const respond = <A, R>(
   effect: Effect.Effect<A, DomainError, R>,
   ok: (a: A) => Reply
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> => Effect.map(run(effect, ok), (r) => toResponse(r))
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
+  Effect.map(run(effect, ok), (r) => toResponse(r))

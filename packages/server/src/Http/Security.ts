@@ -19,10 +19,15 @@ const UnauthorizedBody = Schema.transform(
   Schema.Struct({ message: Schema.String }),
   Schema.declare((u): u is Unauthorized => u instanceof Unauthorized),
   { strict: true, decode: (body) => new Unauthorized(body), encode: (e) => ({ message: e.message }) }
-).annotations({ identifier: "Unauthorized", ...HttpApiSchema.annotations({ status: 401, description: "Missing or invalid key" }) })
+).annotations({
+  identifier: "Unauthorized",
+  ...HttpApiSchema.annotations({ status: 401, description: "Missing or invalid key" })
+})
 
 /** The key could not be checked because the database is away: `503`, never a misleading `401`. */
-export class KeyCheckUnavailable extends Data.TaggedError("KeyCheckUnavailable")<{ readonly message: string }> {}
+export class KeyCheckUnavailable extends Data.TaggedError("KeyCheckUnavailable")<{
+  readonly message: string
+}> {}
 
 const KeyCheckUnavailableBody = Schema.transform(
   Schema.Struct({ message: Schema.String, code: Schema.Literal("SERVICE_UNAVAILABLE") }),
@@ -32,9 +37,15 @@ const KeyCheckUnavailableBody = Schema.transform(
     decode: (body) => new KeyCheckUnavailable({ message: body.message }),
     encode: (e) => ({ message: e.message, code: "SERVICE_UNAVAILABLE" as const })
   }
-).annotations({ identifier: "ServiceUnavailable", ...HttpApiSchema.annotations({ status: 503, description: "This service is temporarily unavailable; retry" }) })
+).annotations({
+  identifier: "ServiceUnavailable",
+  ...HttpApiSchema.annotations({ status: 503, description: "This service is temporarily unavailable; retry" })
+})
 
-export class CurrentPrincipal extends Context.Tag("laari/server/CurrentPrincipal")<CurrentPrincipal, Auth.Principal>() {}
+export class CurrentPrincipal extends Context.Tag("laari/server/CurrentPrincipal")<
+  CurrentPrincipal,
+  Auth.Principal
+>() {}
 
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("laari/server/Authentication", {
   provides: CurrentPrincipal,
@@ -43,10 +54,13 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("laa
 }) {}
 
 /** The operator's token guards `/ops`. */
-export class OpsAuthentication extends HttpApiMiddleware.Tag<OpsAuthentication>()("laari/server/OpsAuthentication", {
-  failure: UnauthorizedBody,
-  security: { opsToken: HttpApiSecurity.bearer }
-}) {}
+export class OpsAuthentication extends HttpApiMiddleware.Tag<OpsAuthentication>()(
+  "laari/server/OpsAuthentication",
+  {
+    failure: UnauthorizedBody,
+    security: { opsToken: HttpApiSecurity.bearer }
+  }
+) {}
 
 export const AuthenticationLive = Layer.effect(
   Authentication,
@@ -126,6 +140,8 @@ export const withSandbox = <R>(
     principal.environment !== "test"
       ? Effect.succeed(toResponse(message(404, "Not found")))
       : principal.kind !== "secret"
-        ? Effect.succeed(toResponse(message(403, "A publishable key cannot use this endpoint; use a secret key")))
+        ? Effect.succeed(
+            toResponse(message(403, "A publishable key cannot use this endpoint; use a secret key"))
+          )
         : f(principal)
   )

@@ -5,7 +5,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Mandate } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
-import { HttpUrl, OffsetDateTime, optionalNullable, Paging } from "../Http/Fields.js"
+import { OffsetDateTime, optionalNullable, Paging } from "../Http/Fields.js"
 import { Authentication } from "../Http/Security.js"
 
 export const MandateRead = Schema.Struct({
@@ -57,7 +57,7 @@ export const CreateMandate = Schema.Struct({
   period_cap: optionalNullable(Schema.Number),
   period: optionalNullable(Schema.Literal("MONTH")),
   expires_at: optionalNullable(OffsetDateTime),
-  return_url: optionalNullable(HttpUrl)
+  return_url: optionalNullable(Schema.String)
 })
 
 export const CreateCharge = Schema.Struct({
@@ -68,7 +68,9 @@ export const CreateCharge = Schema.Struct({
 
 export const Revoked = Schema.Struct({ id: Schema.String, status: Mandate.Status, message: Schema.String })
 
-const IdPath = Schema.Struct({ id: Schema.String.annotations({ description: "The mandate UUID or its reference" }) })
+const IdPath = Schema.Struct({
+  id: Schema.String.annotations({ description: "The mandate UUID or its reference" })
+})
 
 export class MandatesApi extends HttpApiGroup.make("mandates")
   .add(
@@ -91,7 +93,13 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
   )
   .add(
     HttpApiEndpoint.get("list", "/mandates")
-      .setUrlParams(Schema.Struct({ status: Schema.optional(Mandate.Status), reference: Schema.optional(Schema.String), ...Paging }))
+      .setUrlParams(
+        Schema.Struct({
+          status: Schema.optional(Mandate.Status),
+          reference: Schema.optional(Schema.String),
+          ...Paging
+        })
+      )
       .addSuccess(Schema.Array(MandateRead))
       .addError(Doc.Forbidden)
       .addError(Doc.Unprocessable)

@@ -71,8 +71,12 @@ export const MandatesLive = HttpApiBuilder.group(Api, "mandates", (handlers) =>
                 })
                 .pipe(
                   // On the charge endpoint a missing mandate is the refusal MANDATE_NOT_FOUND, with its code.
-                  Effect.catchTag("MandateNotFound", () => Effect.fail(Mandates.ChargeRefused.of("MANDATE_NOT_FOUND"))),
-                  Effect.catchTag("ServiceUnavailable", () => Effect.fail(Mandates.ChargeRefused.of("SERVICE_UNAVAILABLE")))
+                  Effect.catchTag("MandateNotFound", () =>
+                    Effect.fail(Mandates.ChargeRefused.of("MANDATE_NOT_FOUND"))
+                  ),
+                  Effect.catchTag("ServiceUnavailable", () =>
+                    Effect.fail(Mandates.ChargeRefused.of("SERVICE_UNAVAILABLE"))
+                  )
                 ),
               (c) => reply(201, Json.charge(c))
             )

@@ -27,7 +27,8 @@ export const mandate = (m: Mandate.Mandate): typeof MandateRead.Type => ({
 })
 
 /** The hosted approval page of a mandate. */
-export const approvalUrl = (checkoutUrl: string, m: Mandate.Mandate): string => `${checkoutUrl}/mandate/${m.id}`
+export const approvalUrl = (checkoutUrl: string, m: Mandate.Mandate): string =>
+  `${checkoutUrl}/mandate/${m.id}`
 
 export const created = (m: Mandate.Mandate, checkoutUrl: string): typeof MandateCreated.Type => ({
   id: m.id,

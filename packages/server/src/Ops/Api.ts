@@ -26,7 +26,9 @@ export const MerchantRead = Schema.Struct({
 export const CreateMerchant = Schema.Struct({
   name: Name,
   city: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255))),
-  mcc: Schema.optional(Schema.String.pipe(Schema.pattern(/^\d{4}$/, { message: () => "mcc must be four digits" }))),
+  mcc: Schema.optional(
+    Schema.String.pipe(Schema.pattern(/^\d{4}$/, { message: () => "mcc must be four digits" }))
+  ),
   fee_bps: Schema.optional(Schema.Int.pipe(Schema.between(0, 10_000))),
   outlets: Schema.optional(Schema.Array(Schema.Struct({ name: Name })))
 })
@@ -103,7 +105,12 @@ export class OpsApi extends HttpApiGroup.make("ops")
   .add(
     HttpApiEndpoint.post("setFeatures", "/ops/merchants/:id/features")
       .setPath(MerchantPath)
-      .setPayload(Schema.Struct({ mandates_live: Schema.optional(Schema.Boolean), subscriptions_live: Schema.optional(Schema.Boolean) }))
+      .setPayload(
+        Schema.Struct({
+          mandates_live: Schema.optional(Schema.Boolean),
+          subscriptions_live: Schema.optional(Schema.Boolean)
+        })
+      )
       .addSuccess(MerchantRead)
       .addError(Doc.NotFound)
   )
@@ -140,7 +147,12 @@ export class OpsApi extends HttpApiGroup.make("ops")
   .add(HttpApiEndpoint.get("clock", "/ops/clock").addSuccess(ClockRead))
   .add(
     HttpApiEndpoint.post("advanceClock", "/ops/clock/advance")
-      .setPayload(Schema.Struct({ to: Schema.optional(Schema.String), by_seconds: Schema.optional(Schema.Int.pipe(Schema.nonNegative())) }))
+      .setPayload(
+        Schema.Struct({
+          to: Schema.optional(Schema.String),
+          by_seconds: Schema.optional(Schema.Int.pipe(Schema.nonNegative()))
+        })
+      )
       .addSuccess(Schema.extend(ClockRead, Schema.Struct({ processed: Schema.Int })))
       .addError(Doc.NotFound)
       .addError(Doc.Unprocessable)

@@ -24,7 +24,10 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
     const clockwork = yield* Clockwork
     const crypto = yield* Crypto.Crypto
 
-    const clockRead = Effect.map(DateTime.now, (now) => ({ now: Calendar.formatMaldives(now), mode: clockwork.mode }))
+    const clockRead = Effect.map(DateTime.now, (now) => ({
+      now: Calendar.formatMaldives(now),
+      mode: clockwork.mode
+    }))
     const unavailable = (e: Errors.ServiceUnavailable) => toResponse(fromError(e))
 
     return handlers
@@ -44,7 +47,9 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
       )
       .handle("addOutlet", ({ path, payload }) =>
         directory.addOutlet(Ids.MerchantId.make(path.id), payload.name).pipe(
-          Effect.map((outlet) => (outlet === undefined ? notFound("Merchant") : toResponse(reply(201, outlet)))),
+          Effect.map((outlet) =>
+            outlet === undefined ? notFound("Merchant") : toResponse(reply(201, outlet))
+          ),
           Effect.catchTag("ServiceUnavailable", (e) => Effect.succeed(unavailable(e)))
         )
       )
@@ -85,7 +90,10 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
           return toResponse(reply(201, Json.customer(customer, account!)))
         }).pipe(
           Effect.catchTags({
-            PhoneTaken: () => Effect.succeed(toResponse(message(409, "A customer with this phone already exists in this environment"))),
+            PhoneTaken: () =>
+              Effect.succeed(
+                toResponse(message(409, "A customer with this phone already exists in this environment"))
+              ),
             ServiceUnavailable: (e) => Effect.succeed(unavailable(e))
           })
         )
@@ -95,26 +103,42 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
           const customerId = Ids.CustomerId.make(path.id)
           if ((yield* customers.get(customerId)) === undefined) return notFound("Customer")
           const list = yield* notifications.list(customerId)
-          return toResponse(reply(200, list.map((n) => Json.notification(n, clockwork.mode === "manual"))))
+          return toResponse(
+            reply(
+              200,
+              list.map((n) => Json.notification(n, clockwork.mode === "manual"))
+            )
+          )
         }).pipe(Effect.catchTag("ServiceUnavailable", (e) => Effect.succeed(unavailable(e))))
       )
-      .handle("suspendMandate", ({ path }) => respond(mandates.suspend(path.id), (m) => reply(200, MandateJson.mandate(m))))
+      .handle("suspendMandate", ({ path }) =>
+        respond(mandates.suspend(path.id), (m) => reply(200, MandateJson.mandate(m)))
+      )
       .handle("events", ({ urlParams }) =>
         directory
           .listEvents({
-            merchantId: urlParams.merchant_id === undefined ? undefined : Ids.MerchantId.make(urlParams.merchant_id),
+            merchantId:
+              urlParams.merchant_id === undefined ? undefined : Ids.MerchantId.make(urlParams.merchant_id),
             type: urlParams.type,
             limit: urlParams.limit ?? 100
           })
           .pipe(
-            Effect.map((events) => toResponse(reply(200, events.map((e) => e.envelope)))),
+            Effect.map((events) =>
+              toResponse(
+                reply(
+                  200,
+                  events.map((e) => e.envelope)
+                )
+              )
+            ),
             Effect.catchTag("ServiceUnavailable", (e) => Effect.succeed(unavailable(e)))
           )
       )
       .handle("clock", () => Effect.map(clockRead, (c) => toResponse(reply(200, c))))
       .handle("advanceClock", ({ payload }) =>
         Effect.gen(function* () {
-          if (clockwork.manual === undefined) return toResponse(message(404, "The clock is not manual (LAARI_CLOCK=manual)"))
+          if (clockwork.manual === undefined)
+            return toResponse(message(404, "The clock is not manual (LAARI_CLOCK=manual)"))
           const now = yield* DateTime.now
           const target =
             payload.to !== undefined
@@ -123,7 +147,9 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
           if (Option.isNone(target) || DateTime.lessThan(target.value, now))
             return toResponse(
               message(422, "Give `to` (a later ISO 8601 date-time with a numeric offset) or `by_seconds`", {
-                errors: [{ field: "to", message: "must be a date-time with a numeric offset, not in the past" }]
+                errors: [
+                  { field: "to", message: "must be a date-time with a numeric offset, not in the past" }
+                ]
               })
             )
           const processed = yield* clockwork.advanceTo(target.value)!

@@ -34,7 +34,10 @@ export const customer = (c: Store.Customer, a: Wallet.PayerAccount): typeof Cust
 })
 
 /** One-time codes are shown only on a manual clock (development); otherwise they stay in the wallet app. */
-export const notification = (n: Notifications.Notification, showCodes: boolean): typeof NotificationRead.Type => {
+export const notification = (
+  n: Notifications.Notification,
+  showCodes: boolean
+): typeof NotificationRead.Type => {
   const hide = n.kind === "one_time_code" && !showCodes
   const { code: _code, ...data } = n.data
   return {

@@ -18,7 +18,9 @@ export const PayerRead = Schema.Struct({
 }).annotations({ identifier: "SandboxPayer" })
 
 export const SetPayer = Schema.Struct({
-  balance: Schema.optional(Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))),
+  balance: Schema.optional(
+    Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
+  ),
   wallet_limit: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.nonNegative()))),
   frozen: Schema.optional(Schema.Boolean),
   blocked_by_rules: Schema.optional(Schema.Boolean),

@@ -24,7 +24,9 @@ export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handler
       )
 
     const payerReply = (customerId: string) => (account: Parameters<typeof OpsJson.payer>[0] | undefined) =>
-      account === undefined ? message(404, "Sandbox payer not found") : reply(200, { customerId, ...OpsJson.payer(account) })
+      account === undefined
+        ? message(404, "Sandbox payer not found")
+        : reply(200, { customerId, ...OpsJson.payer(account) })
 
     return handlers
       .handle("payer", () =>

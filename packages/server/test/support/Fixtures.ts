@@ -18,11 +18,19 @@ let counter = 0
 export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`
 
 export const merchant = async (server: TestServer, body: Record<string, unknown> = {}): Promise<Merchant> => {
-  const created = await server.ops("POST", "/ops/merchants", { name: unique("Merchant"), outlets: [{ name: "Main" }], ...body })
+  const created = await server.ops("POST", "/ops/merchants", {
+    name: unique("Merchant"),
+    outlets: [{ name: "Main" }],
+    ...body
+  })
   if (created.status !== 201) throw new Error(`merchant: ${created.status} ${created.text}`)
   const id: string = created.body.id
   const key = async (environment: "test" | "live", scopes?: ReadonlyArray<string>, kind = "secret") => {
-    const res = await server.ops("POST", `/ops/merchants/${id}/keys`, { environment, kind, ...(scopes ? { scopes } : {}) })
+    const res = await server.ops("POST", `/ops/merchants/${id}/keys`, {
+      environment,
+      kind,
+      ...(scopes ? { scopes } : {})
+    })
     if (res.status !== 201) throw new Error(`key: ${res.status} ${res.text}`)
     return res.body.key as string
   }
@@ -42,7 +50,13 @@ export const customer = async (
   body: { environment?: "test" | "live"; balance?: number; time_zone?: string } = {}
 ) => {
   const phone = `+960 7${String(Date.now() % 100000).padStart(5, "0")}${String(phones++).padStart(3, "0")}`
-  const res = await server.ops("POST", "/ops/customers", { environment: "live", phone, name: "Aishath", balance: 0, ...body })
+  const res = await server.ops("POST", "/ops/customers", {
+    environment: "live",
+    phone,
+    name: "Aishath",
+    balance: 0,
+    ...body
+  })
   if (res.status !== 201) throw new Error(`customer: ${res.status} ${res.text}`)
   return res.body as { id: string; phone: string; balance: number }
 }
@@ -56,6 +70,16 @@ export const mandateBody = (overrides: Record<string, unknown> = {}) => ({
 
 /** Recorded events of a merchant, newest first. */
 export const events = async (server: TestServer, merchantId: string, type?: string) => {
-  const res = await server.ops("GET", `/ops/events?merchant_id=${merchantId}${type ? `&type=${type}` : ""}&limit=1000`)
-  return res.body as Array<{ id: string; type: string; api_version: string; created: number; livemode: boolean; data: { object: any } }>
+  const res = await server.ops(
+    "GET",
+    `/ops/events?merchant_id=${merchantId}${type ? `&type=${type}` : ""}&limit=1000`
+  )
+  return res.body as Array<{
+    id: string
+    type: string
+    api_version: string
+    created: number
+    livemode: boolean
+    data: { object: any }
+  }>
 }

@@ -36,10 +36,22 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
       await server?.close()
     })
 
-    const create = (key: string, body: Record<string, unknown> = F.mandateBody(), headers?: Record<string, string>) =>
-      server.request("POST", "/mandates", { key, body, ...(headers ? { headers } : {}) })
-    const charge = (key: string, id: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
-      server.request("POST", `/mandates/${encodeURIComponent(id)}/charges`, { key, body, ...(headers ? { headers } : {}) })
+    const create = (
+      key: string,
+      body: Record<string, unknown> = F.mandateBody(),
+      headers?: Record<string, string>
+    ) => server.request("POST", "/mandates", { key, body, ...(headers ? { headers } : {}) })
+    const charge = (
+      key: string,
+      id: string,
+      body: Record<string, unknown>,
+      headers?: Record<string, string>
+    ) =>
+      server.request("POST", `/mandates/${encodeURIComponent(id)}/charges`, {
+        key,
+        body,
+        ...(headers ? { headers } : {})
+      })
     const payer = (key: string) => server.request("GET", "/test-helpers/payer", { key })
     const setPayer = (key: string, body: Record<string, unknown>) =>
       server.request("POST", "/test-helpers/payer", { key, body })
@@ -59,7 +71,10 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
           const none = await server.request(method, path, { body: method === "POST" ? {} : undefined })
           expect(none.status, `${method} ${path}`).toBe(401)
           expect(none.body).toEqual({ message: "Invalid API key" })
-          const wrong = await server.request(method, path, { key: "sk_test_doesnotexist0000", body: method === "POST" ? {} : undefined })
+          const wrong = await server.request(method, path, {
+            key: "sk_test_doesnotexist0000",
+            body: method === "POST" ? {} : undefined
+          })
           expect(wrong.status).toBe(401)
         }
       })
@@ -74,9 +89,13 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         expect(denied.status).toBe(403)
         expect(denied.body.message).toContain("payments:write")
         expect((await create(paymentsOnly)).status).toBe(403)
-        expect((await server.request("GET", `/mandates/${created.body.id}`, { key: paymentsOnly })).status).toBe(403)
+        expect(
+          (await server.request("GET", `/mandates/${created.body.id}`, { key: paymentsOnly })).status
+        ).toBe(403)
         expect((await server.request("GET", "/mandates", { key: paymentsOnly })).status).toBe(403)
-        expect((await server.request("POST", `/mandates/${created.body.id}/revoke`, { key: paymentsOnly })).status).toBe(403)
+        expect(
+          (await server.request("POST", `/mandates/${created.body.id}/revoke`, { key: paymentsOnly })).status
+        ).toBe(403)
         expect((await charge(paymentsOnly, created.body.id, { amount: 1000 })).status).toBe(201)
         expect((await create(m.publishable)).status).toBe(403)
       })
@@ -92,7 +111,9 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
           const charged = await charge(key, created.body.id, { amount: 500 })
           expect(charged.status).toBe(404)
           expect(charged.body).toMatchObject({ message: "Mandate not found", code: "MANDATE_NOT_FOUND" })
-          expect((await server.request("POST", `/mandates/${created.body.id}/revoke`, { key })).status).toBe(404)
+          expect((await server.request("POST", `/mandates/${created.body.id}/revoke`, { key })).status).toBe(
+            404
+          )
           expect((await server.request("GET", "/mandates", { key })).body).toEqual([])
         }
       })
@@ -121,20 +142,31 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
           periodCharged: 0,
           revokedAt: null
         })
-        for (const f of ["setupExpiresAt", "expiresAt", "approvedAt", "createdAt"]) expect(read.body[f]).toMatch(isoOffset)
+        for (const f of ["setupExpiresAt", "expiresAt", "approvedAt", "createdAt"])
+          expect(read.body[f]).toMatch(isoOffset)
         const created = Date.parse(read.body.createdAt)
         expect(Date.parse(read.body.setupExpiresAt) - created).toBe(24 * 3600_000)
         expect(Date.parse(read.body.expiresAt) - created).toBe(365 * 24 * 3600_000)
         const activated = await F.events(server, m.id, "mandate.activated")
         expect(activated).toHaveLength(1)
-        expect(activated[0]).toMatchObject({ type: "mandate.activated", api_version: "2026-07-01", livemode: false })
-        expect(activated[0]!.data.object).toMatchObject({ id: res.body.id, status: "ACTIVE", per_charge_cap: 50_000 })
+        expect(activated[0]).toMatchObject({
+          type: "mandate.activated",
+          api_version: "2026-07-01",
+          livemode: false
+        })
+        expect(activated[0]!.data.object).toMatchObject({
+          id: res.body.id,
+          status: "ACTIVE",
+          per_charge_cap: 50_000
+        })
       })
 
       it("fetches by reference too, and a mandate without period_cap has no period", async () => {
         const m = await F.merchant(server)
         const res = await create(m.test, F.mandateBody({ reference: "ORDER 7/2026" }))
-        const read = await server.request("GET", `/mandates/${encodeURIComponent("ORDER 7/2026")}`, { key: m.test })
+        const read = await server.request("GET", `/mandates/${encodeURIComponent("ORDER 7/2026")}`, {
+          key: m.test
+        })
         expect(read.status).toBe(200)
         expect(read.body).toMatchObject({ id: res.body.id, periodCap: null, period: null })
       })
@@ -169,10 +201,21 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
           const res = await create(m.test, F.mandateBody(overrides))
           expect(res.status, JSON.stringify(overrides)).toBe(422)
           expect(typeof res.body.message).toBe("string")
-          expect(res.body.errors.map((e: { field: string }) => e.field), JSON.stringify(overrides)).toContain(field)
+          expect(
+            res.body.errors.map((e: { field: string }) => e.field),
+            JSON.stringify(overrides)
+          ).toContain(field)
         }
         expect((await server.request("GET", "/mandates", { key: m.test })).body).toEqual([])
-        const ok = await create(m.test, F.mandateBody({ expires_at: iso(now + 30 * 24 * 3600_000), return_url: "https://shop.mv/done", period_cap: 50_000, period: "MONTH" }))
+        const ok = await create(
+          m.test,
+          F.mandateBody({
+            expires_at: iso(now + 30 * 24 * 3600_000),
+            return_url: "https://shop.mv/done",
+            period_cap: 50_000,
+            period: "MONTH"
+          })
+        )
         expect(ok.status).toBe(201)
       })
 
@@ -199,7 +242,9 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         const gated = await create(m.live)
         expect(gated.status).toBe(403)
         expect(typeof gated.body.message).toBe("string")
-        expect((await server.ops("POST", `/ops/merchants/${m.id}/features`, { mandates_live: true })).status).toBe(200)
+        expect(
+          (await server.ops("POST", `/ops/merchants/${m.id}/features`, { mandates_live: true })).status
+        ).toBe(200)
         const res = await create(m.live)
         expect(res.status).toBe(201)
         expect(res.body.status).toBe("INITIATED")
@@ -220,11 +265,19 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         return { m, customer, id: created.body.id as string }
       }
       const challenge = async (id: string, customer: { id: string; phone: string }) => {
-        const res = await server.request("POST", `/approvals/mandates/${id}/challenge`, { body: { phone: customer.phone } })
+        const res = await server.request("POST", `/approvals/mandates/${id}/challenge`, {
+          body: { phone: customer.phone }
+        })
         expect(res.status).toBe(200)
         const notes = await server.ops("GET", `/ops/customers/${customer.id}/notifications`)
-        const sent = notes.body.find((n: any) => n.kind === "one_time_code" && n.data.challenge_id === res.body.challenge_id)
-        return { challengeId: res.body.challenge_id as string, expiresAt: res.body.expires_at as string, code: sent?.data.code as string }
+        const sent = notes.body.find(
+          (n: any) => n.kind === "one_time_code" && n.data.challenge_id === res.body.challenge_id
+        )
+        return {
+          challengeId: res.body.challenge_id as string,
+          expiresAt: res.body.expires_at as string,
+          code: sent?.data.code as string
+        }
       }
 
       it("approves with the one-time code, binds the customer's wallet, and charges it", async () => {
@@ -239,11 +292,15 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
           body: { challenge_id: c.challengeId, otp: c.code === "000000" ? "111111" : "000000" }
         })
         expect(wrong.status).toBe(422)
-        const ok = await server.request("POST", `/approvals/mandates/${id}/approve`, { body: { challenge_id: c.challengeId, otp: c.code } })
+        const ok = await server.request("POST", `/approvals/mandates/${id}/approve`, {
+          body: { challenge_id: c.challengeId, otp: c.code }
+        })
         expect(ok.status).toBe(200)
         expect(ok.body).toMatchObject({ id, status: "ACTIVE" })
         expect(ok.body.approvedAt).toMatch(isoOffset)
-        const reused = await server.request("POST", `/approvals/mandates/${id}/approve`, { body: { challenge_id: c.challengeId, otp: c.code } })
+        const reused = await server.request("POST", `/approvals/mandates/${id}/approve`, {
+          body: { challenge_id: c.challengeId, otp: c.code }
+        })
         expect(reused.status).toBe(409)
         expect((await F.events(server, m.id, "mandate.activated")).map((e) => e.data.object.id)).toEqual([id])
         const charged = await charge(m.live, id, { amount: 10_000 })
@@ -256,7 +313,9 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
       it("declines with the code: DECLINED, mandate.declined, and never chargeable", async () => {
         const { m, customer, id } = await liveMandate()
         const c = await challenge(id, customer)
-        const res = await server.request("POST", `/approvals/mandates/${id}/decline`, { body: { challenge_id: c.challengeId, otp: c.code } })
+        const res = await server.request("POST", `/approvals/mandates/${id}/decline`, {
+          body: { challenge_id: c.challengeId, otp: c.code }
+        })
         expect(res.status).toBe(200)
         expect(res.body.status).toBe("DECLINED")
         expect(await F.events(server, m.id, "mandate.declined")).toHaveLength(1)
@@ -270,23 +329,41 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         const wrongCode = c.code === "000000" ? "111111" : "000000"
         const statuses: Array<number> = []
         for (let i = 0; i < 6; i++)
-          statuses.push((await server.request("POST", `/approvals/mandates/${id}/approve`, { body: { challenge_id: c.challengeId, otp: wrongCode } })).status)
+          statuses.push(
+            (
+              await server.request("POST", `/approvals/mandates/${id}/approve`, {
+                body: { challenge_id: c.challengeId, otp: wrongCode }
+              })
+            ).status
+          )
         expect(statuses).toEqual([422, 422, 422, 422, 429, 429])
-        const locked = await server.request("POST", `/approvals/mandates/${id}/approve`, { body: { challenge_id: c.challengeId, otp: c.code } })
+        const locked = await server.request("POST", `/approvals/mandates/${id}/approve`, {
+          body: { challenge_id: c.challengeId, otp: c.code }
+        })
         expect(locked.status).toBe(429)
         const fresh = await challenge(id, customer)
         await advance(5 * 60)
-        const late = await server.request("POST", `/approvals/mandates/${id}/approve`, { body: { challenge_id: fresh.challengeId, otp: fresh.code } })
+        const late = await server.request("POST", `/approvals/mandates/${id}/approve`, {
+          body: { challenge_id: fresh.challengeId, otp: fresh.code }
+        })
         expect(late.status).toBe(422)
         expect(late.body.message).toContain("expired")
       })
 
       it("refuses an unknown phone with 404 and a lapsed link with 409, then expires the mandate", async () => {
         const { m, customer, id } = await liveMandate()
-        expect((await server.request("POST", `/approvals/mandates/${id}/challenge`, { body: { phone: "+960 0000000" } })).status).toBe(404)
+        expect(
+          (
+            await server.request("POST", `/approvals/mandates/${id}/challenge`, {
+              body: { phone: "+960 0000000" }
+            })
+          ).status
+        ).toBe(404)
         const c = await challenge(id, customer)
         await advance(24 * 3600)
-        const res = await server.request("POST", `/approvals/mandates/${id}/approve`, { body: { challenge_id: c.challengeId, otp: c.code } })
+        const res = await server.request("POST", `/approvals/mandates/${id}/approve`, {
+          body: { challenge_id: c.challengeId, otp: c.code }
+        })
         expect(res.status).toBe(409)
         const read = await server.request("GET", `/mandates/${id}`, { key: m.live })
         expect(read.body.status).toBe("EXPIRED")
@@ -333,7 +410,20 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         const res = await charge(m.test, id, { amount: 12_550, description: "Order 42", reference: "ORD-42" })
         expect(res.status).toBe(201)
         expect(Object.keys(res.body).sort()).toEqual(
-          ["amount", "createdAt", "currency", "description", "fee", "id", "mandateId", "netAmount", "periodCharged", "periodKey", "reference", "status"].sort()
+          [
+            "amount",
+            "createdAt",
+            "currency",
+            "description",
+            "fee",
+            "id",
+            "mandateId",
+            "netAmount",
+            "periodCharged",
+            "periodKey",
+            "reference",
+            "status"
+          ].sort()
         )
         expect(res.body).toMatchObject({
           mandateId: id,
@@ -350,12 +440,23 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         expect(res.body.createdAt).toMatch(isoOffset)
         expect((await payer(m.test)).body.balance).toBe(10_000_000 - 12_550)
         const second = await charge(m.test, id, { amount: 150 })
-        expect(second.body).toMatchObject({ fee: 2, netAmount: 148, periodCharged: 12_700, reference: expect.any(String) })
+        expect(second.body).toMatchObject({
+          fee: 2,
+          netAmount: 148,
+          periodCharged: 12_700,
+          reference: expect.any(String)
+        })
         const read = await server.request("GET", `/mandates/${id}`, { key: m.test })
         expect(read.body).toMatchObject({ periodKey: res.body.periodKey, periodCharged: 12_700 })
         const succeeded = await F.events(server, m.id, "mandate.charge.succeeded")
         expect(succeeded).toHaveLength(2)
-        expect(succeeded[1]!.data.object).toMatchObject({ id: res.body.id, amount: 12_550, fee: 126, net_amount: 12_424, reference: "ORD-42" })
+        expect(succeeded[1]!.data.object).toMatchObject({
+          id: res.body.id,
+          amount: 12_550,
+          fee: 126,
+          net_amount: 12_424,
+          reference: "ORD-42"
+        })
         const payerId = (await payer(m.test)).body.customerId
         const notes = await server.ops("GET", `/ops/customers/${payerId}/notifications`)
         expect(notes.body.filter((n: any) => n.kind === "mandate.charge")).toHaveLength(2)
@@ -383,24 +484,53 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
 
       it("answers every refusal of spec 7.1 with its status, message and code, moves nothing, records the event", async () => {
         const m = await F.merchant(server)
-        const id = (await create(m.test, F.mandateBody({ per_charge_cap: 10_000, period_cap: 15_000, period: "MONTH" }))).body.id
+        const id = (
+          await create(m.test, F.mandateBody({ per_charge_cap: 10_000, period_cap: 15_000, period: "MONTH" }))
+        ).body.id
         const balance = async () => (await payer(m.test)).body.balance as number
         const start = await balance()
-        const expectRefusal = async (body: Record<string, unknown>, status: number, code: string, message: string, target = id) => {
+        const expectRefusal = async (
+          body: Record<string, unknown>,
+          status: number,
+          code: string,
+          message: string,
+          target = id
+        ) => {
           const res = await charge(m.test, target, body)
           expect(res.status, code).toBe(status)
           expect(res.body, code).toEqual({ message, code })
         }
-        await expectRefusal({ amount: 1000 }, 404, "MANDATE_NOT_FOUND", "Mandate not found", "no-such-mandate")
-        await expectRefusal({ amount: 10_001 }, 422, "PER_CHARGE_CAP_EXCEEDED", "Amount exceeds the per charge cap")
+        await expectRefusal(
+          { amount: 1000 },
+          404,
+          "MANDATE_NOT_FOUND",
+          "Mandate not found",
+          "no-such-mandate"
+        )
+        await expectRefusal(
+          { amount: 10_001 },
+          422,
+          "PER_CHARGE_CAP_EXCEEDED",
+          "Amount exceeds the per charge cap"
+        )
         await expectRefusal({ amount: 99 }, 422, "MANDATE_CHARGE_AMOUNT_INVALID", "Amount is not chargeable")
-        await expectRefusal({ amount: 150.5 }, 422, "MANDATE_CHARGE_AMOUNT_INVALID", "Amount is not chargeable")
+        await expectRefusal(
+          { amount: 150.5 },
+          422,
+          "MANDATE_CHARGE_AMOUNT_INVALID",
+          "Amount is not chargeable"
+        )
         expect((await charge(m.test, id, { amount: 10_000 })).status).toBe(201)
         await expectRefusal({ amount: 5_001 }, 422, "PERIOD_CAP_EXCEEDED", "Amount exceeds the period cap")
         const afterCharge = await balance()
         expect(afterCharge).toBe(start - 10_000)
         await setPayer(m.test, { wallet_limit: 1000 })
-        await expectRefusal({ amount: 1001 }, 422, "WALLET_LIMIT_EXCEEDED", "The charge was blocked by a wallet limit")
+        await expectRefusal(
+          { amount: 1001 },
+          422,
+          "WALLET_LIMIT_EXCEEDED",
+          "The charge was blocked by a wallet limit"
+        )
         await setPayer(m.test, { wallet_limit: null, frozen: true })
         await expectRefusal({ amount: 1000 }, 422, "MANDATE_CHARGE_FAILED", "The charge could not be taken")
         await setPayer(m.test, { frozen: false, blocked_by_rules: true })
@@ -427,7 +557,9 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
           "MANDATE_INACTIVE",
           "MANDATE_INACTIVE"
         ])
-        expect((await server.request("GET", `/mandates/${id}`, { key: m.test })).body.periodCharged).toBe(10_000)
+        expect((await server.request("GET", `/mandates/${id}`, { key: m.test })).body.periodCharged).toBe(
+          10_000
+        )
       })
 
       it("refuses with MANDATE_EXPIRED once expiresAt has passed", async () => {
@@ -445,7 +577,9 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
 
       it("rolls the period at the payer's month boundary in the payer's zone", async () => {
         const m = await F.merchant(server)
-        const id = (await create(m.test, F.mandateBody({ per_charge_cap: 10_000, period_cap: 10_000, period: "MONTH" }))).body.id
+        const id = (
+          await create(m.test, F.mandateBody({ per_charge_cap: 10_000, period_cap: 10_000, period: "MONTH" }))
+        ).body.id
         await setPayer(m.test, { time_zone: "Pacific/Kiritimati" })
         const first = await charge(m.test, id, { amount: 10_000 })
         expect(first.status).toBe(201)
@@ -457,7 +591,9 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         await advance(Math.ceil((nextMonth.getTime() - now) / 1000) + 1)
         const rolled = await charge(m.test, id, { amount: 10_000 })
         expect(rolled.status).toBe(201)
-        expect(rolled.body.periodKey).toBe(`${mo === 12 ? y + 1 : y}-${String((mo % 12) + 1).padStart(2, "0")}`)
+        expect(rolled.body.periodKey).toBe(
+          `${mo === 12 ? y + 1 : y}-${String((mo % 12) + 1).padStart(2, "0")}`
+        )
         expect(rolled.body.periodCharged).toBe(10_000)
       })
     })
@@ -467,7 +603,9 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         const m = await F.merchant(server)
         const body = F.mandateBody()
         const id = (await create(m.test, body)).body.id
-        const res = await server.request("POST", `/mandates/${encodeURIComponent(body.reference)}/revoke`, { key: m.test })
+        const res = await server.request("POST", `/mandates/${encodeURIComponent(body.reference)}/revoke`, {
+          key: m.test
+        })
         expect(res.status).toBe(200)
         expect(typeof res.body.message).toBe("string")
         expect(res.body.status).toBe("REVOKED")
@@ -485,8 +623,13 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
       it("lets the sandbox customer revoke through the test helper; live keys get 404 there", async () => {
         const m = await F.merchant(server)
         const id = (await create(m.test)).body.id
-        expect((await server.request("POST", `/test-helpers/mandates/${id}/revoke-as-customer`, { key: m.live })).status).toBe(404)
-        const res = await server.request("POST", `/test-helpers/mandates/${id}/revoke-as-customer`, { key: m.test })
+        expect(
+          (await server.request("POST", `/test-helpers/mandates/${id}/revoke-as-customer`, { key: m.live }))
+            .status
+        ).toBe(404)
+        const res = await server.request("POST", `/test-helpers/mandates/${id}/revoke-as-customer`, {
+          key: m.test
+        })
         expect(res.status).toBe(200)
         expect(res.body.status).toBe("REVOKED")
         expect((await F.events(server, m.id, "mandate.revoked"))[0]!.data.object.revoked_by).toBe("CUSTOMER")
@@ -509,7 +652,9 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         const mismatch = await create(m.test, F.mandateBody(), { "idempotency-key": "create-1" })
         expect(mismatch.status).toBe(422)
         const other = await F.merchant(server)
-        expect((await create(other.test, body, { "idempotency-key": "create-1" })).headers.get("idempotent-replay")).toBeNull()
+        expect(
+          (await create(other.test, body, { "idempotency-key": "create-1" })).headers.get("idempotent-replay")
+        ).toBeNull()
       })
 
       it("replays refusals too, and a new key is a new attempt", async () => {
@@ -531,7 +676,9 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         const m = await F.merchant(server)
         const id = (await create(m.test)).body.id
         const results = await Promise.all(
-          Array.from({ length: 50 }, () => charge(m.test, id, { amount: 1000 }, { "idempotency-key": "same-key" }))
+          Array.from({ length: 50 }, () =>
+            charge(m.test, id, { amount: 1000 }, { "idempotency-key": "same-key" })
+          )
         )
         const statuses = results.map((r) => r.status)
         expect(statuses.every((s) => s === 201 || s === 409)).toBe(true)
@@ -548,8 +695,14 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
       it("replays a revoke", async () => {
         const m = await F.merchant(server)
         const id = (await create(m.test)).body.id
-        const first = await server.request("POST", `/mandates/${id}/revoke`, { key: m.test, headers: { "idempotency-key": "rv" } })
-        const again = await server.request("POST", `/mandates/${id}/revoke`, { key: m.test, headers: { "idempotency-key": "rv" } })
+        const first = await server.request("POST", `/mandates/${id}/revoke`, {
+          key: m.test,
+          headers: { "idempotency-key": "rv" }
+        })
+        const again = await server.request("POST", `/mandates/${id}/revoke`, {
+          key: m.test,
+          headers: { "idempotency-key": "rv" }
+        })
         expect(first.status).toBe(200)
         expect(again.status).toBe(200)
         expect(again.headers.get("idempotent-replay")).toBe("true")
@@ -559,12 +712,20 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
     describe("caps under concurrency", () => {
       it("never exceeds the period cap with 200 parallel charges", async () => {
         const m = await F.merchant(server)
-        const id = (await create(m.test, F.mandateBody({ per_charge_cap: 1000, period_cap: 50_000, period: "MONTH" }))).body.id
-        const results = await Promise.all(Array.from({ length: 200 }, () => charge(m.test, id, { amount: 1000 })))
+        const id = (
+          await create(m.test, F.mandateBody({ per_charge_cap: 1000, period_cap: 50_000, period: "MONTH" }))
+        ).body.id
+        const results = await Promise.all(
+          Array.from({ length: 200 }, () => charge(m.test, id, { amount: 1000 }))
+        )
         const ok = results.filter((r) => r.status === 201)
         expect(ok).toHaveLength(50)
-        expect(results.filter((r) => r.status !== 201).every((r) => r.body.code === "PERIOD_CAP_EXCEEDED")).toBe(true)
-        expect((await server.request("GET", `/mandates/${id}`, { key: m.test })).body.periodCharged).toBe(50_000)
+        expect(
+          results.filter((r) => r.status !== 201).every((r) => r.body.code === "PERIOD_CAP_EXCEEDED")
+        ).toBe(true)
+        expect((await server.request("GET", `/mandates/${id}`, { key: m.test })).body.periodCharged).toBe(
+          50_000
+        )
         expect((await payer(m.test)).body.balance).toBe(10_000_000 - 50_000)
       }, 120_000)
     })
@@ -581,7 +742,12 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
       })
 
       it("creates merchants with integer outlets and keys of each kind", async () => {
-        const res = await server.ops("POST", "/ops/merchants", { name: "Sea View", city: "Hulhumale", fee_bps: 150, outlets: [{ name: "A" }, { name: "B" }] })
+        const res = await server.ops("POST", "/ops/merchants", {
+          name: "Sea View",
+          city: "Hulhumale",
+          fee_bps: 150,
+          outlets: [{ name: "A" }, { name: "B" }]
+        })
         expect(res.status).toBe(201)
         expect(res.body.outlets.map((o: any) => Number.isInteger(o.id))).toEqual([true, true])
         const outlet = await server.ops("POST", `/ops/merchants/${res.body.id}/outlets`, { name: "C" })
@@ -589,10 +755,25 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         expect(Number.isInteger(outlet.body.id)).toBe(true)
         const key = await server.ops("POST", `/ops/merchants/${res.body.id}/keys`, { environment: "live" })
         expect(key.body.key).toMatch(/^sk_live_/)
-        expect(key.body.scopes.sort()).toEqual(["checkout:write", "mandates:write", "payments:write", "qr:write", "subscriptions:write"])
-        const pk = await server.ops("POST", `/ops/merchants/${res.body.id}/keys`, { environment: "test", kind: "publishable" })
+        expect(key.body.scopes.sort()).toEqual([
+          "checkout:write",
+          "mandates:write",
+          "payments:write",
+          "qr:write",
+          "subscriptions:write"
+        ])
+        const pk = await server.ops("POST", `/ops/merchants/${res.body.id}/keys`, {
+          environment: "test",
+          kind: "publishable"
+        })
         expect(pk.body.key).toMatch(/^pk_test_/)
-        expect((await server.ops("POST", "/ops/merchants/00000000-0000-4000-8000-000000000000/keys", { environment: "test" })).status).toBe(404)
+        expect(
+          (
+            await server.ops("POST", "/ops/merchants/00000000-0000-4000-8000-000000000000/keys", {
+              environment: "test"
+            })
+          ).status
+        ).toBe(404)
         const fee = await F.merchant(server, { fee_bps: 150 })
         const id = (await create(fee.test)).body.id
         expect((await charge(fee.test, id, { amount: 10_000 })).body.fee).toBe(150)
@@ -604,7 +785,14 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         const openapi = await server.request("GET", "/openapi.json")
         expect(openapi.status).toBe(200)
         expect(openapi.body.info.version).toBe("2026-07-01")
-        expect(Object.keys(openapi.body.paths)).toEqual(expect.arrayContaining(["/mandates", "/mandates/{id}", "/mandates/{id}/charges", "/mandates/{id}/revoke"]))
+        expect(Object.keys(openapi.body.paths)).toEqual(
+          expect.arrayContaining([
+            "/mandates",
+            "/mandates/{id}",
+            "/mandates/{id}/charges",
+            "/mandates/{id}/revoke"
+          ])
+        )
         const missing = await server.request("GET", "/nowhere")
         expect(missing.status).toBe(404)
         expect(missing.body).toEqual({ message: "Not found" })

@@ -33,7 +33,9 @@ export interface TestServer {
   readonly close: () => Promise<void>
 }
 
-export const start = async (options: { readonly databaseUrl?: string | undefined } = {}): Promise<TestServer> => {
+export const start = async (
+  options: { readonly databaseUrl?: string | undefined } = {}
+): Promise<TestServer> => {
   const config: ServerConfig = {
     port: 0,
     databaseUrl: options.databaseUrl,
@@ -57,7 +59,8 @@ export const start = async (options: { readonly databaseUrl?: string | undefined
     let body: string | undefined
     if (o.rawBody !== undefined) body = o.rawBody
     else if (o.body !== undefined) body = JSON.stringify(o.body)
-    if (body !== undefined && headers["content-type"] === undefined) headers["content-type"] = "application/json"
+    if (body !== undefined && headers["content-type"] === undefined)
+      headers["content-type"] = "application/json"
     const res = await fetch(`${baseUrl}${path}`, { method, headers, body })
     const text = await res.text()
     let parsed: unknown = text

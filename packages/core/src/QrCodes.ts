@@ -1,0 +1,262 @@
+/**
+ * The QR code service: create, read, list and deactivate a merchant's codes, and pay a scanned code.
+ */
+import { DateTime, Effect, Either, Schema } from "effect"
+import { Crypto } from "./Crypto.js"
+import { InvalidRequest } from "./Errors.js"
+import * as Events from "./Events.js"
+import * as Fees from "./Fees.js"
+import { type CustomerId, type Environment, lookup, type Tenant } from "./Ids.js"
+import { formatMvr, Laari } from "./Money.js"
+import { Notifications } from "./Notifications.js"
+import * as QrCode from "./QrCode.js"
+import { QrImages } from "./QrImages.js"
+import * as QrScheme from "./QrScheme.js"
+import { Merchants, Outlets, QrCodesStore, QrPaymentsStore, type QrCodeFilter, Transactor } from "./Store.js"
+import { Wallet } from "./Wallet.js"
+
+export class QrCodeNotFound extends Schema.TaggedError<QrCodeNotFound>()("QrCodeNotFound", {
+  message: Schema.optionalWith(Schema.String, { default: () => "QR code not found" })
+}) {}
+
+export class OutletNotFound extends Schema.TaggedError<OutletNotFound>()("OutletNotFound", {
+  message: Schema.optionalWith(Schema.String, { default: () => "Outlet not found" })
+}) {}
+
+export class QrReferenceTaken extends Schema.TaggedError<QrReferenceTaken>()("QrReferenceTaken", {
+  message: Schema.optionalWith(Schema.String, {
+    default: () => "A QR code with this reference already exists"
+  })
+}) {}
+
+/** `400` (spec 7.3): deactivating a code that is already inactive. */
+export class QrCodeAlreadyInactive extends Schema.TaggedError<QrCodeAlreadyInactive>()(
+  "QrCodeAlreadyInactive",
+  {
+    message: Schema.optionalWith(Schema.String, { default: () => "QR code is already inactive" })
+  }
+) {}
+
+/** A scanned payload that does not parse or fails its CRC (`422`). */
+export class QrPayloadInvalid extends Schema.TaggedError<QrPayloadInvalid>()("QrPayloadInvalid", {
+  message: Schema.String
+}) {}
+
+/** A code that exists but cannot be paid now: inactive or expired (`409`), wrong amount (`422`). */
+export class QrPaymentRefused extends Schema.TaggedError<QrPaymentRefused>()("QrPaymentRefused", {
+  reason: Schema.Literal("payload-mismatch", "inactive", "expired", "amount-mismatch", "amount-required"),
+  message: Schema.String
+}) {}
+
+/** The customer's wallet refused the payment. */
+export class QrPaymentDeclined extends Schema.TaggedError<QrPaymentDeclined>()("QrPaymentDeclined", {
+  reason: Schema.Literal(
+    "insufficient-balance",
+    "wallet-limit",
+    "wallet-frozen",
+    "blocked-by-rules",
+    "executor-error"
+  ),
+  message: Schema.String
+}) {}
+
+const declinedMessages: Record<QrPaymentDeclined["reason"], string> = {
+  "insufficient-balance": "Insufficient funds",
+  "wallet-limit": "The payment was blocked by a wallet limit",
+  "wallet-frozen": "The payment could not be taken",
+  "blocked-by-rules": "The payment could not be taken",
+  "executor-error": "The payment could not be taken"
+}
+
+export interface PayRequest {
+  readonly environment: Environment
+  readonly customerId: CustomerId
+  /** The scanned QR content. */
+  readonly payload: string
+  /** What the customer typed; required for a static code, optional (and then exact) for a dynamic one. */
+  readonly amount: number | null
+}
+
+export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
+  effect: Effect.gen(function* () {
+    const tx = yield* Transactor
+    const store = yield* QrCodesStore
+    const payments = yield* QrPaymentsStore
+    const outlets = yield* Outlets
+    const merchants = yield* Merchants
+    const images = yield* QrImages
+    const wallet = yield* Wallet
+    const outbox = yield* Events.Outbox
+    const notifications = yield* Notifications
+    const crypto = yield* Crypto
+
+    const find = (tenant: Tenant, idOrReference: string, forUpdate = false) =>
+      Effect.flatMap(store.find(tenant, lookup(idOrReference), { forUpdate }), (c) =>
+        c === undefined ? Effect.fail(new QrCodeNotFound()) : Effect.succeed(c)
+      )
+
+    /** `POST /qr-codes`: a static code is rendered and stored in the same transaction. */
+    const create = (tenant: Tenant, request: QrCode.Request) =>
+      Effect.gen(function* () {
+        const problems = QrCode.validate(request)
+        if (problems.length > 0)
+          return yield* new InvalidRequest({ message: problems[0]!.message, errors: problems })
+        const outlet = yield* outlets.find(tenant.merchantId, request.outletId)
+        if (outlet === undefined) return yield* new OutletNotFound()
+        const merchant = yield* merchants.get(tenant.merchantId)
+        if (merchant === undefined)
+          return yield* Effect.dieMessage(`merchant ${tenant.merchantId} is not registered`)
+        const now = yield* DateTime.now
+        const qrid = QrScheme.makeQrid(yield* crypto.bytes(QrScheme.QridBytes))
+        const payload = yield* QrScheme.build({
+          type: request.type,
+          qrid,
+          merchant: { id: merchant.id, name: merchant.name, city: merchant.city, mcc: merchant.mcc },
+          outletId: outlet.id,
+          outletLabel: outlet.name,
+          ...(request.type === "DYNAMIC" && request.amount !== null ? { amount: request.amount } : {})
+        }).pipe(Effect.orDie)
+        const code = QrCode.make(
+          {
+            id: yield* crypto.uuid,
+            merchantId: tenant.merchantId,
+            environment: tenant.environment,
+            request,
+            outletName: outlet.name,
+            qrid,
+            payload
+          },
+          now
+        )
+        return yield* tx.withTransaction(
+          Effect.gen(function* () {
+            yield* store
+              .insert(code)
+              .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new QrReferenceTaken())))
+            if (code.type === "STATIC") yield* store.saveImage(code, yield* images.renderPng(code.payload))
+            return code
+          })
+        )
+      })
+
+    const get = (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference)
+
+    const list = (tenant: Tenant, filter: QrCodeFilter) => store.list(tenant, filter)
+
+    /** Kept, `INACTIVE`; a customer who scans it is told it is no longer active. */
+    const deactivate = (tenant: Tenant, idOrReference: string) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const code = yield* find(tenant, idOrReference, true)
+          const next = yield* Either.match(QrCode.deactivate(code, yield* DateTime.now), {
+            onLeft: () => Effect.fail(new QrCodeAlreadyInactive()),
+            onRight: Effect.succeed
+          })
+          yield* store.update(next)
+          return next
+        })
+      )
+
+    /** The PNG of a static code. */
+    const image = (id: string) => store.image(id)
+
+    /**
+     * A customer pays a scanned code: verify the payload, find the code by `qrid`, check it may be paid,
+     * move the money payer -> merchant, record the payment with its `qrid`, notify, emit the event.
+     */
+    const pay = (request: PayRequest) =>
+      Effect.gen(function* () {
+        const parsed = yield* Either.match(QrScheme.parse(request.payload), {
+          onLeft: (e) =>
+            e._tag === "ForeignScheme"
+              ? Effect.fail(new QrCodeNotFound({ message: "This QR code is not one of ours" }))
+              : Effect.fail(new QrPayloadInvalid({ message: `The QR payload is not valid: ${e.message}` })),
+          onRight: Effect.succeed
+        })
+        return yield* tx.withTransaction(
+          Effect.gen(function* () {
+            const now = yield* DateTime.now
+            const code = yield* store.lockByQrid(request.environment, parsed.qrid)
+            if (code === undefined) return yield* new QrCodeNotFound()
+            const amount = yield* Either.match(
+              QrCode.authorizePayment(code, request.payload, request.amount, now),
+              {
+                onLeft: (reason) =>
+                  Effect.fail(new QrPaymentRefused({ reason, message: QrCode.paymentMessages[reason] })),
+                onRight: Effect.succeed
+              }
+            )
+            const merchant = yield* merchants.get(code.merchantId)
+            if (merchant === undefined)
+              return yield* Effect.dieMessage(`merchant ${code.merchantId} is not registered`)
+            const split = Fees.split(amount, merchant.feeBps)
+            const id = yield* crypto.uuid
+            const receipt = yield* wallet
+              .transfer({
+                id: `qr-payment:${id}`,
+                environment: code.environment,
+                payer: request.customerId,
+                merchant: code.merchantId,
+                amount: Laari(amount),
+                fee: split.fee,
+                memo: `${merchant.name}: ${code.title}`
+              })
+              .pipe(
+                Effect.catchTag("TransferRefused", (e) =>
+                  Effect.fail(
+                    new QrPaymentDeclined({ reason: e.reason, message: declinedMessages[e.reason] })
+                  )
+                )
+              )
+            const payment: QrCode.Payment = {
+              id,
+              qrCodeId: code.id,
+              qrid: code.qrid,
+              merchantId: code.merchantId,
+              environment: code.environment,
+              outletId: code.outletId,
+              customerId: request.customerId,
+              amount,
+              fee: receipt.fee,
+              netAmount: receipt.netAmount,
+              reference: code.reference,
+              createdAt: now
+            }
+            yield* payments.insert(payment)
+            yield* outbox.append(
+              Events.make({
+                id: `evt_${(yield* crypto.uuid).replaceAll("-", "")}`,
+                type: "qr_code.payment.succeeded",
+                merchantId: code.merchantId,
+                environment: code.environment,
+                now,
+                object: Events.qrPaymentObject(payment)
+              })
+            )
+            yield* notifications.send({
+              id: yield* crypto.uuid,
+              customerId: request.customerId,
+              environment: code.environment,
+              kind: "payment",
+              title: `Paid MVR ${formatMvr(amount)} to ${merchant.name}`,
+              body: `You paid MVR ${formatMvr(amount)} to ${merchant.name} (${code.title}) by QR code.`,
+              data: { qr_code_id: code.id, qrid: code.qrid, payment_id: payment.id, amount },
+              createdAt: now
+            })
+            return payment
+          })
+        )
+      })
+
+    return { create, get, list, deactivate, image, pay } as const
+  })
+}) {}
+
+export type QrCodeError =
+  | QrCodeNotFound
+  | OutletNotFound
+  | QrReferenceTaken
+  | QrCodeAlreadyInactive
+  | QrPayloadInvalid
+  | QrPaymentRefused
+  | QrPaymentDeclined

@@ -1,0 +1,269 @@
+/**
+ * The built-in double-entry ledger, in the same database as everything else, and the `Wallet.Wallet`
+ * port over it.
+ *
+ * Accounts: customer wallets, a wallet per merchant and environment, the service's fee account and the
+ * funding account sandbox money comes from (one each per environment). A transfer is one row in
+ * `ledger_transfers` (primary key = the transfer id, so it happens at most once) and entries that sum to
+ * zero (checked at commit). Balances live on the accounts and move in the same transaction; only the
+ * funding account may go below zero, so the sum of all balances is always zero.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { type Ids, Money, Wallet } from "@laari/core"
+import { DateTime, Effect, Layer } from "effect"
+import { fromDate, inTransaction, int, intOrNull, one, repository, toDate } from "./Repository.js"
+
+/** Account ids say whose they are, so each account exists at most once without a lookup table. */
+export const accountId = {
+  customer: (customerId: string) => `customer:${customerId}`,
+  merchant: (merchantId: string, environment: Ids.Environment) => `merchant:${environment}:${merchantId}`,
+  fee: (environment: Ids.Environment) => `fee:${environment}`,
+  funding: (environment: Ids.Environment) => `funding:${environment}`
+}
+
+/** The service's own accounts (merchant, fee, funding) are opened by their first entry. */
+export type HouseAccount =
+  | { readonly kind: "merchant"; readonly merchantId: string; readonly environment: Ids.Environment }
+  | { readonly kind: "fee"; readonly environment: Ids.Environment }
+  | { readonly kind: "funding"; readonly environment: Ids.Environment }
+
+const houseAccountId = (a: HouseAccount): string =>
+  a.kind === "merchant" ? accountId.merchant(a.merchantId, a.environment) : accountId[a.kind](a.environment)
+
+interface AccountRow {
+  readonly id: string
+  readonly kind: string
+  readonly environment: string
+  readonly customer_id: string | null
+  readonly merchant_id: string | null
+  readonly balance: number | string
+  readonly wallet_limit: number | string | null
+  readonly frozen: boolean
+  readonly blocked_by_rules: boolean
+  readonly time_zone: string | null
+  readonly created_at: Date
+}
+
+const payerFromRow = (row: AccountRow): Wallet.PayerAccount => {
+  const limit = intOrNull(row.wallet_limit)
+  return {
+    customerId: row.customer_id as Ids.CustomerId,
+    environment: row.environment as Ids.Environment,
+    balance: Money.Laari(int(row.balance)),
+    limit: limit === null ? null : Money.Laari(limit),
+    frozen: row.frozen,
+    blockedByRules: row.blocked_by_rules,
+    timeZone: row.time_zone!
+  }
+}
+
+/** The settings of a customer wallet a payer patch may change (balance moves by transfer instead). */
+export interface WalletSettings {
+  readonly limit?: number | null | undefined
+  readonly frozen?: boolean | undefined
+  readonly blockedByRules?: boolean | undefined
+  readonly timeZone?: string | undefined
+}
+
+interface TransferRow {
+  readonly id: string
+  readonly kind: "payment" | "funding"
+  readonly environment: string
+  readonly merchant_id: string | null
+  readonly customer_id: string
+  readonly amount: number | string
+  readonly fee: number | string
+  readonly memo: string
+  readonly created_at: Date
+}
+
+const receiptFromRow = (
+  row: Pick<TransferRow, "id" | "amount" | "fee" | "created_at">
+): Wallet.TransferReceipt => {
+  const amount = int(row.amount)
+  const fee = int(row.fee)
+  return {
+    id: row.id,
+    amount: Money.Laari(amount),
+    fee: Money.Laari(fee),
+    netAmount: Money.Laari(amount - fee),
+    createdAt: fromDate(row.created_at)
+  }
+}
+
+/** The ledger's statements, failing with `SqlError`; `layer` and `Directory` guard them. */
+export const make = (sql: SqlClient.SqlClient) => {
+  const transaction = inTransaction(sql)
+
+  const payer = (customerId: string, options: { readonly lock: boolean }) =>
+    sql<AccountRow>`SELECT * FROM ledger_accounts WHERE id = ${accountId.customer(customerId)}
+      ${sql.literal(options.lock ? "FOR UPDATE" : "")}`.pipe(Effect.map(one(payerFromRow)))
+
+  const receipt = (transferId: string) =>
+    sql<TransferRow>`SELECT * FROM ledger_transfers WHERE id = ${transferId}`.pipe(
+      Effect.map(one(receiptFromRow))
+    )
+
+  /**
+   * Records a transfer: its row, its entries, and the balances. `customerDelta` moves the customer's
+   * wallet (whose row the caller has locked, or just created); each house leg moves a house account.
+   * The entries sum to zero by construction, and the database checks it again at commit.
+   */
+  const book = (
+    transfer: TransferRow,
+    customerDelta: number,
+    houseLegs: ReadonlyArray<readonly [HouseAccount, number]>
+  ): Effect.Effect<void, SqlError> =>
+    Effect.gen(function* () {
+      const customerAccount = accountId.customer(transfer.customer_id)
+      const legs = houseLegs.filter(([, amount]) => amount !== 0)
+      yield* sql`INSERT INTO ledger_transfers ${sql.insert({ ...transfer })}`
+      // Customer first, then house accounts in a fixed order: concurrent transfers lock rows in the
+      // same order and cannot deadlock. The CHECK on balance is the last line against an overdraft.
+      yield* sql`UPDATE ledger_accounts SET balance = balance + ${customerDelta} WHERE id = ${customerAccount}`
+      for (const [account, amount] of legs) {
+        yield* sql`INSERT INTO ledger_accounts ${sql.insert({
+          id: houseAccountId(account),
+          kind: account.kind,
+          environment: account.environment,
+          merchant_id: account.kind === "merchant" ? account.merchantId : null,
+          balance: amount,
+          created_at: transfer.created_at
+        })} ON CONFLICT (id) DO UPDATE SET balance = ledger_accounts.balance + EXCLUDED.balance`
+      }
+      // After the accounts: a house account's first entry opens it.
+      yield* sql`INSERT INTO ledger_entries ${sql.insert([
+        { transfer_id: transfer.id, account_id: customerAccount, amount: customerDelta },
+        ...legs.map(([account, amount]) => ({
+          transfer_id: transfer.id,
+          account_id: houseAccountId(account),
+          amount
+        }))
+      ])}`
+    })
+
+  /**
+   * `Wallet.transfer`: lock the payer's wallet, return the stored receipt if this transfer id already
+   * happened, refuse per `Wallet.decideTransfer`, else book payer -amount, merchant +net, fee +fee.
+   * Joins the caller's transaction.
+   */
+  const transfer = (
+    t: Wallet.Transfer
+  ): Effect.Effect<Wallet.TransferReceipt, Wallet.TransferRefused | SqlError> =>
+    transaction(
+      Effect.gen(function* () {
+        const account = yield* payer(t.payer, { lock: true })
+        // After the lock: a concurrent attempt with the same id has committed or rolled back by now.
+        const existing = yield* receipt(t.id)
+        if (existing !== undefined) return existing
+        if (account === undefined || account.environment !== t.environment)
+          return yield* new Wallet.TransferRefused({ reason: "executor-error" })
+        const refusal = Wallet.decideTransfer(account, t.amount)
+        if (refusal !== undefined) return yield* new Wallet.TransferRefused({ reason: refusal })
+        const now = yield* DateTime.now
+        const net = t.amount - t.fee
+        const row: TransferRow = {
+          id: t.id,
+          kind: "payment",
+          environment: t.environment,
+          merchant_id: t.merchant,
+          customer_id: t.payer,
+          amount: t.amount,
+          fee: t.fee,
+          memo: t.memo,
+          created_at: toDate(now)
+        }
+        yield* book(row, -t.amount, [
+          [{ kind: "merchant", merchantId: t.merchant, environment: t.environment }, net],
+          [{ kind: "fee", environment: t.environment }, t.fee]
+        ])
+        return receiptFromRow(row)
+      })
+    )
+
+  /** Opens a customer's wallet (empty); call in the transaction that creates the customer. */
+  const openWallet = (
+    customerId: string,
+    environment: Ids.Environment,
+    settings: { readonly limit: number | null; readonly timeZone: string },
+    now: DateTime.Utc
+  ) =>
+    sql`INSERT INTO ledger_accounts ${sql.insert({
+      id: accountId.customer(customerId),
+      kind: "customer",
+      environment,
+      customer_id: customerId,
+      balance: 0,
+      wallet_limit: settings.limit,
+      time_zone: settings.timeZone,
+      created_at: toDate(now)
+    })}`.pipe(Effect.asVoid)
+
+  /**
+   * Moves `delta` laari into (or, negative, out of) a customer wallet from the environment's funding
+   * account, as a transfer with id `transferId`. The caller holds the wallet's lock (or just opened it).
+   */
+  const fund = (
+    customerId: string,
+    environment: Ids.Environment,
+    delta: number,
+    transferId: string,
+    memo: string,
+    now: DateTime.Utc
+  ) =>
+    delta === 0
+      ? Effect.void
+      : book(
+          {
+            id: transferId,
+            kind: "funding",
+            environment,
+            merchant_id: null,
+            customer_id: customerId,
+            amount: Math.abs(delta),
+            fee: 0,
+            memo,
+            created_at: toDate(now)
+          },
+          delta,
+          [[{ kind: "funding", environment }, -delta]]
+        )
+
+  /** Changes a wallet's settings; the caller holds its lock. */
+  const configure = (customerId: string, settings: WalletSettings) => {
+    const changes: Record<string, unknown> = {}
+    if (settings.limit !== undefined) changes.wallet_limit = settings.limit
+    if (settings.frozen !== undefined) changes.frozen = settings.frozen
+    if (settings.blockedByRules !== undefined) changes.blocked_by_rules = settings.blockedByRules
+    if (settings.timeZone !== undefined) changes.time_zone = settings.timeZone
+    return Object.keys(changes).length === 0
+      ? Effect.void
+      : sql`UPDATE ledger_accounts SET ${sql.update(changes)} WHERE id = ${accountId.customer(customerId)}`.pipe(
+          Effect.asVoid
+        )
+  }
+
+  /** A house account's balance; 0 before its first entry. */
+  const balance = (account: HouseAccount) =>
+    sql<{ readonly balance: number | string }>`SELECT balance FROM ledger_accounts
+      WHERE id = ${houseAccountId(account)}`.pipe(Effect.map((rows) => int(rows[0]?.balance ?? 0)))
+
+  /** The sum of every balance, funding included: zero while money is conserved. */
+  const total = sql<{
+    readonly total: number | string | null
+  }>`SELECT sum(balance) AS total FROM ledger_accounts`.pipe(Effect.map((rows) => int(rows[0]?.total ?? 0)))
+
+  return { payer, receipt, transfer, openWallet, fund, configure, balance, total } as const
+}
+
+export const walletLayer: Layer.Layer<Wallet.Wallet, never, SqlClient.SqlClient> = Layer.effect(
+  Wallet.Wallet,
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const ledger = make(sql)
+    return repository({
+      payer: (customerId: Ids.CustomerId) => ledger.payer(customerId, { lock: false }),
+      transfer: ledger.transfer
+    })
+  })
+)

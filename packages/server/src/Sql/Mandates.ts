@@ -1,0 +1,246 @@
+/**
+ * Mandates and their charges: rows, mapping, and the ports `Store.MandatesStore` and `Store.ChargesStore`.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Ids, type Mandate, Store } from "@laari/core"
+import { type DateTime, Effect, Layer } from "effect"
+import {
+  fromDate,
+  fromDateOrNull,
+  int,
+  intOrNull,
+  one,
+  repository,
+  toDate,
+  toDateOrNull
+} from "./Repository.js"
+
+// ---------------------------------------------------------------------------------------------------
+// mandates
+// ---------------------------------------------------------------------------------------------------
+
+interface MandateRow {
+  readonly id: string
+  readonly merchant_id: string
+  readonly environment: string
+  readonly reference: string
+  readonly status: string
+  readonly title: string
+  readonly description: string | null
+  readonly per_charge_cap: number | string
+  readonly period_cap: number | string | null
+  readonly period: string | null
+  readonly period_key: string | null
+  readonly period_charged: number | string
+  readonly return_url: string | null
+  readonly customer_id: string | null
+  readonly setup_expires_at: Date
+  readonly expires_at: Date
+  readonly approved_at: Date | null
+  readonly revoked_at: Date | null
+  readonly revoked_by: string | null
+  readonly declined_at: Date | null
+  readonly expired_at: Date | null
+  readonly created_at: Date
+}
+
+const mandateFromRow = (row: MandateRow): Mandate.Mandate => ({
+  id: row.id as Ids.MandateId,
+  merchantId: row.merchant_id as Ids.MerchantId,
+  environment: row.environment as Ids.Environment,
+  reference: row.reference,
+  status: row.status as Mandate.Status,
+  title: row.title,
+  description: row.description,
+  perChargeCap: int(row.per_charge_cap),
+  periodCap: intOrNull(row.period_cap),
+  period: row.period as "MONTH" | null,
+  periodKey: row.period_key,
+  periodCharged: int(row.period_charged),
+  returnUrl: row.return_url,
+  customerId: row.customer_id as Ids.CustomerId | null,
+  setupExpiresAt: fromDate(row.setup_expires_at),
+  expiresAt: fromDate(row.expires_at),
+  approvedAt: fromDateOrNull(row.approved_at),
+  revokedAt: fromDateOrNull(row.revoked_at),
+  revokedBy: row.revoked_by as Mandate.RevokedBy | null,
+  declinedAt: fromDateOrNull(row.declined_at),
+  expiredAt: fromDateOrNull(row.expired_at),
+  createdAt: fromDate(row.created_at)
+})
+
+const mandateToRow = (m: Mandate.Mandate): MandateRow => ({
+  id: m.id,
+  merchant_id: m.merchantId,
+  environment: m.environment,
+  reference: m.reference,
+  status: m.status,
+  title: m.title,
+  description: m.description,
+  per_charge_cap: m.perChargeCap,
+  period_cap: m.periodCap,
+  period: m.period,
+  period_key: m.periodKey,
+  period_charged: m.periodCharged,
+  return_url: m.returnUrl,
+  customer_id: m.customerId,
+  setup_expires_at: toDate(m.setupExpiresAt),
+  expires_at: toDate(m.expiresAt),
+  approved_at: toDateOrNull(m.approvedAt),
+  revoked_at: toDateOrNull(m.revokedAt),
+  revoked_by: m.revokedBy,
+  declined_at: toDateOrNull(m.declinedAt),
+  expired_at: toDateOrNull(m.expiredAt),
+  created_at: toDate(m.createdAt)
+})
+
+/** Fixed at creation: who owns the mandate and how it is addressed. */
+const immutable = ["id", "merchant_id", "environment", "reference", "created_at"] as const
+
+export const makeMandates = Effect.map(SqlClient.SqlClient, (sql) => {
+  const map = Effect.map((rows: ReadonlyArray<MandateRow>) => rows.map(mandateFromRow))
+
+  return repository({
+    // ON CONFLICT on the reference constraint rather than catching 23505: a failed statement would
+    // abort the caller's transaction on PostgreSQL, and the caller may want to carry on.
+    insert: (m: Mandate.Mandate) =>
+      sql`INSERT INTO mandates ${sql.insert({ ...mandateToRow(m) })}
+          ON CONFLICT ON CONSTRAINT mandates_reference DO NOTHING
+          RETURNING id`.pipe(
+        Effect.flatMap((rows) =>
+          rows.length === 1
+            ? Effect.void
+            : Effect.fail(new Store.DuplicateReference({ reference: m.reference }))
+        )
+      ),
+
+    update: (m: Mandate.Mandate) => {
+      const row = mandateToRow(m)
+      return sql`UPDATE mandates SET ${sql.update({ ...row }, immutable)}
+                 WHERE id = ${row.id} AND merchant_id = ${row.merchant_id}`.pipe(Effect.asVoid)
+    },
+
+    find: (tenant: Ids.Tenant, lookup: Ids.Lookup, options?: { readonly forUpdate?: boolean }) => {
+      const key =
+        lookup._tag === "ByReference"
+          ? sql`reference = ${lookup.reference}`
+          : Ids.isUuid(lookup.id)
+            ? sql`id = ${lookup.id}`
+            : undefined
+      if (key === undefined) return Effect.succeed(undefined)
+      return sql<MandateRow>`SELECT * FROM mandates
+        WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment} AND ${key}
+        ${sql.literal(options?.forUpdate ? "FOR UPDATE" : "")}`.pipe(Effect.map(one(mandateFromRow)))
+    },
+
+    lockById: (id: string) =>
+      Ids.isUuid(id)
+        ? sql<MandateRow>`SELECT * FROM mandates WHERE id = ${id} FOR UPDATE`.pipe(
+            Effect.map(one(mandateFromRow))
+          )
+        : Effect.succeed(undefined),
+
+    list: (tenant: Ids.Tenant, filter: Store.MandateFilter) => {
+      const where = [sql`merchant_id = ${tenant.merchantId}`, sql`environment = ${tenant.environment}`]
+      if (filter.status !== undefined) where.push(sql`status = ${filter.status}`)
+      if (filter.reference !== undefined) where.push(sql`reference = ${filter.reference}`)
+      return sql<MandateRow>`SELECT * FROM mandates WHERE ${sql.and(where)}
+        ORDER BY created_at DESC, position DESC
+        LIMIT ${filter.limit} OFFSET ${filter.offset}`.pipe(map)
+    },
+
+    listByCustomer: (customerId: Ids.CustomerId) =>
+      Ids.isUuid(customerId)
+        ? sql<MandateRow>`SELECT * FROM mandates WHERE customer_id = ${customerId}
+            ORDER BY created_at DESC, position DESC`.pipe(map)
+        : Effect.succeed([]),
+
+    // The two conditions of `Mandate.isDueToExpire`, each served by its partial index.
+    claimExpiring: (now: DateTime.Utc, limit: number) =>
+      sql<MandateRow>`SELECT * FROM mandates
+        WHERE (status = 'INITIATED' AND setup_expires_at <= ${toDate(now)})
+           OR (status IN ('ACTIVE', 'SUSPENDED') AND expires_at <= ${toDate(now)})
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED`.pipe(map),
+
+    nextExpiryAt: sql<{ readonly at: Date | null }>`SELECT least(
+        (SELECT min(setup_expires_at) FROM mandates WHERE status = 'INITIATED'),
+        (SELECT min(expires_at) FROM mandates WHERE status IN ('ACTIVE', 'SUSPENDED'))
+      ) AS at`.pipe(Effect.map((rows) => fromDateOrNull(rows[0]?.at ?? null) ?? undefined))
+  })
+})
+
+export const mandatesLayer: Layer.Layer<Store.MandatesStore, never, SqlClient.SqlClient> = Layer.effect(
+  Store.MandatesStore,
+  makeMandates
+)
+
+// ---------------------------------------------------------------------------------------------------
+// mandate_charges
+// ---------------------------------------------------------------------------------------------------
+
+interface ChargeRow {
+  readonly id: string
+  readonly mandate_id: string
+  readonly merchant_id: string
+  readonly environment: string
+  readonly customer_id: string
+  readonly amount: number | string
+  readonly description: string
+  readonly reference: string
+  readonly fee: number | string
+  readonly net_amount: number | string
+  readonly period_key: string
+  readonly period_charged: number | string
+  readonly created_at: Date
+}
+
+const chargeFromRow = (row: ChargeRow): Mandate.Charge => ({
+  id: row.id,
+  mandateId: row.mandate_id as Ids.MandateId,
+  merchantId: row.merchant_id as Ids.MerchantId,
+  environment: row.environment as Ids.Environment,
+  customerId: row.customer_id as Ids.CustomerId,
+  amount: int(row.amount),
+  description: row.description,
+  reference: row.reference,
+  fee: int(row.fee),
+  netAmount: int(row.net_amount),
+  periodKey: row.period_key,
+  periodCharged: int(row.period_charged),
+  createdAt: fromDate(row.created_at)
+})
+
+const chargeToRow = (c: Mandate.Charge): ChargeRow => ({
+  id: c.id,
+  mandate_id: c.mandateId,
+  merchant_id: c.merchantId,
+  environment: c.environment,
+  customer_id: c.customerId,
+  amount: c.amount,
+  description: c.description,
+  reference: c.reference,
+  fee: c.fee,
+  net_amount: c.netAmount,
+  period_key: c.periodKey,
+  period_charged: c.periodCharged,
+  created_at: toDate(c.createdAt)
+})
+
+export const makeCharges = Effect.map(SqlClient.SqlClient, (sql) =>
+  repository({
+    insert: (c: Mandate.Charge) =>
+      sql`INSERT INTO mandate_charges ${sql.insert({ ...chargeToRow(c) })}`.pipe(Effect.asVoid),
+    /** Newest first, like every list. */
+    listByMandate: (mandateId: string) =>
+      Ids.isUuid(mandateId)
+        ? sql<ChargeRow>`SELECT * FROM mandate_charges WHERE mandate_id = ${mandateId}
+            ORDER BY created_at DESC, position DESC`.pipe(Effect.map((rows) => rows.map(chargeFromRow)))
+        : Effect.succeed([])
+  })
+)
+
+export const chargesLayer: Layer.Layer<Store.ChargesStore, never, SqlClient.SqlClient> = Layer.effect(
+  Store.ChargesStore,
+  makeCharges
+)

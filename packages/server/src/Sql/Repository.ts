@@ -1,0 +1,136 @@
+/**
+ * What every SQL adapter shares: how a failed statement meets the ports (`ServiceUnavailable` or a
+ * defect), how a command joins the caller's transaction, and how column values map to the model.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
+import { Errors } from "@laari/core"
+import { DateTime, Effect, Option } from "effect"
+
+// ---------------------------------------------------------------------------------------------------
+// Failures
+// ---------------------------------------------------------------------------------------------------
+
+/** SQLSTATEs that say "try again later" rather than "this statement is wrong". */
+const transientStates = new Set([
+  "40001", // serialization_failure
+  "40P01", // deadlock_detected
+  "55P03", // lock_not_available
+  "57014", // query_canceled (statement timeout)
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03" // cannot_connect_now (starting up)
+])
+/** 08: connection exception; 53: insufficient resources (too many connections, disk full). */
+const transientClasses = new Set(["08", "53"])
+
+/**
+ * Whether the database could not answer (unreachable, restarting, overloaded), so the same request
+ * works once it is back. A database that answered carries `severity` and a SQLSTATE `code` (pg and
+ * PGlite both use pg-protocol's `DatabaseError`); socket errors, connect timeouts and a closed PGlite
+ * do not.
+ */
+export const isUnavailable = (error: SqlError): boolean => {
+  const cause = error.cause as { readonly severity?: unknown; readonly code?: unknown } | null | undefined
+  if (typeof cause?.severity !== "string" || typeof cause.code !== "string") return true
+  return transientStates.has(cause.code) || transientClasses.has(cause.code.slice(0, 2))
+}
+
+const unavailable = (error: SqlError) => new Errors.ServiceUnavailable({ cause: error })
+
+/**
+ * The one rule for SQL failures: a database that cannot answer is `ServiceUnavailable` (a 503 for
+ * callers); any other `SqlError` is a bug in a statement and dies. Connection losses that the SQL client
+ * turns into defects (a failed COMMIT or ROLLBACK) become `ServiceUnavailable` too.
+ */
+export const guard = <A, E, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, Exclude<E, SqlError> | Errors.ServiceUnavailable, R> =>
+  effect.pipe(
+    Effect.catchAll(
+      (e): Effect.Effect<never, Exclude<E, SqlError> | Errors.ServiceUnavailable> =>
+        !(e instanceof SqlError)
+          ? Effect.fail(e as Exclude<E, SqlError>)
+          : isUnavailable(e)
+            ? Effect.fail(unavailable(e))
+            : Effect.die(e)
+    ),
+    Effect.catchSomeDefect((defect) =>
+      defect instanceof SqlError && isUnavailable(defect)
+        ? Option.some(Effect.fail(unavailable(defect)))
+        : Option.none()
+    )
+  )
+
+type Guarded<T> = {
+  readonly [K in keyof T]: T[K] extends (...args: infer P) => Effect.Effect<infer A, infer E, infer R>
+    ? (...args: P) => Effect.Effect<A, Exclude<E, SqlError> | Errors.ServiceUnavailable, R>
+    : T[K] extends Effect.Effect<infer A, infer E, infer R>
+      ? Effect.Effect<A, Exclude<E, SqlError> | Errors.ServiceUnavailable, R>
+      : T[K]
+}
+
+/** Applies `guard` to every method (and every effect-valued field) of a repository. */
+export const repository = <T extends object>(methods: T): Guarded<T> =>
+  Object.fromEntries(
+    Object.entries(methods).map(([name, member]) => [
+      name,
+      Effect.isEffect(member)
+        ? guard(member)
+        : typeof member === "function"
+          ? (...args: Array<unknown>) => guard(member(...args) as Effect.Effect<unknown, unknown, unknown>)
+          : member
+    ])
+  ) as Guarded<T>
+
+// ---------------------------------------------------------------------------------------------------
+// Transactions
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * Runs `effect` in the caller's transaction when there is one (joining it: no savepoint, so a nested
+ * failure the caller recovers from keeps its writes, as the in-memory adapters do), else in a new one.
+ */
+export const inTransaction =
+  (sql: SqlClient.SqlClient) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
+    Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) =>
+      Option.isSome(open) ? effect : sql.withTransaction(effect)
+    )
+
+/** Dies when called inside a transaction: for work that must commit on its own. */
+export const outsideTransaction = (what: string): Effect.Effect<void> =>
+  Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) =>
+    Option.isSome(open) ? Effect.dieMessage(`${what} must not run inside a transaction`) : Effect.void
+  )
+
+// ---------------------------------------------------------------------------------------------------
+// Column values
+// ---------------------------------------------------------------------------------------------------
+
+/** `bigint` columns and `count(*)`: pg returns text, PGlite a number. Amounts are safe integers. */
+export const int = (value: unknown): number => {
+  const n = Number(value)
+  if (!Number.isSafeInteger(n))
+    throw new Error(`Expected a safe integer from the database, got ${String(value)}`)
+  return n
+}
+
+export const intOrNull = (value: unknown): number | null =>
+  value === null || value === undefined ? null : int(value)
+
+export const toDate = (t: DateTime.Utc): Date => DateTime.toDateUtc(t)
+export const toDateOrNull = (t: DateTime.Utc | null): Date | null =>
+  t === null ? null : DateTime.toDateUtc(t)
+export const fromDate = (d: Date): DateTime.Utc => DateTime.unsafeFromDate(d)
+export const fromDateOrNull = (d: Date | null): DateTime.Utc | null =>
+  d === null ? null : DateTime.unsafeFromDate(d)
+
+/** The first row mapped with `f`, or `undefined` when there is none. */
+export const one =
+  <Row, A>(f: (row: Row) => A) =>
+  (rows: ReadonlyArray<Row>): A | undefined =>
+    rows[0] === undefined ? undefined : f(rows[0])
+
+/** jsonb/json parameters are sent as JSON text: both drivers pass a string through as-is. */
+export const json = (value: unknown): string => JSON.stringify(value)

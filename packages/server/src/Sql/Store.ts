@@ -1,0 +1,53 @@
+/**
+ * Every core port over one `SqlClient`: the `Transactor`, the repositories, the outbox, notifications,
+ * idempotency keys and the built-in ledger behind `Wallet`. The same adapters serve PostgreSQL and PGlite.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { type Events, type Idempotency, type Notifications, Store, type Wallet } from "@laari/core"
+import { Effect, Layer } from "effect"
+import { challengesLayer } from "./Challenges.js"
+import { outboxLayer } from "./Events.js"
+import { idempotencyLayer } from "./Idempotency.js"
+import { walletLayer } from "./Ledger.js"
+import { chargesLayer, mandatesLayer } from "./Mandates.js"
+import { customersLayer, merchantsLayer } from "./Merchants.js"
+import { notificationsLayer } from "./Notifications.js"
+import { guard, inTransaction } from "./Repository.js"
+
+/**
+ * One transaction around a command; nested calls join the outer one. A database that cannot be reached
+ * (at BEGIN, mid-way or at COMMIT) is `ServiceUnavailable`.
+ */
+export const transactorLayer: Layer.Layer<Store.Transactor, never, SqlClient.SqlClient> = Layer.effect(
+  Store.Transactor,
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const transaction = inTransaction(sql)
+    return { withTransaction: (effect) => guard(transaction(effect)) }
+  })
+)
+
+/** The ports of `@laari/core` that a SQL database provides. */
+export type Ports =
+  | Store.Transactor
+  | Store.Merchants
+  | Store.Customers
+  | Store.MandatesStore
+  | Store.ChargesStore
+  | Store.ChallengesStore
+  | Idempotency.IdempotencyStore
+  | Events.Outbox
+  | Notifications.Notifications
+  | Wallet.Wallet
+
+export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = Layer.mergeAll(
+  transactorLayer,
+  merchantsLayer,
+  customersLayer,
+  mandatesLayer,
+  chargesLayer,
+  challengesLayer,
+  idempotencyLayer,
+  outboxLayer,
+  notificationsLayer,
+  walletLayer
+)

@@ -1,0 +1,104 @@
+/**
+ * Migrations: run at start, a no-op when run again, safe when processes migrate side by side; and how
+ * long a PGlite database takes to start and migrate.
+ */
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import * as Migrations from "../src/Sql/Migrations.js"
+import * as PgliteClient from "../src/Sql/PgliteClient.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+
+const applied = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) =>
+    sql<{
+      migration_id: number
+      name: string
+    }>`SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`
+)
+
+const tables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.map(
+    sql<{
+      name: string
+    }>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
+    (rows) => rows.map((r) => r.name)
+  )
+)
+
+const schema = [
+  "api_keys",
+  "challenges",
+  "customers",
+  "effect_sql_migrations",
+  "events",
+  "idempotency_keys",
+  "ledger_accounts",
+  "ledger_entries",
+  "ledger_transfers",
+  "mandate_charges",
+  "mandates",
+  "merchants",
+  "notifications",
+  "outlets"
+]
+
+describe("PGlite", () => {
+  it.live(
+    "starts and migrates (timings are printed)",
+    () =>
+      Effect.gen(function* () {
+        const started = performance.now()
+        const context = yield* Layer.build(PgliteClient.layer({}))
+        const ready = performance.now()
+        const first = yield* Effect.provide(Migrations.run, context)
+        const migrated = performance.now()
+        const second = yield* Effect.provide(Migrations.run, context)
+        const again = performance.now()
+        console.info(
+          `PGlite in memory: start ${Math.round(ready - started)} ms, first migration ${Math.round(migrated - ready)} ms, ` +
+            `second (no-op) ${Math.round(again - migrated)} ms`
+        )
+        expect(first).toEqual([[1, "init"]])
+        expect(second).toEqual([])
+        expect(yield* Effect.provide(tables, context)).toEqual(schema)
+      }).pipe(Effect.scoped),
+    60_000
+  )
+})
+
+for (const backend of TestDatabase.backends) {
+  describe.skipIf(backend.skip)(backend.name, () => {
+    layer(backend.layer(), { excludeTestServices: true, timeout: "60 seconds" })("migrations", (it) => {
+      it.effect("ran at start; running them again is a no-op", () =>
+        Effect.gen(function* () {
+          expect(yield* applied).toEqual([{ migration_id: 1, name: "init" }])
+          expect(yield* Migrations.run).toEqual([])
+          expect(yield* Migrations.run).toEqual([])
+          expect(yield* applied).toEqual([{ migration_id: 1, name: "init" }])
+          expect(yield* tables).toEqual(schema)
+        })
+      )
+    })
+  })
+}
+
+describe.skipIf(TestDatabase.postgresUrl === undefined)("PostgreSQL", () => {
+  it.live(
+    "processes migrating one fresh database side by side: one migrates, the others wait and find nothing to do",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* TestDatabase.createDatabase(TestDatabase.postgresUrl!)
+        const process = Effect.provide(
+          Migrations.run,
+          PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })
+        )
+        const results = yield* Effect.all([process, process, process, process], { concurrency: "unbounded" })
+        expect(results.filter((r) => r.length === 1)).toEqual([[[1, "init"]]])
+        expect(results.filter((r) => r.length === 0)).toHaveLength(3)
+      }).pipe(Effect.scoped),
+    60_000
+  )
+})

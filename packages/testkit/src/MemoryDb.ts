@@ -1,0 +1,146 @@
+/**
+ * An in-memory database with real transaction semantics.
+ *
+ * The model: one immutable `Tables` value holds every table, and a single variable points at the current
+ * one. A transaction holds the database's only permit from start to end, remembers the `Tables` it started
+ * from, and puts it back if it fails, dies or is interrupted. Writes never mutate a table, they replace it
+ * (persistent `HashMap`s and `Chunk`s), so keeping a snapshot is keeping a pointer.
+ *
+ * Every read and write of the memory adapters runs through `withTransaction`: alone it is a tiny
+ * transaction of its own, inside a command it joins the command's. So operations are serialized and no
+ * reader ever sees another transaction's uncommitted writes: it cannot even run until that one ends.
+ */
+import {
+  type Approval,
+  type Events,
+  type Idempotency,
+  type Mandate,
+  type Notifications,
+  Store,
+  type Wallet
+} from "@laari/core"
+import { Chunk, Context, Effect, Exit, FiberRef, HashMap, Layer } from "effect"
+
+/** A row with its insertion number, which breaks ties between rows created at the same moment. */
+export interface Row<A> {
+  readonly seq: number
+  readonly value: A
+}
+
+/** A customer wallet's settings; its balance is the ledger account `customer:<id>` in `balances`. */
+export interface WalletSettings {
+  readonly customerId: string
+  readonly environment: "test" | "live"
+  readonly limit: number | null
+  readonly frozen: boolean
+  readonly blockedByRules: boolean
+  readonly timeZone: string
+}
+
+/** One leg of a ledger posting: a positive amount credits `account`, a negative one debits it. */
+export interface Entry {
+  readonly postingId: string
+  readonly account: string
+  readonly amount: number
+}
+
+export interface Tables {
+  /** Counter for `Row.seq`. */
+  readonly seq: number
+  readonly merchants: HashMap.HashMap<string, Store.Merchant>
+  readonly customers: HashMap.HashMap<string, Store.Customer>
+  readonly mandates: HashMap.HashMap<string, Row<Mandate.Mandate>>
+  readonly charges: HashMap.HashMap<string, Row<Mandate.Charge>>
+  readonly challenges: HashMap.HashMap<string, Approval.Challenge>
+  /** Keyed by `scopeKey(scope)`. */
+  readonly idempotency: HashMap.HashMap<string, Idempotency.Record>
+  /** Oldest first. */
+  readonly events: Chunk.Chunk<Events.Event>
+  /** Oldest first. */
+  readonly notifications: Chunk.Chunk<Notifications.Notification>
+  // The ledger (see MemoryWallet).
+  readonly wallets: HashMap.HashMap<string, WalletSettings>
+  readonly balances: HashMap.HashMap<string, number>
+  readonly transfers: HashMap.HashMap<string, Wallet.TransferReceipt>
+  readonly entries: Chunk.Chunk<Entry>
+}
+
+export const empty: Tables = {
+  seq: 0,
+  merchants: HashMap.empty(),
+  customers: HashMap.empty(),
+  mandates: HashMap.empty(),
+  charges: HashMap.empty(),
+  challenges: HashMap.empty(),
+  idempotency: HashMap.empty(),
+  events: Chunk.empty(),
+  notifications: Chunk.empty(),
+  wallets: HashMap.empty(),
+  balances: HashMap.empty(),
+  transfers: HashMap.empty(),
+  entries: Chunk.empty()
+}
+
+export interface MemoryDbService extends Store.TransactorService {
+  /** Never fails of its own accord: memory cannot be unavailable. */
+  readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** The tables as the current transaction sees them. */
+  readonly get: Effect.Effect<Tables>
+  /** Replaces the tables, inside the current transaction (or a transaction of its own). */
+  readonly update: (f: (tables: Tables) => Tables) => Effect.Effect<void>
+  /** `update` that also returns a value computed from the old tables. */
+  readonly modify: <A>(f: (tables: Tables) => readonly [A, Tables]) => Effect.Effect<A>
+}
+
+export class MemoryDb extends Context.Tag("laari/testkit/MemoryDb")<MemoryDb, MemoryDbService>() {}
+
+export const make = (initial: Tables = empty): Effect.Effect<MemoryDbService> =>
+  Effect.sync(() => {
+    let current = initial
+    const lock = Effect.unsafeMakeSemaphore(1)
+    // Set while a fiber (or a fiber it forked) runs inside a transaction: nested calls join it.
+    const inTransaction = FiberRef.unsafeMake(false)
+
+    const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Effect.flatMap(FiberRef.get(inTransaction), (joined) =>
+        joined
+          ? effect
+          : lock.withPermits(1)(
+              Effect.suspend(() => {
+                const snapshot = current
+                return effect.pipe(
+                  Effect.locally(inTransaction, true),
+                  // Runs on failure, defect and interruption alike: nothing of the transaction survives.
+                  Effect.onExit((exit) =>
+                    Exit.isSuccess(exit)
+                      ? Effect.void
+                      : Effect.sync(() => {
+                          current = snapshot
+                        })
+                  )
+                )
+              })
+            )
+      )
+
+    const modify = <A>(f: (tables: Tables) => readonly [A, Tables]): Effect.Effect<A> =>
+      withTransaction(
+        Effect.sync(() => {
+          const [a, next] = f(current)
+          current = next
+          return a
+        })
+      )
+
+    return {
+      withTransaction,
+      get: withTransaction(Effect.sync(() => current)),
+      update: (f) => modify((t) => [undefined, f(t)]),
+      modify
+    }
+  })
+
+/** The database and the `Transactor` over it. */
+export const layer: Layer.Layer<MemoryDb | Store.Transactor> = Layer.effectContext(
+  Effect.map(make(), (db) => Context.make(MemoryDb, db).pipe(Context.add(Store.Transactor, db)))
+)

@@ -1,0 +1,1130 @@
+/**
+ * THE store contract: the behaviour every storage adapter (memory here; PGlite and PostgreSQL in the
+ * server) must show, as one vitest suite an adapter registers with
+ *
+ * ```ts
+ * StoreContract.suite("memory", () => Testkit.ports())
+ * ```
+ *
+ * The suite builds one layer from `makeLayer()` for all its tests, puts `Approvals` and `Mandates` on
+ * top, and runs on the real clock (no `TestClock`): store methods get explicit times, and the service
+ * tests run on a manual clock of their own. Every test makes its own merchant, so tests share a database
+ * without sharing data; the few store methods that are global (`claimExpiring`, `nextExpiryAt`, `purge`)
+ * are tested with dates in 1950, which no other test uses, inside transactions that are rolled back.
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import {
+  Approval,
+  Approvals,
+  Crypto,
+  Events,
+  Ids,
+  Idempotency,
+  Mandate,
+  Mandates,
+  Notifications,
+  Store,
+  Wallet,
+  Work
+} from "@laari/core"
+import { Data, DateTime, Deferred, Effect, Either, Exit, Fiber, Layer } from "effect"
+import { type MerchantInput, type PayerPatch, SandboxPayerBalance, Seed } from "./Seed.js"
+
+/** Every port of core: what a host brings. */
+export type AllCorePorts =
+  | Store.Transactor
+  | Store.Merchants
+  | Store.Customers
+  | Store.MandatesStore
+  | Store.ChargesStore
+  | Store.ChallengesStore
+  | Idempotency.IdempotencyStore
+  | Events.Outbox
+  | Notifications.Notifications
+  | Wallet.Wallet
+  | Crypto.Crypto
+
+// -------------------------------------------------------------------------------------------------
+// Helpers
+// -------------------------------------------------------------------------------------------------
+
+/** A base moment with milliseconds, so stores that drop them are caught. */
+const T0 = DateTime.unsafeMake("2026-03-31T10:00:00.123Z")
+const plus = (t: DateTime.Utc, millis: number): DateTime.Utc =>
+  DateTime.unsafeMake(DateTime.toEpochMillis(t) + millis)
+const second = 1_000
+const minute = 60 * second
+const hour = 60 * minute
+const day = 24 * hour
+
+/** Values with every `DateTime` as its ISO text: equal to the millisecond, and readable when not. */
+export const plain = (value: unknown): unknown => {
+  if (DateTime.isDateTime(value)) return DateTime.formatIso(value)
+  if (Array.isArray(value)) return value.map(plain)
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]))
+  return value
+}
+
+const uuid = Effect.flatMap(Crypto.Crypto, (c) => c.uuid)
+
+let merchantCount = 0
+/** A fresh merchant, so no test sees another's data. */
+const freshMerchant = (input: Partial<MerchantInput> = {}) =>
+  Effect.flatMap(Seed, (seed) => seed.merchant({ name: `Contract merchant ${++merchantCount}`, ...input }))
+
+const tenantOf = (merchant: Store.Merchant, environment: Ids.Environment = "test"): Ids.Tenant => ({
+  merchantId: merchant.id,
+  environment
+})
+
+/** A unique phone number. */
+const freshPhone = Effect.map(uuid, (id) => `+960 ${id}`)
+
+/** A complete mandate of `tenant`, `INITIATED` around `T0`, with `overrides`. */
+const newMandate = (tenant: Ids.Tenant, overrides: Partial<Mandate.Mandate> = {}) =>
+  Effect.map(
+    Effect.all([uuid, uuid]),
+    ([id, ref]): Mandate.Mandate => ({
+      id: id as Ids.MandateId,
+      merchantId: tenant.merchantId,
+      environment: tenant.environment,
+      reference: `ref-${ref}`,
+      status: "INITIATED",
+      title: "Contract mandate",
+      description: null,
+      perChargeCap: 10_000,
+      periodCap: null,
+      period: null,
+      periodKey: null,
+      periodCharged: 0,
+      returnUrl: null,
+      customerId: null,
+      setupExpiresAt: plus(T0, day),
+      expiresAt: plus(T0, 365 * day),
+      approvedAt: null,
+      revokedAt: null,
+      revokedBy: null,
+      declinedAt: null,
+      expiredAt: null,
+      createdAt: T0,
+      ...overrides
+    })
+  )
+
+const insertMandate = (tenant: Ids.Tenant, overrides: Partial<Mandate.Mandate> = {}) =>
+  Effect.gen(function* () {
+    const m = yield* newMandate(tenant, overrides)
+    yield* (yield* Store.MandatesStore).insert(m)
+    return m
+  })
+
+class Rollback extends Data.TaggedError("Rollback") {}
+
+/** Runs `body` in a transaction that is then rolled back, so the test leaves nothing behind. */
+const rolledBack = <A, E, R>(body: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const tx = yield* Store.Transactor
+    // Anything but the rollback itself (a failed expectation, an error) still fails the test.
+    yield* tx.withTransaction(Effect.zipRight(body, Effect.fail(new Rollback()))).pipe(
+      Effect.catchIf(
+        (e): e is Rollback => e instanceof Rollback,
+        () => Effect.void
+      )
+    )
+  })
+
+const ids = (ms: ReadonlyArray<{ readonly id: string }>) => ms.map((m) => m.id)
+
+/** The far past that only the global-method tests use. */
+const Era = DateTime.unsafeMake("1950-06-15T00:00:00Z")
+
+// -------------------------------------------------------------------------------------------------
+// The suite
+// -------------------------------------------------------------------------------------------------
+
+export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | Seed, unknown>): void => {
+  const services = Mandates.Mandates.Default.pipe(
+    Layer.provideMerge(Approvals.Approvals.Default),
+    Layer.provideMerge(makeLayer())
+  )
+
+  layer(services, { excludeTestServices: true, timeout: "60 seconds" })(`store contract: ${name}`, (it) => {
+    describe("merchants and customers", () => {
+      it.effect("the seeded merchant, its sandbox payer and a customer are found", () =>
+        Effect.gen(function* () {
+          const seed = yield* Seed
+          const merchant = yield* freshMerchant({
+            city: "Hulhumale",
+            mcc: "5812",
+            feeBps: 150,
+            features: { mandatesLive: true }
+          })
+          expect(merchant).toMatchObject({
+            city: "Hulhumale",
+            mcc: "5812",
+            feeBps: 150,
+            features: { mandatesLive: true, subscriptionsLive: false }
+          })
+          const merchants = yield* Store.Merchants
+          expect(plain(yield* merchants.get(merchant.id))).toEqual(plain(merchant))
+          expect(yield* merchants.get((yield* uuid) as Ids.MerchantId)).toBeUndefined()
+
+          const customers = yield* Store.Customers
+          const wallet = yield* Wallet.Wallet
+          const payer = yield* customers.get(merchant.sandboxPayer)
+          expect(payer?.environment).toBe("test")
+          expect((yield* wallet.payer(merchant.sandboxPayer))?.balance).toBe(SandboxPayerBalance)
+
+          const phone = yield* freshPhone
+          const customer = yield* seed.customer({
+            environment: "live",
+            phone,
+            name: "Aisha",
+            balance: 5_000,
+            timeZone: "Asia/Kathmandu"
+          })
+          expect(customer).toMatchObject({ environment: "live", phone, name: "Aisha" })
+          expect(plain(yield* customers.get(customer.id))).toEqual(plain(customer))
+          expect(plain(yield* customers.findByPhone("live", phone))).toEqual(plain(customer))
+          expect(yield* customers.findByPhone("test", phone)).toBeUndefined()
+          expect(yield* wallet.payer(customer.id)).toEqual({
+            customerId: customer.id,
+            environment: "live",
+            balance: 5_000,
+            limit: null,
+            frozen: false,
+            blockedByRules: false,
+            timeZone: "Asia/Kathmandu"
+          })
+          expect(yield* wallet.payer((yield* uuid) as Ids.CustomerId)).toBeUndefined()
+        })
+      )
+    })
+
+    describe("mandates", () => {
+      it.effect("insert, then find by id and by reference (also locked, and by lockById)", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.MandatesStore
+          const tx = yield* Store.Transactor
+          const tenant = tenantOf(yield* freshMerchant())
+          const m = yield* insertMandate(tenant, { description: "with a description" })
+          expect(plain(yield* store.find(tenant, Ids.lookup(m.id)))).toEqual(plain(m))
+          expect(plain(yield* store.find(tenant, Ids.lookup(m.id.toUpperCase())))).toEqual(plain(m))
+          expect(plain(yield* store.find(tenant, Ids.lookup(m.reference)))).toEqual(plain(m))
+          const locked = yield* tx.withTransaction(store.find(tenant, Ids.lookup(m.id), { forUpdate: true }))
+          expect(plain(locked)).toEqual(plain(m))
+          expect(plain(yield* tx.withTransaction(store.lockById(m.id)))).toEqual(plain(m))
+          expect(yield* store.find(tenant, Ids.lookup(yield* uuid))).toBeUndefined()
+          expect(yield* store.find(tenant, Ids.lookup("no-such-reference"))).toBeUndefined()
+          expect(yield* store.lockById(yield* uuid)).toBeUndefined()
+        })
+      )
+
+      it.effect("another merchant's or another environment's mandate is not found", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.MandatesStore
+          const owner = yield* freshMerchant()
+          const other = yield* freshMerchant()
+          const m = yield* insertMandate(tenantOf(owner))
+          for (const tenant of [tenantOf(other), tenantOf(owner, "live"), tenantOf(other, "live")]) {
+            expect(yield* store.find(tenant, Ids.lookup(m.id))).toBeUndefined()
+            expect(yield* store.find(tenant, Ids.lookup(m.reference))).toBeUndefined()
+            expect(yield* store.list(tenant, { limit: 100, offset: 0 })).toEqual([])
+          }
+          // The customer's side has no tenant: it finds any mandate by id.
+          expect((yield* store.lockById(m.id))?.id).toBe(m.id)
+        })
+      )
+
+      it.effect("a duplicate reference is DuplicateReference; the same reference elsewhere is fine", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.MandatesStore
+          const merchant = yield* freshMerchant()
+          const other = yield* freshMerchant()
+          const first = yield* insertMandate(tenantOf(merchant))
+          const again = yield* newMandate(tenantOf(merchant), { reference: first.reference, title: "Again" })
+          const refused = yield* Effect.flip(store.insert(again))
+          expect(refused).toBeInstanceOf(Store.DuplicateReference)
+          expect(refused).toMatchObject({ _tag: "DuplicateReference", reference: first.reference })
+          expect(yield* store.find(tenantOf(merchant), Ids.lookup(again.id))).toBeUndefined()
+          expect((yield* store.find(tenantOf(merchant), Ids.lookup(first.reference)))?.id).toBe(first.id)
+
+          const elsewhere = [
+            yield* newMandate(tenantOf(other), { reference: first.reference }),
+            yield* newMandate(tenantOf(merchant, "live"), { reference: first.reference })
+          ]
+          for (const m of elsewhere) {
+            yield* store.insert(m)
+            expect((yield* store.find(m, Ids.lookup(first.reference)))?.id).toBe(m.id)
+          }
+        })
+      )
+
+      it.effect("list is newest first, filters by status and reference, pages by limit and offset", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.MandatesStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const statuses: ReadonlyArray<Mandate.Status> = [
+            "INITIATED",
+            "ACTIVE",
+            "ACTIVE",
+            "REVOKED",
+            "ACTIVE"
+          ]
+          const made = yield* Effect.forEach(statuses, (status, i) =>
+            newMandate(tenant, {
+              status,
+              createdAt: plus(T0, (i + 1) * minute),
+              customerId: status === "INITIATED" ? null : merchant.sandboxPayer
+            })
+          )
+          // Inserted out of order: the order of a list comes from `createdAt`, not from insertion.
+          for (const i of [2, 0, 4, 1, 3]) yield* store.insert(made[i]!)
+          yield* insertMandate(tenantOf(yield* freshMerchant()), { createdAt: plus(T0, 3 * minute) })
+          yield* insertMandate(tenantOf(merchant, "live"), { createdAt: plus(T0, 3 * minute) })
+
+          const newest = [...made].reverse()
+          const list = (filter: Partial<Store.MandateFilter>) =>
+            Effect.map(store.list(tenant, { limit: 25, offset: 0, ...filter }), ids)
+          expect(yield* list({})).toEqual(ids(newest))
+          expect(plain(yield* store.list(tenant, { limit: 25, offset: 0 }))).toEqual(plain(newest))
+          expect(yield* list({ status: "ACTIVE" })).toEqual(ids(newest.filter((m) => m.status === "ACTIVE")))
+          expect(yield* list({ status: "EXPIRED" })).toEqual([])
+          expect(yield* list({ reference: made[3]!.reference })).toEqual([made[3]!.id])
+          expect(yield* list({ reference: made[3]!.reference, status: "ACTIVE" })).toEqual([])
+          expect(yield* list({ limit: 2, offset: 1 })).toEqual(ids(newest.slice(1, 3)))
+          expect(yield* list({ limit: 1, offset: 4 })).toEqual([newest[4]!.id])
+          expect(yield* list({ offset: 5 })).toEqual([])
+          expect(yield* list({ status: "ACTIVE", limit: 1, offset: 1 })).toEqual([made[2]!.id])
+        })
+      )
+
+      it.effect("update round-trips every field, to the millisecond and through nulls", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.MandatesStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const m = yield* insertMandate(tenant)
+          const bystander = yield* insertMandate(tenant, { createdAt: plus(T0, second) })
+
+          const filled: Mandate.Mandate = {
+            ...m,
+            status: "SUSPENDED",
+            title: "A new title",
+            description: "Now with a description",
+            perChargeCap: 20_000,
+            periodCap: 50_000,
+            period: "MONTH",
+            periodKey: "2026-03",
+            periodCharged: 12_345,
+            returnUrl: "https://shop.example/back?x=1",
+            customerId: merchant.sandboxPayer,
+            setupExpiresAt: plus(T0, day + 456),
+            expiresAt: plus(T0, 200 * day + 789),
+            approvedAt: plus(T0, hour + 1),
+            revokedAt: plus(T0, 2 * hour + 2),
+            revokedBy: "SERVICE",
+            declinedAt: plus(T0, 3 * hour + 3),
+            expiredAt: plus(T0, 4 * hour + 4)
+          }
+          yield* store.update(filled)
+          expect(plain(yield* store.find(tenant, Ids.lookup(m.id)))).toEqual(plain(filled))
+
+          const emptied: Mandate.Mandate = {
+            ...filled,
+            status: "EXPIRED",
+            description: null,
+            periodCap: null,
+            period: null,
+            periodKey: null,
+            periodCharged: 0,
+            returnUrl: null,
+            customerId: null,
+            approvedAt: null,
+            revokedAt: null,
+            revokedBy: null,
+            declinedAt: null,
+            expiredAt: null
+          }
+          yield* store.update(emptied)
+          expect(plain(yield* store.find(tenant, Ids.lookup(m.id)))).toEqual(plain(emptied))
+          expect(plain(yield* store.find(tenant, Ids.lookup(bystander.id)))).toEqual(plain(bystander))
+        })
+      )
+
+      it.effect("listByCustomer lists the mandates bound to that wallet, newest first", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.MandatesStore
+          const seed = yield* Seed
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const customer = yield* seed.customer({ environment: "test", phone: yield* freshPhone })
+          const older = yield* insertMandate(tenant, { status: "ACTIVE", customerId: customer.id })
+          const newer = yield* insertMandate(tenant, {
+            status: "REVOKED",
+            customerId: customer.id,
+            createdAt: plus(T0, second)
+          })
+          yield* insertMandate(tenant, { status: "ACTIVE", customerId: merchant.sandboxPayer })
+          yield* insertMandate(tenant)
+          expect(ids(yield* store.listByCustomer(customer.id))).toEqual([newer.id, older.id])
+          expect(yield* store.listByCustomer((yield* uuid) as Ids.CustomerId)).toEqual([])
+        })
+      )
+
+      it.effect("claimExpiring claims exactly the due mandates, up to the limit", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.MandatesStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const now = Era
+          const base = { createdAt: plus(now, -2 * day), setupExpiresAt: plus(now, -day) }
+          const bound = { ...base, customerId: merchant.sandboxPayer }
+          yield* rolledBack(
+            Effect.gen(function* () {
+              const due = [
+                yield* insertMandate(tenant, { setupExpiresAt: plus(now, -1), createdAt: base.createdAt }),
+                yield* insertMandate(tenant, { setupExpiresAt: now, createdAt: base.createdAt }),
+                yield* insertMandate(tenant, { ...bound, status: "ACTIVE", expiresAt: plus(now, -day) }),
+                yield* insertMandate(tenant, { ...bound, status: "ACTIVE", expiresAt: now }),
+                yield* insertMandate(tenant, { ...bound, status: "SUSPENDED", expiresAt: plus(now, -hour) })
+              ]
+              // Not due: a link still open, a lifetime still running, and every terminal state.
+              yield* insertMandate(tenant, { setupExpiresAt: plus(now, 1), createdAt: base.createdAt })
+              yield* insertMandate(tenant, {
+                ...base,
+                setupExpiresAt: plus(now, hour),
+                expiresAt: plus(now, -day)
+              })
+              yield* insertMandate(tenant, { ...bound, status: "ACTIVE", expiresAt: plus(now, 1) })
+              yield* insertMandate(tenant, { ...bound, status: "REVOKED", expiresAt: plus(now, -day) })
+              yield* insertMandate(tenant, { ...bound, status: "EXPIRED", expiresAt: plus(now, -day) })
+              yield* insertMandate(tenant, { ...base, status: "DECLINED", expiresAt: plus(now, -day) })
+
+              const claimed = yield* store.claimExpiring(now, 100)
+              expect(new Set(ids(claimed))).toEqual(new Set(ids(due)))
+              expect(claimed.every((m) => Mandate.isDueToExpire(m, now))).toBe(true)
+              const some = yield* store.claimExpiring(now, 2)
+              expect(some).toHaveLength(2)
+              expect(new Set(ids(some)).size).toBe(2)
+              for (const id of ids(some)) expect(ids(due)).toContain(id)
+              expect(yield* store.claimExpiring(plus(now, -2 * day), 100)).toEqual([])
+            })
+          )
+        })
+      )
+
+      it.effect("nextExpiryAt is the earliest setup or lifetime end of a mandate that can still expire", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.MandatesStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const createdAt = plus(Era, -30 * day)
+          const bound = { createdAt, customerId: merchant.sandboxPayer }
+          yield* rolledBack(
+            Effect.gen(function* () {
+              const expectNext = (t: DateTime.Utc) =>
+                Effect.map(store.nextExpiryAt, (next) =>
+                  expect(next && DateTime.formatIso(next)).toBe(DateTime.formatIso(t))
+                )
+              // Terminal mandates never expire again, however early their dates.
+              yield* insertMandate(tenant, { ...bound, status: "REVOKED", expiresAt: plus(Era, -20 * day) })
+              yield* insertMandate(tenant, {
+                createdAt,
+                status: "DECLINED",
+                setupExpiresAt: plus(Era, -20 * day)
+              })
+              const link = yield* insertMandate(tenant, { createdAt, setupExpiresAt: plus(Era, 250) })
+              const life = yield* insertMandate(tenant, {
+                ...bound,
+                status: "ACTIVE",
+                expiresAt: plus(Era, 3 * day + 7)
+              })
+              yield* expectNext(link.setupExpiresAt)
+              yield* store.update({ ...link, status: "DECLINED", declinedAt: Era })
+              yield* expectNext(life.expiresAt)
+              yield* store.update({ ...life, status: "SUSPENDED" })
+              yield* expectNext(life.expiresAt)
+              yield* store.update({ ...life, status: "EXPIRED", expiredAt: life.expiresAt })
+              const next = yield* store.nextExpiryAt
+              if (next !== undefined) expect(DateTime.greaterThan(next, life.expiresAt)).toBe(true)
+            })
+          )
+        })
+      )
+    })
+
+    describe("transactions", () => {
+      const ending = {
+        fails: () => Effect.fail(new Rollback()),
+        dies: () => Effect.dieMessage("boom"),
+        "is interrupted": (written: Deferred.Deferred<void>) =>
+          Effect.zipRight(Deferred.succeed(written, undefined), Effect.never)
+      } as const
+
+      for (const [how, end] of Object.entries(ending)) {
+        it.effect(`a transaction that ${how} leaves no trace in any repository or the wallet`, () =>
+          Effect.gen(function* () {
+            const seed = yield* Seed
+            const tx = yield* Store.Transactor
+            const store = yield* Store.MandatesStore
+            const charges = yield* Store.ChargesStore
+            const challenges = yield* Store.ChallengesStore
+            const idempotency = yield* Idempotency.IdempotencyStore
+            const outbox = yield* Events.Outbox
+            const notifications = yield* Notifications.Notifications
+            const wallet = yield* Wallet.Wallet
+            const merchant = yield* freshMerchant()
+            const tenant = tenantOf(merchant)
+            const payer = merchant.sandboxPayer
+            const scope: Idempotency.Scope = {
+              ...tenant,
+              method: "POST",
+              path: "/mandates",
+              key: yield* uuid
+            }
+            expect(yield* idempotency.reserve(scope, "fingerprint", T0)).toBeUndefined()
+            const feeBefore = yield* seed.feeBalance("test")
+
+            const m = yield* newMandate(tenant, { status: "ACTIVE", customerId: payer })
+            const chargeId = yield* uuid
+            const challenge = Approval.issue({
+              id: (yield* uuid) as Ids.ChallengeId,
+              subjectKind: "mandate",
+              subjectId: m.id,
+              customerId: payer,
+              environment: "test",
+              codeHash: "0".repeat(64),
+              now: T0
+            })
+            const eventId = `evt_${(yield* uuid).replaceAll("-", "")}`
+            const notificationId = yield* uuid
+            const transfer: Wallet.Transfer = {
+              id: `contract:${yield* uuid}`,
+              environment: "test",
+              payer,
+              merchant: merchant.id,
+              amount: 1_000 as Wallet.Transfer["amount"],
+              fee: 10 as Wallet.Transfer["fee"],
+              memo: "rolled back"
+            }
+            const written = yield* Deferred.make<void>()
+            const fiber = yield* Effect.fork(
+              tx.withTransaction(
+                Effect.gen(function* () {
+                  yield* store.insert(m)
+                  yield* charges.insert({
+                    id: chargeId,
+                    mandateId: m.id,
+                    merchantId: merchant.id,
+                    environment: "test",
+                    customerId: payer,
+                    amount: 1_000,
+                    description: "rolled back",
+                    reference: m.reference,
+                    fee: 10,
+                    netAmount: 990,
+                    periodKey: "2026-03",
+                    periodCharged: 0,
+                    createdAt: T0
+                  })
+                  yield* challenges.insert(challenge)
+                  yield* idempotency.complete(scope, { status: 201, headers: {}, body: "{}" })
+                  yield* outbox.append(
+                    Events.make({
+                      id: eventId,
+                      type: "mandate.activated",
+                      merchantId: merchant.id,
+                      environment: "test",
+                      now: T0,
+                      object: Events.mandateObject(m)
+                    })
+                  )
+                  yield* notifications.send({
+                    id: notificationId,
+                    customerId: payer,
+                    environment: "test",
+                    kind: "mandate.approved",
+                    title: "rolled back",
+                    body: "rolled back",
+                    data: {},
+                    createdAt: T0
+                  })
+                  yield* wallet.transfer(transfer)
+                  // Inside, the transaction sees its own writes.
+                  expect((yield* store.find(tenant, Ids.lookup(m.id)))?.id).toBe(m.id)
+                  expect((yield* wallet.payer(payer))?.balance).toBe(SandboxPayerBalance - 1_000)
+                  return yield* end(written)
+                })
+              )
+            )
+            if (how === "is interrupted") {
+              yield* Deferred.await(written)
+              yield* Fiber.interrupt(fiber)
+            }
+            const exit = yield* Fiber.await(fiber)
+            expect(Exit.isFailure(exit)).toBe(true)
+
+            expect(yield* store.find(tenant, Ids.lookup(m.id))).toBeUndefined()
+            expect(yield* store.lockById(m.id)).toBeUndefined()
+            expect(yield* charges.listByMandate(m.id)).toEqual([])
+            expect(yield* challenges.lock(challenge.id)).toBeUndefined()
+            expect((yield* idempotency.reserve(scope, "fingerprint", T0))?.response).toBeNull()
+            expect((yield* seed.events).some((e) => e.envelope.id === eventId)).toBe(false)
+            expect((yield* notifications.list(payer)).some((n) => n.id === notificationId)).toBe(false)
+            expect((yield* wallet.payer(payer))?.balance).toBe(SandboxPayerBalance)
+            expect(yield* seed.merchantBalance(merchant.id, "test")).toBe(0)
+            expect(yield* seed.feeBalance("test")).toBe(feeBefore)
+            expect(yield* seed.ledgerTotal).toBe(0)
+            // The transfer id was forgotten too: the same transfer now moves money.
+            yield* wallet.transfer(transfer)
+            expect((yield* wallet.payer(payer))?.balance).toBe(SandboxPayerBalance - 1_000)
+          })
+        )
+      }
+
+      it.effect("a mandate found forUpdate stays locked until the transaction ends: no update is lost", () =>
+        Effect.gen(function* () {
+          const tx = yield* Store.Transactor
+          const store = yield* Store.MandatesStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const m = yield* insertMandate(tenant, { status: "ACTIVE", customerId: merchant.sandboxPayer })
+          // Read, wait (so the others run), write: without the lock, increments overwrite each other.
+          const increment = (byLock: boolean) =>
+            tx.withTransaction(
+              Effect.gen(function* () {
+                const found = byLock
+                  ? yield* store.lockById(m.id)
+                  : yield* store.find(tenant, Ids.lookup(m.id), { forUpdate: true })
+                yield* Effect.sleep("2 millis")
+                yield* store.update({ ...found!, periodCharged: found!.periodCharged + 100 })
+              })
+            )
+          yield* Effect.all(
+            Array.from({ length: 10 }, (_, i) => increment(i % 2 === 0)),
+            { concurrency: "unbounded" }
+          )
+          expect((yield* store.find(tenant, Ids.lookup(m.id)))?.periodCharged).toBe(1_000)
+        })
+      )
+
+      it.effect("another transaction's uncommitted writes are never seen", () =>
+        Effect.gen(function* () {
+          const tx = yield* Store.Transactor
+          const store = yield* Store.MandatesStore
+          const tenant = tenantOf(yield* freshMerchant())
+          const m = yield* newMandate(tenant)
+          const written = yield* Deferred.make<void>()
+          const writer = yield* Effect.fork(
+            tx.withTransaction(
+              Effect.gen(function* () {
+                yield* store.insert(m)
+                yield* Deferred.succeed(written, undefined)
+                yield* Effect.sleep("20 millis")
+                return yield* new Rollback()
+              })
+            )
+          )
+          yield* Deferred.await(written)
+          // While the writer is open (or after it rolled back), nobody else sees its row.
+          expect(yield* store.find(tenant, Ids.lookup(m.id))).toBeUndefined()
+          expect(yield* store.list(tenant, { limit: 10, offset: 0 })).toEqual([])
+          expect(Exit.isFailure(yield* Fiber.await(writer))).toBe(true)
+          expect(yield* store.find(tenant, Ids.lookup(m.id))).toBeUndefined()
+        })
+      )
+
+      it.effect("nested transactions join the outer one and commit with it", () =>
+        Effect.gen(function* () {
+          const tx = yield* Store.Transactor
+          const store = yield* Store.MandatesStore
+          const tenant = tenantOf(yield* freshMerchant())
+          const a = yield* newMandate(tenant)
+          const b = yield* newMandate(tenant)
+          const outcome = yield* tx
+            .withTransaction(
+              Effect.gen(function* () {
+                yield* tx.withTransaction(store.insert(a))
+                yield* store.insert(b)
+                return yield* new Rollback()
+              })
+            )
+            .pipe(Effect.either)
+          expect(Either.isLeft(outcome)).toBe(true)
+          // The inner transaction had "succeeded", but it was part of the outer one.
+          expect(yield* store.find(tenant, Ids.lookup(a.id))).toBeUndefined()
+          yield* tx.withTransaction(Effect.zipRight(tx.withTransaction(store.insert(a)), store.insert(b)))
+          expect(ids(yield* store.list(tenant, { limit: 10, offset: 0 })).sort()).toEqual([a.id, b.id].sort())
+        })
+      )
+    })
+
+    describe("charges and challenges", () => {
+      it.effect("charges: insert, then listByMandate newest first", () =>
+        Effect.gen(function* () {
+          const charges = yield* Store.ChargesStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const m = yield* insertMandate(tenant, { status: "ACTIVE", customerId: merchant.sandboxPayer })
+          const other = yield* insertMandate(tenant, { status: "ACTIVE", customerId: merchant.sandboxPayer })
+          const charge = (mandate: Mandate.Mandate, i: number) =>
+            Effect.map(
+              uuid,
+              (id): Mandate.Charge => ({
+                id,
+                mandateId: mandate.id,
+                merchantId: merchant.id,
+                environment: "test",
+                customerId: merchant.sandboxPayer,
+                amount: 1_000 + i,
+                description: `charge ${i}`,
+                reference: `charge-ref-${i}`,
+                fee: 10,
+                netAmount: 990 + i,
+                periodKey: "2026-03",
+                periodCharged: 1_000 * i,
+                createdAt: plus(T0, i * second + i)
+              })
+            )
+          const made = yield* Effect.forEach([1, 2, 3], (i) => charge(m, i))
+          for (const i of [1, 2, 0]) yield* charges.insert(made[i]!)
+          yield* charges.insert(yield* charge(other, 4))
+          expect(plain(yield* charges.listByMandate(m.id))).toEqual(plain([...made].reverse()))
+          expect(yield* charges.listByMandate(yield* uuid)).toEqual([])
+        })
+      )
+
+      it.effect("challenges: insert, lock and update round-trip", () =>
+        Effect.gen(function* () {
+          const challenges = yield* Store.ChallengesStore
+          const merchant = yield* freshMerchant()
+          const challenge = Approval.issue({
+            id: (yield* uuid) as Ids.ChallengeId,
+            subjectKind: "mandate",
+            subjectId: yield* uuid,
+            customerId: merchant.sandboxPayer,
+            environment: "test",
+            codeHash: "ab".repeat(32),
+            now: T0
+          })
+          yield* challenges.insert(challenge)
+          expect(plain(yield* challenges.lock(challenge.id))).toEqual(plain(challenge))
+          const used: Approval.Challenge = { ...challenge, attempts: 3, usedAt: plus(T0, minute + 5) }
+          yield* challenges.update(used)
+          expect(plain(yield* challenges.lock(challenge.id))).toEqual(plain(used))
+          expect(yield* challenges.lock((yield* uuid) as Ids.ChallengeId)).toBeUndefined()
+        })
+      )
+    })
+
+    describe("wallet", () => {
+      it.effect("refuses in decideTransfer order and moves nothing when it refuses", () =>
+        Effect.gen(function* () {
+          const seed = yield* Seed
+          const wallet = yield* Wallet.Wallet
+          const merchant = yield* freshMerchant()
+          const customer = yield* seed.customer({
+            environment: "test",
+            phone: yield* freshPhone,
+            balance: 5_000
+          })
+          const feeBefore = yield* seed.feeBalance("test")
+          const transfer: Wallet.Transfer = {
+            id: `contract:${yield* uuid}`,
+            environment: "test",
+            payer: customer.id,
+            merchant: merchant.id,
+            amount: 6_000 as Wallet.Transfer["amount"],
+            fee: 60 as Wallet.Transfer["fee"],
+            memo: "refusals"
+          }
+          const steps: ReadonlyArray<readonly [PayerPatch, Wallet.RefusalReason]> = [
+            [{ frozen: true, blockedByRules: true, limit: 1_000 }, "wallet-frozen"],
+            [{ frozen: false }, "blocked-by-rules"],
+            [{ blockedByRules: false }, "wallet-limit"],
+            [{ limit: null }, "insufficient-balance"]
+          ]
+          for (const [patch, reason] of steps) {
+            const account = yield* seed.setPayer(customer.id, patch)
+            expect(plain(yield* wallet.payer(customer.id))).toEqual(plain(account))
+            expect(Wallet.decideTransfer(account, transfer.amount)).toBe(reason)
+            const refused = yield* Effect.flip(wallet.transfer(transfer))
+            expect(refused).toMatchObject({ _tag: "TransferRefused", reason })
+            expect((yield* wallet.payer(customer.id))?.balance).toBe(5_000)
+            expect(yield* seed.merchantBalance(merchant.id, "test")).toBe(0)
+            expect(yield* seed.feeBalance("test")).toBe(feeBefore)
+          }
+          // A refusal does not use up the transfer id.
+          yield* seed.setPayer(customer.id, { balance: 6_000 })
+          expect((yield* wallet.transfer(transfer)).netAmount).toBe(5_940)
+          expect((yield* wallet.payer(customer.id))?.balance).toBe(0)
+          expect(yield* seed.ledgerTotal).toBe(0)
+        })
+      )
+
+      it.effect("a transfer writes balanced entries, is idempotent on its id, and conserves money", () =>
+        Effect.gen(function* () {
+          const seed = yield* Seed
+          const wallet = yield* Wallet.Wallet
+          const merchant = yield* freshMerchant()
+          const customer = yield* seed.customer({
+            environment: "test",
+            phone: yield* freshPhone,
+            balance: 50_000
+          })
+          const feeBefore = yield* seed.feeBalance("test")
+          const transfer: Wallet.Transfer = {
+            id: `contract:${yield* uuid}`,
+            environment: "test",
+            payer: customer.id,
+            merchant: merchant.id,
+            amount: 12_350 as Wallet.Transfer["amount"],
+            fee: 124 as Wallet.Transfer["fee"],
+            memo: "balanced"
+          }
+          const receipt = yield* wallet.transfer(transfer)
+          expect(receipt).toMatchObject({ id: transfer.id, amount: 12_350, fee: 124, netAmount: 12_226 })
+          const moved = {
+            payer: (yield* wallet.payer(customer.id))?.balance,
+            merchant: yield* seed.merchantBalance(merchant.id, "test"),
+            fee: (yield* seed.feeBalance("test")) - feeBefore
+          }
+          expect(moved).toEqual({ payer: 50_000 - 12_350, merchant: 12_226, fee: 124 })
+          expect(yield* seed.merchantBalance(merchant.id, "live")).toBe(0)
+          expect(yield* seed.ledgerTotal).toBe(0)
+
+          // The same id again, even with other figures: the first receipt, and nothing moves.
+          const again = yield* wallet.transfer({
+            ...transfer,
+            amount: 999 as Wallet.Transfer["amount"],
+            fee: 0 as Wallet.Transfer["fee"]
+          })
+          expect(plain(again)).toEqual(plain(receipt))
+          expect((yield* wallet.payer(customer.id))?.balance).toBe(moved.payer)
+          expect(yield* seed.merchantBalance(merchant.id, "test")).toBe(12_226)
+
+          // A new id is a new transfer.
+          yield* wallet.transfer({ ...transfer, id: `contract:${yield* uuid}` })
+          expect((yield* wallet.payer(customer.id))?.balance).toBe(50_000 - 2 * 12_350)
+          expect(yield* seed.merchantBalance(merchant.id, "test")).toBe(2 * 12_226)
+          expect(yield* seed.ledgerTotal).toBe(0)
+        })
+      )
+
+      it.effect("concurrent transfers with one id move money once", () =>
+        Effect.gen(function* () {
+          const seed = yield* Seed
+          const wallet = yield* Wallet.Wallet
+          const merchant = yield* freshMerchant()
+          const customer = yield* seed.customer({
+            environment: "test",
+            phone: yield* freshPhone,
+            balance: 10_000
+          })
+          const transfer: Wallet.Transfer = {
+            id: `contract:${yield* uuid}`,
+            environment: "test",
+            payer: customer.id,
+            merchant: merchant.id,
+            amount: 1_000 as Wallet.Transfer["amount"],
+            fee: 0 as Wallet.Transfer["fee"],
+            memo: "once"
+          }
+          const tx = yield* Store.Transactor
+          yield* Effect.all(
+            Array.from({ length: 10 }, () => tx.withTransaction(wallet.transfer(transfer))),
+            {
+              concurrency: "unbounded"
+            }
+          )
+          expect((yield* wallet.payer(customer.id))?.balance).toBe(9_000)
+          expect(yield* seed.merchantBalance(merchant.id, "test")).toBe(1_000)
+        })
+      )
+    })
+
+    describe("idempotency store", () => {
+      const scopeFor = (merchant: Store.Merchant) =>
+        Effect.map(
+          uuid,
+          (key): Idempotency.Scope => ({
+            merchantId: merchant.id,
+            environment: "test",
+            method: "POST",
+            path: "/mandates",
+            key
+          })
+        )
+
+      it.effect("reserve, decide, complete, replay and release", () =>
+        Effect.gen(function* () {
+          const store = yield* Idempotency.IdempotencyStore
+          const merchant = yield* freshMerchant()
+          const scope = yield* scopeFor(merchant)
+          expect(yield* store.reserve(scope, "fp-1", T0)).toBeUndefined()
+
+          const later = plus(T0, second)
+          const inFlight = yield* store.reserve(scope, "fp-1", later)
+          expect(plain(inFlight)).toEqual(
+            plain({ scope, fingerprint: "fp-1", response: null, createdAt: T0 })
+          )
+          expect(Idempotency.decide(inFlight, "fp-1", later)).toEqual({ _tag: "InFlight" })
+          expect(Idempotency.decide(inFlight, "fp-2", later)).toEqual({ _tag: "Mismatch" })
+
+          // Every part of the scope separates keys.
+          const other = yield* freshMerchant()
+          for (const s of [
+            { ...scope, path: "/mandates/x/charges" },
+            { ...scope, method: "PUT" },
+            { ...scope, environment: "live" as const },
+            { ...scope, merchantId: other.id },
+            { ...scope, key: yield* uuid }
+          ])
+            expect(yield* store.reserve(s, "fp-1", T0)).toBeUndefined()
+
+          const response: Idempotency.StoredResponse = {
+            status: 201,
+            headers: { "content-type": "application/json", location: "/mandates/1" },
+            body: '{"id":"1","status":"ACTIVE"}'
+          }
+          yield* store.complete(scope, response)
+          const done = yield* store.reserve(scope, "fp-1", later)
+          expect(done?.response).toEqual(response)
+          expect(Idempotency.decide(done, "fp-1", later)).toEqual({ _tag: "Replay", response })
+
+          // A stored response describes committed work: release never forgets it.
+          yield* store.release(scope)
+          expect((yield* store.reserve(scope, "fp-1", later))?.response).toEqual(response)
+
+          // A reservation whose request failed is forgotten, so the client may retry.
+          const failed = yield* scopeFor(merchant)
+          expect(yield* store.reserve(failed, "fp-1", T0)).toBeUndefined()
+          yield* store.release(failed)
+          expect(yield* store.reserve(failed, "fp-2", later)).toBeUndefined()
+          expect((yield* store.reserve(failed, "fp-2", later))?.fingerprint).toBe("fp-2")
+        })
+      )
+
+      it.effect("takeOver is a compare-and-set: of two takeovers of one stale record, exactly one wins", () =>
+        Effect.gen(function* () {
+          const store = yield* Idempotency.IdempotencyStore
+          const merchant = yield* freshMerchant()
+          const scope = yield* scopeFor(merchant)
+          yield* store.reserve(scope, "fp", T0)
+          const stale = plus(T0, Idempotency.StaleAfterSeconds * second)
+          const previous = (yield* store.reserve(scope, "fp", stale))!
+          expect(Idempotency.isStale(previous, stale)).toBe(true)
+          expect(Idempotency.decide(previous, "fp", stale)).toEqual({ _tag: "Proceed" })
+
+          const won = yield* Effect.all(
+            [store.takeOver(previous, "fp-a", stale), store.takeOver(previous, "fp-b", stale)],
+            { concurrency: "unbounded" }
+          )
+          expect(won.filter(Boolean)).toHaveLength(1)
+          const current = (yield* store.reserve(scope, "fp", stale))!
+          expect(plain(current)).toEqual(
+            plain({ scope, fingerprint: won[0] ? "fp-a" : "fp-b", response: null, createdAt: stale })
+          )
+          // The old record is gone: taking it over again fails.
+          expect(yield* store.takeOver(previous, "fp-c", plus(stale, second))).toBe(false)
+
+          // An expired, completed record is taken over the same way.
+          yield* store.complete(scope, { status: 200, headers: {}, body: "{}" })
+          const expiredAt = plus(stale, Idempotency.RetentionHours * hour)
+          const completed = (yield* store.reserve(scope, "fp", expiredAt))!
+          expect(Idempotency.decide(completed, "fp-new", expiredAt)).toEqual({ _tag: "Proceed" })
+          expect(yield* store.takeOver(completed, "fp-new", expiredAt)).toBe(true)
+          expect(plain(yield* store.reserve(scope, "fp-new", expiredAt))).toEqual(
+            plain({ scope, fingerprint: "fp-new", response: null, createdAt: expiredAt })
+          )
+        })
+      )
+
+      it.effect("purge deletes exactly the records past the retention", () =>
+        Effect.gen(function* () {
+          const store = yield* Idempotency.IdempotencyStore
+          const merchant = yield* freshMerchant()
+          const t = (days: number) => plus(DateTime.unsafeMake("1950-01-01T00:00:00Z"), days * day)
+          // Clear what an earlier, interrupted run may have left in the era.
+          yield* store.purge(t(10))
+          const old = yield* scopeFor(merchant)
+          const young = yield* scopeFor(merchant)
+          yield* store.reserve(old, "fp", t(0))
+          yield* store.reserve(young, "fp", t(1))
+          yield* store.complete(young, { status: 201, headers: {}, body: "{}" })
+          expect(yield* store.purge(t(3) /* exactly 72 h after `old` */)).toBe(1)
+          expect(yield* store.reserve(old, "fp", t(3))).toBeUndefined()
+          expect((yield* store.reserve(young, "fp", t(3)))?.response).not.toBeNull()
+          expect(yield* store.purge(t(10))).toBe(2)
+        })
+      )
+    })
+
+    describe("outbox and notifications", () => {
+      it.effect("appended events are recorded, oldest first", () =>
+        Effect.gen(function* () {
+          const seed = yield* Seed
+          const outbox = yield* Events.Outbox
+          const merchant = yield* freshMerchant()
+          const m = yield* newMandate(tenantOf(merchant))
+          const event = (type: Events.Type, at: DateTime.Utc) =>
+            Effect.map(uuid, (id) =>
+              Events.make({
+                id: `evt_${id.replaceAll("-", "")}`,
+                type,
+                merchantId: merchant.id,
+                environment: "test",
+                now: at,
+                object: Events.mandateObject(m)
+              })
+            )
+          const first = yield* event("mandate.activated", T0)
+          const second_ = yield* event("mandate.revoked", plus(T0, second))
+          yield* outbox.append(first)
+          yield* outbox.append(second_)
+          const mine = (yield* seed.events).filter((e) => e.merchantId === merchant.id)
+          expect(plain(mine)).toEqual(plain([first, second_]))
+        })
+      )
+
+      it.effect("notifications are listed per customer, newest first", () =>
+        Effect.gen(function* () {
+          const seed = yield* Seed
+          const notifications = yield* Notifications.Notifications
+          const customer = yield* seed.customer({ environment: "test", phone: yield* freshPhone })
+          const other = yield* seed.customer({ environment: "test", phone: yield* freshPhone })
+          const notification = (customerId: Ids.CustomerId, at: DateTime.Utc, i: number) =>
+            Effect.map(
+              uuid,
+              (id): Notifications.Notification => ({
+                id,
+                customerId,
+                environment: "test",
+                kind: "mandate.charge",
+                title: `Notice ${i}`,
+                body: `Body ${i}`,
+                data: { amount: 100 * i, mandate_id: "m", nested: { ok: true } },
+                createdAt: at
+              })
+            )
+          const made = [
+            yield* notification(customer.id, plus(T0, 2 * second), 2),
+            yield* notification(customer.id, T0, 0),
+            yield* notification(customer.id, plus(T0, second), 1)
+          ]
+          for (const n of made) yield* notifications.send(n)
+          yield* notifications.send(yield* notification(other.id, plus(T0, 3 * second), 3))
+          expect(plain(yield* notifications.list(customer.id))).toEqual(plain([made[0], made[2], made[1]]))
+          expect(yield* notifications.list((yield* uuid) as Ids.CustomerId)).toEqual([])
+        })
+      )
+    })
+
+    describe("the Mandates service on this store", () => {
+      /** The service reads `DateTime.now`: a manual clock pins it to a realistic moment. */
+      const at = (iso: string) => Effect.withClock(Work.makeManualClock(Date.parse(iso)).clock)
+
+      it.effect("40 concurrent charges on one mandate never exceed its period cap", () =>
+        Effect.gen(function* () {
+          const seed = yield* Seed
+          const mandates = yield* Mandates.Mandates
+          const charges = yield* Store.ChargesStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const periodCap = 100_000
+          const m = yield* mandates.create(tenant, {
+            reference: `concurrent-${yield* uuid}`,
+            title: "Concurrent",
+            description: null,
+            perChargeCap: 5_000,
+            periodCap,
+            period: "MONTH",
+            expiresAt: null,
+            returnUrl: null
+          })
+          const feeBefore = yield* seed.feeBalance("test")
+          const amounts = Array.from({ length: 40 }, (_, i) => 3_000 + (i % 5) * 100)
+          const outcomes = yield* Effect.all(
+            amounts.map((amount) => Effect.either(mandates.charge(tenant, m.id, { amount }))),
+            { concurrency: "unbounded" }
+          )
+          const succeeded = outcomes.filter(Either.isRight).map((o) => o.right)
+          const refused = outcomes.filter(Either.isLeft).map((o) => o.left)
+          const sum = succeeded.reduce((s, c) => s + c.amount, 0)
+          expect(sum).toBeLessThanOrEqual(periodCap)
+          // Charges stop only when the next one would not fit.
+          expect(sum).toBeGreaterThan(periodCap - Math.max(...amounts))
+          for (const r of refused)
+            expect(r).toMatchObject({ _tag: "ChargeRefused", code: "PERIOD_CAP_EXCEEDED" })
+          // Serialized: in commit order, each success's running total is the previous one plus its amount.
+          const byTotal = [...succeeded].sort((a, b) => a.periodCharged - b.periodCharged)
+          for (const [i, c] of byTotal.entries())
+            expect(c.periodCharged - (byTotal[i - 1]?.periodCharged ?? 0)).toBe(c.amount)
+
+          const after = yield* mandates.get(tenant, m.id)
+          expect(after.periodCharged).toBe(sum)
+          expect(after.periodKey).toBe("2026-03")
+          expect((yield* charges.listByMandate(m.id)).length).toBe(succeeded.length)
+          const payer = yield* (yield* Wallet.Wallet).payer(merchant.sandboxPayer)
+          expect(SandboxPayerBalance - payer!.balance).toBe(sum)
+          const merchantGot = yield* seed.merchantBalance(merchant.id, "test")
+          const feeGot = (yield* seed.feeBalance("test")) - feeBefore
+          expect(merchantGot + feeGot).toBe(sum)
+          expect(merchantGot).toBe(succeeded.reduce((s, c) => s + c.netAmount, 0))
+          expect(yield* seed.ledgerTotal).toBe(0)
+
+          const events = (yield* seed.events).filter((e) => e.merchantId === merchant.id)
+          const count = (type: Events.Type) => events.filter((e) => e.envelope.type === type).length
+          expect(count("mandate.charge.succeeded")).toBe(succeeded.length)
+          expect(count("mandate.charge.failed")).toBe(refused.length)
+        }).pipe(at("2026-03-15T10:00:00Z"))
+      )
+
+      it.effect(
+        "approval through the service: a code to the customer, then an ACTIVE mandate bound to them",
+        () =>
+          Effect.gen(function* () {
+            const seed = yield* Seed
+            const mandates = yield* Mandates.Mandates
+            const notifications = yield* Notifications.Notifications
+            const merchant = yield* freshMerchant({ features: { mandatesLive: true } })
+            const tenant = tenantOf(merchant, "live")
+            const phone = yield* freshPhone
+            const customer = yield* seed.customer({ environment: "live", phone, balance: 20_000 })
+            const m = yield* mandates.create(tenant, {
+              reference: `approval-${yield* uuid}`,
+              title: "Approval",
+              description: null,
+              perChargeCap: 10_000,
+              periodCap: null,
+              period: null,
+              expiresAt: null,
+              returnUrl: null
+            })
+            expect(m.status).toBe("INITIATED")
+            const challenge = yield* mandates.requestApproval(m.id, phone)
+            const [notice] = yield* notifications.list(customer.id)
+            expect(notice).toMatchObject({ kind: "one_time_code", data: { challenge_id: challenge.id } })
+            const approved = yield* mandates.approve(m.id, challenge.id, String(notice!.data.code))
+            expect(approved).toMatchObject({ status: "ACTIVE", customerId: customer.id })
+            const charge = yield* mandates.charge(tenant, m.reference, { amount: 5_000 })
+            expect(charge).toMatchObject({
+              amount: 5_000,
+              fee: 50,
+              netAmount: 4_950,
+              customerId: customer.id
+            })
+            expect((yield* (yield* Wallet.Wallet).payer(customer.id))?.balance).toBe(15_000)
+            expect(yield* seed.merchantBalance(merchant.id, "live")).toBe(4_950)
+            const types = (yield* seed.events)
+              .filter((e) => e.merchantId === merchant.id)
+              .map((e) => e.envelope.type)
+            expect(types).toEqual(["mandate.activated", "mandate.charge.succeeded"])
+          }).pipe(at("2026-03-15T10:00:00Z"))
+      )
+    })
+  })
+}

@@ -1,0 +1,77 @@
+/**
+ * Everything over memory in one layer: a host or a test gets working services with
+ * `Effect.provide(Testkit.layer())`.
+ */
+import {
+  Approvals,
+  Crypto,
+  type Events,
+  type Idempotency,
+  Mandates,
+  type Notifications,
+  type Store,
+  type Wallet,
+  Work
+} from "@laari/core"
+import { type DateTime, Effect, Layer } from "effect"
+import * as ControllableClock from "./ControllableClock.js"
+import * as MemoryDb from "./MemoryDb.js"
+import * as MemorySeed from "./MemorySeed.js"
+import * as MemoryStore from "./MemoryStore.js"
+import * as MemoryWallet from "./MemoryWallet.js"
+import type * as Seed from "./Seed.js"
+
+/** Every port of core (what a host brings): storage, ledger, randomness. */
+export type CorePorts =
+  | Store.Transactor
+  | Store.Merchants
+  | Store.Customers
+  | Store.MandatesStore
+  | Store.ChargesStore
+  | Store.ChallengesStore
+  | Idempotency.IdempotencyStore
+  | Events.Outbox
+  | Notifications.Notifications
+  | Wallet.Wallet
+  | Crypto.Crypto
+
+/** The ports over a fresh `MemoryDb`, with `Seed` and the memory-only handles. */
+export const ports = (): Layer.Layer<CorePorts | Seed.Seed | MemoryDb.MemoryDb | MemoryWallet.MemoryWallet> =>
+  MemorySeed.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(MemoryStore.layer, MemoryWallet.layer)),
+    Layer.provideMerge(Layer.merge(MemoryDb.layer, Crypto.layerWeb))
+  )
+
+/** The background jobs of the core services (today: mandate expiry). */
+export const jobs: Layer.Layer<Work.Jobs, never, Mandates.Mandates> = Layer.effect(
+  Work.Jobs,
+  Effect.map(Mandates.Mandates, (mandates): ReadonlyArray<Work.Job> => [mandates.expiryJob])
+)
+
+export interface Options {
+  /** Where the controllable clock starts (default `ControllableClock.DefaultStart`, 2026-03-31T10:00:00Z). */
+  readonly start?: DateTime.DateTime.Input
+}
+
+export type Services =
+  | CorePorts
+  | Seed.Seed
+  | MemoryDb.MemoryDb
+  | MemoryWallet.MemoryWallet
+  | Approvals.Approvals
+  | Mandates.Mandates
+  | Work.Jobs
+  | ControllableClock.ControllableClock
+
+/**
+ * A whole memory world: ports, `Seed`, `Approvals`, `Mandates`, `Work.Jobs` and the controllable clock,
+ * which is also installed as the default `Clock` of whatever this layer is provided to. Each call is a
+ * new, empty world.
+ */
+export const layer = (options: Options = {}): Layer.Layer<Services> =>
+  ControllableClock.layer(options).pipe(
+    Layer.provideMerge(jobs),
+    Layer.provideMerge(Mandates.Mandates.Default),
+    Layer.provideMerge(Approvals.Approvals.Default),
+    Layer.provideMerge(ports())
+  )
