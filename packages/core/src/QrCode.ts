@@ -143,24 +143,28 @@ export const paymentMessages: Record<PaymentRefusal, string> = {
   "payload-mismatch": "This QR code's content does not match the code that was issued",
   inactive: "This QR code is no longer active",
   expired: "This QR code has expired",
+  "already-paid": "This QR code has already been paid",
   "amount-mismatch": "A dynamic QR code is paid exactly its amount",
   "amount-required": `Enter an amount of at least MVR ${formatMvr(MinAmount)}`
 }
 
 /**
  * Whether `scanned` may be paid at `now` with the customer's `typed` amount (`null`: none typed), and
- * the amount to charge. A dynamic code stops at `expiresAt`, also for a customer who opened it before.
+ * the amount to charge. A dynamic code stops at `expiresAt`, also for a customer who opened it before,
+ * and is paid once (`alreadyPaid`): it stands for one bill, while a static code is reused.
  */
 export const authorizePayment = (
   c: QrCode,
   scanned: string,
   typed: number | null,
-  now: DateTime.Utc
+  now: DateTime.Utc,
+  alreadyPaid: boolean
 ): Either.Either<number, PaymentRefusal> => {
   if (scanned !== c.payload) return Either.left("payload-mismatch")
   if (c.status === "INACTIVE") return Either.left("inactive")
   if (c.type === "DYNAMIC") {
     if (c.expiresAt !== null && DateTime.greaterThanOrEqualTo(now, c.expiresAt)) return Either.left("expired")
+    if (alreadyPaid) return Either.left("already-paid")
     if (typed !== null && typed !== c.amount) return Either.left("amount-mismatch")
     return Either.right(c.amount!)
   }

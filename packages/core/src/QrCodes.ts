@@ -44,7 +44,14 @@ export class QrPayloadInvalid extends Schema.TaggedError<QrPayloadInvalid>()("Qr
 
 /** A code that exists but cannot be paid now: inactive or expired (`409`), wrong amount (`422`). */
 export class QrPaymentRefused extends Schema.TaggedError<QrPaymentRefused>()("QrPaymentRefused", {
-  reason: Schema.Literal("payload-mismatch", "inactive", "expired", "amount-mismatch", "amount-required"),
+  reason: Schema.Literal(
+    "payload-mismatch",
+    "inactive",
+    "expired",
+    "already-paid",
+    "amount-mismatch",
+    "amount-required"
+  ),
   message: Schema.String
 }) {}
 
@@ -157,6 +164,12 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
         })
       )
 
+    /** A dynamic code is paid once; the caller holds the code's lock, so two payments cannot both pass. */
+    const alreadyPaid = (code: QrCode.QrCode) =>
+      code.type === "DYNAMIC"
+        ? Effect.map(payments.listByCode(code.id), (list) => list.length > 0)
+        : Effect.succeed(false)
+
     /** The PNG of a static code. */
     const image = (id: string) => store.image(id)
 
@@ -179,7 +192,7 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
             const code = yield* store.lockByQrid(request.environment, parsed.qrid)
             if (code === undefined) return yield* new QrCodeNotFound()
             const amount = yield* Either.match(
-              QrCode.authorizePayment(code, request.payload, request.amount, now),
+              QrCode.authorizePayment(code, request.payload, request.amount, now, yield* alreadyPaid(code)),
               {
                 onLeft: (reason) =>
                   Effect.fail(new QrPaymentRefused({ reason, message: QrCode.paymentMessages[reason] })),

@@ -7,10 +7,13 @@ import { ApprovalsApi } from "./Approvals/Api.js"
 import { HealthApi } from "./Health/Api.js"
 import { MandatesApi } from "./Mandates/Api.js"
 import { OpsApi } from "./Ops/Api.js"
+import { QrCodesApi, QrImagesApi } from "./QrCodes/Api.js"
 import { TestHelpersApi } from "./TestHelpers/Api.js"
 
 export class Api extends HttpApi.make("laari")
   .add(MandatesApi)
+  .add(QrCodesApi)
+  .add(QrImagesApi)
   .add(ApprovalsApi)
   .add(TestHelpersApi)
   .add(OpsApi)

@@ -4,7 +4,7 @@
  */
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Approvals, Crypto, Mandates, Work } from "@laari/core"
+import { Approvals, Crypto, Mandates, QrCodes, Work } from "@laari/core"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { Api } from "./Api.js"
@@ -16,12 +16,17 @@ import { ErrorMapping } from "./Http/Middleware.js"
 import { AuthenticationLive, OpsAuthenticationLive } from "./Http/Security.js"
 import { MandatesLive } from "./Mandates/Http.js"
 import { OpsLive } from "./Ops/Http.js"
+import * as QrPng from "./QrPng.js"
+import { QrCodesLive, QrImagesLive } from "./QrCodes/Http.js"
 import * as Database from "./Sql/Database.js"
 import { TestHelpersLive } from "./TestHelpers/Http.js"
 import * as Workers from "./Workers.js"
 
 /** The domain services over whatever adapters are below them. */
-export const ServicesLive = Mandates.Mandates.Default.pipe(Layer.provideMerge(Approvals.Approvals.Default))
+export const ServicesLive = Layer.merge(Mandates.Mandates.Default, QrCodes.QrCodes.Default).pipe(
+  Layer.provideMerge(Approvals.Approvals.Default),
+  Layer.provideMerge(QrPng.layer)
+)
 
 export const JobsLive = Layer.effect(
   Work.Jobs,
@@ -29,7 +34,15 @@ export const JobsLive = Layer.effect(
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([MandatesLive, ApprovalsLive, OpsLive, TestHelpersLive, HealthLive]),
+  Layer.provide([
+    MandatesLive,
+    QrCodesLive,
+    QrImagesLive,
+    ApprovalsLive,
+    OpsLive,
+    TestHelpersLive,
+    HealthLive
+  ]),
   Layer.provide([ErrorMapping, AuthenticationLive, OpsAuthenticationLive])
 )
 

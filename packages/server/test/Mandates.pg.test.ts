@@ -2,41 +2,12 @@
  * The whole mandate HTTP suite on PostgreSQL (a fresh database), and the outage behaviour: `503` while
  * the database is away, recovery without a restart when it returns.
  */
-import { Effect, Exit, Scope } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as F from "./support/Fixtures.js"
 import { suite } from "./support/MandateHttpSuite.js"
-import * as TcpProxy from "./support/TcpProxy.js"
-import { createDatabase, postgresUrl, withDatabase } from "./support/TestDatabase.js"
-import * as TestServer from "./support/TestServer.js"
-
-/** A server on a fresh PostgreSQL database (optionally reached through a proxy), dropped on close. */
-const startOnPostgres = async (options: { readonly proxy?: boolean } = {}) => {
-  const scope = Effect.runSync(Scope.make())
-  const url = await Effect.runPromise(Scope.extend(createDatabase(postgresUrl!), scope))
-  let proxy: TcpProxy.TcpProxy | undefined
-  let databaseUrl = url
-  if (options.proxy) {
-    const parsed = new URL(url)
-    proxy = await Effect.runPromise(
-      Scope.extend(TcpProxy.make({ host: parsed.hostname, port: Number(parsed.port || 5432) }), scope)
-    )
-    parsed.port = String(proxy.port)
-    parsed.hostname = "127.0.0.1"
-    databaseUrl = withDatabase(parsed.toString(), parsed.pathname.slice(1))
-  }
-  const server = await TestServer.start({ databaseUrl })
-  return {
-    server: {
-      ...server,
-      close: async () => {
-        await server.close()
-        await Effect.runPromise(Scope.close(scope, Exit.void))
-      }
-    },
-    proxy
-  }
-}
+import { startOnPostgres } from "./support/PostgresServer.js"
+import { postgresUrl } from "./support/TestDatabase.js"
 
 if (postgresUrl === undefined) {
   describe.skip("mandates over HTTP on PostgreSQL: DATABASE_URL is not set", () => {

@@ -16,6 +16,7 @@ import {
   type Idempotency,
   type Mandate,
   type Notifications,
+  type QrCode,
   Store,
   type Wallet
 } from "@laari/core"
@@ -37,6 +38,12 @@ export interface WalletSettings {
   readonly timeZone: string
 }
 
+/** A rendered image as stored: a copy of the bytes, so the renderer's buffer can change afterwards. */
+export interface QrImage {
+  readonly merchantId: string
+  readonly png: Uint8Array
+}
+
 /** One leg of a ledger posting: a positive amount credits `account`, a negative one debits it. */
 export interface Entry {
   readonly postingId: string
@@ -52,6 +59,12 @@ export interface Tables {
   readonly mandates: HashMap.HashMap<string, Row<Mandate.Mandate>>
   readonly charges: HashMap.HashMap<string, Row<Mandate.Charge>>
   readonly challenges: HashMap.HashMap<string, Approval.Challenge>
+  /** Outlets by their number, which counts up from 1 like a `serial` column. */
+  readonly outlets: HashMap.HashMap<number, Store.Outlet>
+  readonly qrCodes: HashMap.HashMap<string, Row<QrCode.QrCode>>
+  /** A static code's PNG, by code id. */
+  readonly qrImages: HashMap.HashMap<string, QrImage>
+  readonly qrPayments: HashMap.HashMap<string, Row<QrCode.Payment>>
   /** Keyed by `scopeKey(scope)`. */
   readonly idempotency: HashMap.HashMap<string, Idempotency.Record>
   /** Oldest first. */
@@ -72,6 +85,10 @@ export const empty: Tables = {
   mandates: HashMap.empty(),
   charges: HashMap.empty(),
   challenges: HashMap.empty(),
+  outlets: HashMap.empty(),
+  qrCodes: HashMap.empty(),
+  qrImages: HashMap.empty(),
+  qrPayments: HashMap.empty(),
   idempotency: HashMap.empty(),
   events: Chunk.empty(),
   notifications: Chunk.empty(),

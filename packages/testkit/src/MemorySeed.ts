@@ -54,6 +54,14 @@ export const make = (
       })
     )
 
+  const outlet: SeedService["outlet"] = (merchantId, name) =>
+    db.modify((t) => {
+      if (!HashMap.has(t.merchants, merchantId)) throw new Error(`no merchant ${merchantId}`)
+      // Outlets are never deleted, so the next number is one past the count, as a `serial` would give.
+      const created: Store.Outlet = { id: HashMap.size(t.outlets) + 1, merchantId, name }
+      return [created, { ...t, outlets: HashMap.set(t.outlets, created.id, created) }]
+    })
+
   const customer: SeedService["customer"] = (input) =>
     db.withTransaction(
       Effect.gen(function* () {
@@ -76,6 +84,7 @@ export const make = (
 
   return {
     merchant,
+    outlet,
     customer,
     setPayer: wallet.setPayer,
     merchantBalance: (merchantId, environment) =>

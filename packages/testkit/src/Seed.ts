@@ -1,6 +1,7 @@
 /**
- * Seeding: how a test puts merchants, customers and wallet state into a store, whatever the adapter.
- * The memory adapters implement it here; the server implements it over its SQL directory and ledger.
+ * Seeding: how a test puts merchants, their outlets, customers and wallet state into a store, whatever
+ * the adapter. The memory adapters implement it here; the server implements it over its SQL directory
+ * and ledger.
  */
 import type { Events, Ids, Store, Wallet } from "@laari/core"
 import { Context, type Effect } from "effect"
@@ -33,6 +34,8 @@ export interface PayerPatch {
 export interface SeedService {
   /** A merchant with its sandbox payer wallet (balance 10,000,000 laari) and its own wallets. */
   readonly merchant: (input: MerchantInput) => Effect.Effect<Store.Merchant>
+  /** A new outlet of the merchant, numbered by the store; dies if there is no such merchant. */
+  readonly outlet: (merchantId: Ids.MerchantId, name: string) => Effect.Effect<Store.Outlet>
   /** A customer with a wallet funded with `balance` (default 0) in `timeZone` (default Maldives). */
   readonly customer: (input: CustomerInput) => Effect.Effect<Store.Customer>
   /** Changes a payer wallet's state; a balance change is booked against the funding account. */

@@ -6,9 +6,10 @@
  * StoreContract.suite("memory", () => Testkit.ports())
  * ```
  *
- * The suite builds one layer from `makeLayer()` for all its tests, puts `Approvals` and `Mandates` on
- * top, and runs on the real clock (no `TestClock`): store methods get explicit times, and the service
- * tests run on a manual clock of their own. Every test makes its own merchant, so tests share a database
+ * The suite builds one layer from `makeLayer()` for all its tests, puts `Approvals`, `Mandates` and
+ * `QrCodes` on top (rendering with `MemoryQrImages.placeholder`: images are the renderer's business, not
+ * the store's, and the placeholder's bytes are predictable), and runs on the real clock (no `TestClock`):
+ * store methods get explicit times, and the service tests run on a manual clock of their own. Every test makes its own merchant, so tests share a database
  * without sharing data; the few store methods that are global (`claimExpiring`, `nextExpiryAt`, `purge`)
  * are tested with dates in 1950, which no other test uses, inside transactions that are rolled back.
  */
@@ -17,17 +18,23 @@ import {
   Approval,
   Approvals,
   Crypto,
+  Emv,
+  Errors,
   Events,
   Ids,
   Idempotency,
   Mandate,
   Mandates,
   Notifications,
+  QrCode,
+  QrCodes,
+  QrScheme,
   Store,
   Wallet,
   Work
 } from "@laari/core"
-import { Data, DateTime, Deferred, Effect, Either, Exit, Fiber, Layer } from "effect"
+import { Cause, Data, DateTime, Deferred, Effect, Either, Exit, Fiber, Layer } from "effect"
+import * as MemoryQrImages from "./MemoryQrImages.js"
 import { type MerchantInput, type PayerPatch, SandboxPayerBalance, Seed } from "./Seed.js"
 
 /** Every port of core: what a host brings. */
@@ -38,6 +45,9 @@ export type AllCorePorts =
   | Store.MandatesStore
   | Store.ChargesStore
   | Store.ChallengesStore
+  | Store.Outlets
+  | Store.QrCodesStore
+  | Store.QrPaymentsStore
   | Idempotency.IdempotencyStore
   | Events.Outbox
   | Notifications.Notifications
@@ -139,12 +149,112 @@ const ids = (ms: ReadonlyArray<{ readonly id: string }>) => ms.map((m) => m.id)
 /** The far past that only the global-method tests use. */
 const Era = DateTime.unsafeMake("1950-06-15T00:00:00Z")
 
+/** Whether `exit` is a defect: what a store does when a statement breaks a constraint of the schema. */
+const isDefect = (exit: Exit.Exit<unknown, unknown>): boolean =>
+  Exit.isFailure(exit) && Cause.isDie(exit.cause)
+
+const freshQrid = Effect.flatMap(Crypto.Crypto, (c) =>
+  Effect.map(c.bytes(QrScheme.QridBytes), QrScheme.makeQrid)
+)
+
+/** A fresh merchant with one outlet. */
+const merchantWithOutlet = (input: Partial<MerchantInput> = {}) =>
+  Effect.gen(function* () {
+    const merchant = yield* freshMerchant(input)
+    const outlet = yield* (yield* Seed).outlet(merchant.id, "Majeedhee Magu")
+    return { merchant, outlet, tenant: tenantOf(merchant) }
+  })
+
+/**
+ * A complete static code of `tenant` at `outletId`, created at `T0`, with `overrides`. The payload is
+ * opaque to a store, so it is not a real one here; it holds Thaana, so text is checked to round-trip.
+ */
+const newQrCode = (tenant: Ids.Tenant, outletId: number, overrides: Partial<QrCode.QrCode> = {}) =>
+  Effect.gen(function* () {
+    const id = yield* uuid
+    const qrid = yield* freshQrid
+    const code: QrCode.QrCode = {
+      id,
+      merchantId: tenant.merchantId,
+      environment: tenant.environment,
+      outletId,
+      type: "STATIC",
+      status: "ACTIVE",
+      title: "Counter 1",
+      description: null,
+      amount: null,
+      payload: `000201 ${qrid} ބައްޕަ ކެފޭ`,
+      qrid,
+      reference: `qr-${id}`,
+      expiresAt: null,
+      deactivatedAt: null,
+      createdAt: T0
+    }
+    return { ...code, ...overrides }
+  })
+
+/** What makes a code dynamic: an amount and an expiry. */
+const dynamic = (amount = 12_550): Partial<QrCode.QrCode> => ({
+  type: "DYNAMIC",
+  amount,
+  expiresAt: plus(T0, 15 * minute)
+})
+
+const insertQrCode = (tenant: Ids.Tenant, outletId: number, overrides: Partial<QrCode.QrCode> = {}) =>
+  Effect.gen(function* () {
+    const code = yield* newQrCode(tenant, outletId, overrides)
+    yield* (yield* Store.QrCodesStore).insert(code)
+    return code
+  })
+
+/** A payment of `code` by `customerId`, with `fee` out of `amount`. */
+const newQrPayment = (
+  code: QrCode.QrCode,
+  customerId: Ids.CustomerId,
+  overrides: Partial<QrCode.Payment> = {}
+) =>
+  Effect.map(
+    uuid,
+    (id): QrCode.Payment => ({
+      id,
+      qrCodeId: code.id,
+      qrid: code.qrid,
+      merchantId: code.merchantId,
+      environment: code.environment,
+      outletId: code.outletId,
+      customerId,
+      amount: 12_550,
+      fee: 126,
+      netAmount: 12_424,
+      reference: code.reference,
+      createdAt: T0,
+      ...overrides
+    })
+  )
+
+/** Every byte value, many times over, in an order that is not a pattern a store could mangle unseen. */
+const imageBytes = (seed: number, size = 20_000): Uint8Array =>
+  Uint8Array.from({ length: size }, (_, i) => (i * 131 + seed * 17 + (i >> 8)) & 255)
+
+const qrRequest = (outletId: number, overrides: Partial<QrCode.Request> = {}): QrCode.Request => ({
+  outletId,
+  type: "STATIC",
+  amount: null,
+  expiresInMinutes: null,
+  title: null,
+  description: null,
+  reference: null,
+  ...overrides
+})
+
 // -------------------------------------------------------------------------------------------------
 // The suite
 // -------------------------------------------------------------------------------------------------
 
 export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | Seed, unknown>): void => {
   const services = Mandates.Mandates.Default.pipe(
+    Layer.provideMerge(QrCodes.QrCodes.Default),
+    Layer.provideMerge(MemoryQrImages.layer),
     Layer.provideMerge(Approvals.Approvals.Default),
     Layer.provideMerge(makeLayer())
   )
@@ -1020,6 +1130,930 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
           expect(plain(yield* notifications.list(customer.id))).toEqual(plain([made[0], made[2], made[1]]))
           expect(yield* notifications.list((yield* uuid) as Ids.CustomerId)).toEqual([])
         })
+      )
+    })
+
+    describe("QR codes", () => {
+      it.effect("outlets: a merchant's own outlet is found, another merchant's or none is not", () =>
+        Effect.gen(function* () {
+          const seed = yield* Seed
+          const outlets = yield* Store.Outlets
+          const { merchant, outlet } = yield* merchantWithOutlet()
+          const second = yield* seed.outlet(merchant.id, "Orchid Magu ބައްޕަ")
+          const other = yield* merchantWithOutlet()
+          expect(outlet).toEqual({ id: outlet.id, merchantId: merchant.id, name: "Majeedhee Magu" })
+          expect(Number.isSafeInteger(outlet.id) && outlet.id > 0).toBe(true)
+          expect(second.id).not.toBe(outlet.id)
+          expect(yield* outlets.find(merchant.id, outlet.id)).toEqual(outlet)
+          expect(yield* outlets.find(merchant.id, second.id)).toEqual(second)
+          expect(yield* outlets.find(merchant.id, other.outlet.id)).toBeUndefined()
+          expect(yield* outlets.find(other.merchant.id, outlet.id)).toBeUndefined()
+          for (const id of [0, -1, 2 ** 31, 2 ** 53, 1.5])
+            expect(yield* outlets.find(merchant.id, id)).toBeUndefined()
+          expect(yield* outlets.find((yield* uuid) as Ids.MerchantId, outlet.id)).toBeUndefined()
+        })
+      )
+
+      it.effect("insert, then find by id and by reference (also locked), and lockByQrid", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.QrCodesStore
+          const tx = yield* Store.Transactor
+          const { outlet, tenant } = yield* merchantWithOutlet()
+          const fixed = yield* insertQrCode(tenant, outlet.id, { description: "Till by the door" })
+          const timed = yield* insertQrCode(tenant, outlet.id, {
+            ...dynamic(),
+            title: "ބައްޕަ ކެފޭ",
+            reference: "ORDER 7/2026"
+          })
+          for (const code of [fixed, timed]) {
+            expect(plain(yield* store.find(tenant, Ids.lookup(code.id)))).toEqual(plain(code))
+            expect(plain(yield* store.find(tenant, Ids.lookup(code.id.toUpperCase())))).toEqual(plain(code))
+            expect(plain(yield* store.find(tenant, Ids.lookup(code.reference)))).toEqual(plain(code))
+            const locked = yield* tx.withTransaction(
+              store.find(tenant, Ids.lookup(code.reference), { forUpdate: true })
+            )
+            expect(plain(locked)).toEqual(plain(code))
+            expect(plain(yield* tx.withTransaction(store.lockByQrid("test", code.qrid)))).toEqual(plain(code))
+          }
+          expect(yield* store.find(tenant, Ids.lookup(yield* uuid))).toBeUndefined()
+          expect(yield* store.find(tenant, Ids.lookup("no-such-reference"))).toBeUndefined()
+          expect(yield* store.find(tenant, { _tag: "ById", id: "not-a-uuid" })).toBeUndefined()
+          expect(yield* store.lockByQrid("test", yield* freshQrid)).toBeUndefined()
+          expect(yield* store.lockByQrid("test", "")).toBeUndefined()
+          // Text no database row can hold finds nothing, rather than failing.
+          expect(yield* store.find(tenant, Ids.lookup("ORDER\u00007"))).toBeUndefined()
+          expect(yield* store.lockByQrid("test", `${fixed.qrid}\u0000`)).toBeUndefined()
+        })
+      )
+
+      it.effect(
+        "another merchant's or environment's code is not found; lockByQrid looks in one environment",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* Store.QrCodesStore
+            const owner = yield* merchantWithOutlet()
+            const other = yield* merchantWithOutlet()
+            const code = yield* insertQrCode(owner.tenant, owner.outlet.id)
+            const live = yield* insertQrCode(tenantOf(owner.merchant, "live"), owner.outlet.id)
+            for (const tenant of [
+              other.tenant,
+              tenantOf(owner.merchant, "live"),
+              tenantOf(other.merchant, "live")
+            ]) {
+              expect(yield* store.find(tenant, Ids.lookup(code.id))).toBeUndefined()
+              expect(yield* store.find(tenant, Ids.lookup(code.reference))).toBeUndefined()
+            }
+            expect(yield* store.list(other.tenant, { limit: 100, offset: 0 })).toEqual([])
+            expect(ids(yield* store.list(owner.tenant, { limit: 100, offset: 0 }))).toEqual([code.id])
+            expect(
+              ids(yield* store.list(tenantOf(owner.merchant, "live"), { limit: 100, offset: 0 }))
+            ).toEqual([live.id])
+            // A scanned qrid has no tenant: it names its code in its own environment, and nowhere else.
+            expect((yield* store.lockByQrid("test", code.qrid))?.id).toBe(code.id)
+            expect(yield* store.lockByQrid("live", code.qrid)).toBeUndefined()
+            expect((yield* store.lockByQrid("live", live.qrid))?.id).toBe(live.id)
+            expect(yield* store.lockByQrid("test", live.qrid)).toBeUndefined()
+          })
+      )
+
+      it.effect("a duplicate reference is DuplicateReference; the same reference elsewhere is fine", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.QrCodesStore
+          const { merchant, outlet, tenant } = yield* merchantWithOutlet()
+          const other = yield* merchantWithOutlet()
+          const first = yield* insertQrCode(tenant, outlet.id)
+          const again = yield* newQrCode(tenant, outlet.id, { reference: first.reference, ...dynamic() })
+          const refused = yield* Effect.flip(store.insert(again))
+          expect(refused).toBeInstanceOf(Store.DuplicateReference)
+          expect(refused).toMatchObject({ _tag: "DuplicateReference", reference: first.reference })
+          expect(yield* store.find(tenant, Ids.lookup(again.id))).toBeUndefined()
+          expect(yield* store.lockByQrid("test", again.qrid)).toBeUndefined()
+          expect((yield* store.find(tenant, Ids.lookup(first.reference)))?.id).toBe(first.id)
+
+          const elsewhere = [
+            yield* newQrCode(other.tenant, other.outlet.id, { reference: first.reference }),
+            yield* newQrCode(tenantOf(merchant, "live"), outlet.id, { reference: first.reference })
+          ]
+          for (const code of elsewhere) {
+            yield* store.insert(code)
+            expect((yield* store.find(code, Ids.lookup(first.reference)))?.id).toBe(code.id)
+          }
+        })
+      )
+
+      it.effect(
+        "the schema refuses, as a defect, a reused qrid, another merchant's outlet, a misshapen type",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* Store.QrCodesStore
+            const { outlet, tenant } = yield* merchantWithOutlet()
+            const other = yield* merchantWithOutlet()
+            const taken = yield* insertQrCode(other.tenant, other.outlet.id)
+            const refusals: ReadonlyArray<readonly [string, Partial<QrCode.QrCode>]> = [
+              ["the qrid of another merchant's code", { qrid: taken.qrid }],
+              ["another merchant's outlet", { outletId: other.outlet.id }],
+              ["a static code with an amount", { amount: 1_000 }],
+              ["a dynamic code below 100 laari", dynamic(99)],
+              ["a dynamic code without an amount", { ...dynamic(), amount: null }],
+              ["a dynamic code without an expiry", { ...dynamic(), expiresAt: null }],
+              ["a static code with an expiry", { expiresAt: plus(T0, minute) }],
+              ["an INACTIVE code without deactivatedAt", { status: "INACTIVE" }]
+            ]
+            for (const [what, overrides] of refusals) {
+              const code = yield* newQrCode(tenant, outlet.id, overrides)
+              expect(isDefect(yield* Effect.exit(store.insert(code))), what).toBe(true)
+              expect(yield* store.find(tenant, Ids.lookup(code.id)), what).toBeUndefined()
+            }
+            // The smallest dynamic code is fine.
+            const smallest = yield* insertQrCode(tenant, outlet.id, dynamic(100))
+            expect((yield* store.find(tenant, Ids.lookup(smallest.id)))?.amount).toBe(100)
+          })
+      )
+
+      it.effect("list is newest first, filters by outlet and type, pages by limit and offset", () =>
+        Effect.gen(function* () {
+          const seed = yield* Seed
+          const store = yield* Store.QrCodesStore
+          const { merchant, outlet: a, tenant } = yield* merchantWithOutlet()
+          const b = yield* seed.outlet(merchant.id, "Second outlet")
+          const other = yield* merchantWithOutlet()
+          const shapes: ReadonlyArray<readonly [Store.Outlet, QrCode.Type]> = [
+            [a, "STATIC"],
+            [b, "DYNAMIC"],
+            [a, "DYNAMIC"],
+            [a, "STATIC"],
+            [b, "STATIC"]
+          ]
+          const made = yield* Effect.forEach(shapes, ([outlet, type], i) =>
+            newQrCode(tenant, outlet.id, {
+              ...(type === "DYNAMIC" ? dynamic(1_000 * (i + 1)) : {}),
+              createdAt: plus(T0, (i + 1) * minute)
+            })
+          )
+          // Inserted out of order: the order of a list comes from `createdAt`, not from insertion.
+          for (const i of [2, 0, 4, 1, 3]) yield* store.insert(made[i]!)
+          // Two created in the same instant: the one inserted later is newer.
+          const tieFirst = yield* insertQrCode(tenant, b.id, { createdAt: plus(T0, 10 * minute) })
+          const tieSecond = yield* insertQrCode(tenant, b.id, { createdAt: plus(T0, 10 * minute) })
+          yield* insertQrCode(other.tenant, other.outlet.id, { createdAt: plus(T0, 3 * minute) })
+          yield* insertQrCode(tenantOf(merchant, "live"), a.id, { createdAt: plus(T0, 3 * minute) })
+
+          const newest = [tieSecond, tieFirst, ...[...made].reverse()]
+          const list = (filter: Partial<Store.QrCodeFilter>) =>
+            Effect.map(store.list(tenant, { limit: 25, offset: 0, ...filter }), ids)
+          expect(yield* list({})).toEqual(ids(newest))
+          expect(plain(yield* store.list(tenant, { limit: 25, offset: 0 }))).toEqual(plain(newest))
+          expect(yield* list({ outletId: a.id })).toEqual(ids(newest.filter((c) => c.outletId === a.id)))
+          expect(yield* list({ outletId: b.id })).toEqual(ids(newest.filter((c) => c.outletId === b.id)))
+          expect(yield* list({ type: "DYNAMIC" })).toEqual([made[2]!.id, made[1]!.id])
+          expect(yield* list({ type: "STATIC" })).toEqual(ids(newest.filter((c) => c.type === "STATIC")))
+          expect(yield* list({ outletId: a.id, type: "DYNAMIC" })).toEqual([made[2]!.id])
+          expect(yield* list({ outletId: b.id, type: "STATIC", limit: 2, offset: 1 })).toEqual([
+            tieFirst.id,
+            made[4]!.id
+          ])
+          expect(yield* list({ limit: 2, offset: 1 })).toEqual(ids(newest.slice(1, 3)))
+          expect(yield* list({ limit: 1, offset: 6 })).toEqual([newest[6]!.id])
+          expect(yield* list({ offset: 7 })).toEqual([])
+          // An outlet that is not the merchant's, or no outlet at all, lists nothing.
+          for (const outletId of [other.outlet.id, 0, -1, 2 ** 31, 2 ** 53])
+            expect(yield* list({ outletId })).toEqual([])
+        })
+      )
+
+      it.effect(
+        "update changes status, deactivatedAt, title and description, and nothing the payload fixes",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* Store.QrCodesStore
+            const { merchant, outlet, tenant } = yield* merchantWithOutlet()
+            const elsewhere = yield* (yield* Seed).outlet(merchant.id, "Elsewhere")
+            const code = yield* insertQrCode(tenant, outlet.id, dynamic())
+            const bystander = yield* insertQrCode(tenant, outlet.id, { createdAt: plus(T0, second) })
+
+            const deactivated: QrCode.QrCode = {
+              ...code,
+              status: "INACTIVE",
+              deactivatedAt: plus(T0, hour + 7),
+              title: "Renamed ކެފޭ",
+              description: "Now described"
+            }
+            yield* store.update(deactivated)
+            expect(plain(yield* store.find(tenant, Ids.lookup(code.id)))).toEqual(plain(deactivated))
+            yield* store.update({ ...deactivated, status: "ACTIVE", deactivatedAt: null, description: null })
+            const reactivated = {
+              ...deactivated,
+              status: "ACTIVE" as const,
+              deactivatedAt: null,
+              description: null
+            }
+            expect(plain(yield* store.find(tenant, Ids.lookup(code.id)))).toEqual(plain(reactivated))
+
+            // What the printed payload fixes stays as it was.
+            yield* store.update({
+              ...reactivated,
+              outletId: elsewhere.id,
+              amount: 99_999,
+              payload: "something else",
+              qrid: yield* freshQrid,
+              reference: "another-reference",
+              expiresAt: plus(T0, day),
+              createdAt: plus(T0, day)
+            })
+            expect(plain(yield* store.find(tenant, Ids.lookup(code.id)))).toEqual(plain(reactivated))
+
+            // An update names its tenant: it cannot reach another merchant's or environment's code.
+            for (const other of [tenantOf(yield* freshMerchant()), tenantOf(merchant, "live")]) {
+              yield* store.update({ ...reactivated, ...other, title: "Hijacked" })
+              expect((yield* store.find(tenant, Ids.lookup(code.id)))?.title).toBe(reactivated.title)
+            }
+            expect(plain(yield* store.find(tenant, Ids.lookup(bystander.id)))).toEqual(plain(bystander))
+          })
+      )
+
+      it.effect(
+        "images round-trip byte for byte, are found by code id for anyone, and a new one replaces the old",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* Store.QrCodesStore
+            const { outlet, tenant } = yield* merchantWithOutlet()
+            const code = yield* insertQrCode(tenant, outlet.id)
+            const plainCode = yield* insertQrCode(tenant, outlet.id)
+            const png = imageBytes(1)
+            const saved = Uint8Array.from(png)
+            yield* store.saveImage(code, png)
+            // The store kept its own copy: the caller may reuse its buffer.
+            png.fill(0)
+            const read = yield* store.image(code.id)
+            expect(read).toBeInstanceOf(Uint8Array)
+            expect(read!.length).toBe(saved.length)
+            expect(Buffer.from(read!).equals(Buffer.from(saved))).toBe(true)
+            // No tenant: the image is served without a key, by the unguessable id.
+            expect(Buffer.from((yield* store.image(code.id.toUpperCase()))!).equals(Buffer.from(saved))).toBe(
+              true
+            )
+            // What a reader does to its bytes does not reach the store.
+            read!.fill(7)
+            expect(Buffer.from((yield* store.image(code.id))!).equals(Buffer.from(saved))).toBe(true)
+
+            const replacement = imageBytes(2, 333)
+            yield* store.saveImage(code, replacement)
+            expect(Buffer.from((yield* store.image(code.id))!).equals(Buffer.from(replacement))).toBe(true)
+            yield* store.saveImage(plainCode, Uint8Array.of(0, 0, 0, 255, 0))
+            expect(Array.from((yield* store.image(plainCode.id))!)).toEqual([0, 0, 0, 255, 0])
+
+            expect(yield* store.image(yield* uuid)).toBeUndefined()
+            expect(yield* store.image("not-a-uuid")).toBeUndefined()
+            expect(yield* store.image("")).toBeUndefined()
+          })
+      )
+
+      it.effect("payments: insert, then listByCode newest first", () =>
+        Effect.gen(function* () {
+          const payments = yield* Store.QrPaymentsStore
+          const { merchant, outlet, tenant } = yield* merchantWithOutlet()
+          const code = yield* insertQrCode(tenant, outlet.id)
+          const other = yield* insertQrCode(tenant, outlet.id, dynamic())
+          const made = yield* Effect.forEach([1, 2, 3], (i) =>
+            newQrPayment(code, merchant.sandboxPayer, {
+              amount: 1_000 + i,
+              fee: 10 + i,
+              netAmount: 990,
+              createdAt: plus(T0, i * second + i)
+            })
+          )
+          for (const i of [1, 2, 0]) yield* payments.insert(made[i]!)
+          // Two in the same instant: the later insert is newer.
+          const tieFirst = yield* newQrPayment(code, merchant.sandboxPayer, { createdAt: plus(T0, minute) })
+          const tieSecond = yield* newQrPayment(code, merchant.sandboxPayer, { createdAt: plus(T0, minute) })
+          yield* payments.insert(tieFirst)
+          yield* payments.insert(tieSecond)
+          yield* payments.insert(yield* newQrPayment(other, merchant.sandboxPayer))
+          expect(plain(yield* payments.listByCode(code.id))).toEqual(
+            plain([tieSecond, tieFirst, ...[...made].reverse()])
+          )
+          expect((yield* payments.listByCode(code.id.toUpperCase())).length).toBe(5)
+          expect((yield* payments.listByCode(other.id)).map((p) => p.qrid)).toEqual([other.qrid])
+          expect(yield* payments.listByCode(yield* uuid)).toEqual([])
+          expect(yield* payments.listByCode("not-a-uuid")).toEqual([])
+        })
+      )
+
+      it.effect("the schema refuses, as a defect, a payment that is not its code's or does not add up", () =>
+        Effect.gen(function* () {
+          const payments = yield* Store.QrPaymentsStore
+          const { merchant, outlet, tenant } = yield* merchantWithOutlet()
+          const elsewhere = yield* (yield* Seed).outlet(merchant.id, "Elsewhere")
+          const code = yield* insertQrCode(tenant, outlet.id)
+          const other = yield* merchantWithOutlet()
+          const refusals: ReadonlyArray<readonly [string, Partial<QrCode.Payment>]> = [
+            ["no such code", { qrCodeId: yield* uuid }],
+            ["another qrid", { qrid: yield* freshQrid }],
+            ["another merchant", { merchantId: other.merchant.id }],
+            ["another environment", { environment: "live" }],
+            ["another outlet", { outletId: elsewhere.id }],
+            ["fee and net amount that do not add up", { fee: 100, netAmount: 100 }],
+            ["a negative fee", { fee: -1, netAmount: 12_551 }],
+            ["below 100 laari", { amount: 99, fee: 0, netAmount: 99 }]
+          ]
+          for (const [what, overrides] of refusals) {
+            const payment = yield* newQrPayment(code, merchant.sandboxPayer, overrides)
+            expect(isDefect(yield* Effect.exit(payments.insert(payment))), what).toBe(true)
+          }
+          expect(yield* payments.listByCode(code.id)).toEqual([])
+        })
+      )
+
+      it.effect("a rolled-back transaction keeps no code, image or payment", () =>
+        Effect.gen(function* () {
+          const tx = yield* Store.Transactor
+          const store = yield* Store.QrCodesStore
+          const payments = yield* Store.QrPaymentsStore
+          const { merchant, outlet, tenant } = yield* merchantWithOutlet()
+          const code = yield* newQrCode(tenant, outlet.id)
+          const payment = yield* newQrPayment(code, merchant.sandboxPayer)
+          const outcome = yield* tx
+            .withTransaction(
+              Effect.gen(function* () {
+                yield* store.insert(code)
+                yield* store.saveImage(code, imageBytes(3))
+                yield* payments.insert(payment)
+                expect(yield* store.image(code.id)).toBeDefined()
+                return yield* new Rollback()
+              })
+            )
+            .pipe(Effect.either)
+          expect(Either.isLeft(outcome)).toBe(true)
+          expect(yield* store.find(tenant, Ids.lookup(code.id))).toBeUndefined()
+          expect(yield* store.lockByQrid("test", code.qrid)).toBeUndefined()
+          expect(yield* store.image(code.id)).toBeUndefined()
+          expect(yield* payments.listByCode(code.id)).toEqual([])
+          // The reference and the qrid are free again.
+          yield* store.insert(code)
+          expect((yield* store.find(tenant, Ids.lookup(code.reference)))?.id).toBe(code.id)
+        })
+      )
+    })
+
+    describe("the QrCodes service on this store", () => {
+      const Now = Date.parse("2026-03-15T10:00:00Z")
+      const iso = (millis: number) => new Date(millis).toISOString()
+      /** The service reads `DateTime.now`: each test runs on a manual clock of its own, set by the test. */
+      const onManualClock = <A, E, R>(test: (clock: Work.ManualClock) => Effect.Effect<A, E, R>) => {
+        const clock = Work.makeManualClock(Now)
+        return Effect.withClock(test(clock), clock.clock)
+      }
+
+      const payer = (balance: number, environment: Ids.Environment = "test") =>
+        Effect.flatMap(freshPhone, (phone) =>
+          Effect.flatMap(Seed, (seed) => seed.customer({ environment, phone, balance }))
+        )
+
+      /** Everything a refused payment must leave alone. */
+      const moneyOf = (merchant: Store.Merchant, customerId: Ids.CustomerId) =>
+        Effect.gen(function* () {
+          const seed = yield* Seed
+          return {
+            payer: (yield* (yield* Wallet.Wallet).payer(customerId))?.balance,
+            merchant: yield* seed.merchantBalance(merchant.id, "test"),
+            fee: yield* seed.feeBalance("test"),
+            total: yield* seed.ledgerTotal
+          }
+        })
+
+      const qrEvents = (merchant: Store.Merchant) =>
+        Effect.map(
+          Effect.flatMap(Seed, (seed) => seed.events),
+          (events) =>
+            events.filter(
+              (e) => e.merchantId === merchant.id && e.envelope.type === "qr_code.payment.succeeded"
+            )
+        )
+
+      const pay = (customerId: Ids.CustomerId, payload: string, amount: number | null = null) =>
+        Effect.flatMap(QrCodes.QrCodes, (qr) => qr.pay({ environment: "test", customerId, payload, amount }))
+
+      it.effect(
+        "creates a static code: ACTIVE, titled after its outlet, its payload naming it, its image saved",
+        () =>
+          onManualClock(() =>
+            Effect.gen(function* () {
+              const qr = yield* QrCodes.QrCodes
+              const { merchant, outlet, tenant } = yield* merchantWithOutlet({
+                name: "Bappa Café",
+                city: "Malé",
+                mcc: "5812"
+              })
+              const code = yield* qr.create(tenant, qrRequest(outlet.id))
+              expect(code).toMatchObject({
+                merchantId: merchant.id,
+                environment: "test",
+                outletId: outlet.id,
+                type: "STATIC",
+                status: "ACTIVE",
+                title: "Majeedhee Magu",
+                description: null,
+                amount: null,
+                expiresAt: null,
+                deactivatedAt: null,
+                // Without a reference of the merchant's, the qrid is the reference.
+                reference: code.qrid
+              })
+              expect(Ids.isUuid(code.id)).toBe(true)
+              expect(QrScheme.isQrid(code.qrid)).toBe(true)
+              expect(DateTime.formatIso(code.createdAt)).toBe(iso(Now))
+              expect(Either.getOrThrow(QrScheme.parse(code.payload))).toEqual({
+                type: "STATIC",
+                qrid: code.qrid,
+                amount: null,
+                merchant: {
+                  id: merchant.id,
+                  name: "Bappa Cafe",
+                  city: "Male",
+                  mcc: "5812",
+                  nameLocal: null,
+                  cityLocal: null
+                },
+                outletId: outlet.id,
+                outletLabel: "Majeedhee Magu"
+              })
+              const image = yield* qr.image(code.id)
+              expect(image && Array.from(image)).toEqual(
+                Array.from(MemoryQrImages.placeholderBytes(code.payload))
+              )
+              expect(plain(yield* qr.get(tenant, code.id))).toEqual(plain(code))
+              expect(plain(yield* qr.get(tenant, code.qrid))).toEqual(plain(code))
+
+              const named = yield* qr.create(
+                tenant,
+                qrRequest(outlet.id, { title: "Till 2", description: "By the door", reference: "till-2" })
+              )
+              expect(named).toMatchObject({
+                title: "Till 2",
+                description: "By the door",
+                reference: "till-2"
+              })
+              expect(plain(yield* qr.get(tenant, "till-2"))).toEqual(plain(named))
+              expect(ids(yield* qr.list(tenant, { limit: 25, offset: 0 }))).toEqual([named.id, code.id])
+            })
+          )
+      )
+
+      it.effect("creates a dynamic code expiring after expiresInMinutes (15 by default), with no image", () =>
+        onManualClock(() =>
+          Effect.gen(function* () {
+            const qr = yield* QrCodes.QrCodes
+            const { outlet, tenant } = yield* merchantWithOutlet()
+            const five = yield* qr.create(
+              tenant,
+              qrRequest(outlet.id, { type: "DYNAMIC", amount: 12_550, expiresInMinutes: 5 })
+            )
+            expect(five).toMatchObject({ type: "DYNAMIC", status: "ACTIVE", amount: 12_550 })
+            expect(DateTime.formatIso(five.expiresAt!)).toBe(iso(Now + 5 * minute))
+            const parsed = Either.getOrThrow(QrScheme.parse(five.payload))
+            expect(parsed).toMatchObject({ type: "DYNAMIC", amount: 12_550, qrid: five.qrid })
+            const standard = yield* qr.create(tenant, qrRequest(outlet.id, { type: "DYNAMIC", amount: 100 }))
+            expect(DateTime.formatIso(standard.expiresAt!)).toBe(iso(Now + 15 * minute))
+            expect(yield* qr.image(five.id)).toBeUndefined()
+            expect(yield* qr.image(standard.id)).toBeUndefined()
+            expect(plain(yield* qr.get(tenant, five.id))).toEqual(plain(five))
+          })
+        )
+      )
+
+      it.effect(
+        "refuses every rule of QrCode.validate with InvalidRequest naming the field, and keeps nothing",
+        () =>
+          onManualClock(() =>
+            Effect.gen(function* () {
+              const qr = yield* QrCodes.QrCodes
+              const { outlet, tenant } = yield* merchantWithOutlet()
+              const dyn = { type: "DYNAMIC", amount: 1_000 } as const
+              const cases: ReadonlyArray<readonly [Partial<QrCode.Request>, string]> = [
+                [{ title: "t".repeat(256) }, "title"],
+                [{ description: "d".repeat(256) }, "description"],
+                [{ reference: "r".repeat(256) }, "reference"],
+                [{ reference: "   " }, "reference"],
+                [{ reference: "" }, "reference"],
+                [{ type: "DYNAMIC" }, "amount"],
+                [{ ...dyn, amount: 99 }, "amount"],
+                [{ ...dyn, amount: 150.5 }, "amount"],
+                [{ ...dyn, amount: QrCode.MaxAmount + 1 }, "amount"],
+                [{ ...dyn, expiresInMinutes: 0 }, "expires_in_minutes"],
+                [{ ...dyn, expiresInMinutes: 16 }, "expires_in_minutes"],
+                [{ ...dyn, expiresInMinutes: 2.5 }, "expires_in_minutes"],
+                [{ amount: 1_000 }, "amount"],
+                [{ expiresInMinutes: 5 }, "expires_in_minutes"]
+              ]
+              for (const [overrides, field] of cases) {
+                const error = yield* Effect.flip(qr.create(tenant, qrRequest(outlet.id, overrides)))
+                expect(error._tag, JSON.stringify(overrides)).toBe("InvalidRequest")
+                if (error._tag !== "InvalidRequest") continue
+                expect(
+                  error.errors.map((e) => e.field),
+                  JSON.stringify(overrides)
+                ).toContain(field)
+                expect(error.message).toBe(error.errors[0]!.message)
+              }
+              expect(yield* qr.list(tenant, { limit: 100, offset: 0 })).toEqual([])
+              // The edges of every rule are allowed.
+              for (const overrides of [
+                { title: "t".repeat(255), description: "d".repeat(255), reference: "r".repeat(255) },
+                { ...dyn, amount: 100, expiresInMinutes: 1 },
+                { ...dyn, amount: QrCode.MaxAmount, expiresInMinutes: 15 }
+              ] as const)
+                yield* qr.create(tenant, qrRequest(outlet.id, overrides))
+              expect(yield* qr.list(tenant, { limit: 100, offset: 0 })).toHaveLength(3)
+            })
+          )
+      )
+
+      it.effect("an outlet of another merchant, or none, is OutletNotFound", () =>
+        onManualClock(() =>
+          Effect.gen(function* () {
+            const qr = yield* QrCodes.QrCodes
+            const { tenant } = yield* merchantWithOutlet()
+            const other = yield* merchantWithOutlet()
+            for (const outletId of [other.outlet.id, 2 ** 31 - 1, 2 ** 31])
+              expect(yield* Effect.flip(qr.create(tenant, qrRequest(outletId)))).toMatchObject({
+                _tag: "OutletNotFound",
+                message: "Outlet not found"
+              })
+            expect(yield* qr.list(tenant, { limit: 100, offset: 0 })).toEqual([])
+          })
+        )
+      )
+
+      it.effect(
+        "a reference the merchant already used is QrReferenceTaken; another merchant may use it",
+        () =>
+          onManualClock(() =>
+            Effect.gen(function* () {
+              const qr = yield* QrCodes.QrCodes
+              const { outlet, tenant } = yield* merchantWithOutlet()
+              const other = yield* merchantWithOutlet()
+              const first = yield* qr.create(tenant, qrRequest(outlet.id, { reference: "counter" }))
+              const refused = yield* Effect.flip(
+                qr.create(
+                  tenant,
+                  qrRequest(outlet.id, { reference: "counter", type: "DYNAMIC", amount: 500 })
+                )
+              )
+              expect(refused).toMatchObject({ _tag: "QrReferenceTaken" })
+              expect(ids(yield* qr.list(tenant, { limit: 100, offset: 0 }))).toEqual([first.id])
+              const theirs = yield* qr.create(
+                other.tenant,
+                qrRequest(other.outlet.id, { reference: "counter" })
+              )
+              expect((yield* qr.get(other.tenant, "counter")).id).toBe(theirs.id)
+            })
+          )
+      )
+
+      it.effect(
+        "deactivate: INACTIVE and kept; again is QrCodeAlreadyInactive; another merchant's is not found",
+        () =>
+          onManualClock((clock) =>
+            Effect.gen(function* () {
+              const qr = yield* QrCodes.QrCodes
+              const { outlet, tenant } = yield* merchantWithOutlet()
+              const other = yield* merchantWithOutlet()
+              const code = yield* qr.create(tenant, qrRequest(outlet.id, { reference: "door" }))
+              expect(yield* Effect.flip(qr.deactivate(other.tenant, code.id))).toMatchObject({
+                _tag: "QrCodeNotFound",
+                message: "QR code not found"
+              })
+              expect(
+                yield* Effect.flip(qr.deactivate(tenantOf(other.merchant, "live"), "door"))
+              ).toMatchObject({
+                _tag: "QrCodeNotFound"
+              })
+              clock.set(Now + minute)
+              const off = yield* qr.deactivate(tenant, "door")
+              expect(off).toMatchObject({ id: code.id, type: "STATIC", status: "INACTIVE" })
+              expect(DateTime.formatIso(off.deactivatedAt!)).toBe(iso(Now + minute))
+              // Kept, and still served.
+              expect(plain(yield* qr.get(tenant, code.id))).toEqual(plain(off))
+              expect(ids(yield* qr.list(tenant, { limit: 100, offset: 0 }))).toEqual([code.id])
+              expect(yield* qr.image(code.id)).toBeDefined()
+              for (const idOrReference of [code.id, "door"])
+                expect(yield* Effect.flip(qr.deactivate(tenant, idOrReference))).toMatchObject({
+                  _tag: "QrCodeAlreadyInactive",
+                  message: "QR code is already inactive"
+                })
+              expect(yield* Effect.flip(qr.deactivate(tenant, yield* uuid))).toMatchObject({
+                _tag: "QrCodeNotFound"
+              })
+              expect(yield* Effect.flip(qr.get(other.tenant, code.id))).toMatchObject({
+                _tag: "QrCodeNotFound"
+              })
+            })
+          )
+      )
+
+      it.effect("concurrent deactivations of one code: exactly one wins, the others find it inactive", () =>
+        onManualClock(() =>
+          Effect.gen(function* () {
+            const qr = yield* QrCodes.QrCodes
+            const { outlet, tenant } = yield* merchantWithOutlet()
+            const code = yield* qr.create(tenant, qrRequest(outlet.id, { type: "DYNAMIC", amount: 500 }))
+            const outcomes = yield* Effect.all(
+              Array.from({ length: 8 }, () => Effect.either(qr.deactivate(tenant, code.id))),
+              { concurrency: "unbounded" }
+            )
+            expect(outcomes.filter(Either.isRight)).toHaveLength(1)
+            for (const outcome of outcomes.filter(Either.isLeft))
+              expect(outcome.left._tag).toBe("QrCodeAlreadyInactive")
+            expect((yield* qr.get(tenant, code.id)).status).toBe("INACTIVE")
+          })
+        )
+      )
+
+      it.effect(
+        "paying a dynamic code moves exactly its amount, records the qrid, emits the event, notifies",
+        () =>
+          onManualClock((clock) =>
+            Effect.gen(function* () {
+              const qr = yield* QrCodes.QrCodes
+              const payments = yield* Store.QrPaymentsStore
+              const notifications = yield* Notifications.Notifications
+              const { merchant, outlet, tenant } = yield* merchantWithOutlet({ name: "Bappa Cafe" })
+              const customer = yield* payer(50_000)
+              const code = yield* qr.create(
+                tenant,
+                qrRequest(outlet.id, { type: "DYNAMIC", amount: 12_550, reference: "order-1" })
+              )
+              const before = yield* moneyOf(merchant, customer.id)
+              clock.set(Now + 15 * minute - 1)
+              const payment = yield* pay(customer.id, code.payload)
+              expect(payment).toMatchObject({
+                qrCodeId: code.id,
+                qrid: code.qrid,
+                merchantId: merchant.id,
+                environment: "test",
+                outletId: outlet.id,
+                customerId: customer.id,
+                amount: 12_550,
+                fee: 126,
+                netAmount: 12_424,
+                reference: "order-1"
+              })
+              expect(DateTime.formatIso(payment.createdAt)).toBe(iso(Now + 15 * minute - 1))
+              expect(yield* moneyOf(merchant, customer.id)).toEqual({
+                payer: before.payer! - 12_550,
+                merchant: before.merchant + 12_424,
+                fee: before.fee + 126,
+                total: 0
+              })
+              expect(plain(yield* payments.listByCode(code.id))).toEqual(plain([payment]))
+
+              const [event, ...more] = yield* qrEvents(merchant)
+              expect(more).toEqual([])
+              expect(event!.environment).toBe("test")
+              expect(event!.envelope).toMatchObject({ type: "qr_code.payment.succeeded", livemode: false })
+              expect(event!.envelope.data.object).toMatchObject({
+                id: payment.id,
+                object: "qr_code_payment",
+                qrid: code.qrid,
+                qr_code_id: code.id,
+                outlet_id: String(outlet.id),
+                amount: 12_550,
+                currency: "MVR",
+                fee: 126,
+                net_amount: 12_424,
+                reference: "order-1"
+              })
+
+              const [notice] = yield* notifications.list(customer.id)
+              expect(notice).toMatchObject({
+                kind: "payment",
+                environment: "test",
+                data: { qr_code_id: code.id, qrid: code.qrid, payment_id: payment.id, amount: 12_550 }
+              })
+              expect(notice!.title).toContain("125.50")
+
+              // Typing the exact amount is fine too.
+              const exact = yield* qr.create(tenant, qrRequest(outlet.id, { type: "DYNAMIC", amount: 2_000 }))
+              expect((yield* pay(customer.id, exact.payload, 2_000)).amount).toBe(2_000)
+            })
+          )
+      )
+
+      it.effect("a static code is paid what the customer types, from 100 laari", () =>
+        onManualClock(() =>
+          Effect.gen(function* () {
+            const qr = yield* QrCodes.QrCodes
+            const { merchant, outlet, tenant } = yield* merchantWithOutlet()
+            const customer = yield* payer(5_000)
+            const code = yield* qr.create(tenant, qrRequest(outlet.id))
+            const before = yield* moneyOf(merchant, customer.id)
+            expect(yield* pay(customer.id, code.payload, 100)).toMatchObject({
+              amount: 100,
+              fee: 1,
+              netAmount: 99
+            })
+            expect(yield* pay(customer.id, code.payload, 1_000)).toMatchObject({ amount: 1_000, fee: 10 })
+            expect(yield* moneyOf(merchant, customer.id)).toEqual({
+              payer: before.payer! - 1_100,
+              merchant: before.merchant + 1_089,
+              fee: before.fee + 11,
+              total: 0
+            })
+            expect((yield* (yield* Store.QrPaymentsStore).listByCode(code.id)).map((p) => p.amount)).toEqual([
+              1_000, 100
+            ])
+          })
+        )
+      )
+
+      it.effect("refuses an expired, inactive or wrongly typed payment, and moves nothing", () =>
+        onManualClock((clock) =>
+          Effect.gen(function* () {
+            const qr = yield* QrCodes.QrCodes
+            const payments = yield* Store.QrPaymentsStore
+            const { merchant, outlet, tenant } = yield* merchantWithOutlet()
+            const customer = yield* payer(100_000)
+            const timed = yield* qr.create(
+              tenant,
+              qrRequest(outlet.id, { type: "DYNAMIC", amount: 12_550, expiresInMinutes: 5 })
+            )
+            const fixed = yield* qr.create(tenant, qrRequest(outlet.id))
+            const retired = yield* qr.create(tenant, qrRequest(outlet.id))
+            yield* qr.deactivate(tenant, retired.id)
+            const before = yield* moneyOf(merchant, customer.id)
+
+            const refusals: ReadonlyArray<readonly [string, number | null, QrCode.PaymentRefusal]> = [
+              [timed.payload, 12_551, "amount-mismatch"],
+              [timed.payload, 100, "amount-mismatch"],
+              [fixed.payload, null, "amount-required"],
+              [fixed.payload, 99, "amount-required"],
+              [fixed.payload, 150.5, "amount-required"],
+              [fixed.payload, 0, "amount-required"],
+              [retired.payload, 1_000, "inactive"]
+            ]
+            const expectRefused = (payload: string, amount: number | null, reason: QrCode.PaymentRefusal) =>
+              Effect.gen(function* () {
+                const refused = yield* Effect.flip(pay(customer.id, payload, amount))
+                expect(refused, `${reason} ${amount}`).toMatchObject({
+                  _tag: "QrPaymentRefused",
+                  reason,
+                  message: QrCode.paymentMessages[reason]
+                })
+              })
+            for (const [payload, amount, reason] of refusals) yield* expectRefused(payload, amount, reason)
+            // It stops at expiresAt, exactly, whatever the customer types.
+            clock.set(Now + 5 * minute)
+            yield* expectRefused(timed.payload, null, "expired")
+            yield* expectRefused(timed.payload, 12_550, "expired")
+
+            expect(yield* moneyOf(merchant, customer.id)).toEqual(before)
+            for (const code of [timed, fixed, retired])
+              expect(yield* payments.listByCode(code.id)).toEqual([])
+            expect(yield* qrEvents(merchant)).toEqual([])
+            expect(yield* (yield* Notifications.Notifications).list(customer.id)).toEqual([])
+          })
+        )
+      )
+
+      it.effect(
+        "a tampered payload is QrPayloadInvalid; a foreign, unknown or other-environment code QrCodeNotFound",
+        () =>
+          onManualClock(() =>
+            Effect.gen(function* () {
+              const qr = yield* QrCodes.QrCodes
+              const { merchant, outlet, tenant } = yield* merchantWithOutlet()
+              const customer = yield* payer(100_000)
+              const code = yield* qr.create(tenant, qrRequest(outlet.id, { type: "DYNAMIC", amount: 12_550 }))
+              const before = yield* moneyOf(merchant, customer.id)
+              const scheme = (qrid: string, amount: number) =>
+                Either.getOrThrow(
+                  QrScheme.build({
+                    type: "DYNAMIC",
+                    qrid,
+                    merchant: {
+                      id: merchant.id,
+                      name: merchant.name,
+                      city: merchant.city,
+                      mcc: merchant.mcc
+                    },
+                    outletId: outlet.id,
+                    outletLabel: outlet.name,
+                    amount
+                  })
+                )
+              // The builder and the service agree: the cases below differ from the real payload only as stated.
+              expect(scheme(code.qrid, 12_550)).toBe(code.payload)
+
+              const last = code.payload.at(-1)
+              const badCrc = `${code.payload.slice(0, -1)}${last === "0" ? "1" : "0"}`
+              const badAmount = code.payload.replace("5406125.50", "5406999.50")
+              for (const payload of [badCrc, badAmount, "not a QR payload", ""]) {
+                expect(badAmount).not.toBe(code.payload)
+                const refused = yield* Effect.flip(pay(customer.id, payload))
+                expect(refused._tag, payload).toBe("QrPayloadInvalid")
+              }
+
+              const foreign = Either.getOrThrow(
+                Emv.encode([
+                  { tag: "00", value: "01" },
+                  { tag: "01", value: "12" },
+                  {
+                    tag: "26",
+                    value: [
+                      { tag: "00", value: "com.example.wallet" },
+                      { tag: "01", value: "merchant-42" }
+                    ]
+                  },
+                  { tag: "52", value: "5999" },
+                  { tag: "53", value: "462" },
+                  { tag: "54", value: "125.50" },
+                  { tag: "58", value: "MV" },
+                  { tag: "59", value: "OTHER SHOP" },
+                  { tag: "60", value: "MALE" },
+                  { tag: "62", value: [{ tag: "05", value: code.qrid }] }
+                ])
+              )
+              expect(yield* Effect.flip(pay(customer.id, foreign))).toMatchObject({
+                _tag: "QrCodeNotFound",
+                message: "This QR code is not one of ours"
+              })
+              expect(yield* Effect.flip(pay(customer.id, scheme(yield* freshQrid, 12_550)))).toMatchObject({
+                _tag: "QrCodeNotFound",
+                message: "QR code not found"
+              })
+              const live = yield* payer(100_000, "live")
+              expect(
+                yield* Effect.flip(
+                  qr.pay({ environment: "live", customerId: live.id, payload: code.payload, amount: null })
+                )
+              ).toMatchObject({ _tag: "QrCodeNotFound" })
+              // Our scheme, this code's qrid, a valid CRC, but not the content that was issued.
+              expect(yield* Effect.flip(pay(customer.id, scheme(code.qrid, 100)))).toMatchObject({
+                _tag: "QrPaymentRefused",
+                reason: "payload-mismatch"
+              })
+
+              expect(yield* moneyOf(merchant, customer.id)).toEqual(before)
+              expect(yield* (yield* Store.QrPaymentsStore).listByCode(code.id)).toEqual([])
+              expect(yield* qrEvents(merchant)).toEqual([])
+            })
+          )
+      )
+
+      it.effect("a wallet that cannot pay is QrPaymentDeclined, and nothing moves or is recorded", () =>
+        onManualClock(() =>
+          Effect.gen(function* () {
+            const qr = yield* QrCodes.QrCodes
+            const seed = yield* Seed
+            const { merchant, outlet, tenant } = yield* merchantWithOutlet()
+            const customer = yield* payer(12_549)
+            const code = yield* qr.create(tenant, qrRequest(outlet.id, { type: "DYNAMIC", amount: 12_550 }))
+            const before = yield* moneyOf(merchant, customer.id)
+            expect(yield* Effect.flip(pay(customer.id, code.payload))).toMatchObject({
+              _tag: "QrPaymentDeclined",
+              reason: "insufficient-balance",
+              message: "Insufficient funds"
+            })
+            yield* seed.setPayer(customer.id, { balance: 20_000, limit: 10_000 })
+            expect(yield* Effect.flip(pay(customer.id, code.payload))).toMatchObject({
+              _tag: "QrPaymentDeclined",
+              reason: "wallet-limit"
+            })
+            yield* seed.setPayer(customer.id, { balance: 12_549, limit: null })
+            expect(yield* moneyOf(merchant, customer.id)).toEqual(before)
+            expect(yield* (yield* Store.QrPaymentsStore).listByCode(code.id)).toEqual([])
+            expect(yield* qrEvents(merchant)).toEqual([])
+            expect(yield* (yield* Notifications.Notifications).list(customer.id)).toEqual([])
+          })
+        )
+      )
+
+      it.effect("a renderer that fails fails the create with ServiceUnavailable, and nothing is kept", () =>
+        onManualClock(() =>
+          Effect.gen(function* () {
+            const store = yield* Store.QrCodesStore
+            const { outlet, tenant } = yield* merchantWithOutlet()
+            const withoutImages = QrCodes.QrCodes.Default.pipe(Layer.provide(MemoryQrImages.layerFailing))
+            const create = (request: QrCode.Request) =>
+              Effect.flatMap(QrCodes.QrCodes, (qr) => qr.create(tenant, request)).pipe(
+                Effect.provide(withoutImages)
+              )
+            const refused = yield* Effect.flip(create(qrRequest(outlet.id, { reference: "sticker" })))
+            expect(refused).toBeInstanceOf(Errors.ServiceUnavailable)
+            expect(refused.message).toBe("The QR image could not be rendered")
+            expect(yield* store.find(tenant, Ids.lookup("sticker"))).toBeUndefined()
+            expect(yield* store.list(tenant, { limit: 100, offset: 0 })).toEqual([])
+            // A dynamic code has no image, so it does not need the renderer.
+            const timed = yield* create(qrRequest(outlet.id, { type: "DYNAMIC", amount: 500 }))
+            expect(ids(yield* store.list(tenant, { limit: 100, offset: 0 }))).toEqual([timed.id])
+            // The reference was never taken.
+            const code = yield* (yield* QrCodes.QrCodes).create(
+              tenant,
+              qrRequest(outlet.id, { reference: "sticker" })
+            )
+            expect((yield* store.find(tenant, Ids.lookup("sticker")))?.id).toBe(code.id)
+          })
+        )
       )
     })
 

@@ -9,6 +9,8 @@ import {
   type Idempotency,
   Mandates,
   type Notifications,
+  QrCodes,
+  type QrImages,
   type Store,
   type Wallet,
   Work
@@ -16,6 +18,7 @@ import {
 import { type DateTime, Effect, Layer } from "effect"
 import * as ControllableClock from "./ControllableClock.js"
 import * as MemoryDb from "./MemoryDb.js"
+import * as MemoryQrImages from "./MemoryQrImages.js"
 import * as MemorySeed from "./MemorySeed.js"
 import * as MemoryStore from "./MemoryStore.js"
 import * as MemoryWallet from "./MemoryWallet.js"
@@ -29,6 +32,9 @@ export type CorePorts =
   | Store.MandatesStore
   | Store.ChargesStore
   | Store.ChallengesStore
+  | Store.Outlets
+  | Store.QrCodesStore
+  | Store.QrPaymentsStore
   | Idempotency.IdempotencyStore
   | Events.Outbox
   | Notifications.Notifications
@@ -51,6 +57,12 @@ export const jobs: Layer.Layer<Work.Jobs, never, Mandates.Mandates> = Layer.effe
 export interface Options {
   /** Where the controllable clock starts (default `ControllableClock.DefaultStart`, 2026-03-31T10:00:00Z). */
   readonly start?: DateTime.DateTime.Input
+  /**
+   * How `QrCodes` renders a static code's image. Default `MemoryQrImages.layer`, which is NOT a PNG (the
+   * payload's UTF-8 bytes): a placeholder for hosts that render images themselves. The testkit depends on
+   * no QR library; pass a real renderer (the server's `QrPng.layer`, or a host's own) to get PNGs.
+   */
+  readonly renderer?: Layer.Layer<QrImages.QrImages>
 }
 
 export type Services =
@@ -60,18 +72,22 @@ export type Services =
   | MemoryWallet.MemoryWallet
   | Approvals.Approvals
   | Mandates.Mandates
+  | QrCodes.QrCodes
+  | QrImages.QrImages
   | Work.Jobs
   | ControllableClock.ControllableClock
 
 /**
- * A whole memory world: ports, `Seed`, `Approvals`, `Mandates`, `Work.Jobs` and the controllable clock,
- * which is also installed as the default `Clock` of whatever this layer is provided to. Each call is a
- * new, empty world.
+ * A whole memory world: ports, `Seed`, `Approvals`, `Mandates`, `QrCodes` (with `options.renderer`),
+ * `Work.Jobs` and the controllable clock, which is also installed as the default `Clock` of whatever this
+ * layer is provided to. Each call is a new, empty world.
  */
 export const layer = (options: Options = {}): Layer.Layer<Services> =>
   ControllableClock.layer(options).pipe(
     Layer.provideMerge(jobs),
     Layer.provideMerge(Mandates.Mandates.Default),
+    Layer.provideMerge(QrCodes.QrCodes.Default),
+    Layer.provideMerge(options.renderer ?? MemoryQrImages.layer),
     Layer.provideMerge(Approvals.Approvals.Default),
     Layer.provideMerge(ports())
   )

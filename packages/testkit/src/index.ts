@@ -1,6 +1,7 @@
 export * as Arbitraries from "./Arbitraries.js"
 export * as ControllableClock from "./ControllableClock.js"
 export * as MemoryDb from "./MemoryDb.js"
+export * as MemoryQrImages from "./MemoryQrImages.js"
 export * as MemorySeed from "./MemorySeed.js"
 export * as MemoryStore from "./MemoryStore.js"
 export * as MemoryWallet from "./MemoryWallet.js"

@@ -2,7 +2,7 @@
  * What a handler answers: a status and a JSON body. Every error of the domain is turned into one here,
  * the single place where statuses are attached (DESIGN section 9).
  */
-import { Approvals, Errors, Mandate, Mandates } from "@laari/core"
+import { Approvals, Errors, Mandate, Mandates, QrCodes } from "@laari/core"
 import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 
@@ -49,6 +49,7 @@ export const refusalStatus: Record<Mandate.RefusalCode, number> = {
 
 export type DomainError =
   | Mandates.MandateError
+  | QrCodes.QrCodeError
   | Approvals.ChallengeNotFound
   | Approvals.ApprovalRefused
   | Errors.InvalidRequest
@@ -78,6 +79,23 @@ export const fromError = (e: DomainError): Reply => {
       return message(409, `The reference ${e.reference} is already in use`)
     case "ApprovalRefused":
       return message(e.reason === "locked" ? 429 : 422, e.message)
+    case "QrCodeNotFound":
+    case "OutletNotFound":
+      return message(404, e.message)
+    case "QrReferenceTaken":
+      return message(409, e.message)
+    case "QrCodeAlreadyInactive":
+      return message(400, e.message)
+    case "QrPayloadInvalid":
+      return message(422, e.message)
+    case "QrPaymentRefused":
+      return message(
+        e.reason === "inactive" || e.reason === "expired" || e.reason === "already-paid" ? 409 : 422,
+        e.message,
+        { reason: e.reason }
+      )
+    case "QrPaymentDeclined":
+      return message(e.reason === "insufficient-balance" ? 402 : 422, e.message, { reason: e.reason })
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * Every core port over one `SqlClient`: the `Transactor`, the repositories, the outbox, notifications,
- * idempotency keys and the built-in ledger behind `Wallet`. The same adapters serve PostgreSQL and PGlite.
+ * Every core port over one `SqlClient`: the `Transactor`, the repositories (mandates, outlets, QR codes and
+ * their payments), the outbox, notifications, idempotency keys and the built-in ledger behind `Wallet`. The
+ * same adapters serve PostgreSQL and PGlite.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { type Events, type Idempotency, type Notifications, Store, type Wallet } from "@laari/core"
@@ -12,6 +13,7 @@ import { walletLayer } from "./Ledger.js"
 import { chargesLayer, mandatesLayer } from "./Mandates.js"
 import { customersLayer, merchantsLayer } from "./Merchants.js"
 import { notificationsLayer } from "./Notifications.js"
+import { outletsLayer, qrCodesLayer, qrPaymentsLayer } from "./QrCodes.js"
 import { guard, inTransaction } from "./Repository.js"
 
 /**
@@ -34,6 +36,9 @@ export type Ports =
   | Store.MandatesStore
   | Store.ChargesStore
   | Store.ChallengesStore
+  | Store.Outlets
+  | Store.QrCodesStore
+  | Store.QrPaymentsStore
   | Idempotency.IdempotencyStore
   | Events.Outbox
   | Notifications.Notifications
@@ -46,6 +51,9 @@ export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = Layer.merge
   mandatesLayer,
   chargesLayer,
   challengesLayer,
+  outletsLayer,
+  qrCodesLayer,
+  qrPaymentsLayer,
   idempotencyLayer,
   outboxLayer,
   notificationsLayer,

@@ -27,6 +27,21 @@ export const SetPayer = Schema.Struct({
   time_zone: Schema.optional(TimeZone)
 })
 
+export const PayQrCode = Schema.Struct({
+  payload: Schema.String,
+  amount: Schema.optional(Schema.NullOr(Schema.Number))
+})
+
+export const QrPaymentRead = Schema.Struct({
+  id: Schema.String,
+  qrid: Schema.String,
+  qrCodeId: Schema.String,
+  amount: Schema.Int,
+  fee: Schema.Int,
+  netAmount: Schema.Int,
+  createdAt: Schema.String
+}).annotations({ identifier: "QrPayment" })
+
 export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
   .add(HttpApiEndpoint.get("payer", "/test-helpers/payer").addSuccess(PayerRead).addError(Doc.NotFound))
   .add(
@@ -42,6 +57,16 @@ export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
       .addSuccess(MandateRead)
       .addError(Doc.NotFound)
       .addError(Doc.Conflict)
+  )
+  .add(
+    HttpApiEndpoint.post("payQrCode", "/test-helpers/qr-codes/pay")
+      .setPayload(PayQrCode)
+      .addSuccess(QrPaymentRead, { status: 201 })
+      .addError(Doc.PaymentRequired)
+      .addError(Doc.NotFound)
+      .addError(Doc.Conflict)
+      .addError(Doc.Unprocessable)
+      .annotate(OpenApi.Summary, "Pay a scanned QR payload as the sandbox payer")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Sandbox test helpers") {}

@@ -2,13 +2,14 @@
  * Handlers of the sandbox test helpers.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Auth, Mandates, Store } from "@laari/core"
+import { Auth, Mandates, QrCodes, Store } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { message, reply, respond } from "../Http/Reply.js"
 import { withSandbox } from "../Http/Security.js"
 import * as MandateJson from "../Mandates/Json.js"
 import * as OpsJson from "../Ops/Json.js"
+import * as QrJson from "../QrCodes/Json.js"
 import { Directory } from "../Sql/Directory.js"
 
 export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handlers) =>
@@ -16,6 +17,7 @@ export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handler
     const directory = yield* Directory
     const merchants = yield* Store.Merchants
     const mandates = yield* Mandates.Mandates
+    const qrCodes = yield* QrCodes.QrCodes
 
     /** The merchant's sandbox payer wallet. */
     const sandboxPayer = (principal: Auth.Principal) =>
@@ -66,6 +68,21 @@ export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handler
               return yield* mandates.revokeAsCustomer(mandate.customerId, mandate.id)
             }),
             (m) => reply(200, MandateJson.mandate(m))
+          )
+        )
+      )
+      .handle("payQrCode", ({ payload }) =>
+        withSandbox((principal) =>
+          respond(
+            Effect.flatMap(sandboxPayer(principal), (customerId) =>
+              qrCodes.pay({
+                environment: "test",
+                customerId,
+                payload: payload.payload,
+                amount: payload.amount ?? null
+              })
+            ),
+            (p) => reply(201, QrJson.payment(p))
           )
         )
       )

@@ -1,7 +1,7 @@
 /**
- * The testkit's `Seed` over the SQL `Directory`, so the store contract (and any test) can seed a SQL
- * database exactly as it seeds the memory adapters. Kept out of `src` so production code does not
- * import the testkit.
+ * The testkit's `Seed` over the SQL `Directory` (merchants, outlets, customers, payer wallets), so the
+ * store contract (and any test) can seed a SQL database exactly as it seeds the memory adapters. Kept out
+ * of `src` so production code does not import the testkit.
  */
 import { Seed } from "@laari/testkit"
 import { Effect, Layer } from "effect"
@@ -13,6 +13,14 @@ export const layer: Layer.Layer<Seed.Seed, never, Directory> = Layer.effect(
     Seed.Seed.of({
       merchant: (input) =>
         Effect.orDie(Effect.map(directory.createMerchant(input), (created) => created.merchant)),
+      outlet: (merchantId, name) =>
+        Effect.orDie(directory.addOutlet(merchantId, name)).pipe(
+          Effect.flatMap((outlet) =>
+            outlet === undefined
+              ? Effect.dieMessage(`no merchant ${merchantId}`)
+              : Effect.succeed({ id: outlet.id, merchantId, name: outlet.name })
+          )
+        ),
       customer: (input) => Effect.orDie(directory.createCustomer(input)),
       setPayer: (customerId, patch) =>
         Effect.orDie(directory.setPayer(customerId, patch)).pipe(

@@ -1,0 +1,109 @@
+/**
+ * The QR code endpoints of spec 4.2, and the hosted PNG of static codes.
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { QrCode } from "@laari/core"
+import { Schema } from "effect"
+import * as Doc from "../Http/Documented.js"
+import { optionalNullable, Paging } from "../Http/Fields.js"
+import { Authentication } from "../Http/Security.js"
+
+export const QrCodeRead = Schema.Struct({
+  id: Schema.String,
+  type: QrCode.Type,
+  status: QrCode.Status,
+  outletId: Schema.String,
+  title: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  amount: Schema.NullOr(Schema.Int),
+  payload: Schema.String,
+  qrid: Schema.String,
+  imageUrl: Schema.NullOr(Schema.String),
+  reference: Schema.String,
+  expiresAt: Schema.NullOr(Schema.String),
+  createdAt: Schema.String
+}).annotations({ identifier: "QrCode" })
+
+export const QrCodeDeactivated = Schema.Struct({
+  id: Schema.String,
+  status: QrCode.Status,
+  type: QrCode.Type
+})
+
+export const CreateQrCode = Schema.Struct({
+  outlet_id: Schema.Int,
+  type: Schema.optional(QrCode.Type),
+  amount: optionalNullable(Schema.Number),
+  expires_in_minutes: optionalNullable(Schema.Number),
+  title: optionalNullable(Schema.String),
+  description: optionalNullable(Schema.String),
+  reference: optionalNullable(Schema.String)
+})
+
+const IdPath = Schema.Struct({
+  id: Schema.String.annotations({ description: "The code's id or its reference" })
+})
+
+export class QrCodesApi extends HttpApiGroup.make("qrCodes")
+  .add(
+    HttpApiEndpoint.post("create", "/qr-codes")
+      .setPayload(CreateQrCode)
+      .setHeaders(Doc.IdempotencyHeaders)
+      .addSuccess(QrCodeRead, { status: 201 })
+      .addError(Doc.Forbidden)
+      .addError(Doc.NotFound)
+      .addError(Doc.Conflict)
+      .addError(Doc.Unprocessable)
+      .addError(Doc.Unavailable)
+      .annotate(OpenApi.Summary, "Create a static or dynamic QR code for an outlet (scope qr:write)")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/qr-codes/:id")
+      .setPath(IdPath)
+      .addSuccess(QrCodeRead)
+      .addError(Doc.Forbidden)
+      .addError(Doc.NotFound)
+      .annotate(OpenApi.Summary, "Fetch a QR code by id or reference (scope qr:write)")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/qr-codes")
+      .setUrlParams(
+        Schema.Struct({
+          outlet_id: Schema.optional(Schema.NumberFromString.pipe(Schema.int())),
+          type: Schema.optional(QrCode.Type),
+          ...Paging
+        })
+      )
+      .addSuccess(Schema.Array(QrCodeRead))
+      .addError(Doc.Forbidden)
+      .addError(Doc.Unprocessable)
+      .annotate(OpenApi.Summary, "List QR codes, newest first (scope qr:write)")
+  )
+  .add(
+    HttpApiEndpoint.post("deactivate", "/qr-codes/:id/deactivate")
+      .setPath(IdPath)
+      .setHeaders(Doc.IdempotencyHeaders)
+      .addSuccess(QrCodeDeactivated)
+      .addError(Doc.BadRequest)
+      .addError(Doc.Forbidden)
+      .addError(Doc.NotFound)
+      .annotate(OpenApi.Summary, "Deactivate a QR code; it is kept, INACTIVE (scope qr:write)")
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "QR codes") {}
+
+/** The hosted PNG of a static code: no key, as the id is unguessable. */
+export class QrImagesApi extends HttpApiGroup.make("qrImages")
+  .add(
+    HttpApiEndpoint.get("png", "/qr/:file")
+      .setPath(Schema.Struct({ file: Schema.String.annotations({ description: "`<id>.png`" }) }))
+      .addSuccess(
+        HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, {
+          kind: "Uint8Array",
+          contentType: "image/png"
+        })
+      )
+      .addError(Doc.NotFound)
+      .annotate(OpenApi.Summary, "The PNG of a static QR code (imageUrl)")
+  )
+  .annotate(OpenApi.Title, "QR images") {}

@@ -1,0 +1,35 @@
+/**
+ * A test server on a fresh PostgreSQL database, optionally reached through a TCP proxy to stage outages.
+ * Needs `DATABASE_URL`; the database is dropped on close.
+ */
+import { Effect, Exit, Scope } from "effect"
+import * as TcpProxy from "./TcpProxy.js"
+import { createDatabase, postgresUrl, withDatabase } from "./TestDatabase.js"
+import * as TestServer from "./TestServer.js"
+
+export const startOnPostgres = async (options: { readonly proxy?: boolean } = {}) => {
+  const scope = Effect.runSync(Scope.make())
+  const url = await Effect.runPromise(Scope.extend(createDatabase(postgresUrl!), scope))
+  let proxy: TcpProxy.TcpProxy | undefined
+  let databaseUrl = url
+  if (options.proxy) {
+    const parsed = new URL(url)
+    proxy = await Effect.runPromise(
+      Scope.extend(TcpProxy.make({ host: parsed.hostname, port: Number(parsed.port || 5432) }), scope)
+    )
+    parsed.port = String(proxy.port)
+    parsed.hostname = "127.0.0.1"
+    databaseUrl = withDatabase(parsed.toString(), parsed.pathname.slice(1))
+  }
+  const server = await TestServer.start({ databaseUrl })
+  return {
+    server: {
+      ...server,
+      close: async () => {
+        await server.close()
+        await Effect.runPromise(Scope.close(scope, Exit.void))
+      }
+    },
+    proxy
+  }
+}
