@@ -136,6 +136,7 @@ export type PaymentRefusal =
   | "payload-mismatch"
   | "inactive"
   | "expired"
+  | "already-paid"
   | "amount-mismatch"
   | "amount-required"
 
