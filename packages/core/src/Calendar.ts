@@ -1,8 +1,9 @@
 /**
  * All date arithmetic lives here, on the Temporal API. Reads are shown in Maldives time; mandate periods
- * count the customer's own calendar month in the customer's own zone.
+ * count the customer's own calendar month in the customer's own zone; subscription billing periods derive
+ * from the billing cycle anchor in Maldives time.
  */
-import { DateTime, Option } from "effect"
+import { DateTime, Option, Schema } from "effect"
 import { Temporal } from "temporal-polyfill"
 
 /** IANA zone of the Maldives (UTC+05:00, no daylight saving). `Asia/Male` is not a zone name. */
@@ -54,3 +55,93 @@ export const parseOffsetDateTime = (s: string): Option.Option<DateTime.Utc> => {
 export const addHours = (t: DateTime.Utc, hours: number): DateTime.Utc => DateTime.add(t, { hours })
 export const addDays = (t: DateTime.Utc, days: number): DateTime.Utc => DateTime.add(t, { days })
 export const addMinutes = (t: DateTime.Utc, minutes: number): DateTime.Utc => DateTime.add(t, { minutes })
+
+// ---------------------------------------------------------------------------------------------------
+// Billing periods (DESIGN section 5)
+// ---------------------------------------------------------------------------------------------------
+
+export const Interval = Schema.Literal("WEEK", "MONTH")
+export type Interval = typeof Interval.Type
+
+/**
+ * The largest `intervalCount` of each interval. The spec allows a span of one week to one year
+ * (`WEEK` x 1 through `MONTH` x 12); 52 weeks are 364 days, 53 weeks are more than a year.
+ */
+export const MaxIntervalCount: { readonly [I in Interval]: number } = { WEEK: 52, MONTH: 12 }
+
+/** Whether `interval` x `count` is a sellable span: `WEEK` x 1..52 or `MONTH` x 1..12. */
+export const isValidSpan = (interval: Interval, count: number): boolean =>
+  Number.isSafeInteger(count) && count >= 1 && count <= MaxIntervalCount[interval]
+
+const inMaldives = (t: DateTime.Utc): Temporal.ZonedDateTime => toInstant(t).toZonedDateTimeISO(MaldivesZone)
+
+/** A period index or count that is not a whole number is a defect of the caller, never a domain outcome. */
+const checkArguments = (count: number, n: number): void => {
+  if (!Number.isSafeInteger(count) || count < 1)
+    throw new RangeError(`interval count must be a positive whole number, got ${count}`)
+  if (!Number.isSafeInteger(n)) throw new RangeError(`period index must be a whole number, got ${n}`)
+}
+
+/**
+ * The start of period `n` of a subscription anchored at `anchor`. Always computed from the anchor, never
+ * from the previous period, so a 31st anchor bills on the 28th (29th) of February and on the 31st again in
+ * March. `MONTH` x k: the anchor's Maldives month plus `n * k` months, on the anchor's day clamped to that
+ * month's length, at the anchor's Maldives time of day. `WEEK` x k: the anchor plus `7 * k * n` days.
+ * Negative `n` extends the same rule backwards.
+ */
+export const periodStart = (
+  anchor: DateTime.Utc,
+  interval: Interval,
+  count: number,
+  n: number
+): DateTime.Utc => {
+  checkArguments(count, n)
+  const local = inMaldives(anchor)
+  if (interval === "WEEK") return fromInstant(local.add({ days: 7 * count * n }).toInstant())
+  const month = local
+    .toPlainDate()
+    .toPlainYearMonth()
+    .add({ months: n * count })
+  const day = Math.min(local.day, month.daysInMonth)
+  return fromInstant(local.with({ year: month.year, month: month.month, day }).toInstant())
+}
+
+/** Billing period `n`: the half-open interval [start, end), where `end` is the start of period `n + 1`. */
+export interface Period {
+  readonly n: number
+  readonly start: DateTime.Utc
+  readonly end: DateTime.Utc
+}
+
+export const period = (anchor: DateTime.Utc, interval: Interval, count: number, n: number): Period => ({
+  n,
+  start: periodStart(anchor, interval, count, n),
+  end: periodStart(anchor, interval, count, n + 1)
+})
+
+/** The stable key of the period starting at `start`: its Maldives date, `YYYY-MM-DD`. */
+export const periodKey = (start: DateTime.Utc): string => inMaldives(start).toPlainDate().toString()
+
+/**
+ * The index of the period containing `t`: `periodAt(start(n)) = n` and `periodAt(start(n + 1) - 1 ms) = n`.
+ * Period 0 starts at the anchor, so an instant before it gets a negative index.
+ */
+export const periodAt = (
+  anchor: DateTime.Utc,
+  interval: Interval,
+  count: number,
+  t: DateTime.Utc
+): number => {
+  checkArguments(count, 0)
+  const a = inMaldives(anchor)
+  const l = inMaldives(t)
+  // An estimate that is at most one too high (a day of the month before the anchor's), settled against
+  // the real boundaries.
+  let n =
+    interval === "WEEK"
+      ? Math.floor((l.epochMilliseconds - a.epochMilliseconds) / (7 * count * 86_400_000))
+      : Math.floor(((l.year - a.year) * 12 + (l.month - a.month)) / count)
+  while (DateTime.greaterThan(periodStart(anchor, interval, count, n), t)) n--
+  while (DateTime.lessThanOrEqualTo(periodStart(anchor, interval, count, n + 1), t)) n++
+  return n
+}

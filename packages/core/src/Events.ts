@@ -8,7 +8,10 @@ import type { ServiceUnavailable } from "./Errors.js"
 import type { Environment, MerchantId } from "./Ids.js"
 import type { Charge, Mandate, RefusalCode } from "./Mandate.js"
 import { Currency } from "./Money.js"
+import type { CheckoutSession } from "./CheckoutSession.js"
+import type { Invoice } from "./Invoice.js"
 import type { Payment as QrPayment } from "./QrCode.js"
+import type { Subscription } from "./Subscription.js"
 
 /** The API version, carried as `api_version` in every delivery. */
 export const ApiVersion = "2026-07-01"
@@ -143,6 +146,95 @@ export const qrPaymentObject = (p: QrPayment): WebhookObject => ({
   reference: p.reference,
   created_at: unix(p.createdAt)
 })
+
+export const subscriptionObject = (sub: Subscription): WebhookObject => ({
+  id: sub.id,
+  object: "subscription",
+  reference: sub.reference,
+  status: sub.status,
+  plan_name: sub.planName,
+  amount: sub.amount,
+  currency: Currency,
+  interval: sub.interval,
+  interval_count: sub.intervalCount,
+  checkout_session_id: sub.checkoutSessionId,
+  billing_cycle_anchor: unix(sub.billingCycleAnchor),
+  current_period_start: unix(sub.currentPeriodStart),
+  current_period_end: unix(sub.currentPeriodEnd),
+  next_billing_at: unix(sub.nextBillingAt),
+  cancel_at_period_end: sub.cancelAtPeriodEnd,
+  cancelled_at: unix(sub.cancelledAt),
+  cancellation_initiator: sub.cancellationInitiator,
+  metadata: sub.metadata,
+  created_at: unix(sub.createdAt)
+})
+
+export const invoiceObject = (inv: Invoice): WebhookObject => ({
+  id: inv.id,
+  object: "invoice",
+  subscription_id: inv.subscriptionId,
+  subscription_reference: inv.subscriptionReference,
+  period_key: inv.periodKey,
+  period_start: unix(inv.periodStart),
+  period_end: unix(inv.periodEnd),
+  amount: inv.amount,
+  currency: Currency,
+  status: inv.status,
+  attempt_count: inv.attemptCount,
+  next_retry_at: unix(inv.nextRetryAt),
+  failure_reason: inv.failureReason,
+  payment_intent_id: inv.paymentIntentId,
+  paid_at: unix(inv.paidAt),
+  created_at: unix(inv.createdAt)
+})
+
+export const checkoutSessionObject = (s: CheckoutSession): WebhookObject => ({
+  id: s.id,
+  object: "checkout.session",
+  mode: s.mode,
+  status: s.status,
+  reference: s.reference,
+  title: s.title,
+  description: s.description,
+  amount: s.amount,
+  currency: Currency,
+  price:
+    s.price === null
+      ? null
+      : {
+          name: s.price.name,
+          amount: s.price.amount,
+          interval: s.price.interval,
+          interval_count: s.price.intervalCount
+        },
+  subscription: s.subscriptionId === null ? null : { id: s.subscriptionId },
+  payment_id: s.paymentId,
+  expires_at: unix(s.expiresAt),
+  completed_at: unix(s.completedAt),
+  created_at: unix(s.createdAt)
+})
+
+/** The webhook object of a subscription-side event, from what the transition left behind. */
+export const subscriptionEventObject = (
+  type: Type,
+  context: {
+    readonly subscription: Subscription
+    readonly invoice?: Invoice | undefined
+    readonly session?: CheckoutSession | undefined
+  }
+): WebhookObject => {
+  switch (type) {
+    case "invoice.paid":
+    case "invoice.payment_failed":
+      if (context.invoice === undefined) throw new Error(`${type} needs an invoice`)
+      return invoiceObject(context.invoice)
+    case "checkout.session.completed":
+      if (context.session === undefined) throw new Error(`${type} needs a session`)
+      return checkoutSessionObject(context.session)
+    default:
+      return subscriptionObject(context.subscription)
+  }
+}
 
 export interface OutboxService {
   /** Records an event in the caller's transaction; delivery happens later, from the outbox. */

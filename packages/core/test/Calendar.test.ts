@@ -135,3 +135,278 @@ describe("arithmetic", () => {
     expect(DateTime.formatIso(Calendar.addMinutes(t, 5))).toBe("2026-03-29T00:35:00.000Z")
   })
 })
+
+// -------------------------------------------------------------------------------------------------
+// Billing periods
+// -------------------------------------------------------------------------------------------------
+
+const HourMs = 3_600_000
+const DayMs = 86_400_000
+/** Maldives time is UTC+05:00 all year: its wall clock is the UTC wall clock of `t + 5 h`. */
+const MaldivesOffsetMs = 5 * HourMs
+const daysInMonth = (year: number, month0: number) => new Date(Date.UTC(year, month0 + 1, 0)).getUTCDate()
+const wallClock = (ms: number) => new Date(ms + MaldivesOffsetMs)
+
+/**
+ * An oracle for period starts written from the rule in DESIGN section 5 with plain `Date` arithmetic on
+ * the Maldives wall clock, independent of Temporal and of the previous period.
+ */
+const oracleStart = (anchorMs: number, interval: Calendar.Interval, count: number, n: number): number => {
+  if (interval === "WEEK") return anchorMs + 7 * count * n * DayMs
+  const l = wallClock(anchorMs)
+  const months = l.getUTCFullYear() * 12 + l.getUTCMonth() + n * count
+  const year = Math.floor(months / 12)
+  const month0 = months - year * 12
+  const day = Math.min(l.getUTCDate(), daysInMonth(year, month0))
+  const msOfDay = anchorMs + MaldivesOffsetMs - Date.UTC(l.getUTCFullYear(), l.getUTCMonth(), l.getUTCDate())
+  return Date.UTC(year, month0, day) + msOfDay - MaldivesOffsetMs
+}
+
+const msOfDay = fc.integer({ min: 0, max: DayMs - 1 })
+/** Anchors at any millisecond, weighted towards month ends, 29 February of leap years and midnight edges. */
+const anchorMs = fc.oneof(
+  fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2040, 0, 1) }),
+  fc
+    .record({
+      year: fc.integer({ min: 2020, max: 2040 }),
+      month0: fc.integer({ min: 0, max: 11 }),
+      day: fc.integer({ min: 28, max: 31 }),
+      time: fc.oneof(msOfDay, fc.constantFrom(0, DayMs - 1, 19 * HourMs, 19 * HourMs - 1))
+    })
+    .map(
+      ({ year, month0, day, time }) =>
+        Date.UTC(year, month0, Math.min(day, daysInMonth(year, month0))) + time - MaldivesOffsetMs
+    ),
+  fc
+    .record({ year: fc.constantFrom(2024, 2028, 2032, 2036), time: msOfDay })
+    .map(({ year, time }) => Date.UTC(year, 1, 29) + time - MaldivesOffsetMs)
+)
+const span = fc.oneof(
+  fc.record({ interval: fc.constant("WEEK" as const), count: fc.integer({ min: 1, max: 52 }) }),
+  fc.record({ interval: fc.constant("MONTH" as const), count: fc.integer({ min: 1, max: 12 }) })
+)
+const index = fc.integer({ min: 0, max: 60 })
+const utc = (ms: number) => DateTime.unsafeMake(ms)
+const epoch = DateTime.toEpochMillis
+const runs = { numRuns: 2000 }
+
+describe("billing periods: properties", () => {
+  it("every period start is the anchor-derived wall-clock rule, never the previous period's", () => {
+    fc.assert(
+      fc.property(anchorMs, span, index, (a, { interval, count }, n) => {
+        expect(epoch(Calendar.periodStart(utc(a), interval, count, n))).toBe(
+          oracleStart(a, interval, count, n)
+        )
+      }),
+      runs
+    )
+  })
+
+  it("period 0 starts at the anchor; periods are contiguous, half-open and non-empty", () => {
+    fc.assert(
+      fc.property(anchorMs, span, index, (a, { interval, count }, n) => {
+        const anchor = utc(a)
+        expect(Calendar.periodStart(anchor, interval, count, 0)).toEqual(anchor)
+        const p = Calendar.period(anchor, interval, count, n)
+        const q = Calendar.period(anchor, interval, count, n + 1)
+        expect(p.n).toBe(n)
+        expect(p.start).toEqual(Calendar.periodStart(anchor, interval, count, n))
+        expect(p.end).toEqual(q.start)
+        expect(epoch(p.start)).toBeLessThan(epoch(p.end))
+      }),
+      runs
+    )
+  })
+
+  it("MONTH: every period starts on min(anchor day, days in month) at the anchor's Maldives time of day", () => {
+    fc.assert(
+      fc.property(anchorMs, fc.integer({ min: 1, max: 12 }), index, (a, count, n) => {
+        const l = wallClock(a)
+        const s = wallClock(epoch(Calendar.periodStart(utc(a), "MONTH", count, n)))
+        const months = l.getUTCMonth() + n * count
+        expect(s.getUTCFullYear()).toBe(l.getUTCFullYear() + Math.floor(months / 12))
+        expect(s.getUTCMonth()).toBe(months % 12)
+        expect(s.getUTCDate()).toBe(
+          Math.min(l.getUTCDate(), daysInMonth(s.getUTCFullYear(), s.getUTCMonth()))
+        )
+        expect(s.toISOString().slice(11)).toBe(l.toISOString().slice(11))
+      }),
+      runs
+    )
+  })
+
+  it("WEEK: every period is exactly 7 x k days", () => {
+    fc.assert(
+      fc.property(anchorMs, fc.integer({ min: 1, max: 52 }), index, (a, count, n) => {
+        const p = Calendar.period(utc(a), "WEEK", count, n)
+        expect(epoch(p.end) - epoch(p.start)).toBe(7 * count * DayMs)
+      }),
+      runs
+    )
+  })
+
+  it("period keys are the Maldives date of the start, unique and strictly increasing", () => {
+    fc.assert(
+      fc.property(anchorMs, span, fc.integer({ min: 2, max: 40 }), (a, { interval, count }, periods) => {
+        const keys = Array.from({ length: periods }, (_, n) =>
+          Calendar.periodKey(Calendar.periodStart(utc(a), interval, count, n))
+        )
+        for (const [n, key] of keys.entries()) {
+          expect(key).toBe(
+            wallClock(oracleStart(a, interval, count, n))
+              .toISOString()
+              .slice(0, 10)
+          )
+          if (n > 0) expect(key > keys[n - 1]!).toBe(true)
+        }
+        expect(new Set(keys).size).toBe(periods)
+      }),
+      { numRuns: 1000 }
+    )
+  })
+
+  it("periodAt finds the period containing an instant, at both of its edges", () => {
+    fc.assert(
+      fc.property(
+        anchorMs,
+        span,
+        index,
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (a, { interval, count }, n, f) => {
+          const anchor = utc(a)
+          const p = Calendar.period(anchor, interval, count, n)
+          const inside = epoch(p.start) + Math.floor(f * (epoch(p.end) - epoch(p.start) - 1))
+          expect(Calendar.periodAt(anchor, interval, count, p.start)).toBe(n)
+          expect(Calendar.periodAt(anchor, interval, count, utc(epoch(p.end) - 1))).toBe(n)
+          expect(Calendar.periodAt(anchor, interval, count, utc(inside))).toBe(n)
+          expect(Calendar.periodAt(anchor, interval, count, p.end)).toBe(n + 1)
+        }
+      ),
+      runs
+    )
+  })
+
+  it("periodAt of any later instant names a period that contains it", () => {
+    fc.assert(
+      fc.property(
+        anchorMs,
+        span,
+        fc.integer({ min: 0, max: 3 * 365 * DayMs }),
+        (a, { interval, count }, later) => {
+          const anchor = utc(a)
+          const t = utc(a + later)
+          const n = Calendar.periodAt(anchor, interval, count, t)
+          expect(n).toBeGreaterThanOrEqual(0)
+          const p = Calendar.period(anchor, interval, count, n)
+          expect(epoch(p.start)).toBeLessThanOrEqual(epoch(t))
+          expect(epoch(t)).toBeLessThan(epoch(p.end))
+        }
+      ),
+      runs
+    )
+  })
+})
+
+describe("billing periods: examples", () => {
+  /** Period starts in Maldives time. */
+  const starts = (anchor: string, interval: Calendar.Interval, count: number, ns: ReadonlyArray<number>) =>
+    ns.map((n) =>
+      Calendar.formatMaldives(Calendar.periodStart(DateTime.unsafeMake(anchor), interval, count, n))
+    )
+
+  it("a 31 January anchor bills on the last day of shorter months and returns to the 31st", () => {
+    expect(starts("2026-01-31T10:00:00+05:00", "MONTH", 1, [0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 13])).toEqual([
+      "2026-01-31T10:00:00+05:00",
+      "2026-02-28T10:00:00+05:00",
+      "2026-03-31T10:00:00+05:00",
+      "2026-04-30T10:00:00+05:00",
+      "2026-05-31T10:00:00+05:00",
+      "2026-06-30T10:00:00+05:00",
+      "2026-07-31T10:00:00+05:00",
+      "2026-08-31T10:00:00+05:00",
+      "2026-12-31T10:00:00+05:00",
+      "2027-01-31T10:00:00+05:00",
+      "2027-02-28T10:00:00+05:00"
+    ])
+    // 2028 is a leap year: the 29th.
+    expect(starts("2027-12-31T10:00:00+05:00", "MONTH", 1, [2])).toEqual(["2028-02-29T10:00:00+05:00"])
+  })
+
+  it("a 29 February anchor bills on 28 February of common years and 29 February again in 2032", () => {
+    expect(starts("2028-02-29T23:59:59.999+05:00", "MONTH", 12, [0, 1, 2, 3, 4])).toEqual([
+      "2028-02-29T23:59:59+05:00",
+      "2029-02-28T23:59:59+05:00",
+      "2030-02-28T23:59:59+05:00",
+      "2031-02-28T23:59:59+05:00",
+      "2032-02-29T23:59:59+05:00"
+    ])
+    expect(starts("2028-02-29T00:00:00+05:00", "MONTH", 1, [1, 12, 48])).toEqual([
+      "2028-03-29T00:00:00+05:00",
+      "2029-02-28T00:00:00+05:00",
+      "2032-02-29T00:00:00+05:00"
+    ])
+  })
+
+  it("counts months of k: a quarterly plan anchored on 30 November", () => {
+    expect(starts("2025-11-30T08:15:00+05:00", "MONTH", 3, [0, 1, 2, 3])).toEqual([
+      "2025-11-30T08:15:00+05:00",
+      "2026-02-28T08:15:00+05:00",
+      "2026-05-30T08:15:00+05:00",
+      "2026-08-30T08:15:00+05:00"
+    ])
+  })
+
+  it("the day is the Maldives day: 20:00Z on 31 January is already 1 February in Malé", () => {
+    const anchor = "2026-01-31T20:00:00Z"
+    expect(starts(anchor, "MONTH", 1, [0, 1, 2])).toEqual([
+      "2026-02-01T01:00:00+05:00",
+      "2026-03-01T01:00:00+05:00",
+      "2026-04-01T01:00:00+05:00"
+    ])
+    expect(Calendar.periodKey(DateTime.unsafeMake(anchor))).toBe("2026-02-01")
+  })
+
+  it("weeks: every 2 weeks from a Sunday evening, keys in Maldives dates", () => {
+    const anchor = DateTime.unsafeMake("2026-03-01T18:30:00+05:00")
+    const p = Calendar.period(anchor, "WEEK", 2, 3)
+    expect([Calendar.formatMaldives(p.start), Calendar.formatMaldives(p.end)]).toEqual([
+      "2026-04-12T18:30:00+05:00",
+      "2026-04-26T18:30:00+05:00"
+    ])
+    expect(Calendar.periodKey(p.start)).toBe("2026-04-12")
+  })
+
+  it("periodAt at the edges, and before the anchor", () => {
+    const anchor = DateTime.unsafeMake("2026-01-31T10:00:00+05:00")
+    const at = (iso: string) => Calendar.periodAt(anchor, "MONTH", 1, DateTime.unsafeMake(iso))
+    expect(at("2026-01-31T10:00:00+05:00")).toBe(0)
+    expect(at("2026-02-28T09:59:59.999+05:00")).toBe(0)
+    expect(at("2026-02-28T10:00:00+05:00")).toBe(1)
+    expect(at("2026-03-31T09:59:59.999+05:00")).toBe(1)
+    expect(at("2026-03-31T10:00:00+05:00")).toBe(2)
+    expect(at("2026-01-31T09:59:59.999+05:00")).toBe(-1)
+  })
+
+  it("spans run from one week to one year", () => {
+    const valid = (interval: Calendar.Interval, count: number) => Calendar.isValidSpan(interval, count)
+    expect([1, 2, 26, 52].map((k) => valid("WEEK", k))).toEqual([true, true, true, true])
+    expect([0, -1, 53, 1.5, Number.NaN].map((k) => valid("WEEK", k))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false
+    ])
+    expect([1, 3, 6, 12].map((k) => valid("MONTH", k))).toEqual([true, true, true, true])
+    expect([0, 13, 24, 2.5].map((k) => valid("MONTH", k))).toEqual([false, false, false, false])
+    expect(Calendar.MaxIntervalCount).toEqual({ WEEK: 52, MONTH: 12 })
+  })
+
+  it("a count or index that is not a positive whole number is a defect", () => {
+    const anchor = DateTime.unsafeMake("2026-01-31T10:00:00+05:00")
+    expect(() => Calendar.periodStart(anchor, "MONTH", 0, 1)).toThrow(RangeError)
+    expect(() => Calendar.periodStart(anchor, "WEEK", 1.5, 1)).toThrow(RangeError)
+    expect(() => Calendar.periodStart(anchor, "WEEK", 1, 0.5)).toThrow(RangeError)
+    expect(() => Calendar.periodAt(anchor, "MONTH", 0, anchor)).toThrow(RangeError)
+  })
+})

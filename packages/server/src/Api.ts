@@ -4,16 +4,20 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { Events } from "@laari/core"
 import { ApprovalsApi } from "./Approvals/Api.js"
+import { CheckoutApi } from "./Checkout/Api.js"
 import { HealthApi } from "./Health/Api.js"
 import { MandatesApi } from "./Mandates/Api.js"
 import { OpsApi } from "./Ops/Api.js"
 import { QrCodesApi, QrImagesApi } from "./QrCodes/Api.js"
+import { SubscriptionsApi } from "./Subscriptions/Api.js"
 import { TestHelpersApi } from "./TestHelpers/Api.js"
 
 export class Api extends HttpApi.make("laari")
   .add(MandatesApi)
   .add(QrCodesApi)
   .add(QrImagesApi)
+  .add(CheckoutApi)
+  .add(SubscriptionsApi)
   .add(ApprovalsApi)
   .add(TestHelpersApi)
   .add(OpsApi)

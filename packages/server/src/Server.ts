@@ -4,11 +4,21 @@
  */
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Approvals, Crypto, Mandates, QrCodes, Work } from "@laari/core"
-import { Effect, Layer } from "effect"
+import {
+  Approvals,
+  Background,
+  Billing,
+  Checkout,
+  Crypto,
+  Mandates,
+  QrCodes,
+  Subscriptions
+} from "@laari/core"
+import { Layer } from "effect"
 import { createServer } from "node:http"
 import { Api } from "./Api.js"
 import { ApprovalsLive } from "./Approvals/Http.js"
+import { CheckoutLive } from "./Checkout/Http.js"
 import * as Clockwork from "./Clockwork.js"
 import * as Config from "./Config.js"
 import { HealthLive } from "./Health/Http.js"
@@ -19,18 +29,20 @@ import { OpsLive } from "./Ops/Http.js"
 import * as QrPng from "./QrPng.js"
 import { QrCodesLive, QrImagesLive } from "./QrCodes/Http.js"
 import * as Database from "./Sql/Database.js"
+import { SubscriptionsLive } from "./Subscriptions/Http.js"
 import { TestHelpersLive } from "./TestHelpers/Http.js"
 import * as Workers from "./Workers.js"
 
 /** The domain services over whatever adapters are below them. */
-export const ServicesLive = Layer.merge(Mandates.Mandates.Default, QrCodes.QrCodes.Default).pipe(
+export const ServicesLive = Layer.mergeAll(
+  Mandates.Mandates.Default,
+  QrCodes.QrCodes.Default,
+  Checkout.Checkout.Default,
+  Billing.Billing.Default
+).pipe(
+  Layer.provideMerge(Subscriptions.Subscriptions.Default),
   Layer.provideMerge(Approvals.Approvals.Default),
   Layer.provideMerge(QrPng.layer)
-)
-
-export const JobsLive = Layer.effect(
-  Work.Jobs,
-  Effect.map(Mandates.Mandates, (mandates): ReadonlyArray<Work.Job> => [mandates.expiryJob])
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -38,6 +50,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     MandatesLive,
     QrCodesLive,
     QrImagesLive,
+    CheckoutLive,
+    SubscriptionsLive,
     ApprovalsLive,
     OpsLive,
     TestHelpersLive,
@@ -54,7 +68,7 @@ export const appLayer = (config: Config.ServerConfig) => {
     Config.layer(config)
   )
   const services = ServicesLive.pipe(Layer.provideMerge(base))
-  const clock = Clockwork.layer.pipe(Layer.provideMerge(JobsLive), Layer.provideMerge(services))
+  const clock = Clockwork.layer.pipe(Layer.provideMerge(Background.jobs), Layer.provideMerge(services))
   const http = HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(ApiLive)

@@ -31,10 +31,12 @@ const tables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 const schema = [
   "api_keys",
   "challenges",
+  "checkout_sessions",
   "customers",
   "effect_sql_migrations",
   "events",
   "idempotency_keys",
+  "invoices",
   "ledger_accounts",
   "ledger_entries",
   "ledger_transfers",
@@ -45,12 +47,14 @@ const schema = [
   "outlets",
   "qr_codes",
   "qr_images",
-  "qr_payments"
+  "qr_payments",
+  "subscriptions"
 ]
 
 const all = [
   [1, "init"],
-  [2, "qr_codes"]
+  [2, "qr_codes"],
+  [3, "subscriptions"]
 ]
 
 describe("PGlite", () => {

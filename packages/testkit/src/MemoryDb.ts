@@ -12,20 +12,28 @@
  */
 import {
   type Approval,
+  type CheckoutSession,
   type Events,
   type Idempotency,
+  type Invoice,
   type Mandate,
   type Notifications,
   type QrCode,
   Store,
+  type Subscription,
   type Wallet
 } from "@laari/core"
-import { Chunk, Context, Effect, Exit, FiberRef, HashMap, Layer } from "effect"
+import { Chunk, Context, type DateTime, Effect, Exit, FiberRef, HashMap, Layer } from "effect"
 
 /** A row with its insertion number, which breaks ties between rows created at the same moment. */
 export interface Row<A> {
   readonly seq: number
   readonly value: A
+}
+
+/** A subscription's row: the record, and when the renewal engine next has work for it (`null`: never). */
+export interface SubscriptionRow extends Row<Subscription.Subscription> {
+  readonly dueAt: DateTime.Utc | null
 }
 
 /** A customer wallet's settings; its balance is the ledger account `customer:<id>` in `balances`. */
@@ -65,6 +73,9 @@ export interface Tables {
   /** A static code's PNG, by code id. */
   readonly qrImages: HashMap.HashMap<string, QrImage>
   readonly qrPayments: HashMap.HashMap<string, Row<QrCode.Payment>>
+  readonly checkoutSessions: HashMap.HashMap<string, Row<CheckoutSession.CheckoutSession>>
+  readonly subscriptions: HashMap.HashMap<string, SubscriptionRow>
+  readonly invoices: HashMap.HashMap<string, Row<Invoice.Invoice>>
   /** Keyed by `scopeKey(scope)`. */
   readonly idempotency: HashMap.HashMap<string, Idempotency.Record>
   /** Oldest first. */
@@ -89,6 +100,9 @@ export const empty: Tables = {
   qrCodes: HashMap.empty(),
   qrImages: HashMap.empty(),
   qrPayments: HashMap.empty(),
+  checkoutSessions: HashMap.empty(),
+  subscriptions: HashMap.empty(),
+  invoices: HashMap.empty(),
   idempotency: HashMap.empty(),
   events: Chunk.empty(),
   notifications: Chunk.empty(),

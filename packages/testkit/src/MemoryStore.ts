@@ -3,9 +3,21 @@
  * outbox and customer notifications. Each operation is a transaction of `MemoryDb` (joining the caller's),
  * so "locked until the transaction ends" holds trivially: nothing else runs until it ends.
  */
-import { Events, Ids, Idempotency, Mandate, Money, Notifications, type QrCode, Store } from "@laari/core"
+import {
+  type CheckoutSession,
+  Events,
+  Ids,
+  Idempotency,
+  type Invoice,
+  Mandate,
+  Money,
+  Notifications,
+  type QrCode,
+  Store,
+  type Subscription
+} from "@laari/core"
 import { Chunk, DateTime, Effect, HashMap, Layer, Option } from "effect"
-import { MemoryDb, type MemoryDbService, type Row, type Tables } from "./MemoryDb.js"
+import { MemoryDb, type MemoryDbService, type Row, type SubscriptionRow, type Tables } from "./MemoryDb.js"
 
 /** Newest first: by creation time, then by insertion order. */
 const newestFirst = <A extends { readonly createdAt: DateTime.Utc }>(rows: Iterable<Row<A>>): Array<A> =>
@@ -302,6 +314,304 @@ export const qrPayments = (db: MemoryDbService): Store.QrPaymentsRepo => ({
     )
 })
 
+/** Earliest first by `at`, then by insertion order; rows without a moment are left out. */
+const earliestFirst = <R extends { readonly seq: number }>(
+  rows: Iterable<R>,
+  at: (row: R) => DateTime.Utc | null | undefined
+): Array<R> =>
+  Array.from(rows)
+    .filter((row) => at(row) != null)
+    .sort((a, b) => DateTime.toEpochMillis(at(a)!) - DateTime.toEpochMillis(at(b)!) || a.seq - b.seq)
+
+/** The earliest of `moments`, if any. */
+const earliest = (moments: Iterable<DateTime.Utc | null | undefined>): DateTime.Utc | undefined => {
+  let first: DateTime.Utc | undefined
+  for (const at of moments)
+    if (at != null && (first === undefined || DateTime.lessThan(at, first))) first = at
+  return first
+}
+
+/** A row by a uuid key, as a `uuid` column finds it: in any letter case, and never by a malformed one. */
+const byUuid = <A>(table: HashMap.HashMap<string, A>, id: string): A | undefined =>
+  Ids.isUuid(id) ? Option.getOrUndefined(HashMap.get(table, id.toLowerCase())) : undefined
+
+/**
+ * What an SQL UPDATE of a record writes: the `mutable` fields of `incoming` over the `stored` row. Every
+ * other field is fixed at insert and must be named in `fixed`, so a field added to the model does not
+ * compile here until it is placed on one side.
+ */
+const updater =
+  <A>() =>
+  <M extends keyof A, F extends Exclude<keyof A, M>>(
+    mutable: ReadonlyArray<M>,
+    _fixed: ReadonlyArray<F> & ([Exclude<keyof A, M | F>] extends [never] ? unknown : never)
+  ) =>
+  (stored: A, incoming: A): A => {
+    const next: { -readonly [K in keyof A]: A[K] } = { ...stored }
+    for (const k of mutable) next[k] = incoming[k]
+    return next
+  }
+
+/** A session's life changes these; what the merchant asked for is fixed at creation. */
+const updateSession = updater<CheckoutSession.CheckoutSession>()(
+  ["status", "customerId", "paymentId", "subscriptionId", "completedAt", "cancelledAt", "expiredAt"],
+  [
+    "id",
+    "merchantId",
+    "environment",
+    "mode",
+    "reference",
+    "title",
+    "description",
+    "returnUrl",
+    "amount",
+    "price",
+    "expiresAt",
+    "createdAt"
+  ]
+)
+
+/** A subscription's life changes these; the plan, the payer, the anchor and the origin are frozen at consent. */
+const updateSubscription = updater<Subscription.Subscription>()(
+  [
+    "status",
+    "currentPeriodIndex",
+    "currentPeriodStart",
+    "currentPeriodEnd",
+    "nextBillingAt",
+    "cancelAtPeriodEnd",
+    "cancelledAt",
+    "cancellationInitiator",
+    "pastDueSince",
+    "balanceWarnedFor",
+    "metadata"
+  ],
+  [
+    "id",
+    "merchantId",
+    "environment",
+    "reference",
+    "planName",
+    "amount",
+    "interval",
+    "intervalCount",
+    "checkoutSessionId",
+    "customerId",
+    "billingCycleAnchor",
+    "createdAt"
+  ]
+)
+
+/** Attempts change these; the cycle, its subscription and its amount are fixed when it opens. */
+const updateInvoice = updater<Invoice.Invoice>()(
+  [
+    "status",
+    "attemptCount",
+    "nextRetryAt",
+    "failureReason",
+    "paymentIntentId",
+    "paidAt",
+    "lastAttemptAt",
+    "voidedAt"
+  ],
+  [
+    "id",
+    "subscriptionId",
+    "merchantId",
+    "environment",
+    "subscriptionReference",
+    "periodIndex",
+    "periodKey",
+    "periodStart",
+    "periodEnd",
+    "amount",
+    "createdAt"
+  ]
+)
+
+export const checkoutSessions = (db: MemoryDbService): Store.CheckoutSessionsRepo => ({
+  insert: (session) =>
+    db.withTransaction(
+      Effect.gen(function* () {
+        const t = yield* db.get
+        if (HashMap.has(t.checkoutSessions, session.id))
+          return yield* Effect.dieMessage(`checkout session ${session.id} exists`)
+        const taken = Array.from(HashMap.values(t.checkoutSessions)).some(
+          (row) => belongsTo(row.value, session) && row.value.reference === session.reference
+        )
+        if (taken) return yield* new Store.DuplicateReference({ reference: session.reference })
+        yield* db.update((t) => {
+          const [table, seq] = insertRow(t, t.checkoutSessions, session.id, session)
+          return { ...t, checkoutSessions: table, seq }
+        })
+      })
+    ),
+  // Only what a session's life changes, as in SQL (see `updateSession`).
+  update: (session) =>
+    db.update((t) => {
+      const row = Option.getOrUndefined(HashMap.get(t.checkoutSessions, session.id))
+      // Like an SQL UPDATE of a missing row (or of another tenant's): nothing happens.
+      if (row === undefined || !belongsTo(row.value, session)) return t
+      const next = updateSession(row.value, session)
+      return { ...t, checkoutSessions: HashMap.set(t.checkoutSessions, session.id, { ...row, value: next }) }
+    }),
+  find: (tenant, id) =>
+    Effect.map(db.get, (t) => {
+      const s = byUuid(t.checkoutSessions, id)?.value
+      return s !== undefined && belongsTo(s, tenant) ? s : undefined
+    }),
+  lockById: (id) => Effect.map(db.get, (t) => byUuid(t.checkoutSessions, id)?.value),
+  claimExpiring: (now, limit) =>
+    Effect.map(db.get, (t) =>
+      earliestFirst(
+        Array.from(HashMap.values(t.checkoutSessions)).filter(
+          (row) => row.value.status === "OPEN" && DateTime.lessThanOrEqualTo(row.value.expiresAt, now)
+        ),
+        (row) => row.value.expiresAt
+      )
+        .slice(0, limit)
+        .map((row) => row.value)
+    ),
+  nextExpiryAt: Effect.map(db.get, (t) =>
+    earliest(
+      Array.from(HashMap.values(t.checkoutSessions), (row) =>
+        row.value.status === "OPEN" ? row.value.expiresAt : undefined
+      )
+    )
+  )
+})
+
+export const subscriptions = (db: MemoryDbService): Store.SubscriptionsRepo => ({
+  insert: (subscription, dueAt) =>
+    db.withTransaction(
+      Effect.gen(function* () {
+        const t = yield* db.get
+        if (HashMap.has(t.subscriptions, subscription.id))
+          return yield* Effect.dieMessage(`subscription ${subscription.id} exists`)
+        // A foreign key, and a unique one: a subscription comes from exactly one checkout session.
+        if (!HashMap.has(t.checkoutSessions, subscription.checkoutSessionId))
+          return yield* Effect.dieMessage(`no checkout session ${subscription.checkoutSessionId}`)
+        for (const row of HashMap.values(t.subscriptions))
+          if (row.value.checkoutSessionId === subscription.checkoutSessionId)
+            return yield* Effect.dieMessage(
+              `checkout session ${subscription.checkoutSessionId} already has subscription ${row.value.id}`
+            )
+        yield* db.update((t) => ({
+          ...t,
+          subscriptions: HashMap.set(t.subscriptions, subscription.id, {
+            seq: t.seq,
+            value: subscription,
+            dueAt
+          }),
+          seq: t.seq + 1
+        }))
+      })
+    ),
+  // Only what a subscription's life changes, as in SQL (see `updateSubscription`).
+  update: (subscription, dueAt) =>
+    db.update((t) => {
+      const row = Option.getOrUndefined(HashMap.get(t.subscriptions, subscription.id))
+      // Like an SQL UPDATE of a missing row (or of another tenant's): nothing happens.
+      if (row === undefined || !belongsTo(row.value, subscription)) return t
+      const next = updateSubscription(row.value, subscription)
+      return {
+        ...t,
+        subscriptions: HashMap.set(t.subscriptions, subscription.id, { ...row, value: next, dueAt })
+      }
+    }),
+  find: (tenant, lookup) =>
+    Effect.map(db.get, (t) => {
+      if (lookup._tag === "ById") {
+        const s = byUuid(t.subscriptions, lookup.id)?.value
+        return s !== undefined && belongsTo(s, tenant) ? s : undefined
+      }
+      for (const row of HashMap.values(t.subscriptions))
+        if (belongsTo(row.value, tenant) && row.value.reference === lookup.reference) return row.value
+      return undefined
+    }),
+  lockById: (id) => Effect.map(db.get, (t) => byUuid(t.subscriptions, id)?.value),
+  list: (tenant, filter) =>
+    Effect.map(db.get, (t) =>
+      newestFirst(
+        Array.from(HashMap.values(t.subscriptions)).filter(
+          ({ value: s }) =>
+            belongsTo(s, tenant) &&
+            (filter.status === undefined || s.status === filter.status) &&
+            (filter.reference === undefined || s.reference === filter.reference)
+        )
+      ).slice(filter.offset, filter.offset + filter.limit)
+    ),
+  listByCustomer: (customerId) =>
+    Effect.map(db.get, (t) =>
+      newestFirst(
+        Array.from(HashMap.values(t.subscriptions)).filter(
+          (row) => Ids.isUuid(customerId) && row.value.customerId === customerId.toLowerCase()
+        )
+      )
+    ),
+  claimDue: (now, limit) =>
+    Effect.map(db.get, (t) =>
+      earliestFirst(
+        Array.from(HashMap.values(t.subscriptions)).filter(
+          (row) => row.dueAt !== null && DateTime.lessThanOrEqualTo(row.dueAt, now)
+        ),
+        (row: SubscriptionRow) => row.dueAt
+      )
+        .slice(0, limit)
+        .map((row) => row.value)
+    ),
+  nextDueAt: Effect.map(db.get, (t) =>
+    earliest(Array.from(HashMap.values(t.subscriptions), (row) => row.dueAt))
+  )
+})
+
+/** A subscription's invoices, newest cycle first. */
+const invoicesOf = (t: Tables, subscriptionId: string): Array<Invoice.Invoice> =>
+  Ids.isUuid(subscriptionId)
+    ? Array.from(HashMap.values(t.invoices))
+        .filter((row) => row.value.subscriptionId === subscriptionId.toLowerCase())
+        .map((row) => row.value)
+        .sort((a, b) => b.periodIndex - a.periodIndex)
+    : []
+
+export const invoices = (db: MemoryDbService): Store.InvoicesRepo => ({
+  insert: (invoice) =>
+    db.withTransaction(
+      Effect.gen(function* () {
+        const t = yield* db.get
+        if (HashMap.has(t.invoices, invoice.id))
+          return yield* Effect.dieMessage(`invoice ${invoice.id} exists`)
+        if (!HashMap.has(t.subscriptions, invoice.subscriptionId))
+          return yield* Effect.dieMessage(`no subscription ${invoice.subscriptionId}`)
+        // Unique per (subscription, period key): a cycle is charged at most once.
+        for (const row of HashMap.values(t.invoices))
+          if (
+            row.value.subscriptionId === invoice.subscriptionId &&
+            row.value.periodKey === invoice.periodKey
+          )
+            return yield* Effect.dieMessage(
+              `subscription ${invoice.subscriptionId} already has an invoice for ${invoice.periodKey}`
+            )
+        yield* db.update((t) => {
+          const [table, seq] = insertRow(t, t.invoices, invoice.id, invoice)
+          return { ...t, invoices: table, seq }
+        })
+      })
+    ),
+  // Only what attempts change, as in SQL (see `updateInvoice`).
+  update: (invoice) =>
+    db.update((t) => {
+      const row = Option.getOrUndefined(HashMap.get(t.invoices, invoice.id))
+      // Like an SQL UPDATE of a missing row: nothing happens.
+      if (row === undefined) return t
+      const next = updateInvoice(row.value, invoice)
+      return { ...t, invoices: HashMap.set(t.invoices, invoice.id, { ...row, value: next }) }
+    }),
+  latest: (subscriptionId) => Effect.map(db.get, (t) => invoicesOf(t, subscriptionId)[0]),
+  list: (subscriptionId, page) =>
+    Effect.map(db.get, (t) => invoicesOf(t, subscriptionId).slice(page.offset, page.offset + page.limit))
+})
+
 /** The idempotency table's key: every part of the scope. */
 export const scopeKey = (s: Idempotency.Scope): string =>
   JSON.stringify([s.merchantId, s.environment, s.method, s.path, s.key])
@@ -381,6 +691,9 @@ export const layer: Layer.Layer<
   | Store.Outlets
   | Store.QrCodesStore
   | Store.QrPaymentsStore
+  | Store.CheckoutSessionsStore
+  | Store.SubscriptionsStore
+  | Store.InvoicesStore
   | Idempotency.IdempotencyStore
   | Events.Outbox
   | Notifications.Notifications,
@@ -395,6 +708,9 @@ export const layer: Layer.Layer<
   Layer.effect(Store.Outlets, Effect.map(MemoryDb, outlets)),
   Layer.effect(Store.QrCodesStore, Effect.map(MemoryDb, qrCodes)),
   Layer.effect(Store.QrPaymentsStore, Effect.map(MemoryDb, qrPayments)),
+  Layer.effect(Store.CheckoutSessionsStore, Effect.map(MemoryDb, checkoutSessions)),
+  Layer.effect(Store.SubscriptionsStore, Effect.map(MemoryDb, subscriptions)),
+  Layer.effect(Store.InvoicesStore, Effect.map(MemoryDb, invoices)),
   Layer.effect(Idempotency.IdempotencyStore, Effect.map(MemoryDb, idempotency)),
   Layer.effect(Events.Outbox, Effect.map(MemoryDb, outbox)),
   Layer.effect(Notifications.Notifications, Effect.map(MemoryDb, notifications))

@@ -10,19 +10,23 @@
  * `QrCodes` on top (rendering with `MemoryQrImages.placeholder`: images are the renderer's business, not
  * the store's, and the placeholder's bytes are predictable), and runs on the real clock (no `TestClock`):
  * store methods get explicit times, and the service tests run on a manual clock of their own. Every test makes its own merchant, so tests share a database
- * without sharing data; the few store methods that are global (`claimExpiring`, `nextExpiryAt`, `purge`)
- * are tested with dates in 1950, which no other test uses, inside transactions that are rolled back.
+ * without sharing data; the few store methods that are global (`claimExpiring`, `nextExpiryAt`, `claimDue`,
+ * `nextDueAt`, `purge`) are tested with dates in 1950, which no other test uses, inside transactions that are
+ * rolled back.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import {
   Approval,
   Approvals,
+  Calendar,
+  CheckoutSession,
   Crypto,
   Emv,
   Errors,
   Events,
   Ids,
   Idempotency,
+  Invoice,
   Mandate,
   Mandates,
   Notifications,
@@ -30,6 +34,7 @@ import {
   QrCodes,
   QrScheme,
   Store,
+  Subscription,
   Wallet,
   Work
 } from "@laari/core"
@@ -48,6 +53,9 @@ export type AllCorePorts =
   | Store.Outlets
   | Store.QrCodesStore
   | Store.QrPaymentsStore
+  | Store.CheckoutSessionsStore
+  | Store.SubscriptionsStore
+  | Store.InvoicesStore
   | Idempotency.IdempotencyStore
   | Events.Outbox
   | Notifications.Notifications
@@ -246,6 +254,123 @@ const qrRequest = (outletId: number, overrides: Partial<QrCode.Request> = {}): Q
   reference: null,
   ...overrides
 })
+
+/** The plan the subscription sessions sell unless told otherwise: 49.90 MVR a month. */
+const goldPlan: CheckoutSession.PriceDataRequest = {
+  name: "Gold plan ބައްޕަ",
+  amount: 4_990,
+  interval: "MONTH",
+  intervalCount: 1
+}
+
+/**
+ * A checkout session of `tenant`, opened at `at` (default `T0`) through the model: `SUBSCRIPTION` mode
+ * selling `goldPlan` unless told otherwise, with a fresh reference.
+ */
+const newSession = (
+  tenant: Ids.Tenant,
+  options: {
+    readonly mode?: CheckoutSession.Mode
+    readonly at?: DateTime.Utc
+    readonly request?: Partial<CheckoutSession.Request>
+  } = {}
+) =>
+  Effect.gen(function* () {
+    const mode = options.mode ?? "SUBSCRIPTION"
+    const id = yield* uuid
+    const request: CheckoutSession.Request = {
+      mode,
+      reference: `cs-${id}`,
+      title: "Contract checkout",
+      description: null,
+      returnUrl: null,
+      amount: mode === "PAYMENT" ? 12_550 : null,
+      priceData: mode === "SUBSCRIPTION" ? goldPlan : null,
+      ...options.request
+    }
+    const terms = Either.getOrThrowWith(
+      CheckoutSession.validate(request),
+      (problems) => new Error(`not a valid session: ${JSON.stringify(problems)}`)
+    )
+    return CheckoutSession.open(
+      { id: id as CheckoutSession.CheckoutSessionId, ...tenant, terms },
+      options.at ?? T0
+    )
+  })
+
+const insertSession = (tenant: Ids.Tenant, options: Parameters<typeof newSession>[1] = {}) =>
+  Effect.gen(function* () {
+    const session = yield* newSession(tenant, options)
+    yield* (yield* Store.CheckoutSessionsStore).insert(session)
+    return session
+  })
+
+/** A subscription session of `tenant` opened a minute before `at`, and its first payment settled at `at`. */
+const activation = (
+  tenant: Ids.Tenant,
+  customerId: Ids.CustomerId,
+  options: { readonly at?: DateTime.Utc; readonly request?: Partial<CheckoutSession.Request> } = {}
+) =>
+  Effect.gen(function* () {
+    const at = options.at ?? plus(T0, minute)
+    const opened = yield* newSession(tenant, {
+      at: plus(at, -minute),
+      ...(options.request !== undefined && { request: options.request })
+    })
+    const activated = Either.getOrThrowWith(
+      Subscription.activate(opened, customerId, at, {
+        subscriptionId: (yield* uuid) as Subscription.SubscriptionId,
+        invoiceId: (yield* uuid) as Invoice.InvoiceId,
+        paymentId: yield* uuid
+      }),
+      (refusal) => new Error(`not activated: ${refusal}`)
+    )
+    return { opened, ...activated }
+  })
+
+type Activated = Effect.Effect.Success<ReturnType<typeof activation>>
+
+/** The rows an activation writes: the session (opened, then complete), the subscription, invoice 0. */
+const storeActivation = (a: Activated, dueAt?: DateTime.Utc | null) =>
+  Effect.gen(function* () {
+    const sessions = yield* Store.CheckoutSessionsStore
+    yield* sessions.insert(a.opened)
+    yield* (yield* Store.SubscriptionsStore).insert(
+      a.subscription,
+      dueAt === undefined ? (Subscription.nextDueAt(a.subscription, a.invoice) ?? null) : dueAt
+    )
+    yield* (yield* Store.InvoicesStore).insert(a.invoice)
+    yield* sessions.update(a.session)
+  })
+
+/** A stored subscription of `tenant` paid by `customerId` (see `activation`), due at `dueAt` if given. */
+const subscribe = (
+  tenant: Ids.Tenant,
+  customerId: Ids.CustomerId,
+  options: Parameters<typeof activation>[2] & { readonly dueAt?: DateTime.Utc | null } = {}
+) =>
+  Effect.gen(function* () {
+    const a = yield* activation(tenant, customerId, options)
+    yield* storeActivation(a, options.dueAt)
+    return a
+  })
+
+/** The invoice of period `n` of `sub`, opened at that period's start. */
+const cycleInvoice = (sub: Subscription.Subscription, n: number) =>
+  Effect.map(uuid, (id) =>
+    Invoice.open(
+      sub,
+      n,
+      Calendar.periodStart(sub.billingCycleAnchor, sub.interval, sub.intervalCount, n),
+      id as Invoice.InvoiceId
+    )
+  )
+
+/** `inv` attempted at `at` and paid. */
+const paidAt = (inv: Invoice.Invoice, at: DateTime.Utc, paymentId: string): Invoice.Invoice =>
+  Either.getOrThrow(Either.flatMap(Invoice.startAttempt(inv, at), (c) => Invoice.succeed(c, paymentId, at)))
+
+const isoOf = (t: DateTime.Utc | undefined) => t && DateTime.formatIso(t)
 
 // -------------------------------------------------------------------------------------------------
 // The suite
@@ -1491,6 +1616,825 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
           // The reference and the qrid are free again.
           yield* store.insert(code)
           expect((yield* store.find(tenant, Ids.lookup(code.reference)))?.id).toBe(code.id)
+        })
+      )
+    })
+
+    describe("checkout sessions", () => {
+      it.effect("insert, then find by id (also locked, and by lockById); find takes no reference", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.CheckoutSessionsStore
+          const tx = yield* Store.Transactor
+          const tenant = tenantOf(yield* freshMerchant())
+          const payment = yield* insertSession(tenant, {
+            mode: "PAYMENT",
+            request: { description: "Two coffees ބައްޕަ", returnUrl: "https://shop.example/back?order=7" }
+          })
+          const weekly = yield* insertSession(tenant, {
+            at: plus(T0, 456),
+            request: {
+              reference: `ORDER 7/2026 ${yield* uuid}`,
+              priceData: { name: "Fortnightly box", amount: 100, interval: "WEEK", intervalCount: 2 }
+            }
+          })
+          expect(payment.price).toBeNull()
+          expect(weekly.price).toEqual({
+            name: "Fortnightly box",
+            amount: 100,
+            interval: "WEEK",
+            intervalCount: 2
+          })
+          for (const s of [payment, weekly]) {
+            expect(plain(yield* store.find(tenant, s.id))).toEqual(plain(s))
+            expect(plain(yield* store.find(tenant, s.id.toUpperCase()))).toEqual(plain(s))
+            const locked = yield* tx.withTransaction(store.find(tenant, s.id, { forUpdate: true }))
+            expect(plain(locked)).toEqual(plain(s))
+            expect(plain(yield* tx.withTransaction(store.lockById(s.id)))).toEqual(plain(s))
+            expect(plain(yield* store.lockById(s.id.toUpperCase()))).toEqual(plain(s))
+            // By id only: a reference names no session here.
+            expect(yield* store.find(tenant, s.reference)).toBeUndefined()
+          }
+          expect(yield* store.find(tenant, yield* uuid)).toBeUndefined()
+          expect(yield* store.find(tenant, "not-a-uuid")).toBeUndefined()
+          expect(yield* store.lockById(yield* uuid)).toBeUndefined()
+          expect(yield* store.lockById("not-a-uuid")).toBeUndefined()
+          expect(yield* store.lockById("")).toBeUndefined()
+        })
+      )
+
+      it.effect("another merchant's or environment's session is not found; lockById finds any", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.CheckoutSessionsStore
+          const owner = yield* freshMerchant()
+          const other = yield* freshMerchant()
+          const session = yield* insertSession(tenantOf(owner))
+          const live = yield* insertSession(tenantOf(owner, "live"))
+          for (const tenant of [tenantOf(other), tenantOf(owner, "live"), tenantOf(other, "live")])
+            expect(yield* store.find(tenant, session.id)).toBeUndefined()
+          expect(yield* store.find(tenantOf(owner), live.id)).toBeUndefined()
+          expect((yield* store.find(tenantOf(owner, "live"), live.id))?.id).toBe(live.id)
+          // The customer's side has no tenant: it finds any session by id.
+          expect((yield* store.lockById(session.id))?.id).toBe(session.id)
+          expect((yield* store.lockById(live.id))?.id).toBe(live.id)
+        })
+      )
+
+      it.effect("a duplicate reference is DuplicateReference, in either mode; elsewhere it is fine", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.CheckoutSessionsStore
+          const merchant = yield* freshMerchant()
+          const other = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const first = yield* insertSession(tenant)
+          for (const mode of ["SUBSCRIPTION", "PAYMENT"] as const) {
+            const again = yield* newSession(tenant, {
+              mode,
+              at: plus(T0, hour),
+              request: { reference: first.reference, title: "Again" }
+            })
+            const refused = yield* Effect.flip(store.insert(again))
+            expect(refused).toBeInstanceOf(Store.DuplicateReference)
+            expect(refused).toMatchObject({ _tag: "DuplicateReference", reference: first.reference })
+            expect(yield* store.find(tenant, again.id)).toBeUndefined()
+            expect(yield* store.lockById(again.id)).toBeUndefined()
+          }
+          expect(plain(yield* store.find(tenant, first.id))).toEqual(plain(first))
+
+          for (const elsewhere of [tenantOf(other), tenantOf(merchant, "live")]) {
+            const s = yield* newSession(elsewhere, { request: { reference: first.reference } })
+            yield* store.insert(s)
+            expect(plain(yield* store.find(elsewhere, s.id))).toEqual(plain(s))
+          }
+        })
+      )
+
+      it.effect("the schema refuses, as a defect, a second session with an id already taken", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.CheckoutSessionsStore
+          const tenant = tenantOf(yield* freshMerchant())
+          const first = yield* insertSession(tenant)
+          const twin = { ...(yield* newSession(tenant, { mode: "PAYMENT" })), id: first.id }
+          expect(isDefect(yield* Effect.exit(store.insert(twin)))).toBe(true)
+          expect(plain(yield* store.find(tenant, first.id))).toEqual(plain(first))
+        })
+      )
+
+      it.effect("update changes what the session's life changes, and nothing the merchant asked for", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.CheckoutSessionsStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const a = yield* subscribe(tenant, merchant.sandboxPayer, {
+            request: { description: "Monthly beans", returnUrl: "https://shop.example/done" }
+          })
+          const bystander = yield* insertSession(tenant, { at: plus(T0, second) })
+          // Completed by the activation, through the store.
+          expect(plain(yield* store.find(tenant, a.session.id))).toEqual(plain(a.session))
+          expect(a.session).toMatchObject({ status: "COMPLETE", subscriptionId: a.subscription.id })
+
+          const filled: CheckoutSession.CheckoutSession = {
+            ...a.session,
+            status: "CANCELLED",
+            completedAt: plus(T0, hour + 1),
+            cancelledAt: plus(T0, 2 * hour + 2),
+            expiredAt: plus(T0, 3 * hour + 3)
+          }
+          yield* store.update(filled)
+          expect(plain(yield* store.find(tenant, a.session.id))).toEqual(plain(filled))
+
+          const emptied: CheckoutSession.CheckoutSession = {
+            ...filled,
+            status: "OPEN",
+            customerId: null,
+            paymentId: null,
+            subscriptionId: null,
+            completedAt: null,
+            cancelledAt: null,
+            expiredAt: null
+          }
+          yield* store.update(emptied)
+          expect(plain(yield* store.find(tenant, a.session.id))).toEqual(plain(emptied))
+          expect(plain(emptied)).toEqual(plain(a.opened))
+
+          const expired = CheckoutSession.expire(emptied, emptied.expiresAt)
+          expect(expired.status).toBe("EXPIRED")
+          yield* store.update(expired)
+          expect(plain(yield* store.find(tenant, a.session.id))).toEqual(plain(expired))
+
+          // What the merchant asked for, and when, stays as it was.
+          yield* store.update({
+            ...expired,
+            mode: "PAYMENT",
+            reference: "another-reference",
+            title: "Another title",
+            description: null,
+            returnUrl: "https://elsewhere.example/",
+            amount: 99_999,
+            price: null,
+            expiresAt: plus(T0, 7 * day),
+            createdAt: plus(T0, day)
+          })
+          expect(plain(yield* store.find(tenant, a.session.id))).toEqual(plain(expired))
+
+          // An update names its tenant: it cannot reach another merchant's or environment's session.
+          for (const other of [tenantOf(yield* freshMerchant()), tenantOf(merchant, "live")]) {
+            yield* store.update({ ...expired, ...other, status: "CANCELLED", cancelledAt: T0 })
+            expect(plain(yield* store.find(tenant, a.session.id))).toEqual(plain(expired))
+          }
+          // An update of a session never inserted writes nothing.
+          const ghost = yield* newSession(tenant)
+          yield* store.update({ ...ghost, status: "CANCELLED", cancelledAt: T0 })
+          expect(yield* store.lockById(ghost.id)).toBeUndefined()
+          expect(plain(yield* store.find(tenant, bystander.id))).toEqual(plain(bystander))
+        })
+      )
+
+      it.effect("claimExpiring claims exactly the OPEN sessions at or past expiresAt, up to the limit", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.CheckoutSessionsStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const now = Era
+          // Opened `millis` before `now`: it expires 24 hours later.
+          const openedAgo = (millis: number, options: Parameters<typeof newSession>[1] = {}) =>
+            insertSession(tenant, { ...options, at: plus(now, -millis) })
+          yield* rolledBack(
+            Effect.gen(function* () {
+              const due = [
+                yield* openedAgo(25 * hour),
+                yield* openedAgo(24 * hour),
+                yield* openedAgo(72 * hour, { mode: "PAYMENT" }),
+                yield* insertSession(tenantOf(yield* freshMerchant(), "live"), { at: plus(now, -30 * hour) })
+              ]
+              // Not due: a session with time left, and every terminal one, however long past its expiry.
+              yield* openedAgo(24 * hour - 1)
+              yield* openedAgo(hour)
+              const cancelled = yield* openedAgo(48 * hour)
+              yield* store.update(
+                Either.getOrThrow(CheckoutSession.cancel(cancelled, plus(cancelled.createdAt, 1)))
+              )
+              const expired = yield* openedAgo(48 * hour)
+              yield* store.update(CheckoutSession.expire(expired, plus(expired.expiresAt, 1)))
+              const a = yield* activation(tenant, merchant.sandboxPayer, { at: plus(now, -47 * hour) })
+              yield* storeActivation(a)
+
+              const claimed = yield* store.claimExpiring(now, 100)
+              const byId = (xs: ReadonlyArray<CheckoutSession.CheckoutSession>) =>
+                [...xs].sort((x, y) => x.id.localeCompare(y.id))
+              expect(plain(byId(claimed))).toEqual(plain(byId(due)))
+              expect(claimed.every((s) => CheckoutSession.isDueToExpire(s, now))).toBe(true)
+              const some = yield* store.claimExpiring(now, 2)
+              expect(some).toHaveLength(2)
+              expect(new Set(ids(some)).size).toBe(2)
+              for (const id of ids(some)) expect(ids(due)).toContain(id)
+              expect(yield* store.claimExpiring(plus(now, -3 * day), 100)).toEqual([])
+              // Once expired, a session is not claimed again.
+              yield* store.update(CheckoutSession.expire(due[0]!, now))
+              expect(new Set(ids(yield* store.claimExpiring(now, 100)))).toEqual(new Set(ids(due.slice(1))))
+            })
+          )
+        })
+      )
+
+      it.effect("nextExpiryAt is the earliest expiresAt of an OPEN session", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.CheckoutSessionsStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          yield* rolledBack(
+            Effect.gen(function* () {
+              const expectNext = (t: DateTime.Utc) =>
+                Effect.map(store.nextExpiryAt, (next) => expect(isoOf(next)).toBe(DateTime.formatIso(t)))
+              // Terminal sessions never expire again, however early their dates.
+              const cancelled = yield* insertSession(tenant, { at: plus(Era, -20 * day) })
+              yield* store.update({ ...cancelled, status: "CANCELLED", cancelledAt: plus(Era, -20 * day) })
+              const completed = yield* activation(tenant, merchant.sandboxPayer, { at: plus(Era, -19 * day) })
+              yield* storeActivation(completed)
+
+              const soon = yield* insertSession(tenant, { at: plus(Era, -day + 250) })
+              const later = yield* insertSession(tenantOf(merchant, "live"), { at: plus(Era, 2 * day + 7) })
+              yield* expectNext(soon.expiresAt)
+              yield* store.update({ ...soon, status: "CANCELLED", cancelledAt: Era })
+              yield* expectNext(later.expiresAt)
+              yield* store.update({ ...later, status: "EXPIRED", expiredAt: later.expiresAt })
+              const next = yield* store.nextExpiryAt
+              if (next !== undefined) expect(DateTime.greaterThan(next, later.expiresAt)).toBe(true)
+            })
+          )
+        })
+      )
+
+      it.effect("a session locked by find forUpdate or lockById is paid once, however many race for it", () =>
+        Effect.gen(function* () {
+          const tx = yield* Store.Transactor
+          const store = yield* Store.CheckoutSessionsStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const session = yield* insertSession(tenant, { mode: "PAYMENT" })
+          // Read, wait (so the others run), write: without the lock, several would find it OPEN.
+          const pay = (i: number) =>
+            tx.withTransaction(
+              Effect.gen(function* () {
+                const found =
+                  i % 2 === 0
+                    ? yield* store.lockById(session.id)
+                    : yield* store.find(tenant, session.id, { forUpdate: true })
+                yield* Effect.sleep("2 millis")
+                const paid = CheckoutSession.complete(found!, plus(T0, minute), {
+                  customerId: merchant.sandboxPayer,
+                  paymentId: `payment-${i}`
+                })
+                if (Either.isLeft(paid)) return undefined
+                yield* store.update(paid.right)
+                return paid.right.paymentId
+              })
+            )
+          const winners = (yield* Effect.all(
+            Array.from({ length: 10 }, (_, i) => pay(i)),
+            { concurrency: "unbounded" }
+          )).filter((p) => p !== undefined)
+          expect(winners).toHaveLength(1)
+          expect((yield* store.find(tenant, session.id))?.paymentId).toBe(winners[0])
+        })
+      )
+    })
+
+    describe("subscriptions", () => {
+      it.effect("insert, then find by id and by reference (also locked, and by lockById)", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.SubscriptionsStore
+          const tx = yield* Store.Transactor
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const monthly = yield* subscribe(tenant, merchant.sandboxPayer)
+          const weekly = yield* subscribe(tenant, merchant.sandboxPayer, {
+            at: plus(T0, 3 * day + 789),
+            request: {
+              reference: `SUB 7/2026 ${yield* uuid}`,
+              priceData: { name: "Weekly box", amount: 500_000, interval: "WEEK", intervalCount: 52 }
+            }
+          })
+          for (const { subscription: sub } of [monthly, weekly]) {
+            expect(plain(yield* store.find(tenant, Ids.lookup(sub.id)))).toEqual(plain(sub))
+            expect(plain(yield* store.find(tenant, Ids.lookup(sub.id.toUpperCase())))).toEqual(plain(sub))
+            expect(plain(yield* store.find(tenant, Ids.lookup(sub.reference)))).toEqual(plain(sub))
+            const locked = yield* tx.withTransaction(
+              store.find(tenant, Ids.lookup(sub.reference), { forUpdate: true })
+            )
+            expect(plain(locked)).toEqual(plain(sub))
+            expect(plain(yield* tx.withTransaction(store.lockById(sub.id)))).toEqual(plain(sub))
+            expect(plain(yield* store.lockById(sub.id.toUpperCase()))).toEqual(plain(sub))
+          }
+          expect(weekly.subscription).toMatchObject({ interval: "WEEK", intervalCount: 52, amount: 500_000 })
+          expect(yield* store.find(tenant, Ids.lookup(yield* uuid))).toBeUndefined()
+          expect(yield* store.find(tenant, Ids.lookup("no-such-reference"))).toBeUndefined()
+          expect(yield* store.find(tenant, { _tag: "ById", id: "not-a-uuid" })).toBeUndefined()
+          // Text no database row can hold finds nothing, rather than failing.
+          expect(yield* store.find(tenant, Ids.lookup("SUB\u00007"))).toBeUndefined()
+          expect(yield* store.lockById(yield* uuid)).toBeUndefined()
+          expect(yield* store.lockById("not-a-uuid")).toBeUndefined()
+        })
+      )
+
+      it.effect("another merchant's or environment's subscription is not found; lockById finds any", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.SubscriptionsStore
+          const owner = yield* freshMerchant()
+          const other = yield* freshMerchant()
+          const { subscription: sub } = yield* subscribe(tenantOf(owner), owner.sandboxPayer)
+          for (const tenant of [tenantOf(other), tenantOf(owner, "live"), tenantOf(other, "live")]) {
+            expect(yield* store.find(tenant, Ids.lookup(sub.id))).toBeUndefined()
+            expect(yield* store.find(tenant, Ids.lookup(sub.reference))).toBeUndefined()
+            expect(yield* store.list(tenant, { limit: 100, offset: 0 })).toEqual([])
+          }
+          expect(ids(yield* store.list(tenantOf(owner), { limit: 100, offset: 0 }))).toEqual([sub.id])
+          // The engine and the customer's side have no tenant: they find any subscription by id.
+          expect((yield* store.lockById(sub.id))?.id).toBe(sub.id)
+        })
+      )
+
+      it.effect("the schema refuses, as a defect, a second subscription of one session, or of none", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.SubscriptionsStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const a = yield* subscribe(tenant, merchant.sandboxPayer)
+          // The same session settled twice: a second activation of its open form.
+          const twice = Either.getOrThrow(
+            Subscription.activate(a.opened, merchant.sandboxPayer, plus(T0, 2 * minute), {
+              subscriptionId: (yield* uuid) as Subscription.SubscriptionId,
+              invoiceId: (yield* uuid) as Invoice.InvoiceId,
+              paymentId: yield* uuid
+            })
+          )
+          const orphan = yield* activation(tenant, merchant.sandboxPayer)
+          const fresh = yield* activation(tenant, merchant.sandboxPayer, { at: plus(T0, hour) })
+          yield* (yield* Store.CheckoutSessionsStore).insert(fresh.opened)
+          const refusals: ReadonlyArray<readonly [string, Subscription.Subscription]> = [
+            ["a second subscription of one session", twice.subscription],
+            [
+              "the same, under another reference",
+              { ...twice.subscription, reference: `other-${yield* uuid}` }
+            ],
+            ["a subscription whose session was never stored", orphan.subscription],
+            ["an id already taken", { ...fresh.subscription, id: a.subscription.id }]
+          ]
+          for (const [what, sub] of refusals) {
+            expect(isDefect(yield* Effect.exit(store.insert(sub, plus(T0, day)))), what).toBe(true)
+          }
+          for (const id of [twice.subscription.id, orphan.subscription.id])
+            expect(yield* store.lockById(id)).toBeUndefined()
+          // The session left free takes its subscription.
+          yield* store.insert(fresh.subscription, null)
+          expect(plain(yield* store.lockById(fresh.subscription.id))).toEqual(plain(fresh.subscription))
+          expect(plain(yield* store.find(tenant, Ids.lookup(a.subscription.reference)))).toEqual(
+            plain(a.subscription)
+          )
+          expect(ids(yield* store.list(tenant, { limit: 100, offset: 0 }))).toEqual([
+            fresh.subscription.id,
+            a.subscription.id
+          ])
+        })
+      )
+
+      it.effect("list is newest first, filters by status and reference, pages by limit and offset", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.SubscriptionsStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const payer = merchant.sandboxPayer
+          const made = yield* Effect.forEach([1, 2, 3, 4, 5], (i) =>
+            activation(tenant, payer, { at: plus(T0, i * minute) })
+          )
+          const withStatus = (a: Activated, status: Subscription.Status): Activated => {
+            const at = plus(a.subscription.createdAt, hour)
+            const subscription =
+              status === "ACTIVE"
+                ? a.subscription
+                : status === "PAST_DUE"
+                  ? { ...a.subscription, status, pastDueSince: at }
+                  : Either.getOrThrow(Subscription.cancelNow(a.subscription, "MERCHANT", at)).subscription
+            return { ...a, subscription }
+          }
+          const statuses: ReadonlyArray<Subscription.Status> = [
+            "ACTIVE",
+            "PAST_DUE",
+            "ACTIVE",
+            "CANCELLED",
+            "ACTIVE"
+          ]
+          const stored = made.map((a, i) => withStatus(a, statuses[i]!))
+          // Inserted out of order: the order of a list comes from `createdAt`, not from insertion.
+          for (const i of [2, 0, 4, 1, 3]) yield* storeActivation(stored[i]!)
+          // Two created in the same instant: the one inserted later is newer.
+          const tieFirst = yield* subscribe(tenant, payer, { at: plus(T0, 10 * minute) })
+          const tieSecond = yield* subscribe(tenant, payer, { at: plus(T0, 10 * minute) })
+          yield* subscribe(tenantOf(yield* freshMerchant()), payer, { at: plus(T0, 3 * minute) })
+          yield* subscribe(tenantOf(merchant, "live"), payer, { at: plus(T0, 3 * minute) })
+
+          const newest = [tieSecond, tieFirst, ...[...stored].reverse()].map((a) => a.subscription)
+          const list = (filter: Partial<Store.SubscriptionFilter>) =>
+            Effect.map(store.list(tenant, { limit: 25, offset: 0, ...filter }), ids)
+          expect(yield* list({})).toEqual(ids(newest))
+          expect(plain(yield* store.list(tenant, { limit: 25, offset: 0 }))).toEqual(plain(newest))
+          expect(yield* list({ status: "ACTIVE" })).toEqual(ids(newest.filter((s) => s.status === "ACTIVE")))
+          expect(yield* list({ status: "PAST_DUE" })).toEqual([stored[1]!.subscription.id])
+          expect(yield* list({ status: "CANCELLED" })).toEqual([stored[3]!.subscription.id])
+          expect(yield* list({ reference: stored[3]!.subscription.reference })).toEqual([
+            stored[3]!.subscription.id
+          ])
+          expect(yield* list({ reference: stored[3]!.subscription.reference, status: "ACTIVE" })).toEqual([])
+          expect(yield* list({ reference: "no-such-reference" })).toEqual([])
+          expect(yield* list({ limit: 2, offset: 1 })).toEqual(ids(newest.slice(1, 3)))
+          expect(yield* list({ limit: 1, offset: 6 })).toEqual([newest[6]!.id])
+          expect(yield* list({ offset: 7 })).toEqual([])
+          expect(yield* list({ status: "ACTIVE", limit: 2, offset: 2 })).toEqual([
+            stored[4]!.subscription.id,
+            stored[2]!.subscription.id
+          ])
+        })
+      )
+
+      it.effect("update changes what the subscription's life changes, and nothing frozen at consent", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.SubscriptionsStore
+          const seed = yield* Seed
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const { subscription: sub } = yield* subscribe(tenant, merchant.sandboxPayer)
+          const bystander = (yield* subscribe(tenant, merchant.sandboxPayer, { at: plus(T0, hour) }))
+            .subscription
+          const find = Effect.map(store.find(tenant, Ids.lookup(sub.id)), plain)
+
+          const p1 = Calendar.period(sub.billingCycleAnchor, sub.interval, sub.intervalCount, 1)
+          const filled: Subscription.Subscription = {
+            ...sub,
+            status: "PAST_DUE",
+            currentPeriodIndex: 1,
+            currentPeriodStart: p1.start,
+            currentPeriodEnd: p1.end,
+            nextBillingAt: plus(p1.end, 1),
+            cancelAtPeriodEnd: true,
+            cancelledAt: plus(p1.start, 2 * hour + 2),
+            cancellationInitiator: "OPS",
+            pastDueSince: plus(p1.start, 7),
+            balanceWarnedFor: 2,
+            metadata: { order: "ބައްޕަ 7", "with space": 'a "quoted" value' }
+          }
+          yield* store.update(filled, plus(p1.start, 12 * hour))
+          expect(yield* find).toEqual(plain(filled))
+
+          yield* store.update({ ...filled, metadata: {} }, null)
+          expect(yield* find).toEqual(plain({ ...filled, metadata: {} }))
+
+          const emptied: Subscription.Subscription = {
+            ...filled,
+            status: "CANCELLED",
+            nextBillingAt: null,
+            cancelAtPeriodEnd: false,
+            cancelledAt: null,
+            cancellationInitiator: null,
+            pastDueSince: null,
+            balanceWarnedFor: null,
+            metadata: null
+          }
+          yield* store.update(emptied, null)
+          expect(yield* find).toEqual(plain(emptied))
+
+          // The plan, the payer, the anchor and the origin are frozen at consent.
+          const otherPayer = yield* seed.customer({ environment: "test", phone: yield* freshPhone })
+          const otherSession = yield* insertSession(tenant)
+          yield* store.update(
+            {
+              ...emptied,
+              reference: "another-reference",
+              planName: "Another plan",
+              amount: 99_999,
+              interval: "WEEK",
+              intervalCount: 3,
+              checkoutSessionId: otherSession.id,
+              customerId: otherPayer.id,
+              billingCycleAnchor: plus(T0, day),
+              createdAt: plus(T0, day)
+            },
+            null
+          )
+          expect(yield* find).toEqual(plain(emptied))
+
+          // An update names its tenant: it cannot reach another merchant's or environment's subscription.
+          for (const other of [tenantOf(yield* freshMerchant()), tenantOf(merchant, "live")]) {
+            yield* store.update({ ...emptied, ...other, status: "ACTIVE", balanceWarnedFor: 9 }, null)
+            expect(yield* find).toEqual(plain(emptied))
+          }
+          // An update of a subscription never inserted writes nothing.
+          const ghost = (yield* activation(tenant, merchant.sandboxPayer)).subscription
+          yield* store.update(ghost, plus(T0, day))
+          expect(yield* store.lockById(ghost.id)).toBeUndefined()
+          expect(plain(yield* store.find(tenant, Ids.lookup(bystander.id)))).toEqual(plain(bystander))
+        })
+      )
+
+      it.effect("listByCustomer lists the subscriptions a wallet pays, of any merchant, newest first", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.SubscriptionsStore
+          const seed = yield* Seed
+          const merchant = yield* freshMerchant()
+          const customer = yield* seed.customer({ environment: "test", phone: yield* freshPhone })
+          const older = yield* subscribe(tenantOf(merchant), customer.id)
+          const cancelled = yield* activation(tenantOf(yield* freshMerchant()), customer.id, {
+            at: plus(T0, hour)
+          })
+          const ended = Either.getOrThrow(
+            Subscription.cancelNow(cancelled.subscription, "PAYER", plus(T0, day))
+          )
+          yield* storeActivation({ ...cancelled, subscription: ended.subscription }, null)
+          yield* subscribe(tenantOf(merchant), merchant.sandboxPayer, { at: plus(T0, minute) })
+          expect(plain(yield* store.listByCustomer(customer.id))).toEqual(
+            plain([ended.subscription, older.subscription])
+          )
+          expect(yield* store.listByCustomer((yield* uuid) as Ids.CustomerId)).toEqual([])
+        })
+      )
+
+      it.effect("claimDue claims exactly the subscriptions due at now, in dueAt order, up to the limit", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.SubscriptionsStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const now = Era
+          const dueAt = (dueAt: DateTime.Utc | null, t: Ids.Tenant = tenant) =>
+            Effect.map(subscribe(t, merchant.sandboxPayer, { dueAt }), (a) => a.subscription)
+          yield* rolledBack(
+            Effect.gen(function* () {
+              // Inserted out of order: claims come in `dueAt` order.
+              const atNow = yield* dueAt(now)
+              const dayAgo = yield* dueAt(plus(now, -day))
+              const justBefore = yield* dueAt(plus(now, -1), tenantOf(yield* freshMerchant(), "live"))
+              const hourAgo = yield* dueAt(plus(now, -hour))
+              const justAfter = yield* dueAt(plus(now, 1))
+              const never = yield* dueAt(null)
+              const due = [dayAgo, hourAgo, justBefore, atNow]
+
+              expect(plain(yield* store.claimDue(now, 100))).toEqual(plain(due))
+              expect(ids(yield* store.claimDue(now, 2))).toEqual(ids(due.slice(0, 2)))
+              expect(ids(yield* store.claimDue(now, 1))).toEqual([dayAgo.id])
+              expect(yield* store.claimDue(plus(now, -2 * day), 100)).toEqual([])
+              expect(ids(yield* store.claimDue(plus(now, 1), 100))).toEqual(ids([...due, justAfter]))
+
+              // `dueAt` moves with each update: done for now, due later, due earlier, never again.
+              yield* store.update(dayAgo, plus(now, day))
+              yield* store.update({ ...never, balanceWarnedFor: 1 }, plus(now, -2 * hour))
+              yield* store.update(hourAgo, null)
+              expect(ids(yield* store.claimDue(now, 100))).toEqual([never.id, justBefore.id, atNow.id])
+              expect((yield* store.claimDue(now, 1))[0]?.balanceWarnedFor).toBe(1)
+            })
+          )
+        })
+      )
+
+      it.effect("nextDueAt is the earliest dueAt of any subscription", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.SubscriptionsStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          yield* rolledBack(
+            Effect.gen(function* () {
+              const expectNext = (t: DateTime.Utc) =>
+                Effect.map(store.nextDueAt, (next) => expect(isoOf(next)).toBe(DateTime.formatIso(t)))
+              yield* subscribe(tenant, merchant.sandboxPayer, { dueAt: null })
+              const soon = yield* subscribe(tenant, merchant.sandboxPayer, { dueAt: plus(Era, 250) })
+              const later = yield* subscribe(tenantOf(merchant, "live"), merchant.sandboxPayer, {
+                dueAt: plus(Era, 3 * day + 7)
+              })
+              yield* expectNext(plus(Era, 250))
+              yield* store.update(soon.subscription, null)
+              yield* expectNext(plus(Era, 3 * day + 7))
+              yield* store.update(soon.subscription, plus(Era, -5 * day))
+              yield* expectNext(plus(Era, -5 * day))
+              yield* store.update(soon.subscription, null)
+              yield* store.update(later.subscription, null)
+              const next = yield* store.nextDueAt
+              if (next !== undefined) expect(DateTime.greaterThan(next, plus(Era, 3 * day + 7))).toBe(true)
+            })
+          )
+        })
+      )
+
+      it.effect("a subscription found forUpdate or by lockById stays locked: no update is lost", () =>
+        Effect.gen(function* () {
+          const tx = yield* Store.Transactor
+          const store = yield* Store.SubscriptionsStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const { subscription: sub } = yield* subscribe(tenant, merchant.sandboxPayer)
+          // Read, wait (so the others run), write: without the lock, increments overwrite each other.
+          const increment = (byLock: boolean) =>
+            tx.withTransaction(
+              Effect.gen(function* () {
+                const found = byLock
+                  ? yield* store.lockById(sub.id)
+                  : yield* store.find(tenant, Ids.lookup(sub.reference), { forUpdate: true })
+                yield* Effect.sleep("2 millis")
+                yield* store.update({ ...found!, balanceWarnedFor: (found!.balanceWarnedFor ?? 0) + 1 }, null)
+              })
+            )
+          yield* Effect.all(
+            Array.from({ length: 10 }, (_, i) => increment(i % 2 === 0)),
+            { concurrency: "unbounded" }
+          )
+          expect((yield* store.find(tenant, Ids.lookup(sub.id)))?.balanceWarnedFor).toBe(10)
+        })
+      )
+    })
+
+    describe("invoices", () => {
+      it.effect("latest is the highest period; list is newest cycle first, paged by limit and offset", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.InvoicesStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const { subscription: sub, invoice: first } = yield* subscribe(tenant, merchant.sandboxPayer)
+          const other = yield* subscribe(tenant, merchant.sandboxPayer, { at: plus(T0, hour) })
+          expect(plain(yield* store.latest(sub.id))).toEqual(plain(first))
+          expect(plain(yield* store.list(sub.id, { limit: 25, offset: 0 }))).toEqual(plain([first]))
+
+          const paid = yield* Effect.forEach([1, 2], (n) =>
+            Effect.gen(function* () {
+              const inv = yield* cycleInvoice(sub, n)
+              return paidAt(inv, plus(inv.createdAt, 5), yield* uuid)
+            })
+          )
+          const open = yield* cycleInvoice(sub, 3)
+          // Inserted out of order: the order comes from the period, not from insertion.
+          for (const inv of [paid[1]!, open, paid[0]!]) yield* store.insert(inv)
+          yield* store.insert(yield* cycleInvoice(other.subscription, 1))
+
+          const newest = [open, paid[1]!, paid[0]!, first]
+          expect(newest.map((i) => i.periodIndex)).toEqual([3, 2, 1, 0])
+          expect(new Set(newest.map((i) => i.periodKey)).size).toBe(4)
+          expect(plain(yield* store.latest(sub.id))).toEqual(plain(open))
+          expect(plain(yield* store.latest(sub.id.toUpperCase()))).toEqual(plain(open))
+          expect(plain(yield* store.list(sub.id, { limit: 25, offset: 0 }))).toEqual(plain(newest))
+          expect(ids(yield* store.list(sub.id.toUpperCase(), { limit: 25, offset: 0 }))).toEqual(ids(newest))
+          expect(ids(yield* store.list(sub.id, { limit: 2, offset: 1 }))).toEqual(ids(newest.slice(1, 3)))
+          expect(ids(yield* store.list(sub.id, { limit: 1, offset: 3 }))).toEqual([first.id])
+          expect(yield* store.list(sub.id, { limit: 25, offset: 4 })).toEqual([])
+          expect((yield* store.latest(other.subscription.id))?.periodIndex).toBe(1)
+          expect(ids(yield* store.list(other.subscription.id, { limit: 25, offset: 1 }))).toEqual([
+            other.invoice.id
+          ])
+          for (const id of [yield* uuid, "not-a-uuid", ""]) {
+            expect(yield* store.latest(id)).toBeUndefined()
+            expect(yield* store.list(id, { limit: 25, offset: 0 })).toEqual([])
+          }
+        })
+      )
+
+      it.effect("update changes what attempts change, and nothing the cycle fixes", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.InvoicesStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const { subscription: sub, invoice: first } = yield* subscribe(tenant, merchant.sandboxPayer)
+          const opened = yield* cycleInvoice(sub, 1)
+          yield* store.insert(opened)
+          const latest = Effect.map(store.latest(sub.id), plain)
+          expect(yield* latest).toEqual(plain(opened))
+
+          // Through the attempts: a miss, its retry, a success.
+          const charging = Either.getOrThrow(Invoice.startAttempt(opened, plus(opened.createdAt, 3)))
+          yield* store.update(charging)
+          expect(yield* latest).toEqual(plain(charging))
+          const missed = Either.getOrThrow(Invoice.fail(charging, "wallet-limit", plus(opened.createdAt, 9)))
+          expect(missed).toMatchObject({ status: "PENDING", failureReason: "blocked-by-rules" })
+          yield* store.update(missed)
+          expect(yield* latest).toEqual(plain(missed))
+          const retried = paidAt(missed, missed.nextRetryAt!, yield* uuid)
+          yield* store.update(retried)
+          expect(yield* latest).toEqual(plain(retried))
+
+          const filled: Invoice.Invoice = {
+            ...retried,
+            status: "VOID",
+            attemptCount: 4,
+            nextRetryAt: plus(T0, 40 * day + 1),
+            failureReason: "executor-error",
+            voidedAt: plus(T0, 41 * day + 2)
+          }
+          yield* store.update(filled)
+          expect(yield* latest).toEqual(plain(filled))
+          const emptied: Invoice.Invoice = {
+            ...filled,
+            status: "PENDING",
+            attemptCount: 0,
+            nextRetryAt: null,
+            failureReason: null,
+            paymentIntentId: null,
+            paidAt: null,
+            lastAttemptAt: null,
+            voidedAt: null
+          }
+          yield* store.update(emptied)
+          expect(yield* latest).toEqual(plain(emptied))
+          expect(plain(emptied)).toEqual(plain(opened))
+
+          // The cycle, its subscription and its amount are fixed when it opens.
+          const other = yield* subscribe(tenant, merchant.sandboxPayer, { at: plus(T0, hour) })
+          yield* store.update({
+            ...emptied,
+            subscriptionId: other.subscription.id,
+            merchantId: (yield* freshMerchant()).id,
+            environment: "live",
+            subscriptionReference: "another-reference",
+            periodIndex: 7,
+            periodKey: "2027-01-01",
+            periodStart: plus(T0, 300 * day),
+            periodEnd: plus(T0, 330 * day),
+            amount: 99_999,
+            createdAt: plus(T0, day),
+            status: "FAILED",
+            attemptCount: 4
+          })
+          expect(yield* latest).toEqual(plain({ ...emptied, status: "FAILED", attemptCount: 4 }))
+          expect(ids(yield* store.list(other.subscription.id, { limit: 25, offset: 0 }))).toEqual([
+            other.invoice.id
+          ])
+          // An update of an invoice never inserted writes nothing.
+          const ghost = yield* cycleInvoice(sub, 2)
+          yield* store.update(ghost)
+          expect(ids(yield* store.list(sub.id, { limit: 25, offset: 0 }))).toEqual([opened.id, first.id])
+          expect(plain(yield* store.list(sub.id, { limit: 1, offset: 1 }))).toEqual(plain([first]))
+        })
+      )
+
+      it.effect(
+        "the schema refuses, as a defect, a second invoice for one period, or for no subscription",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* Store.InvoicesStore
+            const merchant = yield* freshMerchant()
+            const tenant = tenantOf(merchant)
+            const a = yield* subscribe(tenant, merchant.sandboxPayer)
+            const sub = a.subscription
+            const second = yield* cycleInvoice(sub, 1)
+            yield* store.insert(second)
+            const orphan = yield* activation(tenant, merchant.sandboxPayer)
+            const refusals: ReadonlyArray<readonly [string, Invoice.Invoice]> = [
+              ["a second invoice for the period paid at consent", yield* cycleInvoice(sub, 0)],
+              ["a second invoice for an open period", yield* cycleInvoice(sub, 1)],
+              ["the same, already paid", paidAt(yield* cycleInvoice(sub, 1), plus(second.createdAt, 1), "p")],
+              ["an invoice whose subscription was never stored", orphan.invoice],
+              ["an id already taken", { ...(yield* cycleInvoice(sub, 2)), id: second.id }]
+            ]
+            for (const [what, inv] of refusals)
+              expect(isDefect(yield* Effect.exit(store.insert(inv))), what).toBe(true)
+            expect(plain(yield* store.list(sub.id, { limit: 25, offset: 0 }))).toEqual(
+              plain([second, a.invoice])
+            )
+            expect(yield* store.list(orphan.subscription.id, { limit: 25, offset: 0 })).toEqual([])
+
+            // The same period of another subscription is another cycle.
+            const twin = yield* subscribe(tenant, merchant.sandboxPayer, { at: sub.billingCycleAnchor })
+            const twinCycle = yield* cycleInvoice(twin.subscription, 1)
+            expect(twinCycle.periodKey).toBe(second.periodKey)
+            yield* store.insert(twinCycle)
+            expect(plain(yield* store.latest(twin.subscription.id))).toEqual(plain(twinCycle))
+          })
+      )
+
+      it.effect("a rolled-back transaction keeps no session, subscription or invoice", () =>
+        Effect.gen(function* () {
+          const tx = yield* Store.Transactor
+          const sessions = yield* Store.CheckoutSessionsStore
+          const subscriptions = yield* Store.SubscriptionsStore
+          const invoices = yield* Store.InvoicesStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const a = yield* activation(tenant, merchant.sandboxPayer, { at: plus(Era, -day) })
+          const outcome = yield* tx
+            .withTransaction(
+              Effect.gen(function* () {
+                yield* storeActivation(a, plus(Era, -day))
+                expect((yield* subscriptions.lockById(a.subscription.id))?.id).toBe(a.subscription.id)
+                return yield* new Rollback()
+              })
+            )
+            .pipe(Effect.either)
+          expect(Either.isLeft(outcome)).toBe(true)
+          expect(yield* sessions.lockById(a.session.id)).toBeUndefined()
+          expect(yield* subscriptions.lockById(a.subscription.id)).toBeUndefined()
+          expect(yield* subscriptions.find(tenant, Ids.lookup(a.subscription.reference))).toBeUndefined()
+          expect(yield* subscriptions.list(tenant, { limit: 25, offset: 0 })).toEqual([])
+          expect(yield* subscriptions.listByCustomer(merchant.sandboxPayer)).toEqual([])
+          expect(yield* invoices.latest(a.subscription.id)).toBeUndefined()
+          expect(ids(yield* subscriptions.claimDue(Era, 100))).not.toContain(a.subscription.id)
+          // The reference, the session and the period are free again.
+          yield* storeActivation(a, null)
+          expect(plain(yield* subscriptions.find(tenant, Ids.lookup(a.subscription.reference)))).toEqual(
+            plain(a.subscription)
+          )
+          expect(plain(yield* invoices.latest(a.subscription.id))).toEqual(plain(a.invoice))
+          expect(plain(yield* sessions.find(tenant, a.session.id))).toEqual(plain(a.session))
         })
       )
     })

@@ -4,6 +4,9 @@
  */
 import {
   Approvals,
+  Background,
+  Billing,
+  Checkout,
   Crypto,
   type Events,
   type Idempotency,
@@ -12,10 +15,12 @@ import {
   QrCodes,
   type QrImages,
   type Store,
+  Subscriptions,
   type Wallet,
-  Work
+  type Work
 } from "@laari/core"
-import { type DateTime, Effect, Layer } from "effect"
+import type { DateTime } from "effect"
+import { Layer } from "effect"
 import * as ControllableClock from "./ControllableClock.js"
 import * as MemoryDb from "./MemoryDb.js"
 import * as MemoryQrImages from "./MemoryQrImages.js"
@@ -35,6 +40,9 @@ export type CorePorts =
   | Store.Outlets
   | Store.QrCodesStore
   | Store.QrPaymentsStore
+  | Store.CheckoutSessionsStore
+  | Store.SubscriptionsStore
+  | Store.InvoicesStore
   | Idempotency.IdempotencyStore
   | Events.Outbox
   | Notifications.Notifications
@@ -47,12 +55,6 @@ export const ports = (): Layer.Layer<CorePorts | Seed.Seed | MemoryDb.MemoryDb |
     Layer.provideMerge(Layer.mergeAll(MemoryStore.layer, MemoryWallet.layer)),
     Layer.provideMerge(Layer.merge(MemoryDb.layer, Crypto.layerWeb))
   )
-
-/** The background jobs of the core services (today: mandate expiry). */
-export const jobs: Layer.Layer<Work.Jobs, never, Mandates.Mandates> = Layer.effect(
-  Work.Jobs,
-  Effect.map(Mandates.Mandates, (mandates): ReadonlyArray<Work.Job> => [mandates.expiryJob])
-)
 
 export interface Options {
   /** Where the controllable clock starts (default `ControllableClock.DefaultStart`, 2026-03-31T10:00:00Z). */
@@ -74,19 +76,29 @@ export type Services =
   | Mandates.Mandates
   | QrCodes.QrCodes
   | QrImages.QrImages
+  | Checkout.Checkout
+  | Subscriptions.Subscriptions
+  | Billing.Billing
   | Work.Jobs
   | ControllableClock.ControllableClock
 
 /**
  * A whole memory world: ports, `Seed`, `Approvals`, `Mandates`, `QrCodes` (with `options.renderer`),
- * `Work.Jobs` and the controllable clock, which is also installed as the default `Clock` of whatever this
+ * `Checkout`, `Subscriptions`, `Billing`, `Work.Jobs` and the controllable clock, which is also installed as the default `Clock` of whatever this
  * layer is provided to. Each call is a new, empty world.
  */
 export const layer = (options: Options = {}): Layer.Layer<Services> =>
   ControllableClock.layer(options).pipe(
-    Layer.provideMerge(jobs),
-    Layer.provideMerge(Mandates.Mandates.Default),
-    Layer.provideMerge(QrCodes.QrCodes.Default),
+    Layer.provideMerge(Background.jobs),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        Mandates.Mandates.Default,
+        QrCodes.QrCodes.Default,
+        Checkout.Checkout.Default,
+        Billing.Billing.Default
+      )
+    ),
+    Layer.provideMerge(Subscriptions.Subscriptions.Default),
     Layer.provideMerge(options.renderer ?? MemoryQrImages.layer),
     Layer.provideMerge(Approvals.Approvals.Default),
     Layer.provideMerge(ports())

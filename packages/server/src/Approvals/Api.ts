@@ -25,6 +25,23 @@ export const MandateForApproval = Schema.Struct({
   returnUrl: Schema.NullOr(Schema.String)
 })
 
+export const SessionForPayment = Schema.Struct({
+  id: Schema.String,
+  status: Schema.String,
+  mode: Schema.String,
+  merchantName: Schema.String,
+  title: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  amount: Schema.Int,
+  currency: Schema.Literal("MVR"),
+  planName: Schema.NullOr(Schema.String),
+  interval: Schema.NullOr(Schema.String),
+  intervalCount: Schema.NullOr(Schema.Int),
+  returnUrl: Schema.NullOr(Schema.String),
+  expiresAt: Schema.String,
+  subscriptionId: Schema.NullOr(Schema.String)
+})
+
 export const ChallengeRequest = Schema.Struct({ phone: Schema.String.pipe(Schema.minLength(1)) })
 export const ChallengeIssued = Schema.Struct({ challenge_id: Schema.String, expires_at: Schema.String })
 export const Answer = Schema.Struct({ challenge_id: Schema.UUID, otp: Schema.String })
@@ -70,5 +87,36 @@ export class ApprovalsApi extends HttpApiGroup.make("approvals")
       .addError(Doc.Unprocessable)
       .addError(Doc.TooManyAttempts)
       .annotate(OpenApi.Summary, "Decline the mandate with the one-time code")
+  )
+  .add(
+    HttpApiEndpoint.get("checkout", "/approvals/checkout/:id")
+      .setPath(IdPath)
+      .addSuccess(SessionForPayment)
+      .addError(Doc.NotFound)
+      .annotate(OpenApi.Summary, "A checkout session as the hosted payment page shows it")
+  )
+  .add(
+    HttpApiEndpoint.post("checkoutChallenge", "/approvals/checkout/:id/challenge")
+      .setPath(IdPath)
+      .setPayload(ChallengeRequest)
+      .addSuccess(ChallengeIssued)
+      .addError(Doc.NotFound)
+      .addError(Doc.Conflict)
+      .annotate(OpenApi.Summary, "Send a one-time code to the paying customer's wallet app")
+  )
+  .add(
+    HttpApiEndpoint.post("checkoutPay", "/approvals/checkout/:id/pay")
+      .setPath(IdPath)
+      .setPayload(Answer)
+      .addSuccess(SessionForPayment)
+      .addError(Doc.PaymentRequired)
+      .addError(Doc.NotFound)
+      .addError(Doc.Conflict)
+      .addError(Doc.Unprocessable)
+      .addError(Doc.TooManyAttempts)
+      .annotate(
+        OpenApi.Summary,
+        "Pay the session with the one-time code; a SUBSCRIPTION session starts the subscription"
+      )
   )
   .annotate(OpenApi.Title, "Customer approvals") {}

@@ -2,7 +2,7 @@
  * What a handler answers: a status and a JSON body. Every error of the domain is turned into one here,
  * the single place where statuses are attached (DESIGN section 9).
  */
-import { Approvals, Errors, Mandate, Mandates, QrCodes } from "@laari/core"
+import { Approvals, Checkout, Errors, Mandate, Mandates, QrCodes, Subscriptions } from "@laari/core"
 import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 
@@ -50,6 +50,14 @@ export const refusalStatus: Record<Mandate.RefusalCode, number> = {
 export type DomainError =
   | Mandates.MandateError
   | QrCodes.QrCodeError
+  | Checkout.CheckoutSessionNotFound
+  | Checkout.SubscriptionsNotEnabled
+  | Checkout.CheckoutReferenceTaken
+  | Checkout.CheckoutSessionClosed
+  | Checkout.CheckoutPaymentDeclined
+  | Checkout.PayerNotFound
+  | Subscriptions.SubscriptionNotFound
+  | Subscriptions.SubscriptionNotCancellable
   | Approvals.ChallengeNotFound
   | Approvals.ApprovalRefused
   | Errors.InvalidRequest
@@ -94,6 +102,18 @@ export const fromError = (e: DomainError): Reply => {
         e.message,
         { reason: e.reason }
       )
+    case "CheckoutSessionNotFound":
+    case "PayerNotFound":
+    case "SubscriptionNotFound":
+      return message(404, e.message)
+    case "SubscriptionsNotEnabled":
+      return message(403, e.message)
+    case "CheckoutReferenceTaken":
+    case "SubscriptionNotCancellable":
+      return message(409, e.message)
+    case "CheckoutSessionClosed":
+      return message(409, e.message, { reason: e.reason })
+    case "CheckoutPaymentDeclined":
     case "QrPaymentDeclined":
       return message(e.reason === "insufficient-balance" ? 402 : 422, e.message, { reason: e.reason })
   }

@@ -111,8 +111,12 @@ export const OpsAuthenticationLive = Layer.effect(
 )
 
 /** `403` naming the scope, or for a publishable key on a secret-key endpoint. */
-export const denial = (principal: Auth.Principal, scope: Auth.Scope): Reply | undefined => {
-  switch (Auth.check(principal, scope)) {
+export const denial = (
+  principal: Auth.Principal,
+  scope: Auth.Scope,
+  options: { readonly publishableAllowed?: boolean } = {}
+): Reply | undefined => {
+  switch (Auth.check(principal, scope, options)) {
     case "publishable-key":
       return message(403, "A publishable key cannot use this endpoint; use a secret key")
     case "missing-scope":
@@ -125,10 +129,11 @@ export const denial = (principal: Auth.Principal, scope: Auth.Scope): Reply | un
 /** Runs `f` with the caller's principal when it holds `scope`; a `403` otherwise. */
 export const withScope = <R>(
   scope: Auth.Scope,
-  f: (principal: Auth.Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
+  f: (principal: Auth.Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>,
+  options: { readonly publishableAllowed?: boolean } = {}
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | CurrentPrincipal> =>
   Effect.flatMap(CurrentPrincipal, (principal) => {
-    const denied = denial(principal, scope)
+    const denied = denial(principal, scope, options)
     return denied === undefined ? f(principal) : Effect.succeed(toResponse(denied))
   })
 

@@ -9,6 +9,7 @@ import * as Doc from "../Http/Documented.js"
 import { optionalNullable, TimeZone } from "../Http/Fields.js"
 import { OpsAuthentication } from "../Http/Security.js"
 import { MandateRead } from "../Mandates/Api.js"
+import { SubscriptionRead } from "../Subscriptions/Api.js"
 
 const Name = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255))
 const Outlet = Schema.Struct({ id: Schema.Int, name: Schema.String })
@@ -130,6 +131,13 @@ export class OpsApi extends HttpApiGroup.make("ops")
     HttpApiEndpoint.post("suspendMandate", "/ops/mandates/:id/suspend")
       .setPath(IdPath)
       .addSuccess(MandateRead)
+      .addError(Doc.NotFound)
+      .addError(Doc.Conflict)
+  )
+  .add(
+    HttpApiEndpoint.post("cancelSubscription", "/ops/subscriptions/:id/cancel")
+      .setPath(IdPath)
+      .addSuccess(SubscriptionRead)
       .addError(Doc.NotFound)
       .addError(Doc.Conflict)
   )

@@ -2,13 +2,23 @@
  * Handlers of the operator API.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Calendar, Crypto, type Errors, Ids, Mandates, Notifications, Store } from "@laari/core"
+import {
+  Calendar,
+  Crypto,
+  type Errors,
+  Ids,
+  Mandates,
+  Notifications,
+  Store,
+  Subscriptions
+} from "@laari/core"
 import { DateTime, Effect, Option } from "effect"
 import { Api } from "../Api.js"
 import { Clockwork } from "../Clockwork.js"
 import { fromError, message, reply, respond, toResponse } from "../Http/Reply.js"
 import { issueKey } from "../Onboarding.js"
 import * as MandateJson from "../Mandates/Json.js"
+import * as SubscriptionJson from "../Subscriptions/Json.js"
 import { Directory } from "../Sql/Directory.js"
 import * as Json from "./Json.js"
 
@@ -21,6 +31,7 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
     const customers = yield* Store.Customers
     const notifications = yield* Notifications.Notifications
     const mandates = yield* Mandates.Mandates
+    const subscriptions = yield* Subscriptions.Subscriptions
     const clockwork = yield* Clockwork
     const crypto = yield* Crypto.Crypto
 
@@ -113,6 +124,9 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
       )
       .handle("suspendMandate", ({ path }) =>
         respond(mandates.suspend(path.id), (m) => reply(200, MandateJson.mandate(m)))
+      )
+      .handle("cancelSubscription", ({ path }) =>
+        respond(subscriptions.cancelByOps(path.id), (s) => reply(200, SubscriptionJson.subscription(s)))
       )
       .handle("events", ({ urlParams }) =>
         directory

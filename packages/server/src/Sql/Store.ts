@@ -1,7 +1,7 @@
 /**
  * Every core port over one `SqlClient`: the `Transactor`, the repositories (mandates, outlets, QR codes and
- * their payments), the outbox, notifications, idempotency keys and the built-in ledger behind `Wallet`. The
- * same adapters serve PostgreSQL and PGlite.
+ * their payments, checkout sessions, subscriptions and their invoices), the outbox, notifications,
+ * idempotency keys and the built-in ledger behind `Wallet`. The same adapters serve PostgreSQL and PGlite.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { type Events, type Idempotency, type Notifications, Store, type Wallet } from "@laari/core"
@@ -15,6 +15,7 @@ import { customersLayer, merchantsLayer } from "./Merchants.js"
 import { notificationsLayer } from "./Notifications.js"
 import { outletsLayer, qrCodesLayer, qrPaymentsLayer } from "./QrCodes.js"
 import { guard, inTransaction } from "./Repository.js"
+import { checkoutSessionsLayer, invoicesLayer, subscriptionsLayer } from "./Subscriptions.js"
 
 /**
  * One transaction around a command; nested calls join the outer one. A database that cannot be reached
@@ -39,6 +40,9 @@ export type Ports =
   | Store.Outlets
   | Store.QrCodesStore
   | Store.QrPaymentsStore
+  | Store.CheckoutSessionsStore
+  | Store.SubscriptionsStore
+  | Store.InvoicesStore
   | Idempotency.IdempotencyStore
   | Events.Outbox
   | Notifications.Notifications
@@ -54,6 +58,9 @@ export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = Layer.merge
   outletsLayer,
   qrCodesLayer,
   qrPaymentsLayer,
+  checkoutSessionsLayer,
+  subscriptionsLayer,
+  invoicesLayer,
   idempotencyLayer,
   outboxLayer,
   notificationsLayer,

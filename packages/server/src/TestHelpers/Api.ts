@@ -6,7 +6,9 @@ import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
 import { TimeZone } from "../Http/Fields.js"
 import { Authentication } from "../Http/Security.js"
+import { SessionRead } from "../Checkout/Api.js"
 import { MandateRead } from "../Mandates/Api.js"
+import { SubscriptionRead } from "../Subscriptions/Api.js"
 
 export const PayerRead = Schema.Struct({
   customerId: Schema.String,
@@ -42,6 +44,11 @@ export const QrPaymentRead = Schema.Struct({
   createdAt: Schema.String
 }).annotations({ identifier: "QrPayment" })
 
+export const CheckoutSettled = Schema.Struct({
+  session: SessionRead,
+  subscription: Schema.NullOr(SubscriptionRead)
+}).annotations({ identifier: "CheckoutSettled" })
+
 export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
   .add(HttpApiEndpoint.get("payer", "/test-helpers/payer").addSuccess(PayerRead).addError(Doc.NotFound))
   .add(
@@ -67,6 +74,23 @@ export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
       .addError(Doc.Conflict)
       .addError(Doc.Unprocessable)
       .annotate(OpenApi.Summary, "Pay a scanned QR payload as the sandbox payer")
+  )
+  .add(
+    HttpApiEndpoint.post("payCheckoutSession", "/test-helpers/checkout/sessions/:id/pay")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .addSuccess(CheckoutSettled)
+      .addError(Doc.PaymentRequired)
+      .addError(Doc.NotFound)
+      .addError(Doc.Conflict)
+      .annotate(OpenApi.Summary, "Pay a checkout session as the sandbox payer")
+  )
+  .add(
+    HttpApiEndpoint.post("cancelSubscriptionAsCustomer", "/test-helpers/subscriptions/:id/cancel-as-customer")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .addSuccess(SubscriptionRead)
+      .addError(Doc.NotFound)
+      .addError(Doc.Conflict)
+      .annotate(OpenApi.Summary, "Cancel a subscription as the sandbox payer would in the wallet app")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Sandbox test helpers") {}

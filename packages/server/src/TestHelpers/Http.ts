@@ -2,7 +2,7 @@
  * Handlers of the sandbox test helpers.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Auth, Mandates, QrCodes, Store } from "@laari/core"
+import { Auth, Checkout, Mandates, QrCodes, Store, Subscriptions } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { message, reply, respond } from "../Http/Reply.js"
@@ -10,6 +10,9 @@ import { withSandbox } from "../Http/Security.js"
 import * as MandateJson from "../Mandates/Json.js"
 import * as OpsJson from "../Ops/Json.js"
 import * as QrJson from "../QrCodes/Json.js"
+import * as CheckoutJson from "../Checkout/Json.js"
+import { ServerConfigTag } from "../Config.js"
+import * as SubscriptionJson from "../Subscriptions/Json.js"
 import { Directory } from "../Sql/Directory.js"
 
 export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handlers) =>
@@ -18,6 +21,9 @@ export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handler
     const merchants = yield* Store.Merchants
     const mandates = yield* Mandates.Mandates
     const qrCodes = yield* QrCodes.QrCodes
+    const checkout = yield* Checkout.Checkout
+    const subscriptions = yield* Subscriptions.Subscriptions
+    const config = yield* ServerConfigTag
 
     /** The merchant's sandbox payer wallet. */
     const sandboxPayer = (principal: Auth.Principal) =>
@@ -83,6 +89,34 @@ export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handler
               })
             ),
             (p) => reply(201, QrJson.payment(p))
+          )
+        )
+      )
+      .handle("payCheckoutSession", ({ path }) =>
+        withSandbox((principal) =>
+          respond(
+            Effect.gen(function* () {
+              // Only this merchant's sandbox sessions: another merchant's is answered as missing.
+              const session = yield* checkout.get(Auth.tenantOf(principal), path.id)
+              return yield* checkout.settle(session.id, yield* sandboxPayer(principal))
+            }),
+            (settled) =>
+              reply(200, {
+                session: CheckoutJson.session(settled.session, config.checkoutUrl),
+                subscription:
+                  settled.subscription === null ? null : SubscriptionJson.subscription(settled.subscription)
+              })
+          )
+        )
+      )
+      .handle("cancelSubscriptionAsCustomer", ({ path }) =>
+        withSandbox((principal) =>
+          respond(
+            Effect.gen(function* () {
+              const subscription = yield* subscriptions.get(Auth.tenantOf(principal), path.id)
+              return yield* subscriptions.cancelAsPayer(subscription.customerId, subscription.id)
+            }),
+            (s) => reply(200, SubscriptionJson.subscription(s))
           )
         )
       )

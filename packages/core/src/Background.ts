@@ -1,0 +1,19 @@
+/**
+ * The background work of the core services, in one list: the server's workers poll it, and the manual
+ * and controllable clocks run it to quiescence.
+ */
+import { Effect, Layer } from "effect"
+import { Billing } from "./Billing.js"
+import { Checkout } from "./Checkout.js"
+import { Mandates } from "./Mandates.js"
+import * as Work from "./Work.js"
+
+export const jobs: Layer.Layer<Work.Jobs, never, Mandates | Checkout | Billing> = Layer.effect(
+  Work.Jobs,
+  Effect.gen(function* () {
+    const mandates = yield* Mandates
+    const checkout = yield* Checkout
+    const billing = yield* Billing
+    return [mandates.expiryJob, checkout.expiryJob, billing.renewalJob] satisfies ReadonlyArray<Work.Job>
+  })
+)

@@ -1,0 +1,329 @@
+/**
+ * The checkout service: sessions a customer pays on the hosted page. Paying a `SUBSCRIPTION` session is
+ * the customer's consent: one transaction moves the first payment and creates the subscription.
+ */
+import { DateTime, Effect, Either, Schema } from "effect"
+import { Approvals } from "./Approvals.js"
+import * as CheckoutSession from "./CheckoutSession.js"
+import { Crypto } from "./Crypto.js"
+import { InvalidRequest } from "./Errors.js"
+import * as Events from "./Events.js"
+import * as Fees from "./Fees.js"
+import type { ChallengeId, CustomerId, Tenant } from "./Ids.js"
+import * as Invoice from "./Invoice.js"
+import { formatMvr, Laari } from "./Money.js"
+import { Notifications } from "./Notifications.js"
+import {
+  CheckoutSessionsStore,
+  Customers,
+  InvoicesStore,
+  Merchants,
+  SubscriptionsStore,
+  Transactor
+} from "./Store.js"
+import * as Subscription from "./Subscription.js"
+import { Wallet } from "./Wallet.js"
+import type * as Work from "./Work.js"
+
+export class CheckoutSessionNotFound extends Schema.TaggedError<CheckoutSessionNotFound>()(
+  "CheckoutSessionNotFound",
+  {
+    message: Schema.optionalWith(Schema.String, { default: () => "Checkout session not found" })
+  }
+) {}
+
+export class SubscriptionsNotEnabled extends Schema.TaggedError<SubscriptionsNotEnabled>()(
+  "SubscriptionsNotEnabled",
+  {
+    message: Schema.optionalWith(Schema.String, {
+      default: () => "Subscriptions are not enabled for this merchant"
+    })
+  }
+) {}
+
+export class CheckoutReferenceTaken extends Schema.TaggedError<CheckoutReferenceTaken>()(
+  "CheckoutReferenceTaken",
+  {
+    message: Schema.optionalWith(Schema.String, {
+      default: () => "A checkout session with this reference already exists"
+    })
+  }
+) {}
+
+/** The session cannot be paid or cancelled in its state (`409`). */
+export class CheckoutSessionClosed extends Schema.TaggedError<CheckoutSessionClosed>()(
+  "CheckoutSessionClosed",
+  {
+    reason: Schema.Literal("already-complete", "expired", "cancelled", "mode-mismatch"),
+    message: Schema.String
+  }
+) {}
+
+/** The customer's wallet refused the payment; nothing moved and the session stays open. */
+export class CheckoutPaymentDeclined extends Schema.TaggedError<CheckoutPaymentDeclined>()(
+  "CheckoutPaymentDeclined",
+  {
+    reason: Schema.Literal(
+      "insufficient-balance",
+      "wallet-limit",
+      "wallet-frozen",
+      "blocked-by-rules",
+      "executor-error"
+    ),
+    message: Schema.String
+  }
+) {}
+
+export class PayerNotFound extends Schema.TaggedError<PayerNotFound>()("PayerNotFound", {
+  message: Schema.optionalWith(Schema.String, {
+    default: () => "No wallet is registered to this phone number"
+  })
+}) {}
+
+const closedMessages: Record<CheckoutSession.Refusal, string> = {
+  "already-complete": "This checkout session has already been paid",
+  expired: "This checkout session has expired",
+  cancelled: "This checkout session was cancelled",
+  "mode-mismatch": "This checkout session cannot be completed"
+}
+
+const declinedMessages: Record<CheckoutPaymentDeclined["reason"], string> = {
+  "insufficient-balance": "Insufficient funds",
+  "wallet-limit": "The payment was blocked by a wallet limit",
+  "wallet-frozen": "The payment could not be taken",
+  "blocked-by-rules": "The payment could not be taken",
+  "executor-error": "The payment could not be taken"
+}
+
+export const closed = (reason: CheckoutSession.Refusal) =>
+  new CheckoutSessionClosed({ reason, message: closedMessages[reason] })
+
+export interface Settlement {
+  readonly session: CheckoutSession.CheckoutSession
+  readonly subscription: Subscription.Subscription | null
+}
+
+export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
+  effect: Effect.gen(function* () {
+    const tx = yield* Transactor
+    const sessions = yield* CheckoutSessionsStore
+    const subscriptions = yield* SubscriptionsStore
+    const invoices = yield* InvoicesStore
+    const merchants = yield* Merchants
+    const customers = yield* Customers
+    const wallet = yield* Wallet
+    const outbox = yield* Events.Outbox
+    const notifications = yield* Notifications
+    const approvals = yield* Approvals
+    const crypto = yield* Crypto
+
+    const merchantOf = (id: Tenant["merchantId"]) =>
+      Effect.flatMap(merchants.get(id), (m) =>
+        m === undefined ? Effect.dieMessage(`merchant ${id} is not registered`) : Effect.succeed(m)
+      )
+
+    const emit = (
+      type: Events.Type,
+      owner: { merchantId: Tenant["merchantId"]; environment: Tenant["environment"] },
+      object: Events.WebhookObject,
+      now: DateTime.Utc
+    ) =>
+      Effect.flatMap(crypto.uuid, (uuid) =>
+        outbox.append(Events.make({ id: `evt_${uuid.replaceAll("-", "")}`, type, ...owner, now, object }))
+      )
+
+    /** `POST /checkout/sessions`. */
+    const create = (tenant: Tenant, request: CheckoutSession.Request) =>
+      Effect.gen(function* () {
+        const terms = yield* Either.match(CheckoutSession.validate(request), {
+          onLeft: (problems) =>
+            Effect.fail(new InvalidRequest({ message: problems[0]!.message, errors: problems })),
+          onRight: Effect.succeed
+        })
+        const merchant = yield* merchantOf(tenant.merchantId)
+        if (
+          terms.mode === "SUBSCRIPTION" &&
+          tenant.environment === "live" &&
+          !merchant.features.subscriptionsLive
+        )
+          return yield* new SubscriptionsNotEnabled()
+        const now = yield* DateTime.now
+        const session = CheckoutSession.open(
+          { id: CheckoutSession.CheckoutSessionId.make(yield* crypto.uuid), ...tenant, terms },
+          now
+        )
+        yield* tx.withTransaction(
+          sessions
+            .insert(session)
+            .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new CheckoutReferenceTaken())))
+        )
+        return session
+      })
+
+    const get = (tenant: Tenant, id: string) =>
+      Effect.flatMap(sessions.find(tenant, id), (s) =>
+        s === undefined ? Effect.fail(new CheckoutSessionNotFound()) : Effect.succeed(s)
+      )
+
+    /** The merchant withdraws an open session. */
+    const cancel = (tenant: Tenant, id: string) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const s = yield* sessions.find(tenant, id, { forUpdate: true })
+          if (s === undefined) return yield* new CheckoutSessionNotFound()
+          const cancelled = yield* Either.match(CheckoutSession.cancel(s, yield* DateTime.now), {
+            onLeft: (reason) => Effect.fail(closed(reason)),
+            onRight: Effect.succeed
+          })
+          yield* sessions.update(cancelled)
+          return cancelled
+        })
+      )
+
+    /** A session as the hosted page shows it, whoever's it is (the id is unguessable). */
+    const forPayment = (id: string) =>
+      Effect.flatMap(tx.withTransaction(sessions.lockById(id)), (s) =>
+        s === undefined ? Effect.fail(new CheckoutSessionNotFound()) : Effect.succeed(s)
+      )
+
+    /**
+     * The customer pays the session. One transaction: lock the session, check it is open, move the money,
+     * complete it and, in `SUBSCRIPTION` mode, create the subscription with invoice 0 `PAID`. Concurrent
+     * settlements queue on the session's lock; the second finds it complete.
+     */
+    const settle = (sessionId: string, customerId: CustomerId) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const now = yield* DateTime.now
+          const s = yield* sessions.lockById(sessionId)
+          if (s === undefined) return yield* new CheckoutSessionNotFound()
+          // Checked before any money moves; `complete` checks again when it writes.
+          const refusal = CheckoutSession.whyNotOpen(s, now)
+          if (refusal !== undefined) return yield* closed(refusal)
+          const merchant = yield* merchantOf(s.merchantId)
+          const split = Fees.split(s.amount, merchant.feeBps)
+          const receipt = yield* wallet
+            .transfer({
+              id: CheckoutSession.transferId(s),
+              environment: s.environment,
+              payer: customerId,
+              merchant: s.merchantId,
+              amount: Laari(s.amount),
+              fee: split.fee,
+              memo: `${merchant.name}: ${s.title}`
+            })
+            .pipe(
+              Effect.catchTag("TransferRefused", (e) =>
+                Effect.fail(
+                  new CheckoutPaymentDeclined({ reason: e.reason, message: declinedMessages[e.reason] })
+                )
+              )
+            )
+          const owner = { merchantId: s.merchantId, environment: s.environment }
+          if (s.mode === "PAYMENT") {
+            const completed = yield* Either.match(
+              CheckoutSession.complete(s, now, { customerId, paymentId: receipt.id }),
+              { onLeft: (reason) => Effect.fail(closed(reason)), onRight: Effect.succeed }
+            )
+            yield* sessions.update(completed)
+            yield* emit("checkout.session.completed", owner, Events.checkoutSessionObject(completed), now)
+            yield* notifications.send({
+              id: yield* crypto.uuid,
+              customerId,
+              environment: s.environment,
+              kind: "payment",
+              title: `Paid MVR ${formatMvr(s.amount)} to ${merchant.name}`,
+              body: `You paid MVR ${formatMvr(s.amount)} to ${merchant.name} for ${s.title}.`,
+              data: { checkout_session_id: s.id, amount: s.amount },
+              createdAt: now
+            })
+            return { session: completed, subscription: null } satisfies Settlement
+          }
+          const activation = yield* Either.match(
+            Subscription.activate(s, customerId, now, {
+              subscriptionId: Subscription.SubscriptionId.make(yield* crypto.uuid),
+              invoiceId: Invoice.InvoiceId.make(yield* crypto.uuid),
+              paymentId: receipt.id
+            }),
+            { onLeft: (reason) => Effect.fail(closed(reason)), onRight: Effect.succeed }
+          )
+          const { subscription, invoice, session } = activation
+          yield* sessions.update(session)
+          yield* subscriptions.insert(subscription, Subscription.nextDueAt(subscription, invoice) ?? null)
+          yield* invoices.insert(invoice)
+          for (const type of activation.events)
+            yield* emit(
+              type,
+              owner,
+              Events.subscriptionEventObject(type, { subscription, invoice, session }),
+              now
+            )
+          yield* notifications.send({
+            id: yield* crypto.uuid,
+            customerId,
+            environment: s.environment,
+            kind: "payment",
+            title: `Subscribed to ${subscription.planName}`,
+            body: `You paid MVR ${formatMvr(s.amount)} to ${merchant.name} and subscribed to ${subscription.planName}. It renews every ${subscription.intervalCount > 1 ? `${subscription.intervalCount} ` : ""}${subscription.interval.toLowerCase()}${subscription.intervalCount > 1 ? "s" : ""}; you can cancel it at any time in the app.`,
+            data: { checkout_session_id: s.id, subscription_id: subscription.id, amount: s.amount },
+            createdAt: now
+          })
+          return { session, subscription } satisfies Settlement
+        })
+      )
+
+    /** The hosted page, step one: a one-time code to the wallet registered to `phone`. */
+    const requestPayment = (sessionId: string, phone: string) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const now = yield* DateTime.now
+          const s = yield* sessions.lockById(sessionId)
+          if (s === undefined) return yield* new CheckoutSessionNotFound()
+          const refusal = CheckoutSession.whyNotOpen(s, now)
+          if (refusal !== undefined) return yield* closed(refusal)
+          const customer = yield* customers.findByPhone(s.environment, phone)
+          if (customer === undefined) return yield* new PayerNotFound()
+          const merchant = yield* merchantOf(s.merchantId)
+          return yield* approvals.issue(
+            { kind: "checkout", id: s.id },
+            customer,
+            `a payment of MVR ${formatMvr(s.amount)} to ${merchant.name}`
+          )
+        })
+      )
+
+    /** The hosted page, step two: the code, then the payment. A wrong code still counts its attempt. */
+    const pay = (sessionId: string, challengeId: ChallengeId, code: string) =>
+      Effect.gen(function* () {
+        const verified = yield* tx.withTransaction(
+          approvals.verify({ kind: "checkout", id: sessionId }, challengeId, code)
+        )
+        if (Either.isLeft(verified)) return yield* verified.left
+        return yield* settle(sessionId, verified.right.customerId)
+      })
+
+    /** Expires open sessions 24 hours after creation; an unpaid session leaves nothing behind. */
+    const sweep = (batch = 100) =>
+      Effect.gen(function* () {
+        let total = 0
+        for (;;) {
+          const n = yield* tx.withTransaction(
+            Effect.gen(function* () {
+              const now = yield* DateTime.now
+              const due = yield* sessions.claimExpiring(now, batch)
+              yield* Effect.forEach(due, (s) => sessions.update(CheckoutSession.expire(s, now)), {
+                discard: true
+              })
+              return due.length
+            })
+          )
+          total += n
+          if (n < batch) return total
+        }
+      })
+
+    const expiryJob: Work.Job = { name: "checkout-expiry", runDue: sweep(), nextDueAt: sessions.nextExpiryAt }
+
+    return { create, get, cancel, forPayment, settle, requestPayment, pay, sweep, expiryJob } as const
+  })
+}) {}

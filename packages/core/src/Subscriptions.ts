@@ -1,0 +1,139 @@
+/**
+ * The subscription service: reading subscriptions and their invoices, and ending them (by the merchant,
+ * the customer or operations). Renewals are the `Billing` engine's.
+ */
+import { DateTime, Effect, Either, Schema } from "effect"
+import { Crypto } from "./Crypto.js"
+import * as Events from "./Events.js"
+import { type CustomerId, lookup, type Tenant } from "./Ids.js"
+import type * as Invoice from "./Invoice.js"
+import { Notifications } from "./Notifications.js"
+import { InvoicesStore, type Page, type SubscriptionFilter, SubscriptionsStore, Transactor } from "./Store.js"
+import * as Subscription from "./Subscription.js"
+
+export class SubscriptionNotFound extends Schema.TaggedError<SubscriptionNotFound>()("SubscriptionNotFound", {
+  message: Schema.optionalWith(Schema.String, { default: () => "Subscription not found" })
+}) {}
+
+export class SubscriptionNotCancellable extends Schema.TaggedError<SubscriptionNotCancellable>()(
+  "SubscriptionNotCancellable",
+  { message: Schema.optionalWith(Schema.String, { default: () => "Subscription cannot be cancelled" }) }
+) {}
+
+export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscriptions", {
+  effect: Effect.gen(function* () {
+    const tx = yield* Transactor
+    const store = yield* SubscriptionsStore
+    const invoices = yield* InvoicesStore
+    const outbox = yield* Events.Outbox
+    const notifications = yield* Notifications
+    const crypto = yield* Crypto
+
+    const find = (tenant: Tenant, idOrReference: string, forUpdate = false) =>
+      Effect.flatMap(store.find(tenant, lookup(idOrReference), { forUpdate }), (s) =>
+        s === undefined ? Effect.fail(new SubscriptionNotFound()) : Effect.succeed(s)
+      )
+
+    const get = (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference)
+
+    const list = (tenant: Tenant, filter: SubscriptionFilter) => store.list(tenant, filter)
+
+    const listInvoices = (tenant: Tenant, idOrReference: string, page: Page) =>
+      Effect.flatMap(find(tenant, idOrReference), (s) => invoices.list(s.id, page))
+
+    /**
+     * Writes what a transition left behind: the subscription with its next due moment, the invoice it
+     * touched, its events, and the customer's notice of a cancellation. Shared with the renewal engine.
+     */
+    const record = (change: Subscription.Change, now: DateTime.Utc, latest: Invoice.Invoice | undefined) =>
+      Effect.gen(function* () {
+        const { subscription, invoice } = change
+        if (invoice !== undefined) yield* invoices.update(invoice)
+        yield* store.update(subscription, Subscription.nextDueAt(subscription, invoice ?? latest) ?? null)
+        for (const type of change.events) {
+          const uuid = yield* crypto.uuid
+          yield* outbox.append(
+            Events.make({
+              id: `evt_${uuid.replaceAll("-", "")}`,
+              type,
+              merchantId: subscription.merchantId,
+              environment: subscription.environment,
+              now,
+              object: Events.subscriptionEventObject(type, { subscription, invoice: invoice ?? latest })
+            })
+          )
+          if (type === "subscription.canceled")
+            yield* notifications.send({
+              id: yield* crypto.uuid,
+              customerId: subscription.customerId,
+              environment: subscription.environment,
+              kind: "subscription.cancelled",
+              title: `${subscription.planName} has ended`,
+              body:
+                subscription.cancellationInitiator === "DUNNING"
+                  ? `Your subscription to ${subscription.planName} has ended after four payments could not be taken.`
+                  : `Your subscription to ${subscription.planName} has ended; nothing more will be charged.`,
+              data: {
+                subscription_id: subscription.id,
+                cancellation_initiator: subscription.cancellationInitiator
+              },
+              createdAt: now
+            })
+        }
+      })
+
+    const cancelLocked = (
+      sub: Subscription.Subscription,
+      initiator: Subscription.Initiator,
+      atPeriodEnd: boolean
+    ) =>
+      Effect.gen(function* () {
+        const now = yield* DateTime.now
+        const latest = yield* invoices.latest(sub.id)
+        if (atPeriodEnd) {
+          const flagged = yield* Either.match(Subscription.cancelAtPeriodEnd(sub), {
+            onLeft: () => Effect.fail(new SubscriptionNotCancellable()),
+            onRight: Effect.succeed
+          })
+          yield* record({ subscription: flagged, invoice: undefined, events: [] }, now, latest)
+          return flagged
+        }
+        const change = yield* Either.match(Subscription.cancelNow(sub, initiator, now, latest), {
+          onLeft: () => Effect.fail(new SubscriptionNotCancellable()),
+          onRight: Effect.succeed
+        })
+        yield* record(change, now, latest)
+        return change.subscription
+      })
+
+    /** `POST /subscriptions/{id}/cancel`: now (voiding an open unpaid cycle) or at the period's end. */
+    const cancel = (tenant: Tenant, idOrReference: string, atPeriodEnd: boolean) =>
+      tx.withTransaction(
+        Effect.flatMap(find(tenant, idOrReference, true), (s) => cancelLocked(s, "MERCHANT", atPeriodEnd))
+      )
+
+    /** The customer ends it from the wallet app, with no second factor. */
+    const cancelAsPayer = (customerId: CustomerId, subscriptionId: string) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const s = yield* store.lockById(subscriptionId)
+          if (s === undefined || s.customerId !== customerId) return yield* new SubscriptionNotFound()
+          return yield* cancelLocked(s, "PAYER", false)
+        })
+      )
+
+    /** Operations end it. */
+    const cancelByOps = (subscriptionId: string) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const s = yield* store.lockById(subscriptionId)
+          if (s === undefined) return yield* new SubscriptionNotFound()
+          return yield* cancelLocked(s, "OPS", false)
+        })
+      )
+
+    const listForCustomer = (customerId: CustomerId) => store.listByCustomer(customerId)
+
+    return { get, list, listInvoices, cancel, cancelAsPayer, cancelByOps, listForCustomer, record } as const
+  })
+}) {}

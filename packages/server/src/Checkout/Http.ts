@@ -1,0 +1,80 @@
+/**
+ * Handlers of the checkout session endpoints. Publishable keys may create sessions (with
+ * `checkout:write`): a session moves no money until the customer pays it.
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import { Auth, Checkout } from "@laari/core"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { ServerConfigTag } from "../Config.js"
+import { idempotent } from "../Http/Idempotent.js"
+import { reply, respond, run } from "../Http/Reply.js"
+import { withScope } from "../Http/Security.js"
+import type { CreateSession } from "./Api.js"
+import * as Json from "./Json.js"
+
+const toRequest = (p: typeof CreateSession.Type) => ({
+  mode: p.mode ?? null,
+  reference: p.reference ?? null,
+  title: p.title ?? null,
+  description: p.description ?? null,
+  returnUrl: p.return_url ?? null,
+  amount: p.amount ?? null,
+  priceData:
+    p.price_data == null
+      ? null
+      : {
+          name: p.price_data.name ?? null,
+          amount: p.price_data.amount ?? null,
+          interval: p.price_data.interval ?? null,
+          intervalCount: p.price_data.interval_count ?? null
+        }
+})
+
+const publishable = { publishableAllowed: true }
+
+export const CheckoutLive = HttpApiBuilder.group(Api, "checkout", (handlers) =>
+  Effect.gen(function* () {
+    const checkout = yield* Checkout.Checkout
+    const config = yield* ServerConfigTag
+    return handlers
+      .handle("create", ({ payload }) =>
+        withScope(
+          "checkout:write",
+          (principal) =>
+            idempotent(
+              principal,
+              payload,
+              run(checkout.create(Auth.tenantOf(principal), toRequest(payload)), (s) =>
+                reply(200, Json.created(s, config.checkoutUrl))
+              )
+            ),
+          publishable
+        )
+      )
+      .handle("get", ({ path }) =>
+        withScope(
+          "checkout:write",
+          (principal) =>
+            respond(checkout.get(Auth.tenantOf(principal), path.id), (s) =>
+              reply(200, Json.session(s, config.checkoutUrl))
+            ),
+          publishable
+        )
+      )
+      .handle("cancel", ({ path }) =>
+        withScope(
+          "checkout:write",
+          (principal) =>
+            idempotent(
+              principal,
+              undefined,
+              run(checkout.cancel(Auth.tenantOf(principal), path.id), (s) =>
+                reply(200, Json.session(s, config.checkoutUrl))
+              )
+            ),
+          publishable
+        )
+      )
+  })
+)

@@ -1,0 +1,56 @@
+/**
+ * Read shapes of subscriptions and invoices (spec 2.4, 2.5): camelCase, Maldives time.
+ */
+import { Calendar, type Invoice, type Subscription } from "@laari/core"
+import type { DateTime } from "effect"
+import type { Cancelled, InvoiceRead, SubscriptionRead } from "./Api.js"
+
+const time = (t: DateTime.Utc | null): string | null => (t === null ? null : Calendar.formatMaldives(t))
+
+export const subscription = (s: Subscription.Subscription): typeof SubscriptionRead.Type => ({
+  id: s.id,
+  reference: s.reference,
+  status: s.status,
+  planName: s.planName,
+  amount: s.amount,
+  currency: "MVR",
+  interval: s.interval,
+  intervalCount: s.intervalCount,
+  checkoutSessionId: s.checkoutSessionId,
+  billingCycleAnchor: Calendar.formatMaldives(s.billingCycleAnchor),
+  currentPeriodStart: Calendar.formatMaldives(s.currentPeriodStart),
+  currentPeriodEnd: Calendar.formatMaldives(s.currentPeriodEnd),
+  nextBillingAt: time(s.nextBillingAt),
+  cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+  cancelledAt: time(s.cancelledAt),
+  cancellationInitiator: s.cancellationInitiator,
+  metadata: s.metadata,
+  createdAt: Calendar.formatMaldives(s.createdAt)
+})
+
+export const cancelled = (s: Subscription.Subscription): typeof Cancelled.Type => ({
+  id: s.id,
+  reference: s.reference,
+  status: s.status,
+  cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+  cancelledAt: time(s.cancelledAt),
+  cancellationInitiator: s.cancellationInitiator,
+  currentPeriodEnd: Calendar.formatMaldives(s.currentPeriodEnd)
+})
+
+export const invoice = (i: Invoice.Invoice): typeof InvoiceRead.Type => ({
+  id: i.id,
+  subscriptionId: i.subscriptionId,
+  periodKey: i.periodKey,
+  periodStart: Calendar.formatMaldives(i.periodStart),
+  periodEnd: Calendar.formatMaldives(i.periodEnd),
+  amount: i.amount,
+  currency: "MVR",
+  status: i.status,
+  attemptCount: i.attemptCount,
+  nextRetryAt: time(i.nextRetryAt),
+  failureReason: i.failureReason,
+  paymentIntentId: i.paymentIntentId,
+  paidAt: time(i.paidAt),
+  createdAt: Calendar.formatMaldives(i.createdAt)
+})
