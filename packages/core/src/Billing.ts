@@ -15,7 +15,7 @@ import * as Fees from "./Fees.js"
 import * as Invoice from "./Invoice.js"
 import { formatMvr, Laari } from "./Money.js"
 import { Notifications } from "./Notifications.js"
-import { InvoicesStore, Merchants, SubscriptionsStore, Transactor } from "./Store.js"
+import { InvoicesStore, Merchants, registeredMerchant, SubscriptionsStore, Transactor } from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { Wallet } from "./Wallet.js"
@@ -164,8 +164,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
             invoice.status !== "CHARGING"
           )
             return
-          const merchant = yield* merchants.get(sub.merchantId)
-          if (merchant === undefined) return yield* defect(`merchant ${sub.merchantId} is not registered`)
+          const merchant = yield* registeredMerchant(merchants, sub.merchantId)
           const split = Fees.split(invoice.amount, merchant.feeBps)
           const outcome = yield* wallet
             .transfer({

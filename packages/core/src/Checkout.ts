@@ -18,6 +18,7 @@ import {
   Customers,
   InvoicesStore,
   Merchants,
+  registeredMerchant,
   SubscriptionsStore,
   Transactor
 } from "./Store.js"
@@ -117,20 +118,8 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
     const approvals = yield* Approvals
     const crypto = yield* Crypto
 
-    const merchantOf = (id: Tenant["merchantId"]) =>
-      Effect.flatMap(merchants.get(id), (m) =>
-        m === undefined ? Effect.dieMessage(`merchant ${id} is not registered`) : Effect.succeed(m)
-      )
-
-    const emit = (
-      type: Events.Type,
-      owner: { merchantId: Tenant["merchantId"]; environment: Tenant["environment"] },
-      object: Events.WebhookObject,
-      now: DateTime.Utc
-    ) =>
-      Effect.flatMap(crypto.uuid, (uuid) =>
-        outbox.append(Events.make({ id: `evt_${uuid.replaceAll("-", "")}`, type, ...owner, now, object }))
-      )
+    const merchantOf = (id: Tenant["merchantId"]) => registeredMerchant(merchants, id)
+    const emit = Events.emitter(outbox, crypto.uuid)
 
     /** `POST /checkout/sessions`. */
     const create = (tenant: Tenant, request: CheckoutSession.Request) =>

@@ -2,7 +2,7 @@
  * The event catalogue and the outbox port. Webhook objects are built here, snake_case with Unix seconds,
  * so the outbox stores exactly what will be sent.
  */
-import { Context, type DateTime, type Effect } from "effect"
+import { Context, type DateTime, Effect } from "effect"
 import * as Calendar from "./Calendar.js"
 import type { ServiceUnavailable } from "./Errors.js"
 import type { Environment, MerchantId } from "./Ids.js"
@@ -242,3 +242,28 @@ export interface OutboxService {
 }
 
 export class Outbox extends Context.Tag("laari/Outbox")<Outbox, OutboxService>() {}
+
+/**
+ * The one way services record an event: a fresh `evt_` id, the envelope, appended in the caller's
+ * transaction.
+ */
+export const emitter =
+  (outbox: OutboxService, uuid: Effect.Effect<string>) =>
+  (
+    type: Type,
+    owner: { readonly merchantId: MerchantId; readonly environment: Environment },
+    object: WebhookObject,
+    now: DateTime.Utc
+  ): Effect.Effect<void, ServiceUnavailable> =>
+    Effect.flatMap(uuid, (id) =>
+      outbox.append(
+        make({
+          id: `evt_${id.replaceAll("-", "")}`,
+          type,
+          merchantId: owner.merchantId,
+          environment: owner.environment,
+          now,
+          object
+        })
+      )
+    )

@@ -13,7 +13,15 @@ import { type ChallengeId, type CustomerId, lookup, MandateId, type Tenant } fro
 import * as Mandate from "./Mandate.js"
 import { formatMvr, Laari } from "./Money.js"
 import { Notifications } from "./Notifications.js"
-import { ChargesStore, Customers, DuplicateReference, MandatesStore, Merchants, Transactor } from "./Store.js"
+import {
+  ChargesStore,
+  Customers,
+  DuplicateReference,
+  MandatesStore,
+  Merchants,
+  registeredMerchant,
+  Transactor
+} from "./Store.js"
 import type { MandateFilter } from "./Store.js"
 import { Wallet, type RefusalReason } from "./Wallet.js"
 import type * as Work from "./Work.js"
@@ -106,24 +114,10 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
     const approvals = yield* Approvals
     const crypto = yield* Crypto
 
-    const merchantOf = (id: Tenant["merchantId"]) =>
-      Effect.flatMap(merchants.get(id), (m) =>
-        m === undefined ? Effect.dieMessage(`merchant ${id} is not registered`) : Effect.succeed(m)
-      )
-
+    const merchantOf = (id: Tenant["merchantId"]) => registeredMerchant(merchants, id)
+    const record = Events.emitter(outbox, crypto.uuid)
     const emit = (type: Events.Type, m: Mandate.Mandate, object: Events.WebhookObject, now: DateTime.Utc) =>
-      Effect.flatMap(crypto.uuid, (uuid) =>
-        outbox.append(
-          Events.make({
-            id: `evt_${uuid.replaceAll("-", "")}`,
-            type,
-            merchantId: m.merchantId,
-            environment: m.environment,
-            now,
-            object
-          })
-        )
-      )
+      record(type, m, object, now)
 
     const notify = (
       customerId: CustomerId | null,

@@ -12,7 +12,15 @@ import { Notifications } from "./Notifications.js"
 import * as QrCode from "./QrCode.js"
 import { QrImages } from "./QrImages.js"
 import * as QrScheme from "./QrScheme.js"
-import { Merchants, Outlets, QrCodesStore, QrPaymentsStore, type QrCodeFilter, Transactor } from "./Store.js"
+import {
+  Merchants,
+  registeredMerchant,
+  Outlets,
+  QrCodesStore,
+  QrPaymentsStore,
+  type QrCodeFilter,
+  Transactor
+} from "./Store.js"
 import { Wallet } from "./Wallet.js"
 
 export class QrCodeNotFound extends Schema.TaggedError<QrCodeNotFound>()("QrCodeNotFound", {
@@ -96,6 +104,7 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
     const outbox = yield* Events.Outbox
     const notifications = yield* Notifications
     const crypto = yield* Crypto
+    const emit = Events.emitter(outbox, crypto.uuid)
 
     const find = (tenant: Tenant, idOrReference: string, forUpdate = false) =>
       Effect.flatMap(store.find(tenant, lookup(idOrReference), { forUpdate }), (c) =>
@@ -110,9 +119,7 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
           return yield* new InvalidRequest({ message: problems[0]!.message, errors: problems })
         const outlet = yield* outlets.find(tenant.merchantId, request.outletId)
         if (outlet === undefined) return yield* new OutletNotFound()
-        const merchant = yield* merchants.get(tenant.merchantId)
-        if (merchant === undefined)
-          return yield* Effect.dieMessage(`merchant ${tenant.merchantId} is not registered`)
+        const merchant = yield* registeredMerchant(merchants, tenant.merchantId)
         const now = yield* DateTime.now
         const qrid = QrScheme.makeQrid(yield* crypto.bytes(QrScheme.QridBytes))
         const payload = yield* QrScheme.build({
@@ -199,9 +206,7 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
                 onRight: Effect.succeed
               }
             )
-            const merchant = yield* merchants.get(code.merchantId)
-            if (merchant === undefined)
-              return yield* Effect.dieMessage(`merchant ${code.merchantId} is not registered`)
+            const merchant = yield* registeredMerchant(merchants, code.merchantId)
             const split = Fees.split(amount, merchant.feeBps)
             const id = yield* crypto.uuid
             const receipt = yield* wallet
@@ -236,16 +241,7 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
               createdAt: now
             }
             yield* payments.insert(payment)
-            yield* outbox.append(
-              Events.make({
-                id: `evt_${(yield* crypto.uuid).replaceAll("-", "")}`,
-                type: "qr_code.payment.succeeded",
-                merchantId: code.merchantId,
-                environment: code.environment,
-                now,
-                object: Events.qrPaymentObject(payment)
-              })
-            )
+            yield* emit("qr_code.payment.succeeded", code, Events.qrPaymentObject(payment), now)
             yield* notifications.send({
               id: yield* crypto.uuid,
               customerId: request.customerId,

@@ -2,9 +2,13 @@
  * Storage ports: one repository per aggregate, and the `Transactor` that makes a command all or nothing.
  * Adapters: in memory (testkit), PGlite and PostgreSQL (server). All of them pass the same contract suite.
  */
-import { Context, type DateTime, type Effect, Schema } from "effect"
+import { Context, type DateTime, Effect, Schema } from "effect"
 import type { Challenge } from "./Approval.js"
 import type { ServiceUnavailable } from "./Errors.js"
+import type { Outbox } from "./Events.js"
+import type { IdempotencyStore } from "./Idempotency.js"
+import type { Notifications } from "./Notifications.js"
+import type { Wallet } from "./Wallet.js"
 import type { ChallengeId, CustomerId, Environment, Lookup, MerchantId, Tenant } from "./Ids.js"
 import type { Charge, Mandate, Status as MandateStatus } from "./Mandate.js"
 import type { CheckoutSession } from "./CheckoutSession.js"
@@ -60,6 +64,15 @@ export interface MerchantsRepo {
   readonly get: (id: MerchantId) => Effect.Effect<Merchant | undefined, ServiceUnavailable>
 }
 export class Merchants extends Context.Tag("laari/Store/Merchants")<Merchants, MerchantsRepo>() {}
+
+/** A merchant that must exist (it owns a key or a resource): a missing one is a defect, not a 404. */
+export const registeredMerchant = (
+  merchants: MerchantsRepo,
+  id: MerchantId
+): Effect.Effect<Merchant, ServiceUnavailable> =>
+  Effect.flatMap(merchants.get(id), (m) =>
+    m === undefined ? Effect.dieMessage(`merchant ${id} is not registered`) : Effect.succeed(m)
+  )
 
 export interface Outlet {
   readonly id: number
@@ -283,3 +296,27 @@ export interface InvoicesRepo {
   ) => Effect.Effect<ReadonlyArray<Invoice>, ServiceUnavailable>
 }
 export class InvoicesStore extends Context.Tag("laari/Store/Invoices")<InvoicesStore, InvoicesRepo>() {}
+
+// ---------------------------------------------------------------------------------------------------
+// All together
+// ---------------------------------------------------------------------------------------------------
+
+/** Every repository port. */
+export type Repositories =
+  | Merchants
+  | Customers
+  | MandatesStore
+  | ChargesStore
+  | ChallengesStore
+  | Outlets
+  | QrCodesStore
+  | QrPaymentsStore
+  | CheckoutSessionsStore
+  | SubscriptionsStore
+  | InvoicesStore
+
+/**
+ * Everything a storage adapter provides: transactions, the repositories, idempotency records, the event
+ * outbox, customer notifications and the wallet ledger (in the same database, so they share transactions).
+ */
+export type Ports = Transactor | Repositories | IdempotencyStore | Outbox | Notifications | Wallet

@@ -28,6 +28,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
     const outbox = yield* Events.Outbox
     const notifications = yield* Notifications
     const crypto = yield* Crypto
+    const emit = Events.emitter(outbox, crypto.uuid)
 
     const find = (tenant: Tenant, idOrReference: string, forUpdate = false) =>
       Effect.flatMap(store.find(tenant, lookup(idOrReference), { forUpdate }), (s) =>
@@ -51,16 +52,11 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
         if (invoice !== undefined) yield* invoices.update(invoice)
         yield* store.update(subscription, Subscription.nextDueAt(subscription, invoice ?? latest) ?? null)
         for (const type of change.events) {
-          const uuid = yield* crypto.uuid
-          yield* outbox.append(
-            Events.make({
-              id: `evt_${uuid.replaceAll("-", "")}`,
-              type,
-              merchantId: subscription.merchantId,
-              environment: subscription.environment,
-              now,
-              object: Events.subscriptionEventObject(type, { subscription, invoice: invoice ?? latest })
-            })
+          yield* emit(
+            type,
+            subscription,
+            Events.subscriptionEventObject(type, { subscription, invoice: invoice ?? latest }),
+            now
           )
           if (type === "subscription.canceled")
             yield* notifications.send({

@@ -683,20 +683,7 @@ export const notifications = (db: MemoryDbService): Notifications.NotificationsS
 
 /** Every storage port over the `MemoryDb` (the `Transactor` comes with `MemoryDb.layer`). */
 export const layer: Layer.Layer<
-  | Store.Merchants
-  | Store.Customers
-  | Store.MandatesStore
-  | Store.ChargesStore
-  | Store.ChallengesStore
-  | Store.Outlets
-  | Store.QrCodesStore
-  | Store.QrPaymentsStore
-  | Store.CheckoutSessionsStore
-  | Store.SubscriptionsStore
-  | Store.InvoicesStore
-  | Idempotency.IdempotencyStore
-  | Events.Outbox
-  | Notifications.Notifications,
+  Store.Repositories | Idempotency.IdempotencyStore | Events.Outbox | Notifications.Notifications,
   never,
   MemoryDb
 > = Layer.mergeAll(

@@ -43,24 +43,7 @@ import * as MemoryQrImages from "./MemoryQrImages.js"
 import { type MerchantInput, type PayerPatch, SandboxPayerBalance, Seed } from "./Seed.js"
 
 /** Every port of core: what a host brings. */
-export type AllCorePorts =
-  | Store.Transactor
-  | Store.Merchants
-  | Store.Customers
-  | Store.MandatesStore
-  | Store.ChargesStore
-  | Store.ChallengesStore
-  | Store.Outlets
-  | Store.QrCodesStore
-  | Store.QrPaymentsStore
-  | Store.CheckoutSessionsStore
-  | Store.SubscriptionsStore
-  | Store.InvoicesStore
-  | Idempotency.IdempotencyStore
-  | Events.Outbox
-  | Notifications.Notifications
-  | Wallet.Wallet
-  | Crypto.Crypto
+export type AllCorePorts = Store.Ports | Crypto.Crypto
 
 // -------------------------------------------------------------------------------------------------
 // Helpers

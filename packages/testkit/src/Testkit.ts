@@ -8,15 +8,11 @@ import {
   Billing,
   Checkout,
   Crypto,
-  type Events,
-  type Idempotency,
   Mandates,
-  type Notifications,
   QrCodes,
   type QrImages,
   type Store,
   Subscriptions,
-  type Wallet,
   type Work
 } from "@laari/core"
 import type { DateTime } from "effect"
@@ -30,24 +26,7 @@ import * as MemoryWallet from "./MemoryWallet.js"
 import type * as Seed from "./Seed.js"
 
 /** Every port of core (what a host brings): storage, ledger, randomness. */
-export type CorePorts =
-  | Store.Transactor
-  | Store.Merchants
-  | Store.Customers
-  | Store.MandatesStore
-  | Store.ChargesStore
-  | Store.ChallengesStore
-  | Store.Outlets
-  | Store.QrCodesStore
-  | Store.QrPaymentsStore
-  | Store.CheckoutSessionsStore
-  | Store.SubscriptionsStore
-  | Store.InvoicesStore
-  | Idempotency.IdempotencyStore
-  | Events.Outbox
-  | Notifications.Notifications
-  | Wallet.Wallet
-  | Crypto.Crypto
+export type CorePorts = Store.Ports | Crypto.Crypto
 
 /** The ports over a fresh `MemoryDb`, with `Seed` and the memory-only handles. */
 export const ports = (): Layer.Layer<CorePorts | Seed.Seed | MemoryDb.MemoryDb | MemoryWallet.MemoryWallet> =>

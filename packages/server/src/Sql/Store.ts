@@ -4,7 +4,7 @@
  * idempotency keys and the built-in ledger behind `Wallet`. The same adapters serve PostgreSQL and PGlite.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { type Events, type Idempotency, type Notifications, Store, type Wallet } from "@laari/core"
+import { Store } from "@laari/core"
 import { Effect, Layer } from "effect"
 import { challengesLayer } from "./Challenges.js"
 import { outboxLayer } from "./Events.js"
@@ -30,23 +30,7 @@ export const transactorLayer: Layer.Layer<Store.Transactor, never, SqlClient.Sql
 )
 
 /** The ports of `@laari/core` that a SQL database provides. */
-export type Ports =
-  | Store.Transactor
-  | Store.Merchants
-  | Store.Customers
-  | Store.MandatesStore
-  | Store.ChargesStore
-  | Store.ChallengesStore
-  | Store.Outlets
-  | Store.QrCodesStore
-  | Store.QrPaymentsStore
-  | Store.CheckoutSessionsStore
-  | Store.SubscriptionsStore
-  | Store.InvoicesStore
-  | Idempotency.IdempotencyStore
-  | Events.Outbox
-  | Notifications.Notifications
-  | Wallet.Wallet
+export type Ports = Store.Ports
 
 export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = Layer.mergeAll(
   transactorLayer,
