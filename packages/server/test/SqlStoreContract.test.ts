@@ -3,7 +3,7 @@
  * behave exactly as the memory adapters do.
  */
 import { describe } from "@effect/vitest"
-import { StoreContract } from "@laari/testkit"
+import * as StoreContract from "@laari/testkit/StoreContract"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 StoreContract.suite("PGlite", () => TestDatabase.pglite())
