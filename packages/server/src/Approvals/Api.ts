@@ -6,45 +6,46 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Mandate } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
+import { Text } from "../Http/Fields.js"
 import { MandateRead } from "../Mandates/Api.js"
 
-const IdPath = Schema.Struct({ id: Schema.String })
+const IdPath = Schema.Struct({ id: Text })
 
 export const MandateForApproval = Schema.Struct({
-  id: Schema.String,
+  id: Text,
   status: Mandate.Status,
-  merchantName: Schema.String,
-  title: Schema.String,
-  description: Schema.NullOr(Schema.String),
+  merchantName: Text,
+  title: Text,
+  description: Schema.NullOr(Text),
   currency: Schema.Literal("MVR"),
   perChargeCap: Schema.Int,
   periodCap: Schema.NullOr(Schema.Int),
   period: Schema.NullOr(Schema.Literal("MONTH")),
-  expiresAt: Schema.String,
-  setupExpiresAt: Schema.String,
-  returnUrl: Schema.NullOr(Schema.String)
+  expiresAt: Text,
+  setupExpiresAt: Text,
+  returnUrl: Schema.NullOr(Text)
 })
 
 export const SessionForPayment = Schema.Struct({
-  id: Schema.String,
-  status: Schema.String,
-  mode: Schema.String,
-  merchantName: Schema.String,
-  title: Schema.String,
-  description: Schema.NullOr(Schema.String),
+  id: Text,
+  status: Text,
+  mode: Text,
+  merchantName: Text,
+  title: Text,
+  description: Schema.NullOr(Text),
   amount: Schema.Int,
   currency: Schema.Literal("MVR"),
-  planName: Schema.NullOr(Schema.String),
-  interval: Schema.NullOr(Schema.String),
+  planName: Schema.NullOr(Text),
+  interval: Schema.NullOr(Text),
   intervalCount: Schema.NullOr(Schema.Int),
-  returnUrl: Schema.NullOr(Schema.String),
-  expiresAt: Schema.String,
-  subscriptionId: Schema.NullOr(Schema.String)
+  returnUrl: Schema.NullOr(Text),
+  expiresAt: Text,
+  subscriptionId: Schema.NullOr(Text)
 })
 
-export const ChallengeRequest = Schema.Struct({ phone: Schema.String.pipe(Schema.minLength(1)) })
-export const ChallengeIssued = Schema.Struct({ challenge_id: Schema.String, expires_at: Schema.String })
-export const Answer = Schema.Struct({ challenge_id: Schema.UUID, otp: Schema.String })
+export const ChallengeRequest = Schema.Struct({ phone: Text.pipe(Schema.minLength(1)) })
+export const ChallengeIssued = Schema.Struct({ challenge_id: Text, expires_at: Text })
+export const Answer = Schema.Struct({ challenge_id: Schema.UUID, otp: Text })
 
 export class ApprovalsApi extends HttpApiGroup.make("approvals")
   .add(

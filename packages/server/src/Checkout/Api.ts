@@ -5,59 +5,59 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { CheckoutSession } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
-import { optionalNullable } from "../Http/Fields.js"
+import { optionalNullable, Text } from "../Http/Fields.js"
 import { Authentication } from "../Http/Security.js"
 
 /** Loose shapes: every rule of spec 4.3 is checked by the domain and reported per field. */
 export const CreateSession = Schema.Struct({
-  mode: optionalNullable(Schema.String),
+  mode: optionalNullable(Text),
   price_data: optionalNullable(
     Schema.Struct({
-      name: optionalNullable(Schema.String),
+      name: optionalNullable(Text),
       amount: optionalNullable(Schema.Number),
-      interval: optionalNullable(Schema.String),
+      interval: optionalNullable(Text),
       interval_count: optionalNullable(Schema.Number)
     })
   ),
-  title: optionalNullable(Schema.String),
-  reference: optionalNullable(Schema.String),
-  description: optionalNullable(Schema.String),
-  return_url: optionalNullable(Schema.String),
+  title: optionalNullable(Text),
+  reference: optionalNullable(Text),
+  description: optionalNullable(Text),
+  return_url: optionalNullable(Text),
   amount: optionalNullable(Schema.Number)
 })
 
 export const SessionCreated = Schema.Struct({
-  id: Schema.String,
-  reference: Schema.String,
-  url: Schema.String
+  id: Text,
+  reference: Text,
+  url: Text
 })
 
 export const SessionRead = Schema.Struct({
-  id: Schema.String,
-  reference: Schema.String,
-  url: Schema.String,
+  id: Text,
+  reference: Text,
+  url: Text,
   mode: CheckoutSession.Mode,
   status: CheckoutSession.Status,
-  title: Schema.String,
-  description: Schema.NullOr(Schema.String),
+  title: Text,
+  description: Schema.NullOr(Text),
   amount: Schema.Int,
   currency: Schema.Literal("MVR"),
   priceData: Schema.NullOr(
     Schema.Struct({
-      name: Schema.String,
+      name: Text,
       amount: Schema.Int,
-      interval: Schema.String,
+      interval: Text,
       intervalCount: Schema.Int
     })
   ),
-  returnUrl: Schema.NullOr(Schema.String),
-  subscriptionId: Schema.NullOr(Schema.String),
-  expiresAt: Schema.String,
-  completedAt: Schema.NullOr(Schema.String),
-  createdAt: Schema.String
+  returnUrl: Schema.NullOr(Text),
+  subscriptionId: Schema.NullOr(Text),
+  expiresAt: Text,
+  completedAt: Schema.NullOr(Text),
+  createdAt: Text
 }).annotations({ identifier: "CheckoutSession" })
 
-const IdPath = Schema.Struct({ id: Schema.String })
+const IdPath = Schema.Struct({ id: Text })
 
 export class CheckoutApi extends HttpApiGroup.make("checkout")
   .add(

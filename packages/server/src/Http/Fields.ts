@@ -5,18 +5,29 @@
 import { Calendar } from "@laari/core"
 import { Option, Schema } from "effect"
 
+/**
+ * Every text a request carries: any string without a NUL character, which PostgreSQL cannot store (so a
+ * NUL is a clear `422` naming the field, never a failed statement).
+ */
+export const Text = Schema.String.pipe(
+  Schema.filter((s) => !s.includes("\u0000"), {
+    message: () => "must not contain NUL characters",
+    jsonSchema: {}
+  })
+)
+
 /** An optional request field that may also be sent as `null`. */
 export const optionalNullable = <S extends Schema.Schema.Any>(schema: S) =>
   Schema.optional(Schema.NullOr(schema))
 
 /** ISO 8601 with a numeric UTC offset and no fractional seconds. */
-export const OffsetDateTime = Schema.String.pipe(
+export const OffsetDateTime = Text.pipe(
   Schema.filter((s) => Option.isSome(Calendar.parseOffsetDateTime(s)), {
     message: () => "must be an ISO 8601 date-time with a numeric UTC offset and no fractional seconds"
   })
 )
 
-export const TimeZone = Schema.String.pipe(
+export const TimeZone = Text.pipe(
   Schema.filter(Calendar.isTimeZone, { message: () => "must be an IANA time zone such as Indian/Maldives" })
 )
 

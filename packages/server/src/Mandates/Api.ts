@@ -5,71 +5,71 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Mandate } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
-import { OffsetDateTime, optionalNullable, Paging } from "../Http/Fields.js"
+import { OffsetDateTime, optionalNullable, Paging, Text } from "../Http/Fields.js"
 import { Authentication } from "../Http/Security.js"
 
 export const MandateRead = Schema.Struct({
-  id: Schema.String,
-  reference: Schema.String,
+  id: Text,
+  reference: Text,
   status: Mandate.Status,
-  title: Schema.String,
-  description: Schema.NullOr(Schema.String),
+  title: Text,
+  description: Schema.NullOr(Text),
   currency: Schema.Literal("MVR"),
   perChargeCap: Schema.Int,
   periodCap: Schema.NullOr(Schema.Int),
   period: Schema.NullOr(Schema.Literal("MONTH")),
-  periodKey: Schema.NullOr(Schema.String),
+  periodKey: Schema.NullOr(Text),
   periodCharged: Schema.Int,
-  setupExpiresAt: Schema.String,
-  expiresAt: Schema.String,
-  approvedAt: Schema.NullOr(Schema.String),
-  revokedAt: Schema.NullOr(Schema.String),
-  createdAt: Schema.String
+  setupExpiresAt: Text,
+  expiresAt: Text,
+  approvedAt: Schema.NullOr(Text),
+  revokedAt: Schema.NullOr(Text),
+  createdAt: Text
 }).annotations({ identifier: "Mandate" })
 
 export const MandateCreated = Schema.Struct({
-  id: Schema.String,
-  reference: Schema.String,
+  id: Text,
+  reference: Text,
   status: Mandate.Status,
-  url: Schema.String
+  url: Text
 }).annotations({ identifier: "MandateCreated" })
 
 export const ChargeRead = Schema.Struct({
-  id: Schema.String,
-  mandateId: Schema.String,
+  id: Text,
+  mandateId: Text,
   amount: Schema.Int,
   currency: Schema.Literal("MVR"),
   status: Schema.Literal("SUCCEEDED"),
-  description: Schema.String,
-  reference: Schema.String,
+  description: Text,
+  reference: Text,
   fee: Schema.Int,
   netAmount: Schema.Int,
-  periodKey: Schema.String,
+  periodKey: Text,
   periodCharged: Schema.Int,
-  createdAt: Schema.String
+  createdAt: Text
 }).annotations({ identifier: "MandateCharge" })
 
 export const CreateMandate = Schema.Struct({
-  reference: Schema.String,
-  title: Schema.String,
+  reference: Text,
+  title: Text,
   per_charge_cap: Schema.Number,
-  description: optionalNullable(Schema.String),
+  description: optionalNullable(Text),
   period_cap: optionalNullable(Schema.Number),
   period: optionalNullable(Schema.Literal("MONTH")),
   expires_at: optionalNullable(OffsetDateTime),
-  return_url: optionalNullable(Schema.String)
+  return_url: optionalNullable(Text)
 })
 
 export const CreateCharge = Schema.Struct({
   amount: Schema.Number,
-  description: optionalNullable(Schema.String),
-  reference: optionalNullable(Schema.String)
+  description: optionalNullable(Text),
+  reference: optionalNullable(Text)
 })
 
-export const Revoked = Schema.Struct({ id: Schema.String, status: Mandate.Status, message: Schema.String })
+export const Revoked = Schema.Struct({ id: Text, status: Mandate.Status, message: Text })
 
 const IdPath = Schema.Struct({
-  id: Schema.String.annotations({ description: "The mandate UUID or its reference" })
+  id: Text.annotations({ description: "The mandate UUID or its reference" })
 })
 
 export class MandatesApi extends HttpApiGroup.make("mandates")
@@ -96,7 +96,7 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
       .setUrlParams(
         Schema.Struct({
           status: Schema.optional(Mandate.Status),
-          reference: Schema.optional(Schema.String),
+          reference: Schema.optional(Text),
           ...Paging
         })
       )

@@ -6,19 +6,19 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Auth, Ids } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
-import { optionalNullable, TimeZone } from "../Http/Fields.js"
+import { optionalNullable, TimeZone, Text } from "../Http/Fields.js"
 import { OpsAuthentication } from "../Http/Security.js"
 import { MandateRead } from "../Mandates/Api.js"
 import { SubscriptionRead } from "../Subscriptions/Api.js"
 
-const Name = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255))
-const Outlet = Schema.Struct({ id: Schema.Int, name: Schema.String })
+const Name = Text.pipe(Schema.minLength(1), Schema.maxLength(255))
+const Outlet = Schema.Struct({ id: Schema.Int, name: Text })
 
 export const MerchantRead = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  city: Schema.String,
-  mcc: Schema.String,
+  id: Text,
+  name: Text,
+  city: Text,
+  mcc: Text,
   feeBps: Schema.Int,
   features: Schema.Struct({ mandatesLive: Schema.Boolean, subscriptionsLive: Schema.Boolean }),
   outlets: Schema.Array(Outlet)
@@ -26,10 +26,8 @@ export const MerchantRead = Schema.Struct({
 
 export const CreateMerchant = Schema.Struct({
   name: Name,
-  city: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255))),
-  mcc: Schema.optional(
-    Schema.String.pipe(Schema.pattern(/^\d{4}$/, { message: () => "mcc must be four digits" }))
-  ),
+  city: Schema.optional(Text.pipe(Schema.minLength(1), Schema.maxLength(255))),
+  mcc: Schema.optional(Text.pipe(Schema.pattern(/^\d{4}$/, { message: () => "mcc must be four digits" }))),
   fee_bps: Schema.optional(Schema.Int.pipe(Schema.between(0, 10_000))),
   outlets: Schema.optional(Schema.Array(Schema.Struct({ name: Name })))
 })
@@ -41,45 +39,45 @@ export const CreateKey = Schema.Struct({
 })
 
 export const KeyCreated = Schema.Struct({
-  id: Schema.String,
-  key: Schema.String,
+  id: Text,
+  key: Text,
   environment: Ids.Environment,
   kind: Auth.KeyKind,
   scopes: Schema.Array(Auth.Scope)
 })
 
 export const CustomerRead = Schema.Struct({
-  id: Schema.String,
+  id: Text,
   environment: Ids.Environment,
-  phone: Schema.String,
-  name: Schema.NullOr(Schema.String),
+  phone: Text,
+  name: Schema.NullOr(Text),
   balance: Schema.Int,
   walletLimit: Schema.NullOr(Schema.Int),
   frozen: Schema.Boolean,
   blockedByRules: Schema.Boolean,
-  timeZone: Schema.String
+  timeZone: Text
 }).annotations({ identifier: "OpsCustomer" })
 
 export const CreateCustomer = Schema.Struct({
   environment: Ids.Environment,
-  phone: Schema.String.pipe(Schema.minLength(3), Schema.maxLength(32)),
-  name: optionalNullable(Schema.String.pipe(Schema.maxLength(255))),
+  phone: Text.pipe(Schema.minLength(3), Schema.maxLength(32)),
+  name: optionalNullable(Text.pipe(Schema.maxLength(255))),
   balance: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
   time_zone: Schema.optional(TimeZone)
 })
 
 export const NotificationRead = Schema.Struct({
-  id: Schema.String,
-  kind: Schema.String,
-  title: Schema.String,
-  body: Schema.String,
-  data: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  createdAt: Schema.String
+  id: Text,
+  kind: Text,
+  title: Text,
+  body: Text,
+  data: Schema.Record({ key: Text, value: Schema.Unknown }),
+  createdAt: Text
 })
 
-export const ClockRead = Schema.Struct({ now: Schema.String, mode: Schema.Literal("system", "manual") })
+export const ClockRead = Schema.Struct({ now: Text, mode: Schema.Literal("system", "manual") })
 
-const IdPath = Schema.Struct({ id: Schema.String })
+const IdPath = Schema.Struct({ id: Text })
 const MerchantPath = Schema.Struct({ id: Schema.UUID })
 
 export class OpsApi extends HttpApiGroup.make("ops")
@@ -146,7 +144,7 @@ export class OpsApi extends HttpApiGroup.make("ops")
       .setUrlParams(
         Schema.Struct({
           merchant_id: Schema.optional(Schema.UUID),
-          type: Schema.optional(Schema.String),
+          type: Schema.optional(Text),
           limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1000)))
         })
       )
@@ -157,7 +155,7 @@ export class OpsApi extends HttpApiGroup.make("ops")
     HttpApiEndpoint.post("advanceClock", "/ops/clock/advance")
       .setPayload(
         Schema.Struct({
-          to: Schema.optional(Schema.String),
+          to: Schema.optional(Text),
           by_seconds: Schema.optional(Schema.Int.pipe(Schema.nonNegative()))
         })
       )

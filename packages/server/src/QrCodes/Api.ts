@@ -5,27 +5,27 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { QrCode } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
-import { optionalNullable, Paging } from "../Http/Fields.js"
+import { optionalNullable, Paging, Text } from "../Http/Fields.js"
 import { Authentication } from "../Http/Security.js"
 
 export const QrCodeRead = Schema.Struct({
-  id: Schema.String,
+  id: Text,
   type: QrCode.Type,
   status: QrCode.Status,
-  outletId: Schema.String,
-  title: Schema.String,
-  description: Schema.NullOr(Schema.String),
+  outletId: Text,
+  title: Text,
+  description: Schema.NullOr(Text),
   amount: Schema.NullOr(Schema.Int),
-  payload: Schema.String,
-  qrid: Schema.String,
-  imageUrl: Schema.NullOr(Schema.String),
-  reference: Schema.String,
-  expiresAt: Schema.NullOr(Schema.String),
-  createdAt: Schema.String
+  payload: Text,
+  qrid: Text,
+  imageUrl: Schema.NullOr(Text),
+  reference: Text,
+  expiresAt: Schema.NullOr(Text),
+  createdAt: Text
 }).annotations({ identifier: "QrCode" })
 
 export const QrCodeDeactivated = Schema.Struct({
-  id: Schema.String,
+  id: Text,
   status: QrCode.Status,
   type: QrCode.Type
 })
@@ -35,13 +35,13 @@ export const CreateQrCode = Schema.Struct({
   type: Schema.optional(QrCode.Type),
   amount: optionalNullable(Schema.Number),
   expires_in_minutes: optionalNullable(Schema.Number),
-  title: optionalNullable(Schema.String),
-  description: optionalNullable(Schema.String),
-  reference: optionalNullable(Schema.String)
+  title: optionalNullable(Text),
+  description: optionalNullable(Text),
+  reference: optionalNullable(Text)
 })
 
 const IdPath = Schema.Struct({
-  id: Schema.String.annotations({ description: "The code's id or its reference" })
+  id: Text.annotations({ description: "The code's id or its reference" })
 })
 
 export class QrCodesApi extends HttpApiGroup.make("qrCodes")
@@ -96,7 +96,7 @@ export class QrCodesApi extends HttpApiGroup.make("qrCodes")
 export class QrImagesApi extends HttpApiGroup.make("qrImages")
   .add(
     HttpApiEndpoint.get("png", "/qr/:file")
-      .setPath(Schema.Struct({ file: Schema.String.annotations({ description: "`<id>.png`" }) }))
+      .setPath(Schema.Struct({ file: Text.annotations({ description: "`<id>.png`" }) }))
       .addSuccess(
         HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, {
           kind: "Uint8Array",

@@ -6,59 +6,59 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Invoice, Subscription } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
-import { Paging } from "../Http/Fields.js"
+import { Paging, Text } from "../Http/Fields.js"
 import { Authentication } from "../Http/Security.js"
 
 export const SubscriptionRead = Schema.Struct({
-  id: Schema.String,
-  reference: Schema.String,
+  id: Text,
+  reference: Text,
   status: Subscription.Status,
-  planName: Schema.String,
+  planName: Text,
   amount: Schema.Int,
   currency: Schema.Literal("MVR"),
   interval: Schema.Literal("WEEK", "MONTH"),
   intervalCount: Schema.Int,
-  checkoutSessionId: Schema.String,
-  billingCycleAnchor: Schema.String,
-  currentPeriodStart: Schema.String,
-  currentPeriodEnd: Schema.String,
-  nextBillingAt: Schema.NullOr(Schema.String),
+  checkoutSessionId: Text,
+  billingCycleAnchor: Text,
+  currentPeriodStart: Text,
+  currentPeriodEnd: Text,
+  nextBillingAt: Schema.NullOr(Text),
   cancelAtPeriodEnd: Schema.Boolean,
-  cancelledAt: Schema.NullOr(Schema.String),
+  cancelledAt: Schema.NullOr(Text),
   cancellationInitiator: Schema.NullOr(Subscription.Initiator),
-  metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
-  createdAt: Schema.String
+  metadata: Schema.NullOr(Schema.Record({ key: Text, value: Text })),
+  createdAt: Text
 }).annotations({ identifier: "Subscription" })
 
 export const InvoiceRead = Schema.Struct({
-  id: Schema.String,
-  subscriptionId: Schema.String,
-  periodKey: Schema.String,
-  periodStart: Schema.String,
-  periodEnd: Schema.String,
+  id: Text,
+  subscriptionId: Text,
+  periodKey: Text,
+  periodStart: Text,
+  periodEnd: Text,
   amount: Schema.Int,
   currency: Schema.Literal("MVR"),
   status: Invoice.Status,
   attemptCount: Schema.Int,
-  nextRetryAt: Schema.NullOr(Schema.String),
+  nextRetryAt: Schema.NullOr(Text),
   failureReason: Schema.NullOr(Invoice.FailureReason),
-  paymentIntentId: Schema.NullOr(Schema.String),
-  paidAt: Schema.NullOr(Schema.String),
-  createdAt: Schema.String
+  paymentIntentId: Schema.NullOr(Text),
+  paidAt: Schema.NullOr(Text),
+  createdAt: Text
 }).annotations({ identifier: "Invoice" })
 
 export const Cancelled = Schema.Struct({
-  id: Schema.String,
-  reference: Schema.String,
+  id: Text,
+  reference: Text,
   status: Subscription.Status,
   cancelAtPeriodEnd: Schema.Boolean,
-  cancelledAt: Schema.NullOr(Schema.String),
+  cancelledAt: Schema.NullOr(Text),
   cancellationInitiator: Schema.NullOr(Subscription.Initiator),
-  currentPeriodEnd: Schema.String
+  currentPeriodEnd: Text
 }).annotations({ identifier: "SubscriptionCancelled" })
 
 const IdPath = Schema.Struct({
-  id: Schema.String.annotations({
+  id: Text.annotations({
     description: "The subscription UUID or the reference of its checkout session"
   })
 })
@@ -77,7 +77,7 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
       .setUrlParams(
         Schema.Struct({
           status: Schema.optional(Subscription.Status),
-          reference: Schema.optional(Schema.String),
+          reference: Schema.optional(Text),
           ...Paging
         })
       )

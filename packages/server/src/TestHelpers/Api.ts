@@ -4,19 +4,19 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
-import { TimeZone } from "../Http/Fields.js"
+import { TimeZone, Text } from "../Http/Fields.js"
 import { Authentication } from "../Http/Security.js"
 import { SessionRead } from "../Checkout/Api.js"
 import { MandateRead } from "../Mandates/Api.js"
 import { SubscriptionRead } from "../Subscriptions/Api.js"
 
 export const PayerRead = Schema.Struct({
-  customerId: Schema.String,
+  customerId: Text,
   balance: Schema.Int,
   walletLimit: Schema.NullOr(Schema.Int),
   frozen: Schema.Boolean,
   blockedByRules: Schema.Boolean,
-  timeZone: Schema.String
+  timeZone: Text
 }).annotations({ identifier: "SandboxPayer" })
 
 export const SetPayer = Schema.Struct({
@@ -30,18 +30,18 @@ export const SetPayer = Schema.Struct({
 })
 
 export const PayQrCode = Schema.Struct({
-  payload: Schema.String,
+  payload: Text,
   amount: Schema.optional(Schema.NullOr(Schema.Number))
 })
 
 export const QrPaymentRead = Schema.Struct({
-  id: Schema.String,
-  qrid: Schema.String,
-  qrCodeId: Schema.String,
+  id: Text,
+  qrid: Text,
+  qrCodeId: Text,
   amount: Schema.Int,
   fee: Schema.Int,
   netAmount: Schema.Int,
-  createdAt: Schema.String
+  createdAt: Text
 }).annotations({ identifier: "QrPayment" })
 
 export const CheckoutSettled = Schema.Struct({
@@ -60,7 +60,7 @@ export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
   )
   .add(
     HttpApiEndpoint.post("revokeMandateAsCustomer", "/test-helpers/mandates/:id/revoke-as-customer")
-      .setPath(Schema.Struct({ id: Schema.String }))
+      .setPath(Schema.Struct({ id: Text }))
       .addSuccess(MandateRead)
       .addError(Doc.NotFound)
       .addError(Doc.Conflict)
@@ -77,7 +77,7 @@ export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
   )
   .add(
     HttpApiEndpoint.post("payCheckoutSession", "/test-helpers/checkout/sessions/:id/pay")
-      .setPath(Schema.Struct({ id: Schema.String }))
+      .setPath(Schema.Struct({ id: Text }))
       .addSuccess(CheckoutSettled)
       .addError(Doc.PaymentRequired)
       .addError(Doc.NotFound)
@@ -86,7 +86,7 @@ export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
   )
   .add(
     HttpApiEndpoint.post("cancelSubscriptionAsCustomer", "/test-helpers/subscriptions/:id/cancel-as-customer")
-      .setPath(Schema.Struct({ id: Schema.String }))
+      .setPath(Schema.Struct({ id: Text }))
       .addSuccess(SubscriptionRead)
       .addError(Doc.NotFound)
       .addError(Doc.Conflict)

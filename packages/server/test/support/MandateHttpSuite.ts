@@ -179,6 +179,8 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
           [{ reference: undefined }, "reference"],
           [{ reference: "" }, "reference"],
           [{ reference: "r".repeat(256) }, "reference"],
+          [{ reference: "a\u0000b" }, "reference"],
+          [{ title: "NUL\u0000" }, "title"],
           [{ title: undefined }, "title"],
           [{ title: "t".repeat(256) }, "title"],
           [{ description: "d".repeat(256) }, "description"],
@@ -217,6 +219,13 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
           })
         )
         expect(ok.status).toBe(201)
+      })
+
+      it("answers a NUL character anywhere in a request with 422, never a 500", async () => {
+        const m = await F.merchant(server)
+        expect((await server.request("GET", "/mandates/a%00b", { key: m.test })).status).toBe(422)
+        expect((await server.request("GET", "/mandates?reference=a%00b", { key: m.test })).status).toBe(422)
+        expect((await charge(m.test, "x", { amount: 1000, description: "d\u0000" })).status).toBe(422)
       })
 
       it("answers 400 for a body that is not JSON", async () => {

@@ -156,6 +156,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
           [{ title: "t".repeat(256) }, "title"],
           [{ description: "d".repeat(256) }, "description"],
           [{ reference: "r".repeat(256) }, "reference"],
+          [{ title: "NUL\u0000" }, "title"],
           [{ type: "WEEKLY" }, "type"],
           [{ outlet_id: "1" }, "outlet_id"]
         ]
