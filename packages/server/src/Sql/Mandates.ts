@@ -9,6 +9,8 @@ import {
   fromDateOrNull,
   int,
   intOrNull,
+  lockClause,
+  lookupKey,
   one,
   repository,
   toDate,
@@ -121,16 +123,11 @@ export const makeMandates = Effect.map(SqlClient.SqlClient, (sql) => {
     },
 
     find: (tenant: Ids.Tenant, lookup: Ids.Lookup, options?: { readonly forUpdate?: boolean }) => {
-      const key =
-        lookup._tag === "ByReference"
-          ? sql`reference = ${lookup.reference}`
-          : Ids.isUuid(lookup.id)
-            ? sql`id = ${lookup.id}`
-            : undefined
+      const key = lookupKey(sql, lookup)
       if (key === undefined) return Effect.succeed(undefined)
       return sql<MandateRow>`SELECT * FROM mandates
         WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment} AND ${key}
-        ${sql.literal(options?.forUpdate ? "FOR UPDATE" : "")}`.pipe(Effect.map(one(mandateFromRow)))
+        ${sql.literal(lockClause(options))}`.pipe(Effect.map(one(mandateFromRow)))
     },
 
     lockById: (id: string) =>

@@ -10,6 +10,9 @@ import {
   fromDateOrNull,
   int,
   intOrNull,
+  isStorable,
+  lockClause,
+  lookupKey,
   one,
   repository,
   toDate,
@@ -21,7 +24,6 @@ const MaxInteger = 2_147_483_647
 const isRowInteger = (n: number): boolean => Number.isSafeInteger(n) && n >= 1 && n <= MaxInteger
 
 /** Text PostgreSQL can hold: a NUL character cannot be stored, so no row has one (and it would not bind). */
-const isStorable = (text: string): boolean => !text.includes("\u0000")
 
 // ---------------------------------------------------------------------------------------------------
 // outlets
@@ -153,18 +155,11 @@ export const makeQrCodes = Effect.map(SqlClient.SqlClient, (sql) => {
       ),
 
     find: (tenant: Ids.Tenant, lookup: Ids.Lookup, options?: { readonly forUpdate?: boolean }) => {
-      const key =
-        lookup._tag === "ByReference"
-          ? isStorable(lookup.reference)
-            ? sql`reference = ${lookup.reference}`
-            : undefined
-          : Ids.isUuid(lookup.id)
-            ? sql`id = ${lookup.id}`
-            : undefined
+      const key = lookupKey(sql, lookup)
       if (key === undefined || !Ids.isUuid(tenant.merchantId)) return Effect.succeed(undefined)
       return sql<QrCodeRow>`SELECT * FROM qr_codes
         WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment} AND ${key}
-        ${sql.literal(options?.forUpdate ? "FOR UPDATE" : "")}`.pipe(Effect.map(one(codeFromRow)))
+        ${sql.literal(lockClause(options))}`.pipe(Effect.map(one(codeFromRow)))
     },
 
     lockByQrid: (environment: Ids.Environment, qrid: string) =>

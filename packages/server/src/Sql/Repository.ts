@@ -4,7 +4,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import { Errors } from "@laari/core"
+import { Errors, Ids } from "@laari/core"
 import { DateTime, Effect, Option } from "effect"
 
 // ---------------------------------------------------------------------------------------------------
@@ -134,3 +134,27 @@ export const one =
 
 /** jsonb/json parameters are sent as JSON text: both drivers pass a string through as-is. */
 export const json = (value: unknown): string => JSON.stringify(value)
+
+// ---------------------------------------------------------------------------------------------------
+// Lookups
+// ---------------------------------------------------------------------------------------------------
+
+/** Text PostgreSQL can hold: no NUL character. A lookup by anything else finds nothing. */
+export const isStorable = (text: string): boolean => !text.includes("\u0000")
+
+/** The row lock a find asks for, as literal SQL. */
+export const lockClause = (options?: { readonly forUpdate?: boolean }): string =>
+  options?.forUpdate ? "FOR UPDATE" : ""
+
+/**
+ * The WHERE condition of a path `{id}` (a UUID as the id, anything else as the reference), or
+ * `undefined` when no row could match.
+ */
+export const lookupKey = (sql: SqlClient.SqlClient, lookup: Ids.Lookup) =>
+  lookup._tag === "ByReference"
+    ? isStorable(lookup.reference)
+      ? sql`reference = ${lookup.reference}`
+      : undefined
+    : Ids.isUuid(lookup.id)
+      ? sql`id = ${lookup.id}`
+      : undefined

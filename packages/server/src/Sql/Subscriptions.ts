@@ -10,7 +10,10 @@ import {
   fromDateOrNull,
   int,
   intOrNull,
+  isStorable,
   json,
+  lockClause,
+  lookupKey,
   one,
   repository,
   toDate,
@@ -18,9 +21,6 @@ import {
 } from "./Repository.js"
 
 /** Text PostgreSQL can hold: a NUL character cannot be stored, so no row has one (and it would not bind). */
-const isStorable = (text: string): boolean => !text.includes("\u0000")
-
-const lockClause = (options?: { readonly forUpdate?: boolean }) => (options?.forUpdate ? "FOR UPDATE" : "")
 
 // ---------------------------------------------------------------------------------------------------
 // checkout_sessions
@@ -302,14 +302,7 @@ export const makeSubscriptions = Effect.map(SqlClient.SqlClient, (sql) => {
     },
 
     find: (tenant: Ids.Tenant, lookup: Ids.Lookup, options?: { readonly forUpdate?: boolean }) => {
-      const key =
-        lookup._tag === "ByReference"
-          ? isStorable(lookup.reference)
-            ? sql`reference = ${lookup.reference}`
-            : undefined
-          : Ids.isUuid(lookup.id)
-            ? sql`id = ${lookup.id}`
-            : undefined
+      const key = lookupKey(sql, lookup)
       if (key === undefined || !Ids.isUuid(tenant.merchantId)) return Effect.succeed(undefined)
       return sql<SubscriptionRow>`SELECT * FROM subscriptions
         WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment} AND ${key}
