@@ -28,7 +28,9 @@ const runtime = ManagedRuntime.make(
     baseUrl: "http://bench",
     checkoutUrl: "http://bench",
     opsToken,
-    clock: "system"
+    clock: "system",
+    maxBodyBytes: 1024 * 1024,
+    rateLimit: 0
   }).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 })))
 )
 const server = await runtime.runPromise(HttpServer.HttpServer)

@@ -14,7 +14,16 @@ export interface ServerConfig {
   /** Unset: generated at start and printed. */
   readonly opsToken: string | undefined
   readonly clock: "system" | "manual"
+  /** Largest request body accepted, in bytes (`LAARI_MAX_BODY_BYTES`, default 1 MiB); over it `413`. */
+  readonly maxBodyBytes: number
+  /** Requests per second per API key (`LAARI_RATE_LIMIT`, default 100); `0` turns rate limiting off. */
+  readonly rateLimit: number
 }
+
+export const defaults = {
+  maxBodyBytes: 1024 * 1024,
+  rateLimit: 100
+} as const
 
 export class ServerConfigTag extends Context.Tag("laari/server/Config")<ServerConfigTag, ServerConfig>() {}
 
@@ -30,7 +39,15 @@ export const fromEnv: Effect.Effect<ServerConfig, ConfigError.ConfigError> = Eff
     baseUrl: stripSlash(baseUrl),
     checkoutUrl: stripSlash(yield* C.string("LAARI_CHECKOUT_URL").pipe(C.withDefault(baseUrl))),
     opsToken: Option.getOrUndefined(yield* C.option(C.nonEmptyString("LAARI_OPS_TOKEN"))),
-    clock: yield* C.literal("system", "manual")("LAARI_CLOCK").pipe(C.withDefault("system" as const))
+    clock: yield* C.literal("system", "manual")("LAARI_CLOCK").pipe(C.withDefault("system" as const)),
+    maxBodyBytes: yield* C.integer("LAARI_MAX_BODY_BYTES").pipe(
+      C.validate({ message: "must be a positive number of bytes", validation: (n) => n > 0 }),
+      C.withDefault(defaults.maxBodyBytes)
+    ),
+    rateLimit: yield* C.integer("LAARI_RATE_LIMIT").pipe(
+      C.validate({ message: "must be 0 (off) or more requests per second", validation: (n) => n >= 0 }),
+      C.withDefault(defaults.rateLimit)
+    )
   }
 })
 

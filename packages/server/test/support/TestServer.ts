@@ -6,6 +6,7 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Layer, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
+import * as Config from "../../src/Config.js"
 import type { ServerConfig } from "../../src/Config.js"
 import * as Server from "../../src/Server.js"
 
@@ -34,7 +35,7 @@ export interface TestServer {
 }
 
 export const start = async (
-  options: { readonly databaseUrl?: string | undefined } = {}
+  options: { readonly databaseUrl?: string | undefined; readonly config?: Partial<ServerConfig> } = {}
 ): Promise<TestServer> => {
   const config: ServerConfig = {
     port: 0,
@@ -43,7 +44,11 @@ export const start = async (
     baseUrl: "http://laari.test",
     checkoutUrl: "http://pay.laari.test",
     opsToken: OpsToken,
-    clock: "manual"
+    clock: "manual",
+    maxBodyBytes: Config.defaults.maxBodyBytes,
+    // Off unless a test is about it: the suites fire bursts that are not what rate limits are for.
+    rateLimit: 0,
+    ...options.config
   }
   const runtime = ManagedRuntime.make(
     Server.appLayer(config).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 })))
