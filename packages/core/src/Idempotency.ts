@@ -1,19 +1,18 @@
 /**
  * Idempotency keys: a retry of a create, charge, revoke, deactivate or cancel replays the first response.
  *
- * A key is scoped to (merchant, environment, method, path) and remembered for 72 hours. The first request
- * reserves the key in its own short transaction; the response is stored in the same transaction as the
- * command it answers, so a stored response always describes work that committed. A reservation whose
- * request failed with a 5xx is released; one left by a crash is taken over once it is stale, which is
- * safe because its command cannot have committed without its response.
+ * A key is scoped to (merchant, environment, method, path) and remembered for 72 hours. The key is
+ * claimed, the command run and its response stored in ONE transaction that holds the key's row from the
+ * claim to the commit. A duplicate sent while the first is running waits for that row (a bounded wait,
+ * then "in flight") and then replays what committed; if the first request rolled back, the duplicate
+ * runs instead. No reservation outlives its transaction, so there is nothing to take over and no way for
+ * two executions under one key to both commit.
  */
 import { Context, DateTime, type Effect } from "effect"
 import type { ServiceUnavailable } from "./Errors.js"
 import type { Environment, MerchantId } from "./Ids.js"
 
 export const RetentionHours = 72
-/** A reservation this old with no response belongs to a request that died. */
-export const StaleAfterSeconds = 60
 
 export interface Scope {
   readonly merchantId: MerchantId
@@ -40,52 +39,55 @@ export interface Record {
 export type Decision =
   | { readonly _tag: "Proceed" }
   | { readonly _tag: "Replay"; readonly response: StoredResponse }
-  | { readonly _tag: "InFlight" }
   | { readonly _tag: "Mismatch" }
 
-/** What to do with a request whose key is already recorded as `existing` (`undefined`: not recorded). */
+/**
+ * What to do with a request whose key is already recorded as `existing` (`undefined`: not recorded).
+ * `existing` is a committed record that the caller's transaction holds. A record without a response can
+ * only be one left by an older version of the service, whose command cannot have committed: proceed.
+ */
 export const decide = (existing: Record | undefined, fingerprint: string, now: DateTime.Utc): Decision => {
-  if (existing === undefined || isExpired(existing, now)) return { _tag: "Proceed" }
+  if (existing === undefined || existing.response === null || isExpired(existing, now))
+    return { _tag: "Proceed" }
   if (existing.fingerprint !== fingerprint) return { _tag: "Mismatch" }
-  if (existing.response !== null) return { _tag: "Replay", response: existing.response }
-  return isStale(existing, now) ? { _tag: "Proceed" } : { _tag: "InFlight" }
+  return { _tag: "Replay", response: existing.response }
 }
 
 export const isExpired = (r: Record, now: DateTime.Utc): boolean =>
   DateTime.greaterThanOrEqualTo(now, DateTime.add(r.createdAt, { hours: RetentionHours }))
-
-export const isStale = (r: Record, now: DateTime.Utc): boolean =>
-  r.response === null &&
-  DateTime.greaterThanOrEqualTo(now, DateTime.add(r.createdAt, { seconds: StaleAfterSeconds }))
 
 export const messages = {
   mismatch: "This Idempotency-Key was already used with a different request",
   inFlight: "A request with this Idempotency-Key is still being processed"
 } as const
 
+/** What claiming a key inside a transaction found. */
+export type Claim =
+  /** The key was free: this transaction now holds a fresh record (fingerprint, no response). */
+  | { readonly _tag: "Claimed" }
+  /** A committed record, now held by this transaction until it ends; `decide` says what to do. */
+  | { readonly _tag: "Held"; readonly record: Record }
+  /** Another transaction still holds the key after the store's bounded wait. */
+  | { readonly _tag: "Busy" }
+
 export interface IdempotencyStoreService {
   /**
-   * Reserves `scope` for a new request: returns `undefined` when this call now owns the key, or the
-   * record already there (after which `decide` says what to do). Runs in its own transaction.
+   * Call inside the command's transaction, before the command. Takes the key for this transaction, or
+   * holds the record already there; waits, within a bound, while another transaction holds the key.
    */
-  readonly reserve: (
+  readonly claim: (
     scope: Scope,
     fingerprint: string,
     now: DateTime.Utc
-  ) => Effect.Effect<Record | undefined, ServiceUnavailable>
-  /**
-   * Replaces `previous`, an expired or stale reservation, with a fresh one owned by this call. `false`
-   * when another request replaced it first (compare-and-set on `previous.createdAt`).
-   */
-  readonly takeOver: (
-    previous: Record,
+  ) => Effect.Effect<Claim, ServiceUnavailable>
+  /** Replaces a held record that `decide` let this request proceed over (expired, or without a response). */
+  readonly replace: (
+    scope: Scope,
     fingerprint: string,
     now: DateTime.Utc
-  ) => Effect.Effect<boolean, ServiceUnavailable>
-  /** Stores the response; call inside the command's transaction. */
+  ) => Effect.Effect<void, ServiceUnavailable>
+  /** Stores the response; in the same transaction as the claim and the command. */
   readonly complete: (scope: Scope, response: StoredResponse) => Effect.Effect<void, ServiceUnavailable>
-  /** Forgets a reservation whose request failed, so the client may retry. */
-  readonly release: (scope: Scope) => Effect.Effect<void, ServiceUnavailable>
   /** Deletes records older than the retention. */
   readonly purge: (now: DateTime.Utc) => Effect.Effect<number, ServiceUnavailable>
 }

@@ -26,24 +26,18 @@ const hours = 3600
 describe("decide", () => {
   it.each<[string, Idempotency.Record | undefined, string, number, Idempotency.Decision["_tag"]]>([
     ["nothing recorded", undefined, "fp", 0, "Proceed"],
-    ["the same request, still running", record(), "fp", 59, "InFlight"],
-    ["the same request, stale after 60 s", record(), "fp", 60, "Proceed"],
     ["the same request, completed", record({ response }), "fp", 10, "Replay"],
     ["a completed record at 71:59:59", record({ response }), "fp", 72 * hours - 1, "Replay"],
     ["a completed record after 72 h", record({ response }), "fp", 72 * hours, "Proceed"],
     ["another body", record({ response }), "other", 10, "Mismatch"],
-    ["another body while running", record(), "other", 10, "Mismatch"],
-    ["another body after 72 h", record({ response }), "other", 72 * hours, "Proceed"]
+    ["another body after 72 h", record({ response }), "other", 72 * hours, "Proceed"],
+    // A committed record without a response was left by an older version whose command never committed.
+    ["a record left without a response", record(), "fp", 1, "Proceed"],
+    ["a record left without a response, another body", record(), "other", 1, "Proceed"]
   ])("%s", (_, existing, fingerprint, seconds, tag) => {
     const decision = Idempotency.decide(existing, fingerprint, at(seconds))
     expect(decision._tag).toBe(tag)
     if (decision._tag === "Replay") expect(decision.response).toEqual(response)
-  })
-
-  it("a stored response is never stale", () => {
-    expect(Idempotency.isStale(record({ response }), at(3_600))).toBe(false)
-    expect(Idempotency.isStale(record(), at(Idempotency.StaleAfterSeconds))).toBe(true)
-    expect(Idempotency.isStale(record(), at(Idempotency.StaleAfterSeconds - 1))).toBe(false)
   })
 
   it("for any record and moment: the decision follows from age, fingerprint and response", () => {
@@ -56,15 +50,11 @@ describe("decide", () => {
           const existing = record(completed ? { response } : {})
           const decision = Idempotency.decide(existing, sameBody ? "fp" : "other", at(seconds))
           const expected =
-            seconds >= Idempotency.RetentionHours * hours
+            !completed || seconds >= Idempotency.RetentionHours * hours
               ? "Proceed"
-              : !sameBody
-                ? "Mismatch"
-                : completed
-                  ? "Replay"
-                  : seconds >= Idempotency.StaleAfterSeconds
-                    ? "Proceed"
-                    : "InFlight"
+              : sameBody
+                ? "Replay"
+                : "Mismatch"
           expect(decision._tag).toBe(expected)
         }
       )

@@ -111,17 +111,17 @@ for (const backend of TestDatabase.backends) {
         })
       )
 
-      it.effect("IdempotencyStore.reserve refuses to run inside a transaction", () =>
+      it.effect("IdempotencyStore.claim refuses to run outside a transaction", () =>
         Effect.gen(function* () {
           const tx = yield* Store.Transactor
           const store = yield* Idempotency.IdempotencyStore
           const tenant = yield* freshTenant
           const scope = { ...tenant, method: "POST", path: "/mandates", key: yield* uuid }
-          const exit = yield* Effect.exit(
-            tx.withTransaction(store.reserve(scope, "fp", DateTime.unsafeNow()))
-          )
+          const exit = yield* Effect.exit(store.claim(scope, "fp", DateTime.unsafeNow()))
           expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
-          expect(yield* store.reserve(scope, "fp", DateTime.unsafeNow())).toBeUndefined()
+          expect(yield* tx.withTransaction(store.claim(scope, "fp", DateTime.unsafeNow()))).toEqual({
+            _tag: "Claimed"
+          })
         })
       )
 

@@ -75,7 +75,10 @@ describe("starting against an unreachable PostgreSQL", () => {
       const started = Date.now()
       const exit = yield* Effect.exit(
         Layer.build(
-          Database.layer({ databaseUrl: "postgres://postgres@127.0.0.1:1/laari", connectTimeout: "1 second" })
+          Database.layer({
+            databaseUrl: "postgres://postgres@127.0.0.1:1/laari",
+            bounds: { connectTimeout: "1 second" }
+          })
         )
       ).pipe(Effect.scoped)
       expect(
@@ -110,7 +113,11 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("PostgreSQL going away a
         const direct = new URL(yield* TestDatabase.createDatabase(TestDatabase.postgresUrl!))
         direct.host = `127.0.0.1:${proxy.port}`
         const context = yield* Layer.build(
-          Database.layer({ databaseUrl: direct.toString(), connectTimeout: "1 second", maxConnections: 4 })
+          Database.layer({
+            databaseUrl: direct.toString(),
+            bounds: { connectTimeout: "1 second" },
+            maxConnections: 4
+          })
         )
         const get = <I extends Layer.Layer.Success<ReturnType<typeof Database.layer>>, S>(
           tag: Context.Tag<I, S>
@@ -136,7 +143,7 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("PostgreSQL going away a
           get(Store.MandatesStore).nextExpiryAt,
           tx.withTransaction(get(Store.MandatesStore).list(tenant, { limit: 10, offset: 0 })),
           wallet.transfer(transfer("flaky:1")),
-          get(Idempotency.IdempotencyStore).reserve(scope, "fp", DateTime.unsafeNow()),
+          tx.withTransaction(get(Idempotency.IdempotencyStore).claim(scope, "fp", DateTime.unsafeNow())),
           directory.merchantCount
         ]
 

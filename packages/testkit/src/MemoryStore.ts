@@ -616,53 +616,47 @@ export const invoices = (db: MemoryDbService): Store.InvoicesRepo => ({
 export const scopeKey = (s: Idempotency.Scope): string =>
   JSON.stringify([s.merchantId, s.environment, s.method, s.path, s.key])
 
-export const idempotency = (db: MemoryDbService): Idempotency.IdempotencyStoreService => ({
-  reserve: (scope, fingerprint, now) =>
-    db.modify((t) => {
-      const existing = Option.getOrUndefined(HashMap.get(t.idempotency, scopeKey(scope)))
-      if (existing !== undefined) return [existing, t]
-      const record: Idempotency.Record = { scope, fingerprint, response: null, createdAt: now }
-      return [undefined, { ...t, idempotency: HashMap.set(t.idempotency, scopeKey(scope), record) }]
-    }),
-  takeOver: (previous, fingerprint, now) =>
-    db.modify((t) => {
-      const key = scopeKey(previous.scope)
-      const current = Option.getOrUndefined(HashMap.get(t.idempotency, key))
-      // Compare-and-set on `createdAt`: whoever replaced the record first changed it.
-      if (current === undefined || !DateTime.Equivalence(current.createdAt, previous.createdAt))
-        return [false, t]
-      const record: Idempotency.Record = {
-        scope: previous.scope,
+export const idempotency = (db: MemoryDbService): Idempotency.IdempotencyStoreService => {
+  const put = (scope: Idempotency.Scope, fingerprint: string, now: DateTime.Utc) =>
+    db.update((t) => ({
+      ...t,
+      idempotency: HashMap.set(t.idempotency, scopeKey(scope), {
+        scope,
         fingerprint,
         response: null,
         createdAt: now
-      }
-      return [true, { ...t, idempotency: HashMap.set(t.idempotency, key, record) }]
-    }),
-  complete: (scope, response) =>
-    db.update((t) =>
-      Option.match(HashMap.get(t.idempotency, scopeKey(scope)), {
-        onNone: () => t,
-        onSome: (r) => ({
-          ...t,
-          idempotency: HashMap.set(t.idempotency, scopeKey(scope), { ...r, response })
-        })
       })
-    ),
-  release: (scope) =>
-    db.update((t) => {
-      const r = Option.getOrUndefined(HashMap.get(t.idempotency, scopeKey(scope)))
-      // A stored response describes committed work: it is never released, only purged.
-      return r === undefined || r.response !== null
-        ? t
-        : { ...t, idempotency: HashMap.remove(t.idempotency, scopeKey(scope)) }
-    }),
-  purge: (now) =>
-    db.modify((t) => {
-      const kept = HashMap.filter(t.idempotency, (r) => !Idempotency.isExpired(r, now))
-      return [HashMap.size(t.idempotency) - HashMap.size(kept), { ...t, idempotency: kept }]
-    })
-})
+    }))
+  return {
+    // Memory transactions run one at a time, so a record seen here is committed and nobody else holds it.
+    claim: (scope, fingerprint, now) =>
+      db.modify((t): readonly [Idempotency.Claim, typeof t] => {
+        const record = Option.getOrUndefined(HashMap.get(t.idempotency, scopeKey(scope)))
+        if (record !== undefined) return [{ _tag: "Held", record }, t]
+        const fresh: Idempotency.Record = { scope, fingerprint, response: null, createdAt: now }
+        return [
+          { _tag: "Claimed" },
+          { ...t, idempotency: HashMap.set(t.idempotency, scopeKey(scope), fresh) }
+        ]
+      }),
+    replace: put,
+    complete: (scope, response) =>
+      db.update((t) =>
+        Option.match(HashMap.get(t.idempotency, scopeKey(scope)), {
+          onNone: () => t,
+          onSome: (r) => ({
+            ...t,
+            idempotency: HashMap.set(t.idempotency, scopeKey(scope), { ...r, response })
+          })
+        })
+      ),
+    purge: (now) =>
+      db.modify((t) => {
+        const kept = HashMap.filter(t.idempotency, (r) => !Idempotency.isExpired(r, now))
+        return [HashMap.size(t.idempotency) - HashMap.size(kept), { ...t, idempotency: kept }]
+      })
+  }
+}
 
 export const outbox = (db: MemoryDbService): Events.OutboxService => ({
   append: (event) => db.update((t) => ({ ...t, events: Chunk.append(t.events, event) }))

@@ -703,7 +703,6 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
               path: "/mandates",
               key: yield* uuid
             }
-            expect(yield* idempotency.reserve(scope, "fingerprint", T0)).toBeUndefined()
             const feeBefore = yield* seed.feeBalance("test")
 
             const m = yield* newMandate(tenant, { status: "ACTIVE", customerId: payer })
@@ -749,6 +748,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
                     createdAt: T0
                   })
                   yield* challenges.insert(challenge)
+                  expect(yield* idempotency.claim(scope, "fingerprint", T0)).toEqual({ _tag: "Claimed" })
                   yield* idempotency.complete(scope, { status: 201, headers: {}, body: "{}" })
                   yield* outbox.append(
                     Events.make({
@@ -789,7 +789,10 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
             expect(yield* store.lockById(m.id)).toBeUndefined()
             expect(yield* charges.listByMandate(m.id)).toEqual([])
             expect(yield* challenges.lock(challenge.id)).toBeUndefined()
-            expect((yield* idempotency.reserve(scope, "fingerprint", T0))?.response).toBeNull()
+            // The claim went with the rest: the key is free again.
+            expect(yield* tx.withTransaction(idempotency.claim(scope, "fingerprint", T0))).toEqual({
+              _tag: "Claimed"
+            })
             expect((yield* seed.events).some((e) => e.envelope.id === eventId)).toBe(false)
             expect((yield* notifications.list(payer)).some((n) => n.id === notificationId)).toBe(false)
             expect((yield* wallet.payer(payer))?.balance).toBe(SandboxPayerBalance)
@@ -1077,20 +1080,32 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
           })
         )
 
-      it.effect("reserve, decide, complete, replay and release", () =>
+      it.effect("claim, complete, hold and replay, inside transactions", () =>
         Effect.gen(function* () {
           const store = yield* Idempotency.IdempotencyStore
+          const tx = yield* Store.Transactor
+          const claim = (scope: Idempotency.Scope, fingerprint: string, at: DateTime.Utc) =>
+            tx.withTransaction(store.claim(scope, fingerprint, at))
           const merchant = yield* freshMerchant()
           const scope = yield* scopeFor(merchant)
-          expect(yield* store.reserve(scope, "fp-1", T0)).toBeUndefined()
-
-          const later = plus(T0, second)
-          const inFlight = yield* store.reserve(scope, "fp-1", later)
-          expect(plain(inFlight)).toEqual(
-            plain({ scope, fingerprint: "fp-1", response: null, createdAt: T0 })
+          const response: Idempotency.StoredResponse = {
+            status: 201,
+            headers: { "content-type": "application/json", location: "/mandates/1" },
+            body: '{"id":"1","status":"ACTIVE"}'
+          }
+          yield* tx.withTransaction(
+            Effect.gen(function* () {
+              expect(yield* store.claim(scope, "fp-1", T0)).toEqual({ _tag: "Claimed" })
+              yield* store.complete(scope, response)
+            })
           )
-          expect(Idempotency.decide(inFlight, "fp-1", later)).toEqual({ _tag: "InFlight" })
-          expect(Idempotency.decide(inFlight, "fp-2", later)).toEqual({ _tag: "Mismatch" })
+          const later = plus(T0, second)
+          const held = yield* claim(scope, "fp-1", later)
+          expect(held._tag).toBe("Held")
+          const record = held._tag === "Held" ? held.record : undefined
+          expect(plain(record)).toEqual(plain({ scope, fingerprint: "fp-1", response, createdAt: T0 }))
+          expect(Idempotency.decide(record, "fp-1", later)).toEqual({ _tag: "Replay", response })
+          expect(Idempotency.decide(record, "fp-2", later)).toEqual({ _tag: "Mismatch" })
 
           // Every part of the scope separates keys.
           const other = yield* freshMerchant()
@@ -1101,61 +1116,42 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
             { ...scope, merchantId: other.id },
             { ...scope, key: yield* uuid }
           ])
-            expect(yield* store.reserve(s, "fp-1", T0)).toBeUndefined()
+            expect(yield* claim(s, "fp-1", T0)).toEqual({ _tag: "Claimed" })
 
-          const response: Idempotency.StoredResponse = {
-            status: 201,
-            headers: { "content-type": "application/json", location: "/mandates/1" },
-            body: '{"id":"1","status":"ACTIVE"}'
-          }
-          yield* store.complete(scope, response)
-          const done = yield* store.reserve(scope, "fp-1", later)
-          expect(done?.response).toEqual(response)
-          expect(Idempotency.decide(done, "fp-1", later)).toEqual({ _tag: "Replay", response })
-
-          // A stored response describes committed work: release never forgets it.
-          yield* store.release(scope)
-          expect((yield* store.reserve(scope, "fp-1", later))?.response).toEqual(response)
-
-          // A reservation whose request failed is forgotten, so the client may retry.
+          // A claim whose transaction failed leaves nothing behind, so the client may retry.
           const failed = yield* scopeFor(merchant)
-          expect(yield* store.reserve(failed, "fp-1", T0)).toBeUndefined()
-          yield* store.release(failed)
-          expect(yield* store.reserve(failed, "fp-2", later)).toBeUndefined()
-          expect((yield* store.reserve(failed, "fp-2", later))?.fingerprint).toBe("fp-2")
+          const exit = yield* Effect.exit(
+            tx.withTransaction(Effect.zipRight(store.claim(failed, "fp-1", T0), Effect.fail("boom")))
+          )
+          expect(Exit.isFailure(exit)).toBe(true)
+          expect(yield* claim(failed, "fp-2", later)).toEqual({ _tag: "Claimed" })
         })
       )
 
-      it.effect("takeOver is a compare-and-set: of two takeovers of one stale record, exactly one wins", () =>
+      it.effect("an expired record is replaced, and the replacement is what later claims hold", () =>
         Effect.gen(function* () {
           const store = yield* Idempotency.IdempotencyStore
+          const tx = yield* Store.Transactor
           const merchant = yield* freshMerchant()
           const scope = yield* scopeFor(merchant)
-          yield* store.reserve(scope, "fp", T0)
-          const stale = plus(T0, Idempotency.StaleAfterSeconds * second)
-          const previous = (yield* store.reserve(scope, "fp", stale))!
-          expect(Idempotency.isStale(previous, stale)).toBe(true)
-          expect(Idempotency.decide(previous, "fp", stale)).toEqual({ _tag: "Proceed" })
-
-          const won = yield* Effect.all(
-            [store.takeOver(previous, "fp-a", stale), store.takeOver(previous, "fp-b", stale)],
-            { concurrency: "unbounded" }
+          yield* tx.withTransaction(
+            Effect.zipRight(
+              store.claim(scope, "fp", T0),
+              store.complete(scope, { status: 200, headers: {}, body: "{}" })
+            )
           )
-          expect(won.filter(Boolean)).toHaveLength(1)
-          const current = (yield* store.reserve(scope, "fp", stale))!
-          expect(plain(current)).toEqual(
-            plain({ scope, fingerprint: won[0] ? "fp-a" : "fp-b", response: null, createdAt: stale })
+          const expiredAt = plus(T0, Idempotency.RetentionHours * hour)
+          yield* tx.withTransaction(
+            Effect.gen(function* () {
+              const held = yield* store.claim(scope, "fp-new", expiredAt)
+              expect(held._tag === "Held" && Idempotency.decide(held.record, "fp-new", expiredAt)).toEqual({
+                _tag: "Proceed"
+              })
+              yield* store.replace(scope, "fp-new", expiredAt)
+            })
           )
-          // The old record is gone: taking it over again fails.
-          expect(yield* store.takeOver(previous, "fp-c", plus(stale, second))).toBe(false)
-
-          // An expired, completed record is taken over the same way.
-          yield* store.complete(scope, { status: 200, headers: {}, body: "{}" })
-          const expiredAt = plus(stale, Idempotency.RetentionHours * hour)
-          const completed = (yield* store.reserve(scope, "fp", expiredAt))!
-          expect(Idempotency.decide(completed, "fp-new", expiredAt)).toEqual({ _tag: "Proceed" })
-          expect(yield* store.takeOver(completed, "fp-new", expiredAt)).toBe(true)
-          expect(plain(yield* store.reserve(scope, "fp-new", expiredAt))).toEqual(
+          const again = yield* tx.withTransaction(store.claim(scope, "fp-new", expiredAt))
+          expect(again._tag === "Held" ? plain(again.record) : again).toEqual(
             plain({ scope, fingerprint: "fp-new", response: null, createdAt: expiredAt })
           )
         })
@@ -1164,18 +1160,24 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
       it.effect("purge deletes exactly the records past the retention", () =>
         Effect.gen(function* () {
           const store = yield* Idempotency.IdempotencyStore
+          const tx = yield* Store.Transactor
           const merchant = yield* freshMerchant()
           const t = (days: number) => plus(DateTime.unsafeMake("1950-01-01T00:00:00Z"), days * day)
           // Clear what an earlier, interrupted run may have left in the era.
           yield* store.purge(t(10))
           const old = yield* scopeFor(merchant)
           const young = yield* scopeFor(merchant)
-          yield* store.reserve(old, "fp", t(0))
-          yield* store.reserve(young, "fp", t(1))
-          yield* store.complete(young, { status: 201, headers: {}, body: "{}" })
+          yield* tx.withTransaction(store.claim(old, "fp", t(0)))
+          yield* tx.withTransaction(
+            Effect.zipRight(
+              store.claim(young, "fp", t(1)),
+              store.complete(young, { status: 201, headers: {}, body: "{}" })
+            )
+          )
           expect(yield* store.purge(t(3) /* exactly 72 h after `old` */)).toBe(1)
-          expect(yield* store.reserve(old, "fp", t(3))).toBeUndefined()
-          expect((yield* store.reserve(young, "fp", t(3)))?.response).not.toBeNull()
+          expect(yield* tx.withTransaction(store.claim(old, "fp", t(3)))).toEqual({ _tag: "Claimed" })
+          const kept = yield* tx.withTransaction(store.claim(young, "fp", t(3)))
+          expect(kept._tag === "Held" && kept.record.response).not.toBeNull()
           expect(yield* store.purge(t(10))).toBe(2)
         })
       )

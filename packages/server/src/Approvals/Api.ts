@@ -6,7 +6,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Mandate } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
-import { Text } from "../Http/Fields.js"
+import { Body, Text } from "../Http/Fields.js"
 import { MandateRead } from "../Mandates/Api.js"
 
 const IdPath = Schema.Struct({ id: Text })
@@ -43,9 +43,9 @@ export const SessionForPayment = Schema.Struct({
   subscriptionId: Schema.NullOr(Text)
 })
 
-export const ChallengeRequest = Schema.Struct({ phone: Text.pipe(Schema.minLength(1)) })
+export const ChallengeRequest = Body({ phone: Text.pipe(Schema.minLength(1)) })
 export const ChallengeIssued = Schema.Struct({ challenge_id: Text, expires_at: Text })
-export const Answer = Schema.Struct({ challenge_id: Schema.UUID, otp: Text })
+export const Answer = Body({ challenge_id: Schema.UUID, otp: Text })
 
 export class ApprovalsApi extends HttpApiGroup.make("approvals")
   .add(

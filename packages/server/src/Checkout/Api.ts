@@ -5,11 +5,11 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { CheckoutSession } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
-import { optionalNullable, Text } from "../Http/Fields.js"
+import { Body, optionalNullable, Text } from "../Http/Fields.js"
 import { Authentication } from "../Http/Security.js"
 
 /** Loose shapes: every rule of spec 4.3 is checked by the domain and reported per field. */
-export const CreateSession = Schema.Struct({
+export const CreateSession = Body({
   mode: optionalNullable(Text),
   price_data: optionalNullable(
     Schema.Struct({

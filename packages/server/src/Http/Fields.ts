@@ -5,16 +5,31 @@
 import { Calendar } from "@laari/core"
 import { Option, Schema } from "effect"
 
+/** A UTF-16 surrogate without its pair: not a character, and stored as U+FFFD it would collide. */
+const loneSurrogate = /[\uD800-\uDFFF]/u
+
 /**
- * Every text a request carries: any string without a NUL character, which PostgreSQL cannot store (so a
- * NUL is a clear `422` naming the field, never a failed statement).
+ * Every text a request carries: well-formed Unicode without a NUL character, which PostgreSQL cannot
+ * store (so a NUL or a lone surrogate is a clear `422` naming the field, never a failed statement or a
+ * silently altered value).
  */
 export const Text = Schema.String.pipe(
   Schema.filter((s) => !s.includes("\u0000"), {
     message: () => "must not contain NUL characters",
     jsonSchema: {}
+  }),
+  Schema.filter((s) => !loneSurrogate.test(s), {
+    message: () => "must be well-formed Unicode (it contains an unpaired surrogate)",
+    jsonSchema: {}
   })
 )
+
+/**
+ * A request body: unknown fields are refused by name (as Stripe refuses unknown parameters) instead of
+ * being silently dropped, and every problem is reported at once. Applies to nested objects too.
+ */
+export const Body = <Fields extends Schema.Struct.Fields>(fields: Fields) =>
+  Schema.Struct(fields).annotations({ parseOptions: { onExcessProperty: "error", errors: "all" } })
 
 /** An optional request field that may also be sent as `null`. */
 export const optionalNullable = <S extends Schema.Schema.Any>(schema: S) =>

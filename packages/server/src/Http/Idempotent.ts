@@ -3,24 +3,25 @@
  * a retry replays the first response byte for byte with `Idempotent-Replay: true`.
  */
 import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { type Auth, Errors, Idempotency, Store } from "@laari/core"
-import { DateTime, Effect, Option } from "effect"
+import { type Auth, Idempotency, Store } from "@laari/core"
+import { DateTime, Effect } from "effect"
 import * as Keys from "../Keys.js"
 import { fromError, message, type Reply, rawResponse, toResponse } from "./Reply.js"
 
 const MaxKeyLength = 255
 
-/** A failure that must roll the command back (a 5xx answer is never stored). */
+/** Ends the transaction without storing anything, answering `answer` (a replay, a refusal or a 5xx). */
 class Abort {
   readonly _tag = "Abort"
-  constructor(readonly reply: Reply) {}
+  constructor(readonly answer: Reply | Idempotency.StoredResponse) {}
 }
-
-const unavailable = (e: Errors.ServiceUnavailable) => fromError(e)
 
 /**
  * Answers `run` once per key. Without an `Idempotency-Key` header `run` simply runs. `payload` is the
  * decoded request body, whose hash tells a retry from a different request under the same key.
+ *
+ * The claim, the command and the stored response are one transaction (core `Idempotency`): a duplicate
+ * waits for the first request's transaction and replays it, or gets `409` past the store's bounded wait.
  */
 export const idempotent = <R>(
   principal: Auth.Principal,
@@ -50,54 +51,32 @@ export const idempotent = <R>(
     const fingerprint = Keys.hash(JSON.stringify(payload ?? null))
     const now = yield* DateTime.now
 
-    const claim = Effect.gen(function* () {
-      const existing = yield* store.reserve(scope, fingerprint, now)
-      if (existing === undefined) return Option.none<Reply | Idempotency.StoredResponse>()
-      const decision = Idempotency.decide(existing, fingerprint, now)
-      switch (decision._tag) {
-        case "Replay":
-          return Option.some<Reply | Idempotency.StoredResponse>(decision.response)
-        case "Mismatch":
-          return Option.some(message(422, Idempotency.messages.mismatch))
-        case "InFlight":
-          return Option.some(message(409, Idempotency.messages.inFlight))
-        case "Proceed":
-          return (yield* store.takeOver(existing, fingerprint, now))
-            ? Option.none()
-            : Option.some(message(409, Idempotency.messages.inFlight))
+    const command = Effect.gen(function* () {
+      const claim = yield* store.claim(scope, fingerprint, now)
+      if (claim._tag === "Busy")
+        return yield* Effect.fail(new Abort(message(409, Idempotency.messages.inFlight)))
+      if (claim._tag === "Held") {
+        const decision = Idempotency.decide(claim.record, fingerprint, now)
+        if (decision._tag === "Replay") return yield* Effect.fail(new Abort(decision.response))
+        if (decision._tag === "Mismatch")
+          return yield* Effect.fail(new Abort(message(422, Idempotency.messages.mismatch)))
+        yield* store.replace(scope, fingerprint, now)
       }
+      const reply = yield* run
+      // A 5xx rolls everything back, the claim included, so a retry runs the command again.
+      if (reply.status >= 500) return yield* Effect.fail(new Abort(reply))
+      yield* store.complete(scope, { status: reply.status, headers: {}, body: JSON.stringify(reply.body) })
+      return reply
     })
-    const claimed = yield* claim.pipe(
-      Effect.catchTag("ServiceUnavailable", (e) => Effect.succeed(Option.some(unavailable(e))))
-    )
-    if (Option.isSome(claimed)) {
-      const answer = claimed.value
-      return "headers" in answer
-        ? rawResponse(answer.status, answer.body, { ...answer.headers, "idempotent-replay": "true" })
-        : toResponse(answer)
-    }
 
-    // The response is stored in the command's own transaction: stored means committed.
     const outcome = yield* tx
-      .withTransaction(
-        Effect.gen(function* () {
-          const reply = yield* run
-          if (reply.status >= 500) return yield* Effect.fail(new Abort(reply))
-          yield* store.complete(scope, {
-            status: reply.status,
-            headers: {},
-            body: JSON.stringify(reply.body)
-          })
-          return reply
-        })
-      )
+      .withTransaction(command)
       .pipe(
-        Effect.catchAll((e) => Effect.succeed(e instanceof Abort ? e.reply : unavailable(e))),
-        Effect.onExit((exit) =>
-          exit._tag === "Success" && exit.value.status < 500
-            ? Effect.void
-            : Effect.ignore(store.release(scope))
+        Effect.catchAll((e) =>
+          Effect.succeed<Reply | Idempotency.StoredResponse>(e instanceof Abort ? e.answer : fromError(e))
         )
       )
-    return toResponse(outcome)
+    return "headers" in outcome
+      ? rawResponse(outcome.status, outcome.body, { ...outcome.headers, "idempotent-replay": "true" })
+      : toResponse(outcome)
   })

@@ -5,7 +5,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Mandate } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
-import { OffsetDateTime, optionalNullable, Paging, Text } from "../Http/Fields.js"
+import { Body, OffsetDateTime, optionalNullable, Paging, Text } from "../Http/Fields.js"
 import { Authentication } from "../Http/Security.js"
 
 export const MandateRead = Schema.Struct({
@@ -49,19 +49,19 @@ export const ChargeRead = Schema.Struct({
   createdAt: Text
 }).annotations({ identifier: "MandateCharge" })
 
-export const CreateMandate = Schema.Struct({
+export const CreateMandate = Body({
   reference: Text,
   title: Text,
-  per_charge_cap: Schema.Number,
+  per_charge_cap: Schema.Int,
   description: optionalNullable(Text),
-  period_cap: optionalNullable(Schema.Number),
+  period_cap: optionalNullable(Schema.Int),
   period: optionalNullable(Schema.Literal("MONTH")),
   expires_at: optionalNullable(OffsetDateTime),
   return_url: optionalNullable(Text)
 })
 
-export const CreateCharge = Schema.Struct({
-  amount: Schema.Number,
+export const CreateCharge = Body({
+  amount: Schema.Int,
   description: optionalNullable(Text),
   reference: optionalNullable(Text)
 })

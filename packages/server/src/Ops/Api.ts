@@ -6,7 +6,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Auth, Ids } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
-import { optionalNullable, TimeZone, Text } from "../Http/Fields.js"
+import { Body, optionalNullable, TimeZone, Text } from "../Http/Fields.js"
 import { OpsAuthentication } from "../Http/Security.js"
 import { MandateRead } from "../Mandates/Api.js"
 import { SubscriptionRead } from "../Subscriptions/Api.js"
@@ -24,7 +24,7 @@ export const MerchantRead = Schema.Struct({
   outlets: Schema.Array(Outlet)
 }).annotations({ identifier: "OpsMerchant" })
 
-export const CreateMerchant = Schema.Struct({
+export const CreateMerchant = Body({
   name: Name,
   city: Schema.optional(Text.pipe(Schema.minLength(1), Schema.maxLength(255))),
   mcc: Schema.optional(Text.pipe(Schema.pattern(/^\d{4}$/, { message: () => "mcc must be four digits" }))),
@@ -32,7 +32,7 @@ export const CreateMerchant = Schema.Struct({
   outlets: Schema.optional(Schema.Array(Schema.Struct({ name: Name })))
 })
 
-export const CreateKey = Schema.Struct({
+export const CreateKey = Body({
   environment: Ids.Environment,
   kind: Schema.optional(Auth.KeyKind),
   scopes: Schema.optional(Schema.Array(Auth.Scope))
@@ -58,7 +58,7 @@ export const CustomerRead = Schema.Struct({
   timeZone: Text
 }).annotations({ identifier: "OpsCustomer" })
 
-export const CreateCustomer = Schema.Struct({
+export const CreateCustomer = Body({
   environment: Ids.Environment,
   phone: Text.pipe(Schema.minLength(3), Schema.maxLength(32)),
   name: optionalNullable(Text.pipe(Schema.maxLength(255))),

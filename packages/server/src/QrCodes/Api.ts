@@ -5,7 +5,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { QrCode } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
-import { optionalNullable, Paging, Text } from "../Http/Fields.js"
+import { Body, optionalNullable, Paging, Text } from "../Http/Fields.js"
 import { Authentication } from "../Http/Security.js"
 
 export const QrCodeRead = Schema.Struct({
@@ -30,11 +30,11 @@ export const QrCodeDeactivated = Schema.Struct({
   type: QrCode.Type
 })
 
-export const CreateQrCode = Schema.Struct({
+export const CreateQrCode = Body({
   outlet_id: Schema.Int,
   type: Schema.optional(QrCode.Type),
-  amount: optionalNullable(Schema.Number),
-  expires_in_minutes: optionalNullable(Schema.Number),
+  amount: optionalNullable(Schema.Int),
+  expires_in_minutes: optionalNullable(Schema.Int),
   title: optionalNullable(Text),
   description: optionalNullable(Text),
   reference: optionalNullable(Text)

@@ -3,15 +3,15 @@
  * or in memory without a data directory). Migrates at start and provides every core port over it, the
  * `Directory`, and `Crypto`.
  */
-import * as PgClient from "@effect/sql-pg/PgClient"
 import type { MigrationError } from "@effect/sql/Migrator"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Crypto } from "@laari/core"
-import { Duration, Layer, Redacted } from "effect"
+import { Layer } from "effect"
 import * as Directory from "./Directory.js"
 import * as Migrations from "./Migrations.js"
 import * as PgliteClient from "./PgliteClient.js"
+import * as PgPool from "./PgPool.js"
 import * as Store from "./Store.js"
 
 export interface Config {
@@ -19,24 +19,24 @@ export interface Config {
   readonly databaseUrl?: string | undefined
   /** PGlite's data directory; unset: in memory. Ignored with `databaseUrl`. */
   readonly dataDir?: string | undefined
-  /** How long to wait for a PostgreSQL connection before answering `ServiceUnavailable`. Default 5 s. */
-  readonly connectTimeout?: Duration.DurationInput | undefined
+  /** PostgreSQL's bounds on every wait (`PgPool.defaultBounds`: 5 s statements, 3 s locks, ...). */
+  readonly bounds?: Partial<PgPool.Bounds> | undefined
   /** PostgreSQL pool size. Default 10. */
   readonly maxConnections?: number | undefined
 }
 
 /**
  * The SQL client alone. The pg pool opens connections on demand and drops broken ones, so it recovers
- * by itself when the database comes back; while it is away, statements fail fast (connect timeout) and
- * the adapters answer `ServiceUnavailable`. Building it fails if the database is unreachable at start.
+ * by itself when the database comes back; while it is away, statements fail within the bounds of
+ * `PgPool` and the adapters answer `ServiceUnavailable`. Building it fails if the database is
+ * unreachable at start.
  */
 export const clientLayer = (config: Config): Layer.Layer<SqlClient.SqlClient, SqlError> =>
   config.databaseUrl !== undefined
-    ? PgClient.layer({
-        url: Redacted.make(config.databaseUrl),
-        connectTimeout: config.connectTimeout ?? Duration.seconds(5),
+    ? PgPool.layer({
+        url: config.databaseUrl,
         maxConnections: config.maxConnections ?? 10,
-        applicationName: "laari"
+        bounds: { ...PgPool.defaultBounds, ...config.bounds }
       })
     : PgliteClient.layer({ dataDir: config.dataDir })
 

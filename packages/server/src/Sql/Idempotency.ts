@@ -5,7 +5,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Idempotency, type Ids } from "@laari/core"
 import { DateTime, Effect, Layer } from "effect"
-import { fromDate, int, json, one, outsideTransaction, repository, toDate } from "./Repository.js"
+import { fromDate, insideTransaction, int, json, one, repository, toDate } from "./Repository.js"
 
 interface KeyRow {
   readonly merchant_id: string
@@ -36,16 +36,22 @@ const fromRow = (row: KeyRow): Idempotency.Record => ({
   createdAt: fromDate(row.created_at)
 })
 
+/** lock_not_available: the wait for the key's row ran past the connection's `lock_timeout`. */
+const isLockTimeout = (e: SqlError) => (e.cause as { readonly code?: unknown } | null)?.code === "55P03"
+
 export const makeIdempotency = Effect.map(SqlClient.SqlClient, (sql) => {
   const matches = (s: Idempotency.Scope) =>
     sql`merchant_id = ${s.merchantId} AND environment = ${s.environment}
         AND method = ${s.method} AND path = ${s.path} AND key = ${s.key}`
 
-  const find = (scope: Idempotency.Scope) =>
-    sql<KeyRow>`SELECT * FROM idempotency_keys WHERE ${matches(scope)}`.pipe(Effect.map(one(fromRow)))
-
-  /** Inserts unless the key is taken; when taken, the record there. */
-  const reserveOnce = (scope: Idempotency.Scope, fingerprint: string, now: DateTime.Utc) =>
+  // The INSERT waits while another transaction holds an uncommitted row under the same key, then
+  // conflicts (it committed) or goes through (it rolled back). The SELECT then locks the committed row,
+  // so the decision and what follows it see a record nobody else can change before this commit.
+  const claim = (
+    scope: Idempotency.Scope,
+    fingerprint: string,
+    now: DateTime.Utc
+  ): Effect.Effect<Idempotency.Claim, SqlError> =>
     Effect.gen(function* () {
       const inserted = yield* sql`INSERT INTO idempotency_keys ${sql.insert({
         merchant_id: scope.merchantId,
@@ -56,38 +62,25 @@ export const makeIdempotency = Effect.map(SqlClient.SqlClient, (sql) => {
         fingerprint,
         created_at: toDate(now)
       })} ON CONFLICT DO NOTHING RETURNING key`
-      return inserted.length === 1
-        ? { owned: true as const }
-        : { owned: false as const, existing: yield* find(scope) }
-    })
-
-  const reserve = (
-    scope: Idempotency.Scope,
-    fingerprint: string,
-    now: DateTime.Utc
-  ): Effect.Effect<Idempotency.Record | undefined, SqlError> =>
-    Effect.flatMap(reserveOnce(scope, fingerprint, now).pipe(sql.withTransaction), (outcome) =>
-      outcome.owned
-        ? Effect.succeed(undefined)
-        : outcome.existing !== undefined
-          ? Effect.succeed(outcome.existing)
-          : // Released between our INSERT and SELECT: try again.
-            reserve(scope, fingerprint, now)
-    )
+      if (inserted.length === 1) return { _tag: "Claimed" } as const
+      const held = yield* sql<KeyRow>`SELECT * FROM idempotency_keys WHERE ${matches(scope)} FOR UPDATE`.pipe(
+        Effect.map(one(fromRow))
+      )
+      // Purged between the two statements: claim again.
+      return held === undefined
+        ? yield* claim(scope, fingerprint, now)
+        : ({ _tag: "Held", record: held } as const)
+    }).pipe(Effect.catchIf(isLockTimeout, () => Effect.succeed<Idempotency.Claim>({ _tag: "Busy" })))
 
   return repository({
-    // Its own transaction, committed at once, so concurrent requests see the reservation. Inside a
-    // caller's transaction it would wait for it (PGlite has one session), hence refused there.
-    reserve: (scope: Idempotency.Scope, fingerprint: string, now: DateTime.Utc) =>
-      Effect.zipRight(outsideTransaction("IdempotencyStore.reserve"), reserve(scope, fingerprint, now)),
+    claim: (scope: Idempotency.Scope, fingerprint: string, now: DateTime.Utc) =>
+      Effect.zipRight(insideTransaction("IdempotencyStore.claim"), claim(scope, fingerprint, now)),
 
-    // Compare-and-set on created_at: of two requests taking over the same stale record, one wins.
-    takeOver: (previous: Idempotency.Record, fingerprint: string, now: DateTime.Utc) =>
+    replace: (scope: Idempotency.Scope, fingerprint: string, now: DateTime.Utc) =>
       sql`UPDATE idempotency_keys
           SET fingerprint = ${fingerprint}, created_at = ${toDate(now)},
               response_status = NULL, response_headers = NULL, response_body = NULL
-          WHERE ${matches(previous.scope)} AND created_at = ${toDate(previous.createdAt)}
-          RETURNING key`.pipe(Effect.map((rows) => rows.length === 1)),
+          WHERE ${matches(scope)}`.pipe(Effect.asVoid),
 
     // A plain statement: it runs in the caller's transaction, so the response commits with the command.
     complete: (scope: Idempotency.Scope, response: Idempotency.StoredResponse) =>
@@ -95,12 +88,6 @@ export const makeIdempotency = Effect.map(SqlClient.SqlClient, (sql) => {
           SET response_status = ${response.status}, response_headers = ${json(response.headers)}::jsonb,
               response_body = ${response.body}
           WHERE ${matches(scope)}`.pipe(Effect.asVoid),
-
-    // Only a reservation: a stored response is what retries must replay.
-    release: (scope: Idempotency.Scope) =>
-      sql`DELETE FROM idempotency_keys WHERE ${matches(scope)} AND response_status IS NULL`.pipe(
-        Effect.asVoid
-      ),
 
     purge: (now: DateTime.Utc) => {
       const cutoff = DateTime.subtract(now, { hours: Idempotency.RetentionHours })

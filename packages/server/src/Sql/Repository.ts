@@ -98,10 +98,10 @@ export const inTransaction =
       Option.isSome(open) ? effect : sql.withTransaction(effect)
     )
 
-/** Dies when called inside a transaction: for work that must commit on its own. */
-export const outsideTransaction = (what: string): Effect.Effect<void> =>
+/** Dies when called outside a transaction: for work that must commit with its caller's. */
+export const insideTransaction = (what: string): Effect.Effect<void> =>
   Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) =>
-    Option.isSome(open) ? Effect.dieMessage(`${what} must not run inside a transaction`) : Effect.void
+    Option.isNone(open) ? Effect.dieMessage(`${what} must run inside a transaction`) : Effect.void
   )
 
 // ---------------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Invoice, Subscription } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
-import { Paging, Text } from "../Http/Fields.js"
+import { Body, Paging, Text } from "../Http/Fields.js"
 import { Authentication } from "../Http/Security.js"
 
 export const SubscriptionRead = Schema.Struct({
@@ -117,4 +117,4 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
   .annotate(OpenApi.Title, "Subscriptions") {}
 
 /** The optional body of a cancellation; read by hand because an empty body is allowed. */
-export const CancelBody = Schema.Struct({ at_period_end: Schema.optional(Schema.Boolean) })
+export const CancelBody = Body({ at_period_end: Schema.optional(Schema.Boolean) })

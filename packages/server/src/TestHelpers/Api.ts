@@ -4,7 +4,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
-import { TimeZone, Text } from "../Http/Fields.js"
+import { Body, TimeZone, Text } from "../Http/Fields.js"
 import { Authentication } from "../Http/Security.js"
 import { SessionRead } from "../Checkout/Api.js"
 import { MandateRead } from "../Mandates/Api.js"
@@ -19,7 +19,7 @@ export const PayerRead = Schema.Struct({
   timeZone: Text
 }).annotations({ identifier: "SandboxPayer" })
 
-export const SetPayer = Schema.Struct({
+export const SetPayer = Body({
   balance: Schema.optional(
     Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
   ),
@@ -29,9 +29,9 @@ export const SetPayer = Schema.Struct({
   time_zone: Schema.optional(TimeZone)
 })
 
-export const PayQrCode = Schema.Struct({
+export const PayQrCode = Body({
   payload: Text,
-  amount: Schema.optional(Schema.NullOr(Schema.Number))
+  amount: Schema.optional(Schema.NullOr(Schema.Int))
 })
 
 export const QrPaymentRead = Schema.Struct({

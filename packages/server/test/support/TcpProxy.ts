@@ -1,7 +1,8 @@
 /**
  * A TCP proxy in front of a database server, to stage outages: `stop` closes every connection and
- * refuses new ones (a crashed or stopped server), `start` listens again on the same port, and
- * `blackhole` accepts connections that never answer (a network that drops packets).
+ * refuses new ones (a crashed or stopped server), `start` listens again on the same port,
+ * `blackhole` accepts connections that never answer (a network that drops packets), and `freeze` makes
+ * the open connections go silent too, without closing them (a network that stops mid-conversation).
  */
 import { Effect, type Scope } from "effect"
 import * as net from "node:net"
@@ -11,6 +12,7 @@ export interface TcpProxy {
   readonly stop: Effect.Effect<void>
   readonly start: Effect.Effect<void>
   readonly blackhole: Effect.Effect<void>
+  readonly freeze: Effect.Effect<void>
 }
 
 export const make = (target: {
@@ -19,6 +21,7 @@ export const make = (target: {
 }): Effect.Effect<TcpProxy, never, Scope.Scope> =>
   Effect.gen(function* () {
     const sockets = new Set<net.Socket>()
+    const pairs = new Set<readonly [net.Socket, net.Socket]>()
     let mode: "forward" | "blackhole" = "forward"
     const track = (socket: net.Socket) => {
       sockets.add(socket)
@@ -31,7 +34,12 @@ export const make = (target: {
       const upstream = net.connect(target.port, target.host)
       track(upstream)
       client.pipe(upstream).pipe(client)
-      client.on("close", () => upstream.destroy())
+      const pair = [client, upstream] as const
+      pairs.add(pair)
+      client.on("close", () => {
+        pairs.delete(pair)
+        upstream.destroy()
+      })
       upstream.on("close", () => client.destroy())
     })
     const listen = (port: number) =>
@@ -52,6 +60,15 @@ export const make = (target: {
       start: Effect.suspend(() => {
         mode = "forward"
         return server.listening ? Effect.void : Effect.asVoid(listen(port))
+      }),
+      freeze: Effect.sync(() => {
+        mode = "blackhole"
+        for (const [client, upstream] of pairs) {
+          client.unpipe(upstream)
+          upstream.unpipe(client)
+          client.pause()
+          upstream.pause()
+        }
       }),
       blackhole: Effect.zipRight(
         close,

@@ -1,0 +1,115 @@
+/**
+ * The PostgreSQL connection pool, with every wait bounded (DESIGN section 4): a request never waits on
+ * the database longer than a few seconds, and then answers `503` with its transaction rolled back.
+ *
+ * - `statement_timeout`, `lock_timeout` and `idle_in_transaction_session_timeout` are set on each
+ *   connection, so the server cancels what runs, waits or idles too long (and releases its locks).
+ * - A connection that goes silent (a frozen network, a stopped server behind a proxy) cannot be helped by
+ *   the server's timeouts: the client gives up reading after `queryTimeout` and destroys the socket, so
+ *   the pool replaces it instead of queueing the next statement behind a reply that never comes.
+ * - TCP keepalive finds dead idle connections; connecting and waiting for a free connection are bounded
+ *   by `connectTimeout`.
+ */
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { SqlError } from "@effect/sql/SqlError"
+import { Duration, Effect } from "effect"
+import pg from "pg"
+
+export interface Bounds {
+  /** Longest a statement may run on the server. */
+  readonly statementTimeout: Duration.DurationInput
+  /** Longest a statement may wait for a row or table lock (also: a duplicate `Idempotency-Key`). */
+  readonly lockTimeout: Duration.DurationInput
+  /** Longest a transaction may sit idle between statements before the server ends it. */
+  readonly idleInTransactionTimeout: Duration.DurationInput
+  /** Longest the client waits for any reply before it gives the connection up. */
+  readonly queryTimeout: Duration.DurationInput
+  /** Longest to connect, or to wait for a free connection. */
+  readonly connectTimeout: Duration.DurationInput
+}
+
+export const defaultBounds: Bounds = {
+  statementTimeout: Duration.seconds(5),
+  lockTimeout: Duration.seconds(3),
+  idleInTransactionTimeout: Duration.seconds(10),
+  queryTimeout: Duration.seconds(7),
+  connectTimeout: Duration.seconds(5)
+}
+
+const millis = (d: Duration.DurationInput) => Math.round(Duration.toMillis(Duration.decode(d)))
+
+/** pg's message when `query_timeout` fires (pg 8: `Client.query`). */
+const ReadTimeout = "Query read timeout"
+
+/**
+ * A pg client that drops its connection when a reply does not come within `query_timeout`: pg answers
+ * the caller but leaves the statement in flight, and every later statement on that connection would
+ * wait behind it. Destroying the socket fails them at once and makes the pool discard the client.
+ */
+class BoundedClient extends pg.Client {
+  // pg's `query` has many overloads; this one wraps whichever callback is last and passes all through.
+  override query(...args: Array<unknown>): never {
+    const last = args.length - 1
+    const callback = args[last]
+    if (typeof callback === "function")
+      args[last] = (error: Error | null | undefined, result: unknown) => {
+        if (error?.message === ReadTimeout) this.dropConnection()
+        return callback(error, result)
+      }
+    return (super.query as (...a: Array<unknown>) => never).apply(this, args)
+  }
+
+  private dropConnection() {
+    const connection = (
+      this as unknown as { readonly connection?: { readonly stream?: { destroy(): void } } }
+    ).connection
+    connection?.stream?.destroy()
+  }
+}
+
+export interface Options {
+  readonly url: string
+  readonly maxConnections: number
+  readonly bounds: Bounds
+}
+
+/** The SQL client over a bounded pool, closed with the layer. */
+export const layer = (options: Options) =>
+  PgClient.layerFromPool({
+    applicationName: "laari",
+    acquire: Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const { bounds } = options
+          const pool = new pg.Pool({
+            connectionString: options.url,
+            Client: BoundedClient,
+            max: options.maxConnections,
+            application_name: "laari",
+            connectionTimeoutMillis: millis(bounds.connectTimeout),
+            statement_timeout: millis(bounds.statementTimeout),
+            lock_timeout: millis(bounds.lockTimeout),
+            idle_in_transaction_session_timeout: millis(bounds.idleInTransactionTimeout),
+            query_timeout: millis(bounds.queryTimeout),
+            keepAlive: true,
+            keepAliveInitialDelayMillis: 10_000
+          })
+          // An idle client that errors is dropped by the pool; without a listener the error would crash.
+          pool.on("error", () => {})
+          // Fail the layer now if the database cannot be reached, as PgClient.layer does.
+          await pool.query("SELECT 1").catch(async (error) => {
+            await pool.end().catch(() => {})
+            throw error
+          })
+          return pool
+        },
+        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+      }).pipe(
+        Effect.timeoutFail({
+          duration: options.bounds.connectTimeout,
+          onTimeout: () => new SqlError({ message: "PgClient: Connection timed out" })
+        })
+      ),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("2 seconds"))
+    )
+  })

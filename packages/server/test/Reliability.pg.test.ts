@@ -1,0 +1,279 @@
+/**
+ * The reliability suite, on PostgreSQL: faults an unlucky network or a crashing database produces, each
+ * followed by the money invariants (`support/Invariants.ts`). Every wait is bounded: a request that does
+ * not answer within `Hang` fails the test as a hang.
+ */
+import { Effect, Scope, Exit } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as F from "./support/Fixtures.js"
+import * as Invariants from "./support/Invariants.js"
+import * as TcpProxy from "./support/TcpProxy.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+import * as TestServer from "./support/TestServer.js"
+
+/** Longer than any bound the service sets itself; past it a request counts as hung. */
+const Hang = 30_000
+
+interface Outcome {
+  readonly status: number
+  readonly ms: number
+}
+
+/** One request with a deadline; a hang or a reset is status 0. */
+const timed = async (run: (signal: AbortSignal) => Promise<Response>): Promise<Outcome> => {
+  const started = performance.now()
+  try {
+    const res = await run(AbortSignal.timeout(Hang))
+    await res.arrayBuffer()
+    return { status: res.status, ms: performance.now() - started }
+  } catch (e) {
+    const hung = e instanceof Error && e.name === "TimeoutError"
+    return { status: hung ? -1 : 0, ms: performance.now() - started }
+  }
+}
+
+const chargeOnce = (server: TestServer.TestServer, key: string, mandate: string, idempotencyKey: string) =>
+  timed((signal) =>
+    fetch(`${server.baseUrl}/mandates/${mandate}/charges`, {
+      method: "POST",
+      signal,
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        "idempotency-key": idempotencyKey
+      },
+      body: JSON.stringify({ amount: 1_000 })
+    })
+  )
+
+const expectInvariants = async (url: string) => expect(await Invariants.check(url)).toEqual(Invariants.none)
+
+describe.skipIf(TestDatabase.postgresUrl === undefined)("reliability on PostgreSQL", () => {
+  const scope = Effect.runSync(Scope.make())
+  let databaseUrl: string
+  let proxy: TcpProxy.TcpProxy
+  let server: TestServer.TestServer
+  let merchant: F.Merchant
+  let mandates: Array<string>
+
+  beforeAll(async () => {
+    databaseUrl = await Effect.runPromise(
+      Scope.extend(TestDatabase.createDatabase(TestDatabase.postgresUrl!), scope)
+    )
+    const target = new URL(databaseUrl)
+    proxy = await Effect.runPromise(
+      Scope.extend(TcpProxy.make({ host: target.hostname, port: Number(target.port || 5432) }), scope)
+    )
+    const viaProxy = new URL(databaseUrl)
+    viaProxy.host = `127.0.0.1:${proxy.port}`
+    server = await TestServer.start({ databaseUrl: viaProxy.toString() })
+    merchant = await F.merchant(server)
+    mandates = []
+    for (let i = 0; i < 4; i++) {
+      const created = await server.request("POST", "/mandates", { key: merchant.test, body: F.mandateBody() })
+      mandates.push(created.body.id)
+    }
+  }, 60_000)
+
+  afterAll(async () => {
+    await server?.close()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }, 30_000)
+
+  /** Charges from `concurrency` clients until `stop` resolves; every outcome. */
+  const load = async (stop: Promise<void>, concurrency = 8): Promise<Array<Outcome>> => {
+    let running = true
+    void stop.then(() => {
+      running = false
+    })
+    const outcomes: Array<Outcome> = []
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, worker) => {
+        let n = 0
+        while (running) {
+          const mandate = mandates[(worker + n) % mandates.length]!
+          outcomes.push(await chargeOnce(server, merchant.test, mandate, F.unique(`load-${worker}`)))
+          n++
+        }
+      })
+    )
+    return outcomes
+  }
+
+  /** Milliseconds until a charge succeeds again, trying every 100 ms. */
+  const timeToRecover = async (): Promise<number> => {
+    const started = performance.now()
+    for (;;) {
+      const outcome = await chargeOnce(server, merchant.test, mandates[0]!, F.unique("recover"))
+      if (outcome.status === 201) return performance.now() - started
+      if (performance.now() - started > 60_000) throw new Error("did not recover within 60 s")
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+
+  const summary = (outcomes: ReadonlyArray<Outcome>) => {
+    const statuses: Record<number, number> = {}
+    for (const o of outcomes) statuses[o.status] = (statuses[o.status] ?? 0) + 1
+    const worst = Math.max(0, ...outcomes.map((o) => o.ms))
+    return { statuses, worst: Math.round(worst) }
+  }
+
+  it("a database connection cut mid-load: 503s, no 500, no hang, recovery without restart", async () => {
+    let cut!: () => void
+    const stop = new Promise<void>((r) => {
+      cut = r
+    })
+    const running = load(stop)
+    await new Promise((r) => setTimeout(r, 1_000))
+    await Effect.runPromise(proxy.stop)
+    await new Promise((r) => setTimeout(r, 2_000))
+    cut()
+    const outcomes = await running
+    await Effect.runPromise(proxy.start)
+    const recovered = await timeToRecover()
+    const { statuses, worst } = summary(outcomes)
+    console.log(
+      `connection cut: statuses ${JSON.stringify(statuses)}, worst ${worst} ms, recovered in ${Math.round(recovered)} ms`
+    )
+    expect(
+      Object.keys(statuses)
+        .map(Number)
+        .every((s) => s === 201 || s === 503)
+    ).toBe(true)
+    expect(statuses[503]).toBeGreaterThan(0)
+    expect(worst).toBeLessThan(15_000)
+    await expectInvariants(databaseUrl)
+  }, 90_000)
+
+  it("a connection that goes silent mid-load: every request answers within the bound, then recovery", async () => {
+    let thaw!: () => void
+    const stop = new Promise<void>((r) => {
+      thaw = r
+    })
+    const running = load(stop)
+    await new Promise((r) => setTimeout(r, 1_000))
+    await Effect.runPromise(proxy.freeze)
+    await new Promise((r) => setTimeout(r, 9_000))
+    thaw()
+    const outcomes = await running
+    await Effect.runPromise(Effect.zipRight(proxy.stop, proxy.start))
+    const recovered = await timeToRecover()
+    const { statuses, worst } = summary(outcomes)
+    console.log(
+      `connection frozen: statuses ${JSON.stringify(statuses)}, worst ${worst} ms, recovered in ${Math.round(recovered)} ms`
+    )
+    expect(
+      Object.keys(statuses)
+        .map(Number)
+        .every((s) => s === 201 || s === 503)
+    ).toBe(true)
+    expect(statuses[503]).toBeGreaterThan(0)
+    // The bound: a 7 s read timeout, plus a 5 s wait for a connection at worst.
+    expect(worst).toBeLessThan(15_000)
+    await expectInvariants(databaseUrl)
+  }, 90_000)
+
+  it("pg_terminate_backend of every laari connection mid-load: 503s, no 500, recovery", async () => {
+    let done!: () => void
+    const stop = new Promise<void>((r) => {
+      done = r
+    })
+    const running = load(stop)
+    await new Promise((r) => setTimeout(r, 1_000))
+    const killed = await Invariants.withClient(databaseUrl, async (client) => {
+      let n = 0
+      for (let round = 0; round < 5; round++) {
+        const res = await client.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+           WHERE datname = current_database() AND application_name = 'laari' AND pid <> pg_backend_pid()`
+        )
+        n += res.rowCount ?? 0
+        await new Promise((r) => setTimeout(r, 200))
+      }
+      return n
+    })
+    await new Promise((r) => setTimeout(r, 500))
+    done()
+    const outcomes = await running
+    const recovered = await timeToRecover()
+    const { statuses, worst } = summary(outcomes)
+    console.log(
+      `terminated ${killed} backends: statuses ${JSON.stringify(statuses)}, worst ${worst} ms, recovered in ${Math.round(recovered)} ms`
+    )
+    expect(killed).toBeGreaterThan(0)
+    expect(
+      Object.keys(statuses)
+        .map(Number)
+        .every((s) => s === 201 || s === 503)
+    ).toBe(true)
+    expect(worst).toBeLessThan(15_000)
+    await expectInvariants(databaseUrl)
+  }, 90_000)
+
+  it("one Idempotency-Key, a first request stuck on a lock and retries during and after it: one charge", async () => {
+    const mandate = mandates[1]!
+    const key = F.unique("stuck")
+    const countCharges = () =>
+      Invariants.withClient(databaseUrl, (client) =>
+        client.query<{ n: number }>("SELECT count(*)::int AS n FROM mandate_charges WHERE mandate_id = $1", [
+          mandate
+        ])
+      ).then((r) => r.rows[0]!.n)
+    const chargesBefore = await countCharges()
+    // Another session holds the mandate's row, as an operator's long transaction in psql would.
+    const outcomes = await Invariants.withClient(databaseUrl, async (client) => {
+      await client.query("BEGIN")
+      await client.query("SELECT 1 FROM mandates WHERE id = $1 FOR UPDATE", [mandate])
+      const first = chargeOnce(server, merchant.test, mandate, key)
+      await new Promise((r) => setTimeout(r, 1_000))
+      // Sent while the first still runs: it waits for the key, then gets its turn or a 409.
+      const second = chargeOnce(server, merchant.test, mandate, key)
+      const during = await Promise.all([first, second])
+      await new Promise((r) => setTimeout(r, 4_000))
+      const later = await chargeOnce(server, merchant.test, mandate, key)
+      await client.query("COMMIT")
+      return [...during, later]
+    })
+    // Now nothing holds the row: the key runs (or replays) and charges at most once.
+    const after = await chargeOnce(server, merchant.test, mandate, key)
+    const replay = await chargeOnce(server, merchant.test, mandate, key)
+    console.log(`stuck first request: ${JSON.stringify([...outcomes, after, replay].map((o) => o.status))}`)
+    for (const o of outcomes) expect([409, 503]).toContain(o.status)
+    expect(after.status).toBe(201)
+    expect(replay.status).toBe(201)
+    expect((await countCharges()) - chargesBefore).toBe(1)
+    await expectInvariants(databaseUrl)
+  }, 60_000)
+
+  it("fifty concurrent duplicates of one key: exactly one execution, the rest replay it or are told it is in flight", async () => {
+    const mandate = mandates[2]!
+    const key = F.unique("dup")
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        fetch(`${server.baseUrl}/mandates/${mandate}/charges`, {
+          method: "POST",
+          signal: AbortSignal.timeout(Hang),
+          headers: {
+            authorization: `Bearer ${merchant.test}`,
+            "content-type": "application/json",
+            "idempotency-key": key
+          },
+          body: JSON.stringify({ amount: 1_000 })
+        }).then(async (r) => ({
+          status: r.status,
+          replay: r.headers.get("idempotent-replay"),
+          body: (await r.json()) as { id: string }
+        }))
+      )
+    )
+    expect(results.every((r) => r.status === 201 || r.status === 409)).toBe(true)
+    const executed = results.filter((r) => r.status === 201 && r.replay !== "true")
+    expect(executed).toHaveLength(1)
+    expect(new Set(results.filter((r) => r.status === 201).map((r) => r.body.id)).size).toBe(1)
+    const charges = await Invariants.withClient(databaseUrl, (client) =>
+      client.query("SELECT count(*)::int AS n FROM mandate_charges WHERE id = $1", [executed[0]!.body.id])
+    )
+    expect(charges.rows[0].n).toBe(1)
+    await expectInvariants(databaseUrl)
+  }, 60_000)
+})
