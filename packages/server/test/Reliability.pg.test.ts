@@ -3,11 +3,12 @@
  * followed by the money invariants (`support/Invariants.ts`). Every wait is bounded: a request that does
  * not answer within `Hang` fails the test as a hang.
  */
-import { Effect, Scope, Exit } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as F from "./support/Fixtures.js"
 import * as Invariants from "./support/Invariants.js"
-import * as TcpProxy from "./support/TcpProxy.js"
+import { startOnPostgres } from "./support/PostgresServer.js"
+import type * as TcpProxy from "./support/TcpProxy.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 import * as TestServer from "./support/TestServer.js"
 
@@ -49,7 +50,7 @@ const chargeOnce = (server: TestServer.TestServer, key: string, mandate: string,
 const expectInvariants = async (url: string) => expect(await Invariants.check(url)).toEqual(Invariants.none)
 
 describe.skipIf(TestDatabase.postgresUrl === undefined)("reliability on PostgreSQL", () => {
-  const scope = Effect.runSync(Scope.make())
+  let env: Awaited<ReturnType<typeof startOnPostgres>>
   let databaseUrl: string
   let proxy: TcpProxy.TcpProxy
   let server: TestServer.TestServer
@@ -57,16 +58,10 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("reliability on PostgreS
   let mandates: Array<string>
 
   beforeAll(async () => {
-    databaseUrl = await Effect.runPromise(
-      Scope.extend(TestDatabase.createDatabase(TestDatabase.postgresUrl!), scope)
-    )
-    const target = new URL(databaseUrl)
-    proxy = await Effect.runPromise(
-      Scope.extend(TcpProxy.make({ host: target.hostname, port: Number(target.port || 5432) }), scope)
-    )
-    const viaProxy = new URL(databaseUrl)
-    viaProxy.host = `127.0.0.1:${proxy.port}`
-    server = await TestServer.start({ databaseUrl: viaProxy.toString() })
+    env = await startOnPostgres({ proxy: true })
+    server = env.server
+    proxy = env.proxy!
+    databaseUrl = env.directUrl
     merchant = await F.merchant(server)
     mandates = []
     for (let i = 0; i < 4; i++) {
@@ -75,10 +70,7 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("reliability on PostgreS
     }
   }, 60_000)
 
-  afterAll(async () => {
-    await server?.close()
-    await Effect.runPromise(Scope.close(scope, Exit.void))
-  }, 30_000)
+  afterAll(() => env?.server.close(), 30_000)
 
   /** Charges from `concurrency` clients until `stop` resolves; every outcome. */
   const load = async (stop: Promise<void>, concurrency = 8): Promise<Array<Outcome>> => {

@@ -30,6 +30,8 @@ export const startOnPostgres = async (options: { readonly proxy?: boolean } = {}
         await Effect.runPromise(Scope.close(scope, Exit.void))
       }
     },
-    proxy
+    proxy,
+    /** The database itself, not through the proxy: for checks that must work while the proxy is down. */
+    directUrl: url
   }
 }
