@@ -58,6 +58,11 @@ export const start = async (
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   const baseUrl = `http://127.0.0.1:${address.port}`
 
+  return { ...client(baseUrl), close: () => runtime.dispose() }
+}
+
+/** Requests to a laari server at `baseUrl` (in this process or another), the operator's with `OpsToken`. */
+export const client = (baseUrl: string): Omit<TestServer, "close"> => {
   const request = async <T>(method: string, path: string, o: RequestOptions = {}): Promise<Response<T>> => {
     const headers: Record<string, string> = { ...o.headers }
     if (o.key !== undefined) headers.authorization = `Bearer ${o.key}`
@@ -76,11 +81,9 @@ export const start = async (
     }
     return { status: res.status, headers: res.headers, body: parsed as T, text }
   }
-
   return {
     baseUrl,
     request,
-    ops: (method, path, body) => request(method, path, { key: OpsToken, body }),
-    close: () => runtime.dispose()
+    ops: (method, path, body) => request(method, path, { key: OpsToken, body })
   }
 }
