@@ -1,0 +1,173 @@
+/**
+ * `kill -9` of a server process in the middle of charges and of a renewal run, then a restart on the
+ * same PostgreSQL database: nothing is charged twice, nothing is lost, the ledger adds up, and no
+ * idempotency key is left in flight. The servers are real processes (`pnpm start`'s entry point).
+ */
+import { Effect, Exit, Scope } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as F from "./support/Fixtures.js"
+import * as Invariants from "./support/Invariants.js"
+import * as ServerProcess from "./support/ServerProcess.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+import * as TestServer from "./support/TestServer.js"
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe.skipIf(TestDatabase.postgresUrl === undefined)("kill -9 and restart on PostgreSQL", () => {
+  const scope = Effect.runSync(Scope.make())
+  let databaseUrl: string
+  let running: ServerProcess.ServerProcess | undefined
+  const env = () => ({
+    DATABASE_URL: databaseUrl,
+    LAARI_OPS_TOKEN: TestServer.OpsToken,
+    LAARI_CLOCK: "manual",
+    LAARI_RATE_LIMIT: "0"
+  })
+
+  beforeAll(async () => {
+    databaseUrl = await Effect.runPromise(
+      Scope.extend(TestDatabase.createDatabase(TestDatabase.postgresUrl!), scope)
+    )
+  }, 30_000)
+
+  afterAll(async () => {
+    await running?.stop()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }, 30_000)
+
+  const restart = async () => {
+    running?.kill()
+    running = await ServerProcess.start({ env: env() })
+    return TestServer.client(running.baseUrl)
+  }
+
+  it("during charges: every key is charged exactly once after the restart", async () => {
+    let api = await restart()
+    const merchant = await F.merchant(api as TestServer.TestServer)
+    const mandates: Array<string> = []
+    for (let i = 0; i < 4; i++)
+      mandates.push(
+        (await api.request("POST", "/mandates", { key: merchant.test, body: F.mandateBody() })).body.id
+      )
+
+    interface Sent {
+      readonly key: string
+      readonly mandate: string
+      status: number
+      id?: string
+    }
+    const sent: Array<Sent> = []
+    const charge = (target: TestServer.TestServer | typeof api, s: Sent) =>
+      target
+        .request("POST", `/mandates/${s.mandate}/charges`, {
+          key: merchant.test,
+          body: { amount: 1_000 },
+          headers: { "idempotency-key": s.key }
+        })
+        .then(
+          (r) => ({
+            status: r.status,
+            id: r.body?.id as string | undefined,
+            replay: r.headers.get("idempotent-replay")
+          }),
+          () => ({ status: 0, id: undefined, replay: null })
+        )
+    let killed = false
+    const workers = Array.from({ length: 8 }, async (_, w) => {
+      for (let n = 0; !killed; n++) {
+        const s: Sent = {
+          key: F.unique(`crash-${w}`),
+          mandate: mandates[(w + n) % mandates.length]!,
+          status: 0
+        }
+        sent.push(s)
+        const r = await charge(api, s)
+        s.status = r.status
+        if (r.id !== undefined) s.id = r.id
+      }
+    })
+    await sleep(1_500)
+    killed = true
+    running!.kill()
+    await Promise.all(workers)
+    const unknown = sent.filter((s) => s.status === 0).length
+    expect(sent.every((s) => s.status === 201 || s.status === 0)).toBe(true)
+
+    api = await restart()
+    // The client retries every request with its key: answered ones replay, cut ones run now or replay.
+    for (const s of sent) {
+      const r = await charge(api, s)
+      expect(r.status, s.key).toBe(201)
+      if (s.status === 201) {
+        expect(r.replay, s.key).toBe("true")
+        expect(r.id).toBe(s.id)
+      }
+      s.id = r.id
+    }
+    console.log(
+      `kill -9 during charges: ${sent.length} keys, ${unknown} without an answer when the process died`
+    )
+    const ids = new Set(sent.map((s) => s.id))
+    expect(ids.size).toBe(sent.length)
+    const count = await Invariants.withClient(databaseUrl, (client) =>
+      client.query<{ n: number }>("SELECT count(*)::int AS n FROM mandate_charges")
+    )
+    expect(count.rows[0]!.n).toBe(sent.length)
+    expect(await Invariants.check(databaseUrl)).toEqual(Invariants.none)
+  }, 120_000)
+
+  it("during a renewal run: every cycle is paid exactly once after the restart", async () => {
+    let api = await restart()
+    const merchant = await F.merchant(api as TestServer.TestServer)
+    const subscriptions: Array<string> = []
+    for (let i = 0; i < 60; i++) {
+      const session = await api.request("POST", "/checkout/sessions", {
+        key: merchant.test,
+        body: {
+          mode: "SUBSCRIPTION",
+          title: "Island Fibre",
+          reference: F.unique("sub"),
+          price_data: { name: "Fibre 50", amount: 1_000, interval: "MONTH" }
+        }
+      })
+      expect(session.status, session.text).toBe(200)
+      const paid = await api.request("POST", `/test-helpers/checkout/sessions/${session.body.id}/pay`, {
+        key: merchant.test
+      })
+      expect(paid.status, paid.text).toBe(200)
+      subscriptions.push(paid.body.subscription.id)
+    }
+    const month = 32 * 24 * 3600
+    // The renewal run happens inside this request; the process dies part-way through it.
+    const run = api.ops("POST", "/ops/clock/advance", { by_seconds: month }).catch(() => undefined)
+    // Kill it once the run has opened some of the new cycles, not before and not after.
+    const invoiceCount = () =>
+      Invariants.withClient(databaseUrl, (client) =>
+        client.query<{ n: number }>("SELECT count(*)::int AS n FROM invoices")
+      ).then((r) => r.rows[0]!.n)
+    const deadline = Date.now() + 30_000
+    while ((await invoiceCount()) < subscriptions.length + 5 && Date.now() < deadline) await sleep(10)
+    running!.kill()
+    await run
+    const before = await Invariants.withClient(databaseUrl, (client) =>
+      client.query<{ status: string; n: number }>(
+        "SELECT status, count(*)::int AS n FROM invoices GROUP BY status ORDER BY status"
+      )
+    )
+
+    api = await restart()
+    // A new process starts its manual clock at the real time again: advance it to the same month.
+    const advanced = await api.ops("POST", "/ops/clock/advance", { by_seconds: month })
+    expect(advanced.status, advanced.text).toBe(200)
+    console.log(`kill -9 during renewals: invoices by status when it died ${JSON.stringify(before.rows)}`)
+    // It died part-way: some renewals were done, some not.
+    const renewed = before.rows.reduce((n, r) => n + r.n, 0) - subscriptions.length
+    expect(renewed).toBeGreaterThan(0)
+    expect(renewed).toBeLessThan(subscriptions.length)
+    for (const id of subscriptions) {
+      const invoices = await api.request("GET", `/subscriptions/${id}/invoices`, { key: merchant.test })
+      expect(invoices.body.map((i: { status: string }) => i.status)).toEqual(["PAID", "PAID"])
+    }
+    expect(await Invariants.check(databaseUrl)).toEqual(Invariants.none)
+  }, 180_000)
+})
