@@ -9,10 +9,10 @@
  */
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import * as Edge from "@laari/server/Http/Edge"
 import * as Server from "@laari/server/Server"
 import { Layer, ManagedRuntime } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
-import { createServer } from "node:http"
 
 const charges = Number(process.env.BENCH_CHARGES ?? 2000)
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)
@@ -31,7 +31,11 @@ const runtime = ManagedRuntime.make(
     clock: "system",
     maxBodyBytes: 1024 * 1024,
     rateLimit: 0
-  }).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 })))
+  }).pipe(
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => Edge.createServer({ maxBodyBytes: 1024 * 1024 }), { port: 0 })
+    )
+  )
 )
 const server = await runtime.runPromise(HttpServer.HttpServer)
 if (server.address._tag !== "TcpAddress") throw new Error("expected a TCP address")

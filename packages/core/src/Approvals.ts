@@ -1,5 +1,6 @@
 /**
- * The approval service: issues one-time codes to a customer's wallet app and checks them.
+ * The approval service: issues one-time codes to a customer's wallet app and checks them, within the caps
+ * of `Approval`, and takes spent codes out of the wallet notices.
  */
 import { DateTime, Effect, Either, Schema } from "effect"
 import * as Approval from "./Approval.js"
@@ -7,7 +8,8 @@ import { Crypto, constantTimeEqual } from "./Crypto.js"
 import type { ChallengeId } from "./Ids.js"
 import { ChallengeId as ChallengeIdSchema } from "./Ids.js"
 import { Notifications } from "./Notifications.js"
-import { ChallengesStore, type Customer } from "./Store.js"
+import { ChallengesStore, type Customer, Transactor } from "./Store.js"
+import * as Work from "./Work.js"
 
 export class ChallengeNotFound extends Schema.TaggedError<ChallengeNotFound>()("ChallengeNotFound", {
   message: Schema.optionalWith(Schema.String, { default: () => "Challenge not found" })
@@ -18,6 +20,18 @@ export class ApprovalRefused extends Schema.TaggedError<ApprovalRefused>()("Appr
   message: Schema.String
 }) {}
 
+/** A cap across codes was reached (`Approval.decideIssue` / `decideGuess`); try again after the wait. */
+export class ApprovalLimited extends Schema.TaggedError<ApprovalLimited>()("ApprovalLimited", {
+  limit: Schema.Literal("codes", "guesses"),
+  scope: Schema.Literal("subject", "customer"),
+  retryAfterSeconds: Schema.Int,
+  message: Schema.String
+}) {
+  static of(l: Approval.Limited): ApprovalLimited {
+    return new ApprovalLimited({ ...l, message: Approval.limitMessage(l) })
+  }
+}
+
 export interface Subject {
   readonly kind: Approval.SubjectKind
   readonly id: string
@@ -25,27 +39,60 @@ export interface Subject {
 
 export class Approvals extends Effect.Service<Approvals>()("laari/Approvals", {
   effect: Effect.gen(function* () {
+    const tx = yield* Transactor
     const challenges = yield* ChallengesStore
     const notifications = yield* Notifications
     const crypto = yield* Crypto
 
-    /** Sends a fresh code to `customer`; `what` says in the notification what it approves. */
+    const hash = (id: ChallengeId, code: string) =>
+      Effect.flatMap(challenges.codeKey, (key) => crypto.hmacSha256(key, Approval.hashedText(id, code)))
+
+    const recent = (subject: Subject, customerId: Customer["id"], minutes: number, now: DateTime.Utc) =>
+      challenges.recent({
+        subjectKind: subject.kind,
+        subjectId: subject.id,
+        customerId,
+        since: DateTime.subtract(now, { minutes })
+      })
+
+    /** Removes the code from the challenge's notice if it is spent; returns the challenge to store. */
+    const redactIfSpent = (c: Approval.Challenge, now: DateTime.Utc) =>
+      Approval.needsRedaction(c, now)
+        ? Effect.as(notifications.redactCode(Approval.noticeId(c.id), Approval.redactedBody(c)), {
+            ...c,
+            redactedAt: now
+          })
+        : Effect.succeed(c)
+
+    /**
+     * Sends a fresh code to `customer`; `what` says in the notification what it approves. Call inside the
+     * transaction that locked the subject: with the customer's lock taken here, the caps hold exactly.
+     */
     const issue = (subject: Subject, customer: Customer, what: string) =>
       Effect.gen(function* () {
         const now = yield* DateTime.now
+        yield* challenges.lockCustomer(customer.id)
+        const seen = yield* recent(subject, customer.id, Approval.IssueWindowMinutes, now)
+        const allowed = Approval.decideIssue(
+          seen,
+          { subjectKind: subject.kind, subjectId: subject.id, customerId: customer.id },
+          now
+        )
+        if (Either.isLeft(allowed)) return yield* ApprovalLimited.of(allowed.left)
+        const id = ChallengeIdSchema.make(yield* crypto.uuid)
         const code = yield* crypto.digits(Approval.CodeLength)
         const challenge = Approval.issue({
-          id: ChallengeIdSchema.make(yield* crypto.uuid),
+          id,
           subjectKind: subject.kind,
           subjectId: subject.id,
           customerId: customer.id,
           environment: customer.environment,
-          codeHash: yield* crypto.sha256(code),
+          codeHash: yield* hash(id, code),
           now
         })
         yield* challenges.insert(challenge)
         yield* notifications.send({
-          id: yield* crypto.uuid,
+          id: Approval.noticeId(id),
           customerId: customer.id,
           environment: customer.environment,
           kind: "one_time_code",
@@ -59,7 +106,8 @@ export class Approvals extends Effect.Service<Approvals>()("laari/Approvals", {
 
     /**
      * Checks `code` against the challenge for `subject`. Counts the attempt even when the guess is wrong,
-     * so call it inside a transaction that commits in both cases and fail afterwards on `Left`.
+     * so call it inside a transaction that locked the subject and commits in both cases, and fail
+     * afterwards on `Left`.
      */
     const verify = (subject: Subject, challengeId: ChallengeId, code: string) =>
       Effect.gen(function* () {
@@ -71,16 +119,49 @@ export class Approvals extends Effect.Service<Approvals>()("laari/Approvals", {
         )
           return yield* new ChallengeNotFound()
         const now = yield* DateTime.now
-        const matches = constantTimeEqual(yield* crypto.sha256(code), challenge.codeHash)
+        yield* challenges.lockCustomer(challenge.customerId)
+        const seen = yield* recent(subject, challenge.customerId, Approval.GuessWindowMinutes, now)
+        const allowed = Approval.decideGuess(seen, challenge, now)
+        if (Either.isLeft(allowed))
+          return Either.left<ApprovalRefused | ApprovalLimited>(ApprovalLimited.of(allowed.left))
+        const matches = constantTimeEqual(yield* hash(challenge.id, code), challenge.codeHash)
         const result = Approval.verify(challenge, matches, now)
-        if (result.challenge !== challenge) yield* challenges.update(result.challenge)
+        const next = yield* redactIfSpent(result.challenge, now)
+        if (next !== challenge) yield* challenges.update(next)
         return Either.match(result.outcome, {
           onLeft: (reason) =>
-            Either.left(new ApprovalRefused({ reason, message: Approval.refusalMessages[reason] })),
-          onRight: () => Either.right(result.challenge)
+            Either.left<ApprovalRefused | ApprovalLimited>(
+              new ApprovalRefused({ reason, message: Approval.refusalMessages[reason] })
+            ),
+          onRight: () => Either.right(next)
         })
       })
 
-    return { issue, verify } as const
+    /** Redacts the notices of codes that expired unused; returns how many. */
+    const redactExpired = (batch = 100) =>
+      Work.inBatches(
+        batch,
+        tx.withTransaction(
+          Effect.gen(function* () {
+            const now = yield* DateTime.now
+            const due = yield* challenges.claimUnredacted(now, batch)
+            yield* Effect.forEach(
+              due,
+              (c) => Effect.flatMap(redactIfSpent(c, now), (next) => challenges.update(next)),
+              { discard: true }
+            )
+            return due.length
+          })
+        )
+      )
+
+    /** Redaction of expired codes as background work, for workers and the manual clock. */
+    const redactionJob: Work.Job = {
+      name: "code-redaction",
+      runDue: redactExpired(),
+      nextDueAt: challenges.nextRedactionAt
+    }
+
+    return { issue, verify, redactExpired, redactionJob } as const
   })
 }) {}

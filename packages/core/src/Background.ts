@@ -3,17 +3,24 @@
  * and controllable clocks run it to quiescence.
  */
 import { Effect, Layer } from "effect"
+import { Approvals } from "./Approvals.js"
 import { Billing } from "./Billing.js"
 import { Checkout } from "./Checkout.js"
 import { Mandates } from "./Mandates.js"
 import * as Work from "./Work.js"
 
-export const jobs: Layer.Layer<Work.Jobs, never, Mandates | Checkout | Billing> = Layer.effect(
+export const jobs: Layer.Layer<Work.Jobs, never, Mandates | Checkout | Billing | Approvals> = Layer.effect(
   Work.Jobs,
   Effect.gen(function* () {
+    const approvals = yield* Approvals
     const mandates = yield* Mandates
     const checkout = yield* Checkout
     const billing = yield* Billing
-    return [mandates.expiryJob, checkout.expiryJob, billing.renewalJob] satisfies ReadonlyArray<Work.Job>
+    return [
+      mandates.expiryJob,
+      checkout.expiryJob,
+      billing.renewalJob,
+      approvals.redactionJob
+    ] satisfies ReadonlyArray<Work.Job>
   })
 )

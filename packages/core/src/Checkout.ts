@@ -24,7 +24,7 @@ import {
 } from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import { Wallet } from "./Wallet.js"
-import type * as Work from "./Work.js"
+import * as Work from "./Work.js"
 
 export class CheckoutSessionNotFound extends Schema.TaggedError<CheckoutSessionNotFound>()(
   "CheckoutSessionNotFound",
@@ -285,7 +285,12 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
     const pay = (sessionId: string, challengeId: ChallengeId, code: string) =>
       Effect.gen(function* () {
         const verified = yield* tx.withTransaction(
-          approvals.verify({ kind: "checkout", id: sessionId }, challengeId, code)
+          Effect.gen(function* () {
+            // The session's lock queues its guesses, so its caps hold under concurrent requests.
+            const s = yield* sessions.lockById(sessionId)
+            if (s === undefined) return yield* new CheckoutSessionNotFound()
+            return yield* approvals.verify({ kind: "checkout", id: s.id }, challengeId, code)
+          })
         )
         if (Either.isLeft(verified)) return yield* verified.left
         return yield* settle(sessionId, verified.right.customerId)
@@ -293,23 +298,19 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
 
     /** Expires open sessions 24 hours after creation; an unpaid session leaves nothing behind. */
     const sweep = (batch = 100) =>
-      Effect.gen(function* () {
-        let total = 0
-        for (;;) {
-          const n = yield* tx.withTransaction(
-            Effect.gen(function* () {
-              const now = yield* DateTime.now
-              const due = yield* sessions.claimExpiring(now, batch)
-              yield* Effect.forEach(due, (s) => sessions.update(CheckoutSession.expire(s, now)), {
-                discard: true
-              })
-              return due.length
+      Work.inBatches(
+        batch,
+        tx.withTransaction(
+          Effect.gen(function* () {
+            const now = yield* DateTime.now
+            const due = yield* sessions.claimExpiring(now, batch)
+            yield* Effect.forEach(due, (s) => sessions.update(CheckoutSession.expire(s, now)), {
+              discard: true
             })
-          )
-          total += n
-          if (n < batch) return total
-        }
-      })
+            return due.length
+          })
+        )
+      )
 
     const expiryJob: Work.Job = { name: "checkout-expiry", runDue: sweep(), nextDueAt: sessions.nextExpiryAt }
 

@@ -12,6 +12,8 @@ export interface CryptoService {
   readonly bytes: (n: number) => Effect.Effect<Uint8Array>
   /** SHA-256 of the UTF-8 text, lowercase hex. */
   readonly sha256: (text: string) => Effect.Effect<string>
+  /** HMAC-SHA-256 of the UTF-8 `message` keyed by `key`, lowercase hex. */
+  readonly hmacSha256: (key: Uint8Array, message: string) => Effect.Effect<string>
 }
 
 export class Crypto extends Context.Tag("laari/Crypto")<Crypto, CryptoService>() {}
@@ -19,7 +21,17 @@ export class Crypto extends Context.Tag("laari/Crypto")<Crypto, CryptoService>()
 interface WebCrypto {
   randomUUID(): string
   getRandomValues<T extends Uint8Array | Uint32Array>(array: T): T
-  subtle: { digest(algorithm: string, data: Uint8Array): Promise<ArrayBuffer> }
+  subtle: {
+    digest(algorithm: string, data: Uint8Array): Promise<ArrayBuffer>
+    importKey(
+      format: "raw",
+      keyData: Uint8Array,
+      algorithm: { name: "HMAC"; hash: "SHA-256" },
+      extractable: false,
+      usages: ReadonlyArray<"sign">
+    ): Promise<unknown>
+    sign(algorithm: "HMAC", key: unknown, data: Uint8Array): Promise<ArrayBuffer>
+  }
 }
 declare const crypto: WebCrypto
 declare class TextEncoder {
@@ -45,7 +57,12 @@ export const web: CryptoService = {
   sha256: (text) =>
     Effect.promise(() => crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))).pipe(
       Effect.map((buf) => hex(new Uint8Array(buf)))
-    )
+    ),
+  hmacSha256: (key, message) =>
+    Effect.promise(async () => {
+      const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+      return hex(new Uint8Array(await crypto.subtle.sign("HMAC", k, new TextEncoder().encode(message))))
+    })
 }
 
 export const layerWeb: Layer.Layer<Crypto> = Layer.succeed(Crypto, web)

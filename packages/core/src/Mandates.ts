@@ -3,7 +3,7 @@
  * one transaction.
  */
 import { DateTime, Effect, Either, Schema } from "effect"
-import { Approvals, type ChallengeNotFound, type ApprovalRefused } from "./Approvals.js"
+import { type ApprovalLimited, Approvals, type ApprovalRefused, type ChallengeNotFound } from "./Approvals.js"
 import * as Calendar from "./Calendar.js"
 import { Crypto } from "./Crypto.js"
 import { InvalidRequest, type ServiceUnavailable } from "./Errors.js"
@@ -24,7 +24,7 @@ import {
 } from "./Store.js"
 import type { MandateFilter } from "./Store.js"
 import { Wallet, type RefusalReason } from "./Wallet.js"
-import type * as Work from "./Work.js"
+import * as Work from "./Work.js"
 
 export class MandateNotFound extends Schema.TaggedError<MandateNotFound>()("MandateNotFound", {
   message: Schema.optionalWith(Schema.String, { default: () => "Mandate not found" })
@@ -425,21 +425,17 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
 
     /** Expires lapsed approval links and mandates past `expiresAt`; returns how many it expired. */
     const sweep = (batch = 100) =>
-      Effect.gen(function* () {
-        let total = 0
-        for (;;) {
-          const n = yield* tx.withTransaction(
-            Effect.gen(function* () {
-              const now = yield* DateTime.now
-              const due = yield* store.claimExpiring(now, batch)
-              yield* Effect.forEach(due, (m) => store.update(Mandate.expire(m, now)), { discard: true })
-              return due.length
-            })
-          )
-          total += n
-          if (n < batch) return total
-        }
-      })
+      Work.inBatches(
+        batch,
+        tx.withTransaction(
+          Effect.gen(function* () {
+            const now = yield* DateTime.now
+            const due = yield* store.claimExpiring(now, batch)
+            yield* Effect.forEach(due, (m) => store.update(Mandate.expire(m, now)), { discard: true })
+            return due.length
+          })
+        )
+      )
 
     const listForCustomer = (customerId: CustomerId) => store.listByCustomer(customerId)
 
@@ -481,6 +477,7 @@ export type MandateError =
   | MandateNotSuspendable
   | ChallengeNotFound
   | ApprovalRefused
+  | ApprovalLimited
   | InvalidRequest
   | ServiceUnavailable
   | DuplicateReference

@@ -32,6 +32,11 @@ export interface Notification {
 export interface NotificationsService {
   /** Queues a notification in the caller's transaction. */
   readonly send: (notification: Notification) => Effect.Effect<void, ServiceUnavailable>
+  /**
+   * Replaces the body of notification `id` and removes `data.code`: for a one-time code that can no
+   * longer be used. Unknown ids are ignored.
+   */
+  readonly redactCode: (id: string, body: string) => Effect.Effect<void, ServiceUnavailable>
   /** The customer's notifications, newest first. */
   readonly list: (customerId: CustomerId) => Effect.Effect<ReadonlyArray<Notification>, ServiceUnavailable>
 }

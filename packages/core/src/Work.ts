@@ -33,6 +33,23 @@ export const runUntilQuiet = (
     return yield* Effect.dieMessage(`background work did not settle after ${maxRounds} rounds`)
   })
 
+/**
+ * Runs `batch` (which handles up to `size` items and returns how many) until a run handles fewer than
+ * `size`, so a sweep drains everything due in bounded transactions; returns the total.
+ */
+export const inBatches = <E, R>(
+  size: number,
+  batch: Effect.Effect<number, E, R>
+): Effect.Effect<number, E, R> =>
+  Effect.gen(function* () {
+    let total = 0
+    for (;;) {
+      const n = yield* batch
+      total += n
+      if (n < size) return total
+    }
+  })
+
 /** A clock whose time only moves when told to. Sleeping still takes real time, so pollers keep polling. */
 export interface ManualClock {
   readonly clock: Clock.Clock

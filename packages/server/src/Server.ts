@@ -15,14 +15,15 @@ import {
   Subscriptions
 } from "@laari/core"
 import { Layer } from "effect"
-import { createServer } from "node:http"
 import { Api } from "./Api.js"
 import { ApprovalsLive } from "./Approvals/Http.js"
 import { CheckoutLive } from "./Checkout/Http.js"
 import * as Clockwork from "./Clockwork.js"
 import * as Config from "./Config.js"
 import { HealthLive } from "./Health/Http.js"
+import * as Edge from "./Http/Edge.js"
 import { ErrorMapping } from "./Http/Middleware.js"
+import { AddressRateLimitLive } from "./Http/RateLimit.js"
 import { AuthenticationLive, OpsAuthenticationLive } from "./Http/Security.js"
 import { MandatesLive } from "./Mandates/Http.js"
 import { OpsLive } from "./Ops/Http.js"
@@ -57,28 +58,45 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     TestHelpersLive,
     HealthLive
   ]),
-  Layer.provide([ErrorMapping, AuthenticationLive, OpsAuthenticationLive])
+  Layer.provide([ErrorMapping, AuthenticationLive, OpsAuthenticationLive, AddressRateLimitLive])
 )
 
-/** Everything but the listening socket: tests put `NodeHttpServer.layerTest` under it. */
-export const appLayer = (config: Config.ServerConfig) => {
+/** The database, the services, the background jobs and the clock: what requests and workers use. */
+const coreLayer = (config: Config.ServerConfig) => {
   const base = Layer.mergeAll(
     Database.layer({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }),
     Crypto.layerWeb,
     Config.layer(config)
   )
   const services = ServicesLive.pipe(Layer.provideMerge(base))
-  const clock = Clockwork.layer.pipe(Layer.provideMerge(Background.jobs), Layer.provideMerge(services))
-  const http = HttpApiBuilder.serve().pipe(
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-    Layer.provide(ApiLive)
-  )
-  return Layer.mergeAll(http, Workers.layer).pipe(Layer.provideMerge(clock))
+  return Clockwork.layer.pipe(Layer.provideMerge(Background.jobs), Layer.provideMerge(services))
 }
 
-/** The service listening on `config.port`. */
+/** The HTTP API, served on the `HttpServer` below it, and the workers. */
+const ServingLive = Layer.mergeAll(
+  HttpApiBuilder.serve().pipe(
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(ApiLive)
+  ),
+  Workers.layer
+)
+
+/** Everything but the listening socket: tests put a server under it. */
+export const appLayer = (config: Config.ServerConfig) =>
+  ServingLive.pipe(Layer.provideMerge(coreLayer(config)))
+
+/**
+ * The service listening on `config.port` behind the `Edge`. Layers are built in order and released in
+ * reverse: the socket opens once the database and the services are up, and closes, draining in-flight
+ * requests, before they go down.
+ */
 export const layer = (config: Config.ServerConfig) =>
-  appLayer(config).pipe(
+  ServingLive.pipe(
     HttpServer.withLogAddress,
-    Layer.provide(NodeHttpServer.layer(createServer, { port: config.port }))
+    Layer.provide(
+      NodeHttpServer.layer(() => Edge.createServer({ maxBodyBytes: config.maxBodyBytes }), {
+        port: config.port
+      })
+    ),
+    Layer.provideMerge(coreLayer(config))
   )

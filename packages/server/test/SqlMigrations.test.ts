@@ -48,13 +48,15 @@ const schema = [
   "qr_codes",
   "qr_images",
   "qr_payments",
+  "server_secrets",
   "subscriptions"
 ]
 
 const all = [
   [1, "init"],
   [2, "qr_codes"],
-  [3, "subscriptions"]
+  [3, "subscriptions"],
+  [4, "code_hardening"]
 ]
 
 describe("PGlite", () => {

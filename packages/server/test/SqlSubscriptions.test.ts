@@ -1056,7 +1056,7 @@ const upgrade = Effect.gen(function* () {
     createdAt: at("2030-01-01T00:00:00Z")
   })
 
-  expect(yield* Migrations.run).toEqual([[3, "subscriptions"]])
+  expect((yield* Migrations.run)[0]).toEqual([3, "subscriptions"])
   expect(yield* tables).toEqual(expect.arrayContaining(["checkout_sessions", "subscriptions", "invoices"]))
   // What was there is untouched, and the new adapters work beside it.
   expect((yield* mandates.find(tenant, Ids.lookup("mandate-before")))?.id).toBe(mandateId)

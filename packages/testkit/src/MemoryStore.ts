@@ -5,6 +5,7 @@
  */
 import {
   type CheckoutSession,
+  Crypto,
   Events,
   Ids,
   Idempotency,
@@ -146,24 +147,55 @@ export const charges = (db: MemoryDbService): Store.ChargesRepo => ({
     )
 })
 
-export const challenges = (db: MemoryDbService): Store.ChallengesRepo => ({
-  insert: (challenge) =>
-    db.withTransaction(
-      Effect.gen(function* () {
-        const t = yield* db.get
-        if (HashMap.has(t.challenges, challenge.id))
-          return yield* Effect.dieMessage(`challenge ${challenge.id} exists`)
-        yield* db.update((t) => ({ ...t, challenges: HashMap.set(t.challenges, challenge.id, challenge) }))
-      })
-    ),
-  update: (challenge) =>
-    db.update((t) =>
-      HashMap.has(t.challenges, challenge.id)
-        ? { ...t, challenges: HashMap.set(t.challenges, challenge.id, challenge) }
-        : t
-    ),
-  lock: (id) => Effect.map(db.get, (t) => Option.getOrUndefined(HashMap.get(t.challenges, id)))
-})
+/** `codeKey`: any bytes do; the layer gives each store fresh random ones. */
+export const challenges = (db: MemoryDbService, codeKey: Uint8Array): Store.ChallengesRepo => {
+  const all = (t: Tables) => Array.from(HashMap.values(t.challenges))
+  return {
+    codeKey: Effect.succeed(codeKey),
+    insert: (challenge) =>
+      db.withTransaction(
+        Effect.gen(function* () {
+          const t = yield* db.get
+          if (HashMap.has(t.challenges, challenge.id))
+            return yield* Effect.dieMessage(`challenge ${challenge.id} exists`)
+          yield* db.update((t) => ({ ...t, challenges: HashMap.set(t.challenges, challenge.id, challenge) }))
+        })
+      ),
+    update: (challenge) =>
+      db.update((t) =>
+        HashMap.has(t.challenges, challenge.id)
+          ? { ...t, challenges: HashMap.set(t.challenges, challenge.id, challenge) }
+          : t
+      ),
+    lock: (id) => Effect.map(db.get, (t) => Option.getOrUndefined(HashMap.get(t.challenges, id))),
+    // Transactions are serialized already: holding the customer adds nothing.
+    lockCustomer: () => Effect.void,
+    recent: (q) =>
+      Effect.map(db.get, (t) =>
+        all(t).filter(
+          (c) =>
+            DateTime.greaterThan(c.createdAt, q.since) &&
+            ((c.subjectKind === q.subjectKind && c.subjectId === q.subjectId) ||
+              c.customerId === q.customerId)
+        )
+      ),
+    claimUnredacted: (now, limit) =>
+      Effect.map(db.get, (t) =>
+        all(t)
+          .filter((c) => c.redactedAt === null && DateTime.lessThanOrEqualTo(c.expiresAt, now))
+          .sort((a, b) => DateTime.toEpochMillis(a.expiresAt) - DateTime.toEpochMillis(b.expiresAt))
+          .slice(0, limit)
+      ),
+    nextRedactionAt: Effect.map(db.get, (t) =>
+      all(t)
+        .filter((c) => c.redactedAt === null)
+        .reduce<DateTime.Utc | undefined>(
+          (min, c) => (min === undefined || DateTime.lessThan(c.expiresAt, min) ? c.expiresAt : min),
+          undefined
+        )
+    )
+  }
+}
 
 export const outlets = (db: MemoryDbService): Store.OutletsRepo => ({
   find: (merchantId, outletId) =>
@@ -665,6 +697,15 @@ export const outbox = (db: MemoryDbService): Events.OutboxService => ({
 export const notifications = (db: MemoryDbService): Notifications.NotificationsService => ({
   send: (notification) =>
     db.update((t) => ({ ...t, notifications: Chunk.append(t.notifications, notification) })),
+  redactCode: (id, body) =>
+    db.update((t) => ({
+      ...t,
+      notifications: Chunk.map(t.notifications, (n) => {
+        if (n.id !== id) return n
+        const { code: _code, ...data } = n.data
+        return { ...n, body, data }
+      })
+    })),
   list: (customerId) =>
     Effect.map(db.get, (t) =>
       newestFirst(
@@ -685,7 +726,7 @@ export const layer: Layer.Layer<
   Layer.effect(Store.Customers, Effect.map(MemoryDb, customers)),
   Layer.effect(Store.MandatesStore, Effect.map(MemoryDb, mandates)),
   Layer.effect(Store.ChargesStore, Effect.map(MemoryDb, charges)),
-  Layer.effect(Store.ChallengesStore, Effect.map(MemoryDb, challenges)),
+  Layer.effect(Store.ChallengesStore, Effect.zipWith(MemoryDb, Crypto.web.bytes(32), challenges)),
   Layer.effect(Store.Outlets, Effect.map(MemoryDb, outlets)),
   Layer.effect(Store.QrCodesStore, Effect.map(MemoryDb, qrCodes)),
   Layer.effect(Store.QrPaymentsStore, Effect.map(MemoryDb, qrPayments)),

@@ -7,6 +7,7 @@ import { Mandate } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
 import { Body, Text } from "../Http/Fields.js"
+import { AddressRateLimit } from "../Http/RateLimit.js"
 import { MandateRead } from "../Mandates/Api.js"
 
 const IdPath = Schema.Struct({ id: Text })
@@ -62,9 +63,10 @@ export class ApprovalsApi extends HttpApiGroup.make("approvals")
       .addSuccess(ChallengeIssued)
       .addError(Doc.NotFound)
       .addError(Doc.Conflict)
+      .addError(Doc.TooManyAttempts)
       .annotate(
         OpenApi.Summary,
-        "Send a six-digit one-time code to the customer's wallet app (5 minutes, 5 tries)"
+        "Send a six-digit one-time code to the customer's wallet app (5 minutes, 5 tries; codes and wrong guesses are capped per mandate and per phone, 429 with Retry-After)"
       )
   )
   .add(
@@ -103,7 +105,11 @@ export class ApprovalsApi extends HttpApiGroup.make("approvals")
       .addSuccess(ChallengeIssued)
       .addError(Doc.NotFound)
       .addError(Doc.Conflict)
-      .annotate(OpenApi.Summary, "Send a one-time code to the paying customer's wallet app")
+      .addError(Doc.TooManyAttempts)
+      .annotate(
+        OpenApi.Summary,
+        "Send a one-time code to the paying customer's wallet app (capped per session and per phone, 429 with Retry-After)"
+      )
   )
   .add(
     HttpApiEndpoint.post("checkoutPay", "/approvals/checkout/:id/pay")
@@ -120,4 +126,5 @@ export class ApprovalsApi extends HttpApiGroup.make("approvals")
         "Pay the session with the one-time code; a SUBSCRIPTION session starts the subscription"
       )
   )
+  .middleware(AddressRateLimit)
   .annotate(OpenApi.Title, "Customer approvals") {}

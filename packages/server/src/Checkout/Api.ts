@@ -70,7 +70,7 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
       .addError(Doc.Unprocessable)
       .annotate(
         OpenApi.Summary,
-        "Create a checkout session; SUBSCRIPTION mode sells a plan (scope checkout:write)"
+        "Create a checkout session; SUBSCRIPTION mode sells a plan (scope checkout:write; a publishable key may)"
       )
   )
   .add(
@@ -79,7 +79,7 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
       .addSuccess(SessionRead)
       .addError(Doc.Forbidden)
       .addError(Doc.NotFound)
-      .annotate(OpenApi.Summary, "Fetch a checkout session (scope checkout:write)")
+      .annotate(OpenApi.Summary, "Fetch a checkout session (a secret key with scope checkout:write)")
   )
   .add(
     HttpApiEndpoint.post("cancel", "/checkout/sessions/:id/cancel")
@@ -89,7 +89,7 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
       .addError(Doc.Forbidden)
       .addError(Doc.NotFound)
       .addError(Doc.Conflict)
-      .annotate(OpenApi.Summary, "Cancel an open checkout session (scope checkout:write)")
+      .annotate(OpenApi.Summary, "Cancel an open checkout session (a secret key with scope checkout:write)")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Checkout") {}

@@ -1,6 +1,7 @@
 /**
  * Handlers of the checkout session endpoints. Publishable keys may create sessions (with
- * `checkout:write`): a session moves no money until the customer pays it.
+ * `checkout:write`): a session moves no money until the customer pays it. Reading and cancelling need a
+ * secret key: a publishable key is public, and must not read or cancel every session of the merchant.
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Auth, Checkout } from "@laari/core"
@@ -31,6 +32,7 @@ const toRequest = (p: typeof CreateSession.Type) => ({
         }
 })
 
+/** Only `create` takes a publishable key (DESIGN section 9). */
 const publishable = { publishableAllowed: true }
 
 export const CheckoutLive = HttpApiBuilder.group(Api, "checkout", (handlers) =>
@@ -53,27 +55,21 @@ export const CheckoutLive = HttpApiBuilder.group(Api, "checkout", (handlers) =>
         )
       )
       .handle("get", ({ path }) =>
-        withScope(
-          "checkout:write",
-          (principal) =>
-            respond(checkout.get(Auth.tenantOf(principal), path.id), (s) =>
-              reply(200, Json.session(s, config.checkoutUrl))
-            ),
-          publishable
+        withScope("checkout:write", (principal) =>
+          respond(checkout.get(Auth.tenantOf(principal), path.id), (s) =>
+            reply(200, Json.session(s, config.checkoutUrl))
+          )
         )
       )
       .handle("cancel", ({ path }) =>
-        withScope(
-          "checkout:write",
-          (principal) =>
-            idempotent(
-              principal,
-              undefined,
-              run(checkout.cancel(Auth.tenantOf(principal), path.id), (s) =>
-                reply(200, Json.session(s, config.checkoutUrl))
-              )
-            ),
-          publishable
+        withScope("checkout:write", (principal) =>
+          idempotent(
+            principal,
+            undefined,
+            run(checkout.cancel(Auth.tenantOf(principal), path.id), (s) =>
+              reply(200, Json.session(s, config.checkoutUrl))
+            )
+          )
         )
       )
   })

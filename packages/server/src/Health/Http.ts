@@ -1,5 +1,7 @@
 /**
- * `/healthz` answers while the process runs; `/readyz` only while the database answers too.
+ * `/healthz` answers while the process runs; `/readyz` only while the database answers too. Once the
+ * process is stopping neither is ready: the socket no longer listens, and the edge answers `503` to
+ * any request still arriving on an open connection (`Http/Edge.ts`).
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { SqlClient } from "@effect/sql"

@@ -1,40 +1,148 @@
 /**
- * The edges of every request, applied inside HttpApi (before it encodes errors): decode failures become
- * `422` with the fields (DESIGN section 9), a body that is not JSON `400`, an unknown route a JSON `404`,
- * and a defect a JSON `500` that leaks no stack trace (and is logged).
+ * The edges of every request, applied inside HttpApi (before it decodes anything or encodes errors):
+ *
+ * - before decoding, a body is checked (DESIGN section 9): another content type than JSON `415`, over
+ *   `maxBodyBytes` `413` (the edge refuses a declared length; here a body of unknown length is cut off
+ *   while read), nested deeper than `MaxDepth` `400`;
+ * - after, decode failures become `422` with the fields, a body that is not JSON `400`, an unknown route
+ *   a JSON `404`, and a defect a JSON `500` that leaks no stack trace (and is logged).
  */
-import { HttpApiBuilder, HttpApiError, HttpServerError } from "@effect/platform"
-import { Cause, Effect, Option } from "effect"
+import {
+  HttpApiBuilder,
+  HttpApiError,
+  type HttpApp,
+  HttpIncomingMessage,
+  HttpMethod,
+  HttpServerError,
+  HttpServerRequest
+} from "@effect/platform"
+import { Cause, Effect, Either, Option } from "effect"
 import { Api } from "../Api.js"
-import { message, toResponse } from "./Reply.js"
+import { ServerConfigTag } from "../Config.js"
+import { message, type Reply, toResponse } from "./Reply.js"
+
+/**
+ * Deepest nesting of arrays and objects a body may have. Every request schema is a few levels deep; far
+ * deeper input would only exhaust the stack of whatever walks it (the decode error formatter does).
+ */
+export const MaxDepth = 64
+
+/**
+ * A `422` lists at most this many fields, each message at most `MaxMessage` characters: a body of a
+ * thousand unknown keys, or a message quoting a megabyte of input, would otherwise answer megabytes.
+ */
+const MaxIssues = 20
+const MaxMessage = 300
 
 const fieldOf = (path: ReadonlyArray<PropertyKey>) => path.map(String).join(".")
 
+const clip = (text: string) => (text.length > MaxMessage ? `${text.slice(0, MaxMessage)}...` : text)
+
 const isServerError = (u: unknown, tag: string) => HttpServerError.isServerError(u) && u._tag === tag
 
-export const ErrorMapping = HttpApiBuilder.middleware(Api, (app) =>
-  Effect.catchAllCause(app, (cause) => {
-    // The middleware's type says nothing fails here, but decode failures and security refusals do.
-    const failure: unknown = Option.getOrUndefined(Cause.failureOption(cause))
-    if (failure instanceof HttpApiError.HttpApiDecodeError) {
-      const errors = failure.issues.map((i) => ({ field: fieldOf(i.path), message: i.message }))
-      const first = errors[0]
-      return Effect.succeed(
-        toResponse(
-          message(422, first === undefined ? "Invalid request" : `${first.field}: ${first.message}`, {
-            errors
-          })
-        )
-      )
-    }
-    if (isServerError(failure, "RouteNotFound")) return Effect.succeed(toResponse(message(404, "Not found")))
-    if (failure !== undefined || Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-    // HttpApi reads a JSON body with `orDie`: a body that does not parse arrives here as a defect.
-    const defect = Option.getOrUndefined(Cause.dieOption(cause))
-    if (isServerError(defect, "RequestError"))
-      return Effect.succeed(toResponse(message(400, "The request body is not valid JSON")))
-    return Effect.logError("unhandled defect", cause).pipe(
-      Effect.as(toResponse(message(500, "Internal error")))
-    )
+/** Whether a request carries a body: a non-zero length, or one that is not declared (chunked). */
+const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
+  if (!HttpMethod.hasBody(request.method)) return false
+  const length = request.headers["content-length"]
+  if (length !== undefined) return length.trim() !== "0"
+  return request.headers["transfer-encoding"] !== undefined
+}
+
+/** `application/json`, with or without parameters (`; charset=utf-8`). */
+const isJson = (contentType: string | undefined): boolean =>
+  contentType !== undefined && contentType.split(";")[0]!.trim().toLowerCase() === "application/json"
+
+/** Whether JSON text nests arrays and objects deeper than `max`; brackets inside strings do not count. */
+export const nestsDeeperThan = (text: string, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      // A backslash escapes the next character, a quote among them.
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
+}
+
+/** The platform fails a read past `MaxBodySize` with this cause (NodeStream `toString`). */
+const isOverLimit = (error: unknown): boolean =>
+  HttpServerError.isServerError(error) &&
+  error._tag === "RequestError" &&
+  error.cause instanceof Error &&
+  error.cause.message === "maxBytes exceeded"
+
+const tooLarge = (maxBodyBytes: number): Reply =>
+  message(413, `The request body is larger than ${maxBodyBytes} bytes`)
+
+/**
+ * Checks the body before HttpApi reads it. The platform caches the body text on the request, so
+ * reading it here costs HttpApi nothing when it reads it again.
+ */
+const checkBody = (
+  maxBodyBytes: number
+): Effect.Effect<Reply | undefined, never, HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (!hasBody(request)) return undefined
+    if (!isJson(request.headers["content-type"])) return message(415, "Content-Type must be application/json")
+    const text = yield* Effect.either(request.text)
+    if (Either.isLeft(text))
+      // Past the limit the platform has already destroyed the socket; the answer goes out if it still can.
+      return isOverLimit(text.left)
+        ? tooLarge(maxBodyBytes)
+        : message(400, "The request body could not be read")
+    if (nestsDeeperThan(text.right, MaxDepth))
+      return message(400, `The request body nests deeper than ${MaxDepth} levels`)
+    return undefined
   })
+
+/** Maps what HttpApi fails or dies with to the answers of DESIGN section 9. */
+const mapCause = (maxBodyBytes: number) => (cause: Cause.Cause<never>) => {
+  // The middleware's type says nothing fails here, but decode failures and security refusals do.
+  const failure: unknown = Option.getOrUndefined(Cause.failureOption(cause))
+  if (failure instanceof HttpApiError.HttpApiDecodeError) {
+    const errors = failure.issues
+      .slice(0, MaxIssues)
+      .map((i) => ({ field: clip(fieldOf(i.path)), message: clip(i.message) }))
+    const first = errors[0]
+    return Effect.succeed(
+      toResponse(
+        message(422, first === undefined ? "Invalid request" : `${first.field}: ${first.message}`, {
+          errors
+        })
+      )
+    )
+  }
+  if (isServerError(failure, "RouteNotFound")) return Effect.succeed(toResponse(message(404, "Not found")))
+  if (failure !== undefined || Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+  // HttpApi reads a JSON body with `orDie`: a body that does not parse, or is too large, arrives here.
+  const defect = Option.getOrUndefined(Cause.dieOption(cause))
+  if (isOverLimit(defect)) return Effect.succeed(toResponse(tooLarge(maxBodyBytes)))
+  if (isServerError(defect, "RequestError"))
+    return Effect.succeed(toResponse(message(400, "The request body is not valid JSON")))
+  return Effect.logError("unhandled defect", cause).pipe(
+    Effect.as(toResponse(message(500, "Internal error")))
+  )
+}
+
+export const ErrorMapping = HttpApiBuilder.middleware(
+  Api,
+  Effect.map(
+    ServerConfigTag,
+    ({ maxBodyBytes }) =>
+      (app: HttpApp.Default) =>
+        Effect.flatMap(checkBody(maxBodyBytes), (refusal) =>
+          refusal === undefined ? app : Effect.succeed(toResponse(refusal))
+        ).pipe(
+          Effect.catchAllCause(mapCause(maxBodyBytes)),
+          // Every read of the body, here or in HttpApi, stops past the limit and frees what it read.
+          HttpIncomingMessage.withMaxBodySize(Option.some(maxBodyBytes))
+        )
+  )
 )

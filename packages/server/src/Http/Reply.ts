@@ -9,6 +9,11 @@ import { Effect } from "effect"
 export interface Reply {
   readonly status: number
   readonly body: unknown
+  /**
+   * Headers of its own (`Retry-After` of a `429`). Not named `headers`: a stored idempotent response
+   * is told apart from a `Reply` by having `headers`.
+   */
+  readonly extraHeaders?: Record<string, string> | undefined
 }
 
 export const reply = (status: number, body: unknown): Reply => ({ status, body })
@@ -31,7 +36,12 @@ export const rawResponse = (
 export const toResponse = (
   r: Reply,
   headers?: Record<string, string>
-): HttpServerResponse.HttpServerResponse => rawResponse(r.status, JSON.stringify(r.body), headers)
+): HttpServerResponse.HttpServerResponse =>
+  rawResponse(
+    r.status,
+    JSON.stringify(r.body),
+    r.extraHeaders === undefined ? headers : { ...r.extraHeaders, ...headers }
+  )
 
 /** Statuses of the charge refusals of spec 7.1. */
 export const refusalStatus: Record<Mandate.RefusalCode, number> = {
@@ -60,6 +70,7 @@ export type DomainError =
   | Subscriptions.SubscriptionNotCancellable
   | Approvals.ChallengeNotFound
   | Approvals.ApprovalRefused
+  | Approvals.ApprovalLimited
   | Errors.InvalidRequest
   | Errors.ServiceUnavailable
 
@@ -87,6 +98,11 @@ export const fromError = (e: DomainError): Reply => {
       return message(409, `The reference ${e.reference} is already in use`)
     case "ApprovalRefused":
       return message(e.reason === "locked" ? 429 : 422, e.message)
+    case "ApprovalLimited":
+      return {
+        ...message(429, e.message, { limit: e.limit, scope: e.scope }),
+        extraHeaders: { "retry-after": String(e.retryAfterSeconds) }
+      }
     case "QrCodeNotFound":
     case "OutletNotFound":
       return message(404, e.message)

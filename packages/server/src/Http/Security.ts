@@ -1,5 +1,5 @@
 /**
- * Authentication (merchant keys and the operator token) and scope checks.
+ * Authentication (merchant keys and the operator token), the per-key rate limit, and scope checks.
  */
 import { HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, type HttpServerResponse } from "@effect/platform"
 import { Auth, Crypto } from "@laari/core"
@@ -7,6 +7,7 @@ import { Context, Data, Effect, Layer, Redacted, Schema } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Keys from "../Keys.js"
 import { Directory } from "../Sql/Directory.js"
+import * as RateLimit from "./RateLimit.js"
 import { message, type Reply, toResponse } from "./Reply.js"
 
 /** `401` on every endpoint for a missing or unknown key (DESIGN section 9). */
@@ -49,7 +50,7 @@ export class CurrentPrincipal extends Context.Tag("laari/server/CurrentPrincipal
 
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("laari/server/Authentication", {
   provides: CurrentPrincipal,
-  failure: Schema.Union(UnauthorizedBody, KeyCheckUnavailableBody),
+  failure: Schema.Union(UnauthorizedBody, KeyCheckUnavailableBody, RateLimit.RateLimitedBody),
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
@@ -66,6 +67,8 @@ export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function* () {
     const directory = yield* Directory
+    const config = yield* ServerConfigTag
+    const limitKey = RateLimit.perKey(config.rateLimit)
     return Authentication.of({
       bearer: (token) =>
         Effect.gen(function* () {
@@ -84,6 +87,8 @@ export const AuthenticationLive = Layer.effect(
             !Crypto.constantTimeEqual(found.keyHash, digest)
           )
             return yield* Effect.fail(Unauthorized.invalidKey)
+          // Only once the key is known: an unknown key spends nobody's budget.
+          yield* limitKey(found.id)
           return {
             merchantId: found.merchantId,
             environment: found.environment,

@@ -1,9 +1,12 @@
 /**
- * Approval challenges (one-time codes): rows, mapping, and the port `Store.ChallengesStore`.
+ * Approval challenges (one-time codes): rows, mapping, the port `Store.ChallengesStore`, and the server
+ * secret that keys the code hashes.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import { type Approval, Ids, Store } from "@laari/core"
-import { Effect, Layer } from "effect"
+import { type DateTime, Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
 import { fromDate, fromDateOrNull, one, repository, toDate, toDateOrNull } from "./Repository.js"
 
 interface ChallengeRow {
@@ -16,6 +19,7 @@ interface ChallengeRow {
   readonly attempts: number
   readonly expires_at: Date
   readonly used_at: Date | null
+  readonly redacted_at: Date | null
   readonly created_at: Date
 }
 
@@ -29,6 +33,7 @@ const fromRow = (row: ChallengeRow): Approval.Challenge => ({
   attempts: row.attempts,
   expiresAt: fromDate(row.expires_at),
   usedAt: fromDateOrNull(row.used_at),
+  redactedAt: fromDateOrNull(row.redacted_at),
   createdAt: fromDate(row.created_at)
 })
 
@@ -42,11 +47,47 @@ const toRow = (c: Approval.Challenge): ChallengeRow => ({
   attempts: c.attempts,
   expires_at: toDate(c.expiresAt),
   used_at: toDateOrNull(c.usedAt),
+  redacted_at: toDateOrNull(c.redactedAt),
   created_at: toDate(c.createdAt)
 })
 
-export const makeChallenges = Effect.map(SqlClient.SqlClient, (sql) =>
-  repository({
+/** The name of the code-hash key in `server_secrets`. */
+const CodeKeyName = "one_time_codes"
+
+/**
+ * Makes the key of the code hashes, 32 random bytes, unless there is one. The migration that added
+ * `server_secrets` runs it, so the first start of a deployment makes the key and every process reads it.
+ */
+export const createCodeKey = (sql: SqlClient.SqlClient): Effect.Effect<void, SqlError> =>
+  sql`INSERT INTO server_secrets (name, value, created_at)
+    VALUES (${CodeKeyName}, ${randomBytes(32).toString("hex")}, now())
+    ON CONFLICT (name) DO NOTHING`.pipe(Effect.asVoid)
+
+export const makeChallenges = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const readKey = sql<{
+    readonly value: string
+  }>`SELECT value FROM server_secrets WHERE name = ${CodeKeyName}`.pipe(
+    Effect.map((rows) =>
+      rows[0] === undefined ? undefined : new Uint8Array(Buffer.from(rows[0].value, "hex"))
+    )
+  )
+  // Read in the transaction that uses it, a primary-key lookup: building the adapter touches no table,
+  // and every process sees the one committed key. Missing (its row was removed), it is made again, and
+  // commits or rolls back with the codes hashed under it.
+  const codeKey = Effect.flatMap(readKey, (found) =>
+    found !== undefined
+      ? Effect.succeed(found)
+      : Effect.zipRight(
+          createCodeKey(sql),
+          Effect.flatMap(readKey, (made) =>
+            made === undefined ? Effect.dieMessage("no code-hash key after making one") : Effect.succeed(made)
+          )
+        )
+  )
+  const map = (rows: ReadonlyArray<ChallengeRow>) => rows.map(fromRow)
+  return repository({
+    codeKey,
     insert: (c: Approval.Challenge) =>
       sql`INSERT INTO challenges ${sql.insert({ ...toRow(c) })}`.pipe(Effect.asVoid),
     update: (c: Approval.Challenge) => {
@@ -60,9 +101,37 @@ export const makeChallenges = Effect.map(SqlClient.SqlClient, (sql) =>
         ? sql<ChallengeRow>`SELECT * FROM challenges WHERE id = ${id} FOR UPDATE`.pipe(
             Effect.map(one(fromRow))
           )
-        : Effect.succeed(undefined)
+        : Effect.succeed(undefined),
+    // NO KEY UPDATE: queues the customer's approvals without blocking the foreign-key checks of rows
+    // that reference the customer (those take KEY SHARE).
+    lockCustomer: (customerId: Ids.CustomerId) =>
+      Ids.isUuid(customerId)
+        ? sql`SELECT id FROM customers WHERE id = ${customerId} FOR NO KEY UPDATE`.pipe(Effect.asVoid)
+        : Effect.void,
+    // Each arm has its index (challenges_subject, challenges_customer); UNION returns each row once.
+    recent: (q: {
+      readonly subjectKind: Approval.SubjectKind
+      readonly subjectId: string
+      readonly customerId: Ids.CustomerId
+      readonly since: DateTime.Utc
+    }) =>
+      sql<ChallengeRow>`SELECT * FROM challenges
+          WHERE subject_kind = ${q.subjectKind} AND subject_id = ${q.subjectId} AND created_at > ${toDate(q.since)}
+        UNION
+        SELECT * FROM challenges
+          WHERE customer_id = ${Ids.isUuid(q.customerId) ? q.customerId : null} AND created_at > ${toDate(q.since)}`.pipe(
+        Effect.map(map)
+      ),
+    claimUnredacted: (now: DateTime.Utc, limit: number) =>
+      sql<ChallengeRow>`SELECT * FROM challenges
+        WHERE redacted_at IS NULL AND expires_at <= ${toDate(now)}
+        ORDER BY expires_at
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED`.pipe(Effect.map(map)),
+    nextRedactionAt: sql<{ readonly at: Date | null }>`SELECT min(expires_at) AS at FROM challenges
+      WHERE redacted_at IS NULL`.pipe(Effect.map((rows) => fromDateOrNull(rows[0]?.at ?? null) ?? undefined))
   })
-)
+})
 
 export const challengesLayer: Layer.Layer<Store.ChallengesStore, never, SqlClient.SqlClient> = Layer.effect(
   Store.ChallengesStore,

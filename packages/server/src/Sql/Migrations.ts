@@ -11,6 +11,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import { createCodeKey } from "./Challenges.js"
 
 const environment = "environment text NOT NULL CHECK (environment IN ('test', 'live'))"
 
@@ -434,11 +435,37 @@ CREATE TABLE invoices (
 CREATE UNIQUE INDEX invoices_open ON invoices (subscription_id) WHERE status IN ('PENDING', 'CHARGING');
 `
 
+// One-time codes hold against online guessing: the caps count recent challenges per subject and per
+// customer (an index each), a code's wallet notice is redacted once the code is spent (redacted_at, and
+// an index for the job that redacts expired ones), and code hashes are keyed by a server secret, made by
+// this migration (`Challenges.createCodeKey`).
+const codeHardening = `
+CREATE TABLE server_secrets (
+  name text PRIMARY KEY,
+  value text NOT NULL,
+  created_at timestamptz NOT NULL
+);
+
+ALTER TABLE challenges ADD COLUMN redacted_at timestamptz;
+CREATE INDEX challenges_subject ON challenges (subject_kind, subject_id, created_at);
+CREATE INDEX challenges_customer ON challenges (customer_id, created_at);
+CREATE INDEX challenges_unredacted ON challenges (expires_at) WHERE redacted_at IS NULL;
+
+-- Codes issued before: their hashes are unsalted SHA-256 of six digits, as good as the codes. End them,
+-- erase the hashes and take the codes out of the notices.
+UPDATE challenges SET code_hash = '', expires_at = least(expires_at, now()), redacted_at = now();
+UPDATE notifications SET body = 'This code is no longer valid.', data = data - 'code'
+  WHERE kind = 'one_time_code';
+`
+
 /** Each migration runs once, in order of its number. Never edit one that has shipped: add the next. */
 export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>> = {
   "0001_init": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(init)),
   "0002_qr_codes": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(qrCodes)),
-  "0003_subscriptions": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(subscriptions))
+  "0003_subscriptions": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(subscriptions)),
+  "0004_code_hardening": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.zipRight(sql.unsafe(codeHardening), createCodeKey(sql))
+  )
 }
 
 /** The Migrator's bookkeeping table; created here first (see `run`). */

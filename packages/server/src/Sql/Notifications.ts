@@ -34,6 +34,8 @@ export const makeNotifications = Effect.map(SqlClient.SqlClient, (sql) =>
       sql`INSERT INTO notifications (id, customer_id, environment, kind, title, body, data, created_at)
           VALUES (${n.id}, ${n.customerId}, ${n.environment}, ${n.kind}, ${n.title}, ${n.body},
                   ${json(n.data)}::jsonb, ${toDate(n.createdAt)})`.pipe(Effect.asVoid),
+    redactCode: (id: string, body: string) =>
+      sql`UPDATE notifications SET body = ${body}, data = data - 'code' WHERE id = ${id}`.pipe(Effect.asVoid),
     list: (customerId: Ids.CustomerId) =>
       Ids.isUuid(customerId)
         ? sql<NotificationRow>`SELECT * FROM notifications WHERE customer_id = ${customerId}

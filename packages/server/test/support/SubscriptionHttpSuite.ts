@@ -222,7 +222,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         }
       })
 
-      it("needs checkout:write to create, read and cancel sessions (publishable keys allowed), subscriptions:write for subscriptions", async () => {
+      it("needs checkout:write to create, read and cancel sessions (a publishable key only creates), subscriptions:write for subscriptions", async () => {
         const m = await F.merchant(server)
         const subscriptionsOnly = await m.key("test", ["subscriptions:write"])
         const checkoutOnly = await m.key("test", ["checkout:write"])
@@ -242,7 +242,15 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         ).toBe(403)
         const byPublishable = await createSession(m.publishable, subscriptionBody())
         expect(byPublishable.status, byPublishable.text).toBe(200)
-        expect((await getSession(m.publishable, byPublishable.body.id)).status).toBe(200)
+        expect((await getSession(m.publishable, byPublishable.body.id)).status).toBe(403)
+        expect(
+          (
+            await server.request("POST", `/checkout/sessions/${byPublishable.body.id}/cancel`, {
+              key: m.publishable
+            })
+          ).status
+        ).toBe(403)
+        expect((await getSession(m.test, byPublishable.body.id)).body.status).toBe("OPEN")
 
         const paid = await pay(m.test, session.body.id)
         expect(paid.status).toBe(200)

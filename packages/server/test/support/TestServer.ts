@@ -5,9 +5,9 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Layer, ManagedRuntime } from "effect"
-import { createServer } from "node:http"
 import * as Config from "../../src/Config.js"
 import type { ServerConfig } from "../../src/Config.js"
+import * as Edge from "../../src/Http/Edge.js"
 import * as Server from "../../src/Server.js"
 
 export const OpsToken = "ops_test_token_0123456789"
@@ -51,7 +51,11 @@ export const start = async (
     ...options.config
   }
   const runtime = ManagedRuntime.make(
-    Server.appLayer(config).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 })))
+    Server.appLayer(config).pipe(
+      Layer.provideMerge(
+        NodeHttpServer.layer(() => Edge.createServer({ maxBodyBytes: config.maxBodyBytes }), { port: 0 })
+      )
+    )
   )
   const server = await runtime.runPromise(HttpServer.HttpServer)
   const address = server.address

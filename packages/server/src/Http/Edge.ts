@@ -1,0 +1,216 @@
+/**
+ * The Node HTTP server under the app (`NodeHttpServer.layer(() => Edge.createServer(...), ...)`): the
+ * limits that must hold before any Effect code runs.
+ *
+ * - Headers are bounded in size and count, and every wait on a client is timed: a slow client cannot
+ *   hold a socket for long (headers 10 s, the whole request 30 s, an idle keep-alive 5 s).
+ * - A body declared (`Content-Length`) larger than `maxBodyBytes` gets `413` and `Connection: close`
+ *   without a byte of it being read. Bodies of unknown length are cut off while read (`Middleware.ts`).
+ * - A request that arrives before the app listens (the socket opens first) waits for it, up to
+ *   `attachTimeoutMs`, instead of hanging forever: Node drops requests nobody listens to.
+ * - `close()` drains: new requests get `503`, in-flight requests finish with `Connection: close`, and
+ *   after `drainTimeoutMs` the remaining sockets are closed. (A refused connection stays open for up
+ *   to `LingerMs`, 2 s, so that its client can read the answer.)
+ */
+import * as Http from "node:http"
+import type * as Net from "node:net"
+
+export interface Options {
+  /** Largest body accepted, in bytes; a larger `Content-Length` is answered `413` at once. */
+  readonly maxBodyBytes: number
+  /** Largest request line and headers together, in bytes; over it Node answers `431`. */
+  readonly maxHeaderSize: number
+  /** Headers past this count are dropped. */
+  readonly maxHeadersCount: number
+  /** Longest to receive the headers; then Node answers `408` and closes. */
+  readonly headersTimeoutMs: number
+  /** Longest to receive the whole request, body included; then `408` and closed. */
+  readonly requestTimeoutMs: number
+  /** Longest an idle keep-alive connection stays open. */
+  readonly keepAliveTimeoutMs: number
+  /** Longest a socket may see no traffic at all (a client that stops reading the response). */
+  readonly socketTimeoutMs: number
+  /** How often Node checks the header and request timeouts. */
+  readonly checkIntervalMs: number
+  /** Longest a request that arrived before the app listens waits for it; then `503`. */
+  readonly attachTimeoutMs: number
+  /** Longest `close()` lets in-flight requests run before closing their sockets. */
+  readonly drainTimeoutMs: number
+}
+
+export const defaults: Omit<Options, "maxBodyBytes"> = {
+  maxHeaderSize: 16 * 1024,
+  maxHeadersCount: 100,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  socketTimeoutMs: 60_000,
+  checkIntervalMs: 1_000,
+  attachTimeoutMs: 30_000,
+  drainTimeoutMs: 10_000
+}
+
+/** How long a refused connection stays open for the client to read the answer. */
+const LingerMs = 2_000
+
+/** The JSON body of a refusal and its headers. */
+const refusal = (message: string) => {
+  const body = JSON.stringify({ message })
+  const headers = {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(body)),
+    connection: "close"
+  }
+  return { body, headers }
+}
+
+/**
+ * Answers `status` with a JSON message and closes the connection, reading none of the body. The answer
+ * goes onto the socket directly: after a `Connection: close` response Node destroys the socket at once,
+ * and a client still sending its body then gets a reset instead of the answer. Here the socket only
+ * half-closes; unread, the body soon stops the client by backpressure, and the socket is destroyed after
+ * `LingerMs`, by when the client has the answer.
+ */
+const refuseAndLinger = (req: Http.IncomingMessage, status: number, message: string): void => {
+  const socket = req.socket
+  if (!socket.writable) return
+  const { body, headers } = refusal(message)
+  const head = [`HTTP/1.1 ${status} ${Http.STATUS_CODES[status]}`]
+  for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`)
+  socket.end(`${head.join("\r\n")}\r\n\r\n${req.method === "HEAD" ? "" : body}`)
+  setTimeout(() => socket.destroy(), LingerMs).unref()
+}
+
+/** The same answer through Node's response, which keeps it behind earlier (pipelined) responses. */
+const refuseInTurn = (res: Http.ServerResponse, status: number, message: string): void => {
+  if (res.headersSent) return
+  const { body, headers } = refusal(message)
+  res.writeHead(status, headers)
+  res.end(body)
+}
+
+const declaredLength = (req: Http.IncomingMessage): number | undefined => {
+  const header = req.headers["content-length"]
+  return header === undefined ? undefined : Number(header)
+}
+
+interface Waiting {
+  readonly req: Http.IncomingMessage
+  readonly res: Http.ServerResponse
+  readonly timer: NodeJS.Timeout
+}
+
+class EdgeServer extends Http.Server {
+  /** Requests that arrived before the app's 'request' listener. */
+  private readonly waiting = new Set<Waiting>()
+  /** Responses the app is working on, and their sockets, to close those connections when draining. */
+  private readonly inFlight = new Map<Http.ServerResponse, Net.Socket>()
+  private draining = false
+
+  constructor(private readonly options: Options) {
+    super({
+      maxHeaderSize: options.maxHeaderSize,
+      headersTimeout: options.headersTimeoutMs,
+      requestTimeout: options.requestTimeoutMs,
+      connectionsCheckingInterval: options.checkIntervalMs
+    })
+    this.maxHeadersCount = options.maxHeadersCount
+    this.keepAliveTimeout = options.keepAliveTimeoutMs
+    this.setTimeout(options.socketTimeoutMs)
+    // With a listener Node no longer sends `100 Continue` by itself: a body too large is refused first.
+    this.on("checkContinue", (req: Http.IncomingMessage, res: Http.ServerResponse) => {
+      if (!this.draining && !this.tooLarge(req)) res.writeContinue()
+      this.admit(req, res)
+    })
+    // 'newListener' fires before the listener is added: hand the waiting requests over just after.
+    this.on("newListener", (event: string | symbol) => {
+      if (event === "request") setImmediate(() => this.release())
+    })
+  }
+
+  /** Node emits every request here; the app's listener sees only those the edge admits. */
+  override emit(event: string | symbol, ...args: Array<unknown>): boolean {
+    // (The cast only picks the overload that takes any event.)
+    if (event !== "request") return super.emit(event as string, ...args)
+    this.admit(args[0] as Http.IncomingMessage, args[1] as Http.ServerResponse)
+    return true
+  }
+
+  override close(callback?: (error?: Error) => void): this {
+    this.draining = true
+    const waiting = [...this.waiting]
+    this.waiting.clear()
+    for (const { req, res, timer } of waiting) {
+      clearTimeout(timer)
+      this.refuse(req, res, 503, "This service is shutting down")
+    }
+    // Node keeps a keep-alive connection open after its response: ask each in-flight one to close.
+    for (const res of this.inFlight.keys()) if (!res.headersSent) res.setHeader("connection", "close")
+    const deadline = setTimeout(() => this.closeAllConnections(), this.options.drainTimeoutMs).unref()
+    // Stops listening and closes idle connections; the callback runs once every connection is closed.
+    super.close((error) => {
+      clearTimeout(deadline)
+      callback?.(error)
+    })
+    return this
+  }
+
+  private tooLarge(req: Http.IncomingMessage): boolean {
+    const length = declaredLength(req)
+    return length !== undefined && !(length <= this.options.maxBodyBytes)
+  }
+
+  private admit(req: Http.IncomingMessage, res: Http.ServerResponse): void {
+    if (this.draining) this.refuse(req, res, 503, "This service is shutting down")
+    else if (this.tooLarge(req))
+      this.refuse(req, res, 413, `The request body is larger than ${this.options.maxBodyBytes} bytes`)
+    else if (this.listenerCount("request") > 0) this.dispatch(req, res)
+    else this.wait(req, res)
+  }
+
+  private wait(req: Http.IncomingMessage, res: Http.ServerResponse): void {
+    const timer = setTimeout(() => {
+      this.waiting.delete(entry)
+      this.refuse(req, res, 503, "This service is starting; retry shortly")
+    }, this.options.attachTimeoutMs).unref()
+    const entry: Waiting = { req, res, timer }
+    this.waiting.add(entry)
+    res.once("close", () => {
+      clearTimeout(timer)
+      this.waiting.delete(entry)
+    })
+  }
+
+  private dispatch(req: Http.IncomingMessage, res: Http.ServerResponse): void {
+    this.inFlight.set(res, req.socket)
+    res.once("close", () => {
+      this.inFlight.delete(res)
+      // A response whose headers went out before draining began left its connection open: close it now.
+      if (this.draining) this.closeIdleConnections()
+    })
+    super.emit("request", req, res)
+  }
+
+  /** Refuses at once, unless an earlier request on the same connection still waits for its answer. */
+  private refuse(req: Http.IncomingMessage, res: Http.ServerResponse, status: number, message: string): void {
+    const socket = req.socket
+    const earlier =
+      [...this.inFlight.values()].includes(socket) || [...this.waiting].some((w) => w.req.socket === socket)
+    if (earlier) refuseInTurn(res, status, message)
+    else refuseAndLinger(req, status, message)
+  }
+
+  /** Hands the waiting requests to the app, now listening. */
+  private release(): void {
+    if (this.listenerCount("request") === 0) return
+    for (const entry of this.waiting) {
+      clearTimeout(entry.timer)
+      this.waiting.delete(entry)
+      if (!entry.res.writableEnded && !entry.res.destroyed) this.dispatch(entry.req, entry.res)
+    }
+  }
+}
+
+/** A Node HTTP server with the edge's limits; `options` override `defaults`. */
+export const createServer = (options: Partial<Options> & Pick<Options, "maxBodyBytes">): Http.Server =>
+  new EdgeServer({ ...defaults, ...options })

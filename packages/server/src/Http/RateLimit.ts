@@ -1,0 +1,235 @@
+/**
+ * Rate limits (DESIGN section 9): a token bucket per API key on the merchant API (`LAARI_RATE_LIMIT`
+ * requests per second, bursts of as many) and one per client address on the customer's approval
+ * endpoints, which take no key. `0` turns both off.
+ *
+ * A limited request's response carries the IETF draft headers `RateLimit-Limit`, `RateLimit-Remaining`
+ * and `RateLimit-Reset`; over the limit it is a `429` `{ message }` with `Retry-After` as well. The headers
+ * are added by a pre-response handler set where the decision is made, so they reach whatever response
+ * goes out: the handler's, or the `429` HttpApi encodes from the middleware's failure.
+ *
+ * The buckets live in this process: with several instances, each enforces the limit on its own.
+ */
+import {
+  HttpApiMiddleware,
+  HttpApiSchema,
+  HttpApp,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Clock, Data, Effect, Layer, Option, Schema } from "effect"
+import { ServerConfigTag } from "../Config.js"
+
+// ---------------------------------------------------------------------------------------------------------
+// The bucket: pure decisions over explicit times.
+
+/** Up to `capacity` requests at once, refilled at `perSecond`; both whole numbers, at least 1. */
+export interface Limit {
+  readonly capacity: number
+  readonly perSecond: number
+}
+
+/** Thousandths of a token: with whole limits and millisecond times every refill is a whole number. */
+const Unit = 1000
+
+/** A bucket's level (in thousandths of a token) at `at` (epoch milliseconds). */
+export interface Bucket {
+  readonly level: number
+  readonly at: number
+}
+
+export interface Decision {
+  readonly allowed: boolean
+  /** The bucket's capacity (`RateLimit-Limit`). */
+  readonly limit: number
+  /** Whole requests left after this one (`RateLimit-Remaining`). */
+  readonly remaining: number
+  /** Seconds, rounded up, until the next request would be allowed: `0` if now, at least 1 on a refusal. */
+  readonly retryAfterSeconds: number
+  /** Seconds, rounded up, until the bucket is full again (`RateLimit-Reset`). */
+  readonly resetSeconds: number
+}
+
+/** The level at `now`; a key without a bucket has a full one. A clock that went back refills nothing. */
+const levelAt = (limit: Limit, bucket: Bucket | undefined, now: number): number =>
+  bucket === undefined
+    ? limit.capacity * Unit
+    : Math.min(limit.capacity * Unit, bucket.level + Math.max(0, now - bucket.at) * limit.perSecond)
+
+/** Whether the bucket is full at `now`, and so the same as no bucket at all. */
+const isFull = (limit: Limit, bucket: Bucket, now: number): boolean =>
+  levelAt(limit, bucket, now) === limit.capacity * Unit
+
+/** Whole seconds until the level reaches `target`: whole milliseconds of refill, rounded up to seconds. */
+const secondsUntil = (limit: Limit, level: number, target: number): number =>
+  level >= target ? 0 : Math.ceil(Math.ceil((target - level) / limit.perSecond) / 1000)
+
+/** Takes a token from the bucket at `now` if it holds one; the decision and the bucket after it. */
+export const decide = (
+  limit: Limit,
+  bucket: Bucket | undefined,
+  now: number
+): { readonly decision: Decision; readonly bucket: Bucket } => {
+  const level = levelAt(limit, bucket, now)
+  const allowed = level >= Unit
+  const after = allowed ? level - Unit : level
+  return {
+    decision: {
+      allowed,
+      limit: limit.capacity,
+      remaining: Math.floor(after / Unit),
+      retryAfterSeconds: secondsUntil(limit, after, Unit),
+      resetSeconds: secondsUntil(limit, after, limit.capacity * Unit)
+    },
+    bucket: { level: after, at: now }
+  }
+}
+
+/** The headers of a decision: `RateLimit-*`, and `Retry-After` on a refusal. */
+export const headers = (d: Decision): Record<string, string> => ({
+  "ratelimit-limit": String(d.limit),
+  "ratelimit-remaining": String(d.remaining),
+  "ratelimit-reset": String(d.resetSeconds),
+  ...(d.allowed ? {} : { "retry-after": String(d.retryAfterSeconds) })
+})
+
+export const refusalMessage = (d: Decision): string =>
+  `Too many requests; retry after ${d.retryAfterSeconds} seconds`
+
+// ---------------------------------------------------------------------------------------------------------
+// The buckets of many keys, bounded.
+
+export interface Buckets {
+  readonly take: (key: string, now: number) => Decision
+  /** How many buckets are kept. */
+  readonly size: () => number
+}
+
+/**
+ * Buckets by key, at most `maxKeys` of them. The map is kept in order of last use; after each take the
+ * least recently used buckets are dropped while they are full (a full bucket is the same as none) or
+ * while there are more than `maxKeys`. Memory so follows the keys active within a bucket's refill time,
+ * and never exceeds `maxKeys` buckets however many keys or addresses call; past that only the least
+ * recently used keys lose what they had spent.
+ */
+export const makeBuckets = (limit: Limit, maxKeys: number): Buckets => {
+  const buckets = new Map<string, Bucket>()
+  return {
+    take: (key, now) => {
+      const { decision, bucket } = decide(limit, buckets.get(key), now)
+      buckets.delete(key)
+      buckets.set(key, bucket)
+      for (const [oldest, b] of buckets) {
+        if (oldest === key || (buckets.size <= maxKeys && !isFull(limit, b, now))) break
+        buckets.delete(oldest)
+      }
+      return decision
+    },
+    size: () => buckets.size
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// In requests.
+
+/** Over the limit: `429` `{ message }` (the headers come from the pre-response handler). */
+export class RateLimited extends Data.TaggedError("RateLimited")<{ readonly message: string }> {}
+
+/** Encodes exactly `RateLimited` values (checked with `instanceof`) as `{ message }`. */
+export const RateLimitedBody = Schema.transform(
+  Schema.Struct({ message: Schema.String }),
+  Schema.declare((u): u is RateLimited => u instanceof RateLimited),
+  { strict: true, decode: (body) => new RateLimited(body), encode: (e) => ({ message: e.message }) }
+).annotations({
+  identifier: "TooManyRequests",
+  ...HttpApiSchema.annotations({
+    status: 429,
+    description: "Too many requests for this key or address; retry after `Retry-After` seconds"
+  })
+})
+
+/** Takes a token for a key in the current request: sets its headers, and fails over the limit. */
+export type Limiter = (key: string) => Effect.Effect<void, RateLimited>
+
+const off: Limiter = () => Effect.void
+
+/**
+ * Wall time, not the fiber's clock: with `LAARI_CLOCK=manual` the fiber's clock moves only when the
+ * operator moves it, and the buckets would never refill.
+ */
+const wallClock = Clock.make()
+
+/** More keys than any merchant base has; as buckets (a couple of hundred bytes each) ~10 MB at most. */
+export const MaxKeys = 50_000
+
+export const makeLimiter = (
+  limit: Limit,
+  maxKeys: number = MaxKeys,
+  clock: Clock.Clock = wallClock
+): Limiter => {
+  const buckets = makeBuckets(limit, maxKeys)
+  return (key) =>
+    Effect.flatMap(clock.currentTimeMillis, (now) => {
+      const decision = buckets.take(key, now)
+      const set = HttpApp.appendPreResponseHandler((_request, response) =>
+        Effect.succeed(HttpServerResponse.setHeaders(response, headers(decision)))
+      )
+      return decision.allowed
+        ? set
+        : Effect.zipRight(set, Effect.fail(new RateLimited({ message: refusalMessage(decision) })))
+    })
+}
+
+/** Per API key: `rate` requests per second with bursts of as many (Stripe's shape); `0` is off. */
+export const perKey = (rate: number): Limiter =>
+  rate === 0 ? off : makeLimiter({ capacity: rate, perSecond: rate })
+
+/**
+ * Per client address on the customer endpoints. A person on the approval page makes a few requests a
+ * minute; many share an address behind a carrier's NAT, so the limit leaves room for a crowd and stops
+ * only floods: 10 a second, bursts of 20. Guesses at one-time codes are capped by the approvals
+ * themselves. Off with the rest when `LAARI_RATE_LIMIT` is `0`.
+ */
+export const AddressLimit: Limit = { capacity: 20, perSecond: 10 }
+
+export const perAddress = (rate: number): Limiter => (rate === 0 ? off : makeLimiter(AddressLimit))
+
+/**
+ * The bucket key of a client address: an IPv4 address (also when mapped into IPv6) as it is, an IPv6
+ * address by its /64 network, which one client usually holds whole.
+ */
+export const addressKey = (address: string): string => {
+  const bare = address.split("%")[0]!.toLowerCase()
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(bare)
+  if (mapped !== null) return mapped[1]!
+  if (!bare.includes(":")) return bare
+  const [head = "", tail] = bare.split("::")
+  const front = head === "" ? [] : head.split(":")
+  const back = tail === undefined || tail === "" ? [] : tail.split(":")
+  const groups =
+    tail === undefined
+      ? front
+      : [...front, ...Array(Math.max(0, 8 - front.length - back.length)).fill("0"), ...back]
+  return `${groups
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(":")}::/64`
+}
+
+/** The customer endpoints' limit by client address (the socket's; forwarding headers are not trusted). */
+export class AddressRateLimit extends HttpApiMiddleware.Tag<AddressRateLimit>()(
+  "laari/server/AddressRateLimit",
+  {
+    failure: RateLimitedBody
+  }
+) {}
+
+export const AddressRateLimitLive = Layer.effect(
+  AddressRateLimit,
+  Effect.map(ServerConfigTag, (config) => {
+    const limit = perAddress(config.rateLimit)
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      limit(addressKey(Option.getOrElse(request.remoteAddress, () => "unknown")))
+    )
+  })
+)

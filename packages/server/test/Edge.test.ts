@@ -1,0 +1,409 @@
+/**
+ * The HTTP edge: limits that hold before the app runs (`Http/Edge.ts`), body checks before HttpApi
+ * decodes (`Http/Middleware.ts`), and start and stop of the real process (`bin.ts`). The edge alone is
+ * tested in this process; the rest against `pnpm start`'s entry point in a child process, on a fresh
+ * PostgreSQL database with `DATABASE_URL`, else on PGlite in a temporary directory.
+ */
+import { Effect, Exit, Scope } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import * as Http from "node:http"
+import * as Net from "node:net"
+import { tmpdir } from "node:os"
+import * as Path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Edge from "../src/Http/Edge.js"
+import * as ServerProcess from "./support/ServerProcess.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+import { OpsToken } from "./support/TestServer.js"
+
+const MiB = 1024 * 1024
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const challengePath = "/approvals/mandates/00000000-0000-4000-8000-000000000000/challenge"
+
+interface Answer {
+  readonly status: number
+  readonly connection: string | undefined
+  readonly body: string
+}
+/** An answer, or the error code of a request that got none (`ECONNRESET`, `TIMEOUT`, ...). */
+type Outcome = Answer | { readonly error: string }
+
+const isAnswer = (o: Outcome): o is Answer => "status" in o
+
+/** One request on its own connection; `write` sends the body (the request is ended by it or here). */
+const send = (
+  port: number,
+  options: {
+    readonly method?: string
+    readonly path: string
+    readonly headers?: Http.OutgoingHttpHeaders
+    readonly body?: string
+    readonly write?: (req: Http.ClientRequest) => void
+    readonly timeoutMs?: number
+  }
+): Promise<Outcome> =>
+  new Promise((resolve) => {
+    const req = Http.request({
+      host: "127.0.0.1",
+      port,
+      method: options.method ?? "GET",
+      path: options.path,
+      headers: options.headers,
+      agent: false
+    })
+    const timer = setTimeout(() => {
+      resolve({ error: "TIMEOUT" })
+      req.destroy()
+    }, options.timeoutMs ?? 20_000)
+    req.on("response", (res) => {
+      let body = ""
+      res.setEncoding("utf8")
+      res.on("data", (s: string) => (body += s))
+      res.on("end", () => {
+        clearTimeout(timer)
+        resolve({ status: res.statusCode!, connection: res.headers.connection, body })
+        // A client answered before it sent all its body stops and hangs up, as a real one would.
+        req.destroy()
+      })
+    })
+    req.on("error", (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer)
+      resolve({ error: e.code ?? e.message })
+    })
+    if (options.write !== undefined) options.write(req)
+    else req.end(options.body)
+  })
+
+/** Writes `total` bytes of JSON whitespace as fast as the socket takes them, stopping at an answer. */
+const stream = (total: number) => (req: Http.ClientRequest) => {
+  const chunk = Buffer.alloc(64 * 1024, 0x20)
+  let written = 0
+  let answered = false
+  req.once("response", () => (answered = true))
+  req.once("error", () => (answered = true))
+  const pump = () => {
+    while (!answered && written < total) {
+      written += chunk.length
+      if (!req.write(chunk)) return
+    }
+    if (!answered) req.end()
+  }
+  req.on("drain", pump)
+  pump()
+}
+
+/** A raw connection that writes `text`; resolves with all the server wrote once it closes. */
+const raw = (port: number, text: string) => {
+  const socket = Net.connect(port, "127.0.0.1")
+  socket.write(text)
+  const reply = new Promise<string>((resolve) => {
+    let received = ""
+    socket.on("data", (b) => (received += b.toString()))
+    socket.on("close", () => resolve(received))
+  })
+  return { socket, reply }
+}
+
+describe("the edge alone", () => {
+  const listen = async (options: Partial<Edge.Options> = {}) => {
+    const server = Edge.createServer({ maxBodyBytes: 1000, ...options })
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    return { server, port: (server.address() as Net.AddressInfo).port }
+  }
+  const close = (server: Http.Server) => new Promise((r) => server.close(r))
+
+  it("holds requests that arrive before the app listens, then hands them over", async () => {
+    const { server, port } = await listen()
+    const answers = Promise.all(Array.from({ length: 10 }, () => send(port, { path: "/" })))
+    await sleep(300)
+    const attachedAt = Date.now()
+    server.on("request", (_req: Http.IncomingMessage, res: Http.ServerResponse) => res.end("app"))
+    const outcomes = await answers
+    expect(outcomes.map((o) => isAnswer(o) && o.body)).toEqual(Array(10).fill("app"))
+    expect(Date.now() - attachedAt).toBeLessThan(5_000)
+    await close(server)
+  })
+
+  it("answers 503 when the app does not listen in time", async () => {
+    const { server, port } = await listen({ attachTimeoutMs: 200 })
+    const outcome = await send(port, { path: "/" })
+    expect(outcome).toMatchObject({ status: 503, connection: "close" })
+    expect(JSON.parse((outcome as Answer).body).message).toMatch(/starting/)
+    await close(server)
+  })
+
+  it("refuses a declared body over the limit without handing it to the app", async () => {
+    const { server, port } = await listen()
+    let seen = 0
+    server.on("request", (_req: Http.IncomingMessage, res: Http.ServerResponse) => {
+      seen++
+      res.end()
+    })
+    const outcome = await send(port, {
+      method: "POST",
+      path: "/",
+      headers: { "content-type": "application/json", "content-length": "1001" },
+      write: stream(1001)
+    })
+    expect(outcome).toMatchObject({ status: 413, connection: "close" })
+    expect(JSON.parse((outcome as Answer).body).message).toMatch(/larger than 1000 bytes/)
+    // `Expect: 100-continue` is refused before the client sends the body.
+    const expecting = await send(port, {
+      method: "POST",
+      path: "/",
+      headers: { "content-length": String(10 * MiB), expect: "100-continue" },
+      write: (req) =>
+        req.on("continue", () => req.destroy(new Error("100 Continue for a body over the limit")))
+    })
+    expect(expecting).toMatchObject({ status: 413 })
+    expect(seen).toBe(0)
+    await close(server)
+  })
+
+  it("keeps a refusal behind the answer to an earlier pipelined request", async () => {
+    const { server, port } = await listen()
+    server.on("request", (_req: Http.IncomingMessage, res: Http.ServerResponse) => {
+      setTimeout(() => res.end("first"), 200)
+    })
+    const pipelined =
+      "GET / HTTP/1.1\r\nHost: x\r\n\r\nPOST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2000\r\n\r\n"
+    expect(await raw(port, pipelined).reply).toMatch(/^HTTP\/1.1 200.*first.*HTTP\/1.1 413/s)
+    await close(server)
+  })
+
+  it("closes a connection whose headers never finish", async () => {
+    const { server, port } = await listen({
+      headersTimeoutMs: 500,
+      requestTimeoutMs: 1_000,
+      checkIntervalMs: 100
+    })
+    const started = Date.now()
+    const reply = await raw(port, "GET / HTTP/1.1\r\nHost: x\r\n").reply
+    expect(reply).toMatch(/^HTTP\/1.1 408/)
+    expect(Date.now() - started).toBeLessThan(10_000)
+    await close(server)
+  })
+
+  it("on close answers new requests 503, lets in-flight ones finish, closes stragglers", async () => {
+    const { server, port } = await listen({ drainTimeoutMs: 500 })
+    server.on("request", (req: Http.IncomingMessage, res: Http.ServerResponse) => {
+      if (req.url === "/slow") setTimeout(() => res.end("done"), 300)
+      // "/never" is never answered
+    })
+    const slow = send(port, { path: "/slow" })
+    const never = send(port, { path: "/never" })
+    // A request whose headers are not complete yet when closing begins.
+    const late = raw(port, "GET /late HTTP/1.1\r\nHost: x\r\n")
+    await sleep(100)
+    const closed = close(server)
+    late.socket.write("\r\n")
+    const lateReply = await late.reply
+    expect(lateReply).toMatch(/^HTTP\/1.1 503/)
+    expect(await slow).toMatchObject({ status: 200, connection: "close", body: "done" })
+    expect(await never).toMatchObject({ error: "ECONNRESET" })
+    await closed
+  })
+})
+
+/** One server process's environment: a fresh PostgreSQL database, else PGlite in a temporary directory. */
+const serverEnv = async (scope: Scope.Scope): Promise<Record<string, string>> => {
+  const common = { LAARI_OPS_TOKEN: OpsToken, LAARI_RATE_LIMIT: "0" }
+  const url = TestDatabase.postgresUrl
+  if (url !== undefined)
+    return {
+      ...common,
+      DATABASE_URL: await Effect.runPromise(Scope.extend(TestDatabase.createDatabase(url), scope))
+    }
+  const dir = mkdtempSync(Path.join(tmpdir(), "laari-edge-"))
+  const remove = Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  await Effect.runPromise(Scope.addFinalizer(scope, remove))
+  return { ...common, LAARI_DATA_DIR: dir }
+}
+
+describe("the server process", () => {
+  const scope = Effect.runSync(Scope.make())
+  let server: ServerProcess.ServerProcess
+  let port: number
+
+  beforeAll(async () => {
+    server = await ServerProcess.start({ env: await serverEnv(scope) })
+    port = server.port
+  }, 90_000)
+
+  afterAll(async () => {
+    server?.kill()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }, 30_000)
+
+  const alive = async () => expect(await send(port, { path: "/healthz" })).toMatchObject({ status: 200 })
+  const mib = (n: number) => `${Math.round(n / MiB)} MiB`
+  /** Prints the process's memory against `before`; its peak must rise by less than 100 MiB (Linux). */
+  const checkMemory = (label: string, before: ReturnType<ServerProcess.ServerProcess["memory"]>) => {
+    const after = server.memory()
+    if (before === undefined || after === undefined) return
+    console.log(
+      `${label}; RSS before ${mib(before.rss)} (peak ${mib(before.peak)}), peak after ${mib(after.peak)}`
+    )
+    expect(after.peak - before.peak).toBeLessThan(100 * MiB)
+  }
+
+  it("answers a 600 MB body declared by Content-Length with 413 at once, in bounded memory", async () => {
+    const before = server.memory()
+    // Several times: a client still sending when the answer comes must get it, not a reset.
+    let slowest = 0
+    for (let i = 0; i < 10; i++) {
+      const started = Date.now()
+      const outcome = await send(port, {
+        method: "POST",
+        path: challengePath,
+        headers: { "content-type": "application/json", "content-length": String(600 * MiB) },
+        write: stream(600 * MiB)
+      })
+      slowest = Math.max(slowest, Date.now() - started)
+      expect(outcome).toMatchObject({ status: 413, connection: "close" })
+      expect(JSON.parse((outcome as Answer).body).message).toMatch(/larger than 1048576 bytes/)
+    }
+    expect(slowest).toBeLessThan(10_000)
+    await alive()
+    checkMemory(`600 MB declared body, 10 times: 413 within ${slowest} ms`, before)
+  }, 60_000)
+
+  it("cuts off a 50 MB chunked body past the limit, in bounded memory", async () => {
+    const before = server.memory()
+    const outcome = await send(port, {
+      method: "POST",
+      path: challengePath,
+      headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
+      write: stream(50 * MiB)
+    })
+    // Past the limit the platform destroys the request, and with it the socket, before a 413 can go out.
+    if (isAnswer(outcome)) expect(outcome.status).toBe(413)
+    else expect(["ECONNRESET", "EPIPE"]).toContain(outcome.error)
+    await alive()
+    checkMemory(`50 MB chunked body: ${isAnswer(outcome) ? outcome.status : outcome.error}`, before)
+  }, 30_000)
+
+  it("answers hostile bodies with a documented 4xx and no stack trace", async () => {
+    const post = (contentType: string | undefined, body: string) =>
+      send(port, {
+        method: "POST",
+        path: challengePath,
+        headers: contentType === undefined ? {} : { "content-type": contentType },
+        body
+      })
+    const cases: ReadonlyArray<readonly [string | undefined, string, number, RegExp]> = [
+      ["application/json", `${"[".repeat(3000)}${"]".repeat(3000)}`, 400, /deeper than 64/],
+      ["application/json", `${'{"a":'.repeat(3000)}1${"}".repeat(3000)}`, 400, /deeper than 64/],
+      ["multipart/form-data; boundary=x", "--x\r\n\r\nabc\r\n--x--", 415, /application\/json/],
+      ["text/plain", "phone", 415, /application\/json/],
+      [undefined, '{"phone":"+9607771234"}', 415, /application\/json/],
+      ["application/json", '{"phone":', 400, /not valid JSON/],
+      // Brackets inside strings (after an escaped quote too) do not count; the body goes on to the handler.
+      ["application/json; charset=utf-8", `{"phone":"\\"${"[{".repeat(100)}"}`, 404, /not found/],
+      ["application/json", '{"phone":"+9607771234"}', 404, /not found/]
+    ]
+    for (const [contentType, body, status, text] of cases) {
+      const outcome = await post(contentType, body)
+      expect(outcome, `${contentType} ${body.slice(0, 20)}`).toMatchObject({ status })
+      expect(JSON.parse((outcome as Answer).body).message).toMatch(text)
+    }
+    // Endpoints without a body need no content type.
+    expect(await send(port, { path: "/qr/00000000-0000-4000-8000-000000000000.png" })).toMatchObject({
+      status: 404
+    })
+    expect(await send(port, { path: "/openapi.json" })).toMatchObject({ status: 200 })
+    expect(await send(port, { method: "POST", path: "/ops/clock/advance" })).toMatchObject({ status: 401 })
+    await alive()
+    expect(server.stdout()).not.toMatch(/unhandled defect|RangeError| {4}at /)
+    expect(server.stderr()).toBe("")
+  }, 30_000)
+
+  it("on SIGTERM lets in-flight requests finish, refuses new ones, and exits 0 quietly", async () => {
+    const body = JSON.stringify({ phone: "+9607771234" })
+    // Requests in flight when the signal comes: the server has taken each (its `100 Continue` says so),
+    // and their bodies arrive only afterwards.
+    const finish: Array<() => void> = []
+    const taken: Array<Promise<void>> = []
+    const inFlight = Array.from({ length: 5 }, () =>
+      send(port, {
+        method: "POST",
+        path: challengePath,
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          expect: "100-continue"
+        },
+        write: (req) => {
+          taken.push(new Promise((resolve) => req.once("continue", resolve)))
+          req.flushHeaders()
+          finish.push(() => req.end(body))
+        }
+      })
+    )
+    await Promise.all(taken)
+    const signalled = Date.now()
+    process.kill(server.pid, "SIGTERM")
+    // Not ready any more: new connections are refused (or answered 503) while those requests run.
+    let probe: Outcome = { status: 200, connection: undefined, body: "" }
+    for (let i = 0; i < 50 && isAnswer(probe) && probe.status === 200; i++) {
+      await sleep(100)
+      probe = await send(port, { path: "/readyz", timeoutMs: 15_000 })
+    }
+    expect(isAnswer(probe) ? probe.status : probe.error).toMatch(/^(503|ECONNREFUSED)$/)
+    for (const f of finish) f()
+    for (const outcome of await Promise.all(inFlight))
+      expect(outcome).toMatchObject({ status: 404, connection: "close" })
+    const exit = await server.exited
+    const ms = Date.now() - signalled
+    console.log(`SIGTERM with 5 requests in flight: exit ${exit.code} ${ms} ms after the signal`)
+    expect(exit).toEqual({ code: 0, signal: null })
+    expect(ms).toBeLessThan(20_000)
+    expect(server.stderr()).toBe("")
+  }, 40_000)
+})
+
+describe("start-up", () => {
+  const scope = Effect.runSync(Scope.make())
+  afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)), 30_000)
+
+  it("answers every request from the first millisecond, and exits 0 on SIGINT", async () => {
+    const env = await serverEnv(scope)
+    const port = await ServerProcess.freePort()
+    const spawned = Date.now()
+    const server = await ServerProcess.spawnServer({ env, port })
+    let refused = 0
+    // Each client retries while the port is closed; once connected, its request must be answered.
+    const client = async (path: string, method = "GET", body?: string) => {
+      for (;;) {
+        const outcome = await send(port, {
+          method,
+          path,
+          ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body }),
+          timeoutMs: 20_000
+        })
+        if (isAnswer(outcome) || outcome.error !== "ECONNREFUSED") return outcome
+        refused++
+        await sleep(20)
+      }
+    }
+    try {
+      const outcomes = await Promise.all([
+        ...Array.from({ length: 8 }, () => client("/healthz")),
+        ...Array.from({ length: 8 }, () => client(challengePath, "POST", '{"phone":"+9607771234"}'))
+      ])
+      const ms = Date.now() - spawned
+      console.log(
+        `start-up: all answered ${ms} ms after spawning; ${refused} connections refused before that`
+      )
+      expect(outcomes.map((o) => (isAnswer(o) ? o.status : o.error))).toEqual([
+        ...Array(8).fill(200),
+        ...Array(8).fill(404)
+      ])
+      const exit = await server.stop({ signal: "SIGINT" })
+      expect(exit).toEqual({ code: 0, signal: null })
+      expect(server.stderr()).toBe("")
+    } finally {
+      server.kill()
+    }
+  }, 90_000)
+})
