@@ -6,12 +6,17 @@
  */
 import { DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
-import type { CustomerId, Environment, MerchantId } from "./Ids.js"
+import {
+  CheckoutSessionId,
+  type CustomerId,
+  type Environment,
+  type MerchantId,
+  type SubscriptionId
+} from "./Ids.js"
 import { MaxCap, MinAmount } from "./Money.js"
-import type { SubscriptionId } from "./Subscription.js"
 
-export const CheckoutSessionId = Schema.UUID.pipe(Schema.brand("CheckoutSessionId"))
-export type CheckoutSessionId = typeof CheckoutSessionId.Type
+// Defined in Ids so this module need not import Subscription; re-exported for callers.
+export { CheckoutSessionId }
 
 export const Mode = Schema.Literal("PAYMENT", "SUBSCRIPTION")
 export type Mode = typeof Mode.Type

@@ -2,47 +2,221 @@
  * The event catalogue and the outbox port. Webhook objects are built here, snake_case with Unix seconds,
  * so the outbox stores exactly what will be sent.
  */
-import { Context, type DateTime, Effect } from "effect"
+import { Context, type DateTime, Effect, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
+import * as CheckoutSession from "./CheckoutSession.js"
 import type { ServiceUnavailable } from "./Errors.js"
+import { ApiVersion, Type } from "./EventType.js"
 import type { Environment, MerchantId } from "./Ids.js"
-import type { Charge, Mandate, RefusalCode } from "./Mandate.js"
+import * as Ids from "./Ids.js"
+import * as Invoice from "./Invoice.js"
+import * as Mandate from "./Mandate.js"
 import { Currency } from "./Money.js"
-import type { CheckoutSession } from "./CheckoutSession.js"
-import type { Invoice } from "./Invoice.js"
 import type { Payment as QrPayment } from "./QrCode.js"
-import type { Subscription } from "./Subscription.js"
+import * as Subscription from "./Subscription.js"
 
-/** The API version, carried as `api_version` in every delivery. */
-export const ApiVersion = "2026-07-01"
+// The names live in EventType (so domain modules can use them without importing this one); kept here too.
+export { ApiVersion, Type, Types } from "./EventType.js"
 
-export const Types = [
-  "mandate.activated",
-  "mandate.declined",
-  "mandate.revoked",
-  "mandate.charge.succeeded",
-  "mandate.charge.failed",
-  "subscription.activated",
-  "invoice.paid",
-  "invoice.payment_failed",
-  "subscription.past_due",
-  "subscription.canceled",
-  "checkout.session.completed",
-  "qr_code.payment.succeeded"
-] as const
-export type Type = (typeof Types)[number]
+// Annotated so the published JSON Schema says what the integers mean.
+const UnixSeconds = Schema.Int.annotations({
+  identifier: "UnixSeconds",
+  description: "Unix time, whole seconds"
+})
+const Amount = Schema.NonNegativeInt.annotations({
+  identifier: "Laari",
+  description: "Laari (100 laari = 1 MVR)"
+})
+const CurrencyCode = Schema.Literal(Currency)
 
-export type WebhookObject = { readonly [key: string]: unknown }
+export const MandateObject = Schema.Struct({
+  id: Ids.MandateId,
+  object: Schema.Literal("mandate"),
+  reference: Schema.String,
+  status: Mandate.Status,
+  title: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  currency: CurrencyCode,
+  per_charge_cap: Amount,
+  period_cap: Schema.NullOr(Amount),
+  period: Schema.NullOr(Schema.Literal("MONTH")),
+  period_key: Schema.NullOr(Schema.String),
+  period_charged: Amount,
+  setup_expires_at: UnixSeconds,
+  expires_at: UnixSeconds,
+  approved_at: Schema.NullOr(UnixSeconds),
+  revoked_at: Schema.NullOr(UnixSeconds),
+  revoked_by: Schema.NullOr(Mandate.RevokedBy),
+  created_at: UnixSeconds
+}).annotations({ identifier: "Mandate" })
+export type MandateObject = typeof MandateObject.Type
 
-/** The delivery envelope (DESIGN section 7). */
-export interface Envelope {
-  readonly id: string
-  readonly type: Type
-  readonly api_version: typeof ApiVersion
-  readonly created: number
-  readonly livemode: boolean
-  readonly data: { readonly object: WebhookObject }
+export const ChargeObject = Schema.Struct({
+  id: Schema.String,
+  object: Schema.Literal("mandate_charge"),
+  mandate_id: Ids.MandateId,
+  amount: Amount,
+  currency: CurrencyCode,
+  status: Schema.Literal("SUCCEEDED"),
+  description: Schema.String,
+  reference: Schema.String,
+  fee: Amount,
+  net_amount: Amount,
+  period_key: Schema.String,
+  period_charged: Amount,
+  created_at: UnixSeconds
+}).annotations({ identifier: "MandateCharge" })
+export type ChargeObject = typeof ChargeObject.Type
+
+/** A refused charge has no id: nothing was created, only the refusal is reported. */
+export const ChargeFailureObject = Schema.Struct({
+  object: Schema.Literal("mandate_charge_failure"),
+  mandate_id: Ids.MandateId,
+  mandate_reference: Schema.String,
+  amount: Schema.Int,
+  currency: CurrencyCode,
+  reference: Schema.String,
+  description: Schema.String,
+  code: Mandate.RefusalCode,
+  message: Schema.String,
+  created_at: UnixSeconds
+}).annotations({ identifier: "MandateChargeFailure" })
+export type ChargeFailureObject = typeof ChargeFailureObject.Type
+
+export const QrPaymentObject = Schema.Struct({
+  id: Schema.String,
+  object: Schema.Literal("qr_code_payment"),
+  qrid: Schema.String,
+  qr_code_id: Schema.String,
+  // A string here although requests send an integer: kept as delivered so far (the outbox stores exact text).
+  outlet_id: Schema.String,
+  amount: Amount,
+  currency: CurrencyCode,
+  fee: Amount,
+  net_amount: Amount,
+  reference: Schema.String,
+  created_at: UnixSeconds
+}).annotations({ identifier: "QrCodePayment" })
+export type QrPaymentObject = typeof QrPaymentObject.Type
+
+export const SubscriptionObject = Schema.Struct({
+  id: Ids.SubscriptionId,
+  object: Schema.Literal("subscription"),
+  reference: Schema.String,
+  status: Subscription.Status,
+  plan_name: Schema.String,
+  amount: Amount,
+  currency: CurrencyCode,
+  interval: Calendar.Interval,
+  interval_count: Schema.Int,
+  checkout_session_id: Ids.CheckoutSessionId,
+  billing_cycle_anchor: UnixSeconds,
+  current_period_start: UnixSeconds,
+  current_period_end: UnixSeconds,
+  next_billing_at: Schema.NullOr(UnixSeconds),
+  cancel_at_period_end: Schema.Boolean,
+  cancelled_at: Schema.NullOr(UnixSeconds),
+  cancellation_initiator: Schema.NullOr(Subscription.Initiator),
+  metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
+  created_at: UnixSeconds
+}).annotations({ identifier: "Subscription" })
+export type SubscriptionObject = typeof SubscriptionObject.Type
+
+export const InvoiceObject = Schema.Struct({
+  id: Ids.InvoiceId,
+  object: Schema.Literal("invoice"),
+  subscription_id: Ids.SubscriptionId,
+  subscription_reference: Schema.String,
+  period_key: Schema.String,
+  period_start: UnixSeconds,
+  period_end: UnixSeconds,
+  amount: Amount,
+  currency: CurrencyCode,
+  status: Invoice.Status,
+  attempt_count: Schema.Int,
+  next_retry_at: Schema.NullOr(UnixSeconds),
+  failure_reason: Schema.NullOr(Invoice.FailureReason),
+  payment_intent_id: Schema.NullOr(Schema.String),
+  paid_at: Schema.NullOr(UnixSeconds),
+  created_at: UnixSeconds
+}).annotations({ identifier: "Invoice" })
+export type InvoiceObject = typeof InvoiceObject.Type
+
+export const CheckoutSessionObject = Schema.Struct({
+  id: Ids.CheckoutSessionId,
+  object: Schema.Literal("checkout.session"),
+  mode: CheckoutSession.Mode,
+  status: CheckoutSession.Status,
+  reference: Schema.String,
+  title: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  amount: Amount,
+  currency: CurrencyCode,
+  price: Schema.NullOr(
+    Schema.Struct({
+      name: Schema.String,
+      amount: Amount,
+      interval: Calendar.Interval,
+      interval_count: Schema.Int
+    })
+  ),
+  subscription: Schema.NullOr(Schema.Struct({ id: Ids.SubscriptionId })),
+  payment_id: Schema.NullOr(Schema.String),
+  expires_at: UnixSeconds,
+  completed_at: Schema.NullOr(UnixSeconds),
+  created_at: UnixSeconds
+}).annotations({ identifier: "CheckoutSession" })
+export type CheckoutSessionObject = typeof CheckoutSessionObject.Type
+
+/** Which object each event type carries as `data.object`: the catalogue, one entry per type. */
+export const Objects = {
+  "mandate.activated": MandateObject,
+  "mandate.declined": MandateObject,
+  "mandate.revoked": MandateObject,
+  "mandate.charge.succeeded": ChargeObject,
+  "mandate.charge.failed": ChargeFailureObject,
+  "subscription.activated": SubscriptionObject,
+  "invoice.paid": InvoiceObject,
+  "invoice.payment_failed": InvoiceObject,
+  "subscription.past_due": SubscriptionObject,
+  "subscription.canceled": SubscriptionObject,
+  "checkout.session.completed": CheckoutSessionObject,
+  "qr_code.payment.succeeded": QrPaymentObject
+} as const satisfies { readonly [T in Type]: Schema.Schema.Any }
+
+export const WebhookObject = Schema.Union(
+  MandateObject,
+  ChargeObject,
+  ChargeFailureObject,
+  QrPaymentObject,
+  SubscriptionObject,
+  InvoiceObject,
+  CheckoutSessionObject
+)
+export type WebhookObject = typeof WebhookObject.Type
+
+const envelopeFields = {
+  id: Schema.String,
+  api_version: Schema.Literal(ApiVersion),
+  created: UnixSeconds,
+  livemode: Schema.Boolean
 }
+
+/** The delivery envelope (DESIGN section 7), for any event type. */
+export const Envelope = Schema.Struct({
+  ...envelopeFields,
+  type: Type,
+  data: Schema.Struct({ object: WebhookObject })
+})
+export type Envelope = typeof Envelope.Type
+
+/** The envelope of one event type: its `type` fixed, its `data.object` that type's object. */
+export const envelopeOf = <T extends Type>(type: T) =>
+  Schema.Struct({
+    ...envelopeFields,
+    type: Schema.Literal(type),
+    data: Schema.Struct({ object: Objects[type] })
+  })
 
 /** An event as the outbox keeps it: the envelope and whom it belongs to. */
 export interface Event {
@@ -73,9 +247,14 @@ export const make = (input: {
   }
 })
 
-const unix = (t: DateTime.Utc | null): number | null => (t === null ? null : Calendar.unixSeconds(t))
+// Overloaded so a timestamp that is never null stays a plain number in the object's type.
+function unix(t: DateTime.Utc): number
+function unix(t: DateTime.Utc | null): number | null
+function unix(t: DateTime.Utc | null): number | null {
+  return t === null ? null : Calendar.unixSeconds(t)
+}
 
-export const mandateObject = (m: Mandate): WebhookObject => ({
+export const mandateObject = (m: Mandate.Mandate): MandateObject => ({
   id: m.id,
   object: "mandate",
   reference: m.reference,
@@ -96,7 +275,7 @@ export const mandateObject = (m: Mandate): WebhookObject => ({
   created_at: unix(m.createdAt)
 })
 
-export const chargeObject = (c: Charge): WebhookObject => ({
+export const chargeObject = (c: Mandate.Charge): ChargeObject => ({
   id: c.id,
   object: "mandate_charge",
   mandate_id: c.mandateId,
@@ -113,14 +292,14 @@ export const chargeObject = (c: Charge): WebhookObject => ({
 })
 
 export const chargeFailedObject = (input: {
-  mandate: Mandate
+  mandate: Mandate.Mandate
   amount: number
   reference: string
   description: string
-  code: RefusalCode
+  code: Mandate.RefusalCode
   message: string
   now: DateTime.Utc
-}): WebhookObject => ({
+}): ChargeFailureObject => ({
   object: "mandate_charge_failure",
   mandate_id: input.mandate.id,
   mandate_reference: input.mandate.reference,
@@ -133,7 +312,7 @@ export const chargeFailedObject = (input: {
   created_at: Calendar.unixSeconds(input.now)
 })
 
-export const qrPaymentObject = (p: QrPayment): WebhookObject => ({
+export const qrPaymentObject = (p: QrPayment): QrPaymentObject => ({
   id: p.id,
   object: "qr_code_payment",
   qrid: p.qrid,
@@ -147,7 +326,7 @@ export const qrPaymentObject = (p: QrPayment): WebhookObject => ({
   created_at: unix(p.createdAt)
 })
 
-export const subscriptionObject = (sub: Subscription): WebhookObject => ({
+export const subscriptionObject = (sub: Subscription.Subscription): SubscriptionObject => ({
   id: sub.id,
   object: "subscription",
   reference: sub.reference,
@@ -169,7 +348,7 @@ export const subscriptionObject = (sub: Subscription): WebhookObject => ({
   created_at: unix(sub.createdAt)
 })
 
-export const invoiceObject = (inv: Invoice): WebhookObject => ({
+export const invoiceObject = (inv: Invoice.Invoice): InvoiceObject => ({
   id: inv.id,
   object: "invoice",
   subscription_id: inv.subscriptionId,
@@ -188,7 +367,7 @@ export const invoiceObject = (inv: Invoice): WebhookObject => ({
   created_at: unix(inv.createdAt)
 })
 
-export const checkoutSessionObject = (s: CheckoutSession): WebhookObject => ({
+export const checkoutSessionObject = (s: CheckoutSession.CheckoutSession): CheckoutSessionObject => ({
   id: s.id,
   object: "checkout.session",
   mode: s.mode,
@@ -218,9 +397,9 @@ export const checkoutSessionObject = (s: CheckoutSession): WebhookObject => ({
 export const subscriptionEventObject = (
   type: Type,
   context: {
-    readonly subscription: Subscription
-    readonly invoice?: Invoice | undefined
-    readonly session?: CheckoutSession | undefined
+    readonly subscription: Subscription.Subscription
+    readonly invoice?: Invoice.Invoice | undefined
+    readonly session?: CheckoutSession.CheckoutSession | undefined
   }
 ): WebhookObject => {
   switch (type) {

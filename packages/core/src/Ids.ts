@@ -18,6 +18,15 @@ export type ChargeId = typeof ChargeId.Type
 export const ChallengeId = Schema.UUID.pipe(Schema.brand("ChallengeId"))
 export type ChallengeId = typeof ChallengeId.Type
 
+export const SubscriptionId = Schema.UUID.pipe(Schema.brand("SubscriptionId"))
+export type SubscriptionId = typeof SubscriptionId.Type
+
+export const InvoiceId = Schema.UUID.pipe(Schema.brand("InvoiceId"))
+export type InvoiceId = typeof InvoiceId.Type
+
+export const CheckoutSessionId = Schema.UUID.pipe(Schema.brand("CheckoutSessionId"))
+export type CheckoutSessionId = typeof CheckoutSessionId.Type
+
 /** Outlets are numbered, as the spec sends `outlet_id` as an integer. */
 export const OutletId = Schema.Int.pipe(Schema.positive(), Schema.brand("OutletId"))
 export type OutletId = typeof OutletId.Type

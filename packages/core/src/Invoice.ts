@@ -4,12 +4,12 @@
  */
 import { DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
-import type { Environment, MerchantId } from "./Ids.js"
-import type { Subscription, SubscriptionId } from "./Subscription.js"
+import { type Environment, InvoiceId, type MerchantId, type SubscriptionId } from "./Ids.js"
+import type { Subscription } from "./Subscription.js"
 import type { RefusalReason } from "./Wallet.js"
 
-export const InvoiceId = Schema.UUID.pipe(Schema.brand("InvoiceId"))
-export type InvoiceId = typeof InvoiceId.Type
+// Defined in Ids (with the other ids) to keep the domain modules free of import cycles; re-exported for callers.
+export { InvoiceId }
 
 /** `PENDING`: open, waiting for its first attempt or a retry. `CHARGING`: an attempt is in flight. */
 export const Status = Schema.Literal("PENDING", "CHARGING", "PAID", "FAILED", "VOID")

@@ -8,13 +8,13 @@
 import { Data, DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
 import * as CheckoutSession from "./CheckoutSession.js"
-import type { Type as EventType } from "./Events.js"
-import type { CustomerId, Environment, MerchantId } from "./Ids.js"
+import type { Type as EventType } from "./EventType.js"
+import { type CustomerId, type Environment, type MerchantId, SubscriptionId } from "./Ids.js"
 import * as Invoice from "./Invoice.js"
 import type { RefusalReason } from "./Wallet.js"
 
-export const SubscriptionId = Schema.UUID.pipe(Schema.brand("SubscriptionId"))
-export type SubscriptionId = typeof SubscriptionId.Type
+// Defined in Ids so CheckoutSession and Invoice need not import this module; re-exported for callers.
+export { SubscriptionId }
 
 export const Status = Schema.Literal("ACTIVE", "PAST_DUE", "CANCELLED")
 export type Status = typeof Status.Type
