@@ -13,7 +13,8 @@ import {
   type MerchantId,
   type SubscriptionId
 } from "./Ids.js"
-import { MaxCap, MinAmount } from "./Money.js"
+import { limited, MaxTextLength } from "./Fields.js"
+import { isAmount, MaxCap, MinAmount } from "./Money.js"
 
 // Defined in Ids so this module need not import Subscription; re-exported for callers.
 export { CheckoutSessionId }
@@ -29,8 +30,23 @@ export const isTerminal = (s: Status): boolean => terminal.includes(s)
 
 /** An unpaid session lapses 24 hours after creation (spec 2.6 and 8). */
 export const LifetimeHours = 24
-export const MaxTextLength = 255
 export const MaxPlanNameLength = 120
+
+/** `price_data.name`: the plan's name, frozen into the subscription. */
+export const PlanName = limited(MaxPlanNameLength, "PlanName", "The plan's name, frozen at consent")
+
+/**
+ * `price_data.interval_count` on its own: 1 to the most of any interval. Whether the span fits one week
+ * to one year depends on `interval` too, which `validate` decides (`Calendar.isValidSpan`).
+ */
+const maxCount = Math.max(...Object.values(Calendar.MaxIntervalCount))
+export const IntervalCount = Schema.Number.pipe(Schema.int(), Schema.between(1, maxCount)).annotations({
+  title: "IntervalCount",
+  description: `Intervals per cycle, default 1: WEEK 1 to ${Calendar.MaxIntervalCount.WEEK}, MONTH 1 to ${Calendar.MaxIntervalCount.MONTH}`,
+  message: () => ({ message: `must be a whole number from 1 to ${maxCount}`, override: true })
+})
+const isIntervalCount = Schema.is(IntervalCount)
+const isInterval = Schema.is(Calendar.Interval)
 
 /** The plan a subscription session sells; frozen into the subscription at consent. */
 export interface Price {
@@ -106,8 +122,6 @@ export type FieldProblem = { readonly field: string; readonly message: string }
 /** An absolute http(s) URL with a host and no whitespace (core has no `URL` global). */
 const httpUrl = /^https?:\/\/[^\s/?#]+[^\s]*$/i
 
-const isAmount = (n: number): boolean => Number.isSafeInteger(n) && n >= MinAmount && n <= MaxCap
-
 /**
  * The rules of `POST /checkout/sessions` that need no database (spec 4.3 and 8), every problem at once,
  * with the snake_case field names of the request. Reference uniqueness is a database constraint.
@@ -143,7 +157,7 @@ export const validate = (r: Request): Either.Either<Terms, ReadonlyArray<FieldPr
       text("price_data.name", p.name, true, MaxPlanNameLength)
       if (p.amount === null) problem("price_data.amount", "price_data.amount is required")
       else if (!isAmount(p.amount)) problem("price_data.amount", amountMessage("price_data.amount"))
-      const interval = p.interval === "WEEK" || p.interval === "MONTH" ? p.interval : null
+      const interval = p.interval !== null && isInterval(p.interval) ? p.interval : null
       if (p.interval === null) problem("price_data.interval", "price_data.interval is required")
       else if (interval === null) problem("price_data.interval", "price_data.interval must be WEEK or MONTH")
       const count = p.intervalCount ?? 1
@@ -152,8 +166,11 @@ export const validate = (r: Request): Either.Either<Terms, ReadonlyArray<FieldPr
           "price_data.interval_count",
           `price_data.interval_count must be a whole number from 1 to ${Calendar.MaxIntervalCount[interval]} for ${interval}: a span of one week to one year`
         )
-      else if (interval === null && (!Number.isSafeInteger(count) || count < 1))
-        problem("price_data.interval_count", "price_data.interval_count must be a whole number of at least 1")
+      else if (interval === null && !isIntervalCount(count))
+        problem(
+          "price_data.interval_count",
+          `price_data.interval_count must be a whole number from 1 to ${maxCount}`
+        )
       // `amount` is ignored in subscription mode, but one that disagrees with the price is a mistake.
       if (r.amount !== null && p.amount !== null && r.amount !== p.amount)
         problem("amount", "amount must equal price_data.amount in SUBSCRIPTION mode")

@@ -4,8 +4,9 @@
  */
 import { DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
+import { MaxTextLength } from "./Fields.js"
 import type { CustomerId, Environment, MandateId, MerchantId } from "./Ids.js"
-import { MaxCap, MinAmount } from "./Money.js"
+import { isAmount, isChargeable, MaxCap, MinAmount } from "./Money.js"
 
 export const Status = Schema.Literal("INITIATED", "ACTIVE", "DECLINED", "REVOKED", "EXPIRED", "SUSPENDED")
 export type Status = typeof Status.Type
@@ -16,6 +17,25 @@ export const isTerminal = (s: Status): boolean => terminal.includes(s)
 /** The approval link works for 24 hours; a mandate lives at most 365 days. */
 export const SetupWindowHours = 24
 export const MaxLifetimeDays = 365
+
+/** The only period a merchant may set (spec 4.1). */
+export const Period = Schema.Literal("MONTH")
+export type Period = typeof Period.Type
+
+/**
+ * A charge's `amount` as the request decodes it: any whole number. The bounds are published, but an
+ * amount outside them is a refusal of spec 7.1 (`MANDATE_CHARGE_AMOUNT_INVALID` below the minimum,
+ * `PER_CHARGE_CAP_EXCEEDED` above the cap) with its code and event, decided by `authorizeCharge`.
+ */
+export const ChargeAmount = Schema.Number.pipe(
+  Schema.int({
+    message: () => "must be a whole number of laari",
+    jsonSchema: { type: "integer", minimum: MinAmount, maximum: MaxCap }
+  })
+).annotations({
+  title: "ChargeAmount",
+  description: `Laari, at least ${MinAmount} and at most the mandate's per_charge_cap`
+})
 
 export const RevokedBy = Schema.Literal("CUSTOMER", "MERCHANT", "SERVICE")
 export type RevokedBy = typeof RevokedBy.Type
@@ -30,7 +50,7 @@ export interface Mandate {
   readonly description: string | null
   readonly perChargeCap: number
   readonly periodCap: number | null
-  readonly period: "MONTH" | null
+  readonly period: Period | null
   readonly periodKey: string | null
   readonly periodCharged: number
   readonly returnUrl: string | null
@@ -53,7 +73,7 @@ export interface Terms {
   readonly description: string | null
   readonly perChargeCap: number
   readonly periodCap: number | null
-  readonly period: "MONTH" | null
+  readonly period: Period | null
   readonly expiresAt: DateTime.Utc | null
   readonly returnUrl: string | null
 }
@@ -71,16 +91,13 @@ export const validateTerms = (terms: Terms, now: DateTime.Utc): ReadonlyArray<Fi
       if (required) problems.push({ field, message: `${field} is required` })
     } else if (required && value.trim().length === 0)
       problems.push({ field, message: `${field} must not be empty` })
-    else if (value.length > 255) problems.push({ field, message: `${field} must be at most 255 characters` })
+    else if (value.length > MaxTextLength)
+      problems.push({ field, message: `${field} must be at most ${MaxTextLength} characters` })
   }
   text("reference", terms.reference, true)
   text("title", terms.title, true)
   text("description", terms.description, false)
-  if (
-    !Number.isSafeInteger(terms.perChargeCap) ||
-    terms.perChargeCap < MinAmount ||
-    terms.perChargeCap > MaxCap
-  )
+  if (!isAmount(terms.perChargeCap))
     problems.push({
       field: "per_charge_cap",
       message: `per_charge_cap must be a whole number from ${MinAmount} to ${MaxCap}`
@@ -238,7 +255,7 @@ export const authorizeCharge = (
   if (m.status === "EXPIRED" || (isLive(m) && DateTime.greaterThanOrEqualTo(now, m.expiresAt)))
     return Either.left("MANDATE_EXPIRED")
   if (m.status !== "ACTIVE") return Either.left("MANDATE_INACTIVE")
-  if (!Number.isSafeInteger(amount) || amount < MinAmount) return Either.left("MANDATE_CHARGE_AMOUNT_INVALID")
+  if (!isChargeable(amount)) return Either.left("MANDATE_CHARGE_AMOUNT_INVALID")
   if (amount > m.perChargeCap) return Either.left("PER_CHARGE_CAP_EXCEEDED")
   const periodKey = Calendar.monthKey(now, payerZone)
   if (m.periodCap === null) return Either.right({ periodKey, periodCharged: 0 })

@@ -27,5 +27,30 @@ export const formatMvr = (amount: number): string => {
   return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`
 }
 
+/**
+ * Any charge, cap or price: a whole number of laari, at least the platform minimum. One message whatever
+ * failed (`override`), so a refused field reads the rule rather than which check tripped.
+ */
+export const Chargeable = Schema.Number.pipe(
+  Schema.int(),
+  Schema.greaterThanOrEqualTo(MinAmount)
+).annotations({
+  title: "Chargeable",
+  description: `Laari (100 laari = 1 MVR), at least ${MinAmount}`,
+  message: () => ({ message: `must be a whole number of laari of at least ${MinAmount}`, override: true })
+})
+
 /** True when `n` is a whole number of laari at least the platform minimum. */
-export const isChargeable = (n: number): boolean => Number.isSafeInteger(n) && n >= MinAmount
+export const isChargeable: (n: number) => boolean = Schema.is(Chargeable)
+
+/** A per-charge cap, a plan price or a checkout amount (spec 8): whole laari from `MinAmount` to `MaxCap`. */
+export const Amount = Schema.Number.pipe(Schema.int(), Schema.between(MinAmount, MaxCap)).annotations({
+  title: "Amount",
+  description: `Laari (100 laari = 1 MVR), from ${MinAmount} to ${MaxCap}`,
+  message: () => ({
+    message: `must be a whole number of laari from ${MinAmount} to ${MaxCap}`,
+    override: true
+  })
+})
+
+export const isAmount: (n: number) => boolean = Schema.is(Amount)

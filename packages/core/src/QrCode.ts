@@ -4,6 +4,7 @@
  */
 import { DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
+import { MaxTextLength } from "./Fields.js"
 import type { CustomerId, Environment, MerchantId } from "./Ids.js"
 import { formatMvr, MinAmount } from "./Money.js"
 import * as QrScheme from "./QrScheme.js"
@@ -20,6 +21,30 @@ export const MaxExpiryMinutes = 15
 
 /** The largest amount a code carries: the scheme's 13-character `54` field allows far more. */
 export const MaxAmount = 100_000_000
+
+/** A dynamic code's amount, and a static code's typed one: whole laari, `MinAmount` to `MaxAmount`. */
+export const Amount = Schema.Number.pipe(Schema.int(), Schema.between(MinAmount, MaxAmount)).annotations({
+  title: "QrAmount",
+  description: `Laari (100 laari = 1 MVR), from ${MinAmount} to ${MaxAmount}`,
+  message: () => ({
+    message: `must be a whole number of laari from ${MinAmount} to ${MaxAmount}`,
+    override: true
+  })
+})
+const isAmount = Schema.is(Amount)
+
+/** `expires_in_minutes` of a dynamic code. */
+export const ExpiresInMinutes = Schema.Number.pipe(
+  Schema.int(),
+  Schema.between(MinExpiryMinutes, MaxExpiryMinutes)
+).annotations({
+  title: "ExpiresInMinutes",
+  description: `Minutes a dynamic code stays payable, ${MinExpiryMinutes} to ${MaxExpiryMinutes} (default ${MaxExpiryMinutes})`,
+  message: () => ({
+    message: `must be a whole number from ${MinExpiryMinutes} to ${MaxExpiryMinutes}`,
+    override: true
+  })
+})
 
 export interface QrCode {
   readonly id: string
@@ -57,29 +82,24 @@ export type FieldProblem = { readonly field: string; readonly message: string }
 /** The rules of `POST /qr-codes` that need no database (spec 4.2 and 7.3). */
 export const validate = (r: Request): ReadonlyArray<FieldProblem> => {
   const problems: Array<FieldProblem> = []
-  const max255 = (field: string, value: string | null) => {
-    if (value !== null && value.length > 255)
-      problems.push({ field, message: `${field} must be at most 255 characters` })
+  const maxText = (field: string, value: string | null) => {
+    if (value !== null && value.length > MaxTextLength)
+      problems.push({ field, message: `${field} must be at most ${MaxTextLength} characters` })
   }
-  max255("title", r.title)
-  max255("description", r.description)
-  max255("reference", r.reference)
+  maxText("title", r.title)
+  maxText("description", r.description)
+  maxText("reference", r.reference)
   if (r.reference !== null && r.reference.trim().length === 0)
     problems.push({ field: "reference", message: "reference must not be empty" })
   if (r.type === "DYNAMIC") {
     if (r.amount === null)
       problems.push({ field: "amount", message: "amount is required for a DYNAMIC code" })
-    else if (!Number.isSafeInteger(r.amount) || r.amount < MinAmount || r.amount > MaxAmount)
+    else if (!isAmount(r.amount))
       problems.push({
         field: "amount",
         message: `amount must be a whole number of laari from ${MinAmount} to ${MaxAmount}`
       })
-    if (
-      r.expiresInMinutes !== null &&
-      (!Number.isSafeInteger(r.expiresInMinutes) ||
-        r.expiresInMinutes < MinExpiryMinutes ||
-        r.expiresInMinutes > MaxExpiryMinutes)
-    )
+    if (r.expiresInMinutes !== null && !Schema.is(ExpiresInMinutes)(r.expiresInMinutes))
       problems.push({
         field: "expires_in_minutes",
         message: `expires_in_minutes must be a whole number from ${MinExpiryMinutes} to ${MaxExpiryMinutes}`
@@ -169,8 +189,7 @@ export const authorizePayment = (
     if (typed !== null && typed !== c.amount) return Either.left("amount-mismatch")
     return Either.right(c.amount!)
   }
-  if (typed === null || !Number.isSafeInteger(typed) || typed < MinAmount || typed > MaxAmount)
-    return Either.left("amount-required")
+  if (typed === null || !isAmount(typed)) return Either.left("amount-required")
   return Either.right(typed)
 }
 

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Schema } from "effect"
+import { Either, JSONSchema, Schema } from "effect"
 import fc from "fast-check"
+import * as CheckoutSession from "../src/CheckoutSession.js"
+import * as Fields from "../src/Fields.js"
 import * as Money from "../src/Money.js"
+import * as QrCode from "../src/QrCode.js"
 
 describe("formatMvr", () => {
   it.each([
@@ -54,5 +57,86 @@ describe("Laari", () => {
     fc.assert(
       fc.property(fc.integer({ min: -1e9, max: 1e9 }), (n) => Money.isChargeable(n) === n >= Money.MinAmount)
     )
+  })
+})
+
+describe("field schemas", () => {
+  const accepts =
+    <A, I>(schema: Schema.Schema<A, I>) =>
+    (v: unknown) =>
+      Either.isRight(Schema.decodeUnknownEither(schema)(v))
+
+  it("Amount accepts whole laari from 100 to 500000 and nothing else", () => {
+    const ok = accepts(Money.Amount)
+    expect([100, 500_000, 12_550].map(ok)).toEqual([true, true, true])
+    expect([99, 500_001, 150.5, 0, -100, Number.NaN, "1000", null].map(ok)).toEqual(Array(8).fill(false))
+    fc.assert(fc.property(fc.integer({ min: -1e9, max: 1e9 }), (n) => ok(n) === (n >= 100 && n <= 500_000)))
+    fc.assert(fc.property(fc.integer({ min: 100, max: 499_999 }), (n) => !ok(n + 0.5)))
+    expect(Money.isAmount(500_000)).toBe(true)
+    expect(Money.isAmount(500_001)).toBe(false)
+  })
+
+  it("Chargeable is Amount without the top: whole laari of at least 100", () => {
+    const ok = accepts(Money.Chargeable)
+    expect([100, 500_001, 10_000_000].map(ok)).toEqual([true, true, true])
+    expect([99, 150.5, "100"].map(ok)).toEqual([false, false, false])
+  })
+
+  it("a refused amount reads the rule, whatever check failed", () => {
+    for (const bad of [99, 150.5, "x"]) {
+      const result = Schema.decodeUnknownEither(Money.Amount)(bad)
+      expect(Either.isLeft(result) && result.left.message).toBe(
+        "must be a whole number of laari from 100 to 500000"
+      )
+    }
+  })
+
+  it("publishes integer, minimum and maximum", () => {
+    expect(JSONSchema.make(Money.Amount)).toMatchObject({ type: "integer", minimum: 100, maximum: 500_000 })
+    expect(JSONSchema.make(Money.Chargeable)).toMatchObject({ type: "integer", minimum: 100 })
+  })
+})
+
+describe("text fields", () => {
+  const accepts = (schema: Schema.Schema<string>) => (v: unknown) =>
+    Either.isRight(Schema.decodeUnknownEither(schema)(v))
+
+  it.each([
+    ["Reference", Fields.Reference, 255],
+    ["Title", Fields.Title, 255],
+    ["Description", Fields.Description, 255],
+    ["PlanName", CheckoutSession.PlanName, 120]
+  ] as const)(
+    "%s accepts %i characters and refuses one more, a NUL or a lone surrogate",
+    (_, schema, max) => {
+      const ok = accepts(schema)
+      expect(ok("x".repeat(max))).toBe(true)
+      expect(ok("")).toBe(true)
+      expect(ok("x".repeat(max + 1))).toBe(false)
+      expect(ok("a\u0000b")).toBe(false)
+      expect(ok("\ud800 lone")).toBe(false)
+      fc.assert(fc.property(fc.string({ maxLength: max + 20 }), (s) => ok(s) === s.length <= max))
+      expect(JSONSchema.make(schema)).toMatchObject({ type: "string", maxLength: max })
+    }
+  )
+})
+
+describe("QR and interval fields", () => {
+  const ok = (schema: Schema.Schema<number>) => (v: unknown) =>
+    Either.isRight(Schema.decodeUnknownEither(schema)(v))
+
+  it("ExpiresInMinutes is 1 to 15", () => {
+    expect([1, 15].map(ok(QrCode.ExpiresInMinutes))).toEqual([true, true])
+    expect([0, 16, 1.5].map(ok(QrCode.ExpiresInMinutes))).toEqual([false, false, false])
+  })
+
+  it("QrCode.Amount is 100 to QrCode.MaxAmount", () => {
+    expect([100, QrCode.MaxAmount].map(ok(QrCode.Amount))).toEqual([true, true])
+    expect([99, QrCode.MaxAmount + 1, 150.5].map(ok(QrCode.Amount))).toEqual([false, false, false])
+  })
+
+  it("IntervalCount is 1 to 52 on its own; the span per interval is CheckoutSession.validate's", () => {
+    expect([1, 52].map(ok(CheckoutSession.IntervalCount))).toEqual([true, true])
+    expect([0, 53, 1.5].map(ok(CheckoutSession.IntervalCount))).toEqual([false, false, false])
   })
 })

@@ -2,28 +2,31 @@
  * Checkout sessions (spec 4.3): a one-off payment, or the first payment of a subscription.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { CheckoutSession } from "@laari/core"
+import { Calendar, CheckoutSession, Fields, Money } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
 import { Body, optionalNullable, Text } from "../Http/Fields.js"
 import { Authentication } from "../Http/Security.js"
 
-/** Loose shapes: every rule of spec 4.3 is checked by the domain and reported per field. */
+/**
+ * Each field's own rule is core's; which fields a mode requires, the interval span and `amount` equal to
+ * `price_data.amount` are `CheckoutSession.validate`'s, so those fields stay optional here.
+ */
 export const CreateSession = Body({
-  mode: optionalNullable(Text),
+  mode: optionalNullable(CheckoutSession.Mode),
   price_data: optionalNullable(
     Schema.Struct({
-      name: optionalNullable(Text),
-      amount: optionalNullable(Schema.Number),
-      interval: optionalNullable(Text),
-      interval_count: optionalNullable(Schema.Number)
+      name: optionalNullable(CheckoutSession.PlanName),
+      amount: optionalNullable(Money.Amount),
+      interval: optionalNullable(Calendar.Interval),
+      interval_count: optionalNullable(CheckoutSession.IntervalCount)
     })
   ),
-  title: optionalNullable(Text),
-  reference: optionalNullable(Text),
-  description: optionalNullable(Text),
+  title: optionalNullable(Fields.Title),
+  reference: optionalNullable(Fields.Reference),
+  description: optionalNullable(Fields.Description),
   return_url: optionalNullable(Text),
-  amount: optionalNullable(Schema.Number)
+  amount: optionalNullable(Money.Amount)
 })
 
 export const SessionCreated = Schema.Struct({

@@ -2,27 +2,14 @@
  * Request field formats shared by every feature: the shape rules of the wire. Rules that need the
  * domain (caps, lifetimes) live in core.
  */
-import { Calendar } from "@laari/core"
+import { Calendar, Fields as CoreFields } from "@laari/core"
 import { Option, Schema } from "effect"
 
-/** A UTF-16 surrogate without its pair: not a character, and stored as U+FFFD it would collide. */
-const loneSurrogate = /[\uD800-\uDFFF]/u
-
 /**
- * Every text a request carries: well-formed Unicode without a NUL character, which PostgreSQL cannot
- * store (so a NUL or a lone surrogate is a clear `422` naming the field, never a failed statement or a
- * silently altered value).
+ * Every text a request carries: well-formed Unicode without a NUL character (core's definition, which
+ * the length-limited fields of core build on).
  */
-export const Text = Schema.String.pipe(
-  Schema.filter((s) => !s.includes("\u0000"), {
-    message: () => "must not contain NUL characters",
-    jsonSchema: {}
-  }),
-  Schema.filter((s) => !loneSurrogate.test(s), {
-    message: () => "must be well-formed Unicode (it contains an unpaired surrogate)",
-    jsonSchema: {}
-  })
-)
+export const Text = CoreFields.Text
 
 /**
  * A request body: unknown fields are refused by name (as Stripe refuses unknown parameters) instead of

@@ -2,7 +2,7 @@
  * The mandate endpoints of spec 4.1.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Mandate } from "@laari/core"
+import { Fields, Mandate, Money } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
 import { Body, OffsetDateTime, optionalNullable, Paging, Text } from "../Http/Fields.js"
@@ -49,21 +49,23 @@ export const ChargeRead = Schema.Struct({
   createdAt: Text
 }).annotations({ identifier: "MandateCharge" })
 
+/** Field rules are core's (`Fields`, `Money`, `Mandate`); cross-field ones are `Mandate.validateTerms`. */
 export const CreateMandate = Body({
-  reference: Text,
-  title: Text,
-  per_charge_cap: Schema.Int,
-  description: optionalNullable(Text),
-  period_cap: optionalNullable(Schema.Int),
-  period: optionalNullable(Schema.Literal("MONTH")),
+  reference: Fields.Reference,
+  title: Fields.Title,
+  per_charge_cap: Money.Amount,
+  description: optionalNullable(Fields.Description),
+  // At least `per_charge_cap`, which only `Mandate.validateTerms` can see.
+  period_cap: optionalNullable(Money.Chargeable),
+  period: optionalNullable(Mandate.Period),
   expires_at: optionalNullable(OffsetDateTime),
   return_url: optionalNullable(Text)
 })
 
 export const CreateCharge = Body({
-  amount: Schema.Int,
-  description: optionalNullable(Text),
-  reference: optionalNullable(Text)
+  amount: Mandate.ChargeAmount,
+  description: optionalNullable(Fields.Description),
+  reference: optionalNullable(Fields.Reference)
 })
 
 export const Revoked = Schema.Struct({ id: Text, status: Mandate.Status, message: Text })

@@ -2,7 +2,7 @@
  * The QR code endpoints of spec 4.2, and the hosted PNG of static codes.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { QrCode } from "@laari/core"
+import { Fields, QrCode } from "@laari/core"
 import { Schema } from "effect"
 import * as Doc from "../Http/Documented.js"
 import { Body, optionalNullable, Paging, Text } from "../Http/Fields.js"
@@ -33,11 +33,11 @@ export const QrCodeDeactivated = Schema.Struct({
 export const CreateQrCode = Body({
   outlet_id: Schema.Int,
   type: Schema.optional(QrCode.Type),
-  amount: optionalNullable(Schema.Int),
-  expires_in_minutes: optionalNullable(Schema.Int),
-  title: optionalNullable(Text),
-  description: optionalNullable(Text),
-  reference: optionalNullable(Text)
+  amount: optionalNullable(QrCode.Amount),
+  expires_in_minutes: optionalNullable(QrCode.ExpiresInMinutes),
+  title: optionalNullable(Fields.Title),
+  description: optionalNullable(Fields.Description),
+  reference: optionalNullable(Fields.Reference)
 })
 
 const IdPath = Schema.Struct({
