@@ -49,4 +49,16 @@ export const check = (
   return undefined
 }
 
+/** The caller may not use this endpoint (`403`): the message names the scope or the key kind. */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { message: Schema.String }) {
+  static of(denial: Denial, scope: Scope): Forbidden {
+    return new Forbidden({
+      message:
+        denial === "publishable-key"
+          ? "A publishable key cannot use this endpoint; use a secret key"
+          : `This key lacks the ${scope} scope`
+    })
+  }
+}
+
 export const tenantOf = (p: Principal): Tenant => ({ merchantId: p.merchantId, environment: p.environment })

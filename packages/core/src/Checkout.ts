@@ -9,7 +9,7 @@ import { Crypto } from "./Crypto.js"
 import { InvalidRequest } from "./Errors.js"
 import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
-import type { ChallengeId, CustomerId, Tenant } from "./Ids.js"
+import { type ChallengeId, type CustomerId, lookup, type Tenant } from "./Ids.js"
 import * as Invoice from "./Invoice.js"
 import { formatMvr, Laari } from "./Money.js"
 import { Notifications } from "./Notifications.js"
@@ -125,8 +125,7 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
     const create = (tenant: Tenant, request: CheckoutSession.Request) =>
       Effect.gen(function* () {
         const terms = yield* Either.match(CheckoutSession.validate(request), {
-          onLeft: (problems) =>
-            Effect.fail(new InvalidRequest({ message: problems[0]!.message, errors: problems })),
+          onLeft: (problems) => Effect.fail(InvalidRequest.of(problems)),
           onRight: Effect.succeed
         })
         const merchant = yield* merchantOf(tenant.merchantId)
@@ -149,16 +148,16 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
         return session
       })
 
-    const get = (tenant: Tenant, id: string) =>
-      Effect.flatMap(sessions.find(tenant, id), (s) =>
+    const get = (tenant: Tenant, idOrReference: string) =>
+      Effect.flatMap(sessions.find(tenant, lookup(idOrReference)), (s) =>
         s === undefined ? Effect.fail(new CheckoutSessionNotFound()) : Effect.succeed(s)
       )
 
     /** The merchant withdraws an open session. */
-    const cancel = (tenant: Tenant, id: string) =>
+    const cancel = (tenant: Tenant, idOrReference: string) =>
       tx.withTransaction(
         Effect.gen(function* () {
-          const s = yield* sessions.find(tenant, id, { forUpdate: true })
+          const s = yield* sessions.find(tenant, lookup(idOrReference), { forUpdate: true })
           if (s === undefined) return yield* new CheckoutSessionNotFound()
           const cancelled = yield* Either.match(CheckoutSession.cancel(s, yield* DateTime.now), {
             onLeft: (reason) => Effect.fail(closed(reason)),

@@ -13,8 +13,8 @@ import {
   type MerchantId,
   type SubscriptionId
 } from "./Ids.js"
-import { limited, MaxTextLength } from "./Fields.js"
-import { isAmount, MaxCap, MinAmount } from "./Money.js"
+import * as Fields from "./Fields.js"
+import { Amount } from "./Money.js"
 
 // Defined in Ids so this module need not import Subscription; re-exported for callers.
 export { CheckoutSessionId }
@@ -33,7 +33,9 @@ export const LifetimeHours = 24
 export const MaxPlanNameLength = 120
 
 /** `price_data.name`: the plan's name, frozen into the subscription. */
-export const PlanName = limited(MaxPlanNameLength, "PlanName", "The plan's name, frozen at consent")
+export const PlanName = Fields.nonBlank(
+  Fields.limited(MaxPlanNameLength, "PlanName", "The plan's name, frozen at consent")
+)
 
 /**
  * `price_data.interval_count` on its own: 1 to the most of any interval. Whether the span fits one week
@@ -47,6 +49,7 @@ export const IntervalCount = Schema.Number.pipe(Schema.int(), Schema.between(1, 
 })
 const isIntervalCount = Schema.is(IntervalCount)
 const isInterval = Schema.is(Calendar.Interval)
+const isMode = Schema.is(Mode)
 
 /** The plan a subscription session sells; frozen into the subscription at consent. */
 export interface Price {
@@ -117,73 +120,64 @@ export interface Terms {
   readonly price: Price | null
 }
 
-export type FieldProblem = { readonly field: string; readonly message: string }
-
-/** An absolute http(s) URL with a host and no whitespace (core has no `URL` global). */
-const httpUrl = /^https?:\/\/[^\s/?#]+[^\s]*$/i
+/** The rules of each field of a request: the same schemas the server's request is decoded with. */
+const RequestFields = Schema.Struct({
+  mode: Fields.nullable(Mode.annotations({ message: () => "must be PAYMENT or SUBSCRIPTION" })),
+  reference: Fields.nullable(Fields.Reference),
+  title: Fields.nullable(Fields.Title),
+  description: Fields.nullable(Fields.Description),
+  returnUrl: Fields.nullable(Fields.ReturnUrl),
+  amount: Fields.nullable(Amount),
+  priceData: Fields.nullable(
+    Schema.Struct({
+      name: Fields.nullable(PlanName),
+      amount: Fields.nullable(Amount),
+      interval: Fields.nullable(Calendar.Interval.annotations({ message: () => "must be WEEK or MONTH" })),
+      intervalCount: Fields.nullable(IntervalCount)
+    })
+  )
+})
 
 /**
- * The rules of `POST /checkout/sessions` that need no database (spec 4.3 and 8), every problem at once,
- * with the snake_case field names of the request. Reference uniqueness is a database constraint.
+ * The rules of `POST /checkout/sessions` that need no database (spec 4.3 and 8), every problem at once:
+ * each field's (its schema), and those across fields, which live only here: what each mode requires
+ * and allows, and the span of `interval` times `intervalCount`. Reference uniqueness is a database
+ * constraint.
  */
-export const validate = (r: Request): Either.Either<Terms, ReadonlyArray<FieldProblem>> => {
-  const problems: Array<FieldProblem> = []
-  const problem = (field: string, message: string) => problems.push({ field, message })
-  const text = (field: string, value: string | null, required: boolean, max: number) => {
-    if (value === null) {
-      if (required) problem(field, `${field} is required`)
-    } else if (required && value.trim().length === 0) problem(field, `${field} must not be empty`)
-    else if (value.length > max) problem(field, `${field} must be at most ${max} characters`)
-  }
-  const amountMessage = (field: string) =>
-    `${field} must be a whole number of laari from ${MinAmount} to ${MaxCap}`
+export const validate = (r: Request): Either.Either<Terms, ReadonlyArray<Fields.FieldProblem>> => {
+  const problems = Fields.collect(Fields.problems(RequestFields)(r))
+  const problem = problems.add
+  if (r.reference === null) problem("reference", "is required")
+  if (r.title === null) problem("title", "is required")
 
-  let mode: Mode | null = null
-  if (r.mode === null || r.mode === "PAYMENT") mode = "PAYMENT"
-  else if (r.mode === "SUBSCRIPTION") mode = "SUBSCRIPTION"
-  else problem("mode", "mode must be PAYMENT or SUBSCRIPTION")
-
-  text("reference", r.reference, true, MaxTextLength)
-  text("title", r.title, true, MaxTextLength)
-  text("description", r.description, false, MaxTextLength)
-  if (r.returnUrl !== null && !httpUrl.test(r.returnUrl))
-    problem("return_url", "return_url must be an http or https URL")
-
+  const mode: Mode | null = r.mode === null ? "PAYMENT" : isMode(r.mode) ? r.mode : null
   let price: Price | null = null
   if (mode === "SUBSCRIPTION") {
     const p = r.priceData
-    if (p === null) problem("price_data", "price_data is required in SUBSCRIPTION mode")
+    if (p === null) problem("priceData", "is required in SUBSCRIPTION mode")
     else {
-      text("price_data.name", p.name, true, MaxPlanNameLength)
-      if (p.amount === null) problem("price_data.amount", "price_data.amount is required")
-      else if (!isAmount(p.amount)) problem("price_data.amount", amountMessage("price_data.amount"))
+      if (p.name === null) problem("priceData.name", "is required")
+      if (p.amount === null) problem("priceData.amount", "is required")
+      if (p.interval === null) problem("priceData.interval", "is required")
       const interval = p.interval !== null && isInterval(p.interval) ? p.interval : null
-      if (p.interval === null) problem("price_data.interval", "price_data.interval is required")
-      else if (interval === null) problem("price_data.interval", "price_data.interval must be WEEK or MONTH")
       const count = p.intervalCount ?? 1
-      if (interval !== null && !Calendar.isValidSpan(interval, count))
+      if (interval !== null && isIntervalCount(count) && !Calendar.isValidSpan(interval, count))
         problem(
-          "price_data.interval_count",
-          `price_data.interval_count must be a whole number from 1 to ${Calendar.MaxIntervalCount[interval]} for ${interval}: a span of one week to one year`
-        )
-      else if (interval === null && !isIntervalCount(count))
-        problem(
-          "price_data.interval_count",
-          `price_data.interval_count must be a whole number from 1 to ${maxCount}`
+          "priceData.intervalCount",
+          `must be from 1 to ${Calendar.MaxIntervalCount[interval]} for ${interval}: a span of one week to one year`
         )
       // `amount` is ignored in subscription mode, but one that disagrees with the price is a mistake.
       if (r.amount !== null && p.amount !== null && r.amount !== p.amount)
-        problem("amount", "amount must equal price_data.amount in SUBSCRIPTION mode")
-      if (problems.length === 0 && interval !== null && p.name !== null && p.amount !== null)
+        problem("amount", "must equal priceData.amount in SUBSCRIPTION mode")
+      if (problems.list.length === 0 && interval !== null && p.name !== null && p.amount !== null)
         price = { name: p.name, amount: p.amount, interval, intervalCount: count }
     }
   } else if (mode === "PAYMENT") {
-    if (r.amount === null) problem("amount", "amount is required")
-    else if (!isAmount(r.amount)) problem("amount", amountMessage("amount"))
-    if (r.priceData !== null) problem("price_data", "price_data is only for SUBSCRIPTION mode")
+    if (r.amount === null) problem("amount", "is required")
+    if (r.priceData !== null) problem("priceData", "is only for SUBSCRIPTION mode")
   }
 
-  if (problems.length > 0 || mode === null) return Either.left(problems)
+  if (problems.list.length > 0 || mode === null) return Either.left(problems.list)
   return Either.right({
     mode,
     reference: r.reference!,

@@ -19,6 +19,15 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
   errors: Schema.Array(FieldError)
 }) {
   static field(field: string, message: string): InvalidRequest {
-    return new InvalidRequest({ message, errors: [{ field, message }] })
+    return InvalidRequest.of([{ field, message }])
+  }
+
+  /** The problems, the first one also as the message (`field: message`). */
+  static of(errors: ReadonlyArray<FieldError>): InvalidRequest {
+    const first = errors[0]
+    return new InvalidRequest({
+      message: first === undefined ? "Invalid request" : `${first.field}: ${first.message}`,
+      errors
+    })
   }
 }

@@ -8,7 +8,7 @@
  * runs instead. No reservation outlives its transaction, so there is nothing to take over and no way for
  * two executions under one key to both commit.
  */
-import { Context, DateTime, type Effect } from "effect"
+import { Context, DateTime, type Effect, Schema } from "effect"
 import type { ServiceUnavailable } from "./Errors.js"
 import type { Environment, MerchantId } from "./Ids.js"
 
@@ -60,6 +60,16 @@ export const messages = {
   mismatch: "This Idempotency-Key was already used with a different request",
   inFlight: "A request with this Idempotency-Key is still being processed"
 } as const
+
+/** A request with this key is still running (the store's bounded wait passed). */
+export class KeyInFlight extends Schema.TaggedError<KeyInFlight>()("IdempotencyKeyInFlight", {
+  message: Schema.optionalWith(Schema.String, { default: () => messages.inFlight })
+}) {}
+
+/** The key was used with another request, or is not a usable key. */
+export class KeyReused extends Schema.TaggedError<KeyReused>()("IdempotencyKeyReused", {
+  message: Schema.optionalWith(Schema.String, { default: () => messages.mismatch })
+}) {}
 
 /** What claiming a key inside a transaction found. */
 export type Claim =

@@ -4,9 +4,9 @@
  */
 import { DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
-import { MaxTextLength } from "./Fields.js"
+import * as Fields from "./Fields.js"
 import type { CustomerId, Environment, MandateId, MerchantId } from "./Ids.js"
-import { isAmount, isChargeable, MaxCap, MinAmount } from "./Money.js"
+import { Amount, Chargeable, isChargeable, MaxCap, MinAmount } from "./Money.js"
 
 export const Status = Schema.Literal("INITIATED", "ACTIVE", "DECLINED", "REVOKED", "EXPIRED", "SUSPENDED")
 export type Status = typeof Status.Type
@@ -78,51 +78,33 @@ export interface Terms {
   readonly returnUrl: string | null
 }
 
-export type FieldProblem = { readonly field: string; readonly message: string }
+/** The rules of each field of `Terms`: the same schemas the server's request is decoded with. */
+const TermsFields = Schema.Struct({
+  reference: Fields.Reference,
+  title: Fields.Title,
+  description: Fields.nullable(Fields.Description),
+  perChargeCap: Amount,
+  periodCap: Fields.nullable(Chargeable),
+  period: Fields.nullable(Period),
+  returnUrl: Fields.nullable(Fields.ReturnUrl)
+})
 
-/** An absolute http(s) URL with a host and no whitespace. */
-const httpUrl = /^https?:\/\/[^\s/?#]+[^\s]*$/i
-
-/** The rules of `POST /mandates` that need no database; `now` settles `expires_at`. */
-export const validateTerms = (terms: Terms, now: DateTime.Utc): ReadonlyArray<FieldProblem> => {
-  const problems: Array<FieldProblem> = []
-  const text = (field: string, value: string | null, required: boolean) => {
-    if (value === null) {
-      if (required) problems.push({ field, message: `${field} is required` })
-    } else if (required && value.trim().length === 0)
-      problems.push({ field, message: `${field} must not be empty` })
-    else if (value.length > MaxTextLength)
-      problems.push({ field, message: `${field} must be at most ${MaxTextLength} characters` })
-  }
-  text("reference", terms.reference, true)
-  text("title", terms.title, true)
-  text("description", terms.description, false)
-  if (!isAmount(terms.perChargeCap))
-    problems.push({
-      field: "per_charge_cap",
-      message: `per_charge_cap must be a whole number from ${MinAmount} to ${MaxCap}`
-    })
+/**
+ * The rules of a mandate's terms that need no database, every problem at once: each field's (its schema)
+ * and those across fields, which live only here; `now` settles the expiry.
+ */
+export const validateTerms = (terms: Terms, now: DateTime.Utc): ReadonlyArray<Fields.FieldProblem> => {
+  const problems = Fields.collect(Fields.problems(TermsFields)(terms))
   if (terms.periodCap !== null) {
-    if (!Number.isSafeInteger(terms.periodCap) || terms.periodCap < terms.perChargeCap)
-      problems.push({
-        field: "period_cap",
-        message: "period_cap must be a whole number at least per_charge_cap"
-      })
-    if (terms.period === null)
-      problems.push({ field: "period", message: "period is required with period_cap" })
+    if (terms.periodCap < terms.perChargeCap) problems.add("periodCap", "must be at least the per-charge cap")
+    if (terms.period === null) problems.add("period", "is required with a period cap")
   }
-  if (terms.returnUrl !== null && !httpUrl.test(terms.returnUrl))
-    problems.push({ field: "return_url", message: "return_url must be an http or https URL" })
   if (terms.expiresAt !== null) {
-    if (!DateTime.greaterThan(terms.expiresAt, now))
-      problems.push({ field: "expires_at", message: "expires_at must be in the future" })
+    if (!DateTime.greaterThan(terms.expiresAt, now)) problems.add("expiresAt", "must be in the future")
     else if (DateTime.greaterThan(terms.expiresAt, Calendar.addDays(now, MaxLifetimeDays)))
-      problems.push({
-        field: "expires_at",
-        message: `expires_at must be at most ${MaxLifetimeDays} days away`
-      })
+      problems.add("expiresAt", `must be at most ${MaxLifetimeDays} days away`)
   }
-  return problems
+  return problems.list
 }
 
 /** A new mandate awaiting approval. */

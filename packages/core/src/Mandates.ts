@@ -146,8 +146,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
       Effect.gen(function* () {
         const now = yield* DateTime.now
         const problems = Mandate.validateTerms(terms, now)
-        if (problems.length > 0)
-          return yield* new InvalidRequest({ message: problems[0]!.message, errors: problems })
+        if (problems.length > 0) return yield* InvalidRequest.of(problems)
         const merchant = yield* merchantOf(tenant.merchantId)
         if (tenant.environment === "live" && !merchant.features.mandatesLive)
           return yield* new MandatesNotEnabled()

@@ -4,7 +4,7 @@
  */
 import { DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
-import { MaxTextLength } from "./Fields.js"
+import * as Fields from "./Fields.js"
 import type { CustomerId, Environment, MerchantId } from "./Ids.js"
 import { formatMvr, MinAmount } from "./Money.js"
 import * as QrScheme from "./QrScheme.js"
@@ -77,40 +77,28 @@ export interface Request {
   readonly reference: string | null
 }
 
-export type FieldProblem = { readonly field: string; readonly message: string }
+/** The rules of each field of a request: the same schemas the server's request is decoded with. */
+const RequestFields = Schema.Struct({
+  amount: Fields.nullable(Amount),
+  expiresInMinutes: Fields.nullable(ExpiresInMinutes),
+  title: Fields.nullable(Fields.Title),
+  description: Fields.nullable(Fields.Description),
+  reference: Fields.nullable(Fields.Reference)
+})
 
-/** The rules of `POST /qr-codes` that need no database (spec 4.2 and 7.3). */
-export const validate = (r: Request): ReadonlyArray<FieldProblem> => {
-  const problems: Array<FieldProblem> = []
-  const maxText = (field: string, value: string | null) => {
-    if (value !== null && value.length > MaxTextLength)
-      problems.push({ field, message: `${field} must be at most ${MaxTextLength} characters` })
-  }
-  maxText("title", r.title)
-  maxText("description", r.description)
-  maxText("reference", r.reference)
-  if (r.reference !== null && r.reference.trim().length === 0)
-    problems.push({ field: "reference", message: "reference must not be empty" })
+/**
+ * The rules of `POST /qr-codes` that need no database (spec 4.2 and 7.3), every problem at once: each
+ * field's (its schema), and which fields each type takes, which lives only here.
+ */
+export const validate = (r: Request): ReadonlyArray<Fields.FieldProblem> => {
+  const problems = Fields.collect(Fields.problems(RequestFields)(r))
   if (r.type === "DYNAMIC") {
-    if (r.amount === null)
-      problems.push({ field: "amount", message: "amount is required for a DYNAMIC code" })
-    else if (!isAmount(r.amount))
-      problems.push({
-        field: "amount",
-        message: `amount must be a whole number of laari from ${MinAmount} to ${MaxAmount}`
-      })
-    if (r.expiresInMinutes !== null && !Schema.is(ExpiresInMinutes)(r.expiresInMinutes))
-      problems.push({
-        field: "expires_in_minutes",
-        message: `expires_in_minutes must be a whole number from ${MinExpiryMinutes} to ${MaxExpiryMinutes}`
-      })
+    if (r.amount === null) problems.add("amount", "is required for a DYNAMIC code")
   } else {
-    if (r.amount !== null)
-      problems.push({ field: "amount", message: "amount is not allowed for a STATIC code" })
-    if (r.expiresInMinutes !== null)
-      problems.push({ field: "expires_in_minutes", message: "expires_in_minutes is only for DYNAMIC codes" })
+    if (r.amount !== null) problems.add("amount", "is not allowed for a STATIC code")
+    if (r.expiresInMinutes !== null) problems.add("expiresInMinutes", "is only for DYNAMIC codes")
   }
-  return problems
+  return problems.list
 }
 
 /** A new, active code. */

@@ -115,8 +115,7 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
     const create = (tenant: Tenant, request: QrCode.Request) =>
       Effect.gen(function* () {
         const problems = QrCode.validate(request)
-        if (problems.length > 0)
-          return yield* new InvalidRequest({ message: problems[0]!.message, errors: problems })
+        if (problems.length > 0) return yield* InvalidRequest.of(problems)
         const outlet = yield* outlets.find(tenant.merchantId, request.outletId)
         if (outlet === undefined) return yield* new OutletNotFound()
         const merchant = yield* registeredMerchant(merchants, tenant.merchantId)

@@ -242,10 +242,10 @@ export interface CheckoutSessionsRepo {
   /** Fails with `DuplicateReference` when the tenant already has a session with that reference. */
   readonly insert: (session: CheckoutSession) => Effect.Effect<void, DuplicateReference | ServiceUnavailable>
   readonly update: (session: CheckoutSession) => Effect.Effect<void, ServiceUnavailable>
-  /** One of the tenant's sessions by id; `forUpdate` locks it until the transaction ends. */
+  /** One of the tenant's sessions by id or reference; `forUpdate` locks it until the transaction ends. */
   readonly find: (
     tenant: Tenant,
-    id: string,
+    lookup: Lookup,
     options?: { readonly forUpdate?: boolean }
   ) => Effect.Effect<CheckoutSession | undefined, ServiceUnavailable>
   /** Any tenant's session by id, locked: for the customer's side (paying), which has no tenant. */

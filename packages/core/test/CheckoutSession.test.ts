@@ -89,25 +89,25 @@ describe("validate: subscription mode", () => {
 
   it.each<[string, Partial<CheckoutSession.Request>, string]>([
     ["unknown mode", { mode: "subscription" }, "mode"],
-    ["no price_data", { priceData: null }, "price_data"],
-    ["no plan name", { priceData: priceData({ name: null }) }, "price_data.name"],
-    ["blank plan name", { priceData: priceData({ name: " " }) }, "price_data.name"],
-    ["plan name of 121", { priceData: priceData({ name: "n".repeat(121) }) }, "price_data.name"],
-    ["no price amount", { priceData: priceData({ amount: null }) }, "price_data.amount"],
-    ["price below 100", { priceData: priceData({ amount: 99 }) }, "price_data.amount"],
-    ["price above 500000", { priceData: priceData({ amount: 500_001 }) }, "price_data.amount"],
-    ["fractional price", { priceData: priceData({ amount: 150.5 }) }, "price_data.amount"],
-    ["no interval", { priceData: priceData({ interval: null }) }, "price_data.interval"],
-    ["DAY interval", { priceData: priceData({ interval: "DAY" }) }, "price_data.interval"],
-    ["lower-case interval", { priceData: priceData({ interval: "month" }) }, "price_data.interval"],
-    ["MONTH x 13", { priceData: priceData({ intervalCount: 13 }) }, "price_data.interval_count"],
-    ["MONTH x 0", { priceData: priceData({ intervalCount: 0 }) }, "price_data.interval_count"],
+    ["no priceData", { priceData: null }, "priceData"],
+    ["no plan name", { priceData: priceData({ name: null }) }, "priceData.name"],
+    ["blank plan name", { priceData: priceData({ name: " " }) }, "priceData.name"],
+    ["plan name of 121", { priceData: priceData({ name: "n".repeat(121) }) }, "priceData.name"],
+    ["no price amount", { priceData: priceData({ amount: null }) }, "priceData.amount"],
+    ["price below 100", { priceData: priceData({ amount: 99 }) }, "priceData.amount"],
+    ["price above 500000", { priceData: priceData({ amount: 500_001 }) }, "priceData.amount"],
+    ["fractional price", { priceData: priceData({ amount: 150.5 }) }, "priceData.amount"],
+    ["no interval", { priceData: priceData({ interval: null }) }, "priceData.interval"],
+    ["DAY interval", { priceData: priceData({ interval: "DAY" }) }, "priceData.interval"],
+    ["lower-case interval", { priceData: priceData({ interval: "month" }) }, "priceData.interval"],
+    ["MONTH x 13", { priceData: priceData({ intervalCount: 13 }) }, "priceData.intervalCount"],
+    ["MONTH x 0", { priceData: priceData({ intervalCount: 0 }) }, "priceData.intervalCount"],
     [
       "WEEK x 53",
       { priceData: priceData({ interval: "WEEK", intervalCount: 53 }) },
-      "price_data.interval_count"
+      "priceData.intervalCount"
     ],
-    ["fractional count", { priceData: priceData({ intervalCount: 1.5 }) }, "price_data.interval_count"],
+    ["fractional count", { priceData: priceData({ intervalCount: 1.5 }) }, "priceData.intervalCount"],
     ["no title", { title: null }, "title"],
     ["empty title", { title: "" }, "title"],
     ["long title", { title: "t".repeat(256) }, "title"],
@@ -115,9 +115,9 @@ describe("validate: subscription mode", () => {
     ["blank reference", { reference: "  " }, "reference"],
     ["long reference", { reference: "r".repeat(256) }, "reference"],
     ["long description", { description: "d".repeat(256) }, "description"],
-    ["non-http return URL", { returnUrl: "javascript:alert(1)" }, "return_url"],
-    ["relative return URL", { returnUrl: "/done" }, "return_url"],
-    ["return URL with a space", { returnUrl: "https://shop.example/a b" }, "return_url"],
+    ["non-http return URL", { returnUrl: "javascript:alert(1)" }, "returnUrl"],
+    ["relative return URL", { returnUrl: "/done" }, "returnUrl"],
+    ["return URL with a space", { returnUrl: "https://shop.example/a b" }, "returnUrl"],
     ["amount that differs from the price", { amount: 24_999 }, "amount"]
   ])("%s names %s", (_, patch, field) => {
     expect(fields(subscriptionRequest(patch))).toEqual([field])
@@ -130,10 +130,10 @@ describe("validate: subscription mode", () => {
   it("an invalid interval still checks the count is a positive whole number", () => {
     expect(
       fields(subscriptionRequest({ priceData: priceData({ interval: "YEAR", intervalCount: 0 }) }))
-    ).toEqual(["price_data.interval", "price_data.interval_count"])
+    ).toEqual(["priceData.interval", "priceData.intervalCount"])
     expect(
       fields(subscriptionRequest({ priceData: priceData({ interval: "YEAR", intervalCount: 2 }) }))
-    ).toEqual(["price_data.interval"])
+    ).toEqual(["priceData.interval"])
   })
 
   it("reports every problem at once", () => {
@@ -148,14 +148,15 @@ describe("validate: subscription mode", () => {
         priceData: { name: null, amount: 50, interval: "WEEK", intervalCount: 60 }
       })
     ).toEqual([
-      "reference",
+      // Each field's own rule first, in the order of the fields, then the rules across fields.
       "title",
       "description",
-      "return_url",
-      "price_data.name",
-      "price_data.amount",
-      "price_data.interval_count",
-      "amount"
+      "returnUrl",
+      "amount",
+      "priceData.amount",
+      "priceData.intervalCount",
+      "reference",
+      "priceData.name"
     ])
   })
 
@@ -165,7 +166,7 @@ describe("validate: subscription mode", () => {
         const ok = count >= 1 && count <= (interval === "WEEK" ? 52 : 12)
         expect(
           fields(subscriptionRequest({ priceData: priceData({ interval, intervalCount: count }) }))
-        ).toEqual(ok ? [] : ["price_data.interval_count"])
+        ).toEqual(ok ? [] : ["priceData.intervalCount"])
       })
     )
   })
@@ -192,7 +193,7 @@ describe("validate: payment mode", () => {
     ["fractional amount", { amount: 100.5 }, "amount"],
     ["no title", { title: null }, "title"],
     ["no reference", { reference: null }, "reference"],
-    ["price_data in a payment", { priceData: priceData() }, "price_data"]
+    ["priceData in a payment", { priceData: priceData() }, "priceData"]
   ])("%s names %s", (_, patch, field) => {
     expect(fields(paymentRequest(patch))).toEqual([field])
   })

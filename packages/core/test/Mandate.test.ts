@@ -128,18 +128,18 @@ describe("validateTerms", () => {
     ["empty title", { title: "" }, "title"],
     ["long title", { title: "t".repeat(256) }, "title"],
     ["long description", { description: "d".repeat(256) }, "description"],
-    ["cap below 100", { perChargeCap: 99 }, "per_charge_cap"],
-    ["cap above 500000", { perChargeCap: 500_001 }, "per_charge_cap"],
-    ["fractional cap", { perChargeCap: 100.5 }, "per_charge_cap"],
-    ["period cap below cap", { periodCap: 49_999, period: "MONTH" }, "period_cap"],
-    ["fractional period cap", { periodCap: 60_000.5, period: "MONTH" }, "period_cap"],
+    ["cap below 100", { perChargeCap: 99 }, "perChargeCap"],
+    ["cap above 500000", { perChargeCap: 500_001 }, "perChargeCap"],
+    ["fractional cap", { perChargeCap: 100.5 }, "perChargeCap"],
+    ["period cap below cap", { periodCap: 49_999, period: "MONTH" }, "periodCap"],
+    ["fractional period cap", { periodCap: 60_000.5, period: "MONTH" }, "periodCap"],
     ["period cap without period", { periodCap: 60_000 }, "period"],
-    ["non-http return URL", { returnUrl: "javascript:alert(1)" }, "return_url"],
-    ["relative return URL", { returnUrl: "/done" }, "return_url"],
-    ["return URL with a space", { returnUrl: "https://shop.example/a b" }, "return_url"],
-    ["expiry in the past", { expiresAt: DateTime.add(now, { seconds: -1 }) }, "expires_at"],
-    ["expiry now", { expiresAt: now }, "expires_at"],
-    ["expiry beyond 365 days", { expiresAt: DateTime.add(now, { days: 365, seconds: 1 }) }, "expires_at"]
+    ["non-http return URL", { returnUrl: "javascript:alert(1)" }, "returnUrl"],
+    ["relative return URL", { returnUrl: "/done" }, "returnUrl"],
+    ["return URL with a space", { returnUrl: "https://shop.example/a b" }, "returnUrl"],
+    ["expiry in the past", { expiresAt: DateTime.add(now, { seconds: -1 }) }, "expiresAt"],
+    ["expiry now", { expiresAt: now }, "expiresAt"],
+    ["expiry beyond 365 days", { expiresAt: DateTime.add(now, { days: 365, seconds: 1 }) }, "expiresAt"]
   ])("%s names %s", (_, patch, field) => {
     expect(Mandate.validateTerms(terms(patch), now).map((p) => p.field)).toEqual([field])
   })
@@ -156,14 +156,15 @@ describe("validateTerms", () => {
       }),
       now
     )
+    // Each field's own rule first, in the order of the fields, then the rules across fields.
     expect(problems.map((p) => p.field)).toEqual([
       "reference",
       "title",
-      "per_charge_cap",
-      "period_cap",
+      "perChargeCap",
+      "periodCap",
+      "returnUrl",
       "period",
-      "return_url",
-      "expires_at"
+      "expiresAt"
     ])
   })
 })

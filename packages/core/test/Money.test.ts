@@ -102,23 +102,41 @@ describe("text fields", () => {
     Either.isRight(Schema.decodeUnknownEither(schema)(v))
 
   it.each([
-    ["Reference", Fields.Reference, 255],
-    ["Title", Fields.Title, 255],
-    ["Description", Fields.Description, 255],
-    ["PlanName", CheckoutSession.PlanName, 120]
+    ["Reference", Fields.Reference, 255, true],
+    ["Title", Fields.Title, 255, true],
+    ["Description", Fields.Description, 255, false],
+    ["PlanName", CheckoutSession.PlanName, 120, true]
   ] as const)(
-    "%s accepts %i characters and refuses one more, a NUL or a lone surrogate",
-    (_, schema, max) => {
+    "%s accepts %i characters and refuses one more, a NUL or a lone surrogate (blank refused: %s)",
+    (_, schema, max, required) => {
       const ok = accepts(schema)
       expect(ok("x".repeat(max))).toBe(true)
-      expect(ok("")).toBe(true)
+      expect(ok("")).toBe(!required)
+      expect(ok("  \t")).toBe(!required)
       expect(ok("x".repeat(max + 1))).toBe(false)
       expect(ok("a\u0000b")).toBe(false)
       expect(ok("\ud800 lone")).toBe(false)
-      fc.assert(fc.property(fc.string({ maxLength: max + 20 }), (s) => ok(s) === s.length <= max))
-      expect(JSONSchema.make(schema)).toMatchObject({ type: "string", maxLength: max })
+      fc.assert(
+        fc.property(
+          fc.string({ maxLength: max + 20 }),
+          (s) => ok(s) === (s.length <= max && (!required || s.trim().length > 0))
+        )
+      )
+      expect(JSONSchema.make(schema)).toMatchObject({
+        type: "string",
+        maxLength: max,
+        ...(required ? { pattern: "\\S" } : {})
+      })
     }
   )
+
+  it("ReturnUrl takes an absolute http or https URL without spaces", () => {
+    const ok = accepts(Fields.ReturnUrl)
+    for (const url of ["https://shop.example/done", "http://a.b/c?d=e#f"]) expect(ok(url), url).toBe(true)
+    for (const url of ["javascript:alert(1)", "/done", "https://shop.example/a b", "https://", "ftp://x"])
+      expect(ok(url), url).toBe(false)
+    expect(ok(`https://a.b/${"x".repeat(Fields.MaxUrlLength)}`)).toBe(false)
+  })
 })
 
 describe("QR and interval fields", () => {

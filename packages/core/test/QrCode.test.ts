@@ -44,9 +44,9 @@ describe("QrCode.validate", () => {
       expect(fields(request({ type: "DYNAMIC", amount: 500, expiresInMinutes: m }))).toEqual([])
     for (const m of [0, 16, 2.5, -1])
       expect(fields(request({ type: "DYNAMIC", amount: 500, expiresInMinutes: m }))).toEqual([
-        "expires_in_minutes"
+        "expiresInMinutes"
       ])
-    expect(fields(request({ expiresInMinutes: 5 }))).toEqual(["expires_in_minutes"])
+    expect(fields(request({ expiresInMinutes: 5 }))).toEqual(["expiresInMinutes"])
   })
 
   it("limits title, description and reference to 255 characters", () => {

@@ -8,6 +8,7 @@ import { JSONSchema } from "effect"
 import { ApprovalsApi } from "./Approvals/Api.js"
 import { CheckoutApi } from "./Checkout/Api.js"
 import { HealthApi } from "./Health/Api.js"
+import * as Problems from "./Http/Problems.js"
 import { MandatesApi } from "./Mandates/Api.js"
 import { OpsApi } from "./Ops/Api.js"
 import { QrCodesApi, QrImagesApi } from "./QrCodes/Api.js"
@@ -60,6 +61,51 @@ export const webhooks = Object.fromEntries(
   ])
 )
 
+const DecodeErrorRef = "#/components/schemas/HttpApiDecodeError"
+
+interface SchemaNode {
+  readonly $ref?: string
+  readonly anyOf?: ReadonlyArray<SchemaNode>
+}
+
+/** The parts of the document `dropDecodeError` reads. */
+interface Document {
+  readonly paths: Record<
+    string,
+    Record<string, { responses?: Record<string, { content?: Record<string, { schema: SchemaNode }> }> }>
+  >
+  readonly components: { readonly schemas: Record<string, unknown> }
+}
+
+/** A response's schema without the platform's decode error: the schema left, or none. */
+const withoutDecodeError = (schema: SchemaNode): SchemaNode | undefined => {
+  if (schema.$ref === DecodeErrorRef) return undefined
+  if (schema.anyOf === undefined) return schema
+  const rest = schema.anyOf.filter((s) => s.$ref !== DecodeErrorRef)
+  return rest.length === 1 ? rest[0] : { ...schema, anyOf: rest }
+}
+
+/**
+ * HttpApi lists its own decode error as a `400` of every operation, but the service never sends it:
+ * `Http/Middleware` answers a request that does not decode with `422` `InvalidRequest`, documented on
+ * the groups. This removes the platform's entry, so the document lists only bodies that are sent.
+ */
+const dropDecodeError = (spec: Record<string, unknown>): Record<string, unknown> => {
+  const doc = structuredClone(spec) as unknown as Document
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item)) {
+      const content = op.responses?.["400"]?.content?.["application/json"]
+      if (content === undefined) continue
+      const schema = withoutDecodeError(content.schema)
+      if (schema !== undefined) content.schema = schema
+      else delete op.responses?.["400"]
+    }
+  }
+  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete doc.components.schemas[name]
+  if (JSON.stringify(doc).includes(DecodeErrorRef)) throw new Error(`${DecodeErrorRef} is still referenced`)
+  return doc as unknown as Record<string, unknown>
+}
+
 export class Api extends HttpApi.make("laari")
   .add(MandatesApi)
   .add(QrCodesApi)
@@ -70,11 +116,19 @@ export class Api extends HttpApi.make("laari")
   .add(TestHelpersApi)
   .add(OpsApi)
   .add(HealthApi)
+  // Any request can be over the body limit (`Http/Edge`, `Http/Middleware`).
+  .addError(Problems.BodyTooLargeProblem)
   .annotate(OpenApi.Title, "laari")
   .annotate(OpenApi.Version, EventType.ApiVersion)
   // `OpenApi.fromApi` has no notion of webhooks: the Override adds the 3.1 `webhooks` key to the document.
   .annotate(OpenApi.Override, { webhooks })
+  .annotate(OpenApi.Transform, dropDecodeError)
   .annotate(
     OpenApi.Description,
-    "Mandates, national-scheme QR codes and subscriptions for merchants of a Maldivian wallet. Amounts are integer laari (100 laari = 1 MVR)."
+    [
+      "Mandates, national-scheme QR codes and subscriptions for merchants of a Maldivian wallet.",
+      "Amounts are integer laari (100 laari = 1 MVR); times in reads are Maldives time (+05:00).",
+      "Authenticate with `Authorization: Bearer <key>`. Every error body is `{ message, code?, errors? }`.",
+      "Schemas describe exactly what this version sends; additive changes (a new optional field, a new event) keep the version, so clients must ignore fields they do not know."
+    ].join(" ")
   ) {}

@@ -79,3 +79,98 @@ describe("GET /openapi.json", () => {
     }
   })
 })
+
+type Operation = {
+  readonly summary?: string
+  readonly description?: string
+  readonly tags?: ReadonlyArray<string>
+  readonly parameters: ReadonlyArray<{ name: string; in: string; schema: any; required: boolean }>
+  readonly requestBody?: any
+  readonly security?: ReadonlyArray<unknown>
+  readonly responses: Record<string, any>
+}
+
+const operations = (): ReadonlyArray<readonly [string, Operation]> =>
+  Object.entries<Record<string, Operation>>(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const)
+  )
+
+/** Follows a `$ref` into the document's components. */
+const resolve = (schema: any): any =>
+  typeof schema?.$ref === "string"
+    ? resolve(document.components.schemas[schema.$ref.replace("#/components/schemas/", "")])
+    : schema
+
+/** The alternatives of a response schema: its `anyOf` members, or itself. */
+const alternatives = (schema: any): ReadonlyArray<any> =>
+  schema.anyOf === undefined ? [resolve(schema)] : schema.anyOf.flatMap(alternatives)
+
+describe("the operations of /openapi.json", () => {
+  it("each has a tag, a summary and a description", () => {
+    expect(operations().length).toBeGreaterThan(25)
+    for (const [name, op] of operations()) {
+      expect(op.tags?.length, name).toBe(1)
+      expect(op.summary, name).toEqual(expect.any(String))
+      expect(op.description?.length ?? 0, name).toBeGreaterThan(20)
+    }
+  })
+
+  it("documents every error body as { message, code?, errors? } and never the platform's decode error", () => {
+    expect(JSON.stringify(document)).not.toContain("HttpApiDecodeError")
+    for (const [name, op] of operations())
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue
+        const schema = response.content["application/json"].schema
+        for (const body of alternatives(schema)) {
+          expect(body.type, `${name} ${status}`).toBe("object")
+          expect(body.required, `${name} ${status}`).toContain("message")
+          expect(Object.keys(body.properties).every((k) => ["message", "code", "errors"].includes(k))).toBe(
+            true
+          )
+          expect(body.additionalProperties, `${name} ${status}`).toBe(false)
+        }
+      }
+  })
+
+  it("lists 401 and 429 on key-authenticated operations, 413 everywhere, 400 and 415 on bodies, 422 where input is decoded", () => {
+    for (const [name, op] of operations()) {
+      const statuses = Object.keys(op.responses)
+      expect(statuses, name).toContain("413")
+      if (name.startsWith("POST")) expect(statuses, name).toEqual(expect.arrayContaining(["400", "415"]))
+      if (op.parameters.length > 0 || op.requestBody !== undefined) expect(statuses, name).toContain("422")
+      if ((op.security ?? []).length > 0)
+        expect(statuses, name).toEqual(expect.arrayContaining(["401", "429", "503"]))
+    }
+  })
+
+  it("documents Idempotency-Key (1 to 255 characters) on creates, charges, revokes and cancels", () => {
+    const keyed = operations().filter(([, op]) => op.parameters.some((p) => p.name === "idempotency-key"))
+    expect(keyed.map(([name]) => name)).toEqual(
+      expect.arrayContaining(["POST /mandates", "POST /mandates/{id}/charges", "POST /mandates/{id}/revoke"])
+    )
+    for (const [name, op] of keyed) {
+      const header = op.parameters.find((p) => p.name === "idempotency-key")!
+      expect(header, name).toMatchObject({ in: "header", required: false })
+      expect(header.schema, name).toMatchObject({ type: "string", minLength: 1, maxLength: 255 })
+      expect(op.responses["409"], name).toBeDefined()
+    }
+  })
+
+  it("describes limit and offset as bounded integers with defaults", () => {
+    const listed = operations().filter(([, op]) => op.parameters.some((p) => p.name === "limit"))
+    expect(listed.length).toBeGreaterThanOrEqual(3)
+    for (const [name, op] of listed) {
+      const limit = op.parameters.find((p) => p.name === "limit")!
+      const offset = op.parameters.find((p) => p.name === "offset")!
+      expect(limit.schema, name).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 25 })
+      expect(offset.schema, name).toMatchObject({ type: "integer", minimum: 0, default: 0 })
+    }
+  })
+
+  it("gives every time in a read the date-time format", () => {
+    const mandate = resolve(document.components.schemas.Mandate)
+    for (const field of ["createdAt", "expiresAt", "setupExpiresAt"])
+      expect(mandate.properties[field], field).toMatchObject({ type: "string", format: "date-time" })
+    expect(mandate.properties.id).toMatchObject({ format: "uuid" })
+  })
+})

@@ -194,7 +194,7 @@ for (const backend of TestDatabase.backends) {
             expect(opened.description).not.toBeNull()
             expect(opened.returnUrl).not.toBeNull()
             yield* sessions.insert(opened)
-            expect(yield* sessions.find(tenant, opened.id)).toStrictEqual(opened)
+            expect(yield* sessions.find(tenant, Ids.lookup(opened.id))).toStrictEqual(opened)
 
             const completed = right(
               CheckoutSession.complete(opened, hours(T0, 1), {
@@ -203,7 +203,7 @@ for (const backend of TestDatabase.backends) {
               })
             )
             yield* sessions.update(completed)
-            const found = yield* sessions.find(tenant, opened.id, { forUpdate: true })
+            const found = yield* sessions.find(tenant, Ids.lookup(opened.id), { forUpdate: true })
             expect(found).toStrictEqual(completed)
             expect(iso(found?.completedAt)).toBe("2030-01-31T11:15:30.123Z")
             expect(found?.price).toBeNull()
@@ -220,7 +220,7 @@ for (const backend of TestDatabase.backends) {
             const expired = CheckoutSession.expire(lapsed, hours(T0, 24))
             expect(expired.status).toBe("EXPIRED")
             yield* sessions.update(expired)
-            expect(yield* sessions.find(tenant, lapsed.id)).toStrictEqual(expired)
+            expect(yield* sessions.find(tenant, Ids.lookup(lapsed.id))).toStrictEqual(expired)
           })
         )
 
@@ -244,7 +244,7 @@ for (const backend of TestDatabase.backends) {
                 interval: "MONTH",
                 intervalCount: 3
               })
-              expect(yield* sessions.find(tenant, a.session.id)).toStrictEqual(a.session)
+              expect(yield* sessions.find(tenant, Ids.lookup(a.session.id))).toStrictEqual(a.session)
               expect(a.session.subscriptionId).toBe(a.subscription.id)
 
               // The subscription at consent: by id, by reference, locked; nulls stay null.
@@ -331,8 +331,10 @@ for (const backend of TestDatabase.backends) {
             const a = yield* subscribe(tenant, payer, T0)
             const sub = a.subscription
             for (const stranger of [other.tenant, live]) {
-              expect(yield* sessions.find(stranger, a.session.id)).toBeUndefined()
-              expect(yield* sessions.find(stranger, a.session.id, { forUpdate: true })).toBeUndefined()
+              expect(yield* sessions.find(stranger, Ids.lookup(a.session.id))).toBeUndefined()
+              expect(
+                yield* sessions.find(stranger, Ids.lookup(a.session.id), { forUpdate: true })
+              ).toBeUndefined()
               expect(yield* subscriptions.find(stranger, Ids.lookup(sub.id))).toBeUndefined()
               expect(yield* subscriptions.find(stranger, Ids.lookup(sub.reference))).toBeUndefined()
               expect(
@@ -367,9 +369,10 @@ for (const backend of TestDatabase.backends) {
               const { tenant, payer } = yield* freshMerchant
               const a = yield* subscribe(tenant, payer, T0)
               const notMerchant: Ids.Tenant = { merchantId: "nope" as Ids.MerchantId, environment: "test" }
-              expect(yield* sessions.find(tenant, "not-a-uuid")).toBeUndefined()
-              expect(yield* sessions.find(tenant, a.session.reference)).toBeUndefined()
-              expect(yield* sessions.find(notMerchant, a.session.id)).toBeUndefined()
+              expect(yield* sessions.find(tenant, { _tag: "ById", id: "not-a-uuid" })).toBeUndefined()
+              expect(yield* sessions.find(tenant, Ids.lookup("ref\u0000"))).toBeUndefined()
+              expect((yield* sessions.find(tenant, Ids.lookup(a.session.reference)))?.id).toBe(a.session.id)
+              expect(yield* sessions.find(notMerchant, Ids.lookup(a.session.id))).toBeUndefined()
               expect(yield* sessions.lockById("not-a-uuid")).toBeUndefined()
               expect(yield* subscriptions.find(tenant, { _tag: "ById", id: "not-a-uuid" })).toBeUndefined()
               expect(yield* subscriptions.find(tenant, Ids.lookup("ref\u0000"))).toBeUndefined()
@@ -384,7 +387,7 @@ for (const backend of TestDatabase.backends) {
               expect(yield* invoices.list("nope", { limit: 25, offset: 0 })).toEqual([])
               // A well-formed id that names nothing.
               const unknown = yield* uuid
-              expect(yield* sessions.find(tenant, unknown)).toBeUndefined()
+              expect(yield* sessions.find(tenant, Ids.lookup(unknown))).toBeUndefined()
               expect(yield* subscriptions.lockById(unknown)).toBeUndefined()
               expect(yield* invoices.latest(unknown)).toBeUndefined()
             })
@@ -410,9 +413,9 @@ for (const backend of TestDatabase.backends) {
                   yield* sessions.insert(after)
                 })
               )
-              expect((yield* sessions.find(tenant, after.id))?.id).toBe(after.id)
-              expect(yield* sessions.find(tenant, duplicate.id)).toBeUndefined()
-              expect(yield* sessions.find(tenant, first.id)).toStrictEqual(first)
+              expect((yield* sessions.find(tenant, Ids.lookup(after.id)))?.id).toBe(after.id)
+              expect(yield* sessions.find(tenant, Ids.lookup(duplicate.id))).toBeUndefined()
+              expect(yield* sessions.find(tenant, Ids.lookup(first.id))).toStrictEqual(first)
             })
         )
 
@@ -508,7 +511,7 @@ for (const backend of TestDatabase.backends) {
             expect(brokenConstraint(yield* Effect.exit(sessions.update(completedAlone)))).toBe(
               "23503 checkout_sessions_subscription"
             )
-            expect((yield* sessions.find(tenant, plan.id))?.status).toBe("OPEN")
+            expect((yield* sessions.find(tenant, Ids.lookup(plan.id)))?.status).toBe("OPEN")
 
             const a = yield* subscribe(tenant, payer, T0)
             const theirs = yield* subscribe(other.tenant, other.payer, T0)
@@ -699,7 +702,7 @@ for (const backend of TestDatabase.backends) {
               )
               expect(yield* tx.withTransaction(sessions.claimExpiring(now, 100))).toEqual([])
               expect(iso(yield* sessions.nextExpiryAt)).toBe(iso(stillOpen.expiresAt))
-              expect((yield* sessions.find(tenant, lapsedNow.id))?.status).toBe("EXPIRED")
+              expect((yield* sessions.find(tenant, Ids.lookup(lapsedNow.id)))?.status).toBe("EXPIRED")
             })
         )
 

@@ -84,16 +84,7 @@ export const mandates = (db: MemoryDbService): Store.MandatesRepo => ({
         onSome: (row) => ({ ...t, mandates: HashMap.set(t.mandates, mandate.id, { ...row, value: mandate }) })
       })
     ),
-  find: (tenant, lookup) =>
-    Effect.map(db.get, (t) => {
-      if (lookup._tag === "ById") {
-        const m = Option.getOrUndefined(HashMap.get(t.mandates, lookup.id))?.value
-        return m !== undefined && belongsTo(m, tenant) ? m : undefined
-      }
-      for (const row of HashMap.values(t.mandates))
-        if (belongsTo(row.value, tenant) && row.value.reference === lookup.reference) return row.value
-      return undefined
-    }),
+  find: (tenant, lookup) => Effect.map(db.get, (t) => byLookup(t.mandates, tenant, lookup)),
   lockById: (id) =>
     Effect.map(db.get, (t) => Option.getOrUndefined(HashMap.get(t.mandates, id.toLowerCase()))?.value),
   list: (tenant, filter) =>
@@ -259,16 +250,7 @@ export const qrCodes = (db: MemoryDbService): Store.QrCodesRepo => ({
         yield* db.update((t) => ({ ...t, qrCodes: HashMap.set(t.qrCodes, code.id, { ...row, value: next }) }))
       })
     ),
-  find: (tenant, lookup) =>
-    Effect.map(db.get, (t) => {
-      if (lookup._tag === "ById") {
-        const c = Option.getOrUndefined(HashMap.get(t.qrCodes, lookup.id.toLowerCase()))?.value
-        return c !== undefined && belongsTo(c, tenant) ? c : undefined
-      }
-      for (const row of HashMap.values(t.qrCodes))
-        if (belongsTo(row.value, tenant) && row.value.reference === lookup.reference) return row.value
-      return undefined
-    }),
+  find: (tenant, lookup) => Effect.map(db.get, (t) => byLookup(t.qrCodes, tenant, lookup)),
   lockByQrid: (environment, qrid) =>
     Effect.map(db.get, (t) => {
       for (const row of HashMap.values(t.qrCodes))
@@ -366,6 +348,23 @@ const earliest = (moments: Iterable<DateTime.Utc | null | undefined>): DateTime.
 /** A row by a uuid key, as a `uuid` column finds it: in any letter case, and never by a malformed one. */
 const byUuid = <A>(table: HashMap.HashMap<string, A>, id: string): A | undefined =>
   Ids.isUuid(id) ? Option.getOrUndefined(HashMap.get(table, id.toLowerCase())) : undefined
+
+/** One of the tenant's records by id or by reference, like the SQL stores' `lookupKey`. */
+const byLookup = <
+  A extends { readonly merchantId: string; readonly environment: string; readonly reference: string }
+>(
+  table: HashMap.HashMap<string, { readonly value: A }>,
+  tenant: Ids.Tenant,
+  lookup: Ids.Lookup
+): A | undefined => {
+  if (lookup._tag === "ById") {
+    const found = byUuid(table, lookup.id)?.value
+    return found !== undefined && belongsTo(found, tenant) ? found : undefined
+  }
+  for (const row of HashMap.values(table))
+    if (belongsTo(row.value, tenant) && row.value.reference === lookup.reference) return row.value
+  return undefined
+}
 
 /**
  * What an SQL UPDATE of a record writes: the `mutable` fields of `incoming` over the `stored` row. Every
@@ -487,11 +486,7 @@ export const checkoutSessions = (db: MemoryDbService): Store.CheckoutSessionsRep
       const next = updateSession(row.value, session)
       return { ...t, checkoutSessions: HashMap.set(t.checkoutSessions, session.id, { ...row, value: next }) }
     }),
-  find: (tenant, id) =>
-    Effect.map(db.get, (t) => {
-      const s = byUuid(t.checkoutSessions, id)?.value
-      return s !== undefined && belongsTo(s, tenant) ? s : undefined
-    }),
+  find: (tenant, lookup) => Effect.map(db.get, (t) => byLookup(t.checkoutSessions, tenant, lookup)),
   lockById: (id) => Effect.map(db.get, (t) => byUuid(t.checkoutSessions, id)?.value),
   claimExpiring: (now, limit) =>
     Effect.map(db.get, (t) =>
@@ -551,16 +546,7 @@ export const subscriptions = (db: MemoryDbService): Store.SubscriptionsRepo => (
         subscriptions: HashMap.set(t.subscriptions, subscription.id, { ...row, value: next, dueAt })
       }
     }),
-  find: (tenant, lookup) =>
-    Effect.map(db.get, (t) => {
-      if (lookup._tag === "ById") {
-        const s = byUuid(t.subscriptions, lookup.id)?.value
-        return s !== undefined && belongsTo(s, tenant) ? s : undefined
-      }
-      for (const row of HashMap.values(t.subscriptions))
-        if (belongsTo(row.value, tenant) && row.value.reference === lookup.reference) return row.value
-      return undefined
-    }),
+  find: (tenant, lookup) => Effect.map(db.get, (t) => byLookup(t.subscriptions, tenant, lookup)),
   lockById: (id) => Effect.map(db.get, (t) => byUuid(t.subscriptions, id)?.value),
   list: (tenant, filter) =>
     Effect.map(db.get, (t) =>

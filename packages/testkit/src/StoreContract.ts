@@ -1630,17 +1630,19 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
             intervalCount: 2
           })
           for (const s of [payment, weekly]) {
-            expect(plain(yield* store.find(tenant, s.id))).toEqual(plain(s))
-            expect(plain(yield* store.find(tenant, s.id.toUpperCase()))).toEqual(plain(s))
-            const locked = yield* tx.withTransaction(store.find(tenant, s.id, { forUpdate: true }))
+            expect(plain(yield* store.find(tenant, Ids.lookup(s.id)))).toEqual(plain(s))
+            expect(plain(yield* store.find(tenant, Ids.lookup(s.id.toUpperCase())))).toEqual(plain(s))
+            const locked = yield* tx.withTransaction(
+              store.find(tenant, Ids.lookup(s.id), { forUpdate: true })
+            )
             expect(plain(locked)).toEqual(plain(s))
             expect(plain(yield* tx.withTransaction(store.lockById(s.id)))).toEqual(plain(s))
             expect(plain(yield* store.lockById(s.id.toUpperCase()))).toEqual(plain(s))
-            // By id only: a reference names no session here.
-            expect(yield* store.find(tenant, s.reference)).toBeUndefined()
+            // By reference too, like every resource a merchant names.
+            expect(plain(yield* store.find(tenant, Ids.lookup(s.reference)))).toEqual(plain(s))
           }
-          expect(yield* store.find(tenant, yield* uuid)).toBeUndefined()
-          expect(yield* store.find(tenant, "not-a-uuid")).toBeUndefined()
+          expect(yield* store.find(tenant, Ids.lookup(yield* uuid))).toBeUndefined()
+          expect(yield* store.find(tenant, Ids.lookup("not-a-uuid"))).toBeUndefined()
           expect(yield* store.lockById(yield* uuid)).toBeUndefined()
           expect(yield* store.lockById("not-a-uuid")).toBeUndefined()
           expect(yield* store.lockById("")).toBeUndefined()
@@ -1655,9 +1657,9 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
           const session = yield* insertSession(tenantOf(owner))
           const live = yield* insertSession(tenantOf(owner, "live"))
           for (const tenant of [tenantOf(other), tenantOf(owner, "live"), tenantOf(other, "live")])
-            expect(yield* store.find(tenant, session.id)).toBeUndefined()
-          expect(yield* store.find(tenantOf(owner), live.id)).toBeUndefined()
-          expect((yield* store.find(tenantOf(owner, "live"), live.id))?.id).toBe(live.id)
+            expect(yield* store.find(tenant, Ids.lookup(session.id))).toBeUndefined()
+          expect(yield* store.find(tenantOf(owner), Ids.lookup(live.id))).toBeUndefined()
+          expect((yield* store.find(tenantOf(owner, "live"), Ids.lookup(live.id)))?.id).toBe(live.id)
           // The customer's side has no tenant: it finds any session by id.
           expect((yield* store.lockById(session.id))?.id).toBe(session.id)
           expect((yield* store.lockById(live.id))?.id).toBe(live.id)
@@ -1680,15 +1682,15 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
             const refused = yield* Effect.flip(store.insert(again))
             expect(refused).toBeInstanceOf(Store.DuplicateReference)
             expect(refused).toMatchObject({ _tag: "DuplicateReference", reference: first.reference })
-            expect(yield* store.find(tenant, again.id)).toBeUndefined()
+            expect(yield* store.find(tenant, Ids.lookup(again.id))).toBeUndefined()
             expect(yield* store.lockById(again.id)).toBeUndefined()
           }
-          expect(plain(yield* store.find(tenant, first.id))).toEqual(plain(first))
+          expect(plain(yield* store.find(tenant, Ids.lookup(first.id)))).toEqual(plain(first))
 
           for (const elsewhere of [tenantOf(other), tenantOf(merchant, "live")]) {
             const s = yield* newSession(elsewhere, { request: { reference: first.reference } })
             yield* store.insert(s)
-            expect(plain(yield* store.find(elsewhere, s.id))).toEqual(plain(s))
+            expect(plain(yield* store.find(elsewhere, Ids.lookup(s.id)))).toEqual(plain(s))
           }
         })
       )
@@ -1700,7 +1702,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
           const first = yield* insertSession(tenant)
           const twin = { ...(yield* newSession(tenant, { mode: "PAYMENT" })), id: first.id }
           expect(isDefect(yield* Effect.exit(store.insert(twin)))).toBe(true)
-          expect(plain(yield* store.find(tenant, first.id))).toEqual(plain(first))
+          expect(plain(yield* store.find(tenant, Ids.lookup(first.id)))).toEqual(plain(first))
         })
       )
 
@@ -1714,7 +1716,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
           })
           const bystander = yield* insertSession(tenant, { at: plus(T0, second) })
           // Completed by the activation, through the store.
-          expect(plain(yield* store.find(tenant, a.session.id))).toEqual(plain(a.session))
+          expect(plain(yield* store.find(tenant, Ids.lookup(a.session.id)))).toEqual(plain(a.session))
           expect(a.session).toMatchObject({ status: "COMPLETE", subscriptionId: a.subscription.id })
 
           const filled: CheckoutSession.CheckoutSession = {
@@ -1725,7 +1727,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
             expiredAt: plus(T0, 3 * hour + 3)
           }
           yield* store.update(filled)
-          expect(plain(yield* store.find(tenant, a.session.id))).toEqual(plain(filled))
+          expect(plain(yield* store.find(tenant, Ids.lookup(a.session.id)))).toEqual(plain(filled))
 
           const emptied: CheckoutSession.CheckoutSession = {
             ...filled,
@@ -1738,13 +1740,13 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
             expiredAt: null
           }
           yield* store.update(emptied)
-          expect(plain(yield* store.find(tenant, a.session.id))).toEqual(plain(emptied))
+          expect(plain(yield* store.find(tenant, Ids.lookup(a.session.id)))).toEqual(plain(emptied))
           expect(plain(emptied)).toEqual(plain(a.opened))
 
           const expired = CheckoutSession.expire(emptied, emptied.expiresAt)
           expect(expired.status).toBe("EXPIRED")
           yield* store.update(expired)
-          expect(plain(yield* store.find(tenant, a.session.id))).toEqual(plain(expired))
+          expect(plain(yield* store.find(tenant, Ids.lookup(a.session.id)))).toEqual(plain(expired))
 
           // What the merchant asked for, and when, stays as it was.
           yield* store.update({
@@ -1759,18 +1761,18 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
             expiresAt: plus(T0, 7 * day),
             createdAt: plus(T0, day)
           })
-          expect(plain(yield* store.find(tenant, a.session.id))).toEqual(plain(expired))
+          expect(plain(yield* store.find(tenant, Ids.lookup(a.session.id)))).toEqual(plain(expired))
 
           // An update names its tenant: it cannot reach another merchant's or environment's session.
           for (const other of [tenantOf(yield* freshMerchant()), tenantOf(merchant, "live")]) {
             yield* store.update({ ...expired, ...other, status: "CANCELLED", cancelledAt: T0 })
-            expect(plain(yield* store.find(tenant, a.session.id))).toEqual(plain(expired))
+            expect(plain(yield* store.find(tenant, Ids.lookup(a.session.id)))).toEqual(plain(expired))
           }
           // An update of a session never inserted writes nothing.
           const ghost = yield* newSession(tenant)
           yield* store.update({ ...ghost, status: "CANCELLED", cancelledAt: T0 })
           expect(yield* store.lockById(ghost.id)).toBeUndefined()
-          expect(plain(yield* store.find(tenant, bystander.id))).toEqual(plain(bystander))
+          expect(plain(yield* store.find(tenant, Ids.lookup(bystander.id)))).toEqual(plain(bystander))
         })
       )
 
@@ -1863,7 +1865,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
                 const found =
                   i % 2 === 0
                     ? yield* store.lockById(session.id)
-                    : yield* store.find(tenant, session.id, { forUpdate: true })
+                    : yield* store.find(tenant, Ids.lookup(session.id), { forUpdate: true })
                 yield* Effect.sleep("2 millis")
                 const paid = CheckoutSession.complete(found!, plus(T0, minute), {
                   customerId: merchant.sandboxPayer,
@@ -1879,7 +1881,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
             { concurrency: "unbounded" }
           )).filter((p) => p !== undefined)
           expect(winners).toHaveLength(1)
-          expect((yield* store.find(tenant, session.id))?.paymentId).toBe(winners[0])
+          expect((yield* store.find(tenant, Ids.lookup(session.id)))?.paymentId).toBe(winners[0])
         })
       )
     })
@@ -2419,7 +2421,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
             plain(a.subscription)
           )
           expect(plain(yield* invoices.latest(a.subscription.id))).toEqual(plain(a.invoice))
-          expect(plain(yield* sessions.find(tenant, a.session.id))).toEqual(plain(a.session))
+          expect(plain(yield* sessions.find(tenant, Ids.lookup(a.session.id)))).toEqual(plain(a.session))
         })
       )
     })
@@ -2568,11 +2570,11 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
                 [{ ...dyn, amount: 99 }, "amount"],
                 [{ ...dyn, amount: 150.5 }, "amount"],
                 [{ ...dyn, amount: QrCode.MaxAmount + 1 }, "amount"],
-                [{ ...dyn, expiresInMinutes: 0 }, "expires_in_minutes"],
-                [{ ...dyn, expiresInMinutes: 16 }, "expires_in_minutes"],
-                [{ ...dyn, expiresInMinutes: 2.5 }, "expires_in_minutes"],
+                [{ ...dyn, expiresInMinutes: 0 }, "expiresInMinutes"],
+                [{ ...dyn, expiresInMinutes: 16 }, "expiresInMinutes"],
+                [{ ...dyn, expiresInMinutes: 2.5 }, "expiresInMinutes"],
                 [{ amount: 1_000 }, "amount"],
-                [{ expiresInMinutes: 5 }, "expires_in_minutes"]
+                [{ expiresInMinutes: 5 }, "expiresInMinutes"]
               ]
               for (const [overrides, field] of cases) {
                 const error = yield* Effect.flip(qr.create(tenant, qrRequest(outlet.id, overrides)))
@@ -2582,7 +2584,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
                   error.errors.map((e) => e.field),
                   JSON.stringify(overrides)
                 ).toContain(field)
-                expect(error.message).toBe(error.errors[0]!.message)
+                expect(error.message).toBe(`${error.errors[0]!.field}: ${error.errors[0]!.message}`)
               }
               expect(yield* qr.list(tenant, { limit: 100, offset: 0 })).toEqual([])
               // The edges of every rule are allowed.

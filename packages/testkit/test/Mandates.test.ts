@@ -160,19 +160,19 @@ describe("create", () => {
     ["an empty title", { title: "" }, "title"],
     ["a title of 256 characters", { title: "t".repeat(256) }, "title"],
     ["a description of 256 characters", { description: "d".repeat(256) }, "description"],
-    ["a per-charge cap of 99", { perChargeCap: 99 }, "per_charge_cap"],
-    ["a per-charge cap of 500001", { perChargeCap: 500_001 }, "per_charge_cap"],
-    ["a fractional per-charge cap", { perChargeCap: 150.5 }, "per_charge_cap"],
-    ["a period cap below the per-charge cap", { periodCap: 49_999, period: "MONTH" }, "period_cap"],
+    ["a per-charge cap of 99", { perChargeCap: 99 }, "perChargeCap"],
+    ["a per-charge cap of 500001", { perChargeCap: 500_001 }, "perChargeCap"],
+    ["a fractional per-charge cap", { perChargeCap: 150.5 }, "perChargeCap"],
+    ["a period cap below the per-charge cap", { periodCap: 49_999, period: "MONTH" }, "periodCap"],
     ["a period cap without a period", { periodCap: 100_000 }, "period"],
-    ["an ftp return URL", { returnUrl: "ftp://shop.example/done" }, "return_url"],
-    ["a relative return URL", { returnUrl: "/done" }, "return_url"],
-    ["an expiry in the past", { expiresAt: DateTime.unsafeMake("2026-03-31T09:59:59Z") }, "expires_at"],
-    ["an expiry of now", { expiresAt: now }, "expires_at"],
+    ["an ftp return URL", { returnUrl: "ftp://shop.example/done" }, "returnUrl"],
+    ["a relative return URL", { returnUrl: "/done" }, "returnUrl"],
+    ["an expiry in the past", { expiresAt: DateTime.unsafeMake("2026-03-31T09:59:59Z") }, "expiresAt"],
+    ["an expiry of now", { expiresAt: now }, "expiresAt"],
     [
       "an expiry 365 days and a second away",
       { expiresAt: DateTime.add(now, { days: 365, seconds: 1 }) },
-      "expires_at"
+      "expiresAt"
     ]
   ]
   it.effect.each(invalid)("%s is InvalidRequest naming the field", ([, patch, field]) =>
@@ -183,7 +183,7 @@ describe("create", () => {
       expect(refused._tag).toBe("InvalidRequest")
       if (refused._tag !== "InvalidRequest") return
       expect(refused.errors.map((e) => e.field)).toEqual([field])
-      expect(refused.message).toBe(refused.errors[0]!.message)
+      expect(refused.message).toBe(`${field}: ${refused.errors[0]!.message}`)
       expect(yield* mandates.list(testTenant(m), { limit: 25, offset: 0 })).toEqual([])
     }).pipe(world())
   )

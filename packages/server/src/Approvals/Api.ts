@@ -3,128 +3,160 @@
  * then approve or decline with it. No merchant key: the customer proves themselves with the code.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Mandate } from "@laari/core"
+import { Calendar, CheckoutSession, Fields, Ids, Mandate, Money } from "@laari/core"
 import { Schema } from "effect"
-import * as Doc from "../Http/Documented.js"
-import { Body, Text } from "../Http/Fields.js"
+import { Body, Text, Timestamp } from "../Http/Fields.js"
+import * as Problems from "../Http/Problems.js"
 import { AddressRateLimit } from "../Http/RateLimit.js"
 import { MandateRead } from "../Mandates/Api.js"
 
-const IdPath = Schema.Struct({ id: Text })
+const IdPath = Schema.Struct({
+  id: Schema.UUID.annotations({ description: "The mandate's or session's id" })
+})
 
 export const MandateForApproval = Schema.Struct({
-  id: Text,
+  id: Ids.MandateId,
   status: Mandate.Status,
   merchantName: Text,
-  title: Text,
-  description: Schema.NullOr(Text),
+  title: Fields.Title,
+  description: Schema.NullOr(Fields.Description),
   currency: Schema.Literal("MVR"),
-  perChargeCap: Schema.Int,
-  periodCap: Schema.NullOr(Schema.Int),
-  period: Schema.NullOr(Schema.Literal("MONTH")),
-  expiresAt: Text,
-  setupExpiresAt: Text,
+  perChargeCap: Money.Amount,
+  periodCap: Schema.NullOr(Money.Chargeable),
+  period: Schema.NullOr(Mandate.Period),
+  expiresAt: Timestamp,
+  setupExpiresAt: Timestamp,
   returnUrl: Schema.NullOr(Text)
-})
+}).annotations({ identifier: "MandateForApproval", description: "What the approval page shows the customer" })
 
 export const SessionForPayment = Schema.Struct({
-  id: Text,
-  status: Text,
-  mode: Text,
+  id: Ids.CheckoutSessionId,
+  status: CheckoutSession.Status,
+  mode: CheckoutSession.Mode,
   merchantName: Text,
   title: Text,
   description: Schema.NullOr(Text),
-  amount: Schema.Int,
+  amount: Money.Amount,
   currency: Schema.Literal("MVR"),
-  planName: Schema.NullOr(Text),
-  interval: Schema.NullOr(Text),
-  intervalCount: Schema.NullOr(Schema.Int),
+  planName: Schema.NullOr(CheckoutSession.PlanName),
+  interval: Schema.NullOr(Calendar.Interval),
+  intervalCount: Schema.NullOr(CheckoutSession.IntervalCount),
   returnUrl: Schema.NullOr(Text),
-  expiresAt: Text,
-  subscriptionId: Schema.NullOr(Text)
+  expiresAt: Timestamp,
+  subscriptionId: Schema.NullOr(Ids.SubscriptionId)
+}).annotations({ identifier: "SessionForPayment", description: "What the payment page shows the customer" })
+
+export const ChallengeRequest = Body({
+  phone: Text.pipe(Schema.minLength(1), Schema.maxLength(32)).annotations({
+    description: "The customer's wallet phone number"
+  })
+})
+export const ChallengeIssued = Schema.Struct({
+  challenge_id: Ids.ChallengeId,
+  expires_at: Timestamp.annotations({ description: "The code works until then (5 minutes)" })
+}).annotations({ identifier: "ChallengeIssued" })
+export const Answer = Body({
+  challenge_id: Schema.UUID.annotations({ description: "From the challenge that sent the code" }),
+  otp: Text.pipe(Schema.maxLength(32)).annotations({ description: "The six-digit one-time code" })
 })
 
-export const ChallengeRequest = Body({ phone: Text.pipe(Schema.minLength(1)) })
-export const ChallengeIssued = Schema.Struct({ challenge_id: Text, expires_at: Text })
-export const Answer = Body({ challenge_id: Schema.UUID, otp: Text })
+/** The customer's answer to a mandate, with the code: approve or decline. */
+const answer = <const Name extends "approve" | "decline">(name: Name, summary: string) =>
+  Problems.post(name, `/approvals/mandates/:id/${name}`)
+    .setPath(IdPath)
+    .setPayload(Answer)
+    .addSuccess(MandateRead)
+    .addError(Problems.MandateNotFound)
+    .addError(Problems.MandateNotPending)
+    .addError(Problems.ChallengeNotFound)
+    .addError(Problems.ApprovalRefused.Unprocessable)
+    .addError(Problems.ApprovalRefused.Locked)
+    .addError(Problems.ApprovalLimited)
+    .annotate(OpenApi.Summary, summary)
 
 export class ApprovalsApi extends HttpApiGroup.make("approvals")
   .add(
     HttpApiEndpoint.get("mandate", "/approvals/mandates/:id")
       .setPath(IdPath)
       .addSuccess(MandateForApproval)
-      .addError(Doc.NotFound)
-      .annotate(OpenApi.Summary, "The terms of a mandate awaiting approval, as the approval page shows them")
+      .addError(Problems.MandateNotFound)
+      .annotate(OpenApi.Summary, "A mandate awaiting approval")
+      .annotate(OpenApi.Description, "The terms of a mandate as the hosted approval page shows them.")
   )
   .add(
-    HttpApiEndpoint.post("challenge", "/approvals/mandates/:id/challenge")
+    Problems.post("challenge", "/approvals/mandates/:id/challenge")
       .setPath(IdPath)
       .setPayload(ChallengeRequest)
       .addSuccess(ChallengeIssued)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
-      .addError(Doc.TooManyAttempts)
+      .addError(Problems.MandateNotFound)
+      .addError(Problems.MandateNotPending)
+      .addError(Problems.CustomerNotFound)
+      .addError(Problems.ApprovalLimited)
+      .annotate(OpenApi.Summary, "Send a one-time code for a mandate")
       .annotate(
-        OpenApi.Summary,
-        "Send a six-digit one-time code to the customer's wallet app (5 minutes, 5 tries; codes and wrong guesses are capped per mandate and per phone, 429 with Retry-After)"
+        OpenApi.Description,
+        "Sends a six-digit code to the customer's wallet app (valid 5 minutes, 5 tries). Codes and wrong guesses are capped per mandate and per phone: `429` with `Retry-After`."
       )
   )
   .add(
-    HttpApiEndpoint.post("approve", "/approvals/mandates/:id/approve")
-      .setPath(IdPath)
-      .setPayload(Answer)
-      .addSuccess(MandateRead)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
-      .addError(Doc.Unprocessable)
-      .addError(Doc.TooManyAttempts)
-      .annotate(OpenApi.Summary, "Approve the mandate with the one-time code")
+    answer("approve", "Approve a mandate").annotate(
+      OpenApi.Description,
+      "With the one-time code; the mandate becomes `ACTIVE` on the customer's wallet."
+    )
   )
   .add(
-    HttpApiEndpoint.post("decline", "/approvals/mandates/:id/decline")
-      .setPath(IdPath)
-      .setPayload(Answer)
-      .addSuccess(MandateRead)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
-      .addError(Doc.Unprocessable)
-      .addError(Doc.TooManyAttempts)
-      .annotate(OpenApi.Summary, "Decline the mandate with the one-time code")
+    answer("decline", "Decline a mandate").annotate(
+      OpenApi.Description,
+      "With the one-time code; the mandate becomes `DECLINED` and is never chargeable."
+    )
   )
   .add(
     HttpApiEndpoint.get("checkout", "/approvals/checkout/:id")
       .setPath(IdPath)
       .addSuccess(SessionForPayment)
-      .addError(Doc.NotFound)
-      .annotate(OpenApi.Summary, "A checkout session as the hosted payment page shows it")
+      .addError(Problems.CheckoutSessionNotFound)
+      .annotate(OpenApi.Summary, "A checkout session awaiting payment")
+      .annotate(OpenApi.Description, "The session as the hosted payment page shows it.")
   )
   .add(
-    HttpApiEndpoint.post("checkoutChallenge", "/approvals/checkout/:id/challenge")
+    Problems.post("checkoutChallenge", "/approvals/checkout/:id/challenge")
       .setPath(IdPath)
       .setPayload(ChallengeRequest)
       .addSuccess(ChallengeIssued)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
-      .addError(Doc.TooManyAttempts)
+      .addError(Problems.CheckoutSessionNotFound)
+      .addError(Problems.CheckoutSessionClosed)
+      .addError(Problems.PayerNotFound)
+      .addError(Problems.ApprovalLimited)
+      .annotate(OpenApi.Summary, "Send a one-time code for a checkout")
       .annotate(
-        OpenApi.Summary,
-        "Send a one-time code to the paying customer's wallet app (capped per session and per phone, 429 with Retry-After)"
+        OpenApi.Description,
+        "Sends a code to the paying customer's wallet app; capped per session and per phone (`429` with `Retry-After`)."
       )
   )
   .add(
-    HttpApiEndpoint.post("checkoutPay", "/approvals/checkout/:id/pay")
+    Problems.post("checkoutPay", "/approvals/checkout/:id/pay")
       .setPath(IdPath)
       .setPayload(Answer)
       .addSuccess(SessionForPayment)
-      .addError(Doc.PaymentRequired)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
-      .addError(Doc.Unprocessable)
-      .addError(Doc.TooManyAttempts)
+      .addError(Problems.CheckoutSessionNotFound)
+      .addError(Problems.CheckoutSessionClosed)
+      .addError(Problems.ChallengeNotFound)
+      .addError(Problems.ApprovalRefused.Unprocessable)
+      .addError(Problems.ApprovalRefused.Locked)
+      .addError(Problems.ApprovalLimited)
+      .addError(Problems.CheckoutPaymentDeclined.PaymentRequired)
+      .addError(Problems.CheckoutPaymentDeclined.Unprocessable)
+      .annotate(OpenApi.Summary, "Pay a checkout session")
       .annotate(
-        OpenApi.Summary,
-        "Pay the session with the one-time code; a SUBSCRIPTION session starts the subscription"
+        OpenApi.Description,
+        "With the one-time code; a `SUBSCRIPTION` session starts the subscription and pays its first invoice."
       )
   )
+  .addError(Problems.InvalidRequest)
+  .addError(Problems.ServiceUnavailable)
   .middleware(AddressRateLimit)
-  .annotate(OpenApi.Title, "Customer approvals") {}
+  .annotate(OpenApi.Title, "Customer approvals")
+  .annotate(
+    OpenApi.Description,
+    "Used by the hosted pages: no merchant key, the customer proves themselves with a one-time code sent to the wallet app. Rate-limited per address."
+  ) {}

@@ -1,12 +1,29 @@
 /**
  * Handlers of the customer's approval API.
  */
-import { HttpApiBuilder } from "@effect/platform"
-import { Calendar, Checkout, type CheckoutSession, Ids, Mandates, Store } from "@laari/core"
+import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import { Approvals, Calendar, Checkout, type CheckoutSession, Ids, Mandates, Store } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
-import { reply, respond } from "../Http/Reply.js"
 import * as Json from "../Mandates/Json.js"
+
+/** A capped approval answers `429` with `Retry-After`: the error's wait, as a header of the response. */
+const retryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tapError(effect, (e) =>
+    e instanceof Approvals.ApprovalLimited
+      ? HttpApp.appendPreResponseHandler((_request, response) =>
+          Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(e.retryAfterSeconds)))
+        )
+      : Effect.void
+  )
+
+const challengeIssued = (c: {
+  readonly id: Ids.ChallengeId
+  readonly expiresAt: Parameters<typeof Calendar.formatMaldives>[0]
+}) => ({
+  challenge_id: c.id,
+  expires_at: Calendar.formatMaldives(c.expiresAt)
+})
 
 export const ApprovalsLive = HttpApiBuilder.group(Api, "approvals", (handlers) =>
   Effect.gen(function* () {
@@ -15,77 +32,68 @@ export const ApprovalsLive = HttpApiBuilder.group(Api, "approvals", (handlers) =
     const checkout = yield* Checkout.Checkout
 
     const sessionForPayment = (s: CheckoutSession.CheckoutSession) =>
-      Effect.map(merchants.get(s.merchantId), (merchant) =>
-        reply(200, {
-          id: s.id,
-          status: s.status,
-          mode: s.mode,
-          merchantName: merchant?.name ?? "",
-          title: s.title,
-          description: s.description,
-          amount: s.amount,
-          currency: "MVR",
-          planName: s.price?.name ?? null,
-          interval: s.price?.interval ?? null,
-          intervalCount: s.price?.intervalCount ?? null,
-          returnUrl: s.returnUrl,
-          expiresAt: Calendar.formatMaldives(s.expiresAt),
-          subscriptionId: s.subscriptionId
-        })
-      )
+      Effect.map(merchants.get(s.merchantId), (merchant) => ({
+        id: s.id,
+        status: s.status,
+        mode: s.mode,
+        merchantName: merchant?.name ?? "",
+        title: s.title,
+        description: s.description,
+        amount: s.amount,
+        currency: "MVR" as const,
+        planName: s.price?.name ?? null,
+        interval: s.price?.interval ?? null,
+        intervalCount: s.price?.intervalCount ?? null,
+        returnUrl: s.returnUrl,
+        expiresAt: Calendar.formatMaldives(s.expiresAt),
+        subscriptionId: s.subscriptionId
+      }))
     return handlers
       .handle("mandate", ({ path }) =>
-        respond(
-          Effect.flatMap(mandates.forApproval(path.id), (m) =>
-            Effect.map(merchants.get(m.merchantId), (merchant) => ({ m, merchantName: merchant?.name ?? "" }))
-          ),
-          ({ m, merchantName }) =>
-            reply(200, {
-              id: m.id,
-              status: m.status,
-              merchantName,
-              title: m.title,
-              description: m.description,
-              currency: "MVR",
-              perChargeCap: m.perChargeCap,
-              periodCap: m.periodCap,
-              period: m.period,
-              expiresAt: Calendar.formatMaldives(m.expiresAt),
-              setupExpiresAt: Calendar.formatMaldives(m.setupExpiresAt),
-              returnUrl: m.returnUrl
-            })
+        Effect.flatMap(mandates.forApproval(path.id), (m) =>
+          Effect.map(merchants.get(m.merchantId), (merchant) => ({
+            id: m.id,
+            status: m.status,
+            merchantName: merchant?.name ?? "",
+            title: m.title,
+            description: m.description,
+            currency: "MVR" as const,
+            perChargeCap: m.perChargeCap,
+            periodCap: m.periodCap,
+            period: m.period,
+            expiresAt: Calendar.formatMaldives(m.expiresAt),
+            setupExpiresAt: Calendar.formatMaldives(m.setupExpiresAt),
+            returnUrl: m.returnUrl
+          }))
         )
       )
       .handle("challenge", ({ path, payload }) =>
-        respond(mandates.requestApproval(path.id, payload.phone.trim()), (c) =>
-          reply(200, { challenge_id: c.id, expires_at: Calendar.formatMaldives(c.expiresAt) })
-        )
+        retryAfter(mandates.requestApproval(path.id, payload.phone.trim()).pipe(Effect.map(challengeIssued)))
       )
       .handle("approve", ({ path, payload }) =>
-        respond(mandates.approve(path.id, Ids.ChallengeId.make(payload.challenge_id), payload.otp), (m) =>
-          reply(200, Json.mandate(m))
+        retryAfter(
+          mandates
+            .approve(path.id, Ids.ChallengeId.make(payload.challenge_id), payload.otp)
+            .pipe(Effect.map(Json.mandate))
         )
       )
       .handle("decline", ({ path, payload }) =>
-        respond(mandates.decline(path.id, Ids.ChallengeId.make(payload.challenge_id), payload.otp), (m) =>
-          reply(200, Json.mandate(m))
+        retryAfter(
+          mandates
+            .decline(path.id, Ids.ChallengeId.make(payload.challenge_id), payload.otp)
+            .pipe(Effect.map(Json.mandate))
         )
       )
-      .handle("checkout", ({ path }) =>
-        respond(Effect.flatMap(checkout.forPayment(path.id), sessionForPayment), (r) => r)
-      )
+      .handle("checkout", ({ path }) => Effect.flatMap(checkout.forPayment(path.id), sessionForPayment))
       .handle("checkoutChallenge", ({ path, payload }) =>
-        respond(checkout.requestPayment(path.id, payload.phone.trim()), (c) =>
-          reply(200, { challenge_id: c.id, expires_at: Calendar.formatMaldives(c.expiresAt) })
-        )
+        retryAfter(checkout.requestPayment(path.id, payload.phone.trim()).pipe(Effect.map(challengeIssued)))
       )
       .handle("checkoutPay", ({ path, payload }) =>
-        respond(
+        retryAfter(
           Effect.flatMap(
             checkout.pay(path.id, Ids.ChallengeId.make(payload.challenge_id), payload.otp),
             (settled) => sessionForPayment(settled.session)
-          ),
-          (r) => r
+          )
         )
       )
   })

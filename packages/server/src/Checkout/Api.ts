@@ -2,10 +2,11 @@
  * Checkout sessions (spec 4.3): a one-off payment, or the first payment of a subscription.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Calendar, CheckoutSession, Fields, Money } from "@laari/core"
+import { Calendar, CheckoutSession, Fields, Ids, Money } from "@laari/core"
 import { Schema } from "effect"
-import * as Doc from "../Http/Documented.js"
-import { Body, optionalNullable, Text } from "../Http/Fields.js"
+import { Body, IdOrReference, optionalNullable, Text, Timestamp } from "../Http/Fields.js"
+import * as Idempotent from "../Http/Idempotent.js"
+import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Security.js"
 
 /**
@@ -13,86 +14,102 @@ import { Authentication } from "../Http/Security.js"
  * `price_data.amount` are `CheckoutSession.validate`'s, so those fields stay optional here.
  */
 export const CreateSession = Body({
-  mode: optionalNullable(CheckoutSession.Mode),
+  mode: optionalNullable(CheckoutSession.Mode).annotations({
+    description: "`PAYMENT` (default): a one-off payment; `SUBSCRIPTION`: the first payment of a plan"
+  }),
   price_data: optionalNullable(
     Schema.Struct({
       name: optionalNullable(CheckoutSession.PlanName),
-      amount: optionalNullable(Money.Amount),
-      interval: optionalNullable(Calendar.Interval),
+      amount: optionalNullable(Money.Amount).annotations({ description: "Laari per cycle" }),
+      interval: optionalNullable(Calendar.Interval).annotations({ description: "`WEEK` or `MONTH`" }),
       interval_count: optionalNullable(CheckoutSession.IntervalCount)
-    })
+    }).annotations({ description: "The plan sold, required in `SUBSCRIPTION` mode" })
   ),
   title: optionalNullable(Fields.Title),
   reference: optionalNullable(Fields.Reference),
   description: optionalNullable(Fields.Description),
-  return_url: optionalNullable(Text),
-  amount: optionalNullable(Money.Amount)
+  return_url: optionalNullable(Fields.ReturnUrl),
+  amount: optionalNullable(Money.Amount).annotations({
+    description:
+      "Laari to pay in `PAYMENT` mode; in `SUBSCRIPTION` mode, if sent, equal to `price_data.amount`"
+  })
 })
 
 export const SessionCreated = Schema.Struct({
-  id: Text,
-  reference: Text,
-  url: Text
-})
+  id: Ids.CheckoutSessionId,
+  reference: Fields.Reference,
+  url: Text.annotations({ description: "The hosted page where the customer pays" })
+}).annotations({ identifier: "CheckoutSessionCreated" })
 
 export const SessionRead = Schema.Struct({
-  id: Text,
-  reference: Text,
-  url: Text,
+  id: Ids.CheckoutSessionId,
+  reference: Fields.Reference,
+  url: Text.annotations({ description: "The hosted page where the customer pays" }),
   mode: CheckoutSession.Mode,
   status: CheckoutSession.Status,
   title: Text,
   description: Schema.NullOr(Text),
-  amount: Schema.Int,
+  amount: Money.Amount,
   currency: Schema.Literal("MVR"),
   priceData: Schema.NullOr(
     Schema.Struct({
-      name: Text,
-      amount: Schema.Int,
-      interval: Text,
-      intervalCount: Schema.Int
+      name: CheckoutSession.PlanName,
+      amount: Money.Amount,
+      interval: Calendar.Interval,
+      intervalCount: CheckoutSession.IntervalCount
     })
   ),
   returnUrl: Schema.NullOr(Text),
-  subscriptionId: Schema.NullOr(Text),
-  expiresAt: Text,
-  completedAt: Schema.NullOr(Text),
-  createdAt: Text
-}).annotations({ identifier: "CheckoutSession" })
+  subscriptionId: Schema.NullOr(Ids.SubscriptionId),
+  expiresAt: Timestamp,
+  completedAt: Schema.NullOr(Timestamp),
+  createdAt: Timestamp
+}).annotations({
+  identifier: "CheckoutSession",
+  description: "A hosted payment page for one payment or a plan"
+})
 
-const IdPath = Schema.Struct({ id: Text })
+const IdPath = IdOrReference("checkout session")
 
 export class CheckoutApi extends HttpApiGroup.make("checkout")
   .add(
-    HttpApiEndpoint.post("create", "/checkout/sessions")
+    Idempotent.post("create", "/checkout/sessions")
       .setPayload(CreateSession)
-      .setHeaders(Doc.IdempotencyHeaders)
       .addSuccess(SessionCreated)
-      .addError(Doc.Forbidden)
-      .addError(Doc.Conflict)
-      .addError(Doc.Unprocessable)
+      .addError(Problems.SubscriptionsNotEnabled)
+      .addError(Problems.CheckoutReferenceTaken)
+      .annotate(OpenApi.Summary, "Create a checkout session")
       .annotate(
-        OpenApi.Summary,
-        "Create a checkout session; SUBSCRIPTION mode sells a plan (scope checkout:write; a publishable key may)"
+        OpenApi.Description,
+        "Returns the `url` of the hosted page where the customer pays. `SUBSCRIPTION` mode sells a plan: paying starts the subscription, which renews by itself. Scope `checkout:write`; a publishable key may create sessions."
       )
   )
   .add(
     HttpApiEndpoint.get("get", "/checkout/sessions/:id")
       .setPath(IdPath)
       .addSuccess(SessionRead)
-      .addError(Doc.Forbidden)
-      .addError(Doc.NotFound)
-      .annotate(OpenApi.Summary, "Fetch a checkout session (a secret key with scope checkout:write)")
+      .addError(Problems.CheckoutSessionNotFound)
+      .annotate(OpenApi.Summary, "Fetch a checkout session")
+      .annotate(
+        OpenApi.Description,
+        "By id or by the merchant's reference. A secret key with scope `checkout:write`."
+      )
   )
   .add(
-    HttpApiEndpoint.post("cancel", "/checkout/sessions/:id/cancel")
+    Idempotent.post("cancel", "/checkout/sessions/:id/cancel")
       .setPath(IdPath)
-      .setHeaders(Doc.IdempotencyHeaders)
       .addSuccess(SessionRead)
-      .addError(Doc.Forbidden)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
-      .annotate(OpenApi.Summary, "Cancel an open checkout session (a secret key with scope checkout:write)")
+      .addError(Problems.CheckoutSessionNotFound)
+      .addError(Problems.CheckoutSessionClosed)
+      .annotate(OpenApi.Summary, "Cancel a checkout session")
+      .annotate(
+        OpenApi.Description,
+        "Withdraws an open session; it can no longer be paid. A secret key with scope `checkout:write`."
+      )
   )
+  .addError(Problems.Forbidden)
+  .addError(Problems.InvalidRequest)
+  .addError(Problems.ServiceUnavailable)
   .middleware(Authentication)
-  .annotate(OpenApi.Title, "Checkout") {}
+  .annotate(OpenApi.Title, "Checkout")
+  .annotate(OpenApi.Description, "Hosted pages where customers pay once or subscribe to a plan") {}

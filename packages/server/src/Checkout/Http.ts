@@ -9,9 +9,8 @@ import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Config.js"
 import { idempotent } from "../Http/Idempotent.js"
-import { reply, respond, run } from "../Http/Reply.js"
 import { withScope } from "../Http/Security.js"
-import type { CreateSession } from "./Api.js"
+import { CheckoutApi, type CreateSession } from "./Api.js"
 import * as Json from "./Json.js"
 
 const toRequest = (p: typeof CreateSession.Type) => ({
@@ -40,35 +39,35 @@ export const CheckoutLive = HttpApiBuilder.group(Api, "checkout", (handlers) =>
     const checkout = yield* Checkout.Checkout
     const config = yield* ServerConfigTag
     return handlers
-      .handle("create", ({ payload }) =>
+      .handle("create", ({ headers, payload }) =>
         withScope(
           "checkout:write",
           (principal) =>
             idempotent(
-              principal,
-              payload,
-              run(checkout.create(Auth.tenantOf(principal), toRequest(payload)), (s) =>
-                reply(200, Json.created(s, config.checkoutUrl))
-              )
+              CheckoutApi.endpoints.create,
+              { principal, key: headers["idempotency-key"], payload },
+              checkout
+                .create(Auth.tenantOf(principal), toRequest(payload))
+                .pipe(Effect.map((s) => Json.created(s, config.checkoutUrl)))
             ),
           publishable
         )
       )
       .handle("get", ({ path }) =>
         withScope("checkout:write", (principal) =>
-          respond(checkout.get(Auth.tenantOf(principal), path.id), (s) =>
-            reply(200, Json.session(s, config.checkoutUrl))
-          )
+          checkout
+            .get(Auth.tenantOf(principal), path.id)
+            .pipe(Effect.map((s) => Json.session(s, config.checkoutUrl)))
         )
       )
-      .handle("cancel", ({ path }) =>
+      .handle("cancel", ({ headers, path }) =>
         withScope("checkout:write", (principal) =>
           idempotent(
-            principal,
-            undefined,
-            run(checkout.cancel(Auth.tenantOf(principal), path.id), (s) =>
-              reply(200, Json.session(s, config.checkoutUrl))
-            )
+            CheckoutApi.endpoints.cancel,
+            { principal, key: headers["idempotency-key"], payload: undefined },
+            checkout
+              .cancel(Auth.tenantOf(principal), path.id)
+              .pipe(Effect.map((s) => Json.session(s, config.checkoutUrl)))
           )
         )
       )

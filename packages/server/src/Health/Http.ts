@@ -5,21 +5,21 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
+import { Errors } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
-import { message, reply, toResponse } from "../Http/Reply.js"
 
 export const HealthLive = HttpApiBuilder.group(Api, "health", (handlers) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return handlers
-      .handle("healthz", () => Effect.succeed(toResponse(reply(200, { status: "ok" }))))
+      .handle("healthz", () => Effect.succeed({ status: "ok" }))
       .handle("readyz", () =>
         sql`SELECT 1`.pipe(
           Effect.timeout("2 seconds"),
-          Effect.match({
-            onFailure: () => toResponse(message(503, "This service is temporarily unavailable")),
-            onSuccess: () => toResponse(reply(200, { status: "ready" }))
+          Effect.mapBoth({
+            onFailure: () => new Errors.ServiceUnavailable(),
+            onSuccess: () => ({ status: "ready" })
           })
         )
       )

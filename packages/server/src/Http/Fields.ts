@@ -33,21 +33,48 @@ export const TimeZone = Text.pipe(
   Schema.filter(Calendar.isTimeZone, { message: () => "must be an IANA time zone such as Indian/Maldives" })
 )
 
-/** `limit` (1 to 100, default 25) and `offset` (0 or more) of every list. */
+/**
+ * `limit` (1 to 100, default 25) and `offset` (0 or more) of every list. Query values arrive as text;
+ * the document describes them as the integers they decode to.
+ */
 export const Paging = {
   limit: Schema.optional(
     Schema.NumberFromString.pipe(
       Schema.int(),
       Schema.between(1, 100, { message: () => "limit must be a whole number from 1 to 100" })
-    )
+    ).annotations({
+      jsonSchema: {
+        type: "integer",
+        minimum: 1,
+        maximum: 100,
+        default: 25,
+        description: "How many items to return, newest first"
+      }
+    })
   ),
   offset: Schema.optional(
     Schema.NumberFromString.pipe(
       Schema.int(),
       Schema.nonNegative({ message: () => "offset must be 0 or more" })
-    )
+    ).annotations({
+      jsonSchema: { type: "integer", minimum: 0, default: 0, description: "How many items to skip" }
+    })
   )
 }
+
+/** A moment in a read: Maldives time, `+05:00`, whole seconds (DESIGN section 9). */
+export const Timestamp = Schema.String.annotations({
+  jsonSchema: { format: "date-time" },
+  description: "Maldives time (+05:00), whole seconds"
+})
+
+/** `{id}` in a path: a UUID is looked up as an id, anything else as the merchant's reference. */
+export const IdOrReference = (resource: string) =>
+  Schema.Struct({
+    id: CoreFields.Reference.annotations({
+      description: `The ${resource}'s UUID, or the merchant's reference for it`
+    })
+  })
 
 export const page = (params: {
   readonly limit?: number | undefined

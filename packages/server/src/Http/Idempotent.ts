@@ -2,81 +2,122 @@
  * `Idempotency-Key` on creates, charges, revokes, deactivations and cancellations (DESIGN section 9):
  * a retry replays the first response byte for byte with `Idempotent-Replay: true`.
  */
-import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { type Auth, Idempotency, Store } from "@laari/core"
-import { DateTime, Effect } from "effect"
+import { HttpApiSchema, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type Auth, type Errors, Idempotency, Store } from "@laari/core"
+import { DateTime, Effect, Either, Schema } from "effect"
 import * as Keys from "../Keys.js"
-import { fromError, message, type Reply, rawResponse, toResponse } from "./Reply.js"
+import * as Problems from "./Problems.js"
 
-const MaxKeyLength = 255
+/** The headers of every endpoint that takes a key. */
+export const Headers = Schema.Struct({
+  "idempotency-key": Schema.optional(
+    Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)).annotations({
+      description:
+        "Makes the request safe to retry: a retry with the same key (for 72 hours) replays the first response byte for byte, with the header `Idempotent-Replay: true`. The same key with another body is refused (`422`); while the first request runs, `409`."
+    })
+  )
+})
 
-/** Ends the transaction without storing anything, answering `answer` (a replay, a refusal or a 5xx). */
-class Abort {
-  readonly _tag = "Abort"
-  constructor(readonly answer: Reply | Idempotency.StoredResponse) {}
+/** What a replay carries besides the stored response. */
+const ReplayHeader = { "idempotent-replay": "true" } as const
+
+/** Ends the transaction without storing anything: the command failed with a `5xx`. */
+class Abort<E> {
+  constructor(readonly error: E) {}
 }
 
+const stored = (r: Idempotency.StoredResponse) =>
+  HttpServerResponse.text(r.body, {
+    status: r.status,
+    contentType: "application/json",
+    headers: { ...r.headers, ...ReplayHeader }
+  })
+
 /**
- * Answers `run` once per key. Without an `Idempotency-Key` header `run` simply runs. `payload` is the
- * decoded request body, whose hash tells a retry from a different request under the same key.
+ * Runs `command` once per key. Without a key it simply runs. `payload` is the decoded request body, whose
+ * hash tells a retry from a different request under the same key.
  *
  * The claim, the command and the stored response are one transaction (core `Idempotency`): a duplicate
  * waits for the first request's transaction and replays it, or gets `409` past the store's bounded wait.
+ * The command's value, or its error below `500`, is stored as the endpoint's schemas encode it, which is
+ * what HttpApi then sends; a `5xx` rolls everything back, the claim included, so a retry runs again.
  */
-export const idempotent = <R>(
-  principal: Auth.Principal,
-  payload: unknown,
-  run: Effect.Effect<Reply, never, R>
+export const idempotent = <A, E, R>(
+  endpoint: { readonly successSchema: Schema.Schema.AnyNoContext },
+  request: {
+    readonly principal: Auth.Principal
+    readonly key: string | undefined
+    readonly payload: unknown
+  },
+  command: Effect.Effect<A, E, R>
 ): Effect.Effect<
-  HttpServerResponse.HttpServerResponse,
-  never,
+  A | HttpServerResponse.HttpServerResponse,
+  E | Idempotency.KeyInFlight | Idempotency.KeyReused | Errors.ServiceUnavailable,
   R | HttpServerRequest.HttpServerRequest | Idempotency.IdempotencyStore | Store.Transactor
 > =>
   Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const key = request.headers["idempotency-key"]
-    if (key === undefined) return toResponse(yield* run)
-    if (key.length === 0 || key.length > MaxKeyLength)
-      return toResponse(message(422, `Idempotency-Key must be 1 to ${MaxKeyLength} characters`))
+    const { key, principal, payload } = request
+    if (key === undefined) return yield* command
 
+    const http = yield* HttpServerRequest.HttpServerRequest
     const store = yield* Idempotency.IdempotencyStore
     const tx = yield* Store.Transactor
     const scope: Idempotency.Scope = {
       merchantId: principal.merchantId,
       environment: principal.environment,
-      method: request.method,
-      path: new URL(request.url, "http://laari").pathname,
+      method: http.method,
+      path: new URL(http.url, "http://laari").pathname,
       key
     }
     const fingerprint = Keys.hash(JSON.stringify(payload ?? null))
     const now = yield* DateTime.now
+    const encodeSuccess = Schema.encodeUnknown(endpoint.successSchema)
+    const successStatus = HttpApiSchema.getStatusSuccess(endpoint.successSchema)
 
-    const command = Effect.gen(function* () {
+    type Outcome = Either.Either<A | HttpServerResponse.HttpServerResponse, E>
+
+    const run: Effect.Effect<
+      Outcome,
+      Abort<E> | Idempotency.KeyInFlight | Idempotency.KeyReused | Errors.ServiceUnavailable,
+      R
+    > = Effect.gen(function* () {
       const claim = yield* store.claim(scope, fingerprint, now)
-      if (claim._tag === "Busy")
-        return yield* Effect.fail(new Abort(message(409, Idempotency.messages.inFlight)))
+      if (claim._tag === "Busy") return yield* Effect.fail(new Idempotency.KeyInFlight())
       if (claim._tag === "Held") {
         const decision = Idempotency.decide(claim.record, fingerprint, now)
-        if (decision._tag === "Replay") return yield* Effect.fail(new Abort(decision.response))
-        if (decision._tag === "Mismatch")
-          return yield* Effect.fail(new Abort(message(422, Idempotency.messages.mismatch)))
+        if (decision._tag === "Replay") return Either.right(stored(decision.response))
+        if (decision._tag === "Mismatch") return yield* Effect.fail(new Idempotency.KeyReused())
         yield* store.replace(scope, fingerprint, now)
       }
-      const reply = yield* run
-      // A 5xx rolls everything back, the claim included, so a retry runs the command again.
-      if (reply.status >= 500) return yield* Effect.fail(new Abort(reply))
-      yield* store.complete(scope, { status: reply.status, headers: {}, body: JSON.stringify(reply.body) })
-      return reply
+      const outcome = yield* Effect.either(command)
+      if (Either.isLeft(outcome)) {
+        const answer = Problems.answer(outcome.left)
+        // A 5xx (or an error without a schema, answered as a defect) rolls everything back.
+        if (answer === undefined || answer.status >= 500) return yield* Effect.fail(new Abort(outcome.left))
+        yield* store.complete(scope, {
+          status: answer.status,
+          headers: {},
+          body: JSON.stringify(answer.body)
+        })
+        return outcome
+      }
+      const body = yield* Effect.orDie(encodeSuccess(outcome.right))
+      yield* store.complete(scope, { status: successStatus, headers: {}, body: JSON.stringify(body) })
+      return outcome
     })
 
-    const outcome = yield* tx
-      .withTransaction(command)
-      .pipe(
-        Effect.catchAll((e) =>
-          Effect.succeed<Reply | Idempotency.StoredResponse>(e instanceof Abort ? e.answer : fromError(e))
-        )
+    const outcome: Outcome = yield* tx.withTransaction(run).pipe(
+      Effect.catchIf(
+        (e): e is Abort<E> => e instanceof Abort,
+        (abort): Effect.Effect<Outcome> => Effect.succeed(Either.left(abort.error))
       )
-    return "headers" in outcome
-      ? rawResponse(outcome.status, outcome.body, { ...outcome.headers, "idempotent-replay": "true" })
-      : toResponse(outcome)
+    )
+    return yield* outcome
   })
+
+/** A `POST` endpoint that takes an `Idempotency-Key`, with the errors the key can end it with. */
+export const post = <const Name extends string>(name: Name, path: `/${string}`) =>
+  Problems.post(name, path)
+    .setHeaders(Headers)
+    .addError(Problems.IdempotencyKeyInFlight)
+    .addError(Problems.IdempotencyKeyReused)

@@ -14,12 +14,14 @@ import {
   HttpIncomingMessage,
   HttpMethod,
   HttpServerError,
-  HttpServerRequest
+  HttpServerRequest,
+  HttpServerResponse
 } from "@effect/platform"
+import { Errors } from "@laari/core"
 import { Cause, Effect, Either, Option } from "effect"
 import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Config.js"
-import { message, type Reply, toResponse } from "./Reply.js"
+import * as Problems from "./Problems.js"
 
 /**
  * Deepest nesting of arrays and objects a body may have. Every request schema is a few levels deep; far
@@ -77,28 +79,29 @@ const isOverLimit = (error: unknown): boolean =>
   error.cause instanceof Error &&
   error.cause.message === "maxBytes exceeded"
 
-const tooLarge = (maxBodyBytes: number): Reply =>
-  message(413, `The request body is larger than ${maxBodyBytes} bytes`)
-
 /**
  * Checks the body before HttpApi reads it. The platform caches the body text on the request, so
  * reading it here costs HttpApi nothing when it reads it again.
  */
 const checkBody = (
   maxBodyBytes: number
-): Effect.Effect<Reply | undefined, never, HttpServerRequest.HttpServerRequest> =>
+): Effect.Effect<
+  Problems.MalformedBody | Problems.BodyTooLarge | Problems.UnsupportedMediaType | undefined,
+  never,
+  HttpServerRequest.HttpServerRequest
+> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (!hasBody(request)) return undefined
-    if (!isJson(request.headers["content-type"])) return message(415, "Content-Type must be application/json")
+    if (!isJson(request.headers["content-type"])) return new Problems.UnsupportedMediaType()
     const text = yield* Effect.either(request.text)
     if (Either.isLeft(text))
       // Past the limit the platform has already destroyed the socket; the answer goes out if it still can.
       return isOverLimit(text.left)
-        ? tooLarge(maxBodyBytes)
-        : message(400, "The request body could not be read")
+        ? Problems.BodyTooLarge.of(maxBodyBytes)
+        : new Problems.MalformedBody({ message: "The request body could not be read" })
     if (nestsDeeperThan(text.right, MaxDepth))
-      return message(400, `The request body nests deeper than ${MaxDepth} levels`)
+      return new Problems.MalformedBody({ message: `The request body nests deeper than ${MaxDepth} levels` })
     return undefined
   })
 
@@ -110,24 +113,21 @@ const mapCause = (maxBodyBytes: number) => (cause: Cause.Cause<never>) => {
     const errors = failure.issues
       .slice(0, MaxIssues)
       .map((i) => ({ field: clip(fieldOf(i.path)), message: clip(i.message) }))
-    const first = errors[0]
-    return Effect.succeed(
-      toResponse(
-        message(422, first === undefined ? "Invalid request" : `${first.field}: ${first.message}`, {
-          errors
-        })
-      )
-    )
+    return Effect.succeed(Problems.respond(Errors.InvalidRequest.of(errors)))
   }
-  if (isServerError(failure, "RouteNotFound")) return Effect.succeed(toResponse(message(404, "Not found")))
+  if (isServerError(failure, "RouteNotFound"))
+    return Effect.succeed(Problems.respond(new Problems.NotFound()))
   if (failure !== undefined || Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
   // HttpApi reads a JSON body with `orDie`: a body that does not parse, or is too large, arrives here.
   const defect = Option.getOrUndefined(Cause.dieOption(cause))
-  if (isOverLimit(defect)) return Effect.succeed(toResponse(tooLarge(maxBodyBytes)))
+  if (isOverLimit(defect)) return Effect.succeed(Problems.respond(Problems.BodyTooLarge.of(maxBodyBytes)))
   if (isServerError(defect, "RequestError"))
-    return Effect.succeed(toResponse(message(400, "The request body is not valid JSON")))
+    return Effect.succeed(
+      Problems.respond(new Problems.MalformedBody({ message: "The request body is not valid JSON" }))
+    )
+  // Never expected, so never documented: a bare `500` that leaks nothing.
   return Effect.logError("unhandled defect", cause).pipe(
-    Effect.as(toResponse(message(500, "Internal error")))
+    Effect.as(HttpServerResponse.unsafeJson({ message: "Internal error" }, { status: 500 }))
   )
 }
 
@@ -138,7 +138,7 @@ export const ErrorMapping = HttpApiBuilder.middleware(
     ({ maxBodyBytes }) =>
       (app: HttpApp.Default) =>
         Effect.flatMap(checkBody(maxBodyBytes), (refusal) =>
-          refusal === undefined ? app : Effect.succeed(toResponse(refusal))
+          refusal === undefined ? app : Effect.succeed(Problems.respond(refusal))
         ).pipe(
           Effect.catchAllCause(mapCause(maxBodyBytes)),
           // Every read of the body, here or in HttpApi, stops past the limit and frees what it read.

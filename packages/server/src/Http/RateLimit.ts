@@ -10,15 +10,10 @@
  *
  * The buckets live in this process: with several instances, each enforces the limit on its own.
  */
-import {
-  HttpApiMiddleware,
-  HttpApiSchema,
-  HttpApp,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
-import { Clock, Data, Effect, Layer, Option, Schema } from "effect"
+import { HttpApiMiddleware, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Clock, Effect, Layer, Option } from "effect"
 import { ServerConfigTag } from "../Config.js"
+import * as Problems from "./Problems.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // The bucket: pure decisions over explicit times.
@@ -133,20 +128,8 @@ export const makeBuckets = (limit: Limit, maxKeys: number): Buckets => {
 // In requests.
 
 /** Over the limit: `429` `{ message }` (the headers come from the pre-response handler). */
-export class RateLimited extends Data.TaggedError("RateLimited")<{ readonly message: string }> {}
-
-/** Encodes exactly `RateLimited` values (checked with `instanceof`) as `{ message }`. */
-export const RateLimitedBody = Schema.transform(
-  Schema.Struct({ message: Schema.String }),
-  Schema.declare((u): u is RateLimited => u instanceof RateLimited),
-  { strict: true, decode: (body) => new RateLimited(body), encode: (e) => ({ message: e.message }) }
-).annotations({
-  identifier: "TooManyRequests",
-  ...HttpApiSchema.annotations({
-    status: 429,
-    description: "Too many requests for this key or address; retry after `Retry-After` seconds"
-  })
-})
+export const RateLimited = Problems.RateLimited
+export type RateLimited = Problems.RateLimited
 
 /** Takes a token for a key in the current request: sets its headers, and fails over the limit. */
 export type Limiter = (key: string) => Effect.Effect<void, RateLimited>
@@ -220,7 +203,7 @@ export const addressKey = (address: string): string => {
 export class AddressRateLimit extends HttpApiMiddleware.Tag<AddressRateLimit>()(
   "laari/server/AddressRateLimit",
   {
-    failure: RateLimitedBody
+    failure: Problems.RateLimitedProblem
   }
 ) {}
 

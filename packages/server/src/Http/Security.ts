@@ -1,47 +1,14 @@
 /**
  * Authentication (merchant keys and the operator token), the per-key rate limit, and scope checks.
  */
-import { HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, type HttpServerResponse } from "@effect/platform"
-import { Auth, Crypto } from "@laari/core"
-import { Context, Data, Effect, Layer, Redacted, Schema } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
+import { Auth, Crypto, Errors } from "@laari/core"
+import { Context, Effect, Layer, Redacted, Schema } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Keys from "../Keys.js"
 import { Directory } from "../Sql/Directory.js"
+import * as Problems from "./Problems.js"
 import * as RateLimit from "./RateLimit.js"
-import { message, type Reply, toResponse } from "./Reply.js"
-
-/** `401` on every endpoint for a missing or unknown key (DESIGN section 9). */
-export class Unauthorized extends Data.TaggedError("Unauthorized")<{ readonly message: string }> {
-  static readonly invalidKey = new Unauthorized({ message: "Invalid API key" })
-}
-
-/** Encodes exactly `Unauthorized` values (checked with `instanceof`) as `{ message }`. */
-const UnauthorizedBody = Schema.transform(
-  Schema.Struct({ message: Schema.String }),
-  Schema.declare((u): u is Unauthorized => u instanceof Unauthorized),
-  { strict: true, decode: (body) => new Unauthorized(body), encode: (e) => ({ message: e.message }) }
-).annotations({
-  identifier: "Unauthorized",
-  ...HttpApiSchema.annotations({ status: 401, description: "Missing or invalid key" })
-})
-
-/** The key could not be checked because the database is away: `503`, never a misleading `401`. */
-export class KeyCheckUnavailable extends Data.TaggedError("KeyCheckUnavailable")<{
-  readonly message: string
-}> {}
-
-const KeyCheckUnavailableBody = Schema.transform(
-  Schema.Struct({ message: Schema.String, code: Schema.Literal("SERVICE_UNAVAILABLE") }),
-  Schema.declare((u): u is KeyCheckUnavailable => u instanceof KeyCheckUnavailable),
-  {
-    strict: true,
-    decode: (body) => new KeyCheckUnavailable({ message: body.message }),
-    encode: (e) => ({ message: e.message, code: "SERVICE_UNAVAILABLE" as const })
-  }
-).annotations({
-  identifier: "ServiceUnavailable",
-  ...HttpApiSchema.annotations({ status: 503, description: "This service is temporarily unavailable; retry" })
-})
 
 export class CurrentPrincipal extends Context.Tag("laari/server/CurrentPrincipal")<
   CurrentPrincipal,
@@ -50,7 +17,11 @@ export class CurrentPrincipal extends Context.Tag("laari/server/CurrentPrincipal
 
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("laari/server/Authentication", {
   provides: CurrentPrincipal,
-  failure: Schema.Union(UnauthorizedBody, KeyCheckUnavailableBody, RateLimit.RateLimitedBody),
+  failure: Schema.Union(
+    Problems.UnauthorizedProblem,
+    Problems.ServiceUnavailable,
+    Problems.RateLimitedProblem
+  ),
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
@@ -58,7 +29,7 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("laa
 export class OpsAuthentication extends HttpApiMiddleware.Tag<OpsAuthentication>()(
   "laari/server/OpsAuthentication",
   {
-    failure: UnauthorizedBody,
+    failure: Problems.UnauthorizedProblem,
     security: { opsToken: HttpApiSecurity.bearer }
   }
 ) {}
@@ -74,11 +45,12 @@ export const AuthenticationLive = Layer.effect(
         Effect.gen(function* () {
           const key = Redacted.value(token).trim()
           const shape = Auth.parseKeyPrefix(key)
-          if (shape === undefined) return yield* Effect.fail(Unauthorized.invalidKey)
+          if (shape === undefined) return yield* Effect.fail(Problems.Unauthorized.invalidKey)
           const digest = Keys.hash(key)
           const found = yield* directory
             .findKeyByHash(digest)
-            .pipe(Effect.mapError((e) => new KeyCheckUnavailable({ message: e.message })))
+            // The key could not be checked: `503`, never a misleading `401`.
+            .pipe(Effect.mapError((e) => new Errors.ServiceUnavailable({ message: e.message })))
           if (
             found === undefined ||
             found.revokedAt !== null ||
@@ -86,7 +58,7 @@ export const AuthenticationLive = Layer.effect(
             found.environment !== shape.environment ||
             !Crypto.constantTimeEqual(found.keyHash, digest)
           )
-            return yield* Effect.fail(Unauthorized.invalidKey)
+            return yield* Effect.fail(Problems.Unauthorized.invalidKey)
           // Only once the key is known: an unknown key spends nobody's budget.
           yield* limitKey(found.id)
           return {
@@ -110,48 +82,34 @@ export const OpsAuthenticationLive = Layer.effect(
       opsToken: (token) =>
         expected !== "" && Keys.secretsEqual(Redacted.value(token).trim(), expected)
           ? Effect.void
-          : Effect.fail(new Unauthorized({ message: "Invalid operator token" }))
+          : Effect.fail(new Problems.Unauthorized({ message: "Invalid operator token" }))
     })
   })
 )
 
-/** `403` naming the scope, or for a publishable key on a secret-key endpoint. */
-export const denial = (
-  principal: Auth.Principal,
+/** Runs `f` with the caller's principal when it holds `scope`; `403` naming the scope otherwise. */
+export const withScope = <A, E, R>(
   scope: Auth.Scope,
+  f: (principal: Auth.Principal) => Effect.Effect<A, E, R>,
   options: { readonly publishableAllowed?: boolean } = {}
-): Reply | undefined => {
-  switch (Auth.check(principal, scope, options)) {
-    case "publishable-key":
-      return message(403, "A publishable key cannot use this endpoint; use a secret key")
-    case "missing-scope":
-      return message(403, `This key lacks the ${scope} scope`)
-    case undefined:
-      return undefined
-  }
-}
-
-/** Runs `f` with the caller's principal when it holds `scope`; a `403` otherwise. */
-export const withScope = <R>(
-  scope: Auth.Scope,
-  f: (principal: Auth.Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>,
-  options: { readonly publishableAllowed?: boolean } = {}
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | CurrentPrincipal> =>
-  Effect.flatMap(CurrentPrincipal, (principal) => {
-    const denied = denial(principal, scope, options)
-    return denied === undefined ? f(principal) : Effect.succeed(toResponse(denied))
+): Effect.Effect<A, E | Auth.Forbidden, R | CurrentPrincipal> =>
+  Effect.flatMap(CurrentPrincipal, (principal): Effect.Effect<A, E | Auth.Forbidden, R> => {
+    const denial = Auth.check(principal, scope, options)
+    return denial === undefined ? f(principal) : Effect.fail(Auth.Forbidden.of(denial, scope))
   })
 
 /** Sandbox-only endpoints: any secret `sk_test_` key; a live key is answered as if they did not exist. */
-export const withSandbox = <R>(
-  f: (principal: Auth.Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | CurrentPrincipal> =>
-  Effect.flatMap(CurrentPrincipal, (principal) =>
-    principal.environment !== "test"
-      ? Effect.succeed(toResponse(message(404, "Not found")))
-      : principal.kind !== "secret"
-        ? Effect.succeed(
-            toResponse(message(403, "A publishable key cannot use this endpoint; use a secret key"))
-          )
-        : f(principal)
+export const withSandbox = <A, E, R>(
+  f: (principal: Auth.Principal) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | Auth.Forbidden | Problems.NotFound, R | CurrentPrincipal> =>
+  Effect.flatMap(
+    CurrentPrincipal,
+    (principal): Effect.Effect<A, E | Auth.Forbidden | Problems.NotFound, R> =>
+      principal.environment !== "test"
+        ? Effect.fail(new Problems.NotFound())
+        : principal.kind !== "secret"
+          ? Effect.fail(
+              new Auth.Forbidden({ message: "A publishable key cannot use this endpoint; use a secret key" })
+            )
+          : f(principal)
   )

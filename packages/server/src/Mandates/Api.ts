@@ -2,52 +2,66 @@
  * The mandate endpoints of spec 4.1.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Fields, Mandate, Money } from "@laari/core"
+import { Fields, Ids, Mandate, Money } from "@laari/core"
 import { Schema } from "effect"
-import * as Doc from "../Http/Documented.js"
-import { Body, OffsetDateTime, optionalNullable, Paging, Text } from "../Http/Fields.js"
+import {
+  Body,
+  IdOrReference,
+  OffsetDateTime,
+  optionalNullable,
+  Paging,
+  Text,
+  Timestamp
+} from "../Http/Fields.js"
+import * as Idempotent from "../Http/Idempotent.js"
+import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Security.js"
 
 export const MandateRead = Schema.Struct({
-  id: Text,
-  reference: Text,
+  id: Ids.MandateId,
+  reference: Fields.Reference,
   status: Mandate.Status,
-  title: Text,
-  description: Schema.NullOr(Text),
+  title: Fields.Title,
+  description: Schema.NullOr(Fields.Description),
   currency: Schema.Literal("MVR"),
-  perChargeCap: Schema.Int,
-  periodCap: Schema.NullOr(Schema.Int),
-  period: Schema.NullOr(Schema.Literal("MONTH")),
-  periodKey: Schema.NullOr(Text),
-  periodCharged: Schema.Int,
-  setupExpiresAt: Text,
-  expiresAt: Text,
-  approvedAt: Schema.NullOr(Text),
-  revokedAt: Schema.NullOr(Text),
-  createdAt: Text
-}).annotations({ identifier: "Mandate" })
+  perChargeCap: Money.Amount,
+  periodCap: Schema.NullOr(Money.Chargeable),
+  period: Schema.NullOr(Mandate.Period),
+  periodKey: Schema.NullOr(Text).annotations({
+    description: "The payer's month of the current period, YYYY-MM"
+  }),
+  periodCharged: Schema.NonNegativeInt.annotations({ description: "Laari charged in the current period" }),
+  setupExpiresAt: Timestamp.annotations({ description: "Until when the customer can approve it" }),
+  expiresAt: Timestamp,
+  approvedAt: Schema.NullOr(Timestamp),
+  revokedAt: Schema.NullOr(Timestamp),
+  createdAt: Timestamp
+}).annotations({
+  identifier: "Mandate",
+  description: "A standing authorization to charge a customer within caps"
+})
 
 export const MandateCreated = Schema.Struct({
-  id: Text,
-  reference: Text,
+  id: Ids.MandateId,
+  reference: Fields.Reference,
   status: Mandate.Status,
-  url: Text
+  url: Text.annotations({ description: "The page where the customer approves the mandate" })
 }).annotations({ identifier: "MandateCreated" })
 
 export const ChargeRead = Schema.Struct({
-  id: Text,
-  mandateId: Text,
-  amount: Schema.Int,
+  id: Schema.UUID,
+  mandateId: Ids.MandateId,
+  amount: Money.Amount,
   currency: Schema.Literal("MVR"),
   status: Schema.Literal("SUCCEEDED"),
   description: Text,
   reference: Text,
-  fee: Schema.Int,
-  netAmount: Schema.Int,
+  fee: Schema.NonNegativeInt.annotations({ description: "The platform's fee, in laari" }),
+  netAmount: Schema.NonNegativeInt.annotations({ description: "What the merchant receives, in laari" }),
   periodKey: Text,
-  periodCharged: Schema.Int,
-  createdAt: Text
-}).annotations({ identifier: "MandateCharge" })
+  periodCharged: Schema.NonNegativeInt,
+  createdAt: Timestamp
+}).annotations({ identifier: "MandateCharge", description: "A charge taken under a mandate" })
 
 /** Field rules are core's (`Fields`, `Money`, `Mandate`); cross-field ones are `Mandate.validateTerms`. */
 export const CreateMandate = Body({
@@ -59,7 +73,7 @@ export const CreateMandate = Body({
   period_cap: optionalNullable(Money.Chargeable),
   period: optionalNullable(Mandate.Period),
   expires_at: optionalNullable(OffsetDateTime),
-  return_url: optionalNullable(Text)
+  return_url: optionalNullable(Fields.ReturnUrl)
 })
 
 export const CreateCharge = Body({
@@ -68,68 +82,87 @@ export const CreateCharge = Body({
   reference: optionalNullable(Fields.Reference)
 })
 
-export const Revoked = Schema.Struct({ id: Text, status: Mandate.Status, message: Text })
-
-const IdPath = Schema.Struct({
-  id: Text.annotations({ description: "The mandate UUID or its reference" })
+export const Revoked = Schema.Struct({
+  id: Ids.MandateId,
+  status: Mandate.Status,
+  message: Text
+}).annotations({
+  identifier: "MandateRevoked"
 })
+
+const IdPath = IdOrReference("mandate")
 
 export class MandatesApi extends HttpApiGroup.make("mandates")
   .add(
-    HttpApiEndpoint.post("create", "/mandates")
+    Idempotent.post("create", "/mandates")
       .setPayload(CreateMandate)
-      .setHeaders(Doc.IdempotencyHeaders)
       .addSuccess(MandateCreated, { status: 201 })
-      .addError(Doc.Forbidden)
-      .addError(Doc.Conflict)
-      .addError(Doc.Unprocessable)
-      .annotate(OpenApi.Summary, "Create a mandate (scope mandates:write)")
+      .addError(Problems.MandatesNotEnabled)
+      .addError(Problems.MandateReferenceTaken)
+      .annotate(OpenApi.Summary, "Create a mandate")
+      .annotate(
+        OpenApi.Description,
+        "Creates a mandate in `PENDING` and returns the `url` where the customer approves it with a one-time code. Caps are in laari. Scope `mandates:write`."
+      )
   )
   .add(
     HttpApiEndpoint.get("get", "/mandates/:id")
       .setPath(IdPath)
       .addSuccess(MandateRead)
-      .addError(Doc.Forbidden)
-      .addError(Doc.NotFound)
-      .annotate(OpenApi.Summary, "Fetch a mandate by id or reference (scope mandates:write)")
+      .addError(Problems.MandateNotFound)
+      .annotate(OpenApi.Summary, "Fetch a mandate")
+      .annotate(OpenApi.Description, "By id or by the merchant's reference. Scope `mandates:write`.")
   )
   .add(
     HttpApiEndpoint.get("list", "/mandates")
       .setUrlParams(
         Schema.Struct({
           status: Schema.optional(Mandate.Status),
-          reference: Schema.optional(Text),
+          reference: Schema.optional(Fields.Reference),
           ...Paging
         })
       )
       .addSuccess(Schema.Array(MandateRead))
-      .addError(Doc.Forbidden)
-      .addError(Doc.Unprocessable)
-      .annotate(OpenApi.Summary, "List mandates, newest first (scope mandates:write)")
+      .annotate(OpenApi.Summary, "List mandates")
+      .annotate(
+        OpenApi.Description,
+        "Newest first, optionally by status or reference. Scope `mandates:write`."
+      )
   )
   .add(
-    HttpApiEndpoint.post("charge", "/mandates/:id/charges")
+    Idempotent.post("charge", "/mandates/:id/charges")
       .setPath(IdPath)
       .setPayload(CreateCharge)
-      .setHeaders(Doc.IdempotencyHeaders)
       .addSuccess(ChargeRead, { status: 201 })
-      .addError(Doc.PaymentRequired)
-      .addError(Doc.Forbidden)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
-      .addError(Doc.Unprocessable)
-      .addError(Doc.Unavailable)
-      .annotate(OpenApi.Summary, "Charge a mandate (scope payments:write)")
+      .addError(Problems.ChargeRefused.NotFound)
+      .addError(Problems.ChargeRefused.Conflict)
+      .addError(Problems.ChargeRefused.Unprocessable)
+      .addError(Problems.ChargeRefused.PaymentRequired)
+      .addError(Problems.ChargeRefused.Unavailable)
+      .annotate(OpenApi.Summary, "Charge a mandate")
+      .annotate(
+        OpenApi.Description,
+        "Takes `amount` laari from the customer's wallet within the mandate's caps, server-side. A refusal moves no money and carries its `code` (spec 7.1); a genuine new attempt uses a new `Idempotency-Key`. Scope `payments:write`."
+      )
   )
   .add(
-    HttpApiEndpoint.post("revoke", "/mandates/:id/revoke")
+    Idempotent.post("revoke", "/mandates/:id/revoke")
       .setPath(IdPath)
-      .setHeaders(Doc.IdempotencyHeaders)
       .addSuccess(Revoked)
-      .addError(Doc.Forbidden)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
-      .annotate(OpenApi.Summary, "Revoke a mandate (scope mandates:write)")
+      .addError(Problems.MandateNotFound)
+      .addError(Problems.MandateNotRevocable)
+      .annotate(OpenApi.Summary, "Revoke a mandate")
+      .annotate(
+        OpenApi.Description,
+        "Ends the mandate; no charge is taken under it again. Scope `mandates:write`."
+      )
   )
+  .addError(Problems.Forbidden)
+  .addError(Problems.InvalidRequest)
+  .addError(Problems.ServiceUnavailable)
   .middleware(Authentication)
-  .annotate(OpenApi.Title, "Mandates") {}
+  .annotate(OpenApi.Title, "Mandates")
+  .annotate(
+    OpenApi.Description,
+    "Standing authorizations, approved once by the customer, charged server-side within caps"
+  ) {}

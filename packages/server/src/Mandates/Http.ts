@@ -6,11 +6,10 @@ import { Auth, Calendar, Mandates } from "@laari/core"
 import { Effect, Option } from "effect"
 import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Config.js"
-import { idempotent } from "../Http/Idempotent.js"
 import { page } from "../Http/Fields.js"
-import { reply, respond, run } from "../Http/Reply.js"
+import { idempotent } from "../Http/Idempotent.js"
 import { withScope } from "../Http/Security.js"
-import type { CreateMandate } from "./Api.js"
+import { type CreateMandate, MandatesApi } from "./Api.js"
 import * as Json from "./Json.js"
 
 const toTerms = (p: typeof CreateMandate.Type) => ({
@@ -29,68 +28,65 @@ export const MandatesLive = HttpApiBuilder.group(Api, "mandates", (handlers) =>
     const mandates = yield* Mandates.Mandates
     const config = yield* ServerConfigTag
     return handlers
-      .handle("create", ({ payload }) =>
+      .handle("create", ({ headers, payload }) =>
         withScope("mandates:write", (principal) =>
           idempotent(
-            principal,
-            payload,
-            run(mandates.create(Auth.tenantOf(principal), toTerms(payload)), (m) =>
-              reply(201, Json.created(m, config.checkoutUrl))
-            )
+            MandatesApi.endpoints.create,
+            { principal, key: headers["idempotency-key"], payload },
+            mandates
+              .create(Auth.tenantOf(principal), toTerms(payload))
+              .pipe(Effect.map((m) => Json.created(m, config.checkoutUrl)))
           )
         )
       )
       .handle("get", ({ path }) =>
         withScope("mandates:write", (principal) =>
-          respond(mandates.get(Auth.tenantOf(principal), path.id), (m) => reply(200, Json.mandate(m)))
+          mandates.get(Auth.tenantOf(principal), path.id).pipe(Effect.map(Json.mandate))
         )
       )
       .handle("list", ({ urlParams }) =>
         withScope("mandates:write", (principal) =>
-          respond(
-            mandates.list(Auth.tenantOf(principal), {
+          mandates
+            .list(Auth.tenantOf(principal), {
               status: urlParams.status,
               reference: urlParams.reference,
               ...page(urlParams)
-            }),
-            (list) => reply(200, list.map(Json.mandate))
-          )
+            })
+            .pipe(Effect.map((list) => list.map(Json.mandate)))
         )
       )
-      .handle("charge", ({ path, payload }) =>
+      .handle("charge", ({ headers, path, payload }) =>
         withScope("payments:write", (principal) =>
           idempotent(
-            principal,
-            payload,
-            run(
-              mandates
-                .charge(Auth.tenantOf(principal), path.id, {
-                  amount: payload.amount,
-                  description: payload.description ?? undefined,
-                  reference: payload.reference ?? undefined
-                })
-                .pipe(
-                  // On the charge endpoint a missing mandate is the refusal MANDATE_NOT_FOUND, with its code.
-                  Effect.catchTag("MandateNotFound", () =>
-                    Effect.fail(Mandates.ChargeRefused.of("MANDATE_NOT_FOUND"))
-                  ),
-                  Effect.catchTag("ServiceUnavailable", () =>
-                    Effect.fail(Mandates.ChargeRefused.of("SERVICE_UNAVAILABLE"))
-                  )
+            MandatesApi.endpoints.charge,
+            { principal, key: headers["idempotency-key"], payload },
+            mandates
+              .charge(Auth.tenantOf(principal), path.id, {
+                amount: payload.amount,
+                description: payload.description ?? undefined,
+                reference: payload.reference ?? undefined
+              })
+              .pipe(
+                Effect.map(Json.charge),
+                // On the charge endpoint a missing mandate is the refusal MANDATE_NOT_FOUND, with its code.
+                Effect.catchTag("MandateNotFound", () =>
+                  Effect.fail(Mandates.ChargeRefused.of("MANDATE_NOT_FOUND"))
                 ),
-              (c) => reply(201, Json.charge(c))
-            )
+                Effect.catchTag("ServiceUnavailable", () =>
+                  Effect.fail(Mandates.ChargeRefused.of("SERVICE_UNAVAILABLE"))
+                )
+              )
           )
         )
       )
-      .handle("revoke", ({ path }) =>
+      .handle("revoke", ({ headers, path }) =>
         withScope("mandates:write", (principal) =>
           idempotent(
-            principal,
-            undefined,
-            run(mandates.revoke(Auth.tenantOf(principal), path.id, "MERCHANT"), (m) =>
-              reply(200, { id: m.id, status: m.status, message: "Mandate revoked" })
-            )
+            MandatesApi.endpoints.revoke,
+            { principal, key: headers["idempotency-key"], payload: undefined },
+            mandates
+              .revoke(Auth.tenantOf(principal), path.id, "MERCHANT")
+              .pipe(Effect.map((m) => ({ id: m.id, status: m.status, message: "Mandate revoked" })))
           )
         )
       )

@@ -5,7 +5,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Auth, Ids } from "@laari/core"
 import { Schema } from "effect"
-import * as Doc from "../Http/Documented.js"
+import * as Problems from "../Http/Problems.js"
 import { Body, optionalNullable, TimeZone, Text } from "../Http/Fields.js"
 import { OpsAuthentication } from "../Http/Security.js"
 import { MandateRead } from "../Mandates/Api.js"
@@ -82,27 +82,24 @@ const MerchantPath = Schema.Struct({ id: Schema.UUID })
 
 export class OpsApi extends HttpApiGroup.make("ops")
   .add(
-    HttpApiEndpoint.post("createMerchant", "/ops/merchants")
+    Problems.post("createMerchant", "/ops/merchants")
       .setPayload(CreateMerchant)
       .addSuccess(MerchantRead, { status: 201 })
-      .addError(Doc.Unprocessable)
   )
   .add(
-    HttpApiEndpoint.post("addOutlet", "/ops/merchants/:id/outlets")
+    Problems.post("addOutlet", "/ops/merchants/:id/outlets")
       .setPath(MerchantPath)
       .setPayload(Schema.Struct({ name: Name }))
       .addSuccess(Outlet, { status: 201 })
-      .addError(Doc.NotFound)
   )
   .add(
-    HttpApiEndpoint.post("createKey", "/ops/merchants/:id/keys")
+    Problems.post("createKey", "/ops/merchants/:id/keys")
       .setPath(MerchantPath)
       .setPayload(CreateKey)
       .addSuccess(KeyCreated, { status: 201 })
-      .addError(Doc.NotFound)
   )
   .add(
-    HttpApiEndpoint.post("setFeatures", "/ops/merchants/:id/features")
+    Problems.post("setFeatures", "/ops/merchants/:id/features")
       .setPath(MerchantPath)
       .setPayload(
         Schema.Struct({
@@ -111,33 +108,22 @@ export class OpsApi extends HttpApiGroup.make("ops")
         })
       )
       .addSuccess(MerchantRead)
-      .addError(Doc.NotFound)
   )
   .add(
-    HttpApiEndpoint.post("createCustomer", "/ops/customers")
+    Problems.post("createCustomer", "/ops/customers")
       .setPayload(CreateCustomer)
       .addSuccess(CustomerRead, { status: 201 })
-      .addError(Doc.Conflict)
   )
   .add(
     HttpApiEndpoint.get("notifications", "/ops/customers/:id/notifications")
       .setPath(Schema.Struct({ id: Schema.UUID }))
       .addSuccess(Schema.Array(NotificationRead))
-      .addError(Doc.NotFound)
   )
+  .add(Problems.post("suspendMandate", "/ops/mandates/:id/suspend").setPath(IdPath).addSuccess(MandateRead))
   .add(
-    HttpApiEndpoint.post("suspendMandate", "/ops/mandates/:id/suspend")
-      .setPath(IdPath)
-      .addSuccess(MandateRead)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
-  )
-  .add(
-    HttpApiEndpoint.post("cancelSubscription", "/ops/subscriptions/:id/cancel")
+    Problems.post("cancelSubscription", "/ops/subscriptions/:id/cancel")
       .setPath(IdPath)
       .addSuccess(SubscriptionRead)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
   )
   .add(
     HttpApiEndpoint.get("events", "/ops/events")
@@ -152,7 +138,7 @@ export class OpsApi extends HttpApiGroup.make("ops")
   )
   .add(HttpApiEndpoint.get("clock", "/ops/clock").addSuccess(ClockRead))
   .add(
-    HttpApiEndpoint.post("advanceClock", "/ops/clock/advance")
+    Problems.post("advanceClock", "/ops/clock/advance")
       .setPayload(
         Schema.Struct({
           to: Schema.optional(Text),
@@ -160,9 +146,15 @@ export class OpsApi extends HttpApiGroup.make("ops")
         })
       )
       .addSuccess(Schema.extend(ClockRead, Schema.Struct({ processed: Schema.Int })))
-      .addError(Doc.NotFound)
-      .addError(Doc.Unprocessable)
   )
+  .addError(Problems.NotFoundProblem)
+  .addError(Problems.ConflictProblem)
+  .addError(Problems.MandateNotFound)
+  .addError(Problems.MandateNotSuspendable)
+  .addError(Problems.SubscriptionNotFound)
+  .addError(Problems.SubscriptionNotCancellable)
+  .addError(Problems.InvalidRequest)
+  .addError(Problems.ServiceUnavailable)
   .middleware(OpsAuthentication)
   .annotate(OpenApi.Title, "Operations")
   .annotate(OpenApi.Exclude, true) {}

@@ -4,106 +4,128 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Fields, QrCode } from "@laari/core"
 import { Schema } from "effect"
-import * as Doc from "../Http/Documented.js"
-import { Body, optionalNullable, Paging, Text } from "../Http/Fields.js"
+import { Body, IdOrReference, optionalNullable, Paging, Text, Timestamp } from "../Http/Fields.js"
+import * as Idempotent from "../Http/Idempotent.js"
+import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Security.js"
 
 export const QrCodeRead = Schema.Struct({
-  id: Text,
+  id: Schema.UUID,
   type: QrCode.Type,
   status: QrCode.Status,
-  outletId: Text,
+  outletId: Text.annotations({ description: "The outlet's number, as a string" }),
   title: Text,
   description: Schema.NullOr(Text),
-  amount: Schema.NullOr(Schema.Int),
-  payload: Text,
-  qrid: Text,
-  imageUrl: Schema.NullOr(Text),
-  reference: Text,
-  expiresAt: Schema.NullOr(Text),
-  createdAt: Text
-}).annotations({ identifier: "QrCode" })
-
-export const QrCodeDeactivated = Schema.Struct({
-  id: Text,
-  status: QrCode.Status,
-  type: QrCode.Type
+  amount: Schema.NullOr(QrCode.Amount),
+  payload: Text.annotations({ description: "The EMV payload the image encodes" }),
+  qrid: Text.annotations({ description: "The scheme's reference of the code" }),
+  imageUrl: Schema.NullOr(Text).annotations({ description: "The PNG of a static code; no key needed" }),
+  reference: Fields.Reference,
+  expiresAt: Schema.NullOr(Timestamp),
+  createdAt: Timestamp
+}).annotations({
+  identifier: "QrCode",
+  description: "A national-scheme QR code of one of the merchant's outlets"
 })
 
+export const QrCodeDeactivated = Schema.Struct({
+  id: Schema.UUID,
+  status: QrCode.Status,
+  type: QrCode.Type
+}).annotations({ identifier: "QrCodeDeactivated" })
+
 export const CreateQrCode = Body({
-  outlet_id: Schema.Int,
-  type: Schema.optional(QrCode.Type),
-  amount: optionalNullable(QrCode.Amount),
+  outlet_id: Schema.Int.pipe(Schema.positive()).annotations({ description: "One of the merchant's outlets" }),
+  type: Schema.optional(QrCode.Type).annotations({ description: "`STATIC` (default) or `DYNAMIC`" }),
+  amount: optionalNullable(QrCode.Amount).annotations({
+    description: "Required for a `DYNAMIC` code, not allowed for a `STATIC` one"
+  }),
   expires_in_minutes: optionalNullable(QrCode.ExpiresInMinutes),
   title: optionalNullable(Fields.Title),
   description: optionalNullable(Fields.Description),
   reference: optionalNullable(Fields.Reference)
 })
 
-const IdPath = Schema.Struct({
-  id: Text.annotations({ description: "The code's id or its reference" })
-})
+const IdPath = IdOrReference("QR code")
 
 export class QrCodesApi extends HttpApiGroup.make("qrCodes")
   .add(
-    HttpApiEndpoint.post("create", "/qr-codes")
+    Idempotent.post("create", "/qr-codes")
       .setPayload(CreateQrCode)
-      .setHeaders(Doc.IdempotencyHeaders)
       .addSuccess(QrCodeRead, { status: 201 })
-      .addError(Doc.Forbidden)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
-      .addError(Doc.Unprocessable)
-      .addError(Doc.Unavailable)
-      .annotate(OpenApi.Summary, "Create a static or dynamic QR code for an outlet (scope qr:write)")
+      .addError(Problems.OutletNotFound)
+      .addError(Problems.QrReferenceTaken)
+      .annotate(OpenApi.Summary, "Create a QR code")
+      .annotate(
+        OpenApi.Description,
+        "A `STATIC` code (the customer types the amount; its PNG is rendered and served at `imageUrl`) or a `DYNAMIC` one carrying `amount` and payable once for 1 to 15 minutes. Scope `qr:write`."
+      )
   )
   .add(
     HttpApiEndpoint.get("get", "/qr-codes/:id")
       .setPath(IdPath)
       .addSuccess(QrCodeRead)
-      .addError(Doc.Forbidden)
-      .addError(Doc.NotFound)
-      .annotate(OpenApi.Summary, "Fetch a QR code by id or reference (scope qr:write)")
+      .addError(Problems.QrCodeNotFound)
+      .annotate(OpenApi.Summary, "Fetch a QR code")
+      .annotate(OpenApi.Description, "By id or by the merchant's reference. Scope `qr:write`.")
   )
   .add(
     HttpApiEndpoint.get("list", "/qr-codes")
       .setUrlParams(
         Schema.Struct({
-          outlet_id: Schema.optional(Schema.NumberFromString.pipe(Schema.int())),
+          outlet_id: Schema.optional(
+            Schema.NumberFromString.pipe(Schema.int(), Schema.positive()).annotations({
+              jsonSchema: { type: "integer", minimum: 1, description: "Only this outlet's codes" }
+            })
+          ),
           type: Schema.optional(QrCode.Type),
           ...Paging
         })
       )
       .addSuccess(Schema.Array(QrCodeRead))
-      .addError(Doc.Forbidden)
-      .addError(Doc.Unprocessable)
-      .annotate(OpenApi.Summary, "List QR codes, newest first (scope qr:write)")
+      .annotate(OpenApi.Summary, "List QR codes")
+      .annotate(OpenApi.Description, "Newest first, optionally by outlet or type. Scope `qr:write`.")
   )
   .add(
-    HttpApiEndpoint.post("deactivate", "/qr-codes/:id/deactivate")
+    Idempotent.post("deactivate", "/qr-codes/:id/deactivate")
       .setPath(IdPath)
-      .setHeaders(Doc.IdempotencyHeaders)
       .addSuccess(QrCodeDeactivated)
-      .addError(Doc.BadRequest)
-      .addError(Doc.Forbidden)
-      .addError(Doc.NotFound)
-      .annotate(OpenApi.Summary, "Deactivate a QR code; it is kept, INACTIVE (scope qr:write)")
+      .addError(Problems.QrCodeNotFound)
+      .addError(Problems.QrCodeAlreadyInactive)
+      .annotate(OpenApi.Summary, "Deactivate a QR code")
+      .annotate(
+        OpenApi.Description,
+        "The code is kept, `INACTIVE`, and can no longer be paid. Scope `qr:write`."
+      )
   )
+  .addError(Problems.Forbidden)
+  .addError(Problems.InvalidRequest)
+  .addError(Problems.ServiceUnavailable)
   .middleware(Authentication)
-  .annotate(OpenApi.Title, "QR codes") {}
+  .annotate(OpenApi.Title, "QR codes")
+  .annotate(OpenApi.Description, "Codes of the national QR scheme for the merchant's outlets") {}
 
 /** The hosted PNG of a static code: no key, as the id is unguessable. */
 export class QrImagesApi extends HttpApiGroup.make("qrImages")
   .add(
     HttpApiEndpoint.get("png", "/qr/:file")
-      .setPath(Schema.Struct({ file: Text.annotations({ description: "`<id>.png`" }) }))
+      .setPath(
+        Schema.Struct({ file: Text.pipe(Schema.maxLength(64)).annotations({ description: "`<id>.png`" }) })
+      )
       .addSuccess(
         HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, {
           kind: "Uint8Array",
           contentType: "image/png"
         })
       )
-      .addError(Doc.NotFound)
-      .annotate(OpenApi.Summary, "The PNG of a static QR code (imageUrl)")
+      .addError(Problems.NotFoundProblem)
+      .addError(Problems.InvalidRequest)
+      .addError(Problems.ServiceUnavailable)
+      .annotate(OpenApi.Summary, "The PNG of a static QR code")
+      .annotate(
+        OpenApi.Description,
+        "Served at a static code's `imageUrl` without a key: the id is unguessable."
+      )
   )
-  .annotate(OpenApi.Title, "QR images") {}
+  .annotate(OpenApi.Title, "QR images")
+  .annotate(OpenApi.Description, "Images of static codes, to print or show") {}

@@ -8,9 +8,9 @@ import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Config.js"
 import { page } from "../Http/Fields.js"
 import { idempotent } from "../Http/Idempotent.js"
-import { message, reply, respond, run, toResponse } from "../Http/Reply.js"
+import * as Problems from "../Http/Problems.js"
 import { withScope } from "../Http/Security.js"
-import type { CreateQrCode } from "./Api.js"
+import { type CreateQrCode, QrCodesApi } from "./Api.js"
 import * as Json from "./Json.js"
 
 const toRequest = (p: typeof CreateQrCode.Type) => ({
@@ -28,46 +28,41 @@ export const QrCodesLive = HttpApiBuilder.group(Api, "qrCodes", (handlers) =>
     const qrCodes = yield* QrCodes.QrCodes
     const config = yield* ServerConfigTag
     return handlers
-      .handle("create", ({ payload }) =>
+      .handle("create", ({ headers, payload }) =>
         withScope("qr:write", (principal) =>
           idempotent(
-            principal,
-            payload,
-            run(qrCodes.create(Auth.tenantOf(principal), toRequest(payload)), (c) =>
-              reply(201, Json.qrCode(c, config.baseUrl))
-            )
+            QrCodesApi.endpoints.create,
+            { principal, key: headers["idempotency-key"], payload },
+            qrCodes
+              .create(Auth.tenantOf(principal), toRequest(payload))
+              .pipe(Effect.map((c) => Json.qrCode(c, config.baseUrl)))
           )
         )
       )
       .handle("get", ({ path }) =>
         withScope("qr:write", (principal) =>
-          respond(qrCodes.get(Auth.tenantOf(principal), path.id), (c) =>
-            reply(200, Json.qrCode(c, config.baseUrl))
-          )
+          qrCodes
+            .get(Auth.tenantOf(principal), path.id)
+            .pipe(Effect.map((c) => Json.qrCode(c, config.baseUrl)))
         )
       )
       .handle("list", ({ urlParams }) =>
         withScope("qr:write", (principal) =>
-          respond(
-            qrCodes.list(Auth.tenantOf(principal), {
+          qrCodes
+            .list(Auth.tenantOf(principal), {
               outletId: urlParams.outlet_id,
               type: urlParams.type,
               ...page(urlParams)
-            }),
-            (list) =>
-              reply(
-                200,
-                list.map((c) => Json.qrCode(c, config.baseUrl))
-              )
-          )
+            })
+            .pipe(Effect.map((list) => list.map((c) => Json.qrCode(c, config.baseUrl))))
         )
       )
-      .handle("deactivate", ({ path }) =>
+      .handle("deactivate", ({ headers, path }) =>
         withScope("qr:write", (principal) =>
           idempotent(
-            principal,
-            undefined,
-            run(qrCodes.deactivate(Auth.tenantOf(principal), path.id), (c) => reply(200, Json.deactivated(c)))
+            QrCodesApi.endpoints.deactivate,
+            { principal, key: headers["idempotency-key"], payload: undefined },
+            qrCodes.deactivate(Auth.tenantOf(principal), path.id).pipe(Effect.map(Json.deactivated))
           )
         )
       )
@@ -81,18 +76,18 @@ export const QrImagesLive = HttpApiBuilder.group(Api, "qrImages", (handlers) =>
   Effect.gen(function* () {
     const qrCodes = yield* QrCodes.QrCodes
     return handlers.handle("png", ({ path }) => {
-      const notFound = toResponse(message(404, "Not found"))
-      if (!path.file.endsWith(".png")) return Effect.succeed(notFound)
+      if (!path.file.endsWith(".png")) return Effect.fail(new Problems.NotFound())
       return qrCodes.image(path.file.slice(0, -".png".length)).pipe(
-        Effect.map((png) =>
+        Effect.flatMap((png) =>
           png === undefined
-            ? notFound
-            : HttpServerResponse.uint8Array(png, {
-                contentType: "image/png",
-                headers: { "cache-control": ImageCacheControl }
-              })
-        ),
-        Effect.catchTag("ServiceUnavailable", (e) => Effect.succeed(toResponse(message(503, e.message))))
+            ? Effect.fail(new Problems.NotFound())
+            : Effect.succeed(
+                HttpServerResponse.uint8Array(png, {
+                  contentType: "image/png",
+                  headers: { "cache-control": ImageCacheControl }
+                })
+              )
+        )
       )
     })
   })

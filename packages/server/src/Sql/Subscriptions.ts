@@ -151,12 +151,13 @@ export const makeCheckoutSessions = Effect.map(SqlClient.SqlClient, (sql) => {
       )
     },
 
-    find: (tenant: Ids.Tenant, id: string, options?: { readonly forUpdate?: boolean }) =>
-      Ids.isUuid(id) && Ids.isUuid(tenant.merchantId)
-        ? sql<SessionRow>`SELECT * FROM checkout_sessions
-            WHERE id = ${id} AND merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment}
-            ${sql.literal(lockClause(options))}`.pipe(Effect.map(one(sessionFromRow)))
-        : Effect.succeed(undefined),
+    find: (tenant: Ids.Tenant, lookup: Ids.Lookup, options?: { readonly forUpdate?: boolean }) => {
+      const key = lookupKey(sql, lookup)
+      if (key === undefined || !Ids.isUuid(tenant.merchantId)) return Effect.succeed(undefined)
+      return sql<SessionRow>`SELECT * FROM checkout_sessions
+        WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment} AND ${key}
+        ${sql.literal(lockClause(options))}`.pipe(Effect.map(one(sessionFromRow)))
+    },
 
     lockById: (id: string) =>
       Ids.isUuid(id)

@@ -3,118 +3,137 @@
  * created by paying a `SUBSCRIPTION` checkout session.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Invoice, Subscription } from "@laari/core"
-import { Schema } from "effect"
-import * as Doc from "../Http/Documented.js"
-import { Body, Paging, Text } from "../Http/Fields.js"
+import { Calendar, CheckoutSession, Fields, Ids, Invoice, Money, Subscription } from "@laari/core"
+import { JSONSchema, Schema } from "effect"
+import { Body, IdOrReference, Paging, Text, Timestamp } from "../Http/Fields.js"
+import * as Idempotent from "../Http/Idempotent.js"
+import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Security.js"
 
 export const SubscriptionRead = Schema.Struct({
-  id: Text,
-  reference: Text,
+  id: Ids.SubscriptionId,
+  reference: Fields.Reference.annotations({
+    description: "The reference of the checkout session that started it"
+  }),
   status: Subscription.Status,
-  planName: Text,
-  amount: Schema.Int,
+  planName: CheckoutSession.PlanName,
+  amount: Money.Amount.annotations({ description: "Laari per cycle" }),
   currency: Schema.Literal("MVR"),
-  interval: Schema.Literal("WEEK", "MONTH"),
-  intervalCount: Schema.Int,
-  checkoutSessionId: Text,
-  billingCycleAnchor: Text,
-  currentPeriodStart: Text,
-  currentPeriodEnd: Text,
-  nextBillingAt: Schema.NullOr(Text),
+  interval: Calendar.Interval,
+  intervalCount: CheckoutSession.IntervalCount,
+  checkoutSessionId: Ids.CheckoutSessionId,
+  billingCycleAnchor: Timestamp,
+  currentPeriodStart: Timestamp,
+  currentPeriodEnd: Timestamp,
+  nextBillingAt: Schema.NullOr(Timestamp),
   cancelAtPeriodEnd: Schema.Boolean,
-  cancelledAt: Schema.NullOr(Text),
+  cancelledAt: Schema.NullOr(Timestamp),
   cancellationInitiator: Schema.NullOr(Subscription.Initiator),
   metadata: Schema.NullOr(Schema.Record({ key: Text, value: Text })),
-  createdAt: Text
-}).annotations({ identifier: "Subscription" })
+  createdAt: Timestamp
+}).annotations({
+  identifier: "Subscription",
+  description: "A plan the customer pays every cycle, renewed by the service"
+})
 
 export const InvoiceRead = Schema.Struct({
-  id: Text,
-  subscriptionId: Text,
+  id: Ids.InvoiceId,
+  subscriptionId: Ids.SubscriptionId,
   periodKey: Text,
-  periodStart: Text,
-  periodEnd: Text,
-  amount: Schema.Int,
+  periodStart: Timestamp,
+  periodEnd: Timestamp,
+  amount: Money.Amount,
   currency: Schema.Literal("MVR"),
   status: Invoice.Status,
-  attemptCount: Schema.Int,
-  nextRetryAt: Schema.NullOr(Text),
+  attemptCount: Schema.NonNegativeInt,
+  nextRetryAt: Schema.NullOr(Timestamp),
   failureReason: Schema.NullOr(Invoice.FailureReason),
   paymentIntentId: Schema.NullOr(Text),
-  paidAt: Schema.NullOr(Text),
-  createdAt: Text
-}).annotations({ identifier: "Invoice" })
+  paidAt: Schema.NullOr(Timestamp),
+  createdAt: Timestamp
+}).annotations({ identifier: "Invoice", description: "One cycle of a subscription and its payment" })
 
 export const Cancelled = Schema.Struct({
-  id: Text,
-  reference: Text,
+  id: Ids.SubscriptionId,
+  reference: Fields.Reference,
   status: Subscription.Status,
   cancelAtPeriodEnd: Schema.Boolean,
-  cancelledAt: Schema.NullOr(Text),
+  cancelledAt: Schema.NullOr(Timestamp),
   cancellationInitiator: Schema.NullOr(Subscription.Initiator),
-  currentPeriodEnd: Text
+  currentPeriodEnd: Timestamp
 }).annotations({ identifier: "SubscriptionCancelled" })
 
-const IdPath = Schema.Struct({
-  id: Text.annotations({
-    description: "The subscription UUID or the reference of its checkout session"
+/** The optional body of a cancellation; read by the handler, because no body at all is allowed too. */
+export const CancelBody = Body({
+  at_period_end: Schema.optional(Schema.Boolean).annotations({
+    description: "`true`: end at the end of the current period instead of now (default `false`)"
   })
 })
+
+/** The cancel body in the document: the same schema, not required (HttpApi's payloads always are). */
+const cancelRequestBody = {
+  required: false,
+  content: { "application/json": { schema: JSONSchema.make(CancelBody, { target: "jsonSchema2020-12" }) } }
+}
+
+const IdPath = IdOrReference("subscription (or its checkout session's reference)")
 
 export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
   .add(
     HttpApiEndpoint.get("get", "/subscriptions/:id")
       .setPath(IdPath)
       .addSuccess(SubscriptionRead)
-      .addError(Doc.Forbidden)
-      .addError(Doc.NotFound)
-      .annotate(OpenApi.Summary, "Fetch a subscription (scope subscriptions:write)")
+      .addError(Problems.SubscriptionNotFound)
+      .annotate(OpenApi.Summary, "Fetch a subscription")
+      .annotate(
+        OpenApi.Description,
+        "By id or by the reference of its checkout session. Scope `subscriptions:write`."
+      )
   )
   .add(
     HttpApiEndpoint.get("list", "/subscriptions")
       .setUrlParams(
         Schema.Struct({
           status: Schema.optional(Subscription.Status),
-          reference: Schema.optional(Text),
+          reference: Schema.optional(Fields.Reference),
           ...Paging
         })
       )
       .addSuccess(Schema.Array(SubscriptionRead))
-      .addError(Doc.Forbidden)
-      .addError(Doc.Unprocessable)
-      .annotate(OpenApi.Summary, "List subscriptions, newest first (scope subscriptions:write)")
+      .annotate(OpenApi.Summary, "List subscriptions")
+      .annotate(
+        OpenApi.Description,
+        "Newest first, optionally by status or reference. Scope `subscriptions:write`."
+      )
   )
   .add(
     HttpApiEndpoint.get("invoices", "/subscriptions/:id/invoices")
       .setPath(IdPath)
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(Schema.Array(InvoiceRead))
-      .addError(Doc.Forbidden)
-      .addError(Doc.NotFound)
-      .addError(Doc.Unprocessable)
-      .annotate(
-        OpenApi.Summary,
-        "A subscription's invoices, one per cycle, newest first (scope subscriptions:write)"
-      )
+      .addError(Problems.SubscriptionNotFound)
+      .annotate(OpenApi.Summary, "List a subscription's invoices")
+      .annotate(OpenApi.Description, "One per cycle, newest first. Scope `subscriptions:write`.")
   )
   .add(
-    HttpApiEndpoint.post("cancel", "/subscriptions/:id/cancel")
+    Idempotent.post("cancel", "/subscriptions/:id/cancel")
       .setPath(IdPath)
-      .setHeaders(Doc.IdempotencyHeaders)
       .addSuccess(Cancelled)
-      .addError(Doc.Forbidden)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
-      .addError(Doc.Unprocessable)
+      .addError(Problems.SubscriptionNotFound)
+      .addError(Problems.SubscriptionNotCancellable)
+      .annotate(OpenApi.Summary, "Cancel a subscription")
       .annotate(
-        OpenApi.Summary,
-        'Cancel now, or with `{"at_period_end": true}` at the end of the current period (scope subscriptions:write)'
+        OpenApi.Description,
+        "Ends it now, or with `at_period_end: true` at the end of the current period (nothing more is charged either way). The body is optional. Scope `subscriptions:write`."
       )
+      .annotate(OpenApi.Override, { requestBody: cancelRequestBody })
   )
+  .addError(Problems.Forbidden)
+  .addError(Problems.InvalidRequest)
+  .addError(Problems.ServiceUnavailable)
   .middleware(Authentication)
-  .annotate(OpenApi.Title, "Subscriptions") {}
-
-/** The optional body of a cancellation; read by hand because an empty body is allowed. */
-export const CancelBody = Body({ at_period_end: Schema.optional(Schema.Boolean) })
+  .annotate(OpenApi.Title, "Subscriptions")
+  .annotate(
+    OpenApi.Description,
+    "Created by paying a `SUBSCRIPTION` checkout session; renewed, retried and ended by the service"
+  ) {}

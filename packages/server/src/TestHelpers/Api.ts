@@ -2,46 +2,63 @@
  * Sandbox test helpers (a `sk_test_` secret key; live keys get `404`): the customer's side simulated.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Ids, Money, QrCode } from "@laari/core"
 import { Schema } from "effect"
-import * as Doc from "../Http/Documented.js"
-import { Body, TimeZone, Text } from "../Http/Fields.js"
+import { Body, IdOrReference, TimeZone, Text, Timestamp } from "../Http/Fields.js"
+import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Security.js"
 import { SessionRead } from "../Checkout/Api.js"
 import { MandateRead } from "../Mandates/Api.js"
 import { SubscriptionRead } from "../Subscriptions/Api.js"
 
 export const PayerRead = Schema.Struct({
-  customerId: Text,
-  balance: Schema.Int,
-  walletLimit: Schema.NullOr(Schema.Int),
+  customerId: Ids.CustomerId,
+  balance: Schema.NonNegativeInt.annotations({ description: "Laari in the sandbox payer's wallet" }),
+  walletLimit: Schema.NullOr(Schema.NonNegativeInt),
   frozen: Schema.Boolean,
   blockedByRules: Schema.Boolean,
   timeZone: Text
-}).annotations({ identifier: "SandboxPayer" })
+}).annotations({ identifier: "SandboxPayer", description: "The merchant's sandbox payer wallet" })
 
 export const SetPayer = Body({
   balance: Schema.optional(
-    Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
+    Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)).annotations({
+      description: "The wallet's balance in laari"
+    })
   ),
-  wallet_limit: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.nonNegative()))),
-  frozen: Schema.optional(Schema.Boolean),
-  blocked_by_rules: Schema.optional(Schema.Boolean),
-  time_zone: Schema.optional(TimeZone)
+  wallet_limit: Schema.optional(
+    Schema.NullOr(Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)))
+  ).annotations({
+    description: "A per-payment limit in laari that refuses larger payments; `null` for none"
+  }),
+  frozen: Schema.optional(Schema.Boolean).annotations({
+    description: "A frozen wallet refuses every payment"
+  }),
+  blocked_by_rules: Schema.optional(Schema.Boolean).annotations({
+    description: "The wallet's rules block every payment"
+  }),
+  time_zone: Schema.optional(TimeZone).annotations({
+    description: "The payer's IANA time zone, which sets the mandate period boundaries"
+  })
 })
 
 export const PayQrCode = Body({
-  payload: Text,
-  amount: Schema.optional(Schema.NullOr(Schema.Int))
+  payload: Text.pipe(Schema.maxLength(512)).annotations({
+    description: "The QR payload, as a camera reads it"
+  }),
+  amount: Schema.optional(Schema.NullOr(QrCode.Amount)).annotations({
+    description: "Laari, for a static code (a dynamic code carries its amount)"
+  })
 })
 
 export const QrPaymentRead = Schema.Struct({
-  id: Text,
+  id: Schema.UUID,
   qrid: Text,
-  qrCodeId: Text,
-  amount: Schema.Int,
-  fee: Schema.Int,
-  netAmount: Schema.Int,
-  createdAt: Text
+  qrCodeId: Schema.UUID,
+  amount: Money.Amount,
+  fee: Schema.NonNegativeInt,
+  netAmount: Schema.NonNegativeInt,
+  createdAt: Timestamp
 }).annotations({ identifier: "QrPayment" })
 
 export const CheckoutSettled = Schema.Struct({
@@ -49,48 +66,74 @@ export const CheckoutSettled = Schema.Struct({
   subscription: Schema.NullOr(SubscriptionRead)
 }).annotations({ identifier: "CheckoutSettled" })
 
+const sandbox = "Sandbox only: any `sk_test_` secret key; a live key gets `404`."
+
 export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
-  .add(HttpApiEndpoint.get("payer", "/test-helpers/payer").addSuccess(PayerRead).addError(Doc.NotFound))
   .add(
-    HttpApiEndpoint.post("setPayer", "/test-helpers/payer")
+    HttpApiEndpoint.get("payer", "/test-helpers/payer")
+      .addSuccess(PayerRead)
+      .annotate(OpenApi.Summary, "The sandbox payer")
+      .annotate(OpenApi.Description, `The merchant's sandbox payer wallet. ${sandbox}`)
+  )
+  .add(
+    Problems.post("setPayer", "/test-helpers/payer")
       .setPayload(SetPayer)
       .addSuccess(PayerRead)
-      .addError(Doc.NotFound)
-      .addError(Doc.Unprocessable)
+      .annotate(OpenApi.Summary, "Set up the sandbox payer")
+      .annotate(
+        OpenApi.Description,
+        `Sets the sandbox payer's balance, limit, frozen and rule-block state and time zone, to reproduce each refusal. ${sandbox}`
+      )
   )
   .add(
-    HttpApiEndpoint.post("revokeMandateAsCustomer", "/test-helpers/mandates/:id/revoke-as-customer")
-      .setPath(Schema.Struct({ id: Text }))
+    Problems.post("revokeMandateAsCustomer", "/test-helpers/mandates/:id/revoke-as-customer")
+      .setPath(IdOrReference("mandate"))
       .addSuccess(MandateRead)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
+      .addError(Problems.MandateNotFound)
+      .addError(Problems.MandateNotRevocable)
+      .annotate(OpenApi.Summary, "Revoke a mandate as the customer")
+      .annotate(OpenApi.Description, `As the customer would from the wallet app. ${sandbox}`)
   )
   .add(
-    HttpApiEndpoint.post("payQrCode", "/test-helpers/qr-codes/pay")
+    Problems.post("payQrCode", "/test-helpers/qr-codes/pay")
       .setPayload(PayQrCode)
       .addSuccess(QrPaymentRead, { status: 201 })
-      .addError(Doc.PaymentRequired)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
-      .addError(Doc.Unprocessable)
-      .annotate(OpenApi.Summary, "Pay a scanned QR payload as the sandbox payer")
+      .addError(Problems.QrCodeNotFound)
+      .addError(Problems.QrPayloadInvalid)
+      .addError(Problems.QrPaymentRefused.Conflict)
+      .addError(Problems.QrPaymentRefused.Unprocessable)
+      .addError(Problems.QrPaymentDeclined.PaymentRequired)
+      .addError(Problems.QrPaymentDeclined.Unprocessable)
+      .annotate(OpenApi.Summary, "Pay a QR code as the sandbox payer")
+      .annotate(OpenApi.Description, `Pays a scanned payload from the sandbox payer's wallet. ${sandbox}`)
   )
   .add(
-    HttpApiEndpoint.post("payCheckoutSession", "/test-helpers/checkout/sessions/:id/pay")
-      .setPath(Schema.Struct({ id: Text }))
+    Problems.post("payCheckoutSession", "/test-helpers/checkout/sessions/:id/pay")
+      .setPath(IdOrReference("checkout session"))
       .addSuccess(CheckoutSettled)
-      .addError(Doc.PaymentRequired)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
+      .addError(Problems.CheckoutSessionNotFound)
+      .addError(Problems.CheckoutSessionClosed)
+      .addError(Problems.CheckoutPaymentDeclined.PaymentRequired)
+      .addError(Problems.CheckoutPaymentDeclined.Unprocessable)
       .annotate(OpenApi.Summary, "Pay a checkout session as the sandbox payer")
+      .annotate(OpenApi.Description, `Completes the session without a one-time code. ${sandbox}`)
   )
   .add(
-    HttpApiEndpoint.post("cancelSubscriptionAsCustomer", "/test-helpers/subscriptions/:id/cancel-as-customer")
-      .setPath(Schema.Struct({ id: Text }))
+    Problems.post("cancelSubscriptionAsCustomer", "/test-helpers/subscriptions/:id/cancel-as-customer")
+      .setPath(IdOrReference("subscription"))
       .addSuccess(SubscriptionRead)
-      .addError(Doc.NotFound)
-      .addError(Doc.Conflict)
-      .annotate(OpenApi.Summary, "Cancel a subscription as the sandbox payer would in the wallet app")
+      .addError(Problems.SubscriptionNotFound)
+      .addError(Problems.SubscriptionNotCancellable)
+      .annotate(OpenApi.Summary, "Cancel a subscription as the customer")
+      .annotate(OpenApi.Description, `As the customer would from the wallet app. ${sandbox}`)
   )
+  .addError(Problems.NotFoundProblem)
+  .addError(Problems.Forbidden)
+  .addError(Problems.InvalidRequest)
+  .addError(Problems.ServiceUnavailable)
   .middleware(Authentication)
-  .annotate(OpenApi.Title, "Sandbox test helpers") {}
+  .annotate(OpenApi.Title, "Sandbox test helpers")
+  .annotate(
+    OpenApi.Description,
+    "The customer's side, simulated in the sandbox: a payer wallet to set up, and the customer's actions"
+  ) {}

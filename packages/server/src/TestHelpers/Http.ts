@@ -2,10 +2,10 @@
  * Handlers of the sandbox test helpers.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Auth, Checkout, Mandates, QrCodes, Store, Subscriptions } from "@laari/core"
+import { Auth, Checkout, type Ids, Mandates, QrCodes, Store, Subscriptions } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
-import { message, reply, respond } from "../Http/Reply.js"
+import * as Problems from "../Http/Problems.js"
 import { withSandbox } from "../Http/Security.js"
 import * as MandateJson from "../Mandates/Json.js"
 import * as OpsJson from "../Ops/Json.js"
@@ -31,93 +31,78 @@ export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handler
         m === undefined ? Effect.dieMessage("the key's merchant is gone") : Effect.succeed(m.sandboxPayer)
       )
 
-    const payerReply = (customerId: string) => (account: Parameters<typeof OpsJson.payer>[0] | undefined) =>
-      account === undefined
-        ? message(404, "Sandbox payer not found")
-        : reply(200, { customerId, ...OpsJson.payer(account) })
+    const payerRead =
+      (customerId: Ids.CustomerId) => (account: Parameters<typeof OpsJson.payer>[0] | undefined) =>
+        account === undefined
+          ? Effect.fail(new Problems.NotFound({ message: "Sandbox payer not found" }))
+          : Effect.succeed({ customerId, ...OpsJson.payer(account) })
 
     return handlers
       .handle("payer", () =>
         withSandbox((principal) =>
-          respond(
-            Effect.flatMap(sandboxPayer(principal), (id) => Effect.map(directory.payer(id), payerReply(id))),
-            (r) => r
-          )
+          Effect.flatMap(sandboxPayer(principal), (id) => Effect.flatMap(directory.payer(id), payerRead(id)))
         )
       )
       .handle("setPayer", ({ payload }) =>
         withSandbox((principal) =>
-          respond(
-            Effect.flatMap(sandboxPayer(principal), (id) =>
-              Effect.map(
-                directory.setPayer(id, {
-                  balance: payload.balance,
-                  limit: payload.wallet_limit,
-                  frozen: payload.frozen,
-                  blockedByRules: payload.blocked_by_rules,
-                  timeZone: payload.time_zone
-                }),
-                payerReply(id)
-              )
-            ),
-            (r) => r
+          Effect.flatMap(sandboxPayer(principal), (id) =>
+            Effect.flatMap(
+              directory.setPayer(id, {
+                balance: payload.balance,
+                limit: payload.wallet_limit,
+                frozen: payload.frozen,
+                blockedByRules: payload.blocked_by_rules,
+                timeZone: payload.time_zone
+              }),
+              payerRead(id)
+            )
           )
         )
       )
       .handle("revokeMandateAsCustomer", ({ path }) =>
         withSandbox((principal) =>
-          respond(
-            Effect.gen(function* () {
-              // Only this merchant's sandbox mandates: another merchant's is answered as missing.
-              const mandate = yield* mandates.get(Auth.tenantOf(principal), path.id)
-              if (mandate.customerId === null) return yield* new Mandates.MandateNotRevocable()
-              return yield* mandates.revokeAsCustomer(mandate.customerId, mandate.id)
-            }),
-            (m) => reply(200, MandateJson.mandate(m))
-          )
+          Effect.gen(function* () {
+            // Only this merchant's sandbox mandates: another merchant's is answered as missing.
+            const mandate = yield* mandates.get(Auth.tenantOf(principal), path.id)
+            if (mandate.customerId === null) return yield* new Mandates.MandateNotRevocable()
+            return MandateJson.mandate(yield* mandates.revokeAsCustomer(mandate.customerId, mandate.id))
+          })
         )
       )
       .handle("payQrCode", ({ payload }) =>
         withSandbox((principal) =>
-          respond(
-            Effect.flatMap(sandboxPayer(principal), (customerId) =>
-              qrCodes.pay({
-                environment: "test",
-                customerId,
-                payload: payload.payload,
-                amount: payload.amount ?? null
-              })
-            ),
-            (p) => reply(201, QrJson.payment(p))
-          )
+          Effect.flatMap(sandboxPayer(principal), (customerId) =>
+            qrCodes.pay({
+              environment: "test",
+              customerId,
+              payload: payload.payload,
+              amount: payload.amount ?? null
+            })
+          ).pipe(Effect.map(QrJson.payment))
         )
       )
       .handle("payCheckoutSession", ({ path }) =>
         withSandbox((principal) =>
-          respond(
-            Effect.gen(function* () {
-              // Only this merchant's sandbox sessions: another merchant's is answered as missing.
-              const session = yield* checkout.get(Auth.tenantOf(principal), path.id)
-              return yield* checkout.settle(session.id, yield* sandboxPayer(principal))
-            }),
-            (settled) =>
-              reply(200, {
-                session: CheckoutJson.session(settled.session, config.checkoutUrl),
-                subscription:
-                  settled.subscription === null ? null : SubscriptionJson.subscription(settled.subscription)
-              })
-          )
+          Effect.gen(function* () {
+            // Only this merchant's sandbox sessions: another merchant's is answered as missing.
+            const session = yield* checkout.get(Auth.tenantOf(principal), path.id)
+            const settled = yield* checkout.settle(session.id, yield* sandboxPayer(principal))
+            return {
+              session: CheckoutJson.session(settled.session, config.checkoutUrl),
+              subscription:
+                settled.subscription === null ? null : SubscriptionJson.subscription(settled.subscription)
+            }
+          })
         )
       )
       .handle("cancelSubscriptionAsCustomer", ({ path }) =>
         withSandbox((principal) =>
-          respond(
-            Effect.gen(function* () {
-              const subscription = yield* subscriptions.get(Auth.tenantOf(principal), path.id)
-              return yield* subscriptions.cancelAsPayer(subscription.customerId, subscription.id)
-            }),
-            (s) => reply(200, SubscriptionJson.subscription(s))
-          )
+          Effect.gen(function* () {
+            const subscription = yield* subscriptions.get(Auth.tenantOf(principal), path.id)
+            return SubscriptionJson.subscription(
+              yield* subscriptions.cancelAsPayer(subscription.customerId, subscription.id)
+            )
+          })
         )
       )
   })

@@ -574,6 +574,25 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         expect(await F.events(server, m.id, "checkout.session.completed")).toEqual([])
       })
 
+      it("reads and cancels a session by its reference too; another merchant's reference is 404", async () => {
+        const m = await F.merchant(server)
+        const created = await createSession(m.test, subscriptionBody())
+        const reference = encodeURIComponent(created.body.reference)
+        const read = await getSession(m.test, reference)
+        expect(read.status, read.text).toBe(200)
+        expect(read.body).toMatchObject({ id: created.body.id, reference: created.body.reference })
+        const other = await F.merchant(server)
+        expect((await getSession(other.test, reference)).status).toBe(404)
+        expect(
+          (await server.request("POST", `/checkout/sessions/${reference}/cancel`, { key: other.test })).status
+        ).toBe(404)
+        const cancelled = await server.request("POST", `/checkout/sessions/${reference}/cancel`, {
+          key: m.test
+        })
+        expect(cancelled.status, cancelled.text).toBe(200)
+        expect(cancelled.body).toMatchObject({ id: created.body.id, status: "CANCELLED" })
+      })
+
       it("cannot cancel a paid session", async () => {
         const m = await F.merchant(server)
         const { session, subscription } = await subscribe(m.test)
