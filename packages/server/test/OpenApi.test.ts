@@ -84,7 +84,13 @@ type Operation = {
   readonly summary?: string
   readonly description?: string
   readonly tags?: ReadonlyArray<string>
-  readonly parameters: ReadonlyArray<{ name: string; in: string; schema: any; required: boolean }>
+  readonly parameters: ReadonlyArray<{
+    name: string
+    in: string
+    schema: any
+    required: boolean
+    description?: string
+  }>
   readonly requestBody?: any
   readonly security?: ReadonlyArray<unknown>
   readonly responses: Record<string, any>
@@ -172,5 +178,25 @@ describe("the operations of /openapi.json", () => {
     for (const field of ["createdAt", "expiresAt", "setupExpiresAt"])
       expect(mandate.properties[field], field).toMatchObject({ type: "string", format: "date-time" })
     expect(mandate.properties.id).toMatchObject({ format: "uuid" })
+  })
+})
+
+describe("descriptions in /openapi.json", () => {
+  /** A schema's description, looking through `$ref` and the `null` alternative of an optional field. */
+  const described = (schema: any): boolean =>
+    typeof schema?.description === "string" ||
+    typeof resolve(schema)?.description === "string" ||
+    (schema?.anyOf ?? []).some(described)
+
+  it("describes every parameter and every field of every request body", () => {
+    const missing: Array<string> = []
+    for (const [name, op] of operations()) {
+      for (const p of op.parameters)
+        if (!described(p.schema) && !p.description) missing.push(`${name} ${p.name}`)
+      const body = resolve(op.requestBody?.content["application/json"].schema)
+      for (const [field, schema] of Object.entries<any>(body?.properties ?? {}))
+        if (!described(schema)) missing.push(`${name} ${field}`)
+    }
+    expect(missing).toEqual([])
   })
 })

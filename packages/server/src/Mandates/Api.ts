@@ -71,8 +71,12 @@ export const CreateMandate = Body({
   description: optionalNullable(Fields.Description),
   // At least `per_charge_cap`, which only `Mandate.validateTerms` can see.
   period_cap: optionalNullable(Money.Chargeable),
-  period: optionalNullable(Mandate.Period),
-  expires_at: optionalNullable(OffsetDateTime),
+  period: optionalNullable(Mandate.Period).annotations({
+    description: "`MONTH`: the period of `period_cap`, the payer's calendar month; required with `period_cap`"
+  }),
+  expires_at: optionalNullable(OffsetDateTime).annotations({
+    description: "When the mandate ends, at most 365 days away (default 365 days); ISO 8601 with an offset"
+  }),
   return_url: optionalNullable(Fields.ReturnUrl)
 })
 
@@ -117,7 +121,9 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
     HttpApiEndpoint.get("list", "/mandates")
       .setUrlParams(
         Schema.Struct({
-          status: Schema.optional(Mandate.Status),
+          status: Schema.optional(Mandate.Status).annotations({
+            description: "Only mandates in this status"
+          }),
           reference: Schema.optional(Fields.Reference),
           ...Paging
         })

@@ -85,18 +85,30 @@ export class OpsApi extends HttpApiGroup.make("ops")
     Problems.post("createMerchant", "/ops/merchants")
       .setPayload(CreateMerchant)
       .addSuccess(MerchantRead, { status: 201 })
+      .annotate(OpenApi.Summary, "Create a merchant")
+      .annotate(
+        OpenApi.Description,
+        "With its outlets, fee and merchant category code; its sandbox payer is created with it."
+      )
   )
   .add(
     Problems.post("addOutlet", "/ops/merchants/:id/outlets")
       .setPath(MerchantPath)
       .setPayload(Schema.Struct({ name: Name }))
       .addSuccess(Outlet, { status: 201 })
+      .annotate(OpenApi.Summary, "Add an outlet")
+      .annotate(OpenApi.Description, "Outlets are numbered; QR codes belong to one.")
   )
   .add(
     Problems.post("createKey", "/ops/merchants/:id/keys")
       .setPath(MerchantPath)
       .setPayload(CreateKey)
       .addSuccess(KeyCreated, { status: 201 })
+      .annotate(OpenApi.Summary, "Issue a key")
+      .annotate(
+        OpenApi.Description,
+        "A secret or publishable key for one environment with its scopes; the key is shown only here."
+      )
   )
   .add(
     Problems.post("setFeatures", "/ops/merchants/:id/features")
@@ -108,22 +120,42 @@ export class OpsApi extends HttpApiGroup.make("ops")
         })
       )
       .addSuccess(MerchantRead)
+      .annotate(OpenApi.Summary, "Set feature gates")
+      .annotate(OpenApi.Description, "Enables live mandates or live subscriptions for the merchant.")
   )
   .add(
     Problems.post("createCustomer", "/ops/customers")
       .setPayload(CreateCustomer)
       .addSuccess(CustomerRead, { status: 201 })
+      .annotate(OpenApi.Summary, "Create a customer")
+      .annotate(
+        OpenApi.Description,
+        "A wallet holder with a phone number, balance and time zone, in one environment."
+      )
   )
   .add(
     HttpApiEndpoint.get("notifications", "/ops/customers/:id/notifications")
       .setPath(Schema.Struct({ id: Schema.UUID }))
       .addSuccess(Schema.Array(NotificationRead))
+      .annotate(OpenApi.Summary, "A customer's notifications")
+      .annotate(
+        OpenApi.Description,
+        "What the wallet app shows the customer, newest first; one-time codes only while the clock is manual."
+      )
   )
-  .add(Problems.post("suspendMandate", "/ops/mandates/:id/suspend").setPath(IdPath).addSuccess(MandateRead))
+  .add(
+    Problems.post("suspendMandate", "/ops/mandates/:id/suspend")
+      .setPath(IdPath)
+      .addSuccess(MandateRead)
+      .annotate(OpenApi.Summary, "Suspend a mandate")
+      .annotate(OpenApi.Description, "An active mandate stops being chargeable.")
+  )
   .add(
     Problems.post("cancelSubscription", "/ops/subscriptions/:id/cancel")
       .setPath(IdPath)
       .addSuccess(SubscriptionRead)
+      .annotate(OpenApi.Summary, "Cancel a subscription")
+      .annotate(OpenApi.Description, "Ends a subscription as the operator (`OPS`).")
   )
   .add(
     HttpApiEndpoint.get("events", "/ops/events")
@@ -135,8 +167,15 @@ export class OpsApi extends HttpApiGroup.make("ops")
         })
       )
       .addSuccess(Schema.Array(Schema.Unknown))
+      .annotate(OpenApi.Summary, "Recorded events")
+      .annotate(OpenApi.Description, "The outbox's envelopes, newest first, optionally by merchant and type.")
   )
-  .add(HttpApiEndpoint.get("clock", "/ops/clock").addSuccess(ClockRead))
+  .add(
+    HttpApiEndpoint.get("clock", "/ops/clock")
+      .addSuccess(ClockRead)
+      .annotate(OpenApi.Summary, "The clock")
+      .annotate(OpenApi.Description, "The service's current time and whether it is manual.")
+  )
   .add(
     Problems.post("advanceClock", "/ops/clock/advance")
       .setPayload(
@@ -146,6 +185,11 @@ export class OpsApi extends HttpApiGroup.make("ops")
         })
       )
       .addSuccess(Schema.extend(ClockRead, Schema.Struct({ processed: Schema.Int })))
+      .annotate(OpenApi.Summary, "Advance the manual clock")
+      .annotate(
+        OpenApi.Description,
+        "Moves a manual clock (`LAARI_CLOCK=manual`) forward and runs the work that fell due; `processed` counts it."
+      )
   )
   .addError(Problems.NotFoundProblem)
   .addError(Problems.ConflictProblem)

@@ -78,7 +78,7 @@ export class QrCodesApi extends HttpApiGroup.make("qrCodes")
               jsonSchema: { type: "integer", minimum: 1, description: "Only this outlet's codes" }
             })
           ),
-          type: Schema.optional(QrCode.Type),
+          type: Schema.optional(QrCode.Type).annotations({ description: "Only codes of this type" }),
           ...Paging
         })
       )

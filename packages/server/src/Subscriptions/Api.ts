@@ -94,7 +94,9 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
     HttpApiEndpoint.get("list", "/subscriptions")
       .setUrlParams(
         Schema.Struct({
-          status: Schema.optional(Subscription.Status),
+          status: Schema.optional(Subscription.Status).annotations({
+            description: "Only subscriptions in this status"
+          }),
           reference: Schema.optional(Fields.Reference),
           ...Paging
         })
