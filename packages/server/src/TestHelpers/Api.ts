@@ -2,7 +2,7 @@
  * Sandbox test helpers (a `sk_test_` secret key; live keys get `404`): the customer's side simulated.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Ids, Money, QrCode } from "@laari/core"
+import { Ids, QrCode } from "@laari/core"
 import { Schema } from "effect"
 import { Body, IdOrReference, TimeZone, Text, Timestamp } from "../Http/Fields.js"
 import * as Problems from "../Http/Problems.js"
@@ -55,7 +55,7 @@ export const QrPaymentRead = Schema.Struct({
   id: Schema.UUID,
   qrid: Text,
   qrCodeId: Schema.UUID,
-  amount: Money.Amount,
+  amount: QrCode.Amount,
   fee: Schema.NonNegativeInt,
   netAmount: Schema.NonNegativeInt,
   createdAt: Timestamp
