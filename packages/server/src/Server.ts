@@ -21,6 +21,7 @@ import { CheckoutLive } from "./Checkout/Http.js"
 import * as Clockwork from "./Clockwork.js"
 import * as Config from "./Config.js"
 import { HealthLive } from "./Health/Http.js"
+import * as Docs from "./Http/Docs.js"
 import * as Edge from "./Http/Edge.js"
 import { ErrorMapping } from "./Http/Middleware.js"
 import { AddressRateLimitLive } from "./Http/RateLimit.js"
@@ -76,6 +77,7 @@ const coreLayer = (config: Config.ServerConfig) => {
 const ServingLive = Layer.mergeAll(
   HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(Docs.layer),
     Layer.provide(ApiLive)
   ),
   Workers.layer
