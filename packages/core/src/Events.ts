@@ -20,11 +20,11 @@ export { ApiVersion, Type, Types } from "./EventType.js"
 
 // Annotated so the published JSON Schema says what the integers mean.
 const UnixSeconds = Schema.Int.annotations({
-  identifier: "UnixSeconds",
+  identifier: "EventUnixSeconds",
   description: "Unix time, whole seconds"
 })
 const Amount = Schema.NonNegativeInt.annotations({
-  identifier: "Laari",
+  identifier: "EventLaari",
   description: "Laari (100 laari = 1 MVR)"
 })
 const CurrencyCode = Schema.Literal(Currency)
@@ -48,7 +48,7 @@ export const MandateObject = Schema.Struct({
   revoked_at: Schema.NullOr(UnixSeconds),
   revoked_by: Schema.NullOr(Mandate.RevokedBy),
   created_at: UnixSeconds
-}).annotations({ identifier: "Mandate" })
+}).annotations({ identifier: "MandateEventObject" })
 export type MandateObject = typeof MandateObject.Type
 
 export const ChargeObject = Schema.Struct({
@@ -65,7 +65,7 @@ export const ChargeObject = Schema.Struct({
   period_key: Schema.String,
   period_charged: Amount,
   created_at: UnixSeconds
-}).annotations({ identifier: "MandateCharge" })
+}).annotations({ identifier: "MandateChargeEventObject" })
 export type ChargeObject = typeof ChargeObject.Type
 
 /** A refused charge has no id: nothing was created, only the refusal is reported. */
@@ -80,7 +80,7 @@ export const ChargeFailureObject = Schema.Struct({
   code: Mandate.RefusalCode,
   message: Schema.String,
   created_at: UnixSeconds
-}).annotations({ identifier: "MandateChargeFailure" })
+}).annotations({ identifier: "MandateChargeFailureEventObject" })
 export type ChargeFailureObject = typeof ChargeFailureObject.Type
 
 export const QrPaymentObject = Schema.Struct({
@@ -96,7 +96,7 @@ export const QrPaymentObject = Schema.Struct({
   net_amount: Amount,
   reference: Schema.String,
   created_at: UnixSeconds
-}).annotations({ identifier: "QrCodePayment" })
+}).annotations({ identifier: "QrCodePaymentEventObject" })
 export type QrPaymentObject = typeof QrPaymentObject.Type
 
 export const SubscriptionObject = Schema.Struct({
@@ -119,7 +119,7 @@ export const SubscriptionObject = Schema.Struct({
   cancellation_initiator: Schema.NullOr(Subscription.Initiator),
   metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
   created_at: UnixSeconds
-}).annotations({ identifier: "Subscription" })
+}).annotations({ identifier: "SubscriptionEventObject" })
 export type SubscriptionObject = typeof SubscriptionObject.Type
 
 export const InvoiceObject = Schema.Struct({
@@ -139,7 +139,7 @@ export const InvoiceObject = Schema.Struct({
   payment_intent_id: Schema.NullOr(Schema.String),
   paid_at: Schema.NullOr(UnixSeconds),
   created_at: UnixSeconds
-}).annotations({ identifier: "Invoice" })
+}).annotations({ identifier: "InvoiceEventObject" })
 export type InvoiceObject = typeof InvoiceObject.Type
 
 export const CheckoutSessionObject = Schema.Struct({
@@ -165,7 +165,7 @@ export const CheckoutSessionObject = Schema.Struct({
   expires_at: UnixSeconds,
   completed_at: Schema.NullOr(UnixSeconds),
   created_at: UnixSeconds
-}).annotations({ identifier: "CheckoutSession" })
+}).annotations({ identifier: "CheckoutSessionEventObject" })
 export type CheckoutSessionObject = typeof CheckoutSessionObject.Type
 
 /** Which object each event type carries as `data.object`: the catalogue, one entry per type. */

@@ -20,6 +20,9 @@ const InFlight = 16
 
 let server: TestServer.TestServer
 let document: Contract.Document
+/** The operator API's own document (`/ops/openapi.json`), held to the same contract. */
+let opsDocument: Contract.Document
+let customerId: string
 let m: F.Merchant
 /** Ids and references of seeded resources, by kind, so `{id}` often names something real. */
 const pools = {
@@ -32,19 +35,24 @@ const pools = {
 
 /** The kind of resource an operation's `{id}` names, from its path. */
 const poolOf = (path: string): ReadonlyArray<string> =>
-  path.includes("mandates")
-    ? pools.mandate
-    : path.startsWith("/qr/")
-      ? pools.png
-      : path.includes("qr-codes")
-        ? pools.qr
-        : path.includes("checkout")
-          ? pools.session
-          : pools.subscription
+  path.startsWith("/ops/merchants")
+    ? [m.id]
+    : path.startsWith("/ops/customers")
+      ? [customerId]
+      : path.includes("mandates")
+        ? pools.mandate
+        : path.startsWith("/qr/")
+          ? pools.png
+          : path.includes("qr-codes")
+            ? pools.qr
+            : path.includes("checkout")
+              ? pools.session
+              : pools.subscription
 
 beforeAll(async () => {
   server = await TestServer.start()
   document = await Contract.fetchDocument(server)
+  opsDocument = await Contract.fetchDocument(server, "/ops/openapi.json")
   m = await F.merchant(server)
   const ok = (res: TestServer.Response, what: string) => {
     if (res.status >= 300) throw new Error(`seeding ${what}: ${res.status} ${res.text}`)
@@ -88,6 +96,7 @@ beforeAll(async () => {
     "a subscription"
   )
   pools.subscription.push(paid.subscription.id, paid.subscription.reference)
+  customerId = (await F.customer(server)).id
 }, 120_000)
 
 afterAll(() => server?.close())
@@ -107,15 +116,19 @@ const headerSafe = fc.stringMatching(/^[A-Za-z0-9_-]{1,40}$/)
 const credentials = (security: ReadonlyArray<string>): fc.Arbitrary<Record<string, string>> =>
   security.length === 0
     ? fc.constant({})
-    : fc
-        .oneof(
-          { weight: 10, arbitrary: fc.constant(m.test) },
-          { weight: 1, arbitrary: fc.constant(m.live) },
-          { weight: 1, arbitrary: fc.constant(m.publishable) },
-          { weight: 1, arbitrary: fc.constant("sk_test_wrong0000000000") },
-          { weight: 1, arbitrary: fc.constant(undefined) }
-        )
-        .map((key): Record<string, string> => (key === undefined ? {} : { authorization: `Bearer ${key}` }))
+    : security.includes("opsToken")
+      ? fc
+          .constantFrom(TestServer.OpsToken, TestServer.OpsToken, TestServer.OpsToken, "wrong", undefined)
+          .map((t): Record<string, string> => (t === undefined ? {} : { authorization: `Bearer ${t}` }))
+      : fc
+          .oneof(
+            { weight: 10, arbitrary: fc.constant(m.test) },
+            { weight: 1, arbitrary: fc.constant(m.live) },
+            { weight: 1, arbitrary: fc.constant(m.publishable) },
+            { weight: 1, arbitrary: fc.constant("sk_test_wrong0000000000") },
+            { weight: 1, arbitrary: fc.constant(undefined) }
+          )
+          .map((key): Record<string, string> => (key === undefined ? {} : { authorization: `Bearer ${key}` }))
 
 /** A path parameter: a seeded id or reference of the kind, a random UUID, or a random text. */
 const pathValue = (resolve: SA.Resolver, schema: SA.JsonSchema, path: string): fc.Arbitrary<string> =>
@@ -245,21 +258,34 @@ describe("the contract: every answer is the one /openapi.json documents", () => 
   })
 
   it("answers thousands of generated requests, valid and invalid, with 0 nonconformities", async () => {
-    const resolve = SA.resolver(document.components)
-    const validator = Contract.validators(document)
-    const operations = Contract.operations(document)
-    expect(operations.length).toBeGreaterThan(25)
     console.log(`contract: seed ${Seed}, ${RunsPerOperation} requests per operation`)
+    const documents = [document, opsDocument].map((doc) => ({
+      resolve: SA.resolver(doc.components),
+      validator: Contract.validators(doc),
+      operations: Contract.operations(doc)
+    }))
+    const operations = documents.flatMap((d) => d.operations)
+    expect(operations.length).toBeGreaterThan(35)
 
-    const work = operations.flatMap((op, i) =>
-      fc
-        .sample(request(resolve, op), { numRuns: RunsPerOperation, seed: Seed + i })
-        .map((sent) => ({ op, sent }))
+    const work = documents.flatMap(({ resolve, validator, operations }, d) =>
+      operations.flatMap((op, i) =>
+        fc
+          .sample(request(resolve, op), { numRuns: RunsPerOperation, seed: Seed + 100 * d + i })
+          .map((sent) => ({ op, sent, validator }))
+      )
     )
     const problems: Array<Nonconformity> = []
     const statuses = new Map<string, number>()
 
-    const check = async ({ op, sent }: { op: Contract.Operation; sent: Sent }) => {
+    const check = async ({
+      op,
+      sent,
+      validator
+    }: {
+      op: Contract.Operation
+      sent: Sent
+      validator: ReturnType<typeof Contract.validators>
+    }) => {
       const operation = `${op.method} ${op.path}`
       const res = await fetch(`${server.baseUrl}${sent.path}`, {
         method: sent.method,

@@ -3,7 +3,7 @@
  * customers, suspensions, recorded events and the manual clock.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Auth, Ids } from "@laari/core"
+import { Auth, Events, Ids } from "@laari/core"
 import { Schema } from "effect"
 import * as Problems from "../Http/Problems.js"
 import { Body, optionalNullable, TimeZone, Text } from "../Http/Fields.js"
@@ -71,7 +71,7 @@ export const NotificationRead = Schema.Struct({
   kind: Text,
   title: Text,
   body: Text,
-  data: Schema.Record({ key: Text, value: Schema.Unknown }),
+  data: Schema.Record({ key: Text, value: Schema.Unknown.annotations({ jsonSchema: {} }) }),
   createdAt: Text
 })
 
@@ -166,7 +166,7 @@ export class OpsApi extends HttpApiGroup.make("ops")
           limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1000)))
         })
       )
-      .addSuccess(Schema.Array(Schema.Unknown))
+      .addSuccess(Schema.Array(Events.Envelope))
       .annotate(OpenApi.Summary, "Recorded events")
       .annotate(OpenApi.Description, "The outbox's envelopes, newest first, optionally by merchant and type.")
   )
