@@ -6,6 +6,7 @@ import { EventType } from "@laari/core"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import formats from "ajv-formats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Contract from "./support/Contract.js"
 import * as F from "./support/Fixtures.js"
 import * as TestServer from "./support/TestServer.js"
 
@@ -198,5 +199,31 @@ describe("descriptions in /openapi.json", () => {
         if (!described(schema)) missing.push(`${name} ${field}`)
     }
     expect(missing).toEqual([])
+  })
+})
+
+describe("examples in /openapi.json", () => {
+  it("gives the create bodies examples the schemas accept and the service carries out", async () => {
+    const validator = Contract.validators(document)
+    const m = await F.merchant(server)
+    const examplesOf = (path: string) => {
+      const schema = resolve(document.paths[path].post.requestBody.content["application/json"].schema)
+      expect(schema.examples?.length, path).toBeGreaterThan(0)
+      const validate = validator(document.paths[path].post.requestBody.content["application/json"].schema)
+      for (const example of schema.examples)
+        expect(validate(example), JSON.stringify(validate.errors)).toBe(true)
+      return schema.examples as ReadonlyArray<Record<string, unknown>>
+    }
+    for (const example of examplesOf("/mandates"))
+      expect((await server.request("POST", "/mandates", { key: m.test, body: example })).status).toBe(201)
+    for (const example of examplesOf("/checkout/sessions"))
+      expect(
+        (await server.request("POST", "/checkout/sessions", { key: m.test, body: example })).status
+      ).toBe(200)
+    for (const example of examplesOf("/qr-codes")) {
+      const body = { ...example, outlet_id: m.outletId }
+      expect((await server.request("POST", "/qr-codes", { key: m.test, body })).status).toBe(201)
+    }
+    expect(examplesOf("/mandates/{id}/charges").length).toBe(1)
   })
 })

@@ -33,6 +33,17 @@ export const CreateSession = Body({
     description:
       "Laari to pay in `PAYMENT` mode; in `SUBSCRIPTION` mode, if sent, equal to `price_data.amount`"
   })
+}).annotations({
+  examples: [
+    {
+      mode: "SUBSCRIPTION",
+      reference: "sub-7731",
+      title: "Island Fibre 100",
+      price_data: { name: "Fibre 100 Mbps", amount: 65_000, interval: "MONTH" },
+      return_url: "https://isp.example/subscribed"
+    },
+    { reference: "order-5521", title: "Order 5521", amount: 23_900 }
+  ]
 })
 
 export const SessionCreated = Schema.Struct({

@@ -78,12 +78,26 @@ export const CreateMandate = Body({
     description: "When the mandate ends, at most 365 days away (default 365 days); ISO 8601 with an offset"
   }),
   return_url: optionalNullable(Fields.ReturnUrl)
+}).annotations({
+  examples: [
+    {
+      reference: "gym-0042",
+      title: "Monthly membership",
+      description: "Gold membership, billed on the 1st",
+      per_charge_cap: 50_000,
+      period_cap: 100_000,
+      period: "MONTH",
+      return_url: "https://shop.example/mandates/done"
+    }
+  ]
 })
 
 export const CreateCharge = Body({
   amount: Mandate.ChargeAmount,
   description: optionalNullable(Fields.Description),
   reference: optionalNullable(Fields.Reference)
+}).annotations({
+  examples: [{ amount: 45_000, description: "November membership", reference: "gym-0042-2026-11" }]
 })
 
 export const Revoked = Schema.Struct({

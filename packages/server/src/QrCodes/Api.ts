@@ -44,6 +44,18 @@ export const CreateQrCode = Body({
   title: optionalNullable(Fields.Title),
   description: optionalNullable(Fields.Description),
   reference: optionalNullable(Fields.Reference)
+}).annotations({
+  examples: [
+    {
+      outlet_id: 1,
+      type: "DYNAMIC",
+      amount: 12_550,
+      expires_in_minutes: 10,
+      title: "Table 4",
+      reference: "bill-8812"
+    },
+    { outlet_id: 1, type: "STATIC", title: "Counter", reference: "counter-1" }
+  ]
 })
 
 const IdPath = IdOrReference("QR code")
