@@ -128,7 +128,11 @@ describe("the edge alone", () => {
     const { server, port } = await listen({ attachTimeoutMs: 200 })
     const outcome = await send(port, { path: "/" })
     expect(outcome).toMatchObject({ status: 503, connection: "close" })
-    expect(JSON.parse((outcome as Answer).body).message).toMatch(/starting/)
+    // The documented 503 body, with its code, like every other 503.
+    expect(JSON.parse((outcome as Answer).body)).toEqual({
+      message: expect.stringMatching(/starting/),
+      code: "SERVICE_UNAVAILABLE"
+    })
     await close(server)
   })
 
@@ -146,7 +150,9 @@ describe("the edge alone", () => {
       write: stream(1001)
     })
     expect(outcome).toMatchObject({ status: 413, connection: "close" })
-    expect(JSON.parse((outcome as Answer).body).message).toMatch(/larger than 1000 bytes/)
+    expect(JSON.parse((outcome as Answer).body)).toEqual({
+      message: "The request body is larger than 1000 bytes"
+    })
     // `Expect: 100-continue` is refused before the client sends the body.
     const expecting = await send(port, {
       method: "POST",

@@ -14,6 +14,8 @@
  */
 import * as Http from "node:http"
 import type * as Net from "node:net"
+import { Errors } from "@laari/core"
+import * as Problems from "./Problems.js"
 
 export interface Options {
   /** Largest body accepted, in bytes; a larger `Content-Length` is answered `413` at once. */
@@ -53,15 +55,21 @@ export const defaults: Omit<Options, "maxBodyBytes"> = {
 /** How long a refused connection stays open for the client to read the answer. */
 const LingerMs = 2_000
 
-/** The JSON body of a refusal and its headers. */
-const refusal = (message: string) => {
-  const body = JSON.stringify({ message })
+type Refusal = Problems.BodyTooLarge | Errors.ServiceUnavailable
+
+const shuttingDown = () => new Errors.ServiceUnavailable({ message: "This service is shutting down" })
+
+/** An error the edge answers by itself, encoded by its schema (`Problems`): its status, body and headers. */
+const refusal = (error: Refusal) => {
+  const answer = Problems.answer(error)!
+  const status = answer.status
+  const body = JSON.stringify(answer.body)
   const headers = {
     "content-type": "application/json",
     "content-length": String(Buffer.byteLength(body)),
     connection: "close"
   }
-  return { body, headers }
+  return { status, body, headers }
 }
 
 /**
@@ -71,10 +79,10 @@ const refusal = (message: string) => {
  * half-closes; unread, the body soon stops the client by backpressure, and the socket is destroyed after
  * `LingerMs`, by when the client has the answer.
  */
-const refuseAndLinger = (req: Http.IncomingMessage, status: number, message: string): void => {
+const refuseAndLinger = (req: Http.IncomingMessage, error: Refusal): void => {
   const socket = req.socket
   if (!socket.writable) return
-  const { body, headers } = refusal(message)
+  const { status, body, headers } = refusal(error)
   const head = [`HTTP/1.1 ${status} ${Http.STATUS_CODES[status]}`]
   for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`)
   socket.end(`${head.join("\r\n")}\r\n\r\n${req.method === "HEAD" ? "" : body}`)
@@ -82,9 +90,9 @@ const refuseAndLinger = (req: Http.IncomingMessage, status: number, message: str
 }
 
 /** The same answer through Node's response, which keeps it behind earlier (pipelined) responses. */
-const refuseInTurn = (res: Http.ServerResponse, status: number, message: string): void => {
+const refuseInTurn = (res: Http.ServerResponse, error: Refusal): void => {
   if (res.headersSent) return
-  const { body, headers } = refusal(message)
+  const { status, body, headers } = refusal(error)
   res.writeHead(status, headers)
   res.end(body)
 }
@@ -142,7 +150,7 @@ class EdgeServer extends Http.Server {
     this.waiting.clear()
     for (const { req, res, timer } of waiting) {
       clearTimeout(timer)
-      this.refuse(req, res, 503, "This service is shutting down")
+      this.refuse(req, res, shuttingDown())
     }
     // Node keeps a keep-alive connection open after its response: ask each in-flight one to close.
     for (const res of this.inFlight.keys()) if (!res.headersSent) res.setHeader("connection", "close")
@@ -161,9 +169,8 @@ class EdgeServer extends Http.Server {
   }
 
   private admit(req: Http.IncomingMessage, res: Http.ServerResponse): void {
-    if (this.draining) this.refuse(req, res, 503, "This service is shutting down")
-    else if (this.tooLarge(req))
-      this.refuse(req, res, 413, `The request body is larger than ${this.options.maxBodyBytes} bytes`)
+    if (this.draining) this.refuse(req, res, shuttingDown())
+    else if (this.tooLarge(req)) this.refuse(req, res, Problems.BodyTooLarge.of(this.options.maxBodyBytes))
     else if (this.listenerCount("request") > 0) this.dispatch(req, res)
     else this.wait(req, res)
   }
@@ -171,7 +178,11 @@ class EdgeServer extends Http.Server {
   private wait(req: Http.IncomingMessage, res: Http.ServerResponse): void {
     const timer = setTimeout(() => {
       this.waiting.delete(entry)
-      this.refuse(req, res, 503, "This service is starting; retry shortly")
+      this.refuse(
+        req,
+        res,
+        new Errors.ServiceUnavailable({ message: "This service is starting; retry shortly" })
+      )
     }, this.options.attachTimeoutMs).unref()
     const entry: Waiting = { req, res, timer }
     this.waiting.add(entry)
@@ -192,12 +203,12 @@ class EdgeServer extends Http.Server {
   }
 
   /** Refuses at once, unless an earlier request on the same connection still waits for its answer. */
-  private refuse(req: Http.IncomingMessage, res: Http.ServerResponse, status: number, message: string): void {
+  private refuse(req: Http.IncomingMessage, res: Http.ServerResponse, error: Refusal): void {
     const socket = req.socket
     const earlier =
       [...this.inFlight.values()].includes(socket) || [...this.waiting].some((w) => w.req.socket === socket)
-    if (earlier) refuseInTurn(res, status, message)
-    else refuseAndLinger(req, status, message)
+    if (earlier) refuseInTurn(res, error)
+    else refuseAndLinger(req, error)
   }
 
   /** Hands the waiting requests to the app, now listening. */
