@@ -300,27 +300,44 @@ describe("authorizeCharge", () => {
     expect(Mandate.recordCharge(open, auth)).toBe(open)
   })
 
-  it("only an ACTIVE mandate, before its expiry, with a valid amount within caps, is chargeable", () => {
+  /**
+   * Two-sided: the decision is exactly spec 7.1's first refusal that applies, written out here as the
+   * spec words it (not with the module's helpers), and an authorization when none does.
+   */
+  it("refuses with exactly the first refusal of spec 7.1 that applies, and authorizes otherwise", () => {
+    const amounts = fc.oneof(
+      fc.integer({ min: -100, max: 600_000 }),
+      fc.integer({ min: 0, max: 600_000 }).map((n) => n + 0.5),
+      fc.constantFrom(99, 100, 101, Number.NaN, Number.POSITIVE_INFINITY)
+    )
+    // Around the expiry, and in the months the generated periodKeys name, so every branch is reached.
+    const moments = fc.oneof(
+      instant,
+      fc.integer({ min: -2 * day, max: 400 * day }).map((ms) => plusMs(now, ms))
+    )
     fc.assert(
-      fc.property(
-        anyMandate,
-        fc.integer({ min: -100, max: 600_000 }),
-        instant,
-        zone,
-        (mandate, amount, at, z) => {
-          const decision = Mandate.authorizeCharge(mandate, amount, at, z)
-          if (Either.isRight(decision)) {
-            expect(mandate.status).toBe("ACTIVE")
-            expect(DateTime.lessThan(at, mandate.expiresAt)).toBe(true)
-            expect(amount).toBeGreaterThanOrEqual(100)
-            expect(amount).toBeLessThanOrEqual(mandate.perChargeCap)
-            if (mandate.periodCap !== null)
-              expect(decision.right.periodCharged).toBeLessThanOrEqual(mandate.periodCap)
-          } else if (mandate.status !== "ACTIVE" && decision.left !== "MANDATE_EXPIRED") {
-            expect(decision.left).toBe("MANDATE_INACTIVE")
-          }
-        }
-      )
+      fc.property(anyMandate, amounts, moments, zone, (m, amount, at, z) => {
+        const month = monthContaining(at, z)
+        const already = m.periodKey === month ? m.periodCharged : 0
+        const live = m.status === "ACTIVE" || m.status === "SUSPENDED"
+        const expected =
+          m.status === "EXPIRED" || (live && !DateTime.lessThan(at, m.expiresAt))
+            ? Either.left("MANDATE_EXPIRED")
+            : m.status !== "ACTIVE"
+              ? Either.left("MANDATE_INACTIVE")
+              : !Number.isSafeInteger(amount) || amount < 100
+                ? Either.left("MANDATE_CHARGE_AMOUNT_INVALID")
+                : amount > m.perChargeCap
+                  ? Either.left("PER_CHARGE_CAP_EXCEEDED")
+                  : m.periodCap !== null && already + amount > m.periodCap
+                    ? Either.left("PERIOD_CAP_EXCEEDED")
+                    : Either.right({
+                        periodKey: month,
+                        periodCharged: m.periodCap === null ? 0 : already + amount
+                      })
+        expect(Mandate.authorizeCharge(m, amount, at, z)).toEqual(expected)
+      }),
+      { numRuns: 2_000 }
     )
   })
 

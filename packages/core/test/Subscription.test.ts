@@ -490,6 +490,25 @@ describe("nextDueAt", () => {
     )
   })
 
+  it("reports when each kind of open work became due, not when its invoice was created", () => {
+    const { sub, invoice, t0 } = renewing()
+    expect(invoice.createdAt).toEqual(t0)
+    // An attempt in flight since `started` (a crashed worker's) is due from then.
+    const started = plus(t0, 30)
+    expect(Subscription.nextDueAt(sub, ok(Invoice.startAttempt(invoice, started)))).toEqual(started)
+    // A retry at its moment.
+    const retry: Invoice.Invoice = {
+      ...invoice,
+      attemptCount: 1,
+      lastAttemptAt: t0,
+      nextRetryAt: plus(t0, 12)
+    }
+    expect(Subscription.nextDueAt(sub, retry)).toEqual(plus(t0, 12))
+    // A cancelled subscription's open invoice, voided from the cancellation.
+    const cancelled: Subscription.Subscription = { ...sub, status: "CANCELLED", cancelledAt: plus(t0, 5) }
+    expect(Subscription.nextDueAt(cancelled, invoice)).toEqual(plus(t0, 5))
+  })
+
   it("an ACTIVE subscription is next due at the balance check, then at the period end", () => {
     const sub = active()
     expect(Subscription.nextDueAt(sub, invoice0())).toEqual(plus(sub.currentPeriodEnd, -24))
