@@ -2,7 +2,7 @@
  * The standalone service: the database, the domain services on its adapters, the HTTP API, the workers
  * and the clock, as one layer.
  */
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import {
   Approvals,
@@ -78,7 +78,10 @@ const ServingLive = Layer.mergeAll(
   HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(Docs.layer),
-    Layer.provide(ApiLive)
+    Layer.provide(ApiLive),
+    // find-my-way refuses path parameters over 100 characters as unknown routes; a reference is up to
+    // 255 characters (percent-encoded, up to three times that), and must reach its handler's 404.
+    Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: 1024 }))
   ),
   Workers.layer
 )

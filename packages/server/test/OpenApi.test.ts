@@ -227,3 +227,21 @@ describe("examples in /openapi.json", () => {
     expect(examplesOf("/mandates/{id}/charges").length).toBe(1)
   })
 })
+
+describe("path parameters as long as the document allows", () => {
+  it("reach their handler: a 255-character reference is the resource's own 404, with its code", async () => {
+    const m = await F.merchant(server)
+    const reference = "r".repeat(255)
+    const charge = await server.request("POST", `/mandates/${reference}/charges`, {
+      key: m.test,
+      body: { amount: 100 }
+    })
+    expect(charge.status).toBe(404)
+    expect(charge.body).toEqual({ message: "Mandate not found", code: "MANDATE_NOT_FOUND" })
+    const read = await server.request("GET", `/subscriptions/${encodeURIComponent("é".repeat(255))}`, {
+      key: m.test
+    })
+    expect(read.status).toBe(404)
+    expect(read.body).toEqual({ message: "Subscription not found" })
+  })
+})
