@@ -30,7 +30,8 @@ const runtime = ManagedRuntime.make(
     opsToken,
     clock: "system",
     maxBodyBytes: 1024 * 1024,
-    rateLimit: 0
+    rateLimit: 0,
+    webhookAllowPrivate: false
   }).pipe(
     Layer.provideMerge(
       NodeHttpServer.layer(() => Edge.createServer({ maxBodyBytes: 1024 * 1024 }), { port: 0 })

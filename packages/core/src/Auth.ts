@@ -9,7 +9,8 @@ export const Scope = Schema.Literal(
   "payments:write",
   "qr:write",
   "subscriptions:write",
-  "checkout:write"
+  "checkout:write",
+  "webhooks:write"
 )
 export type Scope = typeof Scope.Type
 

@@ -199,7 +199,11 @@ const envelopeFields = {
   id: Schema.String,
   api_version: Schema.Literal(ApiVersion),
   created: UnixSeconds,
-  livemode: Schema.Boolean
+  livemode: Schema.Boolean,
+  sequence: Schema.Int.pipe(Schema.positive()).annotations({
+    description:
+      "Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one"
+  })
 }
 
 /** The delivery envelope (DESIGN section 7), for any event type. */
@@ -223,7 +227,36 @@ export interface Event {
   readonly merchantId: MerchantId
   readonly environment: Environment
   readonly createdAt: DateTime.Utc
+  /** The object whose events `sequence` counts (`subjectOf`). */
+  readonly subject: string
   readonly envelope: Envelope
+}
+
+/** An event as a service emits it: everything but its `sequence`, which the outbox assigns. */
+export interface Draft extends Omit<Event, "envelope"> {
+  readonly id: string
+  readonly type: Type
+  readonly object: WebhookObject
+}
+
+/**
+ * The object an event is about, for `sequence`: the mandate of mandate and charge events, the
+ * subscription of subscription, invoice and subscription checkout events, else the object itself.
+ */
+export const subjectOf = (object: WebhookObject): string => {
+  switch (object.object) {
+    case "mandate_charge":
+    case "mandate_charge_failure":
+      return object.mandate_id
+    case "invoice":
+      return object.subscription_id
+    case "checkout.session":
+      return object.subscription?.id ?? object.id
+    case "qr_code_payment":
+      return object.qr_code_id
+    default:
+      return object.id
+  }
 }
 
 export const make = (input: {
@@ -233,17 +266,30 @@ export const make = (input: {
   environment: Environment
   now: DateTime.Utc
   object: WebhookObject
-}): Event => ({
+}): Draft => ({
+  id: input.id,
+  type: input.type,
   merchantId: input.merchantId,
   environment: input.environment,
   createdAt: input.now,
+  subject: subjectOf(input.object),
+  object: input.object
+})
+
+/** The stored and delivered event: the draft with the `sequence` the outbox gave it. */
+export const seal = (draft: Draft, sequence: number): Event => ({
+  merchantId: draft.merchantId,
+  environment: draft.environment,
+  createdAt: draft.createdAt,
+  subject: draft.subject,
   envelope: {
-    id: input.id,
-    type: input.type,
+    id: draft.id,
+    type: draft.type,
     api_version: ApiVersion,
-    created: Calendar.unixSeconds(input.now),
-    livemode: input.environment === "live",
-    data: { object: input.object }
+    created: Calendar.unixSeconds(draft.createdAt),
+    livemode: draft.environment === "live",
+    sequence,
+    data: { object: draft.object }
   }
 })
 
@@ -416,8 +462,11 @@ export const subscriptionEventObject = (
 }
 
 export interface OutboxService {
-  /** Records an event in the caller's transaction; delivery happens later, from the outbox. */
-  readonly append: (event: Event) => Effect.Effect<void, ServiceUnavailable>
+  /**
+   * Records an event in the caller's transaction, numbered one past the last event about its subject;
+   * delivery happens later, from the outbox.
+   */
+  readonly append: (event: Draft) => Effect.Effect<void, ServiceUnavailable>
 }
 
 export class Outbox extends Context.Tag("laari/Outbox")<Outbox, OutboxService>() {}

@@ -13,6 +13,8 @@ export interface Job {
   readonly runDue: Effect.Effect<number, ServiceUnavailable>
   /** The earliest moment at which work becomes due, if any is scheduled. */
   readonly nextDueAt: Effect.Effect<DateTime.Utc | undefined, ServiceUnavailable>
+  /** Set when the job runs its own real-time worker, so the pollers leave it to the manual clock. */
+  readonly ownWorker?: boolean
 }
 
 /** The jobs a process runs. */

@@ -33,7 +33,8 @@ describe("Auth.check", () => {
       "payments:write",
       "qr:write",
       "subscriptions:write",
-      "checkout:write"
+      "checkout:write",
+      "webhooks:write"
     ])
   })
 })

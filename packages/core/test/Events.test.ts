@@ -189,14 +189,17 @@ const envelope = (
   object: Events.WebhookObject,
   environment: Ids.Environment = "test"
 ) =>
-  Events.make({
-    id: "evt_0123456789abcdef0123456789abcdef",
-    type,
-    merchantId: "6f1c1f44-9a39-4c5e-8a57-0b3fe4d0a111" as Ids.MerchantId,
-    environment,
-    now: DateTime.unsafeMake("2026-07-01T10:00:00Z"),
-    object
-  }).envelope
+  Events.seal(
+    Events.make({
+      id: "evt_0123456789abcdef0123456789abcdef",
+      type,
+      merchantId: "6f1c1f44-9a39-4c5e-8a57-0b3fe4d0a111" as Ids.MerchantId,
+      environment,
+      now: DateTime.unsafeMake("2026-07-01T10:00:00Z"),
+      object
+    }),
+    1
+  ).envelope
 
 const decodes = (schema: Schema.Schema.Any, value: unknown): boolean => {
   try {

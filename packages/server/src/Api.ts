@@ -4,44 +4,20 @@
  */
 import { HttpApi, OpenApi } from "@effect/platform"
 import { Events, EventType } from "@laari/core"
-import { JSONSchema } from "effect"
 import { ApprovalsApi } from "./Approvals/Api.js"
 import { CheckoutApi } from "./Checkout/Api.js"
 import { HealthApi } from "./Health/Api.js"
+import * as JsonSchema from "./Http/JsonSchema.js"
 import * as Problems from "./Http/Problems.js"
 import { MandatesApi } from "./Mandates/Api.js"
 import { OpsApi } from "./Ops/Api.js"
 import { QrCodesApi, QrImagesApi } from "./QrCodes/Api.js"
 import { SubscriptionsApi } from "./Subscriptions/Api.js"
 import { TestHelpersApi } from "./TestHelpers/Api.js"
-
-/**
- * Replaces each `$ref` into `$defs` by the definition itself. A webhook schema sits deep inside the
- * OpenAPI document, where `#/$defs/...` would point at the document's root and not resolve.
- */
-const inline = (node: unknown, defs: { readonly [name: string]: unknown }): unknown => {
-  if (Array.isArray(node)) return node.map((item) => inline(item, defs))
-  if (typeof node !== "object" || node === null) return node
-  const { $ref, ...rest } = node as { readonly $ref?: unknown }
-  if (typeof $ref === "string" && $ref.startsWith("#/$defs/")) {
-    const name = $ref.slice("#/$defs/".length)
-    if (!(name in defs)) throw new Error(`Unresolved ${$ref} in a webhook schema`)
-    return inline({ ...(defs[name] as object), ...rest }, defs)
-  }
-  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inline(value, defs)]))
-}
+import { EventsApi, OpsWebhooksApi, WebhookEndpointsApi } from "./Webhooks/Api.js"
 
 /** The request body of one event's delivery: its envelope, `type` fixed, the event's object inlined. */
-const webhookSchema = (type: EventType.Type): unknown => {
-  const {
-    $schema: _dialect,
-    $defs,
-    ...schema
-  } = JSONSchema.make(Events.envelopeOf(type), {
-    target: "jsonSchema2020-12"
-  })
-  return inline(schema, $defs ?? {})
-}
+const webhookSchema = (type: EventType.Type): unknown => JsonSchema.standalone(Events.envelopeOf(type))
 
 /** The OpenAPI 3.1 `webhooks` map, one item per event type of the catalogue (`Events.Objects`). */
 export const webhooks = Object.fromEntries(
@@ -112,9 +88,12 @@ export class Api extends HttpApi.make("laari")
   .add(QrImagesApi)
   .add(CheckoutApi)
   .add(SubscriptionsApi)
+  .add(WebhookEndpointsApi)
+  .add(EventsApi)
   .add(ApprovalsApi)
   .add(TestHelpersApi)
   .add(OpsApi)
+  .add(OpsWebhooksApi)
   .add(HealthApi)
   // Any request can be over the body limit (`Http/Edge`, `Http/Middleware`).
   .addError(Problems.BodyTooLargeProblem)

@@ -18,6 +18,8 @@ export interface ServerConfig {
   readonly maxBodyBytes: number
   /** Requests per second per API key (`LAARI_RATE_LIMIT`, default 100); `0` turns rate limiting off. */
   readonly rateLimit: number
+  /** `LAARI_WEBHOOK_ALLOW_PRIVATE=true`: live endpoints may be private addresses (tests, private networks). */
+  readonly webhookAllowPrivate: boolean
 }
 
 export const defaults = {
@@ -47,7 +49,8 @@ export const fromEnv: Effect.Effect<ServerConfig, ConfigError.ConfigError> = Eff
     rateLimit: yield* C.integer("LAARI_RATE_LIMIT").pipe(
       C.validate({ message: "must be 0 (off) or more requests per second", validation: (n) => n >= 0 }),
       C.withDefault(defaults.rateLimit)
-    )
+    ),
+    webhookAllowPrivate: yield* C.boolean("LAARI_WEBHOOK_ALLOW_PRIVATE").pipe(C.withDefault(false))
   }
 })
 

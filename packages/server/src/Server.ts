@@ -33,6 +33,9 @@ import { QrCodesLive, QrImagesLive } from "./QrCodes/Http.js"
 import * as Database from "./Sql/Database.js"
 import { SubscriptionsLive } from "./Subscriptions/Http.js"
 import { TestHelpersLive } from "./TestHelpers/Http.js"
+import * as Delivery from "./Webhooks/Delivery.js"
+import { EventsLive, OpsWebhooksLive, WebhookEndpointsLive } from "./Webhooks/Http.js"
+import * as WebhookSql from "./Webhooks/Sql.js"
 import * as Workers from "./Workers.js"
 
 /** The domain services over whatever adapters are below them. */
@@ -57,6 +60,9 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     ApprovalsLive,
     OpsLive,
     TestHelpersLive,
+    WebhookEndpointsLive,
+    EventsLive,
+    OpsWebhooksLive,
     HealthLive
   ]),
   Layer.provide([ErrorMapping, AuthenticationLive, OpsAuthenticationLive, AddressRateLimitLive])
@@ -70,7 +76,9 @@ const coreLayer = (config: Config.ServerConfig) => {
     Config.layer(config)
   )
   const services = ServicesLive.pipe(Layer.provideMerge(base))
-  return Clockwork.layer.pipe(Layer.provideMerge(Background.jobs), Layer.provideMerge(services))
+  const deliveries = Delivery.layer().pipe(Layer.provideMerge(WebhookSql.layer))
+  const jobs = Delivery.jobs.pipe(Layer.provide(Background.jobs), Layer.provideMerge(deliveries))
+  return Clockwork.layer.pipe(Layer.provideMerge(jobs), Layer.provideMerge(services))
 }
 
 /** The HTTP API, served on the `HttpServer` below it, and the workers. */
@@ -83,7 +91,8 @@ const ServingLive = Layer.mergeAll(
     // 255 characters (percent-encoded, up to three times that), and must reach its handler's 404.
     Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: 1024 }))
   ),
-  Workers.layer
+  Workers.layer,
+  Delivery.worker
 )
 
 /** Everything but the listening socket: tests put a server under it. */

@@ -30,7 +30,11 @@ export const layer = Layer.scopedDiscard(
     const clockwork = yield* Clockwork
     if (clockwork.mode === "manual") return
     const jobs = yield* Work.Jobs
-    yield* Effect.forEach(jobs, (job) => Effect.forkScoped(poll(job)), { discard: true })
+    yield* Effect.forEach(
+      jobs.filter((job) => job.ownWorker !== true),
+      (job) => Effect.forkScoped(poll(job)),
+      { discard: true }
+    )
     yield* Effect.forkScoped(purgeIdempotencyKeys)
   })
 )

@@ -34,6 +34,7 @@ const schema = [
   "checkout_sessions",
   "customers",
   "effect_sql_migrations",
+  "event_sequences",
   "events",
   "idempotency_keys",
   "invoices",
@@ -49,14 +50,17 @@ const schema = [
   "qr_images",
   "qr_payments",
   "server_secrets",
-  "subscriptions"
+  "subscriptions",
+  "webhook_deliveries",
+  "webhook_endpoints"
 ]
 
 const all = [
   [1, "init"],
   [2, "qr_codes"],
   [3, "subscriptions"],
-  [4, "code_hardening"]
+  [4, "code_hardening"],
+  [5, "webhooks"]
 ]
 
 describe("PGlite", () => {

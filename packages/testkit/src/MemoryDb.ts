@@ -80,6 +80,8 @@ export interface Tables {
   readonly idempotency: HashMap.HashMap<string, Idempotency.Record>
   /** Oldest first. */
   readonly events: Chunk.Chunk<Events.Event>
+  /** The last `sequence` given per event subject. */
+  readonly eventSequences: HashMap.HashMap<string, number>
   /** Oldest first. */
   readonly notifications: Chunk.Chunk<Notifications.Notification>
   // The ledger (see MemoryWallet).
@@ -105,6 +107,7 @@ export const empty: Tables = {
   invoices: HashMap.empty(),
   idempotency: HashMap.empty(),
   events: Chunk.empty(),
+  eventSequences: HashMap.empty(),
   notifications: Chunk.empty(),
   wallets: HashMap.empty(),
   balances: HashMap.empty(),

@@ -677,7 +677,15 @@ export const idempotency = (db: MemoryDbService): Idempotency.IdempotencyStoreSe
 }
 
 export const outbox = (db: MemoryDbService): Events.OutboxService => ({
-  append: (event) => db.update((t) => ({ ...t, events: Chunk.append(t.events, event) }))
+  append: (draft) =>
+    db.update((t) => {
+      const sequence = Option.getOrElse(HashMap.get(t.eventSequences, draft.subject), () => 0) + 1
+      return {
+        ...t,
+        events: Chunk.append(t.events, Events.seal(draft, sequence)),
+        eventSequences: HashMap.set(t.eventSequences, draft.subject, sequence)
+      }
+    })
 })
 
 export const notifications = (db: MemoryDbService): Notifications.NotificationsService => ({

@@ -1184,7 +1184,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
     })
 
     describe("outbox and notifications", () => {
-      it.effect("appended events are recorded, oldest first", () =>
+      it.effect("appended events are recorded, oldest first, numbered per subject", () =>
         Effect.gen(function* () {
           const seed = yield* Seed
           const outbox = yield* Events.Outbox
@@ -1206,7 +1206,25 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
           yield* outbox.append(first)
           yield* outbox.append(second_)
           const mine = (yield* seed.events).filter((e) => e.merchantId === merchant.id)
-          expect(plain(mine)).toEqual(plain([first, second_]))
+          expect(plain(mine)).toEqual(plain([Events.seal(first, 1), Events.seal(second_, 2)]))
+          // Another subject's count starts on its own.
+          const other = yield* newMandate(tenantOf(merchant))
+          yield* outbox.append(
+            Events.make({
+              id: `evt_${(yield* uuid).replaceAll("-", "")}`,
+              type: "mandate.activated",
+              merchantId: merchant.id,
+              environment: "test",
+              now: T0,
+              object: Events.mandateObject(other)
+            })
+          )
+          const all = (yield* seed.events).filter((e) => e.merchantId === merchant.id)
+          expect(all.map((e) => [e.subject, e.envelope.sequence])).toEqual([
+            [m.id, 1],
+            [m.id, 2],
+            [other.id, 1]
+          ])
         })
       )
 

@@ -14,10 +14,12 @@ import {
 import { EventType } from "@laari/core"
 import { Effect, Layer } from "effect"
 import { OpsApi } from "../Ops/Api.js"
+import { OpsWebhooksApi } from "../Webhooks/Api.js"
 
 /** The operator API alone; the main `Api` excludes the group from its document. */
 export class OpsDocumentApi extends HttpApi.make("laari-operator")
   .add(OpsApi.annotate(OpenApi.Exclude, false))
+  .add(OpsWebhooksApi.annotate(OpenApi.Exclude, false))
   .annotate(OpenApi.Title, "laari operator API")
   .annotate(OpenApi.Version, EventType.ApiVersion)
   .annotate(

@@ -3,7 +3,7 @@
  * domain (caps, lifetimes) live in core.
  */
 import { Calendar, Fields as CoreFields } from "@laari/core"
-import { Option, Schema } from "effect"
+import { type DateTime, Option, Schema } from "effect"
 
 /**
  * Every text a request carries: well-formed Unicode without a NUL character (core's definition, which
@@ -67,6 +67,10 @@ export const Timestamp = Schema.String.annotations({
   jsonSchema: { format: "date-time" },
   description: "Maldives time (+05:00), whole seconds"
 })
+
+/** A moment that may be absent, as a read shows it. */
+export const timeOrNull = (t: DateTime.Utc | null): string | null =>
+  t === null ? null : Calendar.formatMaldives(t)
 
 /** `{id}` in a path: a UUID is looked up as an id, anything else as the merchant's reference. */
 export const IdOrReference = (resource: string) =>

@@ -20,7 +20,8 @@ import {
   Mandates,
   QrCodes,
   Store,
-  Subscriptions
+  Subscriptions,
+  Webhook
 } from "@laari/core"
 import { Option, ParseResult, Schema } from "effect"
 
@@ -509,6 +510,14 @@ export const SubscriptionNotCancellable = plain(
   409,
   "Subscription cannot be cancelled"
 )
+
+export const WebhookEndpointNotFound = plain(
+  Webhook.WebhookEndpointNotFound,
+  "WebhookEndpointNotFound",
+  404,
+  "Webhook endpoint not found"
+)
+export const EventNotFound = plain(Webhook.EventNotFound, "EventNotFound", 404, "Event not found")
 
 // ---------------------------------------------------------------------------------------------------------
 // Endpoints.

@@ -2,10 +2,8 @@
  * Read shapes of mandates and charges (spec 2.1, 2.2): camelCase, times in Maldives time.
  */
 import { Calendar, type Mandate } from "@laari/core"
-import type { DateTime } from "effect"
 import type { ChargeRead, MandateCreated, MandateRead } from "./Api.js"
-
-const time = (t: DateTime.Utc | null): string | null => (t === null ? null : Calendar.formatMaldives(t))
+import { timeOrNull } from "../Http/Fields.js"
 
 export const mandate = (m: Mandate.Mandate): typeof MandateRead.Type => ({
   id: m.id,
@@ -21,8 +19,8 @@ export const mandate = (m: Mandate.Mandate): typeof MandateRead.Type => ({
   periodCharged: m.periodCharged,
   setupExpiresAt: Calendar.formatMaldives(m.setupExpiresAt),
   expiresAt: Calendar.formatMaldives(m.expiresAt),
-  approvedAt: time(m.approvedAt),
-  revokedAt: time(m.revokedAt),
+  approvedAt: timeOrNull(m.approvedAt),
+  revokedAt: timeOrNull(m.revokedAt),
   createdAt: Calendar.formatMaldives(m.createdAt)
 })
 

@@ -6,7 +6,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Calendar, Crypto, type Errors, type Events, Fees, Ids, type Store, type Wallet } from "@laari/core"
 import { Context, DateTime, Effect, Layer, Schema } from "effect"
-import { makeEvents } from "./Events.js"
+import { makeEvents, parsed } from "./Events.js"
 import * as Ledger from "./Ledger.js"
 import {
   customerToRow,
@@ -337,7 +337,8 @@ export const make = Effect.gen(function* () {
     createCustomer,
     payer,
     setPayer,
-    listEvents: events.list,
+    listEvents: (filter: Parameters<DirectoryService["listEvents"]>[0]) =>
+      Effect.map(events.list(filter), (list) => list.map(parsed)),
     merchantCount,
     merchantBalance,
     feeBalance,

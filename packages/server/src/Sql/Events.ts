@@ -1,51 +1,110 @@
 /**
- * The outbox: event rows, mapping, the port `Events.Outbox`, and the listing the ops API reads.
+ * The outbox: appending an event numbers it for its subject, stores its envelope, and in the same
+ * transaction queues one delivery per endpoint subscribed to it and wakes the delivery workers (the
+ * notification is sent on commit, so a worker never looks before the rows are visible). Also the
+ * listings of `GET /events` and the ops API.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Events, Ids } from "@laari/core"
-import { Effect, Layer } from "effect"
+import { DateTime, Effect, Layer } from "effect"
 import { fromDate, json, repository, toDate } from "./Repository.js"
+
+/** The channel that wakes delivery workers. */
+export const DeliveryChannel = "laari_deliveries"
 
 interface EventRow {
   readonly id: string
   readonly merchant_id: string
   readonly environment: string
-  readonly type: string
+  readonly subject: string
   readonly created_at: Date
-  readonly envelope: Events.Envelope
+  /** The envelope's stored text, exactly as delivered. */
+  readonly envelope: string
 }
 
-const fromRow = (row: EventRow): Events.Event => ({
+/** A stored event: its owner and its envelope's exact text (what is signed and sent). */
+export interface StoredEvent {
+  readonly id: string
+  readonly merchantId: Ids.MerchantId
+  readonly environment: Ids.Environment
+  readonly createdAt: DateTime.Utc
+  readonly subject: string
+  readonly text: string
+}
+
+/** The stored event with its envelope parsed, for readers that want the values. */
+export const parsed = (e: StoredEvent): Events.Event => ({
+  merchantId: e.merchantId,
+  environment: e.environment,
+  createdAt: e.createdAt,
+  subject: e.subject,
+  envelope: JSON.parse(e.text) as Events.Envelope
+})
+
+const fromRow = (row: EventRow): StoredEvent => ({
+  id: row.id,
   merchantId: row.merchant_id as Ids.MerchantId,
   environment: row.environment as Ids.Environment,
   createdAt: fromDate(row.created_at),
-  envelope: row.envelope
+  subject: row.subject,
+  text: row.envelope
 })
 
 export interface EventFilter {
   readonly merchantId?: string | undefined
+  readonly environment?: Ids.Environment | undefined
   readonly type?: string | undefined
+  /** Only events created at or after this instant. */
+  readonly createdFrom?: DateTime.Utc | undefined
   readonly limit: number
+  readonly offset?: number | undefined
 }
 
 export const makeEvents = Effect.map(SqlClient.SqlClient, (sql) =>
   repository({
-    append: (event: Events.Event) =>
-      sql`INSERT INTO events (id, merchant_id, environment, type, created_at, envelope)
-          VALUES (${event.envelope.id}, ${event.merchantId}, ${event.environment}, ${event.envelope.type},
-                  ${toDate(event.createdAt)}, ${json(event.envelope)}::json)`.pipe(Effect.asVoid),
+    append: (draft: Events.Draft) =>
+      Effect.gen(function* () {
+        const [counter] = yield* sql<{ readonly value: number | bigint }>`
+          INSERT INTO event_sequences (subject, value) VALUES (${draft.subject}, 1)
+          ON CONFLICT (subject) DO UPDATE SET value = event_sequences.value + 1 RETURNING value`
+        const event = Events.seal(draft, Number(counter!.value))
+        const at = toDate(event.createdAt)
+        yield* sql`WITH e AS (
+            INSERT INTO events (id, merchant_id, environment, type, subject, created_at, envelope)
+            VALUES (${draft.id}, ${draft.merchantId}, ${draft.environment}, ${draft.type}, ${draft.subject},
+                    ${at}, ${json(event.envelope)}::json)
+            RETURNING id),
+          d AS (
+            INSERT INTO webhook_deliveries
+              (id, merchant_id, endpoint_id, event_id, event_type, attempt, resend, status, due_at, created_at)
+            SELECT gen_random_uuid(), w.merchant_id, w.id, e.id, ${draft.type}, 1, false, 'PENDING', ${at}, ${at}
+            FROM webhook_endpoints w, e
+            WHERE w.merchant_id = ${draft.merchantId} AND w.environment = ${draft.environment}
+              AND w.status = 'ENABLED' AND w.deleted_at IS NULL
+              AND ('*' = ANY (w.enabled_events) OR ${draft.type} = ANY (w.enabled_events))
+            RETURNING 1)
+          SELECT pg_notify(${DeliveryChannel}, 'event') FROM (SELECT count(*) AS n FROM d) q WHERE q.n > 0`
+      }),
 
     /** Newest first: the reverse of the order they were recorded in. */
     list: (filter: EventFilter) => {
       if (filter.merchantId !== undefined && !Ids.isUuid(filter.merchantId)) return Effect.succeed([])
       const where = [sql`true`]
       if (filter.merchantId !== undefined) where.push(sql`merchant_id = ${filter.merchantId}`)
+      if (filter.environment !== undefined) where.push(sql`environment = ${filter.environment}`)
       if (filter.type !== undefined) where.push(sql`type = ${filter.type}`)
-      return sql<EventRow>`SELECT id, merchant_id, environment, type, created_at, envelope FROM events
-        WHERE ${sql.and(where)} ORDER BY position DESC LIMIT ${filter.limit}`.pipe(
-        Effect.map((rows) => rows.map(fromRow))
+      if (filter.createdFrom !== undefined) where.push(sql`created_at >= ${toDate(filter.createdFrom)}`)
+      return sql<EventRow>`SELECT id, merchant_id, environment, subject, created_at, envelope::text AS envelope
+        FROM events WHERE ${sql.and(where)} ORDER BY position DESC
+        LIMIT ${filter.limit} OFFSET ${filter.offset ?? 0}`.pipe(Effect.map((rows) => rows.map(fromRow)))
+    },
+
+    /** One of a merchant's events in one environment. */
+    find: (merchantId: Ids.MerchantId, environment: Ids.Environment, id: string) =>
+      sql<EventRow>`SELECT id, merchant_id, environment, subject, created_at, envelope::text AS envelope
+        FROM events WHERE id = ${id} AND merchant_id = ${merchantId} AND environment = ${environment}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : fromRow(rows[0])))
       )
-    }
   })
 )
 
@@ -53,3 +112,7 @@ export const outboxLayer: Layer.Layer<Events.Outbox, never, SqlClient.SqlClient>
   Events.Outbox,
   Effect.map(makeEvents, (events) => ({ append: events.append }))
 )
+
+/** A JSON array of stored envelopes, each exactly as stored. */
+export const arrayText = (events: ReadonlyArray<StoredEvent>): string =>
+  `[${events.map((e) => e.text).join(",")}]`

@@ -4,9 +4,10 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Calendar, CheckoutSession, Fields, Ids, Invoice, Money, Subscription } from "@laari/core"
-import { JSONSchema, Schema } from "effect"
+import { Schema } from "effect"
 import { Body, IdOrReference, Paging, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
+import * as OptionalBody from "../Http/OptionalBody.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Security.js"
 
@@ -63,18 +64,12 @@ export const Cancelled = Schema.Struct({
   currentPeriodEnd: Timestamp
 }).annotations({ identifier: "SubscriptionCancelled" })
 
-/** The optional body of a cancellation; read by the handler, because no body at all is allowed too. */
+/** The optional body of a cancellation (`OptionalBody`). */
 export const CancelBody = Body({
   at_period_end: Schema.optional(Schema.Boolean).annotations({
     description: "`true`: end at the end of the current period instead of now (default `false`)"
   })
 })
-
-/** The cancel body in the document: the same schema, not required (HttpApi's payloads always are). */
-const cancelRequestBody = {
-  required: false,
-  content: { "application/json": { schema: JSONSchema.make(CancelBody, { target: "jsonSchema2020-12" }) } }
-}
 
 const IdPath = IdOrReference("subscription (or its checkout session's reference)")
 
@@ -128,7 +123,7 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
         OpenApi.Description,
         "Ends it now, or with `at_period_end: true` at the end of the current period (nothing more is charged either way). The body is optional. Scope `subscriptions:write`."
       )
-      .annotate(OpenApi.Override, { requestBody: cancelRequestBody })
+      .annotate(OpenApi.Override, OptionalBody.document(CancelBody))
   )
   .addError(Problems.Forbidden)
   .addError(Problems.InvalidRequest)

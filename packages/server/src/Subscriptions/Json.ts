@@ -2,10 +2,8 @@
  * Read shapes of subscriptions and invoices (spec 2.4, 2.5): camelCase, Maldives time.
  */
 import { Calendar, type Invoice, type Subscription } from "@laari/core"
-import type { DateTime } from "effect"
 import type { Cancelled, InvoiceRead, SubscriptionRead } from "./Api.js"
-
-const time = (t: DateTime.Utc | null): string | null => (t === null ? null : Calendar.formatMaldives(t))
+import { timeOrNull } from "../Http/Fields.js"
 
 export const subscription = (s: Subscription.Subscription): typeof SubscriptionRead.Type => ({
   id: s.id,
@@ -20,9 +18,9 @@ export const subscription = (s: Subscription.Subscription): typeof SubscriptionR
   billingCycleAnchor: Calendar.formatMaldives(s.billingCycleAnchor),
   currentPeriodStart: Calendar.formatMaldives(s.currentPeriodStart),
   currentPeriodEnd: Calendar.formatMaldives(s.currentPeriodEnd),
-  nextBillingAt: time(s.nextBillingAt),
+  nextBillingAt: timeOrNull(s.nextBillingAt),
   cancelAtPeriodEnd: s.cancelAtPeriodEnd,
-  cancelledAt: time(s.cancelledAt),
+  cancelledAt: timeOrNull(s.cancelledAt),
   cancellationInitiator: s.cancellationInitiator,
   metadata: s.metadata,
   createdAt: Calendar.formatMaldives(s.createdAt)
@@ -33,7 +31,7 @@ export const cancelled = (s: Subscription.Subscription): typeof Cancelled.Type =
   reference: s.reference,
   status: s.status,
   cancelAtPeriodEnd: s.cancelAtPeriodEnd,
-  cancelledAt: time(s.cancelledAt),
+  cancelledAt: timeOrNull(s.cancelledAt),
   cancellationInitiator: s.cancellationInitiator,
   currentPeriodEnd: Calendar.formatMaldives(s.currentPeriodEnd)
 })
@@ -48,9 +46,9 @@ export const invoice = (i: Invoice.Invoice): typeof InvoiceRead.Type => ({
   currency: "MVR",
   status: i.status,
   attemptCount: i.attemptCount,
-  nextRetryAt: time(i.nextRetryAt),
+  nextRetryAt: timeOrNull(i.nextRetryAt),
   failureReason: i.failureReason,
   paymentIntentId: i.paymentIntentId,
-  paidAt: time(i.paidAt),
+  paidAt: timeOrNull(i.paidAt),
   createdAt: Calendar.formatMaldives(i.createdAt)
 })

@@ -308,6 +308,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Newest first. Scope `webhooks:write`.
+         */
+        get: operations["webhookEndpoints.list"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Events of the key's environment and of the types in `enabled_events` are delivered to `url`, signed with the `secret` returned here (Standard Webhooks). Scope `webhooks:write`.
+         */
+        post: operations["webhookEndpoints.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch a webhook endpoint
+         * @description The secret is never returned. Scope `webhooks:write`.
+         */
+        get: operations["webhookEndpoints.get"];
+        put?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Its URL, events, description or status. Scope `webhooks:write`.
+         */
+        post: operations["webhookEndpoints.update"];
+        /**
+         * Delete a webhook endpoint
+         * @description It receives nothing more; attempts still pending are ended. Scope `webhooks:write`.
+         */
+        delete: operations["webhookEndpoints.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description A new secret, shown once. Until the previous one expires, every delivery carries both signatures (`webhook-signature: v1,<new> v1,<old>`). The body is optional. Scope `webhooks:write`.
+         */
+        post: operations["webhookEndpoints.rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log
+         * @description One entry per attempt, newest first. Scope `webhooks:write`.
+         */
+        get: operations["webhookEndpoints.deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend an event
+         * @description Queues one more attempt of the event to this endpoint, signed anew when it is sent, and logged like any other; it is not retried automatically. Scope `webhooks:write`.
+         */
+        post: operations["webhookEndpoints.resend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description The envelopes of the key's environment exactly as delivered, newest first: for reconciliation and catching up after an outage. Scope `webhooks:write`.
+         */
+        get: operations["events.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch an event
+         * @description Its envelope exactly as delivered. Scope `webhooks:write`.
+         */
+        get: operations["events.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/approvals/mandates/{id}": {
         parameters: {
             query?: never;
@@ -586,6 +738,11 @@ export interface webhooks {
                          */
                         created: number;
                         livemode: boolean;
+                        /**
+                         * positive
+                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                         */
+                        sequence: number;
                         /** @enum {string} */
                         type: "mandate.activated";
                         data: {
@@ -688,6 +845,11 @@ export interface webhooks {
                          */
                         created: number;
                         livemode: boolean;
+                        /**
+                         * positive
+                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                         */
+                        sequence: number;
                         /** @enum {string} */
                         type: "mandate.declined";
                         data: {
@@ -790,6 +952,11 @@ export interface webhooks {
                          */
                         created: number;
                         livemode: boolean;
+                        /**
+                         * positive
+                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                         */
+                        sequence: number;
                         /** @enum {string} */
                         type: "mandate.revoked";
                         data: {
@@ -892,6 +1059,11 @@ export interface webhooks {
                          */
                         created: number;
                         livemode: boolean;
+                        /**
+                         * positive
+                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                         */
+                        sequence: number;
                         /** @enum {string} */
                         type: "mandate.charge.succeeded";
                         data: {
@@ -989,6 +1161,11 @@ export interface webhooks {
                          */
                         created: number;
                         livemode: boolean;
+                        /**
+                         * positive
+                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                         */
+                        sequence: number;
                         /** @enum {string} */
                         type: "mandate.charge.failed";
                         data: {
@@ -1071,6 +1248,11 @@ export interface webhooks {
                          */
                         created: number;
                         livemode: boolean;
+                        /**
+                         * positive
+                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                         */
+                        sequence: number;
                         /** @enum {string} */
                         type: "subscription.activated";
                         data: {
@@ -1185,6 +1367,11 @@ export interface webhooks {
                          */
                         created: number;
                         livemode: boolean;
+                        /**
+                         * positive
+                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                         */
+                        sequence: number;
                         /** @enum {string} */
                         type: "invoice.paid";
                         data: {
@@ -1289,6 +1476,11 @@ export interface webhooks {
                          */
                         created: number;
                         livemode: boolean;
+                        /**
+                         * positive
+                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                         */
+                        sequence: number;
                         /** @enum {string} */
                         type: "invoice.payment_failed";
                         data: {
@@ -1393,6 +1585,11 @@ export interface webhooks {
                          */
                         created: number;
                         livemode: boolean;
+                        /**
+                         * positive
+                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                         */
+                        sequence: number;
                         /** @enum {string} */
                         type: "subscription.past_due";
                         data: {
@@ -1507,6 +1704,11 @@ export interface webhooks {
                          */
                         created: number;
                         livemode: boolean;
+                        /**
+                         * positive
+                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                         */
+                        sequence: number;
                         /** @enum {string} */
                         type: "subscription.canceled";
                         data: {
@@ -1621,6 +1823,11 @@ export interface webhooks {
                          */
                         created: number;
                         livemode: boolean;
+                        /**
+                         * positive
+                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                         */
+                        sequence: number;
                         /** @enum {string} */
                         type: "checkout.session.completed";
                         data: {
@@ -1733,6 +1940,11 @@ export interface webhooks {
                          */
                         created: number;
                         livemode: boolean;
+                        /**
+                         * positive
+                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                         */
+                        sequence: number;
                         /** @enum {string} */
                         type: "qr_code.payment.succeeded";
                         data: {
@@ -2283,6 +2495,275 @@ export interface components {
         SubscriptionNotCancellable: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+        };
+        /**
+         * maxItems(12)
+         * @description an array of at most 12 item(s)
+         */
+        EnabledEvents: ("mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded" | "*")[];
+        /** @description Where the merchant receives events */
+        WebhookEndpoint: {
+            id: components["schemas"]["UUID"];
+            url: string;
+            /** @description Event types received, or `["*"]` */
+            enabledEvents: string[];
+            description: string | null;
+            /** @enum {string} */
+            status: "ENABLED" | "DISABLED";
+            /** @description Why a `DISABLED` endpoint is disabled: by the merchant, or by laari after 3 days of failures */
+            statusReason: string | null;
+            /**
+             * Format: date-time
+             * @description Maldives time (+05:00), whole seconds
+             */
+            createdAt: string;
+        };
+        /** @description Webhook endpoint not found */
+        WebhookEndpointNotFound: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+        };
+        WebhookEndpointDeleted: {
+            id: components["schemas"]["UUID"];
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        WebhookSecretRotated: {
+            /** @description `whsec_` + base64 of 32 random bytes: the signing secret, shown only here */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then every delivery is signed with both secrets, the new one first
+             */
+            previousSecretExpiresAt: string;
+        };
+        /** @description One attempt to deliver an event */
+        WebhookDelivery: {
+            id: components["schemas"]["UUID"];
+            endpointId: components["schemas"]["UUID"];
+            eventId: string;
+            eventType: string;
+            /**
+             * int
+             * @description 1 for the first attempt of an event to this endpoint
+             */
+            attempt: number;
+            /** @enum {string} */
+            status: "PENDING" | "SUCCEEDED" | "FAILED";
+            responseStatus: components["schemas"]["Int"] | null;
+            /** @description The first 1 KiB of the response */
+            responseBody: string | null;
+            /** @description Why the attempt failed: `HTTP 500`, `timed out after 10 s`, `connection refused`... */
+            error: string | null;
+            durationMs: components["schemas"]["Int"] | null;
+            attemptedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the attempt was due to be made
+             */
+            scheduledAt: string;
+            /** @description When a failed attempt is retried; `null` after the last one and for resends */
+            nextRetryAt: string | null;
+            resend: boolean;
+        };
+        /** @description Event not found */
+        EventNotFound: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+        };
+        /**
+         * int
+         * @description Unix time, whole seconds
+         */
+        EventUnixSeconds: number;
+        MandateEventObject: {
+            /**
+             * Format: uuid
+             * @description a Universally Unique Identifier
+             */
+            id: string;
+            /** @enum {string} */
+            object: "mandate";
+            reference: string;
+            /** @enum {string} */
+            status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
+            title: string;
+            description: string | null;
+            /** @enum {string} */
+            currency: "MVR";
+            per_charge_cap: components["schemas"]["EventLaari"];
+            period_cap: components["schemas"]["EventLaari"] | null;
+            period: "MONTH" | null;
+            period_key: string | null;
+            period_charged: components["schemas"]["EventLaari"];
+            setup_expires_at: components["schemas"]["EventUnixSeconds"];
+            expires_at: components["schemas"]["EventUnixSeconds"];
+            approved_at: components["schemas"]["EventUnixSeconds"] | null;
+            revoked_at: components["schemas"]["EventUnixSeconds"] | null;
+            revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
+            created_at: components["schemas"]["EventUnixSeconds"];
+        };
+        /**
+         * int
+         * @description Laari (100 laari = 1 MVR)
+         */
+        EventLaari: number;
+        MandateChargeEventObject: {
+            id: string;
+            /** @enum {string} */
+            object: "mandate_charge";
+            /**
+             * Format: uuid
+             * @description a Universally Unique Identifier
+             */
+            mandate_id: string;
+            amount: components["schemas"]["EventLaari"];
+            /** @enum {string} */
+            currency: "MVR";
+            /** @enum {string} */
+            status: "SUCCEEDED";
+            description: string;
+            reference: string;
+            fee: components["schemas"]["EventLaari"];
+            net_amount: components["schemas"]["EventLaari"];
+            period_key: string;
+            period_charged: components["schemas"]["EventLaari"];
+            created_at: components["schemas"]["EventUnixSeconds"];
+        };
+        MandateChargeFailureEventObject: {
+            /** @enum {string} */
+            object: "mandate_charge_failure";
+            /**
+             * Format: uuid
+             * @description a Universally Unique Identifier
+             */
+            mandate_id: string;
+            mandate_reference: string;
+            amount: components["schemas"]["Int"];
+            /** @enum {string} */
+            currency: "MVR";
+            reference: string;
+            description: string;
+            /** @enum {string} */
+            code: "MANDATE_NOT_FOUND" | "MANDATE_INACTIVE" | "MANDATE_EXPIRED" | "PER_CHARGE_CAP_EXCEEDED" | "PERIOD_CAP_EXCEEDED" | "MANDATE_CHARGE_AMOUNT_INVALID" | "WALLET_LIMIT_EXCEEDED" | "MANDATE_CHARGE_FAILED" | "INSUFFICIENT_FUNDS" | "SERVICE_UNAVAILABLE";
+            message: string;
+            created_at: components["schemas"]["EventUnixSeconds"];
+        };
+        QrCodePaymentEventObject: {
+            id: string;
+            /** @enum {string} */
+            object: "qr_code_payment";
+            qrid: string;
+            qr_code_id: string;
+            outlet_id: string;
+            amount: components["schemas"]["EventLaari"];
+            /** @enum {string} */
+            currency: "MVR";
+            fee: components["schemas"]["EventLaari"];
+            net_amount: components["schemas"]["EventLaari"];
+            reference: string;
+            created_at: components["schemas"]["EventUnixSeconds"];
+        };
+        SubscriptionEventObject: {
+            /**
+             * Format: uuid
+             * @description a Universally Unique Identifier
+             */
+            id: string;
+            /** @enum {string} */
+            object: "subscription";
+            reference: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
+            plan_name: string;
+            amount: components["schemas"]["EventLaari"];
+            /** @enum {string} */
+            currency: "MVR";
+            /** @enum {string} */
+            interval: "WEEK" | "MONTH";
+            interval_count: components["schemas"]["Int"];
+            /**
+             * Format: uuid
+             * @description a Universally Unique Identifier
+             */
+            checkout_session_id: string;
+            billing_cycle_anchor: components["schemas"]["EventUnixSeconds"];
+            current_period_start: components["schemas"]["EventUnixSeconds"];
+            current_period_end: components["schemas"]["EventUnixSeconds"];
+            next_billing_at: components["schemas"]["EventUnixSeconds"] | null;
+            cancel_at_period_end: boolean;
+            cancelled_at: components["schemas"]["EventUnixSeconds"] | null;
+            cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
+            metadata: {
+                [key: string]: string;
+            } | null;
+            created_at: components["schemas"]["EventUnixSeconds"];
+        };
+        InvoiceEventObject: {
+            /**
+             * Format: uuid
+             * @description a Universally Unique Identifier
+             */
+            id: string;
+            /** @enum {string} */
+            object: "invoice";
+            /**
+             * Format: uuid
+             * @description a Universally Unique Identifier
+             */
+            subscription_id: string;
+            subscription_reference: string;
+            period_key: string;
+            period_start: components["schemas"]["EventUnixSeconds"];
+            period_end: components["schemas"]["EventUnixSeconds"];
+            amount: components["schemas"]["EventLaari"];
+            /** @enum {string} */
+            currency: "MVR";
+            /** @enum {string} */
+            status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
+            attempt_count: components["schemas"]["Int"];
+            next_retry_at: components["schemas"]["EventUnixSeconds"] | null;
+            failure_reason: ("insufficient-balance" | "blocked-by-rules" | "wallet-frozen" | "executor-error") | null;
+            payment_intent_id: string | null;
+            paid_at: components["schemas"]["EventUnixSeconds"] | null;
+            created_at: components["schemas"]["EventUnixSeconds"];
+        };
+        CheckoutSessionEventObject: {
+            /**
+             * Format: uuid
+             * @description a Universally Unique Identifier
+             */
+            id: string;
+            /** @enum {string} */
+            object: "checkout.session";
+            /** @enum {string} */
+            mode: "PAYMENT" | "SUBSCRIPTION";
+            /** @enum {string} */
+            status: "OPEN" | "COMPLETE" | "EXPIRED" | "CANCELLED";
+            reference: string;
+            title: string;
+            description: string | null;
+            amount: components["schemas"]["EventLaari"];
+            /** @enum {string} */
+            currency: "MVR";
+            price: {
+                name: string;
+                amount: components["schemas"]["EventLaari"];
+                /** @enum {string} */
+                interval: "WEEK" | "MONTH";
+                interval_count: components["schemas"]["Int"];
+            } | null;
+            subscription: {
+                /**
+                 * Format: uuid
+                 * @description a Universally Unique Identifier
+                 */
+                id: string;
+            } | null;
+            payment_id: string | null;
+            expires_at: components["schemas"]["EventUnixSeconds"];
+            completed_at: components["schemas"]["EventUnixSeconds"] | null;
+            created_at: components["schemas"]["EventUnixSeconds"];
         };
         /** @description What the approval page shows the customer */
         MandateForApproval: {
@@ -4280,6 +4761,1098 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["IdempotencyKeyReused"];
+                };
+            };
+            /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description The service is temporarily unavailable; the same request works once it is back */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "webhookEndpoints.list": {
+        parameters: {
+            query?: {
+                /** @description How many items to return, newest first */
+                limit?: number;
+                /** @description How many items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"][];
+                };
+            };
+            /** @description Missing or invalid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description The body is larger than the service accepts (1 MiB unless configured) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLarge"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+            /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description The service is temporarily unavailable; the same request works once it is back */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "webhookEndpoints.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key (for 72 hours) replays the first response byte for byte, with the header `Idempotent-Replay: true`. The same key with another body is refused (`422`); while the first request runs, `409`. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * maxLength(2048)
+                     * @description Where deliveries are sent. Live endpoints: `https` on a public address. Test endpoints may be `http` and local.
+                     */
+                    url: string;
+                    enabled_events: components["schemas"]["EnabledEvents"];
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: components["schemas"]["UUID"];
+                        url: string;
+                        /** @description Event types received, or `["*"]` */
+                        enabledEvents: string[];
+                        description: string | null;
+                        /** @enum {string} */
+                        status: "ENABLED" | "DISABLED";
+                        /** @description Why a `DISABLED` endpoint is disabled: by the merchant, or by laari after 3 days of failures */
+                        statusReason: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Maldives time (+05:00), whole seconds
+                         */
+                        createdAt: string;
+                        /** @description `whsec_` + base64 of 32 random bytes: the signing secret, shown only here */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description Missing or invalid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description A request with this `Idempotency-Key` is still running; retry it later */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInFlight"];
+                };
+            };
+            /** @description The body is larger than the service accepts (1 MiB unless configured) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLarge"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["IdempotencyKeyReused"];
+                };
+            };
+            /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description The service is temporarily unavailable; the same request works once it is back */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "webhookEndpoints.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a string at most 255 character(s) long */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the merchant receives events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Missing or invalid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Webhook endpoint not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointNotFound"];
+                };
+            };
+            /** @description The body is larger than the service accepts (1 MiB unless configured) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLarge"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+            /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description The service is temporarily unavailable; the same request works once it is back */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "webhookEndpoints.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key (for 72 hours) replays the first response byte for byte, with the header `Idempotent-Replay: true`. The same key with another body is refused (`422`); while the first request runs, `409`. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description a string at most 255 character(s) long */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * maxLength(2048)
+                     * @description Where deliveries are sent. Live endpoints: `https` on a public address. Test endpoints may be `http` and local.
+                     */
+                    url?: string;
+                    enabled_events?: components["schemas"]["EnabledEvents"];
+                    description?: string | null;
+                    /**
+                     * @description `DISABLED` stops deliveries; `ENABLED` resumes them and clears a disabled endpoint's reason
+                     * @enum {string}
+                     */
+                    status?: "ENABLED" | "DISABLED";
+                };
+            };
+        };
+        responses: {
+            /** @description Where the merchant receives events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description Missing or invalid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Webhook endpoint not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointNotFound"];
+                };
+            };
+            /** @description A request with this `Idempotency-Key` is still running; retry it later */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInFlight"];
+                };
+            };
+            /** @description The body is larger than the service accepts (1 MiB unless configured) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLarge"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["IdempotencyKeyReused"];
+                };
+            };
+            /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description The service is temporarily unavailable; the same request works once it is back */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "webhookEndpoints.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a string at most 255 character(s) long */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WebhookEndpointDeleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointDeleted"];
+                };
+            };
+            /** @description Missing or invalid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Webhook endpoint not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointNotFound"];
+                };
+            };
+            /** @description The body is larger than the service accepts (1 MiB unless configured) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLarge"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+            /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description The service is temporarily unavailable; the same request works once it is back */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "webhookEndpoints.rotateSecret": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key (for 72 hours) replays the first response byte for byte, with the header `Idempotent-Replay: true`. The same key with another body is refused (`422`); while the first request runs, `409`. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description a string at most 255 character(s) long */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * between(0, 604800)
+                     * @description How long the previous secret keeps signing: 0 to 7 days, default 24 h
+                     */
+                    expire_previous_after_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description WebhookSecretRotated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotated"];
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description Missing or invalid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Webhook endpoint not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointNotFound"];
+                };
+            };
+            /** @description A request with this `Idempotency-Key` is still running; retry it later */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInFlight"];
+                };
+            };
+            /** @description The body is larger than the service accepts (1 MiB unless configured) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLarge"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["IdempotencyKeyReused"];
+                };
+            };
+            /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description The service is temporarily unavailable; the same request works once it is back */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "webhookEndpoints.deliveries": {
+        parameters: {
+            query?: {
+                /** @description Only attempts of this event */
+                event_id?: string;
+                /** @description Only attempts in this status */
+                status?: "PENDING" | "SUCCEEDED" | "FAILED";
+                /** @description How many items to return, newest first */
+                limit?: number;
+                /** @description How many items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description a string at most 255 character(s) long */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            /** @description Missing or invalid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Webhook endpoint not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointNotFound"];
+                };
+            };
+            /** @description The body is larger than the service accepts (1 MiB unless configured) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLarge"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+            /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description The service is temporarily unavailable; the same request works once it is back */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "webhookEndpoints.resend": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key (for 72 hours) replays the first response byte for byte, with the header `Idempotent-Replay: true`. The same key with another body is refused (`422`); while the first request runs, `409`. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description a string at most 255 character(s) long */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * maxLength(255)
+                     * @description a string at most 255 character(s) long
+                     */
+                    event_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description One attempt to deliver an event */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: components["schemas"]["UUID"];
+                        endpointId: components["schemas"]["UUID"];
+                        eventId: string;
+                        eventType: string;
+                        /**
+                         * int
+                         * @description 1 for the first attempt of an event to this endpoint
+                         */
+                        attempt: number;
+                        /** @enum {string} */
+                        status: "PENDING" | "SUCCEEDED" | "FAILED";
+                        responseStatus: components["schemas"]["Int"] | null;
+                        /** @description The first 1 KiB of the response */
+                        responseBody: string | null;
+                        /** @description Why the attempt failed: `HTTP 500`, `timed out after 10 s`, `connection refused`... */
+                        error: string | null;
+                        durationMs: components["schemas"]["Int"] | null;
+                        attemptedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the attempt was due to be made
+                         */
+                        scheduledAt: string;
+                        /** @description When a failed attempt is retried; `null` after the last one and for resends */
+                        nextRetryAt: string | null;
+                        resend: boolean;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description Missing or invalid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Webhook endpoint not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointNotFound"] | components["schemas"]["EventNotFound"];
+                };
+            };
+            /** @description A request with this `Idempotency-Key` is still running; retry it later */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInFlight"];
+                };
+            };
+            /** @description The body is larger than the service accepts (1 MiB unless configured) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLarge"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["IdempotencyKeyReused"];
+                };
+            };
+            /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description The service is temporarily unavailable; the same request works once it is back */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "events.list": {
+        parameters: {
+            query?: {
+                /** @description Only events of this type */
+                type?: "mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded";
+                /** @description Only events created after this Unix second */
+                created_after?: number;
+                /** @description How many items to return, newest first */
+                limit?: number;
+                /** @description How many items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        api_version: "2026-07-01";
+                        created: components["schemas"]["EventUnixSeconds"];
+                        livemode: boolean;
+                        /**
+                         * positive
+                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                         */
+                        sequence: components["schemas"]["Int"];
+                        /** @enum {string} */
+                        type: "mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded";
+                        data: {
+                            object: components["schemas"]["MandateEventObject"] | components["schemas"]["MandateChargeEventObject"] | components["schemas"]["MandateChargeFailureEventObject"] | components["schemas"]["QrCodePaymentEventObject"] | components["schemas"]["SubscriptionEventObject"] | components["schemas"]["InvoiceEventObject"] | components["schemas"]["CheckoutSessionEventObject"];
+                        };
+                    }[];
+                };
+            };
+            /** @description Missing or invalid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description The body is larger than the service accepts (1 MiB unless configured) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLarge"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+            /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description The service is temporarily unavailable; the same request works once it is back */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "events.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a string at most 255 character(s) long */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        api_version: "2026-07-01";
+                        created: components["schemas"]["EventUnixSeconds"];
+                        livemode: boolean;
+                        /**
+                         * positive
+                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                         */
+                        sequence: components["schemas"]["Int"];
+                        /** @enum {string} */
+                        type: "mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded";
+                        data: {
+                            object: components["schemas"]["MandateEventObject"] | components["schemas"]["MandateChargeEventObject"] | components["schemas"]["MandateChargeFailureEventObject"] | components["schemas"]["QrCodePaymentEventObject"] | components["schemas"]["SubscriptionEventObject"] | components["schemas"]["InvoiceEventObject"] | components["schemas"]["CheckoutSessionEventObject"];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Event not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventNotFound"];
+                };
+            };
+            /** @description The body is larger than the service accepts (1 MiB unless configured) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLarge"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */

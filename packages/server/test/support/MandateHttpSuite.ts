@@ -785,7 +785,8 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
           "mandates:write",
           "payments:write",
           "qr:write",
-          "subscriptions:write"
+          "subscriptions:write",
+          "webhooks:write"
         ])
         const pk = await server.ops("POST", `/ops/merchants/${res.body.id}/keys`, {
           environment: "test",

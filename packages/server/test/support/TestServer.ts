@@ -48,6 +48,7 @@ export const start = async (
     maxBodyBytes: Config.defaults.maxBodyBytes,
     // Off unless a test is about it: the suites fire bursts that are not what rate limits are for.
     rateLimit: 0,
+    webhookAllowPrivate: false,
     ...options.config
   }
   const runtime = ManagedRuntime.make(

@@ -1,0 +1,115 @@
+import { describe, expect, it } from "@effect/vitest"
+import { DateTime, Duration, Either, Schema } from "effect"
+import fc from "fast-check"
+import * as EventType from "../src/EventType.js"
+import * as Webhook from "../src/Webhook.js"
+
+const t0 = DateTime.unsafeMake("2026-07-01T00:00:00Z")
+const plus = (t: DateTime.Utc, d: Duration.DurationInput) => DateTime.addDuration(t, d)
+const ms = (t: DateTime.Utc) => DateTime.toEpochMillis(t)
+
+describe("Webhook.nextRetryAt", () => {
+  it("follows the schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, then nothing", () => {
+    const waits = [5, 300, 1_800, 7_200, 18_000, 36_000, 50_400, 72_000, 86_400]
+    for (const [i, seconds] of waits.entries())
+      expect(ms(Webhook.nextRetryAt(i + 1, t0, false)!) - ms(t0)).toBe(seconds * 1000)
+    expect(Webhook.MaxAttempts).toBe(10)
+    expect(Webhook.nextRetryAt(10, t0, false)).toBeNull()
+    expect(Webhook.nextRetryAt(11, t0, false)).toBeNull()
+    expect(Webhook.nextRetryAt(0, t0, false)).toBeNull()
+  })
+
+  it("spans about three days from the first attempt to the last", () => {
+    let at = t0
+    for (let attempt = 1; attempt < Webhook.MaxAttempts; attempt++)
+      at = Webhook.nextRetryAt(attempt, at, false)!
+    const hours = (ms(at) - ms(t0)) / 3_600_000
+    expect(hours).toBeGreaterThan(72)
+    expect(hours).toBeLessThan(80)
+  })
+
+  it("never retries a resend", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 12 }), (attempt) => {
+        expect(Webhook.nextRetryAt(attempt, t0, true)).toBeNull()
+      })
+    )
+  })
+})
+
+describe("Webhook.afterAttempt", () => {
+  const failed: Webhook.Outcome = { succeeded: false, summary: "HTTP 500" }
+  const ok: Webhook.Outcome = { succeeded: true, summary: "HTTP 200" }
+
+  it("a success ends any failing streak", () => {
+    expect(Webhook.afterAttempt(t0, ok, plus(t0, "5 days"))).toEqual({ failingSince: null, disable: null })
+    expect(Webhook.afterAttempt(null, ok, t0)).toEqual({ failingSince: null, disable: null })
+  })
+
+  it("a first failure starts a streak without disabling", () => {
+    expect(Webhook.afterAttempt(null, failed, t0)).toEqual({ failingSince: t0, disable: null })
+  })
+
+  it("disables exactly when the streak has lasted three days, naming the last failure", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10 * 86_400_000 }), (elapsed) => {
+        const change = Webhook.afterAttempt(t0, failed, plus(t0, Duration.millis(elapsed)))
+        expect(change.failingSince).toEqual(t0)
+        if (elapsed >= 3 * 86_400_000)
+          expect(change.disable).toMatch(/every delivery failed for 3 days.*HTTP 500$/)
+        else expect(change.disable).toBeNull()
+      })
+    )
+  })
+})
+
+describe("Webhook.signingSecrets", () => {
+  const secrets = {
+    secret: "whsec_new",
+    previousSecret: "whsec_old",
+    previousSecretExpiresAt: plus(t0, "1 hour")
+  }
+  it("signs with both until the previous secret expires, the new one first", () => {
+    expect(Webhook.signingSecrets(secrets, t0)).toEqual(["whsec_new", "whsec_old"])
+    expect(Webhook.signingSecrets(secrets, plus(t0, "59 minutes"))).toEqual(["whsec_new", "whsec_old"])
+    expect(Webhook.signingSecrets(secrets, plus(t0, "1 hour"))).toEqual(["whsec_new"])
+    expect(
+      Webhook.signingSecrets({ secret: "whsec_new", previousSecret: null, previousSecretExpiresAt: null }, t0)
+    ).toEqual(["whsec_new"])
+  })
+})
+
+describe("Webhook.EnabledEvents", () => {
+  const decode = Schema.decodeUnknownEither(Webhook.EnabledEvents)
+  const types = fc.uniqueArray(fc.constantFrom(...EventType.Types), { minLength: 1 })
+
+  it("accepts any set of known event types, and * alone", () => {
+    fc.assert(
+      fc.property(types, (list) => {
+        expect(Either.isRight(decode(list))).toBe(true)
+      })
+    )
+    expect(Either.isRight(decode(["*"]))).toBe(true)
+  })
+
+  it("refuses unknown types, repeats, an empty list and * with anything else", () => {
+    fc.assert(
+      fc.property(types, fc.string(), (list, other) => {
+        fc.pre(!(EventType.Types as ReadonlyArray<string>).includes(other) && other !== "*")
+        expect(Either.isLeft(decode([...list, other]))).toBe(true)
+        expect(Either.isLeft(decode([...list, list[0]!]))).toBe(true)
+        expect(Either.isLeft(decode([...list, "*"]))).toBe(true)
+      })
+    )
+    expect(Either.isLeft(decode([]))).toBe(true)
+  })
+
+  it("subscribes an endpoint to what it lists, or to everything with *", () => {
+    fc.assert(
+      fc.property(types, fc.constantFrom(...EventType.Types), (list, type) => {
+        expect(Webhook.subscribes(list, type)).toBe(list.includes(type))
+        expect(Webhook.subscribes(["*"], type)).toBe(true)
+      })
+    )
+  })
+})

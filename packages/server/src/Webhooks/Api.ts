@@ -1,0 +1,282 @@
+/**
+ * Webhook endpoints, their delivery log, and the events themselves (spec 6, issue 9). Scope
+ * `webhooks:write`, which secret keys hold by default.
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Events, EventType, Fields, Webhook } from "@laari/core"
+import { Schema } from "effect"
+import { Body, optionalNullable, Paging, Text, Timestamp } from "../Http/Fields.js"
+import * as Idempotent from "../Http/Idempotent.js"
+import * as OptionalBody from "../Http/OptionalBody.js"
+import * as Problems from "../Http/Problems.js"
+import { Authentication, OpsAuthentication } from "../Http/Security.js"
+
+const Url = Text.pipe(Schema.minLength(1), Schema.maxLength(2048)).annotations({
+  description:
+    "Where deliveries are sent. Live endpoints: `https` on a public address. Test endpoints may be `http` and local."
+})
+
+export const WebhookEndpointRead = Schema.Struct({
+  id: Schema.UUID,
+  url: Text,
+  enabledEvents: Schema.Array(Text).annotations({ description: 'Event types received, or `["*"]`' }),
+  description: Schema.NullOr(Text),
+  status: Webhook.EndpointStatus,
+  statusReason: Schema.NullOr(Text).annotations({
+    description:
+      "Why a `DISABLED` endpoint is disabled: by the merchant, or by laari after 3 days of failures"
+  }),
+  createdAt: Timestamp
+}).annotations({ identifier: "WebhookEndpoint", description: "Where the merchant receives events" })
+
+const SecretField = Text.annotations({
+  description: "`whsec_` + base64 of 32 random bytes: the signing secret, shown only here"
+})
+
+export const WebhookEndpointCreated = Schema.Struct({
+  ...WebhookEndpointRead.fields,
+  secret: SecretField
+}).annotations({ identifier: "WebhookEndpointCreated" })
+
+export const WebhookEndpointDeleted = Schema.Struct({
+  id: Schema.UUID,
+  deleted: Schema.Literal(true)
+}).annotations({ identifier: "WebhookEndpointDeleted" })
+
+export const SecretRotated = Schema.Struct({
+  secret: SecretField,
+  previousSecretExpiresAt: Timestamp.annotations({
+    description: "Until then every delivery is signed with both secrets, the new one first"
+  })
+}).annotations({ identifier: "WebhookSecretRotated" })
+
+export const WebhookDeliveryRead = Schema.Struct({
+  id: Schema.UUID,
+  endpointId: Schema.UUID,
+  eventId: Text,
+  eventType: Text,
+  attempt: Schema.Int.annotations({ description: "1 for the first attempt of an event to this endpoint" }),
+  status: Webhook.AttemptStatus,
+  responseStatus: Schema.NullOr(Schema.Int),
+  responseBody: Schema.NullOr(Text).annotations({ description: "The first 1 KiB of the response" }),
+  error: Schema.NullOr(Text).annotations({
+    description: "Why the attempt failed: `HTTP 500`, `timed out after 10 s`, `connection refused`..."
+  }),
+  durationMs: Schema.NullOr(Schema.Int),
+  attemptedAt: Schema.NullOr(Timestamp),
+  scheduledAt: Timestamp.annotations({ description: "When the attempt was due to be made" }),
+  nextRetryAt: Schema.NullOr(Timestamp).annotations({
+    description: "When a failed attempt is retried; `null` after the last one and for resends"
+  }),
+  resend: Schema.Boolean
+}).annotations({ identifier: "WebhookDelivery", description: "One attempt to deliver an event" })
+
+export const CreateWebhookEndpoint = Body({
+  url: Url,
+  enabled_events: Webhook.EnabledEvents,
+  description: optionalNullable(Fields.Description)
+}).annotations({
+  examples: [
+    {
+      url: "https://merchant.example/webhooks/laari",
+      enabled_events: ["mandate.charge.succeeded", "mandate.charge.failed"],
+      description: "Order fulfilment"
+    },
+    { url: "https://merchant.example/webhooks/all", enabled_events: ["*"] }
+  ]
+})
+
+export const UpdateWebhookEndpoint = Body({
+  url: Schema.optional(Url),
+  enabled_events: Schema.optional(Webhook.EnabledEvents),
+  description: optionalNullable(Fields.Description),
+  status: Schema.optional(Webhook.EndpointStatus).annotations({
+    description: "`DISABLED` stops deliveries; `ENABLED` resumes them and clears a disabled endpoint's reason"
+  })
+}).annotations({ examples: [{ status: "ENABLED" }, { enabled_events: ["*"] }] })
+
+export const RotateSecret = Body({
+  expire_previous_after_seconds: Schema.optional(
+    Schema.Int.pipe(Schema.between(0, Webhook.MaxRotationOverlapSeconds))
+  ).annotations({ description: "How long the previous secret keeps signing: 0 to 7 days, default 24 h" })
+})
+
+export const Resend = Body({ event_id: Text.pipe(Schema.minLength(1), Schema.maxLength(255)) })
+
+const IdPath = Schema.Struct({ id: Text.pipe(Schema.maxLength(255)) })
+
+export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
+  .add(
+    Idempotent.post("create", "/webhook-endpoints")
+      .setPayload(CreateWebhookEndpoint)
+      .addSuccess(WebhookEndpointCreated, { status: 201 })
+      .annotate(OpenApi.Summary, "Register a webhook endpoint")
+      .annotate(
+        OpenApi.Description,
+        "Events of the key's environment and of the types in `enabled_events` are delivered to `url`, signed with the `secret` returned here (Standard Webhooks). Scope `webhooks:write`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/webhook-endpoints")
+      .setUrlParams(Schema.Struct(Paging))
+      .addSuccess(Schema.Array(WebhookEndpointRead))
+      .annotate(OpenApi.Summary, "List webhook endpoints")
+      .annotate(OpenApi.Description, "Newest first. Scope `webhooks:write`.")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/webhook-endpoints/:id")
+      .setPath(IdPath)
+      .addSuccess(WebhookEndpointRead)
+      .addError(Problems.WebhookEndpointNotFound)
+      .annotate(OpenApi.Summary, "Fetch a webhook endpoint")
+      .annotate(OpenApi.Description, "The secret is never returned. Scope `webhooks:write`.")
+  )
+  .add(
+    Idempotent.post("update", "/webhook-endpoints/:id")
+      .setPath(IdPath)
+      .setPayload(UpdateWebhookEndpoint)
+      .addSuccess(WebhookEndpointRead)
+      .addError(Problems.WebhookEndpointNotFound)
+      .annotate(OpenApi.Summary, "Change a webhook endpoint")
+      .annotate(OpenApi.Description, "Its URL, events, description or status. Scope `webhooks:write`.")
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/webhook-endpoints/:id")
+      .setPath(IdPath)
+      .addSuccess(WebhookEndpointDeleted)
+      .addError(Problems.WebhookEndpointNotFound)
+      .annotate(OpenApi.Summary, "Delete a webhook endpoint")
+      .annotate(
+        OpenApi.Description,
+        "It receives nothing more; attempts still pending are ended. Scope `webhooks:write`."
+      )
+  )
+  .add(
+    Idempotent.post("rotateSecret", "/webhook-endpoints/:id/rotate-secret")
+      .setPath(IdPath)
+      .addSuccess(SecretRotated)
+      .addError(Problems.WebhookEndpointNotFound)
+      .annotate(OpenApi.Override, OptionalBody.document(RotateSecret))
+      .annotate(OpenApi.Summary, "Rotate the signing secret")
+      .annotate(
+        OpenApi.Description,
+        "A new secret, shown once. Until the previous one expires, every delivery carries both signatures (`webhook-signature: v1,<new> v1,<old>`). The body is optional. Scope `webhooks:write`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("deliveries", "/webhook-endpoints/:id/deliveries")
+      .setPath(IdPath)
+      .setUrlParams(
+        Schema.Struct({
+          event_id: Schema.optional(Text).annotations({ description: "Only attempts of this event" }),
+          status: Schema.optional(Webhook.AttemptStatus).annotations({
+            description: "Only attempts in this status"
+          }),
+          ...Paging
+        })
+      )
+      .addSuccess(Schema.Array(WebhookDeliveryRead))
+      .addError(Problems.WebhookEndpointNotFound)
+      .annotate(OpenApi.Summary, "The delivery log")
+      .annotate(OpenApi.Description, "One entry per attempt, newest first. Scope `webhooks:write`.")
+  )
+  .add(
+    Idempotent.post("resend", "/webhook-endpoints/:id/resend")
+      .setPath(IdPath)
+      .setPayload(Resend)
+      .addSuccess(WebhookDeliveryRead, { status: 202 })
+      .addError(Problems.WebhookEndpointNotFound)
+      .addError(Problems.EventNotFound)
+      .annotate(OpenApi.Summary, "Resend an event")
+      .annotate(
+        OpenApi.Description,
+        "Queues one more attempt of the event to this endpoint, signed anew when it is sent, and logged like any other; it is not retried automatically. Scope `webhooks:write`."
+      )
+  )
+  .addError(Problems.Forbidden)
+  .addError(Problems.InvalidRequest)
+  .addError(Problems.ServiceUnavailable)
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Webhook endpoints")
+  .annotate(
+    OpenApi.Description,
+    "Where events are delivered, signed per Standard Webhooks, retried for about three days, with a log per attempt"
+  ) {}
+
+export class EventsApi extends HttpApiGroup.make("events")
+  .add(
+    HttpApiEndpoint.get("list", "/events")
+      .setUrlParams(
+        Schema.Struct({
+          type: Schema.optional(EventType.Type).annotations({ description: "Only events of this type" }),
+          created_after: Schema.optional(
+            Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative()).annotations({
+              jsonSchema: {
+                type: "integer",
+                minimum: 0,
+                description: "Only events created after this Unix second"
+              }
+            })
+          ),
+          ...Paging
+        })
+      )
+      .addSuccess(Schema.Array(Events.Envelope))
+      .annotate(OpenApi.Summary, "List events")
+      .annotate(
+        OpenApi.Description,
+        "The envelopes of the key's environment exactly as delivered, newest first: for reconciliation and catching up after an outage. Scope `webhooks:write`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/events/:id")
+      .setPath(IdPath)
+      .addSuccess(Events.Envelope)
+      .addError(Problems.EventNotFound)
+      .annotate(OpenApi.Summary, "Fetch an event")
+      .annotate(OpenApi.Description, "Its envelope exactly as delivered. Scope `webhooks:write`.")
+  )
+  .addError(Problems.Forbidden)
+  .addError(Problems.InvalidRequest)
+  .addError(Problems.ServiceUnavailable)
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Events")
+  .annotate(OpenApi.Description, "Every event the service recorded for the merchant, as delivered") {}
+
+export const OpsWebhookEndpointRead = Schema.Struct({
+  ...WebhookEndpointRead.fields,
+  environment: Schema.Literal("test", "live")
+}).annotations({ identifier: "OpsWebhookEndpoint" })
+
+const MerchantPath = Schema.Struct({ id: Schema.UUID })
+
+/** The operator's view of merchants' endpoints and logs (excluded from the merchant document). */
+export class OpsWebhooksApi extends HttpApiGroup.make("opsWebhooks")
+  .add(
+    HttpApiEndpoint.get("endpoints", "/ops/merchants/:id/webhook-endpoints")
+      .setPath(MerchantPath)
+      .setUrlParams(Schema.Struct(Paging))
+      .addSuccess(Schema.Array(OpsWebhookEndpointRead))
+      .annotate(OpenApi.Summary, "A merchant's webhook endpoints")
+      .annotate(OpenApi.Description, "Both environments, newest first, deleted ones left out.")
+  )
+  .add(
+    HttpApiEndpoint.get("deliveries", "/ops/merchants/:id/webhook-endpoints/:endpoint/deliveries")
+      .setPath(Schema.Struct({ id: Schema.UUID, endpoint: Text.pipe(Schema.maxLength(255)) }))
+      .setUrlParams(
+        Schema.Struct({
+          event_id: Schema.optional(Text),
+          status: Schema.optional(Webhook.AttemptStatus),
+          ...Paging
+        })
+      )
+      .addSuccess(Schema.Array(WebhookDeliveryRead))
+      .addError(Problems.WebhookEndpointNotFound)
+      .annotate(OpenApi.Summary, "An endpoint's delivery log")
+      .annotate(OpenApi.Description, "One entry per attempt, newest first.")
+  )
+  .addError(Problems.InvalidRequest)
+  .addError(Problems.ServiceUnavailable)
+  .middleware(OpsAuthentication)
+  .annotate(OpenApi.Title, "Operations: webhooks")
+  .annotate(OpenApi.Exclude, true) {}

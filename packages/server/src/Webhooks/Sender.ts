@@ -1,0 +1,150 @@
+/**
+ * One delivery attempt over HTTP: a `POST` of the exact envelope text, no redirects followed, the whole
+ * attempt bounded by `Webhook.AttemptTimeout`, the response body read up to `Webhook.LoggedBodyBytes`.
+ * When the endpoint must be public, every address the name resolves to is checked as the socket
+ * connects (the address connected to is the one checked, so DNS rebinding gains nothing).
+ */
+import { Webhook } from "@laari/core"
+import { Duration, Effect } from "effect"
+import { lookup as dnsLookup, type LookupAddress } from "node:dns"
+import http from "node:http"
+import https from "node:https"
+import { isIP, type LookupFunction } from "node:net"
+import { isPublicAddress } from "./Address.js"
+
+export interface Request {
+  readonly url: string
+  readonly headers: Record<string, string>
+  readonly body: string
+  /** Refuse loopback, private, link-local and reserved addresses. */
+  readonly publicOnly: boolean
+}
+
+export interface Response {
+  /** The HTTP status, or `null` when none arrived. */
+  readonly status: number | null
+  /** The first `LoggedBodyBytes` of the body, as text. */
+  readonly body: string | null
+  /** Why no `2xx` arrived: `HTTP 500`, `timed out after 10 s`, `connection refused`... */
+  readonly error: string | null
+  readonly durationMs: number
+}
+
+export const succeeded = (r: Response): boolean => r.status !== null && r.status >= 200 && r.status < 300
+
+const Private = "refused: the address is not public"
+
+/** `dns.lookup`, refusing any answer that is not a public address. */
+const publicLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, "", 0)
+    const list = addresses as unknown as ReadonlyArray<LookupAddress>
+    const bad = list.find((a) => !isPublicAddress(a.address))
+    if (bad !== undefined || list.length === 0) {
+      const refusal = Object.assign(new Error(Private), { code: "EPRIVATE" })
+      return callback(refusal, "", 0)
+    }
+    if ((options as { all?: boolean }).all)
+      return (callback as unknown as (e: null, a: unknown) => void)(null, list)
+    return callback(null, list[0]!.address, list[0]!.family)
+  })
+}
+
+// Connections are reused across attempts to the same origin; each origin gets a bounded share.
+const agents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 16 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 16 }),
+  publicHttp: new http.Agent({ keepAlive: true, maxSockets: 16, lookup: publicLookup }),
+  publicHttps: new https.Agent({ keepAlive: true, maxSockets: 16, lookup: publicLookup })
+}
+
+const describe = (error: unknown, timedOut: boolean): string => {
+  if (timedOut) return `timed out after ${Duration.toSeconds(Webhook.AttemptTimeout)} s`
+  const e = error as { readonly code?: string; readonly message?: string }
+  switch (e.code) {
+    case "ECONNREFUSED":
+      return "connection refused"
+    case "ECONNRESET":
+      return "connection reset"
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return "the host name did not resolve"
+    case "EPRIVATE":
+      return Private
+    default:
+      if (typeof e.code === "string" && /CERT|SSL|TLS/.test(e.code)) return `TLS error (${e.code})`
+      return e.message ?? "the request failed"
+  }
+}
+
+const attempt = (request: Request, signal: AbortSignal): Promise<Response> =>
+  new Promise((resolve) => {
+    const started = performance.now()
+    const elapsed = () => Math.round(performance.now() - started)
+    let settled = false
+    const done = (r: Omit<Response, "durationMs">) => {
+      if (settled) return
+      settled = true
+      resolve({ ...r, durationMs: elapsed() })
+    }
+    const url = new URL(request.url)
+    const host = url.hostname.replace(/^\[(.*)\]$/, "$1")
+    // A literal address is never looked up, so it is checked here.
+    if (request.publicOnly && isIP(host) !== 0 && !isPublicAddress(host))
+      return done({ status: null, body: null, error: Private })
+    const secure = url.protocol === "https:"
+    const agent = request.publicOnly
+      ? secure
+        ? agents.publicHttps
+        : agents.publicHttp
+      : secure
+        ? agents.https
+        : agents.http
+    const send = secure ? https.request : http.request
+    const body = Buffer.from(request.body, "utf8")
+    const req = send(url, {
+      method: "POST",
+      agent,
+      signal,
+      headers: {
+        ...request.headers,
+        "content-type": "application/json",
+        "content-length": String(body.length),
+        "user-agent": "laari-webhooks/2026-07-01"
+      }
+    })
+    req.on("error", (error) => done({ status: null, body: null, error: describe(error, signal.aborted) }))
+    req.on("response", (res) => {
+      const status = res.statusCode ?? 0
+      const chunks: Array<Buffer> = []
+      let size = 0
+      const finish = () => {
+        const text = Buffer.concat(chunks).subarray(0, Webhook.LoggedBodyBytes).toString("utf8")
+        done({
+          status,
+          body: text,
+          error: status >= 200 && status < 300 ? null : `HTTP ${status}`
+        })
+      }
+      res.on("data", (chunk: Buffer) => {
+        if (size < Webhook.LoggedBodyBytes) chunks.push(chunk)
+        size += chunk.length
+        // Enough is kept; the rest is not read.
+        if (size >= Webhook.LoggedBodyBytes) {
+          finish()
+          res.destroy()
+        }
+      })
+      res.on("end", finish)
+      res.on("error", finish)
+      res.on("aborted", finish)
+    })
+    req.end(body)
+  })
+
+/** Makes one attempt; never fails, every failure is an outcome. */
+export const send = (request: Request): Effect.Effect<Response> =>
+  Effect.promise(() => {
+    const signal = AbortSignal.timeout(Duration.toMillis(Webhook.AttemptTimeout))
+    return attempt(request, signal)
+  })

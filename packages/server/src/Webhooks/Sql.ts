@@ -1,0 +1,370 @@
+/**
+ * Webhook endpoints and the delivery log in SQL. Deliveries are queued by the outbox (`Sql/Events`); here
+ * they are read, resent, leased to a worker with `FOR UPDATE SKIP LOCKED` and completed.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { type Auth, Ids, Webhook } from "@laari/core"
+import { Context, DateTime, Duration, Effect, Layer } from "effect"
+import { DeliveryChannel } from "../Sql/Events.js"
+import { fromDate, fromDateOrNull, int, intOrNull, one, repository, toDate } from "../Sql/Repository.js"
+
+export interface EndpointRow {
+  readonly id: string
+  readonly merchant_id: string
+  readonly environment: Ids.Environment
+  readonly url: string
+  readonly enabled_events: ReadonlyArray<string>
+  readonly description: string | null
+  readonly status: Webhook.EndpointStatus
+  readonly status_reason: string | null
+  readonly secret: string
+  readonly previous_secret: string | null
+  readonly previous_secret_expires_at: Date | null
+  readonly failing_since: Date | null
+  readonly created_at: Date
+}
+
+export const endpointFromRow = (row: EndpointRow): Webhook.Endpoint => ({
+  id: row.id,
+  merchantId: row.merchant_id as Ids.MerchantId,
+  environment: row.environment,
+  url: row.url,
+  enabledEvents: row.enabled_events,
+  description: row.description,
+  status: row.status,
+  statusReason: row.status_reason,
+  failingSince: fromDateOrNull(row.failing_since),
+  createdAt: fromDate(row.created_at)
+})
+
+const secretsFromRow = (
+  row: Pick<EndpointRow, "secret" | "previous_secret" | "previous_secret_expires_at">
+): Webhook.Secrets => ({
+  secret: row.secret,
+  previousSecret: row.previous_secret,
+  previousSecretExpiresAt: fromDateOrNull(row.previous_secret_expires_at)
+})
+
+/** One entry of the delivery log. */
+export interface Attempt {
+  readonly id: string
+  readonly endpointId: string
+  readonly eventId: string
+  readonly eventType: string
+  readonly attempt: number
+  readonly resend: boolean
+  readonly status: Webhook.AttemptStatus
+  readonly responseStatus: number | null
+  readonly responseBody: string | null
+  readonly error: string | null
+  readonly durationMs: number | null
+  readonly attemptedAt: DateTime.Utc | null
+  readonly nextRetryAt: DateTime.Utc | null
+  /** When a `PENDING` attempt is to be made. */
+  readonly dueAt: DateTime.Utc
+  readonly createdAt: DateTime.Utc
+}
+
+interface AttemptRow {
+  readonly id: string
+  readonly endpoint_id: string
+  readonly event_id: string
+  readonly event_type: string
+  readonly attempt: number
+  readonly resend: boolean
+  readonly status: Webhook.AttemptStatus
+  readonly response_status: number | null
+  readonly response_body: string | null
+  readonly error: string | null
+  readonly duration_ms: number | null
+  readonly attempted_at: Date | null
+  readonly next_retry_at: Date | null
+  readonly due_at: Date
+  readonly created_at: Date
+}
+
+const attemptFromRow = (row: AttemptRow): Attempt => ({
+  id: row.id,
+  endpointId: row.endpoint_id,
+  eventId: row.event_id,
+  eventType: row.event_type,
+  attempt: int(row.attempt),
+  resend: row.resend,
+  status: row.status,
+  responseStatus: intOrNull(row.response_status),
+  responseBody: row.response_body,
+  error: row.error,
+  durationMs: intOrNull(row.duration_ms),
+  attemptedAt: fromDateOrNull(row.attempted_at),
+  nextRetryAt: fromDateOrNull(row.next_retry_at),
+  dueAt: fromDate(row.due_at),
+  createdAt: fromDate(row.created_at)
+})
+
+/** A leased attempt with what sending it needs. */
+export interface Claimed {
+  readonly attempt: Attempt
+  readonly merchantId: string
+  readonly environment: Ids.Environment
+  readonly url: string
+  readonly secrets: Webhook.Secrets
+  /** The envelope's stored text: the body, byte for byte. */
+  readonly body: string
+}
+
+export interface NewEndpoint {
+  readonly id: string
+  readonly url: string
+  readonly enabledEvents: ReadonlyArray<string>
+  readonly description: string | null
+  readonly secret: string
+}
+
+export interface EndpointChanges {
+  readonly url?: string | undefined
+  readonly enabledEvents?: ReadonlyArray<string> | undefined
+  /** `null` clears it. */
+  readonly description?: string | null | undefined
+  readonly status?: Webhook.EndpointStatus | undefined
+}
+
+export interface DeliveryFilter {
+  readonly eventId?: string | undefined
+  readonly status?: Webhook.AttemptStatus | undefined
+  readonly limit: number
+  readonly offset: number
+}
+
+/** Who owns what is read: a merchant in one environment, or (ops) a merchant in both. */
+export interface Owner {
+  readonly merchantId: string
+  readonly environment?: Ids.Environment | undefined
+}
+
+/**
+ * How long a worker holds an attempt: twice the attempt's own bound. A worker that died loses its attempts
+ * after this, and another makes them again (at least once; a late duplicate is what `webhook-id` is for).
+ */
+export const Lease = Duration.seconds(20)
+
+const endpointColumns = `id, merchant_id, environment, url, enabled_events, description, status, status_reason,
+  secret, previous_secret, previous_secret_expires_at, failing_since, created_at`
+
+const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const owned = (owner: Owner) =>
+    owner.environment === undefined
+      ? sql`merchant_id = ${owner.merchantId}`
+      : sql`merchant_id = ${owner.merchantId} AND environment = ${owner.environment}`
+
+  const findRow = (owner: Owner, id: string, lock = false) =>
+    !Ids.isUuid(id) || !Ids.isUuid(owner.merchantId)
+      ? Effect.succeed(undefined)
+      : sql<EndpointRow>`SELECT ${sql.literal(endpointColumns)} FROM webhook_endpoints
+          WHERE id = ${id} AND ${owned(owner)} AND deleted_at IS NULL ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(
+          Effect.map((rows) => rows[0])
+        )
+
+  const find = (owner: Owner, id: string) =>
+    Effect.map(findRow(owner, id), (row) => (row === undefined ? undefined : endpointFromRow(row)))
+
+  return {
+    create: (tenant: Auth.Principal | Ids.Tenant, input: NewEndpoint, now: DateTime.Utc) =>
+      sql<EndpointRow>`INSERT INTO webhook_endpoints
+          (id, merchant_id, environment, url, enabled_events, description, status, secret, created_at)
+        VALUES (${input.id}, ${tenant.merchantId}, ${tenant.environment}, ${input.url},
+          ${input.enabledEvents as Array<string>}::text[], ${input.description}, 'ENABLED', ${input.secret},
+          ${toDate(now)})
+        RETURNING ${sql.literal(endpointColumns)}`.pipe(Effect.map((rows) => endpointFromRow(rows[0]!))),
+
+    find,
+
+    list: (owner: Owner, page: { readonly limit: number; readonly offset: number }) =>
+      !Ids.isUuid(owner.merchantId)
+        ? Effect.succeed([])
+        : sql<EndpointRow>`SELECT ${sql.literal(endpointColumns)} FROM webhook_endpoints
+            WHERE ${owned(owner)} AND deleted_at IS NULL ORDER BY position DESC
+            LIMIT ${page.limit} OFFSET ${page.offset}`.pipe(Effect.map((rows) => rows.map(endpointFromRow))),
+
+    /** Applies `changes`; enabling clears the failing streak and the reason, disabling records who did. */
+    update: (owner: Owner, id: string, changes: EndpointChanges) =>
+      Effect.gen(function* () {
+        if ((yield* findRow(owner, id)) === undefined) return undefined
+        const set = [sql`id = id`]
+        if (changes.url !== undefined) set.push(sql`url = ${changes.url}`)
+        if (changes.enabledEvents !== undefined)
+          set.push(sql`enabled_events = ${changes.enabledEvents as Array<string>}::text[]`)
+        if (changes.description !== undefined) set.push(sql`description = ${changes.description}`)
+        if (changes.status === "ENABLED")
+          set.push(sql`status = 'ENABLED', status_reason = NULL, failing_since = NULL`)
+        if (changes.status === "DISABLED")
+          set.push(
+            sql`status_reason = CASE WHEN status = 'DISABLED' THEN status_reason ELSE ${Webhook.DisabledByMerchant} END, status = 'DISABLED'`
+          )
+        const rows = yield* sql<EndpointRow>`UPDATE webhook_endpoints SET ${sql.csv(set)}
+          WHERE id = ${id} RETURNING ${sql.literal(endpointColumns)}`
+        return one(endpointFromRow)(rows)
+      }),
+
+    /** Deletes an endpoint: it receives nothing more, and its log stays for the record. */
+    remove: (owner: Owner, id: string, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        const row = yield* findRow(owner, id)
+        if (row === undefined) return undefined
+        yield* sql`UPDATE webhook_endpoints SET deleted_at = ${toDate(now)}, status = 'DISABLED' WHERE id = ${id}`
+        yield* sql`UPDATE webhook_deliveries SET status = 'FAILED', error = 'the endpoint was deleted',
+            attempted_at = ${toDate(now)}, duration_ms = 0
+          WHERE endpoint_id = ${id} AND status = 'PENDING'`
+        return endpointFromRow(row)
+      }),
+
+    /** Replaces the secret; the previous one keeps signing until `previousExpiresAt`. */
+    rotate: (owner: Owner, id: string, secret: string, previousExpiresAt: DateTime.Utc) =>
+      Effect.gen(function* () {
+        if ((yield* findRow(owner, id, true)) === undefined) return false
+        yield* sql`UPDATE webhook_endpoints SET previous_secret = secret,
+            previous_secret_expires_at = ${toDate(previousExpiresAt)}, secret = ${secret}
+          WHERE id = ${id}`
+        return true
+      }),
+
+    /** The endpoint's log, newest first. */
+    deliveries: (endpointId: string, filter: DeliveryFilter) => {
+      const where = [sql`endpoint_id = ${endpointId}`]
+      if (filter.eventId !== undefined) where.push(sql`event_id = ${filter.eventId}`)
+      if (filter.status !== undefined) where.push(sql`status = ${filter.status}`)
+      return sql<AttemptRow>`SELECT * FROM webhook_deliveries WHERE ${sql.and(where)}
+        ORDER BY position DESC LIMIT ${filter.limit} OFFSET ${filter.offset}`.pipe(
+        Effect.map((rows) => rows.map(attemptFromRow))
+      )
+    },
+
+    /** Queues one more attempt of `eventId` to the endpoint, due now, without automatic retries. */
+    resend: (endpoint: Webhook.Endpoint, eventId: string, id: string, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        const at = toDate(now)
+        const rows = yield* sql<AttemptRow>`INSERT INTO webhook_deliveries
+            (id, merchant_id, endpoint_id, event_id, event_type, attempt, resend, status, due_at, created_at)
+          SELECT ${id}, e.merchant_id, ${endpoint.id}, e.id, e.type,
+            1 + coalesce((SELECT max(attempt) FROM webhook_deliveries
+              WHERE endpoint_id = ${endpoint.id} AND event_id = e.id), 0),
+            true, 'PENDING', ${at}, ${at}
+          FROM events e WHERE e.id = ${eventId}
+          RETURNING *`
+        yield* sql`SELECT pg_notify(${DeliveryChannel}, 'resend')`
+        return attemptFromRow(rows[0]!)
+      }),
+
+    /**
+     * Leases up to `limit` due attempts of enabled endpoints, skipping rows another worker holds and
+     * endpoints in `busy` (those this worker already has enough in flight for).
+     */
+    claim: (now: DateTime.Utc, limit: number, busy: ReadonlyArray<string>) =>
+      sql<
+        AttemptRow &
+          Omit<EndpointRow, "id" | "status" | "created_at"> & {
+            readonly body: string
+            readonly attempt_id: string
+          }
+      >`
+        WITH due AS (
+          SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+          WHERE d.status = 'PENDING' AND d.due_at <= ${toDate(now)}
+            AND (d.leased_until IS NULL OR d.leased_until <= ${toDate(now)})
+            AND w.status = 'ENABLED' AND w.deleted_at IS NULL
+            AND NOT (d.endpoint_id = ANY (${busy as Array<string>}::uuid[]))
+          ORDER BY d.due_at LIMIT ${limit}
+          FOR UPDATE OF d SKIP LOCKED),
+        leased AS (
+          UPDATE webhook_deliveries d SET leased_until = ${toDate(DateTime.addDuration(now, Lease))}
+          FROM due WHERE d.id = due.id RETURNING d.*)
+        SELECT l.*, l.id AS attempt_id, w.merchant_id, w.environment, w.url, w.secret, w.previous_secret,
+          w.previous_secret_expires_at, e.envelope::text AS body
+        FROM leased l JOIN webhook_endpoints w ON w.id = l.endpoint_id JOIN events e ON e.id = l.event_id`.pipe(
+        Effect.map((rows) =>
+          rows.map(
+            (row): Claimed => ({
+              attempt: attemptFromRow({ ...row, id: row.attempt_id }),
+              merchantId: row.merchant_id,
+              environment: row.environment,
+              url: row.url,
+              secrets: secretsFromRow(row),
+              body: row.body
+            })
+          )
+        )
+      ),
+
+    /**
+     * Records an attempt's outcome, in one transaction: the log entry, the next attempt when one is due,
+     * and what the outcome does to the endpoint (its failing streak, disabling it). An attempt already
+     * recorded (by a worker whose lease ran out) is left as it is.
+     */
+    complete: (
+      claimed: Claimed,
+      outcome: { readonly response: Webhook.Outcome & ResponseFields; readonly at: DateTime.Utc },
+      nextId: string
+    ) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const { attempt } = claimed
+          const [endpoint] = yield* sql<EndpointRow>`SELECT ${sql.literal(endpointColumns)}
+            FROM webhook_endpoints WHERE id = ${attempt.endpointId} FOR UPDATE`
+          const { response, at } = outcome
+          const next = response.succeeded ? null : Webhook.nextRetryAt(attempt.attempt, at, attempt.resend)
+          const updated = yield* sql`UPDATE webhook_deliveries SET
+              status = ${response.succeeded ? "SUCCEEDED" : "FAILED"}, leased_until = NULL,
+              response_status = ${response.status}, response_body = ${response.body}, error = ${response.error},
+              duration_ms = ${response.durationMs}, attempted_at = ${toDate(at)},
+              next_retry_at = ${next === null ? null : toDate(next)}
+            WHERE id = ${attempt.id} AND status = 'PENDING' RETURNING id`
+          if (updated.length === 0 || endpoint === undefined) return
+          if (next !== null)
+            yield* sql`INSERT INTO webhook_deliveries
+                (id, merchant_id, endpoint_id, event_id, event_type, attempt, resend, status, due_at, created_at)
+              VALUES (${nextId}, ${endpoint.merchant_id}, ${endpoint.id}, ${attempt.eventId}, ${attempt.eventType},
+                ${attempt.attempt + 1}, false, 'PENDING', ${toDate(next)}, ${toDate(at)})`
+          // A resend says nothing about the endpoint's health over time; only the automatic ones count.
+          if (attempt.resend && !response.succeeded) return
+          const change = Webhook.afterAttempt(fromDateOrNull(endpoint.failing_since), response, at)
+          yield* sql`UPDATE webhook_endpoints SET
+              failing_since = ${change.failingSince === null ? null : toDate(change.failingSince)}
+              ${change.disable === null ? sql`` : sql`, status = 'DISABLED', status_reason = ${change.disable}`}
+            WHERE id = ${endpoint.id}`
+        })
+      ),
+
+    /** When the next pending attempt of an enabled endpoint becomes due (its lease included). */
+    nextDueAt: sql<{ readonly at: Date | null }>`
+      SELECT min(greatest(d.due_at, coalesce(d.leased_until, d.due_at))) AS at
+      FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+      WHERE d.status = 'PENDING' AND w.status = 'ENABLED' AND w.deleted_at IS NULL`.pipe(
+      Effect.map((rows) => (rows[0]?.at == null ? undefined : fromDate(new Date(rows[0].at))))
+    ),
+
+    /** The event types an event id names, if it is the owner's. */
+    eventOf: (owner: Ids.Tenant, eventId: string) =>
+      sql<{ readonly id: string }>`SELECT id FROM events
+        WHERE id = ${eventId} AND merchant_id = ${owner.merchantId} AND environment = ${owner.environment}`.pipe(
+        Effect.map((rows) => rows.length === 1)
+      )
+  }
+})
+
+/** What the log keeps of a response (`Sender.Response`). */
+export interface ResponseFields {
+  readonly status: number | null
+  readonly body: string | null
+  readonly error: string | null
+  readonly durationMs: number
+}
+
+type Repository = Effect.Effect.Success<typeof make>
+
+export class WebhookStore extends Context.Tag("laari/server/WebhookStore")<
+  WebhookStore,
+  ReturnType<typeof repository<Repository>>
+>() {}
+
+export const layer = Layer.effect(WebhookStore, Effect.map(make, repository))

@@ -1,0 +1,156 @@
+/**
+ * The parts of a delivery below the API: Standard Webhooks signing (the spec's test vector, and the
+ * `standardwebhooks` library), the address rules against SSRF, and one attempt over real sockets.
+ */
+import { Effect } from "effect"
+import http from "node:http"
+import { Webhook as StandardWebhook } from "standardwebhooks"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Address from "../src/Webhooks/Address.js"
+import * as Sender from "../src/Webhooks/Sender.js"
+import * as Signing from "../src/Webhooks/Signing.js"
+import * as R from "./support/Receiver.js"
+
+describe("Signing", () => {
+  const vector = {
+    secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    id: "msg_p5jXN8AQM9LWM0D4loKWxJek",
+    timestamp: 1614265330,
+    body: '{"test": 2432232314}',
+    signature: "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+  }
+
+  it("reproduces the Standard Webhooks test vector", () => {
+    expect(Signing.sign(vector.secret, vector.id, vector.timestamp, vector.body)).toBe(vector.signature)
+    expect(Signing.sign(vector.secret, vector.id, vector.timestamp + 1, vector.body)).not.toBe(
+      vector.signature
+    )
+  })
+
+  it("is what the standardwebhooks library signs and verifies", () => {
+    const secret = Signing.generateSecret()
+    const lib = new StandardWebhook(secret)
+    const now = new Date()
+    const timestamp = Math.floor(now.getTime() / 1000)
+    const body = JSON.stringify({ id: "evt_1", type: "invoice.paid" })
+    expect(Signing.sign(secret, "evt_1", timestamp, body)).toBe(lib.sign("evt_1", now, body))
+    const headers = Signing.headers([secret, Signing.generateSecret()], "evt_1", timestamp, body)
+    expect(lib.verify(body, headers)).toEqual(JSON.parse(body))
+    expect(() => new StandardWebhook(Signing.generateSecret()).verify(body, headers)).toThrow()
+  })
+
+  it("makes whsec_ secrets of 32 random bytes, all different", () => {
+    const secrets = Array.from({ length: 50 }, Signing.generateSecret)
+    expect(new Set(secrets).size).toBe(50)
+    for (const s of secrets) expect(Buffer.from(s.slice(6), "base64")).toHaveLength(32)
+  })
+})
+
+describe("Address", () => {
+  it("tells public addresses from loopback, private, link-local, metadata and reserved ones", () => {
+    for (const ip of ["8.8.8.8", "1.1.1.1", "203.0.114.1", "2606:4700::1111", "::ffff:8.8.8.8"])
+      expect(Address.isPublicAddress(ip), ip).toBe(true)
+    for (const ip of [
+      "127.0.0.1",
+      "10.0.0.1",
+      "172.16.5.4",
+      "172.31.255.255",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "224.0.0.1",
+      "255.255.255.255",
+      "::1",
+      "::",
+      "fe80::1",
+      "fd12:3456::1",
+      "::ffff:127.0.0.1",
+      "::ffff:10.0.0.1",
+      "64:ff9b::a00:1",
+      "not an ip"
+    ])
+      expect(Address.isPublicAddress(ip), ip).toBe(false)
+    expect(Address.isPublicAddress("172.32.0.1")).toBe(true)
+  })
+
+  it("refuses live URLs that are not https or not public, unless private addresses are allowed", () => {
+    const strict = { allowPrivate: false }
+    expect(Address.refuseUrl("https://example.com/hook", "live", strict)).toBeUndefined()
+    expect(Address.refuseUrl("http://example.com/hook", "live", strict)).toMatch(/https/)
+    expect(Address.refuseUrl("https://192.168.0.10/hook", "live", strict)).toMatch(/public/)
+    expect(Address.refuseUrl("https://[::ffff:127.0.0.1]/", "live", strict)).toMatch(/public/)
+    expect(Address.refuseUrl("https://printer.local/", "live", strict)).toMatch(/public/)
+    expect(Address.refuseUrl("http://127.0.0.1:3000/hook", "test", strict)).toBeUndefined()
+    expect(Address.refuseUrl("http://127.0.0.1:3000/hook", "live", { allowPrivate: true })).toBeUndefined()
+    expect(Address.refuseUrl("file:///etc/passwd", "test", strict)).toMatch(/http/)
+  })
+})
+
+describe("Sender", () => {
+  let receiver: R.Receiver
+  beforeAll(async () => {
+    receiver = await R.start()
+  })
+  afterAll(() => receiver.close())
+
+  const send = (url: string, publicOnly = false) =>
+    Effect.runPromise(Sender.send({ url, headers: { "webhook-id": "evt_1" }, body: '{"a":1}', publicOnly }))
+
+  it("posts the body as is and reports a 2xx as success", async () => {
+    const res = await send(receiver.url("/ok"))
+    expect(res).toMatchObject({ status: 200, body: "ok", error: null })
+    expect(Sender.succeeded(res)).toBe(true)
+    const got = receiver.received.at(-1)!
+    expect(got.body).toBe('{"a":1}')
+    expect(got.headers["webhook-id"]).toBe("evt_1")
+  })
+
+  it("keeps the first 1 KiB of an answer and reports other statuses as failures", async () => {
+    receiver.answer = () => ({ status: 500, body: "x".repeat(100_000) })
+    const res = await send(receiver.url("/big"))
+    receiver.answer = () => ({ status: 200 })
+    expect(res.status).toBe(500)
+    expect(res.body).toHaveLength(1024)
+    expect(res.error).toBe("HTTP 500")
+    expect(Sender.succeeded(res)).toBe(false)
+  })
+
+  it("does not follow redirects", async () => {
+    const redirecting = http.createServer((_, res) =>
+      res.writeHead(302, { location: receiver.url("/target") }).end()
+    )
+    await new Promise<void>((r) => redirecting.listen(0, "127.0.0.1", r))
+    const port = (redirecting.address() as { port: number }).port
+    const before = receiver.received.length
+    const res = await send(`http://127.0.0.1:${port}/`)
+    redirecting.close()
+    expect(res).toMatchObject({ status: 302, error: "HTTP 302" })
+    expect(receiver.received.length).toBe(before)
+  })
+
+  it("refuses private addresses when the endpoint must be public, by name as well as literally", async () => {
+    const before = receiver.received.length
+    const port = new URL(receiver.url()).port
+    for (const url of [
+      `http://127.0.0.1:${port}/x`,
+      `http://localhost:${port}/x`,
+      `http://[::1]:${port}/x`
+    ]) {
+      const res = await send(url, true)
+      expect(res, url).toMatchObject({ status: null, error: "refused: the address is not public" })
+    }
+    expect(receiver.received.length).toBe(before)
+  })
+
+  it("reports a refused connection", async () => {
+    const closed = http.createServer()
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r))
+    const port = (closed.address() as { port: number }).port
+    await new Promise((r) => closed.close(r))
+    expect(await send(`http://127.0.0.1:${port}/`)).toMatchObject({
+      status: null,
+      error: "connection refused"
+    })
+  })
+})
