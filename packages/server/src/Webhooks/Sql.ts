@@ -305,20 +305,26 @@ const make = Effect.gen(function* () {
       claimed: Claimed,
       outcome: { readonly response: Webhook.Outcome & ResponseFields; readonly at: DateTime.Utc },
       nextId: string
-    ) =>
-      sql.withTransaction(
+    ) => {
+      const { attempt } = claimed
+      const { response, at } = outcome
+      const record = (status: Webhook.AttemptStatus, next: DateTime.Utc | null) =>
+        sql`UPDATE webhook_deliveries SET status = ${status}, leased_until = NULL,
+            response_status = ${response.status}, response_body = ${response.body}, error = ${response.error},
+            duration_ms = ${response.durationMs}, attempted_at = ${toDate(at)},
+            next_retry_at = ${next === null ? null : toDate(next)}
+          WHERE id = ${attempt.id} AND status = 'PENDING' RETURNING endpoint_id`
+      // The common case in one statement: a success ends any failing streak (`Webhook.afterAttempt`).
+      if (response.succeeded)
+        return sql`WITH d AS (${record("SUCCEEDED", null)})
+          UPDATE webhook_endpoints w SET failing_since = NULL FROM d
+          WHERE w.id = d.endpoint_id AND w.failing_since IS NOT NULL`.pipe(Effect.asVoid)
+      return sql.withTransaction(
         Effect.gen(function* () {
-          const { attempt } = claimed
           const [endpoint] = yield* sql<EndpointRow>`SELECT ${sql.literal(endpointColumns)}
             FROM webhook_endpoints WHERE id = ${attempt.endpointId} FOR UPDATE`
-          const { response, at } = outcome
-          const next = response.succeeded ? null : Webhook.nextRetryAt(attempt.attempt, at, attempt.resend)
-          const updated = yield* sql`UPDATE webhook_deliveries SET
-              status = ${response.succeeded ? "SUCCEEDED" : "FAILED"}, leased_until = NULL,
-              response_status = ${response.status}, response_body = ${response.body}, error = ${response.error},
-              duration_ms = ${response.durationMs}, attempted_at = ${toDate(at)},
-              next_retry_at = ${next === null ? null : toDate(next)}
-            WHERE id = ${attempt.id} AND status = 'PENDING' RETURNING id`
+          const next = Webhook.nextRetryAt(attempt.attempt, at, attempt.resend)
+          const updated = yield* record("FAILED", next)
           if (updated.length === 0 || endpoint === undefined) return
           if (next !== null)
             yield* sql`INSERT INTO webhook_deliveries
@@ -326,14 +332,15 @@ const make = Effect.gen(function* () {
               VALUES (${nextId}, ${endpoint.merchant_id}, ${endpoint.id}, ${attempt.eventId}, ${attempt.eventType},
                 ${attempt.attempt + 1}, false, 'PENDING', ${toDate(next)}, ${toDate(at)})`
           // A resend says nothing about the endpoint's health over time; only the automatic ones count.
-          if (attempt.resend && !response.succeeded) return
+          if (attempt.resend) return
           const change = Webhook.afterAttempt(fromDateOrNull(endpoint.failing_since), response, at)
           yield* sql`UPDATE webhook_endpoints SET
               failing_since = ${change.failingSince === null ? null : toDate(change.failingSince)}
               ${change.disable === null ? sql`` : sql`, status = 'DISABLED', status_reason = ${change.disable}`}
             WHERE id = ${endpoint.id}`
         })
-      ),
+      )
+    },
 
     /** When the next pending attempt of an enabled endpoint becomes due (its lease included). */
     nextDueAt: sql<{ readonly at: Date | null }>`

@@ -1,0 +1,166 @@
+/**
+ * Webhook deliveries over real HTTP to a local receiver: one server (embedded PGlite, or PostgreSQL
+ * with DATABASE_URL), events made by mandate charges. Prints and writes bench/results/webhooks-<backend>.json:
+ *
+ * - latency: charges paced at BENCH_LATENCY_CONCURRENCY (default 2), one endpoint; for each event, the
+ *   time from the API's answer to the charge (its transaction committed before) to the delivery's
+ *   first byte at the receiver: p50/p99;
+ * - throughput: BENCH_ENDPOINTS endpoints (default 10) subscribed to every event, BENCH_EVENTS charges
+ *   (default 300) at concurrency 16; deliveries per second from the first answer to the last delivery.
+ *
+ *   pnpm bench:webhooks
+ *   DATABASE_URL=postgres://... pnpm bench:webhooks
+ */
+import { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import * as Edge from "@laari/server/Http/Edge"
+import * as Server from "@laari/server/Server"
+import { Layer, ManagedRuntime } from "effect"
+import { mkdirSync, writeFileSync } from "node:fs"
+import http from "node:http"
+
+const latencyEvents = Number(process.env.BENCH_LATENCY_EVENTS ?? 300)
+const latencyConcurrency = Number(process.env.BENCH_LATENCY_CONCURRENCY ?? 2)
+const endpoints = Number(process.env.BENCH_ENDPOINTS ?? 10)
+const events = Number(process.env.BENCH_EVENTS ?? 300)
+const databaseUrl = process.env.DATABASE_URL || undefined
+const backend = databaseUrl === undefined ? "pglite" : "postgresql"
+const opsToken = "ops_bench"
+
+// The receiver: notes when each delivery's first byte arrives, per endpoint path and charge id.
+const arrivals = new Map<string, number>()
+let delivered = 0
+let lastArrival = 0
+const receiver = http.createServer((req, res) => {
+  const at = performance.now()
+  const chunks: Array<Buffer> = []
+  req.on("data", (c: Buffer) => chunks.push(c))
+  req.on("end", () => {
+    const envelope = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+    if (envelope.type === "mandate.charge.succeeded") {
+      arrivals.set(`${req.url}:${envelope.data.object.id}`, at)
+      delivered++
+      lastArrival = at
+    }
+    res.writeHead(204).end()
+  })
+})
+await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r))
+const receiverUrl = (path: string) =>
+  `http://127.0.0.1:${(receiver.address() as { port: number }).port}${path}`
+
+const runtime = ManagedRuntime.make(
+  Server.appLayer({
+    port: 0,
+    databaseUrl,
+    dataDir: undefined,
+    baseUrl: "http://bench",
+    checkoutUrl: "http://bench",
+    opsToken,
+    clock: "system",
+    maxBodyBytes: 1024 * 1024,
+    rateLimit: 0,
+    webhookAllowPrivate: false
+  }).pipe(
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => Edge.createServer({ maxBodyBytes: 1024 * 1024 }), { port: 0 })
+    )
+  )
+)
+const server = await runtime.runPromise(HttpServer.HttpServer)
+if (server.address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+const base = `http://127.0.0.1:${server.address.port}`
+
+const call = async (method: string, path: string, key: string, body?: unknown) => {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  return { status: res.status, body: (await res.json()) as any }
+}
+
+const merchant = async (name: string) => {
+  const m = await call("POST", "/ops/merchants", opsToken, { name, outlets: [{ name: "Main" }] })
+  const key = (await call("POST", `/ops/merchants/${m.body.id}/keys`, opsToken, { environment: "test" })).body
+    .key
+  await call("POST", "/test-helpers/payer", key, { balance: 1_000_000_000 })
+  const mandate = await call("POST", "/mandates", key, {
+    reference: name,
+    title: name,
+    per_charge_cap: 500_000
+  })
+  return { key, mandate: mandate.body.id as string }
+}
+
+/** Charges `n` times at `concurrency`; the moment each answer arrived, by charge id. */
+const charge = async (m: { key: string; mandate: string }, n: number, concurrency: number) => {
+  const answered = new Map<string, number>()
+  let next = 0
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        next++
+        const res = await call("POST", `/mandates/${m.mandate}/charges`, m.key, { amount: 1_000 })
+        if (res.status !== 201) throw new Error(`charge: ${res.status} ${JSON.stringify(res.body)}`)
+        answered.set(res.body.id, performance.now())
+      }
+    })
+  )
+  return answered
+}
+
+const waitFor = async (n: number, timeoutMs: number) => {
+  const end = Date.now() + timeoutMs
+  while (delivered < n && Date.now() < end) await new Promise((r) => setTimeout(r, 5))
+  if (delivered < n) throw new Error(`only ${delivered} of ${n} deliveries arrived`)
+}
+
+const pct = (sorted: ReadonlyArray<number>, p: number) =>
+  Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(1))
+
+// Latency: one endpoint, paced charges.
+const a = await merchant("bench-latency")
+await call("POST", "/webhook-endpoints", a.key, { url: receiverUrl("/latency"), enabled_events: ["*"] })
+const paced = await charge(a, latencyEvents, latencyConcurrency)
+await waitFor(latencyEvents, 60_000)
+const latencies = [...paced].map(([id, t]) => arrivals.get(`/latency:${id}`)! - t).sort((x, y) => x - y)
+
+// Throughput: every event to `endpoints` endpoints.
+const b = await merchant("bench-throughput")
+for (let i = 0; i < endpoints; i++)
+  await call("POST", "/webhook-endpoints", b.key, { url: receiverUrl(`/t${i}`), enabled_events: ["*"] })
+delivered = 0
+const started = performance.now()
+const burst = await charge(b, events, 16)
+const chargesSeconds = (performance.now() - started) / 1000
+await waitFor(events * endpoints, 120_000)
+const seconds = (lastArrival - started) / 1000
+const lag = [...burst].map(([id, t]) => arrivals.get(`/t0:${id}`)! - t).sort((x, y) => x - y)
+
+const result = {
+  benchmark: "webhook-deliveries",
+  backend,
+  latency: {
+    events: latencyEvents,
+    concurrency: latencyConcurrency,
+    answerToFirstByteMs: { p50: pct(latencies, 50), p99: pct(latencies, 99), max: pct(latencies, 100) }
+  },
+  throughput: {
+    endpoints,
+    events,
+    deliveries: events * endpoints,
+    chargesPerSecond: Number((events / chargesSeconds).toFixed(1)),
+    deliveriesPerSecond: Number(((events * endpoints) / seconds).toFixed(1)),
+    answerToFirstByteMs: { p50: pct(lag, 50), p99: pct(lag, 99) }
+  },
+  rssMiB: Number((process.memoryUsage().rss / 2 ** 20).toFixed(1))
+}
+console.log(JSON.stringify(result, null, 2))
+mkdirSync(new URL("../results/", import.meta.url), { recursive: true })
+writeFileSync(
+  new URL(`../results/webhooks-${backend}.json`, import.meta.url),
+  `${JSON.stringify(result, null, 2)}\n`
+)
+await runtime.dispose()
+receiver.close()
