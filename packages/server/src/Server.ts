@@ -28,6 +28,8 @@ import { AddressRateLimitLive } from "./Http/RateLimit.js"
 import { AuthenticationLive, OpsAuthenticationLive } from "./Http/Security.js"
 import { MandatesLive } from "./Mandates/Http.js"
 import { OpsLive } from "./Ops/Http.js"
+import * as CustomerPages from "./Pages/Customer.js"
+import * as PagesRequest from "./Pages/Request.js"
 import * as QrPng from "./QrPng.js"
 import { QrCodesLive, QrImagesLive } from "./QrCodes/Http.js"
 import * as Database from "./Sql/Database.js"
@@ -86,6 +88,7 @@ const ServingLive = Layer.mergeAll(
   HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(Docs.layer),
+    Layer.provide(CustomerPages.layer.pipe(Layer.provide(PagesRequest.layer))),
     Layer.provide(ApiLive),
     // find-my-way refuses path parameters over 100 characters as unknown routes; a reference is up to
     // 255 characters (percent-encoded, up to three times that), and must reach its handler's 404.

@@ -21,6 +21,7 @@ import { Errors } from "@laari/core"
 import { Cause, Effect, Either, Option } from "effect"
 import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Config.js"
+import * as Paths from "../Pages/Paths.js"
 import * as Problems from "./Problems.js"
 
 /**
@@ -54,6 +55,11 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
 const isJson = (contentType: string | undefined): boolean =>
   contentType !== undefined && contentType.split(";")[0]!.trim().toLowerCase() === "application/json"
 
+/** `application/x-www-form-urlencoded`: what the hosted pages' forms post. */
+const isForm = (contentType: string | undefined): boolean =>
+  contentType !== undefined &&
+  contentType.split(";")[0]!.trim().toLowerCase() === "application/x-www-form-urlencoded"
+
 /** Whether JSON text nests arrays and objects deeper than `max`; brackets inside strings do not count. */
 export const nestsDeeperThan = (text: string, max: number): boolean => {
   let depth = 0
@@ -84,7 +90,8 @@ const isOverLimit = (error: unknown): boolean =>
  * reading it here costs HttpApi nothing when it reads it again.
  */
 const checkBody = (
-  maxBodyBytes: number
+  maxBodyBytes: number,
+  isPage: (pathname: string) => boolean
 ): Effect.Effect<
   Problems.MalformedBody | Problems.BodyTooLarge | Problems.UnsupportedMediaType | undefined,
   never,
@@ -93,7 +100,10 @@ const checkBody = (
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (!hasBody(request)) return undefined
-    if (!isJson(request.headers["content-type"])) return new Problems.UnsupportedMediaType()
+    const contentType = request.headers["content-type"]
+    // The pages read their forms themselves, within the same size limit.
+    if (isForm(contentType) && isPage(new URL(request.url, "http://laari").pathname)) return undefined
+    if (!isJson(contentType)) return new Problems.UnsupportedMediaType()
     const text = yield* Effect.either(request.text)
     if (Either.isLeft(text))
       // Past the limit the platform has already destroyed the socket; the answer goes out if it still can.
@@ -135,9 +145,9 @@ export const ErrorMapping = HttpApiBuilder.middleware(
   Api,
   Effect.map(
     ServerConfigTag,
-    ({ maxBodyBytes }) =>
+    ({ maxBodyBytes, checkoutUrl }) =>
       (app: HttpApp.Default) =>
-        Effect.flatMap(checkBody(maxBodyBytes), (refusal) =>
+        Effect.flatMap(checkBody(maxBodyBytes, Paths.isPage(checkoutUrl)), (refusal) =>
           refusal === undefined ? app : Effect.succeed(Problems.respond(refusal))
         ).pipe(
           Effect.catchAllCause(mapCause(maxBodyBytes)),

@@ -1,0 +1,441 @@
+/**
+ * The customer's pages at `LAARI_CHECKOUT_URL`: mandate approval (`/mandate/<id>`) and checkout
+ * (`/checkout/<id>`), on the same core services as the approval API. Every form posts back here with
+ * its CSRF token and is answered by a redirect (post, redirect, get) or by the page again with the
+ * problem; a finished flow ends on a result page that sends the customer to the merchant's
+ * `return_url` with the outcome in its query.
+ */
+import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  Approvals,
+  Checkout,
+  type CheckoutSession,
+  Errors,
+  Ids,
+  type Mandate,
+  Mandates,
+  Store
+} from "@laari/core"
+import { DateTime, Effect } from "effect"
+import { ServerConfigTag } from "../Config.js"
+import { respond } from "./Html.js"
+import * as Paths from "./Paths.js"
+import { type Lang, t } from "./I18n.js"
+import { csrfValid, form, Pages, visit } from "./Request.js"
+import { css } from "./Style.js"
+import * as Views from "./Views.js"
+
+/** A page's route under the prefix (which may be empty). */
+const route = (path: string) => path as HttpRouter.PathInput
+
+const redirect = (location: string) => HttpServerResponse.empty({ status: 303, headers: { location } })
+
+/** `url` with `params` added to its query; `undefined` when it is not a URL. */
+const withQuery = (url: string, params: Record<string, string>): string | undefined => {
+  try {
+    const u = new URL(url)
+    for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v)
+    return u.toString()
+  } catch {
+    return undefined
+  }
+}
+
+const challengeOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  const value = new URL(request.url, "http://pages").searchParams.get("challenge")
+  return value !== null && Ids.isUuid(value) ? value : undefined
+}
+
+/** What a customer can be told about a refusal: the domain's message; anything else is a defect. */
+const problemOf = (e: unknown): { readonly status: number; readonly text: string } | undefined => {
+  if (e instanceof Approvals.ApprovalLimited) return { status: 429, text: e.message }
+  if (e instanceof Errors.ServiceUnavailable)
+    return { status: 503, text: "The service is busy. Try again shortly." }
+  if (typeof e === "object" && e !== null && "message" in e && typeof e.message === "string")
+    return { status: 422, text: e.message }
+  return undefined
+}
+
+export const layer = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const config = yield* ServerConfigTag
+    const pages = yield* Pages
+    const mandates = yield* Mandates.Mandates
+    const checkout = yield* Checkout.Checkout
+    const merchants = yield* Store.Merchants
+    const prefix = Paths.prefixOf(config.checkoutUrl)
+    const provide = Effect.provideService(Pages, pages)
+
+    const merchantName = (id: Ids.MerchantId) => Effect.map(merchants.get(id), (m) => m?.name ?? "")
+
+    const idParam = Effect.map(HttpRouter.params, (p) => p.id ?? "")
+
+    const frameFor = (lang: Lang, path: string, csrf: string): Views.Frame => ({
+      lang,
+      path,
+      assets: prefix,
+      csrf
+    })
+
+    /** A page with the visitor's cookies; the page is built from the visit. */
+    const page = <E, R>(
+      build: (
+        v: Effect.Effect.Success<typeof visit>
+      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ) => provide(Effect.flatMap(visit, (v) => Effect.map(build(v), v.finish)))
+
+    /** Refuses a post without this visitor's CSRF token. */
+    const guarded = <E, R>(
+      path: string,
+      lang: Lang,
+      post: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ) =>
+      Effect.flatMap(provide(csrfValid), (ok) =>
+        ok
+          ? post
+          : Effect.succeed(
+              respond(
+                <Views.Outcome
+                  frame={{ lang, path, assets: prefix }}
+                  heading={t(lang, "sessionClosed")}
+                  text={t(lang, "csrf")}
+                />,
+                403
+              )
+            )
+      )
+
+    // ---- Mandate approval -----------------------------------------------------------------------------
+
+    const mandatePath = (id: string) => `${prefix}/mandate/${id}`
+
+    /** The mandate if it can still be approved, else the page that says why not. */
+    const openMandate = (id: string, lang: Lang) =>
+      Effect.gen(function* () {
+        const path = mandatePath(id)
+        const frame = { lang, path, assets: prefix }
+        const found = yield* Effect.either(mandates.forApproval(id))
+        if (found._tag === "Left")
+          return {
+            _tag: "Closed",
+            response: respond(
+              <Views.Outcome
+                frame={frame}
+                heading={t(lang, "linkUnknown")}
+                text={t(lang, "linkUnknownText")}
+              />,
+              404
+            )
+          } as const
+        const m = found.right
+        const now = yield* DateTime.now
+        // Never approved and past its window, whether or not the expiry sweep has run yet.
+        const lapsed =
+          (m.status === "INITIATED" && DateTime.greaterThanOrEqualTo(now, m.setupExpiresAt)) ||
+          (m.status === "EXPIRED" && m.approvedAt === null)
+        if (lapsed)
+          return {
+            _tag: "Closed",
+            response: respond(
+              <Views.Outcome
+                frame={frame}
+                heading={t(lang, "mandateLapsed")}
+                text={t(lang, "mandateLapsedText")}
+              />,
+              410
+            )
+          } as const
+        if (m.status !== "INITIATED")
+          return {
+            _tag: "Closed",
+            response: respond(
+              <Views.Outcome
+                frame={frame}
+                heading={t(lang, "mandateClosed")}
+                text={t(lang, "mandateClosedText", { status: m.status.toLowerCase() })}
+              />,
+              409
+            )
+          } as const
+        return { _tag: "Open", mandate: m, name: yield* merchantName(m.merchantId) } as const
+      })
+
+    const mandatePage = (
+      id: string,
+      v: Effect.Effect.Success<typeof visit>,
+      challengeId: string | undefined,
+      problem?: { readonly status: number; readonly text: string }
+    ) =>
+      Effect.map(openMandate(id, v.lang), (open) =>
+        open._tag === "Closed"
+          ? open.response
+          : respond(
+              <Views.MandateApproval
+                frame={frameFor(v.lang, mandatePath(id), v.csrf)}
+                mandate={open.mandate}
+                merchantName={open.name}
+                challengeId={challengeId}
+                error={problem?.text}
+              />,
+              problem?.status ?? 200
+            )
+      )
+
+    const mandateDone = (m: Mandate.Mandate, lang: Lang) =>
+      Effect.map(merchantName(m.merchantId), (name) => {
+        const approved = m.status === "ACTIVE"
+        const url =
+          m.returnUrl === null ? undefined : withQuery(m.returnUrl, { mandate_id: m.id, status: m.status })
+        return respond(
+          <Views.Outcome
+            frame={{ lang, path: `${mandatePath(m.id)}/done`, assets: prefix }}
+            heading={t(lang, approved ? "approved" : m.status === "DECLINED" ? "declined" : "mandateClosed")}
+            text={
+              approved
+                ? t(lang, "approvedText", { merchant: name })
+                : m.status === "DECLINED"
+                  ? t(lang, "declinedText", { merchant: name })
+                  : t(lang, "mandateClosedText", { status: m.status.toLowerCase() })
+            }
+            continueTo={url === undefined ? undefined : { url, merchantName: name }}
+          />
+        )
+      })
+
+    yield* router.get(
+      route(`${prefix}/mandate/:id`),
+      Effect.gen(function* () {
+        const id = yield* idParam
+        const request = yield* HttpServerRequest.HttpServerRequest
+        return yield* page((v) => mandatePage(id, v, challengeOf(request)))
+      })
+    )
+
+    yield* router.post(
+      route(`${prefix}/mandate/:id/code`),
+      Effect.gen(function* () {
+        const id = yield* idParam
+        return yield* page((v) =>
+          guarded(
+            mandatePath(id),
+            v.lang,
+            Effect.gen(function* () {
+              const phone = ((yield* form)("phone") ?? "").trim()
+              const issued = yield* Effect.either(mandates.requestApproval(id, phone))
+              if (issued._tag === "Right") return redirect(`${mandatePath(id)}?challenge=${issued.right.id}`)
+              const problem = problemOf(issued.left)
+              return yield* mandatePage(id, v, undefined, problem)
+            })
+          )
+        )
+      })
+    )
+
+    yield* router.post(
+      route(`${prefix}/mandate/:id/answer`),
+      Effect.gen(function* () {
+        const id = yield* idParam
+        return yield* page((v) =>
+          guarded(
+            mandatePath(id),
+            v.lang,
+            Effect.gen(function* () {
+              const field = yield* form
+              const challenge = field("challenge_id") ?? ""
+              const otp = (field("otp") ?? "").trim()
+              if (!Ids.isUuid(challenge)) return yield* mandatePage(id, v, undefined)
+              const answer = field("action") === "decline" ? mandates.decline : mandates.approve
+              const answered = yield* Effect.either(answer(id, Ids.ChallengeId.make(challenge), otp))
+              if (answered._tag === "Right") return redirect(`${mandatePath(id)}/done`)
+              return yield* mandatePage(id, v, challenge, problemOf(answered.left))
+            })
+          )
+        )
+      })
+    )
+
+    yield* router.get(
+      route(`${prefix}/mandate/:id/done`),
+      Effect.gen(function* () {
+        const id = yield* idParam
+        return yield* page((v) =>
+          Effect.flatMap(Effect.either(mandates.forApproval(id)), (found) =>
+            found._tag === "Left"
+              ? Effect.succeed(
+                  respond(
+                    <Views.Outcome
+                      frame={{ lang: v.lang, path: mandatePath(id), assets: prefix }}
+                      heading={t(v.lang, "linkUnknown")}
+                      text={t(v.lang, "linkUnknownText")}
+                    />,
+                    404
+                  )
+                )
+              : mandateDone(found.right, v.lang)
+          )
+        )
+      })
+    )
+
+    // ---- Checkout ---------------------------------------------------------------------------------------
+
+    const checkoutPath = (id: string) => `${prefix}/checkout/${id}`
+
+    const sessionClosed = (s: CheckoutSession.CheckoutSession, lang: Lang) =>
+      Effect.map(merchantName(s.merchantId), (name) => {
+        const frame = { lang, path: checkoutPath(s.id), assets: prefix }
+        if (s.status === "COMPLETE") {
+          const url =
+            s.returnUrl === null ? undefined : withQuery(s.returnUrl, { session_id: s.id, status: s.status })
+          return respond(
+            <Views.Outcome
+              frame={frame}
+              heading={t(lang, "paid")}
+              text={
+                s.price === null
+                  ? t(lang, "paidText", { merchant: name })
+                  : t(lang, "subscribedText", { merchant: name, plan: s.price.name })
+              }
+              testMode={s.environment === "test"}
+              continueTo={url === undefined ? undefined : { url, merchantName: name }}
+            />
+          )
+        }
+        return respond(
+          <Views.Outcome
+            frame={frame}
+            heading={t(lang, "sessionClosed")}
+            text={t(lang, s.status === "CANCELLED" ? "sessionCancelledText" : "sessionExpiredText")}
+            testMode={s.environment === "test"}
+          />,
+          410
+        )
+      })
+
+    const checkoutPage = (
+      id: string,
+      v: Effect.Effect.Success<typeof visit>,
+      challengeId: string | undefined,
+      problem?: { readonly status: number; readonly text: string }
+    ) =>
+      Effect.gen(function* () {
+        const found = yield* Effect.either(checkout.forPayment(id))
+        if (found._tag === "Left")
+          return respond(
+            <Views.Outcome
+              frame={{ lang: v.lang, path: checkoutPath(id), assets: prefix }}
+              heading={t(v.lang, "linkUnknown")}
+              text={t(v.lang, "linkUnknownText")}
+            />,
+            404
+          )
+        const s = found.right
+        const now = yield* DateTime.now
+        if (s.status !== "OPEN" || DateTime.greaterThanOrEqualTo(now, s.expiresAt))
+          return yield* sessionClosed(s.status === "OPEN" ? { ...s, status: "EXPIRED" } : s, v.lang)
+        return respond(
+          <Views.Checkout
+            frame={frameFor(v.lang, checkoutPath(id), v.csrf)}
+            session={s}
+            merchantName={yield* merchantName(s.merchantId)}
+            challengeId={challengeId}
+            error={problem?.text}
+          />,
+          problem?.status ?? 200
+        )
+      })
+
+    yield* router.get(
+      route(`${prefix}/checkout/:id`),
+      Effect.gen(function* () {
+        const id = yield* idParam
+        const request = yield* HttpServerRequest.HttpServerRequest
+        return yield* page((v) => checkoutPage(id, v, challengeOf(request)))
+      })
+    )
+
+    yield* router.post(
+      route(`${prefix}/checkout/:id/code`),
+      Effect.gen(function* () {
+        const id = yield* idParam
+        return yield* page((v) =>
+          guarded(
+            checkoutPath(id),
+            v.lang,
+            Effect.gen(function* () {
+              const phone = ((yield* form)("phone") ?? "").trim()
+              const issued = yield* Effect.either(checkout.requestPayment(id, phone))
+              if (issued._tag === "Right") return redirect(`${checkoutPath(id)}?challenge=${issued.right.id}`)
+              return yield* checkoutPage(id, v, undefined, problemOf(issued.left))
+            })
+          )
+        )
+      })
+    )
+
+    yield* router.post(
+      route(`${prefix}/checkout/:id/pay`),
+      Effect.gen(function* () {
+        const id = yield* idParam
+        return yield* page((v) =>
+          guarded(
+            checkoutPath(id),
+            v.lang,
+            Effect.gen(function* () {
+              const found = yield* Effect.either(checkout.forPayment(id))
+              if (found._tag === "Left") return yield* checkoutPage(id, v, undefined)
+              const s = found.right
+              const field = yield* form
+              const challenge = field("challenge_id") ?? ""
+              // Test mode: the merchant's sandbox payer pays, no code (DESIGN section 8).
+              const paid =
+                s.environment === "test"
+                  ? yield* Effect.either(
+                      Effect.flatMap(merchants.get(s.merchantId), (m) =>
+                        m === undefined
+                          ? Effect.fail(new Checkout.CheckoutSessionNotFound())
+                          : checkout.settle(s.id, m.sandboxPayer)
+                      )
+                    )
+                  : Ids.isUuid(challenge)
+                    ? yield* Effect.either(
+                        checkout.pay(id, Ids.ChallengeId.make(challenge), (field("otp") ?? "").trim())
+                      )
+                    : undefined
+              if (paid === undefined) return yield* checkoutPage(id, v, undefined)
+              if (paid._tag === "Right") return redirect(`${checkoutPath(id)}/done`)
+              return yield* checkoutPage(
+                id,
+                v,
+                s.environment === "test" ? undefined : challenge,
+                problemOf(paid.left)
+              )
+            })
+          )
+        )
+      })
+    )
+
+    yield* router.get(
+      route(`${prefix}/checkout/:id/done`),
+      Effect.gen(function* () {
+        const id = yield* idParam
+        return yield* page((v) =>
+          Effect.flatMap(Effect.either(checkout.forPayment(id)), (found) =>
+            found._tag === "Left" ? checkoutPage(id, v, undefined) : sessionClosed(found.right, v.lang)
+          )
+        )
+      })
+    )
+
+    yield* router.get(
+      route(`${prefix}/assets/pages.css`),
+      Effect.succeed(
+        HttpServerResponse.text(css, {
+          contentType: "text/css; charset=utf-8",
+          headers: { "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" }
+        })
+      )
+    )
+  })
+)

@@ -1,0 +1,84 @@
+/**
+ * How a hosted page is answered: components rendered to HTML by `preact-render-to-string` (which escapes
+ * every text and attribute, so merchant-supplied titles can never become markup), inside one layout,
+ * with the headers a payments page needs: a strict Content-Security-Policy with no third-party origin,
+ * no framing (`frame-ancestors 'none'` and `X-Frame-Options`), no referrer (URLs carry ids), no caching.
+ */
+import { HttpServerResponse } from "@effect/platform"
+import type { ComponentChildren, VNode } from "preact"
+import { render } from "preact-render-to-string"
+import { dir, type Lang, langs, t } from "./I18n.js"
+
+export const ContentSecurityPolicy = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'"
+].join("; ")
+
+export const securityHeaders = {
+  "content-security-policy": ContentSecurityPolicy,
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store"
+} as const
+
+export interface PageProps {
+  readonly lang: Lang
+  readonly title: string
+  /** The page's own path, for the language links. */
+  readonly path: string
+  readonly testMode?: boolean
+  /** Sends the customer on to this URL after a few seconds (the merchant's return URL). */
+  readonly refreshTo?: string | undefined
+  readonly assets: string
+  readonly children: ComponentChildren
+}
+
+export const Page = (p: PageProps) => (
+  <html lang={p.lang} dir={dir(p.lang)}>
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="referrer" content="no-referrer" />
+      {p.refreshTo === undefined ? null : <meta http-equiv="refresh" content={`3;url=${p.refreshTo}`} />}
+      <title>{`${p.title} · laari`}</title>
+      <link rel="stylesheet" href={`${p.assets}/assets/pages.css`} />
+    </head>
+    <body>
+      {p.testMode ? (
+        <div class="banner" role="status">
+          {t(p.lang, "testMode")}
+        </div>
+      ) : null}
+      <header class="bar">
+        <span class="brand">laari</span>
+        <nav class="langs" aria-label={t(p.lang, "language")}>
+          {langs.map((l) =>
+            l === p.lang ? (
+              <span key={l} lang={l} aria-current="true">
+                {t(l, "langName")}
+              </span>
+            ) : (
+              <a key={l} lang={l} href={`${p.path}?lang=${l}`}>
+                {t(l, "langName")}
+              </a>
+            )
+          )}
+        </nav>
+      </header>
+      <main>{p.children}</main>
+    </body>
+  </html>
+)
+
+/** A rendered page with the security headers (and any cookies set on `response` later). */
+export const respond = (page: VNode, status = 200): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(`<!doctype html>${render(page)}`, {
+    status,
+    contentType: "text/html; charset=utf-8",
+    headers: securityHeaders
+  })

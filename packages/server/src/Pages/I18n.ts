@@ -1,0 +1,136 @@
+/**
+ * The hosted pages' words in English and Dhivehi (right to left). The language comes from `?lang=`,
+ * then the `laari_lang` cookie, then English. Merchant-supplied text is shown as given, in `dir="auto"`.
+ */
+import { Money } from "@laari/core"
+
+export type Lang = "en" | "dv"
+
+export const langs: ReadonlyArray<Lang> = ["en", "dv"]
+
+export const dir = (lang: Lang): "ltr" | "rtl" => (lang === "dv" ? "rtl" : "ltr")
+
+const en = {
+  langName: "English",
+  phone: "Phone number",
+  sendCode: "Send code",
+  code: "One-time code",
+  approve: "Approve",
+  decline: "Decline",
+  pay: "Pay",
+  continue: "Continue",
+  testMode: "Test mode",
+  testModeNote: "No money moves: the merchant's sandbox wallet pays.",
+  mandateHeading: "Approve a standing payment",
+  mandateMeaning:
+    "Approving lets {merchant} charge your wallet without asking you each time, within these limits, until the date below. You can revoke it at any time in the wallet app.",
+  perCharge: "Per charge, at most",
+  perMonth: "Per month, at most",
+  validUntil: "Valid until",
+  codeSent: "A code was sent to your wallet app. It works for 5 minutes.",
+  approved: "Approved",
+  approvedText: "{merchant} can now charge your wallet within the limits you approved.",
+  declined: "Declined",
+  declinedText: "Nothing was approved. {merchant} cannot charge your wallet.",
+  linkUnknown: "This link is not valid",
+  linkUnknownText: "Check the link you were given, or ask the merchant for a new one.",
+  mandateClosed: "This request is closed",
+  mandateClosedText: "This mandate is {status}; there is nothing to approve.",
+  mandateLapsed: "This link has lapsed",
+  mandateLapsedText: "The time to approve this mandate is over. Ask the merchant for a new link.",
+  checkoutHeading: "Subscribe",
+  paymentHeading: "Pay",
+  every: "{amount} every {interval}",
+  renewsNote: "Renews automatically. You can end it at any time in the wallet app.",
+  paid: "Paid",
+  paidText: "Thank you. Your payment to {merchant} is complete.",
+  subscribedText: "Thank you. Your subscription to {plan} with {merchant} is active.",
+  sessionClosed: "This payment is closed",
+  sessionExpiredText: "The time to pay has passed. Ask the merchant for a new link.",
+  sessionCancelledText: "The merchant cancelled this payment.",
+  sessionPaidText: "This has already been paid.",
+  redirecting: "Taking you back to {merchant}...",
+  csrf: "This form has expired. Reload the page and try again.",
+  month: "month",
+  months: "{n} months",
+  week: "week",
+  weeks: "{n} weeks",
+  merchant: "Merchant",
+  language: "Language"
+}
+
+type Messages = typeof en
+
+const dv: Messages = {
+  langName: "ދިވެހި",
+  phone: "ފޯނު ނަންބަރު",
+  sendCode: "ކޯޑު ފޮނުވާ",
+  code: "އެއްފަހަރު ބޭނުންކުރާ ކޯޑު",
+  approve: "ގަބޫލުކުރަން",
+  decline: "ނުފެތޭ",
+  pay: "ފައިސާ ދައްކާ",
+  continue: "ކުރިއަށް",
+  testMode: "ޓެސްޓް މޯޑް",
+  testModeNote: "ފައިސާ ނުބަދަލުވޭ: ވިޔަފާރިވެރިޔާގެ ސޭންޑްބޮކްސް ވޯލެޓުން ދައްކާނެ.",
+  mandateHeading: "ދާއިމީ ފައިސާ ދެއްކުމަށް ހުއްދަ ދިނުން",
+  mandateMeaning:
+    "ހުއްދަ ދިނުމުން، {merchant} އަށް ކޮންމެ ފަހަރަކު ތިބާއާ ނުސުވާލުކޮށް، މި ހައްދުތަކުގެ ތެރޭގައި، ތިރީގައިވާ ތާރީޚާ ހަމައަށް ތިބާގެ ވޯލެޓުން ފައިސާ ނެގޭނެ. ވޯލެޓް އެޕުން ކޮންމެ ވަގުތެއްގައި މިހުއްދަ ބާތިލުކުރެވޭނެ.",
+  perCharge: "އެއް ފަހަރަކު، ގިނަވެގެން",
+  perMonth: "މަހަކު، ގިނަވެގެން",
+  validUntil: "ސައްޙަ މުއްދަތު",
+  codeSent: "ތިބާގެ ވޯލެޓް އެޕަށް ކޯޑެއް ފޮނުވިއްޖެ. އެ ކޯޑު 5 މިނިޓު ވަންދެން ބޭނުންކުރެވޭނެ.",
+  approved: "ހުއްދަ ދެވިއްޖެ",
+  approvedText: "ތިބާ ދިން ހައްދުތަކުގެ ތެރޭގައި {merchant} އަށް މިހާރު ތިބާގެ ވޯލެޓުން ފައިސާ ނެގޭނެ.",
+  declined: "ނުފެތުނު",
+  declinedText: "އެއްވެސް ހުއްދައެއް ނުދެވޭ. {merchant} އަށް ތިބާގެ ވޯލެޓުން ފައިސާ ނުނެގޭނެ.",
+  linkUnknown: "މި ލިންކު ސައްޙައެއް ނޫން",
+  linkUnknownText: "ލިބުނު ލިންކު ޗެކްކުރައްވާ، ނުވަތަ ވިޔަފާރިވެރިޔާއަށް އައު ލިންކެއް އެދިވަޑައިގަންނަވާ.",
+  mandateClosed: "މި އެދުން ބަންދުކުރެވިއްޖެ",
+  mandateClosedText: "މި މެންޑޭޓް {status}؛ ހުއްދަ ދޭންޖެހޭ އެއްޗެއް ނެތް.",
+  mandateLapsed: "މި ލިންކުގެ މުއްދަތު ހަމަވެއްޖެ",
+  mandateLapsedText: "މި މެންޑޭޓަށް ހުއްދަ ދެވޭ މުއްދަތު ހަމަވެއްޖެ. ވިޔަފާރިވެރިޔާއަށް އައު ލިންކެއް އެދިވަޑައިގަންނަވާ.",
+  checkoutHeading: "ސަބްސްކްރައިބް ކުރުން",
+  paymentHeading: "ފައިސާ ދެއްކުން",
+  every: "ކޮންމެ {interval} {amount}",
+  renewsNote: "އަމިއްލައަށް އާވާނެ. ވޯލެޓް އެޕުން ކޮންމެ ވަގުތެއްގައި ނިންމާލެވޭނެ.",
+  paid: "ފައިސާ ދައްކައިފި",
+  paidText: "ޝުކުރިއްޔާ. {merchant} އަށް ދެއްކި ފައިސާ ހަމަވެއްޖެ.",
+  subscribedText: "ޝުކުރިއްޔާ. {merchant} ގެ {plan} ސަބްސްކްރިޕްޝަން މިހާރު ހަރަކާތްތެރި.",
+  sessionClosed: "މި ފައިސާ ދެއްކުން ބަންދުކުރެވިއްޖެ",
+  sessionExpiredText: "ފައިސާ ދެއްކޭ މުއްދަތު ހަމަވެއްޖެ. ވިޔަފާރިވެރިޔާއަށް އައު ލިންކެއް އެދިވަޑައިގަންނަވާ.",
+  sessionCancelledText: "ވިޔަފާރިވެރިޔާ މި ފައިސާ ދެއްކުން ބާތިލުކޮށްފި.",
+  sessionPaidText: "މިއީ ކުރިން ދައްކާފައިވާ ފައިސާއެއް.",
+  redirecting: "{merchant} އަށް އަނބުރާ ގެންދަނީ...",
+  csrf: "މި ފޯމުގެ މުއްދަތު ހަމަވެއްޖެ. ޞަފްޙާ އަލުން ލޯޑްކޮށް އަނެއްކާ މަސައްކަތް ކުރައްވާ.",
+  month: "މަހަކު",
+  months: "{n} މަހުން",
+  week: "ހަފްތާއަކު",
+  weeks: "{n} ހަފްތާއިން",
+  merchant: "ވިޔަފާރިވެރިޔާ",
+  language: "ބަސް"
+}
+
+const messages: { readonly [L in Lang]: Messages } = { en, dv }
+
+export type Key = keyof Messages
+
+/** The text of `key` in `lang`, `{name}` placeholders filled from `params`. */
+export const t = (lang: Lang, key: Key, params: Record<string, string> = {}): string =>
+  messages[lang][key].replace(/\{(\w+)\}/g, (whole, name: string) => params[name] ?? whole)
+
+/** `MVR 1,200.00`: amounts in laari, as the pages show them, thousands grouped. */
+export const money = (laari: number): string =>
+  `MVR ${Money.formatMvr(laari).replace(/\B(?=(\d{3})+(?!\d))(?=\d*\.)/g, ",")}`
+
+/** "every month", "every 2 weeks" (in words, in `lang`). */
+export const interval = (lang: Lang, unit: "WEEK" | "MONTH", count: number): string =>
+  unit === "MONTH"
+    ? count === 1
+      ? t(lang, "month")
+      : t(lang, "months", { n: String(count) })
+    : count === 1
+      ? t(lang, "week")
+      : t(lang, "weeks", { n: String(count) })
+
+export const parseLang = (value: string | undefined | null): Lang | undefined =>
+  value === "en" || value === "dv" ? value : undefined

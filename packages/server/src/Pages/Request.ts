@@ -1,0 +1,108 @@
+/**
+ * What every hosted page reads from a request: the language, the CSRF token of its forms, and the
+ * fields of a posted form.
+ *
+ * CSRF: a random `laari_csrf` cookie (HttpOnly, SameSite=Lax, Secure behind https) and, in each form,
+ * its HMAC under the pages' key from `server_secrets` (shared by every process). A post whose token is
+ * not the HMAC of its cookie is refused; another site can neither read the cookie nor compute the token.
+ */
+import { HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Context, Effect, Layer, Option } from "effect"
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { ServerConfigTag } from "../Config.js"
+import { type Lang, parseLang } from "./I18n.js"
+
+export const CsrfCookie = "laari_csrf"
+export const LangCookie = "laari_lang"
+const KeyName = "pages_csrf"
+
+export interface PagesConfig {
+  /** The pages' HMAC key. */
+  readonly key: Buffer
+  /** Cookies get `Secure` when the pages are served over https. */
+  readonly secure: boolean
+}
+
+export class Pages extends Context.Tag("laari/server/Pages")<Pages, PagesConfig>() {}
+
+/** Reads the pages' key, making it first if this database has none. */
+export const layer = Layer.effect(
+  Pages,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* ServerConfigTag
+    yield* sql`INSERT INTO server_secrets (name, value, created_at)
+      VALUES (${KeyName}, ${randomBytes(32).toString("hex")}, now()) ON CONFLICT (name) DO NOTHING`
+    const [row] = yield* sql<{
+      readonly value: string
+    }>`SELECT value FROM server_secrets WHERE name = ${KeyName}`
+    return { key: Buffer.from(row!.value, "hex"), secure: config.checkoutUrl.startsWith("https:") }
+  }).pipe(Effect.orDie)
+)
+
+const tokenOf = (key: Buffer, cookie: string): string =>
+  createHmac("sha256", key).update(cookie).digest("hex")
+
+export interface Visit {
+  readonly lang: Lang
+  /** The CSRF token for this visitor's forms. */
+  readonly csrf: string
+  /** Sets the cookies this visit needs (a new CSRF cookie, a chosen language). */
+  readonly finish: (response: HttpServerResponse.HttpServerResponse) => HttpServerResponse.HttpServerResponse
+}
+
+const cookieOptions = (secure: boolean, maxAgeSeconds: number) =>
+  ({ httpOnly: true, sameSite: "lax", secure, path: "/", maxAge: `${maxAgeSeconds} seconds` }) as const
+
+export const visit: Effect.Effect<Visit, never, Pages | HttpServerRequest.HttpServerRequest> = Effect.gen(
+  function* () {
+    const pages = yield* Pages
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const query = new URL(request.url, "http://pages").searchParams
+    const chosen = parseLang(query.get("lang"))
+    const lang = chosen ?? parseLang(request.cookies[LangCookie]) ?? "en"
+    const existing = request.cookies[CsrfCookie]
+    const cookie = existing !== undefined && /^[0-9a-f]{64}$/.test(existing) ? existing : undefined
+    const value = cookie ?? randomBytes(32).toString("hex")
+    return {
+      lang,
+      csrf: tokenOf(pages.key, value),
+      finish: (response) => {
+        let r = response
+        if (cookie === undefined)
+          r = HttpServerResponse.unsafeSetCookie(r, CsrfCookie, value, cookieOptions(pages.secure, 86_400))
+        if (chosen !== undefined)
+          r = HttpServerResponse.unsafeSetCookie(
+            r,
+            LangCookie,
+            chosen,
+            cookieOptions(pages.secure, 31_536_000)
+          )
+        return r
+      }
+    }
+  }
+)
+
+/** The posted form's fields; an unreadable body is an empty form. */
+export const form: Effect.Effect<
+  (name: string) => string | undefined,
+  never,
+  HttpServerRequest.HttpServerRequest
+> = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const params = yield* request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
+  return (name) => Option.getOrUndefined(UrlParams.getFirst(params, name))
+})
+
+/** Whether the posted `_csrf` is the HMAC of this visitor's cookie. */
+export const csrfValid: Effect.Effect<boolean, never, Pages | HttpServerRequest.HttpServerRequest> =
+  Effect.gen(function* () {
+    const pages = yield* Pages
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const field = (yield* form)("_csrf") ?? ""
+    const cookie = request.cookies[CsrfCookie]
+    if (cookie === undefined || !/^[0-9a-f]{64}$/.test(field)) return false
+    return timingSafeEqual(Buffer.from(tokenOf(pages.key, cookie), "hex"), Buffer.from(field, "hex"))
+  })

@@ -1,0 +1,35 @@
+/**
+ * The pages' one stylesheet, served from this origin (`/assets/pages.css`): no CDN, no inline styles, so
+ * the policy can say `style-src 'self'`. Mobile first; logical properties, so right-to-left just works.
+ */
+export const css = `
+*,*::before,*::after{box-sizing:border-box}
+html{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"MV Faseyha","Faruma",sans-serif;color:#14213d;background:#f4f6fb;line-height:1.5}
+body{margin:0}
+main{max-width:34rem;margin:0 auto;padding:1rem}
+header.bar{display:flex;justify-content:space-between;align-items:center;gap:1rem;padding:.75rem 1rem;background:#0b3d91;color:#fff}
+header.bar a{color:#fff}
+.brand{font-weight:700;letter-spacing:.02em}
+.langs{display:flex;gap:.75rem;font-size:.95rem}
+.card{background:#fff;border-radius:.75rem;padding:1.25rem;margin-block:1rem;box-shadow:0 1px 3px rgba(0,0,0,.12)}
+h1{font-size:1.4rem;margin:0 0 .75rem}
+h2{font-size:1.1rem;margin:1rem 0 .5rem}
+.merchant{font-size:.95rem;color:#3d4a66;margin:0 0 .25rem}
+.amount{font-size:1.6rem;font-weight:700;margin:.25rem 0}
+dl.terms{display:grid;grid-template-columns:auto 1fr;gap:.35rem 1rem;margin:.75rem 0}
+dl.terms dt{color:#3d4a66}
+dl.terms dd{margin:0;font-weight:600;white-space:nowrap}
+label{display:block;font-weight:600;margin-block:.75rem .25rem}
+input[type=text],input[type=tel]{width:100%;font-size:1.1rem;padding:.65rem .75rem;border:2px solid #8a94a8;border-radius:.5rem}
+input:focus-visible,button:focus-visible,a:focus-visible{outline:3px solid #f4a300;outline-offset:2px}
+.actions{display:flex;gap:.75rem;flex-wrap:wrap;margin-top:1rem}
+button{font-size:1.05rem;font-weight:700;padding:.7rem 1.4rem;border-radius:.5rem;border:2px solid #0b3d91;background:#0b3d91;color:#fff;cursor:pointer;min-height:2.75rem}
+button.secondary{background:#fff;color:#0b3d91}
+.note{color:#3d4a66;font-size:.95rem}
+.notice{background:#e8f0fe;border-inline-start:4px solid #0b3d91;padding:.6rem .8rem;border-radius:.25rem}
+.error{background:#fdecea;border-inline-start:4px solid #b3261e;padding:.6rem .8rem;border-radius:.25rem;color:#5f1410}
+.banner{background:#f4a300;color:#1f1300;text-align:center;font-weight:700;padding:.4rem}
+.result{font-size:1.3rem;font-weight:700}
+a{color:#0b3d91}
+@media (min-width:48rem){main{padding:2rem}}
+`

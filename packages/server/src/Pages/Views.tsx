@@ -1,0 +1,251 @@
+/**
+ * The customer pages' views: the mandate approval, the checkout, and the pages that close them. Pure
+ * functions of what they show; escaping is preact's.
+ */
+import type { CheckoutSession, Mandate } from "@laari/core"
+import { Calendar } from "@laari/core"
+import { Page } from "./Html.js"
+import { interval, type Lang, money, t } from "./I18n.js"
+
+export interface Frame {
+  readonly lang: Lang
+  /** The page's path (the language links come back to it). */
+  readonly path: string
+  /** Where `/assets` is served (the pages' prefix). */
+  readonly assets: string
+  readonly csrf: string
+}
+
+/** Merchant-supplied text: shown as given, its direction the text's own. */
+const Given = (p: { readonly text: string; readonly class?: string }) => (
+  <span dir="auto" class={p.class}>
+    {p.text}
+  </span>
+)
+
+const Csrf = (p: { readonly token: string }) => <input type="hidden" name="_csrf" value={p.token} />
+
+const Problem = (p: { readonly text: string | undefined }) =>
+  p.text === undefined ? null : (
+    <p class="error" role="alert">
+      {p.text}
+    </p>
+  )
+
+/** A date as Maldives people read it: `2026-12-31 23:59` in Maldives time. */
+const day = (iso: string) => iso.slice(0, 16).replace("T", " ")
+
+/** The phone form, or with a challenge the code form whose buttons are `actions`. */
+const CodeForms = (p: {
+  readonly frame: Frame
+  readonly challengeId: string | undefined
+  readonly codeAction: string
+  readonly answerAction: string
+  readonly actions: ReadonlyArray<{
+    readonly name: string
+    readonly label: string
+    readonly secondary?: boolean
+  }>
+}) => {
+  const { lang, csrf } = p.frame
+  if (p.challengeId === undefined)
+    return (
+      <form method="post" action={p.codeAction}>
+        <Csrf token={csrf} />
+        <label for="phone">{t(lang, "phone")}</label>
+        <input
+          id="phone"
+          name="phone"
+          type="tel"
+          autocomplete="tel"
+          inputmode="tel"
+          required
+          maxlength={32}
+        />
+        <div class="actions">
+          <button type="submit">{t(lang, "sendCode")}</button>
+        </div>
+      </form>
+    )
+  return (
+    <form method="post" action={p.answerAction}>
+      <Csrf token={csrf} />
+      <p class="notice" role="status">
+        {t(lang, "codeSent")}
+      </p>
+      <input type="hidden" name="challenge_id" value={p.challengeId} />
+      <label for="otp">{t(lang, "code")}</label>
+      <input
+        id="otp"
+        name="otp"
+        type="text"
+        inputmode="numeric"
+        autocomplete="one-time-code"
+        pattern="[0-9]{6}"
+        maxlength={6}
+        required
+      />
+      <div class="actions">
+        {p.actions.map((a) => (
+          <button
+            key={a.name}
+            type="submit"
+            name="action"
+            value={a.name}
+            class={a.secondary ? "secondary" : undefined}
+          >
+            {a.label}
+          </button>
+        ))}
+      </div>
+    </form>
+  )
+}
+
+export const MandateApproval = (p: {
+  readonly frame: Frame
+  readonly mandate: Mandate.Mandate
+  readonly merchantName: string
+  readonly challengeId: string | undefined
+  readonly error?: string | undefined
+}) => {
+  const { lang, path } = p.frame
+  const m = p.mandate
+  return (
+    <Page lang={lang} title={t(lang, "mandateHeading")} path={path} assets={p.frame.assets}>
+      <section class="card" aria-labelledby="heading">
+        <p class="merchant">
+          <Given text={p.merchantName} />
+        </p>
+        <h1 id="heading">
+          <Given text={m.title} />
+        </h1>
+        {m.description === null ? null : (
+          <p>
+            <Given text={m.description} />
+          </p>
+        )}
+        <dl class="terms">
+          <dt>{t(lang, "perCharge")}</dt>
+          <dd>{money(m.perChargeCap)}</dd>
+          {m.periodCap === null ? null : (
+            <>
+              <dt>{t(lang, "perMonth")}</dt>
+              <dd>{money(m.periodCap)}</dd>
+            </>
+          )}
+          <dt>{t(lang, "validUntil")}</dt>
+          <dd>{day(Calendar.formatMaldives(m.expiresAt))}</dd>
+        </dl>
+        <p class="note">{t(lang, "mandateMeaning", { merchant: p.merchantName })}</p>
+        <Problem text={p.error} />
+        <CodeForms
+          frame={p.frame}
+          challengeId={p.challengeId}
+          codeAction={`${path}/code`}
+          answerAction={`${path}/answer`}
+          actions={[
+            { name: "approve", label: t(lang, "approve") },
+            { name: "decline", label: t(lang, "decline"), secondary: true }
+          ]}
+        />
+      </section>
+    </Page>
+  )
+}
+
+export const Checkout = (p: {
+  readonly frame: Frame
+  readonly session: CheckoutSession.CheckoutSession
+  readonly merchantName: string
+  readonly challengeId: string | undefined
+  readonly error?: string | undefined
+}) => {
+  const { lang, path } = p.frame
+  const s = p.session
+  const test = s.environment === "test"
+  const price = s.price
+  return (
+    <Page
+      lang={lang}
+      title={t(lang, price === null ? "paymentHeading" : "checkoutHeading")}
+      path={path}
+      assets={p.frame.assets}
+      testMode={test}
+    >
+      <section class="card" aria-labelledby="heading">
+        <p class="merchant">
+          <Given text={p.merchantName} />
+        </p>
+        <h1 id="heading">
+          <Given text={price === null ? s.title : price.name} />
+        </h1>
+        {s.description === null ? null : (
+          <p>
+            <Given text={s.description} />
+          </p>
+        )}
+        <p class="amount">
+          {price === null
+            ? money(s.amount)
+            : t(lang, "every", {
+                amount: money(price.amount),
+                interval: interval(lang, price.interval, price.intervalCount)
+              })}
+        </p>
+        {price === null ? null : <p class="note">{t(lang, "renewsNote")}</p>}
+        <Problem text={p.error} />
+        {test ? (
+          <form method="post" action={`${path}/pay`}>
+            <Csrf token={p.frame.csrf} />
+            <p class="note">{t(lang, "testModeNote")}</p>
+            <div class="actions">
+              <button type="submit">{t(lang, "pay")}</button>
+            </div>
+          </form>
+        ) : (
+          <CodeForms
+            frame={p.frame}
+            challengeId={p.challengeId}
+            codeAction={`${path}/code`}
+            answerAction={`${path}/pay`}
+            actions={[{ name: "pay", label: t(lang, "pay") }]}
+          />
+        )}
+      </section>
+    </Page>
+  )
+}
+
+/** A page that ends a flow or explains why it cannot go on; with `continueTo`, it sends the customer on. */
+export const Outcome = (p: {
+  readonly frame: Omit<Frame, "csrf">
+  readonly heading: string
+  readonly text: string
+  readonly testMode?: boolean
+  readonly continueTo?: { readonly url: string; readonly merchantName: string } | undefined
+}) => (
+  <Page
+    lang={p.frame.lang}
+    title={p.heading}
+    path={p.frame.path}
+    assets={p.frame.assets}
+    testMode={p.testMode}
+    refreshTo={p.continueTo?.url}
+  >
+    <section class="card" aria-labelledby="heading">
+      <h1 id="heading" class="result">
+        {p.heading}
+      </h1>
+      <p>{p.text}</p>
+      {p.continueTo === undefined ? null : (
+        <>
+          <p class="note">{t(p.frame.lang, "redirecting", { merchant: p.continueTo.merchantName })}</p>
+          <p>
+            <a href={p.continueTo.url}>{t(p.frame.lang, "continue")}</a>
+          </p>
+        </>
+      )}
+    </section>
+  </Page>
+)
