@@ -31,7 +31,7 @@ export const GuessWindowMinutes = 24 * 60
 export const MaxWrongGuessesPerSubject = 10
 export const MaxWrongGuessesPerCustomer = 20
 
-export const SubjectKind = Schema.Literal("mandate", "checkout")
+export const SubjectKind = Schema.Literal("mandate", "checkout", "wallet")
 export type SubjectKind = typeof SubjectKind.Type
 
 export interface Challenge {

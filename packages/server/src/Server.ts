@@ -12,7 +12,8 @@ import {
   Crypto,
   Mandates,
   QrCodes,
-  Subscriptions
+  Subscriptions,
+  WalletAccess
 } from "@laari/core"
 import { Layer } from "effect"
 import { Api } from "./Api.js"
@@ -30,6 +31,7 @@ import { MandatesLive } from "./Mandates/Http.js"
 import { OpsLive } from "./Ops/Http.js"
 import * as CustomerPages from "./Pages/Customer.js"
 import * as PagesRequest from "./Pages/Request.js"
+import * as WalletPages from "./Pages/Wallet.js"
 import * as QrPng from "./QrPng.js"
 import { QrCodesLive, QrImagesLive } from "./QrCodes/Http.js"
 import * as Database from "./Sql/Database.js"
@@ -48,6 +50,7 @@ export const ServicesLive = Layer.mergeAll(
   Billing.Billing.Default
 ).pipe(
   Layer.provideMerge(Subscriptions.Subscriptions.Default),
+  Layer.provideMerge(WalletAccess.WalletAccess.Default),
   Layer.provideMerge(Approvals.Approvals.Default),
   Layer.provideMerge(QrPng.layer)
 )
@@ -88,7 +91,9 @@ const ServingLive = Layer.mergeAll(
   HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(Docs.layer),
-    Layer.provide(CustomerPages.layer.pipe(Layer.provide(PagesRequest.layer))),
+    Layer.provide(
+      Layer.mergeAll(CustomerPages.layer, WalletPages.layer).pipe(Layer.provide(PagesRequest.layer))
+    ),
     Layer.provide(ApiLive),
     // find-my-way refuses path parameters over 100 characters as unknown routes; a reference is up to
     // 255 characters (percent-encoded, up to three times that), and must reach its handler's 404.

@@ -60,7 +60,8 @@ const all = [
   [2, "qr_codes"],
   [3, "subscriptions"],
   [4, "code_hardening"],
-  [5, "webhooks"]
+  [5, "webhooks"],
+  [6, "wallet_sign_in"]
 ]
 
 describe("PGlite", () => {

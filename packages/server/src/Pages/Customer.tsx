@@ -22,7 +22,7 @@ import { respond } from "./Html.js"
 import * as Paths from "./Paths.js"
 import { type Lang, t } from "./I18n.js"
 import { csrfValid, form, Pages, visit } from "./Request.js"
-import { css } from "./Style.js"
+import { css, listCss } from "./Style.js"
 import * as Views from "./Views.js"
 
 /** A page's route under the prefix (which may be empty). */
@@ -431,7 +431,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     yield* router.get(
       route(`${prefix}/assets/pages.css`),
       Effect.succeed(
-        HttpServerResponse.text(css, {
+        HttpServerResponse.text(`${css}${listCss}`, {
           contentType: "text/css; charset=utf-8",
           headers: { "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" }
         })

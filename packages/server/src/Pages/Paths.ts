@@ -12,7 +12,7 @@ export const isPage =
     const prefix = prefixOf(checkoutUrl)
     if (!pathname.startsWith(`${prefix}/`)) return false
     const rest = pathname.slice(prefix.length)
-    return (
+    const flow =
       /^\/(mandate|checkout)\/[^/]+\/(code|answer|pay)$/.test(rest) && !rest.startsWith("/checkout/sessions/")
-    )
+    return flow || /^\/wallet\/[a-z0-9/-]+$/.test(rest)
   }

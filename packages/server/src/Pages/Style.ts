@@ -33,3 +33,9 @@ button.secondary{background:#fff;color:#0b3d91}
 a{color:#0b3d91}
 @media (min-width:48rem){main{padding:2rem}}
 `
+export const listCss = `
+ul.items{list-style:none;margin:0;padding:0}
+ul.items li{padding:.6rem 0;border-block-end:1px solid #dfe3ec}
+ul.items li:last-child{border-block-end:0}
+ul.items form{margin-top:.4rem}
+`

@@ -546,7 +546,12 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0004_code_hardening": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.zipRight(sql.unsafe(codeHardening), createCodeKey(sql))
   ),
-  "0005_webhooks": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(webhooks))
+  "0005_webhooks": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(webhooks)),
+  // Sign-in codes of the wallet app are challenges whose subject is the customer's wallet.
+  "0006_wallet_sign_in": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(`ALTER TABLE challenges DROP CONSTRAINT challenges_subject_kind_check,
+      ADD CONSTRAINT challenges_subject_kind_check CHECK (subject_kind IN ('mandate', 'checkout', 'wallet'))`)
+  )
 }
 
 /** The Migrator's bookkeeping table; created here first (see `run`). */

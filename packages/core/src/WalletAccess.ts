@@ -1,0 +1,48 @@
+/**
+ * Signing in to the wallet app: a one-time code sent to the wallet of a phone number, the same codes
+ * (caps, lifetimes, keyed hashes) as approvals, its subject the customer's wallet itself.
+ */
+import { Effect, Either } from "effect"
+import { Approvals } from "./Approvals.js"
+import type { ChallengeId, Environment } from "./Ids.js"
+import { CustomerNotFound } from "./Mandates.js"
+import { Customers, Transactor } from "./Store.js"
+
+export class WalletAccess extends Effect.Service<WalletAccess>()("laari/WalletAccess", {
+  effect: Effect.gen(function* () {
+    const tx = yield* Transactor
+    const customers = yield* Customers
+    const approvals = yield* Approvals
+
+    const customerOf = (environment: Environment, phone: string) =>
+      Effect.flatMap(customers.findByPhone(environment, phone), (c) =>
+        c === undefined ? Effect.fail(new CustomerNotFound()) : Effect.succeed(c)
+      )
+
+    /** Sends a sign-in code to the wallet registered to `phone`. */
+    const requestSignIn = (environment: Environment, phone: string) =>
+      tx.withTransaction(
+        Effect.flatMap(customerOf(environment, phone), (customer) =>
+          approvals.issue({ kind: "wallet", id: customer.id }, customer, "signing in to your wallet app")
+        )
+      )
+
+    /**
+     * The customer, once the code matches. A wrong guess is counted (the transaction commits) before the
+     * refusal is returned.
+     */
+    const signIn = (environment: Environment, phone: string, challengeId: ChallengeId, code: string) =>
+      Effect.gen(function* () {
+        const outcome = yield* tx.withTransaction(
+          Effect.gen(function* () {
+            const customer = yield* customerOf(environment, phone)
+            const verified = yield* approvals.verify({ kind: "wallet", id: customer.id }, challengeId, code)
+            return Either.map(verified, () => customer)
+          })
+        )
+        return yield* outcome
+      })
+
+    return { requestSignIn, signIn } as const
+  })
+}) {}

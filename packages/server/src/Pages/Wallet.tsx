@@ -1,0 +1,285 @@
+/**
+ * The customer's wallet app at `{checkout_url}/wallet` (live wallets): sign in with a one-time code,
+ * see and end mandates and subscriptions, read charges, invoices and notifications (the current code
+ * while it is live), pay a scanned QR payload through the same rules as every QR payment.
+ */
+import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  Approvals,
+  Errors,
+  Ids,
+  Mandates,
+  Notifications,
+  QrCodes,
+  Store,
+  Subscriptions,
+  WalletAccess
+} from "@laari/core"
+import { Clock, DateTime, Effect } from "effect"
+import { ServerConfigTag } from "../Config.js"
+import { respond } from "./Html.js"
+import { type Lang, money, t } from "./I18n.js"
+import * as Paths from "./Paths.js"
+import { csrfValid, form, Pages, visit } from "./Request.js"
+import * as Views from "./Views.js"
+import * as Session from "./WalletSession.js"
+import * as WalletViews from "./WalletViews.js"
+
+const route = (path: string) => path as HttpRouter.PathInput
+const redirect = (location: string) => HttpServerResponse.empty({ status: 303, headers: { location } })
+
+/** The wallet app is the live wallet's: sandbox payers are driven by the test helpers. */
+const Environment = "live" as const
+
+/** `25.50` MVR as laari; empty is no amount; anything else `"invalid"`. */
+export const parseMvr = (text: string): number | null | "invalid" => {
+  const s = text.trim()
+  if (s === "") return null
+  const m = /^(\d{1,7})(?:\.(\d{1,2}))?$/.exec(s)
+  if (m === null) return "invalid"
+  return Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"))
+}
+
+const messageOf = (e: unknown): { readonly status: number; readonly text: string } => {
+  if (e instanceof Approvals.ApprovalLimited) return { status: 429, text: e.message }
+  if (e instanceof Errors.ServiceUnavailable)
+    return { status: 503, text: "The service is busy. Try again shortly." }
+  if (typeof e === "object" && e !== null && "message" in e && typeof e.message === "string")
+    return { status: 422, text: e.message }
+  return { status: 422, text: "That did not work." }
+}
+
+export const layer = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const config = yield* ServerConfigTag
+    const pages = yield* Pages
+    const access = yield* WalletAccess.WalletAccess
+    const mandates = yield* Mandates.Mandates
+    const subscriptions = yield* Subscriptions.Subscriptions
+    const qrCodes = yield* QrCodes.QrCodes
+    const notifications = yield* Notifications.Notifications
+    const charges = yield* Store.ChargesStore
+    const invoices = yield* Store.InvoicesStore
+    const merchants = yield* Store.Merchants
+    const customers = yield* Store.Customers
+    const prefix = Paths.prefixOf(config.checkoutUrl)
+    const path = `${prefix}/wallet`
+    const provide = Effect.provideService(Pages, pages)
+
+    const merchantName = (id: Ids.MerchantId) => Effect.map(merchants.get(id), (m) => m?.name ?? "")
+
+    const signedIn = Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      return Session.customerOf(pages, request.cookies[Session.Cookie], yield* Clock.currentTimeMillis)
+    })
+
+    const frame = (v: { readonly lang: Lang; readonly csrf: string }): Views.Frame => ({
+      lang: v.lang,
+      path,
+      assets: prefix,
+      csrf: v.csrf
+    })
+
+    const home = (customerId: Ids.CustomerId) =>
+      Effect.gen(function* () {
+        const customer = yield* customers.get(customerId)
+        const allMandates = yield* mandates.listForCustomer(customerId)
+        const live = allMandates.filter((m) => m.status === "ACTIVE" || m.status === "SUSPENDED")
+        const subs = (yield* subscriptions.listForCustomer(customerId)).filter(
+          (s) => s.status !== "CANCELLED"
+        )
+        const allCharges = (yield* Effect.forEach(allMandates, (m) => charges.listByMandate(m.id))).flat()
+        allCharges.sort((a, b) => DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt))
+        const allInvoices = (yield* Effect.forEach(subs, (s) =>
+          invoices.list(s.id, { limit: 5, offset: 0 })
+        )).flat()
+        return {
+          phone: customer?.phone ?? "",
+          mandates: yield* Effect.forEach(live, (m) =>
+            Effect.map(merchantName(m.merchantId), (merchant) => ({ mandate: m, merchant }))
+          ),
+          subscriptions: yield* Effect.forEach(subs, (s) =>
+            Effect.map(merchantName(s.merchantId), (merchant) => ({ subscription: s, merchant }))
+          ),
+          charges: yield* Effect.forEach(allCharges.slice(0, 10), (c) =>
+            Effect.map(merchantName(c.merchantId), (merchant) => ({ charge: c, merchant }))
+          ),
+          invoices: allInvoices.slice(0, 10),
+          notifications: (yield* notifications.list(customerId)).slice(0, 10)
+        } satisfies WalletViews.Home
+      })
+
+    const homePage = (
+      customerId: Ids.CustomerId,
+      v: Effect.Effect.Success<typeof visit>,
+      messages: { readonly error?: string; readonly notice?: string } = {},
+      status = 200
+    ) =>
+      Effect.map(home(customerId), (h) =>
+        respond(<WalletViews.Wallet frame={frame(v)} home={h} {...messages} />, status)
+      )
+
+    const signInPage = (
+      v: Effect.Effect.Success<typeof visit>,
+      p: {
+        readonly phone?: string
+        readonly challengeId?: string
+        readonly error?: string
+        readonly notice?: string
+      } = {},
+      status = 200
+    ) => respond(<WalletViews.SignIn frame={frame(v)} {...p} />, status)
+
+    /** A page of the visit; posts need the CSRF token, and a signed-in customer unless `open`. */
+    const handle = <E, R>(
+      post: boolean,
+      build: (
+        v: Effect.Effect.Success<typeof visit>,
+        customer: Ids.CustomerId | undefined
+      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ) =>
+      provide(
+        Effect.gen(function* () {
+          const v = yield* visit
+          if (post && !(yield* csrfValid))
+            return v.finish(
+              respond(
+                <Views.Outcome
+                  frame={{ lang: v.lang, path, assets: prefix }}
+                  heading={t(v.lang, "signInHeading")}
+                  text={t(v.lang, "csrf")}
+                />,
+                403
+              )
+            )
+          return v.finish(yield* build(v, yield* signedIn))
+        })
+      )
+
+    yield* router.get(
+      route(path),
+      handle(false, (v, customer) => {
+        return customer === undefined
+          ? Effect.succeed(signInPage(v))
+          : Effect.flatMap(noticeOf(v), (notice) => homePage(customer, v, notice))
+      })
+    )
+
+    /** What a redirect after an action asks the home page to say (`?done=` and `?paid=`). */
+    const noticeOf = (v: Effect.Effect.Success<typeof visit>) =>
+      Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+        const q = new URL(request.url, "http://pages").searchParams
+        const done = q.get("done")
+        if (done === "revoked") return { notice: t(v.lang, "revoked") }
+        if (done === "cancelled") return { notice: t(v.lang, "cancelled") }
+        const qrid = q.get("paid")
+        const amount = Number(q.get("amount"))
+        if (qrid !== null && /^[A-Za-z0-9]{1,64}$/.test(qrid) && Number.isSafeInteger(amount))
+          return { notice: t(v.lang, "qrPaid", { amount: money(amount), qrid }) }
+        return {}
+      })
+
+    yield* router.post(
+      route(`${path}/code`),
+      handle(true, (v) =>
+        Effect.gen(function* () {
+          const phone = ((yield* form)("phone") ?? "").trim()
+          const issued = yield* Effect.either(access.requestSignIn(Environment, phone))
+          if (issued._tag === "Left") {
+            const problem = messageOf(issued.left)
+            return signInPage(v, { phone, error: problem.text }, problem.status)
+          }
+          return signInPage(v, { phone, challengeId: issued.right.id })
+        })
+      )
+    )
+
+    yield* router.post(
+      route(`${path}/sign-in`),
+      handle(true, (v) =>
+        Effect.gen(function* () {
+          const field = yield* form
+          const phone = (field("phone") ?? "").trim()
+          const challenge = field("challenge_id") ?? ""
+          if (!Ids.isUuid(challenge)) return signInPage(v, { phone })
+          const signed = yield* Effect.either(
+            access.signIn(Environment, phone, Ids.ChallengeId.make(challenge), (field("otp") ?? "").trim())
+          )
+          if (signed._tag === "Left") {
+            const problem = messageOf(signed.left)
+            return signInPage(v, { phone, challengeId: challenge, error: problem.text }, problem.status)
+          }
+          return Session.start(pages, redirect(path), signed.right.id, yield* Clock.currentTimeMillis)
+        })
+      )
+    )
+
+    yield* router.post(
+      route(`${path}/sign-out`),
+      handle(true, (v) =>
+        Effect.succeed(Session.end(pages, signInPage(v, { notice: t(v.lang, "signedOut") })))
+      )
+    )
+
+    /** An action of a signed-in customer; signed out, the sign-in page. */
+    const act = <E, R>(
+      run: (
+        customer: Ids.CustomerId,
+        v: Effect.Effect.Success<typeof visit>
+      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ) =>
+      handle(true, (v, customer) =>
+        customer === undefined ? Effect.succeed(signInPage(v, {}, 401)) : run(customer, v)
+      )
+
+    const idParam = Effect.map(HttpRouter.params, (p) => p.id ?? "")
+
+    yield* router.post(
+      route(`${path}/mandates/:id/revoke`),
+      act((customer, v) =>
+        Effect.gen(function* () {
+          const revoked = yield* Effect.either(mandates.revokeAsCustomer(customer, yield* idParam))
+          if (revoked._tag === "Right") return redirect(`${path}?done=revoked`)
+          const problem = messageOf(revoked.left)
+          return yield* homePage(customer, v, { error: problem.text }, problem.status)
+        })
+      )
+    )
+
+    yield* router.post(
+      route(`${path}/subscriptions/:id/cancel`),
+      act((customer, v) =>
+        Effect.gen(function* () {
+          const cancelled = yield* Effect.either(subscriptions.cancelAsPayer(customer, yield* idParam))
+          if (cancelled._tag === "Right") return redirect(`${path}?done=cancelled`)
+          const problem = messageOf(cancelled.left)
+          return yield* homePage(customer, v, { error: problem.text }, problem.status)
+        })
+      )
+    )
+
+    yield* router.post(
+      route(`${path}/qr/pay`),
+      act((customer, v) =>
+        Effect.gen(function* () {
+          const field = yield* form
+          const amount = parseMvr(field("amount") ?? "")
+          if (amount === "invalid")
+            return yield* homePage(customer, v, { error: t(v.lang, "badAmount") }, 422)
+          const paid = yield* Effect.either(
+            qrCodes.pay({
+              environment: Environment,
+              customerId: customer,
+              payload: (field("payload") ?? "").trim(),
+              amount
+            })
+          )
+          if (paid._tag === "Right")
+            return redirect(`${path}?paid=${encodeURIComponent(paid.right.qrid)}&amount=${paid.right.amount}`)
+          const problem = messageOf(paid.left)
+          return yield* homePage(customer, v, { error: problem.text }, problem.status)
+        })
+      )
+    )
+  })
+)

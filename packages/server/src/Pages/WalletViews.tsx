@@ -1,0 +1,256 @@
+/**
+ * The wallet app's views: sign-in, and the home page with the customer's mandates, subscriptions,
+ * charges, invoices, notifications and the QR payment form.
+ */
+import type { Invoice, Mandate, Notifications, Subscription } from "@laari/core"
+import { Calendar } from "@laari/core"
+import type { ComponentChildren } from "preact"
+import { Page } from "./Html.js"
+import { interval, money, t } from "./I18n.js"
+import type { Frame } from "./Views.js"
+
+const Csrf = (p: { readonly token: string }) => <input type="hidden" name="_csrf" value={p.token} />
+const Given = (p: { readonly text: string }) => <span dir="auto">{p.text}</span>
+const when = (t: Parameters<typeof Calendar.formatMaldives>[0]) =>
+  Calendar.formatMaldives(t).slice(0, 16).replace("T", " ")
+
+const Messages = (p: { readonly error?: string | undefined; readonly notice?: string | undefined }) => (
+  <>
+    {p.notice === undefined ? null : (
+      <p class="notice" role="status">
+        {p.notice}
+      </p>
+    )}
+    {p.error === undefined ? null : (
+      <p class="error" role="alert">
+        {p.error}
+      </p>
+    )}
+  </>
+)
+
+export const SignIn = (p: {
+  readonly frame: Frame
+  readonly phone?: string | undefined
+  readonly challengeId?: string | undefined
+  readonly error?: string | undefined
+  readonly notice?: string | undefined
+}) => {
+  const { lang, csrf, path } = p.frame
+  return (
+    <Page lang={lang} title={t(lang, "signInHeading")} path={path} assets={p.frame.assets}>
+      <section class="card" aria-labelledby="heading">
+        <h1 id="heading">{t(lang, "signInHeading")}</h1>
+        <Messages error={p.error} notice={p.notice} />
+        {p.challengeId === undefined ? (
+          <form method="post" action={`${path}/code`}>
+            <Csrf token={csrf} />
+            <label for="phone">{t(lang, "phone")}</label>
+            <input
+              id="phone"
+              name="phone"
+              type="tel"
+              autocomplete="tel"
+              required
+              maxlength={32}
+              value={p.phone}
+            />
+            <div class="actions">
+              <button type="submit">{t(lang, "sendCode")}</button>
+            </div>
+          </form>
+        ) : (
+          <form method="post" action={`${path}/sign-in`}>
+            <Csrf token={csrf} />
+            <p class="notice" role="status">
+              {t(lang, "codeSent")}
+            </p>
+            <input type="hidden" name="phone" value={p.phone} />
+            <input type="hidden" name="challenge_id" value={p.challengeId} />
+            <label for="otp">{t(lang, "code")}</label>
+            <input
+              id="otp"
+              name="otp"
+              type="text"
+              inputmode="numeric"
+              autocomplete="one-time-code"
+              maxlength={6}
+              required
+            />
+            <div class="actions">
+              <button type="submit">{t(lang, "signIn")}</button>
+            </div>
+          </form>
+        )}
+      </section>
+    </Page>
+  )
+}
+
+const Section = (p: {
+  readonly id: string
+  readonly title: string
+  readonly children: ComponentChildren
+}) => (
+  <section class="card" aria-labelledby={p.id}>
+    <h2 id={p.id}>{p.title}</h2>
+    {p.children}
+  </section>
+)
+
+export interface Home {
+  readonly phone: string
+  readonly mandates: ReadonlyArray<{ readonly mandate: Mandate.Mandate; readonly merchant: string }>
+  readonly subscriptions: ReadonlyArray<{
+    readonly subscription: Subscription.Subscription
+    readonly merchant: string
+  }>
+  readonly charges: ReadonlyArray<{ readonly charge: Mandate.Charge; readonly merchant: string }>
+  readonly invoices: ReadonlyArray<Invoice.Invoice>
+  readonly notifications: ReadonlyArray<Notifications.Notification>
+}
+
+export const Wallet = (p: {
+  readonly frame: Frame
+  readonly home: Home
+  readonly error?: string | undefined
+  readonly notice?: string | undefined
+}) => {
+  const { lang, csrf, path } = p.frame
+  const h = p.home
+  return (
+    <Page lang={lang} title={t(lang, "walletHeading")} path={path} assets={p.frame.assets}>
+      <section class="card" aria-labelledby="heading">
+        <h1 id="heading">{t(lang, "walletHeading")}</h1>
+        <p class="note">{t(lang, "signedInAs", { phone: h.phone })}</p>
+        <form method="post" action={`${path}/sign-out`}>
+          <Csrf token={csrf} />
+          <button type="submit" class="secondary">
+            {t(lang, "signOut")}
+          </button>
+        </form>
+        <Messages error={p.error} notice={p.notice} />
+      </section>
+
+      <Section id="mandates" title={t(lang, "mandates")}>
+        {h.mandates.length === 0 ? <p class="note">{t(lang, "noMandates")}</p> : null}
+        <ul class="items">
+          {h.mandates.map(({ mandate: m, merchant }) => (
+            <li key={m.id}>
+              <p class="merchant">
+                <Given text={merchant} />
+              </p>
+              <p>
+                <strong>
+                  <Given text={m.title} />
+                </strong>{" "}
+                · {t(lang, "perCharge")} {money(m.perChargeCap)}
+              </p>
+              <form method="post" action={`${path}/mandates/${m.id}/revoke`}>
+                <Csrf token={csrf} />
+                <button type="submit" class="secondary" aria-label={`${t(lang, "revoke")}: ${m.title}`}>
+                  {t(lang, "revoke")}
+                </button>
+              </form>
+            </li>
+          ))}
+        </ul>
+      </Section>
+
+      <Section id="subscriptions" title={t(lang, "subscriptions")}>
+        {h.subscriptions.length === 0 ? <p class="note">{t(lang, "noSubscriptions")}</p> : null}
+        <ul class="items">
+          {h.subscriptions.map(({ subscription: s, merchant }) => (
+            <li key={s.id}>
+              <p class="merchant">
+                <Given text={merchant} />
+              </p>
+              <p>
+                <strong>
+                  <Given text={s.planName} />
+                </strong>{" "}
+                ·{" "}
+                {t(lang, "every", {
+                  amount: money(s.amount),
+                  interval: interval(lang, s.interval, s.intervalCount)
+                })}
+              </p>
+              {s.nextBillingAt === null ? null : (
+                <p class="note">
+                  {t(lang, "nextBilling")}: {when(s.nextBillingAt)}
+                </p>
+              )}
+              <form method="post" action={`${path}/subscriptions/${s.id}/cancel`}>
+                <Csrf token={csrf} />
+                <button
+                  type="submit"
+                  class="secondary"
+                  aria-label={`${t(lang, "cancelSubscription")}: ${s.planName}`}
+                >
+                  {t(lang, "cancelSubscription")}
+                </button>
+              </form>
+            </li>
+          ))}
+        </ul>
+      </Section>
+
+      <Section id="qr" title={t(lang, "payQr")}>
+        <form method="post" action={`${path}/qr/pay`}>
+          <Csrf token={csrf} />
+          <label for="payload">{t(lang, "qrPayload")}</label>
+          <input id="payload" name="payload" type="text" required maxlength={512} autocomplete="off" />
+          <label for="amount">{t(lang, "qrAmount")}</label>
+          <input
+            id="amount"
+            name="amount"
+            type="text"
+            inputmode="decimal"
+            maxlength={12}
+            aria-describedby="amount-note"
+          />
+          <p id="amount-note" class="note">
+            {t(lang, "qrAmountNote")}
+          </p>
+          <div class="actions">
+            <button type="submit">{t(lang, "pay")}</button>
+          </div>
+        </form>
+      </Section>
+
+      <Section id="charges" title={t(lang, "charges")}>
+        {h.charges.length === 0 ? <p class="note">{t(lang, "noCharges")}</p> : null}
+        <ul class="items">
+          {h.charges.map(({ charge: c, merchant }) => (
+            <li key={c.id}>
+              {when(c.createdAt)} · <Given text={merchant} /> · {money(c.amount)}
+            </li>
+          ))}
+        </ul>
+      </Section>
+
+      <Section id="invoices" title={t(lang, "invoices")}>
+        <ul class="items">
+          {h.invoices.map((i) => (
+            <li key={i.id}>
+              {i.periodKey} · {money(i.amount)} · {i.status}
+            </li>
+          ))}
+        </ul>
+      </Section>
+
+      <Section id="notifications" title={t(lang, "notifications")}>
+        {h.notifications.length === 0 ? <p class="note">{t(lang, "noNotifications")}</p> : null}
+        <ul class="items">
+          {h.notifications.map((n) => (
+            <li key={n.id}>
+              <strong>{n.title}</strong>
+              <br />
+              {n.body}
+            </li>
+          ))}
+        </ul>
+      </Section>
+    </Page>
+  )
+}
