@@ -250,6 +250,11 @@ export interface CheckoutSessionsRepo {
   ) => Effect.Effect<CheckoutSession | undefined, ServiceUnavailable>
   /** Any tenant's session by id, locked: for the customer's side (paying), which has no tenant. */
   readonly lockById: (id: string) => Effect.Effect<CheckoutSession | undefined, ServiceUnavailable>
+  /** The tenant's sessions, newest first. */
+  readonly list: (
+    tenant: Tenant,
+    page: Page
+  ) => Effect.Effect<ReadonlyArray<CheckoutSession>, ServiceUnavailable>
   /** Up to `limit` `OPEN` sessions past `expiresAt`, locked, skipping rows another worker holds. */
   readonly claimExpiring: (
     now: DateTime.Utc,

@@ -38,6 +38,7 @@ import * as Database from "./Sql/Database.js"
 import { SubscriptionsLive } from "./Subscriptions/Http.js"
 import { TestHelpersLive } from "./TestHelpers/Http.js"
 import * as Delivery from "./Webhooks/Delivery.js"
+import * as WebhookEndpoints from "./Webhooks/Endpoints.js"
 import { EventsLive, OpsWebhooksLive, WebhookEndpointsLive } from "./Webhooks/Http.js"
 import * as WebhookSql from "./Webhooks/Sql.js"
 import * as Workers from "./Workers.js"
@@ -81,7 +82,10 @@ const coreLayer = (config: Config.ServerConfig) => {
     Config.layer(config)
   )
   const services = ServicesLive.pipe(Layer.provideMerge(base))
-  const deliveries = Delivery.layer().pipe(Layer.provideMerge(WebhookSql.layer))
+  const deliveries = Delivery.layer().pipe(
+    Layer.provideMerge(WebhookEndpoints.layer),
+    Layer.provideMerge(WebhookSql.layer)
+  )
   const jobs = Delivery.jobs.pipe(Layer.provide(Background.jobs), Layer.provideMerge(deliveries))
   return Clockwork.layer.pipe(Layer.provideMerge(jobs), Layer.provideMerge(services))
 }

@@ -169,7 +169,16 @@ for (const backend of TestDatabase.backends) {
             `SELECT id, name FROM outlets WHERE merchant_id = ${id} ORDER BY id`,
             "SELECT * FROM customers WHERE environment = 'test' AND phone = 'p'",
             "SELECT * FROM ledger_transfers WHERE id = 't'",
-            "SELECT * FROM ledger_accounts WHERE id = 'a' FOR UPDATE"
+            "SELECT * FROM ledger_accounts WHERE id = 'a' FOR UPDATE",
+            `SELECT * FROM checkout_sessions WHERE merchant_id = ${id} AND environment = 'test'
+               ORDER BY created_at DESC, position DESC LIMIT 25 OFFSET 0`,
+            `SELECT * FROM events WHERE merchant_id = ${id} AND environment = 'test' ORDER BY position DESC LIMIT 25`,
+            `SELECT * FROM webhook_endpoints WHERE merchant_id = ${id} AND environment = 'test' AND deleted_at IS NULL
+               ORDER BY position DESC LIMIT 25`,
+            `SELECT * FROM webhook_deliveries WHERE endpoint_id = ${id} ORDER BY position DESC LIMIT 25`,
+            `SELECT d.id FROM webhook_deliveries d WHERE d.status = 'PENDING' AND d.due_at <= now()
+               ORDER BY d.due_at LIMIT 32 FOR UPDATE OF d SKIP LOCKED`,
+            "SELECT value FROM event_sequences WHERE subject = 's'"
           ]
           yield* sql.withTransaction(
             Effect.gen(function* () {

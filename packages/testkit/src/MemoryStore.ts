@@ -488,6 +488,12 @@ export const checkoutSessions = (db: MemoryDbService): Store.CheckoutSessionsRep
     }),
   find: (tenant, lookup) => Effect.map(db.get, (t) => byLookup(t.checkoutSessions, tenant, lookup)),
   lockById: (id) => Effect.map(db.get, (t) => byUuid(t.checkoutSessions, id)?.value),
+  list: (tenant, page) =>
+    Effect.map(db.get, (t) =>
+      newestFirst(
+        Array.from(HashMap.values(t.checkoutSessions)).filter((row) => belongsTo(row.value, tenant))
+      ).slice(page.offset, page.offset + page.limit)
+    ),
   claimExpiring: (now, limit) =>
     Effect.map(db.get, (t) =>
       earliestFirst(

@@ -1624,6 +1624,32 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
     })
 
     describe("checkout sessions", () => {
+      it.effect("list: the tenant's sessions newest first, paged; nobody else's", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.CheckoutSessionsStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const first = yield* insertSession(tenant, { at: T0 })
+          const second = yield* insertSession(tenant, { at: T0 })
+          const third = yield* insertSession(tenant, { at: plus(T0, minute) })
+          yield* insertSession(tenantOf(yield* freshMerchant()))
+          yield* insertSession({ merchantId: merchant.id, environment: "live" })
+          const ids = (list: ReadonlyArray<{ readonly id: string }>) => list.map((x) => x.id)
+          expect(ids(yield* store.list(tenant, { limit: 10, offset: 0 }))).toEqual([
+            third.id,
+            second.id,
+            first.id
+          ])
+          expect(ids(yield* store.list(tenant, { limit: 1, offset: 1 }))).toEqual([second.id])
+          expect(
+            yield* store.list(
+              { merchantId: "nope" as Ids.MerchantId, environment: "test" },
+              { limit: 10, offset: 0 }
+            )
+          ).toEqual([])
+        })
+      )
+
       it.effect("insert, then find by id (also locked, and by lockById); find takes no reference", () =>
         Effect.gen(function* () {
           const store = yield* Store.CheckoutSessionsStore

@@ -547,10 +547,12 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
     Effect.zipRight(sql.unsafe(codeHardening), createCodeKey(sql))
   ),
   "0005_webhooks": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(webhooks)),
-  // Sign-in codes of the wallet app are challenges whose subject is the customer's wallet.
+  // Sign-in codes of the wallet app are challenges whose subject is the customer's wallet; the dashboard
+  // lists a merchant's checkout sessions.
   "0006_wallet_sign_in": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.unsafe(`ALTER TABLE challenges DROP CONSTRAINT challenges_subject_kind_check,
-      ADD CONSTRAINT challenges_subject_kind_check CHECK (subject_kind IN ('mandate', 'checkout', 'wallet'))`)
+      ADD CONSTRAINT challenges_subject_kind_check CHECK (subject_kind IN ('mandate', 'checkout', 'wallet'));
+      CREATE INDEX checkout_sessions_merchant ON checkout_sessions (merchant_id, environment, created_at DESC, position DESC);`)
   )
 }
 

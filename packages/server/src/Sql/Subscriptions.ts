@@ -166,6 +166,15 @@ export const makeCheckoutSessions = Effect.map(SqlClient.SqlClient, (sql) => {
           )
         : Effect.succeed(undefined),
 
+    list: (tenant: Ids.Tenant, page: Store.Page) =>
+      !Ids.isUuid(tenant.merchantId)
+        ? Effect.succeed([])
+        : sql<SessionRow>`SELECT * FROM checkout_sessions
+            WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment}
+            ORDER BY created_at DESC, position DESC LIMIT ${page.limit} OFFSET ${page.offset}`.pipe(
+            Effect.map((rows) => rows.map(sessionFromRow))
+          ),
+
     // `CheckoutSession.isDueToExpire`: open, at or past `expiresAt`. Oldest first, so a backlog drains in order.
     claimExpiring: (now: DateTime.Utc, limit: number) =>
       sql<SessionRow>`SELECT * FROM checkout_sessions
