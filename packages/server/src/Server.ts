@@ -30,6 +30,7 @@ import { AuthenticationLive, OpsAuthenticationLive } from "./Http/Security.js"
 import { MandatesLive } from "./Mandates/Http.js"
 import { OpsLive } from "./Ops/Http.js"
 import * as CustomerPages from "./Pages/Customer.js"
+import * as DashboardPages from "./Pages/Dashboard.js"
 import * as PagesRequest from "./Pages/Request.js"
 import * as WalletPages from "./Pages/Wallet.js"
 import * as QrPng from "./QrPng.js"
@@ -96,7 +97,9 @@ const ServingLive = Layer.mergeAll(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(Docs.layer),
     Layer.provide(
-      Layer.mergeAll(CustomerPages.layer, WalletPages.layer).pipe(Layer.provide(PagesRequest.layer))
+      Layer.mergeAll(CustomerPages.layer, WalletPages.layer, DashboardPages.layer).pipe(
+        Layer.provide(PagesRequest.layer)
+      )
     ),
     Layer.provide(ApiLive),
     // find-my-way refuses path parameters over 100 characters as unknown routes; a reference is up to

@@ -47,6 +47,8 @@ const local = (url: string) => `${server.baseUrl}${new URL(url).pathname}`
 const newPage = async (): Promise<{ page: Page; dialogs: Array<string> }> => {
   const context = await browser.newContext()
   const page = await context.newPage()
+  // A step that cannot happen fails on its own, naming itself, before the test's limit.
+  page.setDefaultTimeout(8_000)
   const dialogs: Array<string> = []
   page.on("dialog", (d) => {
     dialogs.push(d.message())
@@ -437,4 +439,147 @@ describe.skipIf(!B.available)("wallet app", () => {
     })
     expect(res.status).toBe(403)
   })
+})
+
+describe.skipIf(!B.available)("merchant dashboard", () => {
+  it("signs in with a secret key, shows each section, manages an endpoint and resends a failed delivery", async () => {
+    const m = await F.merchant(server)
+    const created = await server.request("POST", "/mandates", {
+      key: m.test,
+      body: F.mandateBody({ title: "Tea <b>club</b>" })
+    })
+    await server.request("POST", `/mandates/${created.body.id}/charges`, {
+      key: m.test,
+      body: { amount: 700 }
+    })
+    await server.request("POST", "/qr-codes", {
+      key: m.test,
+      body: { outlet_id: m.outletId, title: "Till 1" }
+    })
+    const { page } = await newPage()
+    await page.goto(`${server.baseUrl}/dashboard`)
+    await page.getByLabel("Secret key").fill("sk_test_wrong")
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByText("That is not a valid secret key.").waitFor()
+    await page.getByLabel("Secret key").fill(m.test)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Mandates" }).waitFor()
+    expect(await page.textContent(".badge")).toBe("TEST")
+    const cookies = await page.context().cookies()
+    const session = cookies.find((c) => c.name === "laari_dashboard")!
+    expect(session.httpOnly).toBe(true)
+    expect(session.value).not.toContain(m.test.slice(8))
+    expect(await page.textContent("main")).toContain("Tea <b>club</b>")
+    await B.capture(page, "dashboard-mandates")
+    await page.getByRole("link", { name: created.body.reference }).click()
+    await page.getByRole("heading", { name: "Charges" }).waitFor()
+    expect(await page.textContent("main")).toContain("MVR 7.00")
+    await page.getByRole("link", { name: "QR codes" }).click()
+    await page.locator('img[alt^="QR code"]').first().waitFor()
+    expect(
+      await page
+        .locator('img[alt^="QR code"]')
+        .first()
+        .evaluate((i) => (i as HTMLImageElement).naturalWidth)
+    ).toBeGreaterThan(0)
+    for (const name of ["Checkout sessions", "Subscriptions", "Events"]) {
+      await page.getByRole("link", { name, exact: true }).click()
+      await page.getByRole("heading", { name }).waitFor()
+    }
+    expect(await page.textContent("main")).toContain("mandate.charge.succeeded")
+
+    // An endpoint that answers 500: the delivery fails and is logged.
+    const failing = http.createServer((_, res) => res.writeHead(500).end("boom"))
+    await new Promise<void>((r) => failing.listen(0, "127.0.0.1", r))
+    const url = `http://127.0.0.1:${(failing.address() as { port: number }).port}/hook`
+    await page.getByRole("link", { name: "Webhooks" }).click()
+    await page.getByLabel("Endpoint URL").fill(url)
+    await page.getByRole("button", { name: "Add endpoint" }).click()
+    const secret = (await page.locator("#secret").textContent())!.trim()
+    expect(secret).toMatch(/^whsec_/)
+    await B.capture(page, "dashboard-endpoint-created")
+    await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })
+    await page.getByRole("link", { name: "Webhooks" }).click()
+    await page.getByRole("link", { name: url }).click()
+    const endpointUrl = page.url()
+    await expect
+      .poll(
+        async () => {
+          await page.reload()
+          return page.locator("table[aria-label=Deliveries]").textContent()
+        },
+        { timeout: 10_000 }
+      )
+      .toContain("FAILED")
+    expect(await page.textContent("main")).not.toContain(secret)
+    expect(await page.textContent("table[aria-label=Deliveries]")).toContain("500")
+    await B.capture(page, "dashboard-deliveries")
+    await page
+      .getByRole("button", { name: /^Resend / })
+      .first()
+      .click()
+    await page.getByText("Queued: it is sent again now.").waitFor()
+    const log = await server.request(
+      "GET",
+      `${new URL(endpointUrl).pathname.replace("/dashboard/webhooks", "/webhook-endpoints")}/deliveries`,
+      { key: m.test }
+    )
+    expect(log.body.some((d: any) => d.resend === true)).toBe(true)
+    // Edit, rotate, delete.
+    await page.getByLabel("Description").fill("Orders")
+    await page.getByRole("button", { name: "Save" }).click()
+    await page.getByText("Saved.").waitFor()
+    await page.getByRole("button", { name: "Rotate secret" }).click()
+    const rotated = (await page.locator("#secret").textContent())!.trim()
+    expect(rotated).not.toBe(secret)
+    await page.getByRole("button", { name: "Delete endpoint" }).click()
+    await page.getByText("Endpoint deleted.").waitFor()
+    failing.close()
+
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await page.getByLabel("Secret key").waitFor()
+  })
+
+  it("shows a narrow key only what its scopes allow, and refuses forged posts", async () => {
+    const m = await F.merchant(server)
+    const narrow = await m.key("test", ["qr:write"])
+    const { page } = await newPage()
+    await page.goto(`${server.baseUrl}/dashboard`)
+    await page.getByLabel("Secret key").fill(narrow)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByText("This key lacks the mandates:write scope.").waitFor()
+    const res = await fetch(`${server.baseUrl}/dashboard/webhooks`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "url=http%3A%2F%2F127.0.0.1%2Fx",
+      redirect: "manual"
+    })
+    expect(res.status).toBe(403)
+  })
+})
+
+describe("form posts are limited per client address", () => {
+  it("answers 429 past the customer endpoints' burst (20), with the limit's headers", async () => {
+    const limited = await TestServer.start({ config: { rateLimit: 100 } })
+    try {
+      // 60 at once: more than the burst, faster than the refill (10 a second).
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, () =>
+          fetch(`${limited.baseUrl}/wallet/code`, {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body: "phone=%2B9607000000",
+            redirect: "manual"
+          })
+        )
+      )
+      const statuses = answers.map((r) => r.status)
+      // Without a CSRF token each is refused (403) until the address has spent its burst (429).
+      expect(new Set(statuses)).toEqual(new Set([403, 429]))
+      expect(statuses.filter((s) => s === 403).length).toBeGreaterThanOrEqual(20)
+      expect(answers.find((r) => r.status === 429)!.headers.get("retry-after")).not.toBeNull()
+    } finally {
+      await limited.close()
+    }
+  }, 60_000)
 })

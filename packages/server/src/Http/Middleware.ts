@@ -145,9 +145,9 @@ export const ErrorMapping = HttpApiBuilder.middleware(
   Api,
   Effect.map(
     ServerConfigTag,
-    ({ maxBodyBytes, checkoutUrl }) =>
+    ({ maxBodyBytes, checkoutUrl, baseUrl }) =>
       (app: HttpApp.Default) =>
-        Effect.flatMap(checkBody(maxBodyBytes, Paths.isPage(checkoutUrl)), (refusal) =>
+        Effect.flatMap(checkBody(maxBodyBytes, Paths.isPage({ checkoutUrl, baseUrl })), (refusal) =>
           refusal === undefined ? app : Effect.succeed(Problems.respond(refusal))
         ).pipe(
           Effect.catchAllCause(mapCause(maxBodyBytes)),

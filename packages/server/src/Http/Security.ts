@@ -34,6 +34,40 @@ export class OpsAuthentication extends HttpApiMiddleware.Tag<OpsAuthentication>(
   }
 ) {}
 
+/**
+ * The principal of a key: its prefix says kind and environment, its hash finds it, and it must not be
+ * revoked; `undefined` for any other text. A key that could not be checked is `ServiceUnavailable`.
+ */
+export const principalOf = (
+  directory: Context.Tag.Service<typeof Directory>,
+  text: string
+): Effect.Effect<Auth.Principal | undefined, Errors.ServiceUnavailable> =>
+  Effect.gen(function* () {
+    const key = text.trim()
+    const shape = Auth.parseKeyPrefix(key)
+    if (shape === undefined) return undefined
+    const digest = Keys.hash(key)
+    const found = yield* directory
+      .findKeyByHash(digest)
+      // The key could not be checked: `503`, never a misleading `401`.
+      .pipe(Effect.mapError((e) => new Errors.ServiceUnavailable({ message: e.message })))
+    if (
+      found === undefined ||
+      found.revokedAt !== null ||
+      found.kind !== shape.kind ||
+      found.environment !== shape.environment ||
+      !Crypto.constantTimeEqual(found.keyHash, digest)
+    )
+      return undefined
+    return {
+      merchantId: found.merchantId,
+      environment: found.environment,
+      keyId: found.id,
+      kind: found.kind,
+      scopes: found.scopes
+    }
+  })
+
 export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function* () {
@@ -43,31 +77,11 @@ export const AuthenticationLive = Layer.effect(
     return Authentication.of({
       bearer: (token) =>
         Effect.gen(function* () {
-          const key = Redacted.value(token).trim()
-          const shape = Auth.parseKeyPrefix(key)
-          if (shape === undefined) return yield* Effect.fail(Problems.Unauthorized.invalidKey)
-          const digest = Keys.hash(key)
-          const found = yield* directory
-            .findKeyByHash(digest)
-            // The key could not be checked: `503`, never a misleading `401`.
-            .pipe(Effect.mapError((e) => new Errors.ServiceUnavailable({ message: e.message })))
-          if (
-            found === undefined ||
-            found.revokedAt !== null ||
-            found.kind !== shape.kind ||
-            found.environment !== shape.environment ||
-            !Crypto.constantTimeEqual(found.keyHash, digest)
-          )
-            return yield* Effect.fail(Problems.Unauthorized.invalidKey)
+          const found = yield* principalOf(directory, Redacted.value(token))
+          if (found === undefined) return yield* Effect.fail(Problems.Unauthorized.invalidKey)
           // Only once the key is known: an unknown key spends nobody's budget.
-          yield* limitKey(found.id)
-          return {
-            merchantId: found.merchantId,
-            environment: found.environment,
-            keyId: found.id,
-            kind: found.kind,
-            scopes: found.scopes
-          } satisfies Auth.Principal
+          yield* limitKey(found.keyId)
+          return found
         })
     })
   })

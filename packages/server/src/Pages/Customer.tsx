@@ -21,8 +21,8 @@ import { ServerConfigTag } from "../Config.js"
 import { respond } from "./Html.js"
 import * as Paths from "./Paths.js"
 import { type Lang, t } from "./I18n.js"
-import { csrfValid, form, Pages, visit } from "./Request.js"
-import { css, listCss } from "./Style.js"
+import { csrfValid, form, Pages, throttled, visit } from "./Request.js"
+import { css, dashboardCss, listCss } from "./Style.js"
 import * as Views from "./Views.js"
 
 /** A page's route under the prefix (which may be empty). */
@@ -90,19 +90,30 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       lang: Lang,
       post: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
     ) =>
-      Effect.flatMap(provide(csrfValid), (ok) =>
-        ok
-          ? post
-          : Effect.succeed(
+      Effect.flatMap(provide(Effect.zip(throttled, csrfValid)), ([busy, ok]) =>
+        busy
+          ? Effect.succeed(
               respond(
                 <Views.Outcome
                   frame={{ lang, path, assets: prefix }}
                   heading={t(lang, "sessionClosed")}
-                  text={t(lang, "csrf")}
+                  text={t(lang, "busy")}
                 />,
-                403
+                429
               )
             )
+          : ok
+            ? post
+            : Effect.succeed(
+                respond(
+                  <Views.Outcome
+                    frame={{ lang, path, assets: prefix }}
+                    heading={t(lang, "sessionClosed")}
+                    text={t(lang, "csrf")}
+                  />,
+                  403
+                )
+              )
       )
 
     // ---- Mandate approval -----------------------------------------------------------------------------
@@ -431,7 +442,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     yield* router.get(
       route(`${prefix}/assets/pages.css`),
       Effect.succeed(
-        HttpServerResponse.text(`${css}${listCss}`, {
+        HttpServerResponse.text(`${css}${listCss}${dashboardCss}`, {
           contentType: "text/css; charset=utf-8",
           headers: { "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" }
         })

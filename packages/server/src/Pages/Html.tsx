@@ -35,6 +35,10 @@ export interface PageProps {
   /** Sends the customer on to this URL after a few seconds (the merchant's return URL). */
   readonly refreshTo?: string | undefined
   readonly assets: string
+  /** The dashboard is in English only: no language links. */
+  readonly languages?: boolean
+  /** Tables want more room than forms. */
+  readonly wide?: boolean
   readonly children: ComponentChildren
 }
 
@@ -56,21 +60,23 @@ export const Page = (p: PageProps) => (
       ) : null}
       <header class="bar">
         <span class="brand">laari</span>
-        <nav class="langs" aria-label={t(p.lang, "language")}>
-          {langs.map((l) =>
-            l === p.lang ? (
-              <span key={l} lang={l} aria-current="true">
-                {t(l, "langName")}
-              </span>
-            ) : (
-              <a key={l} lang={l} href={`${p.path}?lang=${l}`}>
-                {t(l, "langName")}
-              </a>
-            )
-          )}
-        </nav>
+        {p.languages === false ? null : (
+          <nav class="langs" aria-label={t(p.lang, "language")}>
+            {langs.map((l) =>
+              l === p.lang ? (
+                <span key={l} lang={l} aria-current="true">
+                  {t(l, "langName")}
+                </span>
+              ) : (
+                <a key={l} lang={l} href={`${p.path}?lang=${l}`}>
+                  {t(l, "langName")}
+                </a>
+              )
+            )}
+          </nav>
+        )}
       </header>
-      <main>{p.children}</main>
+      <main class={p.wide ? "wide" : undefined}>{p.children}</main>
     </body>
   </html>
 )

@@ -82,7 +82,8 @@ const en = {
   revoked: "The mandate is revoked; no further charges can be made under it.",
   cancelled: "The subscription is cancelled.",
   signedOut: "You are signed out.",
-  badAmount: "Type the amount in MVR, for example 25.50."
+  badAmount: "Type the amount in MVR, for example 25.50.",
+  busy: "Too many requests from this connection. Wait a moment and try again."
 }
 
 type Messages = typeof en
@@ -159,7 +160,8 @@ const dv: Messages = {
   revoked: "މެންޑޭޓް ބާތިލުކޮށްފި؛ މީގެ ދަށުން އިތުރު ފައިސާއެއް ނުނެގޭނެ.",
   cancelled: "ސަބްސްކްރިޕްޝަން ބާތިލުކޮށްފި.",
   signedOut: "ސައިން އައުޓް ކޮށްފި.",
-  badAmount: "އަދަދު ރުފިޔާއިން ލިޔުއްވާ، މިސާލަކަށް 25.50."
+  badAmount: "އަދަދު ރުފިޔާއިން ލިޔުއްވާ، މިސާލަކަށް 25.50.",
+  busy: "މި ކަނެކްޝަނުން ގިނަ އެދުންތަކެއް އައިސްފި. ކުޑަ ވަގުތަކަށް މަޑުކޮށްލައްވާފައި އަނެއްކާ މަސައްކަތް ކުރައްވާ."
 }
 
 const messages: { readonly [L in Lang]: Messages } = { en, dv }

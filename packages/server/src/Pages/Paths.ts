@@ -1,17 +1,23 @@
 /**
- * Where the hosted pages live: under the path of `LAARI_CHECKOUT_URL` (`https://pay.example/laari`
- * serves `/laari/mandate/<id>`), beside the API on the same server.
+ * Where the hosted pages live: the customer's under the path of `LAARI_CHECKOUT_URL`
+ * (`https://pay.example/laari` serves `/laari/mandate/<id>`), the dashboard at `{base_url}/dashboard`,
+ * beside the API on the same server.
  */
 
-export const prefixOf = (checkoutUrl: string): string => new URL(checkoutUrl).pathname.replace(/\/+$/, "")
+export const prefixOf = (url: string): string => new URL(url).pathname.replace(/\/+$/, "")
 
-/** Whether `pathname` is one of the pages' forms (which post `application/x-www-form-urlencoded`). */
+/**
+ * Whether `pathname` is one of the pages' forms (which post `application/x-www-form-urlencoded`): the
+ * customer's under `checkoutUrl`, the dashboard's under `baseUrl`.
+ */
 export const isPage =
-  (checkoutUrl: string) =>
+  (urls: { readonly checkoutUrl: string; readonly baseUrl: string }) =>
   (pathname: string): boolean => {
-    const prefix = prefixOf(checkoutUrl)
-    if (!pathname.startsWith(`${prefix}/`)) return false
-    const rest = pathname.slice(prefix.length)
+    const dashboard = `${prefixOf(urls.baseUrl)}/dashboard`
+    if (pathname === dashboard || pathname.startsWith(`${dashboard}/`)) return true
+    const customer = prefixOf(urls.checkoutUrl)
+    if (!pathname.startsWith(`${customer}/`)) return false
+    const rest = pathname.slice(customer.length)
     const flow =
       /^\/(mandate|checkout)\/[^/]+\/(code|answer|pay)$/.test(rest) && !rest.startsWith("/checkout/sessions/")
     return flow || /^\/wallet\/[a-z0-9/-]+$/.test(rest)

@@ -11,6 +11,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer, Option } from "effect"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { ServerConfigTag } from "../Config.js"
+import * as RateLimit from "../Http/RateLimit.js"
 import { type Lang, parseLang } from "./I18n.js"
 
 export const CsrfCookie = "laari_csrf"
@@ -20,6 +21,8 @@ const KeyName = "pages_csrf"
 export interface PagesConfig {
   /** The pages' HMAC key. */
   readonly key: Buffer
+  /** The customer endpoints' limit per client address, applied to every form post. */
+  readonly limit: RateLimit.Limiter
   /** Cookies get `Secure` when the pages are served over https. */
   readonly secure: boolean
 }
@@ -37,7 +40,11 @@ export const layer = Layer.effect(
     const [row] = yield* sql<{
       readonly value: string
     }>`SELECT value FROM server_secrets WHERE name = ${KeyName}`
-    return { key: Buffer.from(row!.value, "hex"), secure: config.checkoutUrl.startsWith("https:") }
+    return {
+      key: Buffer.from(row!.value, "hex"),
+      secure: config.checkoutUrl.startsWith("https:"),
+      limit: RateLimit.perAddress(config.rateLimit)
+    }
   }).pipe(Effect.orDie)
 )
 
@@ -85,15 +92,19 @@ export const visit: Effect.Effect<Visit, never, Pages | HttpServerRequest.HttpSe
   }
 )
 
+/** A posted form: a field's first value, and `all` its values (checkboxes). */
+export interface Form {
+  (name: string): string | undefined
+  readonly all: (name: string) => ReadonlyArray<string>
+}
+
 /** The posted form's fields; an unreadable body is an empty form. */
-export const form: Effect.Effect<
-  (name: string) => string | undefined,
-  never,
-  HttpServerRequest.HttpServerRequest
-> = Effect.gen(function* () {
+export const form: Effect.Effect<Form, never, HttpServerRequest.HttpServerRequest> = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const params = yield* request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
-  return (name) => Option.getOrUndefined(UrlParams.getFirst(params, name))
+  return Object.assign((name: string) => Option.getOrUndefined(UrlParams.getFirst(params, name)), {
+    all: (name: string) => UrlParams.getAll(params, name)
+  })
 })
 
 /** Whether the posted `_csrf` is the HMAC of this visitor's cookie. */
@@ -105,4 +116,19 @@ export const csrfValid: Effect.Effect<boolean, never, Pages | HttpServerRequest.
     const cookie = request.cookies[CsrfCookie]
     if (cookie === undefined || !/^[0-9a-f]{64}$/.test(field)) return false
     return timingSafeEqual(Buffer.from(tokenOf(pages.key, cookie), "hex"), Buffer.from(field, "hex"))
+  })
+
+/**
+ * Whether this client address is over the limit of the customer endpoints (sign-in and code requests
+ * included); the answer carries the limit's headers either way.
+ */
+export const throttled: Effect.Effect<boolean, never, Pages | HttpServerRequest.HttpServerRequest> =
+  Effect.gen(function* () {
+    const pages = yield* Pages
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const key = RateLimit.addressKey(Option.getOrElse(request.remoteAddress, () => "unknown"))
+    return yield* pages.limit(key).pipe(
+      Effect.as(false),
+      Effect.catchAll(() => Effect.succeed(true))
+    )
   })

@@ -39,3 +39,19 @@ ul.items li{padding:.6rem 0;border-block-end:1px solid #dfe3ec}
 ul.items li:last-child{border-block-end:0}
 ul.items form{margin-top:.4rem}
 `
+export const dashboardCss = `
+main.wide{max-width:72rem}
+nav.sections{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.5rem 0 0}
+nav.sections a[aria-current]{font-weight:700;text-decoration:none}
+.badge{display:inline-block;padding:.1rem .5rem;border-radius:1rem;font-size:.8rem;font-weight:700;background:#f4a300;color:#1f1300}
+.badge.live{background:#1b7f3b;color:#fff}
+table{width:100%;border-collapse:collapse;font-size:.95rem}
+th,td{text-align:start;padding:.45rem .5rem;border-block-end:1px solid #dfe3ec;vertical-align:top}
+th{color:#3d4a66;font-weight:600}
+.scroll{overflow-x:auto}
+code,.secret{font-family:ui-monospace,monospace;word-break:break-all}
+fieldset{border:1px solid #dfe3ec;border-radius:.5rem;margin:.75rem 0}
+fieldset label{display:inline-flex;gap:.35rem;font-weight:400;margin:.2rem 1rem .2rem 0}
+input[type=url],input[type=password],select{width:100%;font-size:1rem;padding:.55rem .65rem;border:2px solid #8a94a8;border-radius:.5rem}
+form.inline{display:inline}
+`

@@ -20,7 +20,7 @@ import { ServerConfigTag } from "../Config.js"
 import { respond } from "./Html.js"
 import { type Lang, money, t } from "./I18n.js"
 import * as Paths from "./Paths.js"
-import { csrfValid, form, Pages, visit } from "./Request.js"
+import { csrfValid, form, Pages, throttled, visit } from "./Request.js"
 import * as Views from "./Views.js"
 import * as Session from "./WalletSession.js"
 import * as WalletViews from "./WalletViews.js"
@@ -141,6 +141,17 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       provide(
         Effect.gen(function* () {
           const v = yield* visit
+          if (post && (yield* throttled))
+            return v.finish(
+              respond(
+                <Views.Outcome
+                  frame={{ lang: v.lang, path, assets: prefix }}
+                  heading={t(v.lang, "signInHeading")}
+                  text={t(v.lang, "busy")}
+                />,
+                429
+              )
+            )
           if (post && !(yield* csrfValid))
             return v.finish(
               respond(

@@ -1,0 +1,303 @@
+/**
+ * The merchant dashboard's views (English): sign-in, the sections' tables and the webhook endpoint
+ * forms. Values the merchant or its customers wrote are text, escaped by preact, in `dir="auto"`.
+ */
+import type { Auth, CheckoutSession, Invoice, Mandate, QrCode, Subscription, Webhook } from "@laari/core"
+import { Calendar, EventType } from "@laari/core"
+import { DateTime } from "effect"
+import type { ComponentChildren } from "preact"
+import type { Attempt } from "../Webhooks/Sql.js"
+import { Page } from "./Html.js"
+import { money } from "./I18n.js"
+
+export interface Frame {
+  /** `{base}/dashboard`. */
+  readonly root: string
+  readonly assets: string
+  readonly csrf: string
+}
+
+const Csrf = (p: { readonly token: string }) => <input type="hidden" name="_csrf" value={p.token} />
+const Given = (p: { readonly text: string | null }) =>
+  p.text === null ? null : <span dir="auto">{p.text}</span>
+const when = (t: Parameters<typeof Calendar.formatMaldives>[0] | null) =>
+  t === null ? "" : Calendar.formatMaldives(t).slice(0, 16).replace("T", " ")
+
+export const Sections = [
+  ["mandates", "Mandates"],
+  ["qr-codes", "QR codes"],
+  ["checkout-sessions", "Checkout sessions"],
+  ["subscriptions", "Subscriptions"],
+  ["events", "Events"],
+  ["webhooks", "Webhooks"]
+] as const
+export type Section = (typeof Sections)[number][0]
+
+export const Shell = (p: {
+  readonly frame: Frame
+  readonly principal: Auth.Principal
+  readonly section: Section
+  readonly title: string
+  readonly notice?: string | undefined
+  readonly error?: string | undefined
+  readonly children: ComponentChildren
+}) => (
+  <Page
+    lang="en"
+    title={p.title}
+    path={`${p.frame.root}/${p.section}`}
+    assets={p.frame.assets}
+    languages={false}
+    wide
+  >
+    <section class="card">
+      <p>
+        <span class={p.principal.environment === "live" ? "badge live" : "badge"}>
+          {p.principal.environment === "live" ? "LIVE" : "TEST"}
+        </span>{" "}
+        Dashboard
+      </p>
+      <nav class="sections" aria-label="Sections">
+        {Sections.map(([id, label]) => (
+          <a key={id} href={`${p.frame.root}/${id}`} aria-current={id === p.section ? "page" : undefined}>
+            {label}
+          </a>
+        ))}
+      </nav>
+      <form method="post" action={`${p.frame.root}/sign-out`}>
+        <Csrf token={p.frame.csrf} />
+        <div class="actions">
+          <button type="submit" class="secondary">
+            Sign out
+          </button>
+        </div>
+      </form>
+    </section>
+    <section class="card" aria-labelledby="heading">
+      <h1 id="heading">{p.title}</h1>
+      {p.notice === undefined ? null : (
+        <p class="notice" role="status">
+          {p.notice}
+        </p>
+      )}
+      {p.error === undefined ? null : (
+        <p class="error" role="alert">
+          {p.error}
+        </p>
+      )}
+      {p.children}
+    </section>
+  </Page>
+)
+
+export const SignIn = (p: { readonly frame: Frame; readonly error?: string | undefined }) => (
+  <Page lang="en" title="Merchant dashboard" path={p.frame.root} assets={p.frame.assets} languages={false}>
+    <section class="card" aria-labelledby="heading">
+      <h1 id="heading">Merchant dashboard</h1>
+      <p class="note">
+        Sign in with a secret key (sk_test_… or sk_live_…). It is kept only in this browser's session cookie.
+      </p>
+      {p.error === undefined ? null : (
+        <p class="error" role="alert">
+          {p.error}
+        </p>
+      )}
+      <form method="post" action={`${p.frame.root}/sign-in`}>
+        <Csrf token={p.frame.csrf} />
+        <label for="key">Secret key</label>
+        <input id="key" name="key" type="password" autocomplete="off" required maxlength={128} />
+        <div class="actions">
+          <button type="submit">Sign in</button>
+        </div>
+      </form>
+    </section>
+  </Page>
+)
+
+/** A table with a caption for screen readers, scrolling sideways on a phone. */
+export const Table = (p: {
+  readonly label: string
+  readonly head: ReadonlyArray<string>
+  readonly rows: ReadonlyArray<ReadonlyArray<ComponentChildren>>
+  readonly empty: string
+}) =>
+  p.rows.length === 0 ? (
+    <p class="note">{p.empty}</p>
+  ) : (
+    <div class="scroll">
+      <table aria-label={p.label}>
+        <thead>
+          <tr>
+            {p.head.map((h) => (
+              <th key={h} scope="col">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {p.rows.map((cells, i) => (
+            <tr key={i}>
+              {cells.map((c, j) => (
+                <td key={j}>{c}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+
+export const mandateRows = (root: string, list: ReadonlyArray<Mandate.Mandate>) =>
+  list.map((m) => [
+    <a href={`${root}/mandates/${m.id}`}>
+      <Given text={m.reference} />
+    </a>,
+    <Given text={m.title} />,
+    m.status,
+    money(m.perChargeCap),
+    m.periodCap === null ? "" : money(m.periodCap),
+    when(m.createdAt)
+  ])
+
+export const chargeRows = (list: ReadonlyArray<Mandate.Charge>) =>
+  list.map((c) => [
+    when(c.createdAt),
+    money(c.amount),
+    money(c.fee),
+    <Given text={c.reference} />,
+    c.periodKey
+  ])
+
+export const qrRows = (list: ReadonlyArray<QrCode.QrCode>, imageBase: string) =>
+  list.map((c) => [
+    c.type === "STATIC" ? (
+      <img src={`${imageBase}/qr/${c.id}.png`} alt={`QR code ${c.qrid}`} width={96} height={96} />
+    ) : (
+      ""
+    ),
+    <Given text={c.title} />,
+    c.type,
+    c.status,
+    c.amount === null ? "" : money(c.amount),
+    <code>{c.qrid}</code>
+  ])
+
+export const sessionRows = (list: ReadonlyArray<CheckoutSession.CheckoutSession>) =>
+  list.map((s) => [<Given text={s.reference} />, s.mode, s.status, money(s.amount), when(s.createdAt)])
+
+export const subscriptionRows = (root: string, list: ReadonlyArray<Subscription.Subscription>) =>
+  list.map((s) => [
+    <a href={`${root}/subscriptions/${s.id}`}>
+      <Given text={s.reference} />
+    </a>,
+    <Given text={s.planName} />,
+    s.status,
+    money(s.amount),
+    when(s.nextBillingAt)
+  ])
+
+export const invoiceRows = (list: ReadonlyArray<Invoice.Invoice>) =>
+  list.map((i) => [
+    i.periodKey,
+    i.status,
+    money(i.amount),
+    String(i.attemptCount),
+    when(i.nextRetryAt),
+    when(i.paidAt)
+  ])
+
+/** Events carry Unix seconds. */
+export const eventRows = (
+  list: ReadonlyArray<{ readonly id: string; readonly type: string; readonly created: number }>
+) => list.map((e) => [when(DateTime.unsafeMake(e.created * 1000)), e.type, <code>{e.id}</code>])
+
+export const EndpointForm = (p: {
+  readonly frame: Frame
+  readonly action: string
+  readonly endpoint?: Webhook.Endpoint | undefined
+  readonly submit: string
+}) => {
+  const e = p.endpoint
+  const all = e === undefined || e.enabledEvents.includes("*")
+  return (
+    <form method="post" action={p.action}>
+      <Csrf token={p.frame.csrf} />
+      <label for="url">Endpoint URL</label>
+      <input id="url" name="url" type="url" required maxlength={2048} value={e?.url} />
+      <label for="description">Description</label>
+      <input id="description" name="description" type="text" maxlength={500} value={e?.description ?? ""} />
+      <fieldset>
+        <legend>Events to send</legend>
+        <label>
+          <input type="checkbox" name="events" value="*" checked={all} /> All events
+        </label>
+        {EventType.Types.map((type) => (
+          <label key={type}>
+            <input
+              type="checkbox"
+              name="events"
+              value={type}
+              checked={!all && e?.enabledEvents.includes(type)}
+            />{" "}
+            {type}
+          </label>
+        ))}
+      </fieldset>
+      {e === undefined ? null : (
+        <>
+          <label for="status">Status</label>
+          <select id="status" name="status">
+            <option value="ENABLED" selected={e.status === "ENABLED"}>
+              Enabled
+            </option>
+            <option value="DISABLED" selected={e.status === "DISABLED"}>
+              Disabled
+            </option>
+          </select>
+        </>
+      )}
+      <div class="actions">
+        <button type="submit">{p.submit}</button>
+      </div>
+    </form>
+  )
+}
+
+export const endpointRows = (root: string, list: ReadonlyArray<Webhook.Endpoint>) =>
+  list.map((e) => [
+    <a href={`${root}/webhooks/${e.id}`}>
+      <Given text={e.url} />
+    </a>,
+    e.enabledEvents.join(", "),
+    e.status,
+    <Given text={e.statusReason} />
+  ])
+
+export const deliveryRows = (frame: Frame, endpointId: string, list: ReadonlyArray<Attempt>) =>
+  list.map((a) => [
+    when(a.attemptedAt ?? a.dueAt),
+    a.eventType,
+    String(a.attempt),
+    a.status,
+    a.responseStatus === null ? (a.error ?? "") : String(a.responseStatus),
+    a.durationMs === null ? "" : `${a.durationMs} ms`,
+    <form method="post" action={`${frame.root}/webhooks/${endpointId}/resend`} class="inline">
+      <Csrf token={frame.csrf} />
+      <input type="hidden" name="event_id" value={a.eventId} />
+      <button type="submit" class="secondary" aria-label={`Resend ${a.eventId} (attempt ${a.attempt})`}>
+        Resend
+      </button>
+    </form>
+  ])
+
+export const SecretOnce = (p: { readonly secret: string }) => (
+  <div class="notice" role="status">
+    <p>Signing secret (shown only now; store it with your webhook handler):</p>
+    <p>
+      <code class="secret" id="secret">
+        {p.secret}
+      </code>
+    </p>
+  </div>
+)
