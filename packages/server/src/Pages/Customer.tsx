@@ -18,6 +18,7 @@ import {
 } from "@laari/core"
 import { DateTime, Effect } from "effect"
 import { ServerConfigTag } from "../Config.js"
+import * as Fonts from "./Fonts.js"
 import { respond } from "./Html.js"
 import * as Paths from "./Paths.js"
 import { type Lang, t } from "./I18n.js"
@@ -439,10 +440,24 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       })
     )
 
+    for (const [file, bytes] of Object.entries(Fonts.files))
+      yield* router.get(
+        route(`${prefix}/assets/${file}`),
+        Effect.succeed(
+          HttpServerResponse.uint8Array(bytes, {
+            contentType: "font/woff2",
+            headers: {
+              "cache-control": "public, max-age=31536000, immutable",
+              "x-content-type-options": "nosniff"
+            }
+          })
+        )
+      )
+
     yield* router.get(
       route(`${prefix}/assets/pages.css`),
       Effect.succeed(
-        HttpServerResponse.text(`${css}${listCss}${dashboardCss}`, {
+        HttpServerResponse.text(`${Fonts.faces(prefix)}${css}${listCss}${dashboardCss}`, {
           contentType: "text/css; charset=utf-8",
           headers: { "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" }
         })

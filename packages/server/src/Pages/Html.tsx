@@ -13,6 +13,7 @@ export const ContentSecurityPolicy = [
   "default-src 'none'",
   "style-src 'self'",
   "img-src 'self' data:",
+  "font-src 'self'",
   "form-action 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'"

@@ -4,7 +4,8 @@
  */
 export const css = `
 *,*::before,*::after{box-sizing:border-box}
-html{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"MV Faseyha","Faruma",sans-serif;color:#14213d;background:#f4f6fb;line-height:1.5}
+button,input,select,textarea{font-family:inherit}
+html{font-family:"Noto Sans Thaana",system-ui,-apple-system,"Segoe UI",Roboto,"MV Faseyha","Faruma",sans-serif;color:#14213d;background:#f4f6fb;line-height:1.5}
 body{margin:0}
 main{max-width:34rem;margin:0 auto;padding:1rem}
 header.bar{display:flex;justify-content:space-between;align-items:center;gap:1rem;padding:.75rem 1rem;background:#0b3d91;color:#fff}

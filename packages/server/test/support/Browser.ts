@@ -29,6 +29,14 @@ export const screenshots = Path.resolve(
 /** Screenshots of the page at a phone's width (375 px) and a desktop's (1280 px). */
 export const capture = async (page: Page, name: string) => {
   mkdirSync(screenshots, { recursive: true })
+  // Web fonts load lazily (the Thaana one only once Thaana text is laid out): wait for them.
+  await page.evaluate(async () => {
+    await Promise.all([
+      document.fonts.load('400 16px "Noto Sans Thaana"', "ދ"),
+      document.fonts.load('700 16px "Noto Sans Thaana"', "ދ")
+    ])
+    await document.fonts.ready
+  })
   const size = page.viewportSize() ?? { width: 1280, height: 900 }
   for (const width of [375, 1280]) {
     await page.setViewportSize({ width, height: 900 })
