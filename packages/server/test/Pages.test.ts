@@ -347,6 +347,7 @@ describe.skipIf(!B.available)("wallet app", () => {
 
   const signIn = async (page: Page, customer: { id: string; phone: string }) => {
     await page.goto(`${server.baseUrl}/wallet`)
+    await B.capture(page, "wallet-sign-in")
     await page.getByLabel("Phone number").fill(customer.phone)
     await page.getByRole("button", { name: "Send code" }).click()
     // The code is in the wallet's notifications, where the app would show it.
@@ -536,8 +537,16 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
     await page.getByText("Endpoint deleted.").waitFor()
     failing.close()
 
+    // In Dhivehi, right to left.
+    await page.goto(`${server.baseUrl}/dashboard/webhooks?lang=dv`)
+    expect(await page.getAttribute("html", "dir")).toBe("rtl")
+    await page.getByRole("heading", { name: "ވެބްހުކް އެންޑްޕޮއިންޓްތައް" }).waitFor()
+    await B.capture(page, "dashboard-webhooks-dv")
+    await page.goto(`${server.baseUrl}/dashboard/webhooks?lang=en`)
+
     await page.getByRole("button", { name: "Sign out" }).click()
     await page.getByLabel("Secret key").waitFor()
+    await B.capture(page, "dashboard-sign-in")
   })
 
   it("shows a narrow key only what its scopes allow, and refuses forged posts", async () => {

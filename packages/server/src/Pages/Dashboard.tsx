@@ -13,6 +13,7 @@ import { principalOf } from "../Http/Security.js"
 import { Directory } from "../Sql/Directory.js"
 import { makeEvents, parsed } from "../Sql/Events.js"
 import { Endpoints } from "../Webhooks/Endpoints.js"
+import { d, type Word } from "./DashboardText.js"
 import * as Session from "./DashboardSession.js"
 import * as V from "./DashboardViews.js"
 import { respond } from "./Html.js"
@@ -22,7 +23,9 @@ import { csrfValid, form, Pages, throttled, visit } from "./Request.js"
 const route = (path: string) => path as HttpRouter.PathInput
 const redirect = (location: string) => HttpServerResponse.empty({ status: 303, headers: { location } })
 const Page = { limit: 50, offset: 0 } as const
-const Busy = "Too many requests from this address. Wait a moment and try again."
+
+/** A table's column headings. */
+const heads = (lang: Parameters<typeof d>[0], words: ReadonlyArray<Word>) => words.map((w) => d(lang, w))
 
 /** The scope each section needs. */
 const scopes: { readonly [S in V.Section]: Auth.Scope } = {
@@ -59,7 +62,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const provide = Effect.provideService(Pages, pages)
 
     type Visit = Effect.Effect.Success<typeof visit>
-    const frame = (v: Visit): V.Frame => ({ root, assets, csrf: v.csrf })
+    const frame = (v: Visit): V.Frame => ({ lang: v.lang, root, assets, csrf: v.csrf })
 
     /** The signed-in merchant's principal; a revoked key or a cookie from elsewhere is nobody. */
     const signedIn = Effect.gen(function* () {
@@ -84,9 +87,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       provide(
         Effect.gen(function* () {
           const v = yield* visit
-          if (post && (yield* throttled)) return v.finish(signInPage(v, Busy, 429))
-          if (post && !(yield* csrfValid))
-            return v.finish(signInPage(v, "This form has expired. Reload the page and try again.", 403))
+          if (post && (yield* throttled)) return v.finish(signInPage(v, d(v.lang, "busy"), 429))
+          if (post && !(yield* csrfValid)) return v.finish(signInPage(v, d(v.lang, "expired"), 403))
           const principal = yield* signedIn
           if (principal === undefined) return v.finish(signInPage(v, undefined, post ? 401 : 200))
           return v.finish(yield* build(v, principal))
@@ -97,7 +99,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const section =
       <E, R>(
         name: V.Section,
-        title: string,
+        title: Word,
         body: (v: Visit, principal: Auth.Principal) => Effect.Effect<preact.ComponentChildren, E, R>,
         messages: (v: Visit) => { readonly notice?: string; readonly error?: string } = () => ({}),
         status = 200
@@ -111,7 +113,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
                   principal={principal}
                   section={name}
                   title={title}
-                  error={`This key lacks the ${scopes[name]} scope.`}
+                  error={d(v.lang, "lacksScope", { scope: scopes[name] })}
                 >
                   {null}
                 </V.Shell>,
@@ -120,7 +122,13 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             )
           : Effect.map(body(v, principal), (children) =>
               respond(
-                <V.Shell frame={frame(v)} principal={principal} section={name} title={title} {...messages(v)}>
+                <V.Shell
+                  frame={frame(v)}
+                  principal={principal}
+                  section={name}
+                  title={d(v.lang, title)}
+                  {...messages(v)}
+                >
                   {children}
                 </V.Shell>,
                 status
@@ -140,13 +148,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       provide(
         Effect.gen(function* () {
           const v = yield* visit
-          if (yield* throttled) return v.finish(signInPage(v, Busy, 429))
-          if (!(yield* csrfValid))
-            return v.finish(signInPage(v, "This form has expired. Reload the page and try again.", 403))
+          if (yield* throttled) return v.finish(signInPage(v, d(v.lang, "busy"), 429))
+          if (!(yield* csrfValid)) return v.finish(signInPage(v, d(v.lang, "expired"), 403))
           const key = ((yield* form)("key") ?? "").trim()
           const principal = yield* principalOf(directory, key)
           if (principal === undefined || principal.kind !== "secret")
-            return v.finish(signInPage(v, "That is not a valid secret key.", 401))
+            return v.finish(signInPage(v, d(v.lang, "invalidKey"), 401))
           return v.finish(Session.start(pages, redirect(`${root}/mandates`), key))
         })
       )
@@ -161,13 +168,13 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       route(`${root}/mandates`),
       handle(
         false,
-        section("mandates", "Mandates", (_, p) =>
+        section("mandates", "mandates", (v, p) =>
           Effect.map(mandates.list(tenant(p), Page), (list) => (
             <V.Table
-              label="Mandates"
-              head={["Reference", "Title", "Status", "Per charge", "Per month", "Created"]}
+              label={d(v.lang, "mandates")}
+              head={heads(v.lang, ["reference", "titleColumn", "status", "perCharge", "perMonth", "created"])}
               rows={V.mandateRows(root, list)}
-              empty="No mandates yet."
+              empty={d(v.lang, "noMandates")}
             />
           ))
         )
@@ -178,7 +185,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       route(`${root}/mandates/:id`),
       handle(
         false,
-        section("mandates", "Mandate", (_, p) =>
+        section("mandates", "mandate", (v, p) =>
           Effect.gen(function* () {
             const found = yield* Effect.either(mandates.get(tenant(p), yield* idParam))
             if (found._tag === "Left") return <p class="error">{messageOf(found.left)}</p>
@@ -186,17 +193,24 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             return (
               <>
                 <V.Table
-                  label="Mandate"
-                  head={["Reference", "Title", "Status", "Per charge", "Per month", "Created"]}
+                  label={d(v.lang, "mandate")}
+                  head={heads(v.lang, [
+                    "reference",
+                    "titleColumn",
+                    "status",
+                    "perCharge",
+                    "perMonth",
+                    "created"
+                  ])}
                   rows={V.mandateRows(root, [m])}
                   empty=""
                 />
-                <h2>Charges</h2>
+                <h2>{d(v.lang, "charges")}</h2>
                 <V.Table
-                  label="Charges"
-                  head={["When", "Amount", "Fee", "Reference", "Period"]}
+                  label={d(v.lang, "charges")}
+                  head={heads(v.lang, ["when", "amount", "fee", "reference", "period"])}
                   rows={V.chargeRows(yield* charges.listByMandate(m.id))}
-                  empty="No charges yet."
+                  empty={d(v.lang, "noCharges")}
                 />
               </>
             )
@@ -209,13 +223,13 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       route(`${root}/qr-codes`),
       handle(
         false,
-        section("qr-codes", "QR codes", (_, p) =>
+        section("qr-codes", "qrCodes", (v, p) =>
           Effect.map(qrCodes.list(tenant(p), Page), (list) => (
             <V.Table
-              label="QR codes"
-              head={["Image", "Title", "Type", "Status", "Amount", "qrid"]}
+              label={d(v.lang, "qrCodes")}
+              head={heads(v.lang, ["image", "titleColumn", "type", "status", "amount", "id"])}
               rows={V.qrRows(list, Paths.prefixOf(config.baseUrl))}
-              empty="No QR codes yet."
+              empty={d(v.lang, "noQrCodes")}
             />
           ))
         )
@@ -226,13 +240,13 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       route(`${root}/checkout-sessions`),
       handle(
         false,
-        section("checkout-sessions", "Checkout sessions", (_, p) =>
+        section("checkout-sessions", "checkoutSessions", (v, p) =>
           Effect.map(sessions.list(tenant(p), Page), (list) => (
             <V.Table
-              label="Checkout sessions"
-              head={["Reference", "Mode", "Status", "Amount", "Created"]}
+              label={d(v.lang, "checkoutSessions")}
+              head={heads(v.lang, ["reference", "mode", "status", "amount", "created"])}
               rows={V.sessionRows(list)}
-              empty="No checkout sessions yet."
+              empty={d(v.lang, "noSessions")}
             />
           ))
         )
@@ -243,13 +257,13 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       route(`${root}/subscriptions`),
       handle(
         false,
-        section("subscriptions", "Subscriptions", (_, p) =>
+        section("subscriptions", "subscriptions", (v, p) =>
           Effect.map(subscriptions.list(tenant(p), Page), (list) => (
             <V.Table
-              label="Subscriptions"
-              head={["Reference", "Plan", "Status", "Amount", "Next payment"]}
+              label={d(v.lang, "subscriptions")}
+              head={heads(v.lang, ["reference", "plan", "status", "amount", "nextPayment"])}
               rows={V.subscriptionRows(root, list)}
-              empty="No subscriptions yet."
+              empty={d(v.lang, "noSubscriptions")}
             />
           ))
         )
@@ -260,7 +274,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       route(`${root}/subscriptions/:id`),
       handle(
         false,
-        section("subscriptions", "Subscription", (_, p) =>
+        section("subscriptions", "subscription", (v, p) =>
           Effect.gen(function* () {
             const id = yield* idParam
             const found = yield* Effect.either(subscriptions.get(tenant(p), id))
@@ -268,17 +282,17 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             return (
               <>
                 <V.Table
-                  label="Subscription"
-                  head={["Reference", "Plan", "Status", "Amount", "Next payment"]}
+                  label={d(v.lang, "subscription")}
+                  head={heads(v.lang, ["reference", "plan", "status", "amount", "nextPayment"])}
                   rows={V.subscriptionRows(root, [found.right])}
                   empty=""
                 />
-                <h2>Invoices</h2>
+                <h2>{d(v.lang, "invoices")}</h2>
                 <V.Table
-                  label="Invoices"
-                  head={["Period", "Status", "Amount", "Attempts", "Next retry", "Paid"]}
+                  label={d(v.lang, "invoices")}
+                  head={heads(v.lang, ["period", "status", "amount", "attempts", "nextRetry", "paid"])}
                   rows={V.invoiceRows(yield* subscriptions.listInvoices(tenant(p), found.right.id, Page))}
-                  empty="No invoices yet."
+                  empty={d(v.lang, "noInvoices")}
                 />
               </>
             )
@@ -291,15 +305,15 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       route(`${root}/events`),
       handle(
         false,
-        section("events", "Events", (_, p) =>
+        section("events", "events", (v, p) =>
           Effect.map(
             events.list({ merchantId: p.merchantId, environment: p.environment, limit: Page.limit }),
             (list) => (
               <V.Table
-                label="Events"
-                head={["When", "Type", "Id"]}
+                label={d(v.lang, "events")}
+                head={heads(v.lang, ["when", "type", "id"])}
                 rows={V.eventRows(list.map((e) => parsed(e).envelope))}
-                empty="No events yet."
+                empty={d(v.lang, "noEvents")}
               />
             )
           )
@@ -315,19 +329,23 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     ) =>
       section(
         "webhooks",
-        "Webhook endpoints",
+        "webhookEndpoints",
         (v, p) =>
           Effect.map(endpoints.list(p, Page), (list) => (
             <>
-              {messages.secret === undefined ? null : <V.SecretOnce secret={messages.secret} />}
+              {messages.secret === undefined ? null : <V.SecretOnce lang={v.lang} secret={messages.secret} />}
               <V.Table
-                label="Webhook endpoints"
-                head={["URL", "Events", "Status", "Why"]}
+                label={d(v.lang, "webhookEndpoints")}
+                head={heads(v.lang, ["url", "events", "status", "why"])}
                 rows={V.endpointRows(root, list)}
-                empty="No endpoints yet."
+                empty={d(v.lang, "noEndpoints")}
               />
-              <h2>Add an endpoint</h2>
-              <V.EndpointForm frame={frame(v)} action={`${root}/webhooks`} submit="Add endpoint" />
+              <h2>{d(v.lang, "addEndpoint")}</h2>
+              <V.EndpointForm
+                frame={frame(v)}
+                action={`${root}/webhooks`}
+                submit={d(v.lang, "addEndpointButton")}
+              />
             </>
           )),
         () => messages,
@@ -341,7 +359,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     ) =>
       section(
         "webhooks",
-        "Webhook endpoint",
+        "webhookEndpoint",
         (v, p) =>
           Effect.gen(function* () {
             const found = yield* Effect.either(endpoints.get(p, id))
@@ -350,33 +368,35 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             const log = yield* endpoints.deliveries(p, e.id, { limit: 50, offset: 0 })
             return (
               <>
-                {messages.secret === undefined ? null : <V.SecretOnce secret={messages.secret} />}
+                {messages.secret === undefined ? null : (
+                  <V.SecretOnce lang={v.lang} secret={messages.secret} />
+                )}
                 <V.EndpointForm
                   frame={frame(v)}
                   action={`${root}/webhooks/${e.id}`}
                   endpoint={e}
-                  submit="Save"
+                  submit={d(v.lang, "save")}
                 />
                 <div class="actions">
                   <form method="post" action={`${root}/webhooks/${e.id}/rotate`} class="inline">
                     <input type="hidden" name="_csrf" value={v.csrf} />
                     <button type="submit" class="secondary">
-                      Rotate secret
+                      {d(v.lang, "rotate")}
                     </button>
                   </form>
                   <form method="post" action={`${root}/webhooks/${e.id}/delete`} class="inline">
                     <input type="hidden" name="_csrf" value={v.csrf} />
                     <button type="submit" class="secondary">
-                      Delete endpoint
+                      {d(v.lang, "remove")}
                     </button>
                   </form>
                 </div>
-                <h2>Deliveries</h2>
+                <h2>{d(v.lang, "deliveries")}</h2>
                 <V.Table
-                  label="Deliveries"
-                  head={["When", "Event", "Attempt", "Status", "Response", "Took", ""]}
+                  label={d(v.lang, "deliveries")}
+                  head={heads(v.lang, ["when", "event", "attempt", "status", "response", "took"])}
                   rows={V.deliveryRows(frame(v), e.id, log)}
-                  empty="Nothing delivered yet."
+                  empty={d(v.lang, "noDeliveries")}
                 />
               </>
             )
@@ -418,7 +438,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           if (created._tag === "Left")
             return yield* webhooksPage({ error: messageOf(created.left) }, 422)(v, p)
           return yield* endpointPage(created.right.endpoint.id, {
-            notice: "Endpoint added.",
+            notice: d(v.lang, "added"),
             secret: created.right.secret
           })(v, p)
         })
@@ -431,7 +451,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         Effect.gen(function* () {
           const id = yield* idParam
           const q = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://dashboard").searchParams
-          const notice = q.get("resent") !== null ? "Queued: it is sent again now." : undefined
+          const notice = q.get("resent") !== null ? d(v.lang, "resent") : undefined
           return yield* endpointPage(id, notice === undefined ? {} : { notice })(v, p)
         })
       )
@@ -456,7 +476,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           )
           if (updated._tag === "Left")
             return yield* endpointPage(id, { error: messageOf(updated.left) }, 422)(v, p)
-          return yield* endpointPage(id, { notice: "Saved." })(v, p)
+          return yield* endpointPage(id, { notice: d(v.lang, "saved") })(v, p)
         })
       )
     )
@@ -470,7 +490,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           if (rotated._tag === "Left")
             return yield* endpointPage(id, { error: messageOf(rotated.left) }, 404)(v, p)
           return yield* endpointPage(id, {
-            notice: "New secret made; the previous one keeps signing for 24 hours.",
+            notice: d(v.lang, "rotated"),
             secret: rotated.right.secret
           })(v, p)
         })
@@ -484,7 +504,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const removed = yield* Effect.either(endpoints.remove(p, yield* idParam))
           if (removed._tag === "Left")
             return yield* webhooksPage({ error: messageOf(removed.left) }, 404)(v, p)
-          return yield* webhooksPage({ notice: "Endpoint deleted." })(v, p)
+          return yield* webhooksPage({ notice: d(v.lang, "deleted") })(v, p)
         })
       )
     )

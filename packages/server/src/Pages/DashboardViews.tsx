@@ -8,9 +8,11 @@ import { DateTime } from "effect"
 import type { ComponentChildren } from "preact"
 import type { Attempt } from "../Webhooks/Sql.js"
 import { Page } from "./Html.js"
-import { money } from "./I18n.js"
+import { d, type Word } from "./DashboardText.js"
+import { type Lang, money } from "./I18n.js"
 
 export interface Frame {
+  readonly lang: Lang
   /** `{base}/dashboard`. */
   readonly root: string
   readonly assets: string
@@ -24,13 +26,13 @@ const when = (t: Parameters<typeof Calendar.formatMaldives>[0] | null) =>
   t === null ? "" : Calendar.formatMaldives(t).slice(0, 16).replace("T", " ")
 
 export const Sections = [
-  ["mandates", "Mandates"],
-  ["qr-codes", "QR codes"],
-  ["checkout-sessions", "Checkout sessions"],
-  ["subscriptions", "Subscriptions"],
-  ["events", "Events"],
-  ["webhooks", "Webhooks"]
-] as const
+  ["mandates", "mandates"],
+  ["qr-codes", "qrCodes"],
+  ["checkout-sessions", "checkoutSessions"],
+  ["subscriptions", "subscriptions"],
+  ["events", "events"],
+  ["webhooks", "webhooks"]
+] as const satisfies ReadonlyArray<readonly [string, Word]>
 export type Section = (typeof Sections)[number][0]
 
 export const Shell = (p: {
@@ -43,11 +45,10 @@ export const Shell = (p: {
   readonly children: ComponentChildren
 }) => (
   <Page
-    lang="en"
+    lang={p.frame.lang}
     title={p.title}
     path={`${p.frame.root}/${p.section}`}
     assets={p.frame.assets}
-    languages={false}
     wide
   >
     <section class="card">
@@ -55,12 +56,12 @@ export const Shell = (p: {
         <span class={p.principal.environment === "live" ? "badge live" : "badge"}>
           {p.principal.environment === "live" ? "LIVE" : "TEST"}
         </span>{" "}
-        Dashboard
+        {d(p.frame.lang, "dashboard")}
       </p>
-      <nav class="sections" aria-label="Sections">
+      <nav class="sections" aria-label={d(p.frame.lang, "sections")}>
         {Sections.map(([id, label]) => (
           <a key={id} href={`${p.frame.root}/${id}`} aria-current={id === p.section ? "page" : undefined}>
-            {label}
+            {d(p.frame.lang, label)}
           </a>
         ))}
       </nav>
@@ -68,7 +69,7 @@ export const Shell = (p: {
         <Csrf token={p.frame.csrf} />
         <div class="actions">
           <button type="submit" class="secondary">
-            Sign out
+            {d(p.frame.lang, "signOut")}
           </button>
         </div>
       </form>
@@ -91,12 +92,10 @@ export const Shell = (p: {
 )
 
 export const SignIn = (p: { readonly frame: Frame; readonly error?: string | undefined }) => (
-  <Page lang="en" title="Merchant dashboard" path={p.frame.root} assets={p.frame.assets} languages={false}>
+  <Page lang={p.frame.lang} title={d(p.frame.lang, "title")} path={p.frame.root} assets={p.frame.assets}>
     <section class="card" aria-labelledby="heading">
-      <h1 id="heading">Merchant dashboard</h1>
-      <p class="note">
-        Sign in with a secret key (sk_test_… or sk_live_…). It is kept only in this browser's session cookie.
-      </p>
+      <h1 id="heading">{d(p.frame.lang, "title")}</h1>
+      <p class="note">{d(p.frame.lang, "signInNote")}</p>
       {p.error === undefined ? null : (
         <p class="error" role="alert">
           {p.error}
@@ -104,10 +103,10 @@ export const SignIn = (p: { readonly frame: Frame; readonly error?: string | und
       )}
       <form method="post" action={`${p.frame.root}/sign-in`}>
         <Csrf token={p.frame.csrf} />
-        <label for="key">Secret key</label>
+        <label for="key">{d(p.frame.lang, "secretKey")}</label>
         <input id="key" name="key" type="password" autocomplete="off" required maxlength={128} />
         <div class="actions">
-          <button type="submit">Sign in</button>
+          <button type="submit">{d(p.frame.lang, "signIn")}</button>
         </div>
       </form>
     </section>
@@ -223,14 +222,14 @@ export const EndpointForm = (p: {
   return (
     <form method="post" action={p.action}>
       <Csrf token={p.frame.csrf} />
-      <label for="url">Endpoint URL</label>
+      <label for="url">{d(p.frame.lang, "endpointUrl")}</label>
       <input id="url" name="url" type="url" required maxlength={2048} value={e?.url} />
-      <label for="description">Description</label>
+      <label for="description">{d(p.frame.lang, "description")}</label>
       <input id="description" name="description" type="text" maxlength={500} value={e?.description ?? ""} />
       <fieldset>
-        <legend>Events to send</legend>
+        <legend>{d(p.frame.lang, "eventsToSend")}</legend>
         <label>
-          <input type="checkbox" name="events" value="*" checked={all} /> All events
+          <input type="checkbox" name="events" value="*" checked={all} /> {d(p.frame.lang, "allEvents")}
         </label>
         {EventType.Types.map((type) => (
           <label key={type}>
@@ -246,13 +245,13 @@ export const EndpointForm = (p: {
       </fieldset>
       {e === undefined ? null : (
         <>
-          <label for="status">Status</label>
+          <label for="status">{d(p.frame.lang, "status")}</label>
           <select id="status" name="status">
             <option value="ENABLED" selected={e.status === "ENABLED"}>
-              Enabled
+              {d(p.frame.lang, "enabled")}
             </option>
             <option value="DISABLED" selected={e.status === "DISABLED"}>
-              Disabled
+              {d(p.frame.lang, "disabled")}
             </option>
           </select>
         </>
@@ -285,15 +284,19 @@ export const deliveryRows = (frame: Frame, endpointId: string, list: ReadonlyArr
     <form method="post" action={`${frame.root}/webhooks/${endpointId}/resend`} class="inline">
       <Csrf token={frame.csrf} />
       <input type="hidden" name="event_id" value={a.eventId} />
-      <button type="submit" class="secondary" aria-label={`Resend ${a.eventId} (attempt ${a.attempt})`}>
-        Resend
+      <button
+        type="submit"
+        class="secondary"
+        aria-label={`${d(frame.lang, "resend")} ${a.eventId} (${a.attempt})`}
+      >
+        {d(frame.lang, "resend")}
       </button>
     </form>
   ])
 
-export const SecretOnce = (p: { readonly secret: string }) => (
+export const SecretOnce = (p: { readonly lang: Lang; readonly secret: string }) => (
   <div class="notice" role="status">
-    <p>Signing secret (shown only now; store it with your webhook handler):</p>
+    <p>{d(p.lang, "secretOnce")}</p>
     <p>
       <code class="secret" id="secret">
         {p.secret}
