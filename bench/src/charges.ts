@@ -7,49 +7,15 @@
  *   DATABASE_URL=postgres://... pnpm bench
  *   BENCH_CHARGES=5000 BENCH_CONCURRENCY=32 pnpm bench
  */
-import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import * as Edge from "@laari/server/Http/Edge"
-import * as Server from "@laari/server/Server"
-import { Layer, ManagedRuntime } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
+import * as Serve from "./Serve.js"
+
+const { backend, opsToken } = Serve
 
 const charges = Number(process.env.BENCH_CHARGES ?? 2000)
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)
-const databaseUrl = process.env.DATABASE_URL || undefined
-const backend = databaseUrl === undefined ? "pglite" : "postgresql"
-const opsToken = "ops_bench"
 
-const runtime = ManagedRuntime.make(
-  Server.appLayer({
-    port: 0,
-    databaseUrl,
-    dataDir: undefined,
-    baseUrl: "http://bench",
-    checkoutUrl: "http://bench",
-    opsToken,
-    clock: "system",
-    maxBodyBytes: 1024 * 1024,
-    rateLimit: 0,
-    webhookAllowPrivate: false
-  }).pipe(
-    Layer.provideMerge(
-      NodeHttpServer.layer(() => Edge.createServer({ maxBodyBytes: 1024 * 1024 }), { port: 0 })
-    )
-  )
-)
-const server = await runtime.runPromise(HttpServer.HttpServer)
-if (server.address._tag !== "TcpAddress") throw new Error("expected a TCP address")
-const base = `http://127.0.0.1:${server.address.port}`
-
-const call = async (method: string, path: string, key: string, body?: unknown) => {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  return { status: res.status, body: (await res.json()) as any }
-}
+const { call, stop } = await Serve.start()
 
 const merchant = await call("POST", "/ops/merchants", opsToken, {
   name: "Bench",
@@ -102,4 +68,4 @@ writeFileSync(
   new URL(`../results/charges-${backend}.json`, import.meta.url),
   `${JSON.stringify(result, null, 2)}\n`
 )
-await runtime.dispose()
+await stop()

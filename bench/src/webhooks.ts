@@ -11,21 +11,16 @@
  *   pnpm bench:webhooks
  *   DATABASE_URL=postgres://... pnpm bench:webhooks
  */
-import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import * as Edge from "@laari/server/Http/Edge"
-import * as Server from "@laari/server/Server"
-import { Layer, ManagedRuntime } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
+import * as Serve from "./Serve.js"
+
+const { backend, opsToken } = Serve
 import http from "node:http"
 
 const latencyEvents = Number(process.env.BENCH_LATENCY_EVENTS ?? 300)
 const latencyConcurrency = Number(process.env.BENCH_LATENCY_CONCURRENCY ?? 2)
 const endpoints = Number(process.env.BENCH_ENDPOINTS ?? 10)
 const events = Number(process.env.BENCH_EVENTS ?? 300)
-const databaseUrl = process.env.DATABASE_URL || undefined
-const backend = databaseUrl === undefined ? "pglite" : "postgresql"
-const opsToken = "ops_bench"
 
 // The receiver: notes when each delivery's first byte arrives, per endpoint path and charge id.
 const arrivals = new Map<string, number>()
@@ -49,36 +44,7 @@ await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r))
 const receiverUrl = (path: string) =>
   `http://127.0.0.1:${(receiver.address() as { port: number }).port}${path}`
 
-const runtime = ManagedRuntime.make(
-  Server.appLayer({
-    port: 0,
-    databaseUrl,
-    dataDir: undefined,
-    baseUrl: "http://bench",
-    checkoutUrl: "http://bench",
-    opsToken,
-    clock: "system",
-    maxBodyBytes: 1024 * 1024,
-    rateLimit: 0,
-    webhookAllowPrivate: false
-  }).pipe(
-    Layer.provideMerge(
-      NodeHttpServer.layer(() => Edge.createServer({ maxBodyBytes: 1024 * 1024 }), { port: 0 })
-    )
-  )
-)
-const server = await runtime.runPromise(HttpServer.HttpServer)
-if (server.address._tag !== "TcpAddress") throw new Error("expected a TCP address")
-const base = `http://127.0.0.1:${server.address.port}`
-
-const call = async (method: string, path: string, key: string, body?: unknown) => {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  return { status: res.status, body: (await res.json()) as any }
-}
+const { call, stop } = await Serve.start()
 
 const merchant = async (name: string) => {
   const m = await call("POST", "/ops/merchants", opsToken, { name, outlets: [{ name: "Main" }] })
@@ -162,5 +128,5 @@ writeFileSync(
   new URL(`../results/webhooks-${backend}.json`, import.meta.url),
   `${JSON.stringify(result, null, 2)}\n`
 )
-await runtime.dispose()
+await stop()
 receiver.close()

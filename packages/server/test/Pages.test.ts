@@ -475,8 +475,10 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
     await page.getByRole("link", { name: created.body.reference }).click()
     await page.getByRole("heading", { name: "Charges" }).waitFor()
     expect(await page.textContent("main")).toContain("MVR 7.00")
+    await B.capture(page, "dashboard-mandate")
     await page.getByRole("link", { name: "QR codes" }).click()
     await page.locator('img[alt^="QR code"]').first().waitFor()
+    await B.capture(page, "dashboard-qr-codes")
     expect(
       await page
         .locator('img[alt^="QR code"]')
@@ -486,6 +488,7 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
     for (const name of ["Checkout sessions", "Subscriptions", "Events"]) {
       await page.getByRole("link", { name, exact: true }).click()
       await page.getByRole("heading", { name }).waitFor()
+      await B.capture(page, `dashboard-${name.toLowerCase().replaceAll(" ", "-")}`)
     }
     expect(await page.textContent("main")).toContain("mandate.charge.succeeded")
 

@@ -6,30 +6,17 @@
  * `return_url` with the outcome in its query.
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import {
-  Approvals,
-  Checkout,
-  type CheckoutSession,
-  Errors,
-  Ids,
-  type Mandate,
-  Mandates,
-  Store
-} from "@laari/core"
+import { Checkout, type CheckoutSession, Ids, type Mandate, Mandates, Store } from "@laari/core"
 import { DateTime, Effect } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Fonts from "./Fonts.js"
 import { respond } from "./Html.js"
 import * as Paths from "./Paths.js"
+import { problemOf, redirect, route } from "./Routing.js"
 import { type Lang, t } from "./I18n.js"
 import { csrfValid, form, Pages, throttled, visit } from "./Request.js"
 import { css, dashboardCss, listCss } from "./Style.js"
 import * as Views from "./Views.js"
-
-/** A page's route under the prefix (which may be empty). */
-const route = (path: string) => path as HttpRouter.PathInput
-
-const redirect = (location: string) => HttpServerResponse.empty({ status: 303, headers: { location } })
 
 /** `url` with `params` added to its query; `undefined` when it is not a URL. */
 const withQuery = (url: string, params: Record<string, string>): string | undefined => {
@@ -45,16 +32,6 @@ const withQuery = (url: string, params: Record<string, string>): string | undefi
 const challengeOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
   const value = new URL(request.url, "http://pages").searchParams.get("challenge")
   return value !== null && Ids.isUuid(value) ? value : undefined
-}
-
-/** What a customer can be told about a refusal: the domain's message; anything else is a defect. */
-const problemOf = (e: unknown): { readonly status: number; readonly text: string } | undefined => {
-  if (e instanceof Approvals.ApprovalLimited) return { status: 429, text: e.message }
-  if (e instanceof Errors.ServiceUnavailable)
-    return { status: 503, text: "The service is busy. Try again shortly." }
-  if (typeof e === "object" && e !== null && "message" in e && typeof e.message === "string")
-    return { status: 422, text: e.message }
-  return undefined
 }
 
 export const layer = HttpApiBuilder.Router.use((router) =>
@@ -77,6 +54,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       assets: prefix,
       csrf
     })
+
+    type Visit = Effect.Effect.Success<typeof visit>
 
     /** A page with the visitor's cookies; the page is built from the visit. */
     const page = <E, R>(
@@ -115,6 +94,39 @@ export const layer = HttpApiBuilder.Router.use((router) =>
                   403
                 )
               )
+      )
+
+    /**
+     * `<path>/code`: sends a one-time code to the phone's wallet, then shows the code form (a redirect with
+     * the challenge); a refusal is shown on the page.
+     */
+    const codeRoute = <E, E2, R2 extends HttpServerRequest.HttpServerRequest>(
+      pathOf: (id: string) => string,
+      request: (id: string, phone: string) => Effect.Effect<{ readonly id: string }, E>,
+      render: (
+        id: string,
+        v: Visit,
+        challengeId: undefined,
+        problem: { readonly status: number; readonly text: string }
+      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E2, R2>
+    ) =>
+      router.post(
+        route(`${pathOf(":id")}/code`),
+        Effect.gen(function* () {
+          const id = yield* idParam
+          return yield* page((v) =>
+            guarded(
+              pathOf(id),
+              v.lang,
+              Effect.gen(function* () {
+                const phone = ((yield* form)("phone") ?? "").trim()
+                const issued = yield* Effect.either(request(id, phone))
+                if (issued._tag === "Right") return redirect(`${pathOf(id)}?challenge=${issued.right.id}`)
+                return yield* render(id, v, undefined, problemOf(issued.left))
+              })
+            )
+          )
+        })
       )
 
     // ---- Mandate approval -----------------------------------------------------------------------------
@@ -223,25 +235,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       })
     )
 
-    yield* router.post(
-      route(`${prefix}/mandate/:id/code`),
-      Effect.gen(function* () {
-        const id = yield* idParam
-        return yield* page((v) =>
-          guarded(
-            mandatePath(id),
-            v.lang,
-            Effect.gen(function* () {
-              const phone = ((yield* form)("phone") ?? "").trim()
-              const issued = yield* Effect.either(mandates.requestApproval(id, phone))
-              if (issued._tag === "Right") return redirect(`${mandatePath(id)}?challenge=${issued.right.id}`)
-              const problem = problemOf(issued.left)
-              return yield* mandatePage(id, v, undefined, problem)
-            })
-          )
-        )
-      })
-    )
+    yield* codeRoute(mandatePath, mandates.requestApproval, mandatePage)
 
     yield* router.post(
       route(`${prefix}/mandate/:id/answer`),
@@ -366,24 +360,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       })
     )
 
-    yield* router.post(
-      route(`${prefix}/checkout/:id/code`),
-      Effect.gen(function* () {
-        const id = yield* idParam
-        return yield* page((v) =>
-          guarded(
-            checkoutPath(id),
-            v.lang,
-            Effect.gen(function* () {
-              const phone = ((yield* form)("phone") ?? "").trim()
-              const issued = yield* Effect.either(checkout.requestPayment(id, phone))
-              if (issued._tag === "Right") return redirect(`${checkoutPath(id)}?challenge=${issued.right.id}`)
-              return yield* checkoutPage(id, v, undefined, problemOf(issued.left))
-            })
-          )
-        )
-      })
-    )
+    yield* codeRoute(checkoutPath, checkout.requestPayment, checkoutPage)
 
     yield* router.post(
       route(`${prefix}/checkout/:id/pay`),

@@ -18,10 +18,9 @@ import * as Session from "./DashboardSession.js"
 import * as V from "./DashboardViews.js"
 import { respond } from "./Html.js"
 import * as Paths from "./Paths.js"
+import { problemOf, redirect, route } from "./Routing.js"
 import { csrfValid, form, Pages, throttled, visit } from "./Request.js"
 
-const route = (path: string) => path as HttpRouter.PathInput
-const redirect = (location: string) => HttpServerResponse.empty({ status: 303, headers: { location } })
 const Page = { limit: 50, offset: 0 } as const
 
 /** A table's column headings. */
@@ -35,14 +34,6 @@ const scopes: { readonly [S in V.Section]: Auth.Scope } = {
   subscriptions: "subscriptions:write",
   events: "webhooks:write",
   webhooks: "webhooks:write"
-}
-
-/** What a merchant can be told about a refusal. */
-const messageOf = (e: unknown): string => {
-  if (e instanceof Errors.InvalidRequest) return e.errors.map((f) => `${f.field} ${f.message}`).join("; ")
-  if (e instanceof Errors.ServiceUnavailable) return "The service is busy. Try again shortly."
-  if (typeof e === "object" && e !== null && "message" in e && typeof e.message === "string") return e.message
-  return "That did not work."
 }
 
 export const layer = HttpApiBuilder.Router.use((router) =>
@@ -188,7 +179,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         section("mandates", "mandate", (v, p) =>
           Effect.gen(function* () {
             const found = yield* Effect.either(mandates.get(tenant(p), yield* idParam))
-            if (found._tag === "Left") return <p class="error">{messageOf(found.left)}</p>
+            if (found._tag === "Left") return <p class="error">{problemOf(found.left).text}</p>
             const m = found.right
             return (
               <>
@@ -278,7 +269,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           Effect.gen(function* () {
             const id = yield* idParam
             const found = yield* Effect.either(subscriptions.get(tenant(p), id))
-            if (found._tag === "Left") return <p class="error">{messageOf(found.left)}</p>
+            if (found._tag === "Left") return <p class="error">{problemOf(found.left).text}</p>
             return (
               <>
                 <V.Table
@@ -363,7 +354,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         (v, p) =>
           Effect.gen(function* () {
             const found = yield* Effect.either(endpoints.get(p, id))
-            if (found._tag === "Left") return <p class="error">{messageOf(found.left)}</p>
+            if (found._tag === "Left") return <p class="error">{problemOf(found.left).text}</p>
             const e = found.right
             const log = yield* endpoints.deliveries(p, e.id, { limit: 50, offset: 0 })
             return (
@@ -436,7 +427,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             )
           )
           if (created._tag === "Left")
-            return yield* webhooksPage({ error: messageOf(created.left) }, 422)(v, p)
+            return yield* webhooksPage({ error: problemOf(created.left).text }, 422)(v, p)
           return yield* endpointPage(created.right.endpoint.id, {
             notice: d(v.lang, "added"),
             secret: created.right.secret
@@ -475,7 +466,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             )
           )
           if (updated._tag === "Left")
-            return yield* endpointPage(id, { error: messageOf(updated.left) }, 422)(v, p)
+            return yield* endpointPage(id, { error: problemOf(updated.left).text }, 422)(v, p)
           return yield* endpointPage(id, { notice: d(v.lang, "saved") })(v, p)
         })
       )
@@ -488,7 +479,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const id = yield* idParam
           const rotated = yield* Effect.either(endpoints.rotate(p, id))
           if (rotated._tag === "Left")
-            return yield* endpointPage(id, { error: messageOf(rotated.left) }, 404)(v, p)
+            return yield* endpointPage(id, { error: problemOf(rotated.left).text }, 404)(v, p)
           return yield* endpointPage(id, {
             notice: d(v.lang, "rotated"),
             secret: rotated.right.secret
@@ -503,7 +494,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         Effect.gen(function* () {
           const removed = yield* Effect.either(endpoints.remove(p, yield* idParam))
           if (removed._tag === "Left")
-            return yield* webhooksPage({ error: messageOf(removed.left) }, 404)(v, p)
+            return yield* webhooksPage({ error: problemOf(removed.left).text }, 404)(v, p)
           return yield* webhooksPage({ notice: d(v.lang, "deleted") })(v, p)
         })
       )
@@ -516,7 +507,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const id = yield* idParam
           const resent = yield* Effect.either(endpoints.resend(p, id, (yield* form)("event_id") ?? ""))
           if (resent._tag === "Left")
-            return yield* endpointPage(id, { error: messageOf(resent.left) }, 404)(v, p)
+            return yield* endpointPage(id, { error: problemOf(resent.left).text }, 404)(v, p)
           return redirect(`${root}/webhooks/${id}?resent=1`)
         })
       )

@@ -7,7 +7,7 @@ import { Calendar, EventType } from "@laari/core"
 import { DateTime } from "effect"
 import type { ComponentChildren } from "preact"
 import type { Attempt } from "../Webhooks/Sql.js"
-import { Page } from "./Html.js"
+import { Messages, Page } from "./Html.js"
 import { d, type Word } from "./DashboardText.js"
 import { type Lang, money } from "./I18n.js"
 
@@ -76,16 +76,7 @@ export const Shell = (p: {
     </section>
     <section class="card" aria-labelledby="heading">
       <h1 id="heading">{p.title}</h1>
-      {p.notice === undefined ? null : (
-        <p class="notice" role="status">
-          {p.notice}
-        </p>
-      )}
-      {p.error === undefined ? null : (
-        <p class="error" role="alert">
-          {p.error}
-        </p>
-      )}
+      <Messages notice={p.notice} error={p.error} />
       {p.children}
     </section>
   </Page>
@@ -96,11 +87,7 @@ export const SignIn = (p: { readonly frame: Frame; readonly error?: string | und
     <section class="card" aria-labelledby="heading">
       <h1 id="heading">{d(p.frame.lang, "title")}</h1>
       <p class="note">{d(p.frame.lang, "signInNote")}</p>
-      {p.error === undefined ? null : (
-        <p class="error" role="alert">
-          {p.error}
-        </p>
-      )}
+      <Messages error={p.error} />
       <form method="post" action={`${p.frame.root}/sign-in`}>
         <Csrf token={p.frame.csrf} />
         <label for="key">{d(p.frame.lang, "secretKey")}</label>

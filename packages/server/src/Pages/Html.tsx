@@ -89,3 +89,22 @@ export const respond = (page: VNode, status = 200): HttpServerResponse.HttpServe
     contentType: "text/html; charset=utf-8",
     headers: securityHeaders
   })
+
+/** A page's notice and problem, announced to screen readers. */
+export const Messages = (p: {
+  readonly error?: string | undefined
+  readonly notice?: string | undefined
+}) => (
+  <>
+    {p.notice === undefined ? null : (
+      <p class="notice" role="status">
+        {p.notice}
+      </p>
+    )}
+    {p.error === undefined ? null : (
+      <p class="error" role="alert">
+        {p.error}
+      </p>
+    )}
+  </>
+)

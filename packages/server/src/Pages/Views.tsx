@@ -4,7 +4,7 @@
  */
 import type { CheckoutSession, Mandate } from "@laari/core"
 import { Calendar } from "@laari/core"
-import { Page } from "./Html.js"
+import { Messages, Page } from "./Html.js"
 import { interval, type Lang, money, t } from "./I18n.js"
 
 export interface Frame {
@@ -24,13 +24,6 @@ const Given = (p: { readonly text: string; readonly class?: string }) => (
 )
 
 const Csrf = (p: { readonly token: string }) => <input type="hidden" name="_csrf" value={p.token} />
-
-const Problem = (p: { readonly text: string | undefined }) =>
-  p.text === undefined ? null : (
-    <p class="error" role="alert">
-      {p.text}
-    </p>
-  )
 
 /** A date as Maldives people read it: `2026-12-31 23:59` in Maldives time. */
 const day = (iso: string) => iso.slice(0, 16).replace("T", " ")
@@ -138,7 +131,7 @@ export const MandateApproval = (p: {
           <dd>{day(Calendar.formatMaldives(m.expiresAt))}</dd>
         </dl>
         <p class="note">{t(lang, "mandateMeaning", { merchant: p.merchantName })}</p>
-        <Problem text={p.error} />
+        <Messages error={p.error} />
         <CodeForms
           frame={p.frame}
           challengeId={p.challengeId}
@@ -194,7 +187,7 @@ export const Checkout = (p: {
               })}
         </p>
         {price === null ? null : <p class="note">{t(lang, "renewsNote")}</p>}
-        <Problem text={p.error} />
+        <Messages error={p.error} />
         {test ? (
           <form method="post" action={`${path}/pay`}>
             <Csrf token={p.frame.csrf} />

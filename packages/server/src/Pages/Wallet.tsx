@@ -4,29 +4,17 @@
  * while it is live), pay a scanned QR payload through the same rules as every QR payment.
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import {
-  Approvals,
-  Errors,
-  Ids,
-  Mandates,
-  Notifications,
-  QrCodes,
-  Store,
-  Subscriptions,
-  WalletAccess
-} from "@laari/core"
+import { Ids, Mandates, Notifications, QrCodes, Store, Subscriptions, WalletAccess } from "@laari/core"
 import { Clock, DateTime, Effect } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import { respond } from "./Html.js"
 import { type Lang, money, t } from "./I18n.js"
 import * as Paths from "./Paths.js"
+import { problemOf, redirect, route } from "./Routing.js"
 import { csrfValid, form, Pages, throttled, visit } from "./Request.js"
 import * as Views from "./Views.js"
 import * as Session from "./WalletSession.js"
 import * as WalletViews from "./WalletViews.js"
-
-const route = (path: string) => path as HttpRouter.PathInput
-const redirect = (location: string) => HttpServerResponse.empty({ status: 303, headers: { location } })
 
 /** The wallet app is the live wallet's: sandbox payers are driven by the test helpers. */
 const Environment = "live" as const
@@ -38,15 +26,6 @@ export const parseMvr = (text: string): number | null | "invalid" => {
   const m = /^(\d{1,7})(?:\.(\d{1,2}))?$/.exec(s)
   if (m === null) return "invalid"
   return Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"))
-}
-
-const messageOf = (e: unknown): { readonly status: number; readonly text: string } => {
-  if (e instanceof Approvals.ApprovalLimited) return { status: 429, text: e.message }
-  if (e instanceof Errors.ServiceUnavailable)
-    return { status: 503, text: "The service is busy. Try again shortly." }
-  if (typeof e === "object" && e !== null && "message" in e && typeof e.message === "string")
-    return { status: 422, text: e.message }
-  return { status: 422, text: "That did not work." }
 }
 
 export const layer = HttpApiBuilder.Router.use((router) =>
@@ -197,7 +176,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const phone = ((yield* form)("phone") ?? "").trim()
           const issued = yield* Effect.either(access.requestSignIn(Environment, phone))
           if (issued._tag === "Left") {
-            const problem = messageOf(issued.left)
+            const problem = problemOf(issued.left)
             return signInPage(v, { phone, error: problem.text }, problem.status)
           }
           return signInPage(v, { phone, challengeId: issued.right.id })
@@ -217,7 +196,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             access.signIn(Environment, phone, Ids.ChallengeId.make(challenge), (field("otp") ?? "").trim())
           )
           if (signed._tag === "Left") {
-            const problem = messageOf(signed.left)
+            const problem = problemOf(signed.left)
             return signInPage(v, { phone, challengeId: challenge, error: problem.text }, problem.status)
           }
           return Session.start(pages, redirect(path), signed.right.id, yield* Clock.currentTimeMillis)
@@ -251,7 +230,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         Effect.gen(function* () {
           const revoked = yield* Effect.either(mandates.revokeAsCustomer(customer, yield* idParam))
           if (revoked._tag === "Right") return redirect(`${path}?done=revoked`)
-          const problem = messageOf(revoked.left)
+          const problem = problemOf(revoked.left)
           return yield* homePage(customer, v, { error: problem.text }, problem.status)
         })
       )
@@ -263,7 +242,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         Effect.gen(function* () {
           const cancelled = yield* Effect.either(subscriptions.cancelAsPayer(customer, yield* idParam))
           if (cancelled._tag === "Right") return redirect(`${path}?done=cancelled`)
-          const problem = messageOf(cancelled.left)
+          const problem = problemOf(cancelled.left)
           return yield* homePage(customer, v, { error: problem.text }, problem.status)
         })
       )
@@ -287,7 +266,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           )
           if (paid._tag === "Right")
             return redirect(`${path}?paid=${encodeURIComponent(paid.right.qrid)}&amount=${paid.right.amount}`)
-          const problem = messageOf(paid.left)
+          const problem = problemOf(paid.left)
           return yield* homePage(customer, v, { error: problem.text }, problem.status)
         })
       )

@@ -5,7 +5,7 @@
 import type { Invoice, Mandate, Notifications, Subscription } from "@laari/core"
 import { Calendar } from "@laari/core"
 import type { ComponentChildren } from "preact"
-import { Page } from "./Html.js"
+import { Messages, Page } from "./Html.js"
 import { interval, money, t } from "./I18n.js"
 import type { Frame } from "./Views.js"
 
@@ -13,21 +13,6 @@ const Csrf = (p: { readonly token: string }) => <input type="hidden" name="_csrf
 const Given = (p: { readonly text: string }) => <span dir="auto">{p.text}</span>
 const when = (t: Parameters<typeof Calendar.formatMaldives>[0]) =>
   Calendar.formatMaldives(t).slice(0, 16).replace("T", " ")
-
-const Messages = (p: { readonly error?: string | undefined; readonly notice?: string | undefined }) => (
-  <>
-    {p.notice === undefined ? null : (
-      <p class="notice" role="status">
-        {p.notice}
-      </p>
-    )}
-    {p.error === undefined ? null : (
-      <p class="error" role="alert">
-        {p.error}
-      </p>
-    )}
-  </>
-)
 
 export const SignIn = (p: {
   readonly frame: Frame
