@@ -75,6 +75,24 @@ export const isValidSpan = (interval: Interval, count: number): boolean =>
 
 const inMaldives = (t: DateTime.Utc): Temporal.ZonedDateTime => toInstant(t).toZonedDateTimeISO(MaldivesZone)
 
+/**
+ * Where `periodAt` starts looking: the period of `t` from whole weeks or calendar months alone, which is
+ * exact for weeks and at most one too high for months (on a day of the month before the anchor's, or
+ * earlier in the day). `periodAt` settles it against the real boundaries.
+ */
+export const estimatePeriod = (
+  anchor: DateTime.Utc,
+  interval: Interval,
+  count: number,
+  t: DateTime.Utc
+): number => {
+  const a = inMaldives(anchor)
+  const l = inMaldives(t)
+  return interval === "WEEK"
+    ? Math.floor((l.epochMilliseconds - a.epochMilliseconds) / (7 * count * 86_400_000))
+    : Math.floor(((l.year - a.year) * 12 + (l.month - a.month)) / count)
+}
+
 /** A period index or count that is not a whole number is a defect of the caller, never a domain outcome. */
 const checkArguments = (count: number, n: number): void => {
   if (!Number.isSafeInteger(count) || count < 1)
@@ -133,14 +151,7 @@ export const periodAt = (
   t: DateTime.Utc
 ): number => {
   checkArguments(count, 0)
-  const a = inMaldives(anchor)
-  const l = inMaldives(t)
-  // An estimate that is at most one too high (a day of the month before the anchor's), settled against
-  // the real boundaries.
-  let n =
-    interval === "WEEK"
-      ? Math.floor((l.epochMilliseconds - a.epochMilliseconds) / (7 * count * 86_400_000))
-      : Math.floor(((l.year - a.year) * 12 + (l.month - a.month)) / count)
+  let n = estimatePeriod(anchor, interval, count, t)
   while (DateTime.greaterThan(periodStart(anchor, interval, count, n), t)) n--
   while (DateTime.lessThanOrEqualTo(periodStart(anchor, interval, count, n + 1), t)) n++
   return n

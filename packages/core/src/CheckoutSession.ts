@@ -122,7 +122,10 @@ export interface Terms {
 
 /** The rules of each field of a request: the same schemas the server's request is decoded with. */
 const RequestFields = Schema.Struct({
-  mode: Fields.nullable(Mode.annotations({ message: () => "must be PAYMENT or SUBSCRIPTION" })),
+  // `override`: a union of literals otherwise reports its first member's own "Expected ..." message.
+  mode: Fields.nullable(
+    Mode.annotations({ message: () => ({ message: "must be PAYMENT or SUBSCRIPTION", override: true }) })
+  ),
   reference: Fields.nullable(Fields.Reference),
   title: Fields.nullable(Fields.Title),
   description: Fields.nullable(Fields.Description),
@@ -132,7 +135,11 @@ const RequestFields = Schema.Struct({
     Schema.Struct({
       name: Fields.nullable(PlanName),
       amount: Fields.nullable(Amount),
-      interval: Fields.nullable(Calendar.Interval.annotations({ message: () => "must be WEEK or MONTH" })),
+      interval: Fields.nullable(
+        Calendar.Interval.annotations({
+          message: () => ({ message: "must be WEEK or MONTH", override: true })
+        })
+      ),
       intervalCount: Fields.nullable(IntervalCount)
     })
   )

@@ -286,6 +286,36 @@ describe("billing periods: properties", () => {
     )
   })
 
+  it("periodAt starts from an estimate exact for weeks and at most one too high for months", () => {
+    fc.assert(
+      fc.property(
+        anchorMs,
+        span,
+        fc.integer({ min: 0, max: 3 * 365 * DayMs }),
+        (a, { interval, count }, later) => {
+          const anchor = utc(a)
+          const t = utc(a + later)
+          const over =
+            Calendar.estimatePeriod(anchor, interval, count, t) -
+            Calendar.periodAt(anchor, interval, count, t)
+          if (interval === "WEEK") expect(over).toBe(0)
+          else expect([0, 1]).toContain(over)
+        }
+      ),
+      runs
+    )
+    // The day of the month before the anchor's: one too high; on it, exact.
+    const anchor = DateTime.unsafeMake("2026-01-31T10:00:00+05:00")
+    const feb27 = DateTime.unsafeMake("2026-02-27T10:00:00+05:00")
+    expect(Calendar.estimatePeriod(anchor, "MONTH", 1, feb27)).toBe(1)
+    expect(Calendar.periodAt(anchor, "MONTH", 1, feb27)).toBe(0)
+    const march = DateTime.unsafeMake("2027-03-31T10:00:00+05:00")
+    expect(Calendar.estimatePeriod(anchor, "MONTH", 2, march)).toBe(7)
+    expect(Calendar.estimatePeriod(anchor, "WEEK", 2, DateTime.unsafeMake("2026-03-01T10:00:00+05:00"))).toBe(
+      2
+    )
+  })
+
   it("periodAt of any later instant names a period that contains it", () => {
     fc.assert(
       fc.property(

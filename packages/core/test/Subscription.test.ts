@@ -158,6 +158,12 @@ describe("cancelNow", () => {
     const charging = ok(Invoice.startAttempt(invoice, t0))
     expect(ok(Subscription.cancelNow(sub, "MERCHANT", t0, charging)).invoice).toBeUndefined()
     expect(ok(Subscription.cancelNow(active(), "MERCHANT", t0, invoice0())).invoice).toBeUndefined()
+    // Another subscription's open invoice is not this one's to void.
+    const theirs = {
+      ...invoice,
+      subscriptionId: "7e1b0a3c-2222-4c5e-8a57-0b3fe4d0a999" as Subscription.SubscriptionId
+    }
+    expect(ok(Subscription.cancelNow(sub, "MERCHANT", t0, theirs)).invoice).toBeUndefined()
   })
 })
 
@@ -209,6 +215,8 @@ describe("next", () => {
       Subscription.Step.WarnBalance({ periodIndex: 1, amount: 25_000, renewsAt: end })
     )
     const warned = Subscription.markBalanceWarned(sub, 1)
+    // Marking the same renewal again changes nothing, not even the object.
+    expect(Subscription.markBalanceWarned(warned, 1)).toBe(warned)
     expect(tag(warned, invoice0(), warnAt)).toBe("Nothing")
     expect(tag(warned, invoice0(), DateTime.add(end, { millis: -1 }))).toBe("Nothing")
     expect(Subscription.next(warned, invoice0(), end)).toEqual(
