@@ -440,3 +440,19 @@ describe("billing periods: examples", () => {
     expect(() => Calendar.periodAt(anchor, "MONTH", 0, anchor)).toThrow(RangeError)
   })
 })
+
+describe("a period index or count that is not whole is a defect, named", () => {
+  it("throws with the value it got", () => {
+    const anchor = DateTime.unsafeMake("2026-01-31T10:00:00+05:00")
+    expect(() => Calendar.periodStart(anchor, "MONTH", 0, 0)).toThrow(
+      "interval count must be a positive whole number, got 0"
+    )
+    expect(() => Calendar.periodStart(anchor, "MONTH", 1.5, 0)).toThrow(
+      "interval count must be a positive whole number, got 1.5"
+    )
+    expect(() => Calendar.periodStart(anchor, "WEEK", 1, 0.5)).toThrow(
+      "period index must be a whole number, got 0.5"
+    )
+    expect(() => Calendar.periodStart(anchor, "WEEK", 1, -1)).not.toThrow()
+  })
+})

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Either } from "effect"
+import { DateTime, Either, Schema } from "effect"
 import fc from "fast-check"
 import { Temporal } from "temporal-polyfill"
 import * as Calendar from "../src/Calendar.js"
+import * as Fields from "../src/Fields.js"
 import type { CustomerId, MandateId, MerchantId } from "../src/Ids.js"
 import * as Mandate from "../src/Mandate.js"
 
@@ -428,5 +429,33 @@ describe("authorizeCharge", () => {
     expect(Mandate.authorizeCharge(m, 500, t, "Pacific/Pago_Pago")).toEqual(
       Either.left("PERIOD_CAP_EXCEEDED")
     )
+  })
+})
+
+describe("what mandate refusals say, and recording a charge", () => {
+  it("names each cross-field problem of the terms", () => {
+    expect(
+      Mandate.validateTerms(terms({ perChargeCap: 5_000, periodCap: 4_000, period: null }), now)
+    ).toEqual([
+      { field: "periodCap", message: "must be at least the per-charge cap" },
+      { field: "period", message: "is required with a period cap" }
+    ])
+    expect(Mandate.validateTerms(terms({ expiresAt: now }), now)).toEqual([
+      { field: "expiresAt", message: "must be in the future" }
+    ])
+    expect(Mandate.validateTerms(terms({ expiresAt: DateTime.add(now, { days: 366 }) }), now)).toEqual([
+      { field: "expiresAt", message: `must be at most ${Mandate.MaxLifetimeDays} days away` }
+    ])
+    expect(
+      Fields.problems(Schema.Struct({ amount: Mandate.ChargeAmount }))({ amount: 10.5 }).map((p) => p.message)
+    ).toEqual(["must be a whole number of laari"])
+  })
+
+  it("a charge moves a period mandate's running total, and leaves the rest of it as it was", () => {
+    const m = active({ periodCap: 100_000, period: "MONTH" })
+    const next = Mandate.recordCharge(m, { periodKey: "2026-03", periodCharged: 1_500 })
+    expect(next).toEqual({ ...m, periodKey: "2026-03", periodCharged: 1_500 })
+    const plain = active({ periodCap: null, period: null })
+    expect(Mandate.recordCharge(plain, { periodKey: "2026-03", periodCharged: 0 })).toBe(plain)
   })
 })

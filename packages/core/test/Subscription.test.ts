@@ -527,3 +527,11 @@ describe("nextDueAt", () => {
     expect(Subscription.nextDueAt(renewed, invoice)).toEqual(t0)
   })
 })
+
+describe("isLive", () => {
+  it("holds until the subscription is cancelled", () => {
+    expect(Subscription.isLive(active())).toBe(true)
+    expect(Subscription.isLive({ ...active(), status: "PAST_DUE" })).toBe(true)
+    expect(Subscription.isLive({ ...active(), status: "CANCELLED" })).toBe(false)
+  })
+})

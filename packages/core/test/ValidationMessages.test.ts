@@ -235,3 +235,26 @@ describe("QR codes and amounts: what each refusal says", () => {
     expect(QrCode.authorizePayment(code, "p", 100, now, true)).toEqual(Either.right(100))
   })
 })
+
+describe("the text rules every field shares: what each says", () => {
+  const says = <A, I>(schema: Schema.Schema<A, I>, value: unknown) =>
+    Fields.problems(Schema.Struct({ v: schema }))({ v: value }).map((p) => p.message)
+
+  it("names NUL characters, unpaired surrogates, length and blankness", () => {
+    expect(says(Fields.Text, "a\u0000b")).toEqual(["must not contain NUL characters"])
+    expect(says(Fields.Text, "a\uD800")).toEqual([
+      "must be well-formed Unicode (it contains an unpaired surrogate)"
+    ])
+    expect(says(Fields.Title, "x".repeat(256))).toEqual(["must be at most 255 characters"])
+    expect(says(Fields.Title, "x".repeat(255))).toEqual([])
+    expect(says(Fields.Title, "   ")).toEqual(["must not be empty"])
+  })
+
+  it("takes an absolute http(s) URL of at most 2,048 characters as a return URL", () => {
+    expect(says(Fields.ReturnUrl, "ftp://shop.example")).toEqual(["must be an http or https URL"])
+    expect(says(Fields.ReturnUrl, `https://shop.example/${"x".repeat(2048)}`)).toEqual([
+      "must be at most 2048 characters"
+    ])
+    expect(says(Fields.ReturnUrl, "https://shop.example/back?o=1")).toEqual([])
+  })
+})
