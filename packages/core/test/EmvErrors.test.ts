@@ -187,5 +187,8 @@ describe("Emv.isTemplate and verifyCrc at their edges", () => {
       good.slice(-4) === good.slice(-4).toLowerCase()
     )
     expect(Emv.verifyCrc(`${good.slice(0, -4)}ZZZZ`)).toBe(false)
+    // A checksum that matches but sits under another tag or length is not the CRC field.
+    const under6305 = `0002016305${Emv.crc16("0002016305")}`
+    expect(Emv.verifyCrc(under6305)).toBe(false)
   })
 })
