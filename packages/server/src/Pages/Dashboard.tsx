@@ -356,7 +356,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             const found = yield* Effect.either(endpoints.get(p, id))
             if (found._tag === "Left") return <p class="error">{problemOf(found.left).text}</p>
             const e = found.right
-            const log = yield* endpoints.deliveries(p, e.id, { limit: 50, offset: 0 })
+            const log = yield* endpoints.deliveries(tenant(p), e.id, { limit: 50, offset: 0 })
             return (
               <>
                 {messages.secret === undefined ? null : (

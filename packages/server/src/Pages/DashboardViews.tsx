@@ -3,11 +3,11 @@
  * forms. Values the merchant or its customers wrote are text, escaped by preact, in `dir="auto"`.
  */
 import type { Auth, CheckoutSession, Invoice, Mandate, QrCode, Subscription, Webhook } from "@laari/core"
-import { Calendar, EventType } from "@laari/core"
+import { EventType } from "@laari/core"
 import { DateTime } from "effect"
 import type { ComponentChildren } from "preact"
 import type { Attempt } from "../Webhooks/Sql.js"
-import { Messages, Page } from "./Html.js"
+import { Csrf, Given, Messages, Page, when } from "./Html.js"
 import { d, type Word } from "./DashboardText.js"
 import { type Lang, money } from "./I18n.js"
 
@@ -18,12 +18,6 @@ export interface Frame {
   readonly assets: string
   readonly csrf: string
 }
-
-const Csrf = (p: { readonly token: string }) => <input type="hidden" name="_csrf" value={p.token} />
-const Given = (p: { readonly text: string | null }) =>
-  p.text === null ? null : <span dir="auto">{p.text}</span>
-const when = (t: Parameters<typeof Calendar.formatMaldives>[0] | null) =>
-  t === null ? "" : Calendar.formatMaldives(t).slice(0, 16).replace("T", " ")
 
 export const Sections = [
   ["mandates", "mandates"],

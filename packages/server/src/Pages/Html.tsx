@@ -5,6 +5,8 @@
  * no framing (`frame-ancestors 'none'` and `X-Frame-Options`), no referrer (URLs carry ids), no caching.
  */
 import { HttpServerResponse } from "@effect/platform"
+import { Calendar } from "@laari/core"
+import type { DateTime } from "effect"
 import type { ComponentChildren, VNode } from "preact"
 import { render } from "preact-render-to-string"
 import { dir, type Lang, langs, t } from "./I18n.js"
@@ -108,3 +110,14 @@ export const Messages = (p: {
     )}
   </>
 )
+
+/** The CSRF token of a form (`Request`). */
+export const Csrf = (p: { readonly token: string }) => <input type="hidden" name="_csrf" value={p.token} />
+
+/** Text a merchant or customer wrote: shown as given, its direction the text's own; nothing for none. */
+export const Given = (p: { readonly text: string | null }) =>
+  p.text === null ? null : <span dir="auto">{p.text}</span>
+
+/** A moment as people read it: `2026-12-31 23:59` in Maldives time; empty for none. */
+export const when = (t: DateTime.Utc | null): string =>
+  t === null ? "" : Calendar.formatMaldives(t).slice(0, 16).replace("T", " ")

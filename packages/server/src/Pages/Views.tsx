@@ -3,8 +3,7 @@
  * functions of what they show; escaping is preact's.
  */
 import type { CheckoutSession, Mandate } from "@laari/core"
-import { Calendar } from "@laari/core"
-import { Messages, Page } from "./Html.js"
+import { Csrf, Given, Messages, Page, when } from "./Html.js"
 import { interval, type Lang, money, t } from "./I18n.js"
 
 export interface Frame {
@@ -16,22 +15,14 @@ export interface Frame {
   readonly csrf: string
 }
 
-/** Merchant-supplied text: shown as given, its direction the text's own. */
-const Given = (p: { readonly text: string; readonly class?: string }) => (
-  <span dir="auto" class={p.class}>
-    {p.text}
-  </span>
-)
-
-const Csrf = (p: { readonly token: string }) => <input type="hidden" name="_csrf" value={p.token} />
-
-/** A date as Maldives people read it: `2026-12-31 23:59` in Maldives time. */
-const day = (iso: string) => iso.slice(0, 16).replace("T", " ")
-
-/** The phone form, or with a challenge the code form whose buttons are `actions`. */
-const CodeForms = (p: {
+/**
+ * The phone form, or with a challenge the code form whose buttons are `actions`. A `phone` fills the
+ * phone field and travels with the code (the wallet signs in by phone).
+ */
+export const CodeForms = (p: {
   readonly frame: Frame
   readonly challengeId: string | undefined
+  readonly phone?: string | undefined
   readonly codeAction: string
   readonly answerAction: string
   readonly actions: ReadonlyArray<{
@@ -54,6 +45,7 @@ const CodeForms = (p: {
           inputmode="tel"
           required
           maxlength={32}
+          value={p.phone}
         />
         <div class="actions">
           <button type="submit">{t(lang, "sendCode")}</button>
@@ -66,6 +58,7 @@ const CodeForms = (p: {
       <p class="notice" role="status">
         {t(lang, "codeSent")}
       </p>
+      {p.phone === undefined ? null : <input type="hidden" name="phone" value={p.phone} />}
       <input type="hidden" name="challenge_id" value={p.challengeId} />
       <label for="otp">{t(lang, "code")}</label>
       <input
@@ -128,7 +121,7 @@ export const MandateApproval = (p: {
             </>
           )}
           <dt>{t(lang, "validUntil")}</dt>
-          <dd>{day(Calendar.formatMaldives(m.expiresAt))}</dd>
+          <dd>{when(m.expiresAt)}</dd>
         </dl>
         <p class="note">{t(lang, "mandateMeaning", { merchant: p.merchantName })}</p>
         <Messages error={p.error} />

@@ -72,17 +72,18 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         const allInvoices = (yield* Effect.forEach(subs, (s) =>
           invoices.list(s.id, { limit: 5, offset: 0 })
         )).flat()
+        const recent = allCharges.slice(0, 10)
+        // Each merchant's name once, however many mandates, subscriptions and charges name it.
+        const ids = new Set([...live, ...subs, ...recent].map((x) => x.merchantId))
+        const names = new Map(
+          yield* Effect.forEach(ids, (id) => Effect.map(merchantName(id), (name) => [id, name] as const))
+        )
+        const nameOf = (id: Ids.MerchantId) => names.get(id) ?? ""
         return {
           phone: customer?.phone ?? "",
-          mandates: yield* Effect.forEach(live, (m) =>
-            Effect.map(merchantName(m.merchantId), (merchant) => ({ mandate: m, merchant }))
-          ),
-          subscriptions: yield* Effect.forEach(subs, (s) =>
-            Effect.map(merchantName(s.merchantId), (merchant) => ({ subscription: s, merchant }))
-          ),
-          charges: yield* Effect.forEach(allCharges.slice(0, 10), (c) =>
-            Effect.map(merchantName(c.merchantId), (merchant) => ({ charge: c, merchant }))
-          ),
+          mandates: live.map((m) => ({ mandate: m, merchant: nameOf(m.merchantId) })),
+          subscriptions: subs.map((s) => ({ subscription: s, merchant: nameOf(s.merchantId) })),
+          charges: recent.map((c) => ({ charge: c, merchant: nameOf(c.merchantId) })),
           invoices: allInvoices.slice(0, 10),
           notifications: (yield* notifications.list(customerId)).slice(0, 10)
         } satisfies WalletViews.Home

@@ -3,16 +3,10 @@
  * charges, invoices, notifications and the QR payment form.
  */
 import type { Invoice, Mandate, Notifications, Subscription } from "@laari/core"
-import { Calendar } from "@laari/core"
 import type { ComponentChildren } from "preact"
-import { Messages, Page } from "./Html.js"
+import { Csrf, Given, Messages, Page, when } from "./Html.js"
 import { interval, money, t } from "./I18n.js"
-import type { Frame } from "./Views.js"
-
-const Csrf = (p: { readonly token: string }) => <input type="hidden" name="_csrf" value={p.token} />
-const Given = (p: { readonly text: string }) => <span dir="auto">{p.text}</span>
-const when = (t: Parameters<typeof Calendar.formatMaldives>[0]) =>
-  Calendar.formatMaldives(t).slice(0, 16).replace("T", " ")
+import { CodeForms, type Frame } from "./Views.js"
 
 export const SignIn = (p: {
   readonly frame: Frame
@@ -21,52 +15,20 @@ export const SignIn = (p: {
   readonly error?: string | undefined
   readonly notice?: string | undefined
 }) => {
-  const { lang, csrf, path } = p.frame
+  const { lang, path } = p.frame
   return (
     <Page lang={lang} title={t(lang, "signInHeading")} path={path} assets={p.frame.assets}>
       <section class="card" aria-labelledby="heading">
         <h1 id="heading">{t(lang, "signInHeading")}</h1>
         <Messages error={p.error} notice={p.notice} />
-        {p.challengeId === undefined ? (
-          <form method="post" action={`${path}/code`}>
-            <Csrf token={csrf} />
-            <label for="phone">{t(lang, "phone")}</label>
-            <input
-              id="phone"
-              name="phone"
-              type="tel"
-              autocomplete="tel"
-              required
-              maxlength={32}
-              value={p.phone}
-            />
-            <div class="actions">
-              <button type="submit">{t(lang, "sendCode")}</button>
-            </div>
-          </form>
-        ) : (
-          <form method="post" action={`${path}/sign-in`}>
-            <Csrf token={csrf} />
-            <p class="notice" role="status">
-              {t(lang, "codeSent")}
-            </p>
-            <input type="hidden" name="phone" value={p.phone} />
-            <input type="hidden" name="challenge_id" value={p.challengeId} />
-            <label for="otp">{t(lang, "code")}</label>
-            <input
-              id="otp"
-              name="otp"
-              type="text"
-              inputmode="numeric"
-              autocomplete="one-time-code"
-              maxlength={6}
-              required
-            />
-            <div class="actions">
-              <button type="submit">{t(lang, "signIn")}</button>
-            </div>
-          </form>
-        )}
+        <CodeForms
+          frame={p.frame}
+          challengeId={p.challengeId}
+          phone={p.phone}
+          codeAction={`${path}/code`}
+          answerAction={`${path}/sign-in`}
+          actions={[{ name: "sign-in", label: t(lang, "signIn") }]}
+        />
       </section>
     </Page>
   )

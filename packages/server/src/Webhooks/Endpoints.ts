@@ -7,7 +7,7 @@ import { Context, DateTime, Duration, Effect, Layer } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Address from "./Address.js"
 import * as Signing from "./Signing.js"
-import { type EndpointChanges, WebhookStore } from "./Sql.js"
+import { type EndpointChanges, type Owner, WebhookStore } from "./Sql.js"
 
 const make = Effect.gen(function* () {
   const store = yield* WebhookStore
@@ -75,19 +75,19 @@ const make = Effect.gen(function* () {
         return { secret, previousSecretExpiresAt: expires }
       }),
 
-    deliveries: (principal: Auth.Principal, id: string, filter: Parameters<typeof store.deliveries>[1]) =>
+    /** An endpoint's log; `owner` is a merchant's environment, or (for the operator) the merchant. */
+    deliveries: (owner: Owner, id: string, filter: Parameters<typeof store.deliveries>[1]) =>
       Effect.gen(function* () {
-        const endpoint = yield* found(yield* store.find(Auth.tenantOf(principal), id))
+        const endpoint = yield* found(yield* store.find(owner, id))
         return yield* store.deliveries(endpoint.id, filter)
       }),
 
     /** One more attempt of one of the merchant's events to the endpoint. */
     resend: (principal: Auth.Principal, id: string, eventId: string) =>
       Effect.gen(function* () {
-        const tenant = Auth.tenantOf(principal)
-        const endpoint = yield* found(yield* store.find(tenant, id))
-        if (!(yield* store.eventOf(tenant, eventId))) return yield* new Webhook.EventNotFound()
-        return yield* store.resend(endpoint, eventId, yield* crypto.uuid, yield* DateTime.now)
+        const endpoint = yield* found(yield* store.find(Auth.tenantOf(principal), id))
+        const attempt = yield* store.resend(endpoint, eventId, yield* crypto.uuid, yield* DateTime.now)
+        return attempt ?? (yield* new Webhook.EventNotFound())
       })
   }
 })

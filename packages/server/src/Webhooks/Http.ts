@@ -2,7 +2,7 @@
  * Handlers of the webhook endpoint and event endpoints.
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Calendar, Webhook } from "@laari/core"
+import { Auth, Calendar, Webhook } from "@laari/core"
 import { DateTime, Duration, Effect } from "effect"
 import { Api } from "../Api.js"
 import { page } from "../Http/Fields.js"
@@ -94,7 +94,7 @@ export const WebhookEndpointsLive = HttpApiBuilder.group(Api, "webhookEndpoints"
       .handle("deliveries", ({ path, urlParams }) =>
         withScope("webhooks:write", (principal) =>
           endpoints
-            .deliveries(principal, path.id, {
+            .deliveries(Auth.tenantOf(principal), path.id, {
               eventId: urlParams.event_id,
               status: urlParams.status,
               ...page(urlParams)
@@ -117,6 +117,7 @@ export const WebhookEndpointsLive = HttpApiBuilder.group(Api, "webhookEndpoints"
 export const OpsWebhooksLive = HttpApiBuilder.group(Api, "opsWebhooks", (handlers) =>
   Effect.gen(function* () {
     const store = yield* WebhookStore
+    const endpoints = yield* Endpoints
     return handlers
       .handle("endpoints", ({ path, urlParams }) =>
         Effect.map(store.list({ merchantId: path.id }, page(urlParams)), (list) =>
@@ -124,16 +125,13 @@ export const OpsWebhooksLive = HttpApiBuilder.group(Api, "opsWebhooks", (handler
         )
       )
       .handle("deliveries", ({ path, urlParams }) =>
-        Effect.gen(function* () {
-          const endpoint = yield* store.find({ merchantId: path.id }, path.endpoint)
-          if (endpoint === undefined) return yield* new Webhook.WebhookEndpointNotFound()
-          const list = yield* store.deliveries(endpoint.id, {
+        endpoints
+          .deliveries({ merchantId: path.id }, path.endpoint, {
             eventId: urlParams.event_id,
             status: urlParams.status,
             ...page(urlParams)
           })
-          return list.map(Json.delivery)
-        })
+          .pipe(Effect.map((list) => list.map(Json.delivery)))
       )
   })
 )

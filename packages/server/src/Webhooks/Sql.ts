@@ -240,7 +240,10 @@ const make = Effect.gen(function* () {
       )
     },
 
-    /** Queues one more attempt of `eventId` to the endpoint, due now, without automatic retries. */
+    /**
+     * Queues one more attempt of `eventId` to the endpoint, due now, without automatic retries; `undefined`
+     * when the event is not one of the endpoint's merchant and environment.
+     */
     resend: (endpoint: Webhook.Endpoint, eventId: string, id: string, now: DateTime.Utc) =>
       Effect.gen(function* () {
         const at = toDate(now)
@@ -251,9 +254,11 @@ const make = Effect.gen(function* () {
               WHERE endpoint_id = ${endpoint.id} AND event_id = e.id), 0),
             true, 'PENDING', ${at}, ${at}
           FROM events e WHERE e.id = ${eventId}
+            AND e.merchant_id = ${endpoint.merchantId} AND e.environment = ${endpoint.environment}
           RETURNING *`
+        if (rows[0] === undefined) return undefined
         yield* sql`SELECT pg_notify(${DeliveryChannel}, 'resend')`
-        return attemptFromRow(rows[0]!)
+        return attemptFromRow(rows[0])
       }),
 
     /**
@@ -348,14 +353,7 @@ const make = Effect.gen(function* () {
       FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
       WHERE d.status = 'PENDING' AND w.status = 'ENABLED' AND w.deleted_at IS NULL`.pipe(
       Effect.map((rows) => (rows[0]?.at == null ? undefined : fromDate(new Date(rows[0].at))))
-    ),
-
-    /** The event types an event id names, if it is the owner's. */
-    eventOf: (owner: Ids.Tenant, eventId: string) =>
-      sql<{ readonly id: string }>`SELECT id FROM events
-        WHERE id = ${eventId} AND merchant_id = ${owner.merchantId} AND environment = ${owner.environment}`.pipe(
-        Effect.map((rows) => rows.length === 1)
-      )
+    )
   }
 })
 
