@@ -26,6 +26,9 @@ export const LeaseSeconds = 60
 /** A safety net: no subscription needs more steps than this in one go. */
 const MaxStepsPerSubscription = 64
 
+/** Claimed subscriptions a worker processes at once: enough to keep a connection pool busy. */
+export const RenewalConcurrency = 8
+
 type Progress =
   | { readonly _tag: "Done" }
   | { readonly _tag: "Again"; readonly after: Subscription.Step["_tag"] }
@@ -216,8 +219,12 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
         return yield* defect(`subscription ${subscriptionId} did not settle: ${trail.slice(-6).join(", ")}`)
       })
 
-    /** Claims due subscriptions in batches and processes each; returns how many it claimed. */
-    const runDue = (batch = 100) =>
+    /**
+     * Claims due subscriptions in batches and processes each; returns how many it claimed. The claimed
+     * subscriptions are leased to this worker, so up to `concurrency` of them are processed side by
+     * side (a shared payer's wallet is locked by each charge in turn).
+     */
+    const runDue = (batch = 100, concurrency = RenewalConcurrency) =>
       Effect.gen(function* () {
         let total = 0
         for (;;) {
@@ -229,7 +236,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
               return due.map((s) => s.id)
             })
           )
-          yield* Effect.forEach(claimed, process, { discard: true })
+          yield* Effect.forEach(claimed, process, { discard: true, concurrency })
           total += claimed.length
           if (claimed.length < batch) return total
         }

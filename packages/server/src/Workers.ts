@@ -3,9 +3,12 @@
  * server processes can run them side by side. On a manual clock nothing polls: advancing the clock
  * runs the work instead.
  */
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Idempotency, Work } from "@laari/core"
 import { DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import { Clockwork } from "./Clockwork.js"
+import * as Ledger from "./Sql/Ledger.js"
+import { guard } from "./Sql/Repository.js"
 
 const PollEvery = Duration.seconds(1)
 
@@ -25,6 +28,18 @@ const purgeIdempotencyKeys = Effect.gen(function* () {
   )
 })
 
+/**
+ * Folds the house accounts' new entries into their balances every few seconds (balances read exact
+ * either way; this keeps reading them cheap).
+ */
+const rollUpLedger = Effect.gen(function* () {
+  const ledger = Ledger.make(yield* SqlClient.SqlClient)
+  yield* guard(Work.inBatches(5_000, ledger.rollUp(5_000))).pipe(
+    Effect.catchAllCause((cause) => Effect.logWarning("ledger roll-up failed", cause)),
+    Effect.repeat(Schedule.spaced(Duration.seconds(2)))
+  )
+})
+
 export const layer = Layer.scopedDiscard(
   Effect.gen(function* () {
     const clockwork = yield* Clockwork
@@ -36,5 +51,6 @@ export const layer = Layer.scopedDiscard(
       { discard: true }
     )
     yield* Effect.forkScoped(purgeIdempotencyKeys)
+    yield* Effect.forkScoped(rollUpLedger)
   })
 )

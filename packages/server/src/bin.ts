@@ -11,6 +11,7 @@ import { Effect, Layer } from "effect"
 import * as Config from "./Config.js"
 import * as Keys from "./Keys.js"
 import * as Onboarding from "./Onboarding.js"
+import * as Processes from "./Processes.js"
 import * as Server from "./Server.js"
 
 /** Every step of stopping is bounded on its own; should one hang anyway, the process still ends. */
@@ -28,14 +29,44 @@ const stopDeadline = Layer.scopedDiscard(
   )
 )
 
+/** Set by the primary of several processes when it generated the operator token they share. */
+const GeneratedTokenEnv = "LAARI_OPS_TOKEN_GENERATED"
+
 const main = Effect.gen(function* () {
   const config = yield* Config.fromEnv
   const opsToken = config.opsToken ?? Keys.generateOpsToken()
   const server = Server.layer({ ...config, opsToken })
-  const seed = Layer.effectDiscard(
-    Onboarding.seedDemo({ value: opsToken, generated: config.opsToken === undefined })
-  )
+  const seed = Processes.isFollower(process.env)
+    ? Layer.empty
+    : Layer.effectDiscard(
+        Onboarding.seedDemo({
+          value: opsToken,
+          generated: config.opsToken === undefined || process.env[GeneratedTokenEnv] === "1"
+        })
+      )
   return yield* Layer.launch(stopDeadline.pipe(Layer.provideMerge(seed), Layer.provideMerge(server)))
 })
 
-NodeRuntime.runMain(main)
+const plan = (() => {
+  try {
+    return Processes.plan(process.env)
+  } catch (e) {
+    console.error(`laari: ${(e as Error).message}`)
+    process.exit(1)
+  }
+})()
+if (Processes.isPrimary() && plan.processes > 1) {
+  // Every process shares one operator token: generate it here when none is set.
+  const token = process.env.LAARI_OPS_TOKEN
+  const env: Record<string, string> =
+    token === undefined || token === ""
+      ? { LAARI_OPS_TOKEN: Keys.generateOpsToken(), [GeneratedTokenEnv]: "1" }
+      : {}
+  console.log(`laari: ${plan.processes} processes on one port (LAARI_PROCESSES)`)
+  await Processes.supervise(plan.processes, env)
+  process.exit(0)
+} else {
+  if (Processes.isPrimary() && plan.reason !== undefined && process.env.LAARI_PROCESSES)
+    console.log(`laari: one process (${plan.reason})`)
+  NodeRuntime.runMain(main)
+}

@@ -61,7 +61,8 @@ const all = [
   [3, "subscriptions"],
   [4, "code_hardening"],
   [5, "webhooks"],
-  [6, "wallet_sign_in"]
+  [6, "wallet_sign_in"],
+  [7, "ledger_rollup"]
 ]
 
 describe("PGlite", () => {

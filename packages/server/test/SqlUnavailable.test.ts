@@ -9,6 +9,7 @@ import { Cause, Context, DateTime, Deferred, Effect, Exit, Fiber, Layer, Option 
 import * as Database from "../src/Sql/Database.js"
 import { Directory } from "../src/Sql/Directory.js"
 import * as PgliteClient from "../src/Sql/PgliteClient.js"
+import * as RowCache from "../src/Sql/RowCache.js"
 import { guard, isUnavailable } from "../src/Sql/Repository.js"
 import * as Store_ from "../src/Sql/Store.js"
 import * as TcpProxy from "./support/TcpProxy.js"
@@ -94,7 +95,9 @@ describe("a closed PGlite", () => {
     "answers ServiceUnavailable",
     () =>
       Effect.gen(function* () {
-        const context = yield* Layer.build(Store_.layer.pipe(Layer.provideMerge(PgliteClient.layer({}))))
+        const context = yield* Layer.build(
+          Store_.layer.pipe(Layer.provide(RowCache.layer), Layer.provideMerge(PgliteClient.layer({})))
+        )
         yield* Effect.promise(() => Context.get(context, PgliteClient.PgliteClient).pglite.close())
         const merchants = Context.get(context, Store.Merchants)
         yield* expectUnavailable(merchants.get("6f1c3a52-8a0b-4f47-9b8e-7e3f1f0b9c11" as Ids.MerchantId))

@@ -12,6 +12,7 @@ import * as Directory from "./Directory.js"
 import * as Migrations from "./Migrations.js"
 import * as PgliteClient from "./PgliteClient.js"
 import * as PgPool from "./PgPool.js"
+import * as RowCache from "./RowCache.js"
 import * as Store from "./Store.js"
 
 export interface Config {
@@ -45,7 +46,7 @@ export const adapters: Layer.Layer<
   Store.Ports | Directory.Directory,
   never,
   SqlClient.SqlClient | Crypto.Crypto
-> = Layer.merge(Store.layer, Directory.layer)
+> = Layer.merge(Store.layer, Directory.layer).pipe(Layer.provide(RowCache.layer))
 
 /** Migrates, then provides the SQL client, every core port, the `Directory` and `Crypto`. */
 export const layer = (

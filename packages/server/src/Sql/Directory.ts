@@ -24,6 +24,7 @@ import {
   type StoredKey
 } from "./Merchants.js"
 import { inTransaction, int, one, repository, toDate } from "./Repository.js"
+import * as RowCache from "./RowCache.js"
 
 export type { NewKey, Outlet, StoredKey }
 
@@ -144,6 +145,7 @@ export const make = Effect.gen(function* () {
   const events = yield* makeEvents
 
   const merchants = yield* makeMerchants
+  const cache = yield* RowCache.RowCache
   const merchant = (id: string) => merchants.get(id as Ids.MerchantId)
 
   const insertCustomer = (customer: Store.Customer, now: DateTime.Utc) =>
@@ -258,8 +260,13 @@ export const make = Effect.gen(function* () {
     if (features.mandatesLive !== undefined) changes.mandates_live = features.mandatesLive
     if (features.subscriptionsLive !== undefined) changes.subscriptions_live = features.subscriptionsLive
     if (Object.keys(changes).length === 0) return merchant(merchantId)
-    return sql<MerchantRow>`UPDATE merchants SET ${sql.update(changes)} WHERE id = ${merchantId} RETURNING *`.pipe(
-      Effect.map(one(merchantFromRow))
+    return transaction(
+      Effect.zipLeft(
+        sql<MerchantRow>`UPDATE merchants SET ${sql.update(changes)} WHERE id = ${merchantId} RETURNING *`.pipe(
+          Effect.map(one(merchantFromRow))
+        ),
+        cache.invalidate(RowCache.cacheKey.merchant(merchantId))
+      )
     )
   }
 
@@ -268,8 +275,12 @@ export const make = Effect.gen(function* () {
       sql`INSERT INTO api_keys ${sql.insert({ ...keyToRow(key, toDate(now)) })}`.pipe(Effect.asVoid)
     )
 
+  // Through the cache: a key changes only by being revoked (`revokeKey`).
   const findKeyByHash = (keyHash: string) =>
-    sql<KeyRow>`SELECT * FROM api_keys WHERE key_hash = ${keyHash}`.pipe(Effect.map(one(keyFromRow)))
+    cache.through(
+      RowCache.cacheKey.apiKey(keyHash),
+      sql<KeyRow>`SELECT * FROM api_keys WHERE key_hash = ${keyHash}`.pipe(Effect.map(one(keyFromRow)))
+    )
 
   const listKeys = (merchantId: string) =>
     Ids.isUuid(merchantId)
@@ -281,9 +292,18 @@ export const make = Effect.gen(function* () {
   const revokeKey = (merchantId: string, keyId: string) =>
     Ids.isUuid(merchantId)
       ? Effect.flatMap(DateTime.now, (now) =>
-          sql`UPDATE api_keys SET revoked_at = ${toDate(now)}
-              WHERE merchant_id = ${merchantId} AND id = ${keyId} AND revoked_at IS NULL
-              RETURNING id`.pipe(Effect.map((rows) => rows.length === 1))
+          transaction(
+            Effect.gen(function* () {
+              const rows = yield* sql<{
+                readonly key_hash: string
+              }>`UPDATE api_keys SET revoked_at = ${toDate(now)}
+                WHERE merchant_id = ${merchantId} AND id = ${keyId} AND revoked_at IS NULL
+                RETURNING key_hash`
+              if (rows[0] === undefined) return false
+              yield* cache.invalidate(RowCache.cacheKey.apiKey(rows[0].key_hash))
+              return true
+            })
+          )
         )
       : Effect.succeed(false)
 
@@ -347,7 +367,5 @@ export const make = Effect.gen(function* () {
   return service
 })
 
-export const layer: Layer.Layer<Directory, never, SqlClient.SqlClient | Crypto.Crypto> = Layer.effect(
-  Directory,
-  make
-)
+export const layer: Layer.Layer<Directory, never, SqlClient.SqlClient | Crypto.Crypto | RowCache.RowCache> =
+  Layer.effect(Directory, make)

@@ -7,7 +7,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Events, Ids } from "@laari/core"
 import { DateTime, Effect, Layer } from "effect"
-import { fromDate, json, repository, toDate } from "./Repository.js"
+import { fromDate, repository, toDate } from "./Repository.js"
+import * as WriteBehind from "./WriteBehind.js"
 
 /** The channel that wakes delivery workers. */
 export const DeliveryChannel = "laari_deliveries"
@@ -60,31 +61,59 @@ export interface EventFilter {
   readonly offset?: number | undefined
 }
 
+/**
+ * The envelope's text around its sequence number: `before + n + after` is exactly
+ * `JSON.stringify(Events.seal(draft, n).envelope)`. The number is the first `"sequence"` key, at the
+ * top level, since the fields before it (id, type, version, time, mode) cannot contain one.
+ */
+export const envelopeAround = (draft: Events.Draft): readonly [string, string] => {
+  const text = JSON.stringify(Events.seal(draft, 0).envelope)
+  const marker = ',"sequence":0,'
+  const at = text.indexOf(marker)
+  return [text.slice(0, at + marker.length - 2), text.slice(at + marker.length - 1)]
+}
+
 export const makeEvents = Effect.map(SqlClient.SqlClient, (sql) =>
   repository({
-    append: (draft: Events.Draft) =>
-      Effect.gen(function* () {
-        const [counter] = yield* sql<{ readonly value: number | bigint }>`
-          INSERT INTO event_sequences (subject, value) VALUES (${draft.subject}, 1)
-          ON CONFLICT (subject) DO UPDATE SET value = event_sequences.value + 1 RETURNING value`
-        const event = Events.seal(draft, Number(counter!.value))
-        const at = toDate(event.createdAt)
-        yield* sql`WITH e AS (
-            INSERT INTO events (id, merchant_id, environment, type, subject, created_at, envelope)
-            VALUES (${draft.id}, ${draft.merchantId}, ${draft.environment}, ${draft.type}, ${draft.subject},
-                    ${at}, ${json(event.envelope)}::json)
-            RETURNING id),
-          d AS (
-            INSERT INTO webhook_deliveries
+    // One statement, held until the transaction's next statement (`WriteBehind`): the subject's next
+    // number, the envelope with it (see `envelopeAround`), one delivery per subscribed endpoint, and the
+    // wake-up. Two events of one subject are two statements (the key), as the number must move twice.
+    append: (draft: Events.Draft) => {
+      const [before, after] = envelopeAround(draft)
+      const at = toDate(draft.createdAt)
+      return WriteBehind.hold(sql, [`event_sequence:${draft.subject}`], (name) => [
+        {
+          alias: "s",
+          statement: sql`INSERT INTO event_sequences (subject, value) VALUES (${draft.subject}, 1)
+            ON CONFLICT (subject) DO UPDATE SET value = event_sequences.value + 1 RETURNING value`
+        },
+        {
+          alias: "e",
+          statement: sql`INSERT INTO events (id, merchant_id, environment, type, subject, created_at, envelope)
+            SELECT ${draft.id}, ${draft.merchantId}, ${draft.environment}, ${draft.type}, ${draft.subject},
+                   ${at}, (${before} || s.value::text || ${after})::json
+            FROM ${sql(name("s"))} s
+            RETURNING id`
+        },
+        {
+          alias: "d",
+          statement: sql`INSERT INTO webhook_deliveries
               (id, merchant_id, endpoint_id, event_id, event_type, attempt, resend, status, due_at, created_at)
             SELECT gen_random_uuid(), w.merchant_id, w.id, e.id, ${draft.type}, 1, false, 'PENDING', ${at}, ${at}
-            FROM webhook_endpoints w, e
+            FROM webhook_endpoints w, ${sql(name("e"))} e
             WHERE w.merchant_id = ${draft.merchantId} AND w.environment = ${draft.environment}
               AND w.status = 'ENABLED' AND w.deleted_at IS NULL
               AND ('*' = ANY (w.enabled_events) OR ${draft.type} = ANY (w.enabled_events))
-            RETURNING 1)
-          SELECT pg_notify(${DeliveryChannel}, 'event') FROM (SELECT count(*) AS n FROM d) q WHERE q.n > 0`
-      }),
+            RETURNING 1`
+        },
+        {
+          alias: "n",
+          select: true,
+          statement: sql`SELECT pg_notify(${DeliveryChannel}, 'event')
+            FROM (SELECT count(*) AS n FROM ${sql(name("d"))}) q WHERE q.n > 0`
+        }
+      ])
+    },
 
     /** Newest first: the reverse of the order they were recorded in. */
     list: (filter: EventFilter) => {

@@ -6,6 +6,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Idempotency, type Ids } from "@laari/core"
 import { DateTime, Effect, Layer } from "effect"
 import { fromDate, insideTransaction, int, json, one, repository, toDate } from "./Repository.js"
+import * as WriteBehind from "./WriteBehind.js"
 
 interface KeyRow {
   readonly merchant_id: string
@@ -82,12 +83,18 @@ export const makeIdempotency = Effect.map(SqlClient.SqlClient, (sql) => {
               response_status = NULL, response_headers = NULL, response_body = NULL
           WHERE ${matches(scope)}`.pipe(Effect.asVoid),
 
-    // A plain statement: it runs in the caller's transaction, so the response commits with the command.
+    // In the caller's transaction, so the response commits with the command; held until its commit
+    // (`WriteBehind`), with the command's own writes.
     complete: (scope: Idempotency.Scope, response: Idempotency.StoredResponse) =>
-      sql`UPDATE idempotency_keys
-          SET response_status = ${response.status}, response_headers = ${json(response.headers)}::jsonb,
-              response_body = ${response.body}
-          WHERE ${matches(scope)}`.pipe(Effect.asVoid),
+      WriteBehind.hold(sql, [`idempotency:${JSON.stringify(scope)}`], () => [
+        {
+          alias: "k",
+          statement: sql`UPDATE idempotency_keys
+            SET response_status = ${response.status}, response_headers = ${json(response.headers)}::jsonb,
+                response_body = ${response.body}
+            WHERE ${matches(scope)}`
+        }
+      ]),
 
     purge: (now: DateTime.Utc) => {
       const cutoff = DateTime.subtract(now, { hours: Idempotency.RetentionHours })

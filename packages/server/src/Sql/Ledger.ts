@@ -5,14 +5,21 @@
  * Accounts: customer wallets, a wallet per merchant and environment, the service's fee account and the
  * funding account sandbox money comes from (one each per environment). A transfer is one row in
  * `ledger_transfers` (primary key = the transfer id, so it happens at most once) and entries that sum to
- * zero (checked at commit). Balances live on the accounts and move in the same transaction; only the
- * funding account may go below zero, so the sum of all balances is always zero.
+ * zero (checked at commit).
+ *
+ * A customer's balance lives on its account row and moves in the transfer's transaction, under the
+ * row's lock: it is what a payment is checked against. The house accounts (merchant, fee, funding) are
+ * not locked by a payment: their entries are appended `rolled = false`, and `rollUp` later folds them
+ * into the account's balance. A house balance is read exactly as its balance plus its entries not yet
+ * folded, so no row is shared by every payment. Only the funding account may go below zero, and the
+ * sum of all balances (with what is not yet folded) is always zero.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { type Ids, Money, Wallet } from "@laari/core"
 import { DateTime, Effect, Layer } from "effect"
 import { fromDate, inTransaction, int, intOrNull, one, repository, toDate } from "./Repository.js"
+import * as WriteBehind from "./WriteBehind.js"
 
 /** Account ids say whose they are, so each account exists at most once without a lookup table. */
 export const accountId = {
@@ -106,42 +113,50 @@ export const make = (sql: SqlClient.SqlClient) => {
     )
 
   /**
-   * Records a transfer: its row, its entries, and the balances. `customerDelta` moves the customer's
-   * wallet (whose row the caller has locked, or just created); each house leg moves a house account.
-   * The entries sum to zero by construction, and the database checks it again at commit.
+   * Records a transfer as one statement: its row, the customer's balance (whose row the caller has
+   * locked, or just created), the house accounts opened if new (never locked: `DO NOTHING`), and the
+   * entries, the house legs not yet folded into their balances. The entries sum to zero by
+   * construction, and the database checks it again at commit.
    */
   const book = (
     transfer: TransferRow,
     customerDelta: number,
     houseLegs: ReadonlyArray<readonly [HouseAccount, number]>
-  ): Effect.Effect<void, SqlError> =>
-    Effect.gen(function* () {
-      const customerAccount = accountId.customer(transfer.customer_id)
-      const legs = houseLegs.filter(([, amount]) => amount !== 0)
-      yield* sql`INSERT INTO ledger_transfers ${sql.insert({ ...transfer })}`
-      // Customer first, then house accounts in a fixed order: concurrent transfers lock rows in the
-      // same order and cannot deadlock. The CHECK on balance is the last line against an overdraft.
-      yield* sql`UPDATE ledger_accounts SET balance = balance + ${customerDelta} WHERE id = ${customerAccount}`
-      for (const [account, amount] of legs) {
-        yield* sql`INSERT INTO ledger_accounts ${sql.insert({
-          id: houseAccountId(account),
-          kind: account.kind,
-          environment: account.environment,
-          merchant_id: account.kind === "merchant" ? account.merchantId : null,
-          balance: amount,
-          created_at: transfer.created_at
-        })} ON CONFLICT (id) DO UPDATE SET balance = ledger_accounts.balance + EXCLUDED.balance`
-      }
-      // After the accounts: a house account's first entry opens it.
-      yield* sql`INSERT INTO ledger_entries ${sql.insert([
-        { transfer_id: transfer.id, account_id: customerAccount, amount: customerDelta },
-        ...legs.map(([account, amount]) => ({
-          transfer_id: transfer.id,
-          account_id: houseAccountId(account),
-          amount
-        }))
-      ])}`
-    })
+  ): Effect.Effect<void, SqlError> => {
+    const customerAccount = accountId.customer(transfer.customer_id)
+    const legs = houseLegs.filter(([, amount]) => amount !== 0)
+    const houses = legs.map(([account]) => ({
+      id: houseAccountId(account),
+      kind: account.kind,
+      environment: account.environment,
+      merchant_id: account.kind === "merchant" ? account.merchantId : null,
+      balance: 0,
+      created_at: transfer.created_at
+    }))
+    const entries = [
+      { transfer_id: transfer.id, account_id: customerAccount, amount: customerDelta, rolled: true },
+      ...legs.map(([account, amount]) => ({
+        transfer_id: transfer.id,
+        account_id: houseAccountId(account),
+        amount,
+        rolled: false
+      }))
+    ]
+    // The CHECK on balance is the last line against an overdraft. Held until the transaction's next
+    // statement or commit (`WriteBehind`): nothing reads it before.
+    return WriteBehind.hold(sql, [customerAccount], () => [
+      { alias: "t", statement: sql`INSERT INTO ledger_transfers ${sql.insert({ ...transfer })}` },
+      {
+        alias: "c",
+        statement: sql`UPDATE ledger_accounts SET balance = balance + ${customerDelta} WHERE id = ${customerAccount}`
+      },
+      {
+        alias: "h",
+        statement: sql`INSERT INTO ledger_accounts ${sql.insert(houses)} ON CONFLICT (id) DO NOTHING`
+      },
+      { alias: "e", statement: sql`INSERT INTO ledger_entries ${sql.insert(entries)}` }
+    ])
+  }
 
   /**
    * `Wallet.transfer`: lock the payer's wallet, return the stored receipt if this transfer id already
@@ -154,7 +169,8 @@ export const make = (sql: SqlClient.SqlClient) => {
     transaction(
       Effect.gen(function* () {
         const account = yield* payer(t.payer, { lock: true })
-        // After the lock: a concurrent attempt with the same id has committed or rolled back by now.
+        // After the lock, in a statement of its own (a new snapshot under READ COMMITTED): a concurrent
+        // attempt with the same id has committed or rolled back by now, and this sees it.
         const existing = yield* receipt(t.id)
         if (existing !== undefined) return existing
         if (account === undefined || account.environment !== t.environment)
@@ -244,17 +260,41 @@ export const make = (sql: SqlClient.SqlClient) => {
         )
   }
 
-  /** A house account's balance; 0 before its first entry. */
-  const balance = (account: HouseAccount) =>
-    sql<{ readonly balance: number | string }>`SELECT balance FROM ledger_accounts
-      WHERE id = ${houseAccountId(account)}`.pipe(Effect.map((rows) => int(rows[0]?.balance ?? 0)))
+  /** A house account's balance, exact: what is folded plus what is not yet; 0 before its first entry. */
+  const balance = (account: HouseAccount) => {
+    const id = houseAccountId(account)
+    return sql<{ readonly balance: number | string | null }>`SELECT
+        (SELECT balance FROM ledger_accounts WHERE id = ${id})
+        + (SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE account_id = ${id} AND NOT rolled)
+        AS balance`.pipe(Effect.map((rows) => int(rows[0]?.balance ?? 0)))
+  }
 
-  /** The sum of every balance, funding included: zero while money is conserved. */
-  const total = sql<{
-    readonly total: number | string | null
-  }>`SELECT sum(balance) AS total FROM ledger_accounts`.pipe(Effect.map((rows) => int(rows[0]?.total ?? 0)))
+  /** The sum of every balance, funding and what is not yet folded included: zero while money is conserved. */
+  const total = sql<{ readonly total: number | string | null }>`SELECT
+      (SELECT coalesce(sum(balance), 0) FROM ledger_accounts)
+      + (SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE NOT rolled) AS total`.pipe(
+    Effect.map((rows) => int(rows[0]?.total ?? 0))
+  )
 
-  return { payer, receipt, transfer, openWallet, fund, configure, balance, total } as const
+  /**
+   * Folds up to `limit` entries not yet folded into their house accounts' balances, in one statement;
+   * returns how many. Entries of transactions not yet committed are not seen and wait for the next
+   * run, so nothing is folded twice or missed. Run by one process at a time per entry (SKIP LOCKED).
+   */
+  const rollUp = (limit: number) =>
+    sql<{ readonly n: number | string }>`WITH picked AS (
+        SELECT transfer_id, account_id FROM ledger_entries WHERE NOT rolled
+        LIMIT ${limit} FOR UPDATE SKIP LOCKED),
+      folded AS (
+        UPDATE ledger_entries e SET rolled = true FROM picked p
+        WHERE e.transfer_id = p.transfer_id AND e.account_id = p.account_id
+        RETURNING e.account_id, e.amount),
+      sums AS (SELECT account_id, sum(amount) AS amount, count(*) AS n FROM folded GROUP BY account_id),
+      moved AS (
+        UPDATE ledger_accounts a SET balance = a.balance + s.amount FROM sums s WHERE a.id = s.account_id)
+      SELECT coalesce(sum(n), 0) AS n FROM sums`.pipe(Effect.map((rows) => int(rows[0]?.n ?? 0)))
+
+  return { payer, receipt, transfer, openWallet, fund, configure, balance, total, rollUp } as const
 }
 
 export const walletLayer: Layer.Layer<Wallet.Wallet, never, SqlClient.SqlClient> = Layer.effect(

@@ -16,6 +16,7 @@ import {
   toDate,
   toDateOrNull
 } from "./Repository.js"
+import * as WriteBehind from "./WriteBehind.js"
 
 // ---------------------------------------------------------------------------------------------------
 // mandates
@@ -116,10 +117,16 @@ export const makeMandates = Effect.map(SqlClient.SqlClient, (sql) => {
         )
       ),
 
+    // Held until the transaction's next statement (`WriteBehind`).
     update: (m: Mandate.Mandate) => {
       const row = mandateToRow(m)
-      return sql`UPDATE mandates SET ${sql.update({ ...row }, immutable)}
-                 WHERE id = ${row.id} AND merchant_id = ${row.merchant_id}`.pipe(Effect.asVoid)
+      return WriteBehind.hold(sql, [`mandate:${row.id}`], () => [
+        {
+          alias: "m",
+          statement: sql`UPDATE mandates SET ${sql.update({ ...row }, immutable)}
+                 WHERE id = ${row.id} AND merchant_id = ${row.merchant_id}`
+        }
+      ])
     },
 
     find: (tenant: Ids.Tenant, lookup: Ids.Lookup, options?: { readonly forUpdate?: boolean }) => {
@@ -227,7 +234,9 @@ const chargeToRow = (c: Mandate.Charge): ChargeRow => ({
 export const makeCharges = Effect.map(SqlClient.SqlClient, (sql) =>
   repository({
     insert: (c: Mandate.Charge) =>
-      sql`INSERT INTO mandate_charges ${sql.insert({ ...chargeToRow(c) })}`.pipe(Effect.asVoid),
+      WriteBehind.hold(sql, [], () => [
+        { alias: "c", statement: sql`INSERT INTO mandate_charges ${sql.insert({ ...chargeToRow(c) })}` }
+      ]),
     /** Newest first, like every list. */
     listByMandate: (mandateId: string) =>
       Ids.isUuid(mandateId)

@@ -6,6 +6,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { type Auth, Ids, Store } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
 import { fromDate, fromDateOrNull, one, repository } from "./Repository.js"
+import * as RowCache from "./RowCache.js"
 
 // ---------------------------------------------------------------------------------------------------
 // merchants
@@ -156,14 +157,20 @@ export const customerToRow = (c: Store.Customer, createdAt: Date): CustomerRow =
 // The read ports
 // ---------------------------------------------------------------------------------------------------
 
-export const makeMerchants = Effect.map(SqlClient.SqlClient, (sql) =>
-  repository({
+/** Merchants by id, through the process's `RowCache` (a merchant changes through `Directory.setFeatures`). */
+export const makeMerchants = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const cache = yield* RowCache.RowCache
+  return repository({
     get: (id: Ids.MerchantId) =>
       Ids.isUuid(id)
-        ? sql<MerchantRow>`SELECT * FROM merchants WHERE id = ${id}`.pipe(Effect.map(one(merchantFromRow)))
+        ? cache.through(
+            RowCache.cacheKey.merchant(id),
+            sql<MerchantRow>`SELECT * FROM merchants WHERE id = ${id}`.pipe(Effect.map(one(merchantFromRow)))
+          )
         : Effect.succeed(undefined)
   })
-)
+})
 
 export const makeCustomers = Effect.map(SqlClient.SqlClient, (sql) =>
   repository({
@@ -178,10 +185,8 @@ export const makeCustomers = Effect.map(SqlClient.SqlClient, (sql) =>
   })
 )
 
-export const merchantsLayer: Layer.Layer<Store.Merchants, never, SqlClient.SqlClient> = Layer.effect(
-  Store.Merchants,
-  makeMerchants
-)
+export const merchantsLayer: Layer.Layer<Store.Merchants, never, SqlClient.SqlClient | RowCache.RowCache> =
+  Layer.effect(Store.Merchants, makeMerchants)
 
 export const customersLayer: Layer.Layer<Store.Customers, never, SqlClient.SqlClient> = Layer.effect(
   Store.Customers,

@@ -553,6 +553,12 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
     sql.unsafe(`ALTER TABLE challenges DROP CONSTRAINT challenges_subject_kind_check,
       ADD CONSTRAINT challenges_subject_kind_check CHECK (subject_kind IN ('mandate', 'checkout', 'wallet'));
       CREATE INDEX checkout_sessions_merchant ON checkout_sessions (merchant_id, environment, created_at DESC, position DESC);`)
+  ),
+  // House accounts (merchant, fee, funding) are no longer moved inside a payment: their entries wait,
+  // `rolled = false`, until `Ledger.rollUp` folds them into the balance. Every entry so far is folded.
+  "0007_ledger_rollup": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(`ALTER TABLE ledger_entries ADD COLUMN rolled boolean NOT NULL DEFAULT true;
+      CREATE INDEX ledger_entries_unrolled ON ledger_entries (account_id) WHERE NOT rolled;`)
   )
 }
 

@@ -5,6 +5,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Ids, Notifications } from "@laari/core"
 import { Effect, Layer } from "effect"
 import { fromDate, json, repository, toDate } from "./Repository.js"
+import * as WriteBehind from "./WriteBehind.js"
 
 interface NotificationRow {
   readonly id: string
@@ -30,10 +31,16 @@ const fromRow = (row: NotificationRow): Notifications.Notification => ({
 
 export const makeNotifications = Effect.map(SqlClient.SqlClient, (sql) =>
   repository({
+    // Held until the transaction's next statement (`WriteBehind`).
     send: (n: Notifications.Notification) =>
-      sql`INSERT INTO notifications (id, customer_id, environment, kind, title, body, data, created_at)
-          VALUES (${n.id}, ${n.customerId}, ${n.environment}, ${n.kind}, ${n.title}, ${n.body},
-                  ${json(n.data)}::jsonb, ${toDate(n.createdAt)})`.pipe(Effect.asVoid),
+      WriteBehind.hold(sql, [], () => [
+        {
+          alias: "n",
+          statement: sql`INSERT INTO notifications (id, customer_id, environment, kind, title, body, data, created_at)
+            VALUES (${n.id}, ${n.customerId}, ${n.environment}, ${n.kind}, ${n.title}, ${n.body},
+                    ${json(n.data)}::jsonb, ${toDate(n.createdAt)})`
+        }
+      ]),
     redactCode: (id: string, body: string) =>
       sql`UPDATE notifications SET body = ${body}, data = data - 'code' WHERE id = ${id}`.pipe(Effect.asVoid),
     list: (customerId: Ids.CustomerId) =>

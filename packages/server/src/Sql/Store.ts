@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Store } from "@laari/core"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { challengesLayer } from "./Challenges.js"
 import { outboxLayer } from "./Events.js"
 import { idempotencyLayer } from "./Idempotency.js"
@@ -14,25 +14,34 @@ import { chargesLayer, mandatesLayer } from "./Mandates.js"
 import { customersLayer, merchantsLayer } from "./Merchants.js"
 import { notificationsLayer } from "./Notifications.js"
 import { outletsLayer, qrCodesLayer, qrPaymentsLayer } from "./QrCodes.js"
-import { guard, inTransaction } from "./Repository.js"
+import { guard } from "./Repository.js"
+import type * as RowCache from "./RowCache.js"
 import { checkoutSessionsLayer, invoicesLayer, subscriptionsLayer } from "./Subscriptions.js"
+import * as WriteBehind from "./WriteBehind.js"
 
 /**
- * One transaction around a command; nested calls join the outer one. A database that cannot be reached
- * (at BEGIN, mid-way or at COMMIT) is `ServiceUnavailable`.
+ * One transaction around a command, with write-behind (`WriteBehind`); nested calls join the outer one.
+ * A database that cannot be reached (at BEGIN, mid-way or at COMMIT) is `ServiceUnavailable`.
  */
 export const transactorLayer: Layer.Layer<Store.Transactor, never, SqlClient.SqlClient> = Layer.effect(
   Store.Transactor,
   Effect.map(SqlClient.SqlClient, (sql) => {
-    const transaction = inTransaction(sql)
-    return { withTransaction: (effect) => guard(transaction(effect)) }
+    const begin = WriteBehind.transaction(sql)
+    return {
+      withTransaction: (effect) =>
+        guard(
+          Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) =>
+            Option.isSome(open) ? effect : begin(effect)
+          )
+        )
+    }
   })
 )
 
 /** The ports of `@laari/core` that a SQL database provides. */
 export type Ports = Store.Ports
 
-export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = Layer.mergeAll(
+export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient | RowCache.RowCache> = Layer.mergeAll(
   transactorLayer,
   merchantsLayer,
   customersLayer,

@@ -19,6 +19,7 @@ import {
   toDate,
   toDateOrNull
 } from "./Repository.js"
+import * as WriteBehind from "./WriteBehind.js"
 
 /** Text PostgreSQL can hold: a NUL character cannot be stored, so no row has one (and it would not bind). */
 
@@ -143,12 +144,16 @@ export const makeCheckoutSessions = Effect.map(SqlClient.SqlClient, (sql) => {
         )
       ),
 
+    // Held until the transaction's next statement (`WriteBehind`), as are the updates below.
     update: (s: CheckoutSession.CheckoutSession) => {
       const row = sessionToRow(s)
-      return sql`UPDATE checkout_sessions SET ${sql.update({ ...row }, sessionImmutable)}
-        WHERE id = ${row.id} AND merchant_id = ${row.merchant_id} AND environment = ${row.environment}`.pipe(
-        Effect.asVoid
-      )
+      return WriteBehind.hold(sql, [`checkout_session:${row.id}`], () => [
+        {
+          alias: "s",
+          statement: sql`UPDATE checkout_sessions SET ${sql.update({ ...row }, sessionImmutable)}
+            WHERE id = ${row.id} AND merchant_id = ${row.merchant_id} AND environment = ${row.environment}`
+        }
+      ])
     },
 
     find: (tenant: Ids.Tenant, lookup: Ids.Lookup, options?: { readonly forUpdate?: boolean }) => {
@@ -305,10 +310,13 @@ export const makeSubscriptions = Effect.map(SqlClient.SqlClient, (sql) => {
 
     update: (s: Subscription.Subscription, dueAt: DateTime.Utc | null) => {
       const row = subscriptionToRow(s, dueAt)
-      return sql`UPDATE subscriptions SET ${sql.update({ ...row }, subscriptionImmutable)}
-        WHERE id = ${row.id} AND merchant_id = ${row.merchant_id} AND environment = ${row.environment}`.pipe(
-        Effect.asVoid
-      )
+      return WriteBehind.hold(sql, [`subscription:${row.id}`], () => [
+        {
+          alias: "s",
+          statement: sql`UPDATE subscriptions SET ${sql.update({ ...row }, subscriptionImmutable)}
+            WHERE id = ${row.id} AND merchant_id = ${row.merchant_id} AND environment = ${row.environment}`
+        }
+      ])
     },
 
     find: (tenant: Ids.Tenant, lookup: Ids.Lookup, options?: { readonly forUpdate?: boolean }) => {
@@ -453,14 +461,22 @@ export const makeInvoices = Effect.map(SqlClient.SqlClient, (sql) => {
   return repository({
     // No ON CONFLICT: a second invoice for a cycle (`invoices_period`) must die, never be swallowed, so
     // no cycle is ever charged twice.
+    // Held (`WriteBehind`); an insert and a later update of one invoice share its key, so they are
+    // sent one after the other.
     insert: (i: Invoice.Invoice) =>
-      sql`INSERT INTO invoices ${sql.insert({ ...invoiceToRow(i) })}`.pipe(Effect.asVoid),
+      WriteBehind.hold(sql, [`invoice:${i.id}`], () => [
+        { alias: "i", statement: sql`INSERT INTO invoices ${sql.insert({ ...invoiceToRow(i) })}` }
+      ]),
 
     update: (i: Invoice.Invoice) => {
       const row = invoiceToRow(i)
       // By id alone: what names the cycle is fixed, so an update that disagrees changes only the rest.
-      return sql`UPDATE invoices SET ${sql.update({ ...row }, invoiceImmutable)}
-        WHERE id = ${row.id}`.pipe(Effect.asVoid)
+      return WriteBehind.hold(sql, [`invoice:${row.id}`], () => [
+        {
+          alias: "i",
+          statement: sql`UPDATE invoices SET ${sql.update({ ...row }, invoiceImmutable)} WHERE id = ${row.id}`
+        }
+      ])
     },
 
     latest: (subscriptionId: string) =>

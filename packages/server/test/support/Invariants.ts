@@ -1,7 +1,7 @@
 /**
  * The money invariants the reliability suite asserts after every fault, read straight from PostgreSQL
  * with a connection of its own (so it works for a server in another process too):
- * - every transfer's entries sum to zero, and every balance equals the sum of its entries;
+ * - every transfer's entries sum to zero, and every balance equals the sum of its folded entries;
  * - one transfer per mandate charge and none without its charge;
  * - one transfer per paid invoice attempt, none for an invoice that is not PAID with that payment;
  * - no idempotency key left without its response (nothing stuck in flight).
@@ -36,7 +36,7 @@ const queries: Record<keyof Violations, string> = {
   unbalancedTransfers:
     "SELECT transfer_id AS id FROM ledger_entries GROUP BY transfer_id HAVING sum(amount) <> 0",
   driftedAccounts: `SELECT a.id FROM ledger_accounts a
-    LEFT JOIN (SELECT account_id, sum(amount) AS total FROM ledger_entries GROUP BY account_id) e
+    LEFT JOIN (SELECT account_id, sum(amount) AS total FROM ledger_entries WHERE rolled GROUP BY account_id) e
       ON e.account_id = a.id
     WHERE a.balance <> coalesce(e.total, 0)`,
   chargesWithoutTransfer: `SELECT c.id::text AS id FROM mandate_charges c

@@ -1,0 +1,164 @@
+/**
+ * The load generator every HTTP benchmark uses: keep-alive `node:http` (no fetch: its per-request cost
+ * would be measured as the server's), a closed loop (N requests always in flight) and an open loop (a
+ * fixed arrival rate, latency counted from when each request was due, so a stall is not hidden).
+ */
+import http from "node:http"
+
+export interface Response {
+  readonly status: number
+  readonly body: string
+}
+
+export interface Client {
+  readonly request: (
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: unknown
+  ) => Promise<Response>
+  readonly json: (method: string, path: string, key: string, body?: unknown) => Promise<any>
+  readonly close: () => void
+}
+
+export const client = (base: string): Client => {
+  const url = new URL(base)
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 })
+  const request = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+    new Promise<Response>((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body)
+      const req = http.request(
+        {
+          agent,
+          host: url.hostname,
+          port: url.port,
+          method,
+          path,
+          headers: payload === undefined ? headers : { ...headers, "content-type": "application/json" }
+        },
+        (res) => {
+          const chunks: Array<Buffer> = []
+          res.on("data", (c: Buffer) => chunks.push(c))
+          res.on("end", () =>
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() })
+          )
+          res.on("error", reject)
+        }
+      )
+      req.on("error", reject)
+      req.end(payload)
+    })
+  const json = async (method: string, path: string, key: string, body?: unknown) => {
+    const res = await request(method, path, { authorization: `Bearer ${key}` }, body)
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.body}`)
+    return JSON.parse(res.body)
+  }
+  return { request, json, close: () => agent.destroy() }
+}
+
+export interface Run {
+  readonly requests: number
+  readonly failures: number
+  readonly seconds: number
+  readonly perSecond: number
+  readonly latencyMs: {
+    readonly p50: number
+    readonly p95: number
+    readonly p99: number
+    readonly max: number
+  }
+  /** The statuses seen other than the expected one, with counts. */
+  readonly unexpected: Record<string, number>
+}
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted.length === 0
+    ? 0
+    : Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(2))
+
+const summarize = (
+  latencies: Array<number>,
+  failures: number,
+  seconds: number,
+  unexpected: Record<string, number>
+): Run => {
+  latencies.sort((a, b) => a - b)
+  return {
+    requests: latencies.length,
+    failures,
+    seconds: Number(seconds.toFixed(3)),
+    perSecond: Number(((latencies.length - failures) / seconds).toFixed(1)),
+    latencyMs: {
+      p50: percentile(latencies, 50),
+      p95: percentile(latencies, 95),
+      p99: percentile(latencies, 99),
+      max: percentile(latencies, 100)
+    },
+    unexpected
+  }
+}
+
+/** One request of a workload: `i` counts from 0; resolves to whether it succeeded, and its status. */
+export type Shot = (i: number) => Promise<{ readonly ok: boolean; readonly status: number }>
+
+/** `concurrency` requests always in flight for `seconds`. */
+export const closedLoop = async (options: {
+  readonly concurrency: number
+  readonly seconds: number
+  readonly shot: Shot
+}): Promise<Run> => {
+  const latencies: Array<number> = []
+  const unexpected: Record<string, number> = {}
+  let failures = 0
+  let next = 0
+  const started = performance.now()
+  const deadline = started + options.seconds * 1000
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const i = next++
+      const t0 = performance.now()
+      const { ok, status } = await options.shot(i).catch(() => ({ ok: false, status: 0 }))
+      latencies.push(performance.now() - t0)
+      if (!ok) {
+        failures++
+        unexpected[status] = (unexpected[status] ?? 0) + 1
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: options.concurrency }, worker))
+  return summarize(latencies, failures, (performance.now() - started) / 1000, unexpected)
+}
+
+/** `rate` requests a second for `seconds`, each timed from when it was due. */
+export const openLoop = async (options: {
+  readonly rate: number
+  readonly seconds: number
+  readonly shot: Shot
+}): Promise<Run> => {
+  const latencies: Array<number> = []
+  const unexpected: Record<string, number> = {}
+  const pending: Array<Promise<void>> = []
+  let failures = 0
+  const total = Math.round(options.rate * options.seconds)
+  const interval = 1000 / options.rate
+  const started = performance.now()
+  for (let i = 0; i < total; i++) {
+    const due = started + i * interval
+    const wait = due - performance.now()
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait))
+    pending.push(
+      options
+        .shot(i)
+        .catch(() => ({ ok: false, status: 0 }))
+        .then(({ ok, status }) => {
+          latencies.push(performance.now() - due)
+          if (!ok) {
+            failures++
+            unexpected[status] = (unexpected[status] ?? 0) + 1
+          }
+        })
+    )
+  }
+  await Promise.all(pending)
+  return summarize(latencies, failures, (performance.now() - started) / 1000, unexpected)
+}

@@ -1,0 +1,330 @@
+/**
+ * `pnpm bench`: the whole suite of issue 11 in one run, so every ratio compares figures measured side by
+ * side on the same machine:
+ *
+ * - pgbench TPC-B (`-i -s 10`, `-c 16 -j 2 -T <seconds>`), before and after the HTTP runs, averaged;
+ * - laari on PostgreSQL in `LAARI_PROCESSES` processes: the spread charge workload (50 merchants x 4
+ *   mandates, 32 in flight, a new `Idempotency-Key` each), the same at half its rate (open loop, p99),
+ *   and one hot mandate;
+ * - the raw `node:http` + `pg` baseline (`bench/baseline/server.ts`) on the same data, as many processes;
+ * - renewals (`renewals.ts`), the library (`library.ts`), start-up on a warm PGlite data directory,
+ *   charges on PGlite, and webhook deliveries (`webhooks.ts`) on both databases.
+ *
+ * Prints a table and writes `bench/results/suite.json` (and each part's JSON). The rate limit is off
+ * (`LAARI_RATE_LIMIT=0`) for every server it starts.
+ *
+ *   pnpm bench                                  # DATABASE_URL: an admin URL (default local postgres)
+ *   BENCH_SECONDS=10 BENCH_RENEWALS=20000 pnpm bench
+ *   BENCH_ONLY=charges,library pnpm bench       # parts: pgbench charges baseline renewals library startup pglite webhooks
+ *   BENCH_ONLY=table pnpm bench                 # the table of what is in bench/results
+ */
+import { execFileSync, spawn } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import pg from "pg"
+import * as Load from "./Load.js"
+import * as Renewals from "./renewals.js"
+import * as Spawn from "./Spawn.js"
+import * as Workload from "./Workload.js"
+
+const admin = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
+const seconds = Number(process.env.BENCH_SECONDS ?? 20)
+const processes = Number(process.env.LAARI_PROCESSES || os.availableParallelism())
+const only = process.env.BENCH_ONLY?.split(",")
+const runs = (part: string) => only === undefined || only.includes(part)
+const results: Record<string, unknown> = {}
+const resultsDir = path.join(Spawn.root, "bench/results")
+mkdirSync(resultsDir, { recursive: true })
+
+const log = (line: string) => console.error(`[bench] ${line}`)
+
+const databaseUrl = (name: string) => {
+  const url = new URL(admin)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+/** A new, empty database `name` on the admin URL's server. */
+const freshDatabase = async (name: string) => {
+  const client = new pg.Client({ connectionString: admin })
+  await client.connect()
+  await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  await client.query(`CREATE DATABASE ${name}`)
+  await client.end()
+  return databaseUrl(name)
+}
+
+const pgbenchArgs = (name: string) => {
+  const url = new URL(admin)
+  return [
+    "-h",
+    url.hostname,
+    "-p",
+    url.port || "5432",
+    "-U",
+    decodeURIComponent(url.username || "postgres"),
+    name
+  ]
+}
+
+const pgbench = async (): Promise<number> => {
+  const out = execFileSync(
+    "pgbench",
+    ["-c", "16", "-j", "2", "-T", String(seconds), ...pgbenchArgs("laari_pgbench")],
+    {
+      stdio: ["ignore", "pipe", "ignore"]
+    }
+  ).toString()
+  const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(out)
+  if (tps === null) throw new Error(`pgbench printed no tps:\n${out}`)
+  return Number(tps[1])
+}
+
+const save = (name: string, value: unknown) => {
+  results[name] = value
+  writeFileSync(path.join(resultsDir, `${name}.json`), `${JSON.stringify(value, null, 2)}\n`)
+}
+
+/** A node script of the bench as its own process; its last line of output is its JSON result. */
+const script = (file: string, env: Record<string, string | undefined>) =>
+  new Promise<any>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", file], {
+      cwd: Spawn.root,
+      env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)),
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString()
+    })
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`${file} exited with ${code}`))
+      try {
+        const start = out.lastIndexOf("\n{")
+        resolve(JSON.parse(start < 0 ? out : out.slice(start + 1)))
+      } catch (e) {
+        reject(e)
+      }
+    })
+  })
+
+const chargeRuns = async (base: string, targets: ReadonlyArray<Workload.Target>) => {
+  const client = Load.client(base)
+  const shoot = Workload.charge(client, targets)
+  // Warm up: JIT, pools, caches.
+  await Load.closedLoop({ concurrency: 32, seconds: Math.min(5, seconds / 4), shot: shoot })
+  const spread = await Load.closedLoop({ concurrency: 32, seconds, shot: shoot })
+  const half = await Load.openLoop({ rate: spread.perSecond / 2, seconds, shot: shoot })
+  const hot = await Load.closedLoop({
+    concurrency: 32,
+    seconds,
+    shot: Workload.charge(client, targets.slice(0, 1))
+  })
+  client.close()
+  return { spread, half, hot }
+}
+
+log(`rate limit off for every server started (LAARI_RATE_LIMIT=0); ${processes} processes; ${seconds} s runs`)
+const machine = {
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model ?? "unknown",
+  memoryGiB: Number((os.totalmem() / 2 ** 30).toFixed(1)),
+  node: process.version,
+  postgres: execFileSync("psql", ["--version"]).toString().trim(),
+  date: new Date().toISOString()
+}
+
+const tps: Array<number> = []
+if (runs("pgbench") || runs("charges") || runs("baseline")) {
+  await freshDatabase("laari_pgbench")
+  log("pgbench: initializing (scale 10)")
+  execFileSync("pgbench", ["-i", "-s", "10", "-q", ...pgbenchArgs("laari_pgbench")], { stdio: "ignore" })
+  log("pgbench: before")
+  tps.push(await pgbench())
+}
+
+let targets: Array<Workload.Target> = []
+const chargesUrl = runs("charges") || runs("baseline") ? await freshDatabase("laari_bench") : ""
+if (runs("charges") || runs("baseline")) {
+  const server = await Spawn.laari({ DATABASE_URL: chargesUrl }, { processes })
+  const client = Load.client(server.base)
+  targets = await Workload.seed(client, 50, 4)
+  client.close()
+  if (runs("charges")) {
+    log("laari: spread, half rate, hot")
+    save("charges-postgresql", { processes, ...(await chargeRuns(server.base, targets)) })
+  }
+  await server.stop()
+}
+if (runs("baseline")) {
+  log("baseline: spread, half rate, hot")
+  const server = await Spawn.start(
+    "bench/baseline/server.ts",
+    { DATABASE_URL: chargesUrl, BASELINE_PROCESSES: String(processes) },
+    processes > 1 ? { readyLine: /all \d+ processes listening/ } : {}
+  )
+  save("baseline-postgresql", { processes, ...(await chargeRuns(server.base, targets)) })
+  await server.stop()
+}
+if (tps.length > 0) {
+  log("pgbench: after")
+  tps.push(await pgbench())
+  save("pgbench", { tps, average: tps.reduce((a, b) => a + b, 0) / tps.length })
+}
+
+if (runs("renewals")) {
+  log("renewals")
+  save("renewals", await Renewals.run(await freshDatabase("laari_renewals")))
+}
+
+if (runs("library")) {
+  log("library")
+  save("library", await script("bench/src/library.ts", {}))
+}
+
+if (runs("startup")) {
+  log("start-up on PGlite")
+  const dir = mkdtempSync(path.join(os.tmpdir(), "laari-start-"))
+  const times: Array<number> = []
+  for (let i = 0; i < 4; i++) {
+    const server = await Spawn.laari({ DATABASE_URL: undefined, LAARI_DATA_DIR: dir })
+    times.push(Math.round(server.readyMs))
+    await server.stop()
+  }
+  rmSync(dir, { recursive: true, force: true })
+  const warm = times.slice(1).sort((a, b) => a - b)
+  save("startup", { firstStartMs: times[0], warmStartsMs: times.slice(1), warmMedianMs: warm[1] })
+}
+
+if (runs("pglite")) {
+  log("laari on PGlite: spread, half rate, hot")
+  const dir = mkdtempSync(path.join(os.tmpdir(), "laari-pglite-"))
+  const server = await Spawn.laari({ DATABASE_URL: undefined, LAARI_DATA_DIR: dir })
+  const client = Load.client(server.base)
+  const lite = await Workload.seed(client, 50, 4)
+  client.close()
+  save("charges-pglite", { processes: 1, ...(await chargeRuns(server.base, lite)) })
+  await server.stop()
+  rmSync(dir, { recursive: true, force: true })
+}
+
+if (runs("webhooks")) {
+  log("webhooks on PostgreSQL, then PGlite")
+  const onPg = await script("bench/src/webhooks.ts", { DATABASE_URL: await freshDatabase("laari_webhooks") })
+  const onLite = await script("bench/src/webhooks.ts", { DATABASE_URL: undefined })
+  save("webhooks", { postgresql: onPg, pglite: onLite })
+}
+
+// `BENCH_ONLY=table`: print the table of the figures already in bench/results.
+if (only?.includes("table"))
+  for (const name of [
+    "pgbench",
+    "charges-postgresql",
+    "baseline-postgresql",
+    "renewals",
+    "library",
+    "startup",
+    "charges-pglite",
+    "webhooks"
+  ]) {
+    const file = path.join(resultsDir, `${name}.json`)
+    if (existsSync(file)) results[name] = JSON.parse(readFileSync(file, "utf8"))
+  }
+if (only?.includes("table") && Array.isArray((results.pgbench as any)?.tps))
+  tps.push(...(results.pgbench as any).tps)
+
+// ---------------------------------------------------------------------------------------------------
+// The table
+// ---------------------------------------------------------------------------------------------------
+
+const r = results as any
+const pgbenchTps: number | undefined = r.pgbench?.average
+const ratio = (x: number | undefined, of: number | undefined) =>
+  x === undefined || of === undefined ? "" : `${(x / of).toFixed(3)}x`
+const rows: Array<[string, string, string, string]> = []
+const row = (what: string, figure: string, against: string, goal: string) =>
+  rows.push([what, figure, against, goal])
+if (pgbenchTps !== undefined)
+  row("pgbench TPC-B (before, after)", `${tps.map((t) => t.toFixed(0)).join(", ")} TPS`, "", "")
+const c = r["charges-postgresql"]
+const b = r["baseline-postgresql"]
+if (c !== undefined) {
+  row(
+    `laari charges, spread (${processes} processes)`,
+    `${c.spread.perSecond}/s, p50 ${c.spread.latencyMs.p50} ms, p99 ${c.spread.latencyMs.p99} ms`,
+    `${ratio(c.spread.perSecond, pgbenchTps)} pgbench`,
+    ">= 0.40x"
+  )
+  row(
+    "laari charges at half that rate",
+    `${c.half.perSecond}/s, p50 ${c.half.latencyMs.p50} ms, p99 ${c.half.latencyMs.p99} ms`,
+    "",
+    "p99 <= 50 ms"
+  )
+  row(
+    "laari charges, one hot mandate",
+    `${c.hot.perSecond}/s, p99 ${c.hot.latencyMs.p99} ms`,
+    `${ratio(c.hot.perSecond, pgbenchTps)} pgbench`,
+    ">= 0.15x"
+  )
+}
+if (b !== undefined) {
+  row(
+    "raw node:http + pg baseline, spread",
+    `${b.spread.perSecond}/s, p99 ${b.spread.latencyMs.p99} ms`,
+    `${ratio(b.spread.perSecond, pgbenchTps)} pgbench`,
+    ""
+  )
+  if (c !== undefined)
+    row("laari / baseline, spread", "", ratio(c.spread.perSecond, b.spread.perSecond), ">= 0.75x")
+  row("raw baseline, one hot mandate", `${b.hot.perSecond}/s`, "", "")
+}
+if (r.renewals !== undefined) {
+  const x = r.renewals
+  row(
+    `renewals (${x.subscriptions} across ${x.payers} payers, ${x.processes} processes)`,
+    `${x.seconds} s, ${x.renewalsPerSecond}/s, exactly once: ${x.exactlyOnce}, RSS ${x.rssMiB.first} -> ${x.rssMiB.last} MiB`,
+    `100k in ${(100_000 / x.renewalsPerSecond).toFixed(0)} s`,
+    "100k <= 60 s"
+  )
+}
+if (r.library !== undefined) {
+  row("library: pure charge decisions", `${r.library.decisionsPerSecond}/s`, "", ">= 50,000/s")
+  row("library: charges on memory adapters", `${r.library.memoryChargesPerSecond}/s`, "", ">= 10,000/s")
+}
+if (r.startup !== undefined)
+  row(
+    "start to ready, PGlite (first; warm median)",
+    `${r.startup.firstStartMs} ms; ${r.startup.warmMedianMs} ms`,
+    "",
+    "warm <= 3,000 ms"
+  )
+const lite = r["charges-pglite"]
+if (lite !== undefined)
+  row(
+    "laari charges on PGlite, spread (1 process)",
+    `${lite.spread.perSecond}/s, p99 ${lite.spread.latencyMs.p99} ms; hot ${lite.hot.perSecond}/s`,
+    "",
+    ""
+  )
+if (r.webhooks !== undefined)
+  for (const [name, w] of Object.entries(r.webhooks as Record<string, any>))
+    row(
+      `webhooks on ${name}`,
+      `answer->delivery p50 ${w.latency.answerToFirstByteMs.p50} ms, p99 ${w.latency.answerToFirstByteMs.p99} ms; ${w.throughput.deliveriesPerSecond} deliveries/s`,
+      "",
+      "no worse than before"
+    )
+
+const table = [
+  "| measure | figure | ratio | goal |",
+  "|---|---|---|---|",
+  ...rows.map((cells) => `| ${cells.join(" | ")} |`)
+].join("\n")
+save("suite", { machine, processes, seconds, results: { ...results } })
+writeFileSync(
+  path.join(resultsDir, "suite.md"),
+  `Machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.postgres}; ${machine.date}\n\n${table}\n`
+)
+console.log(table)

@@ -1,0 +1,82 @@
+/**
+ * `LAARI_PROCESSES`: N server processes on one port (node:cluster), since a server keeps nothing of its
+ * own between requests and background work is claimed with `SKIP LOCKED`. The primary only supervises:
+ * it starts the first process (which migrates and seeds), then the rest once the first listens,
+ * replaces one that dies, and on SIGTERM or SIGINT stops them all and waits for them.
+ *
+ * One process only with embedded PGlite (one process may open its data directory) and with the manual
+ * clock (each process would keep its own time).
+ */
+import cluster, { type Worker } from "node:cluster"
+import os from "node:os"
+
+export interface Plan {
+  readonly processes: number
+  /** Why fewer processes run than were asked for, if so. */
+  readonly reason?: string
+}
+
+/** How many processes to run: `LAARI_PROCESSES` (default: the number of cores), where allowed. */
+export const plan = (env: NodeJS.ProcessEnv): Plan => {
+  const raw = env.LAARI_PROCESSES
+  const asked = raw === undefined || raw === "" ? os.availableParallelism() : Number(raw)
+  if (!Number.isInteger(asked) || asked < 1)
+    throw new Error(`LAARI_PROCESSES must be a whole number of processes, 1 or more (got "${raw}")`)
+  if (asked === 1) return { processes: 1 }
+  if (!env.DATABASE_URL)
+    return { processes: 1, reason: "embedded PGlite is opened by one process; set DATABASE_URL for more" }
+  if (env.LAARI_CLOCK === "manual") return { processes: 1, reason: "the manual clock runs in one process" }
+  return { processes: asked }
+}
+
+/** Set in every process but the first: it neither seeds nor prints the start-up keys. */
+export const FollowerEnv = "LAARI_FOLLOWER"
+
+export const isFollower = (env: NodeJS.ProcessEnv) => env[FollowerEnv] === "1"
+
+/** A died process is replaced after this long, so a crash at start does not spin. */
+const RestartDelayMs = 1_000
+
+/**
+ * Runs as the primary of `count` processes, each running this same script with `env` added. Returns
+ * when all have stopped after a signal.
+ */
+export const supervise = (count: number, env: Record<string, string>): Promise<void> =>
+  new Promise((resolve) => {
+    let stopping = false
+    const live = new Set<Worker>()
+    const fork = (follower: boolean) => {
+      const worker = cluster.fork({ ...env, ...(follower ? { [FollowerEnv]: "1" } : {}) })
+      live.add(worker)
+      worker.on("exit", (code, signal) => {
+        live.delete(worker)
+        if (stopping) {
+          if (live.size === 0) resolve()
+          return
+        }
+        console.error(`laari process ${worker.process.pid} ended (${signal ?? code}); starting another`)
+        setTimeout(() => {
+          if (!stopping) fork(true)
+        }, RestartDelayMs).unref()
+      })
+      return worker
+    }
+    const stop = () => {
+      if (stopping) return
+      stopping = true
+      if (live.size === 0) resolve()
+      for (const worker of live) worker.process.kill("SIGTERM")
+    }
+    process.on("SIGTERM", stop)
+    process.on("SIGINT", stop)
+    // The first process migrates and seeds alone; the others start once it listens.
+    fork(false).once("listening", () => {
+      let listening = 1
+      for (let i = 1; i < count; i++)
+        fork(true).once("listening", () => {
+          if (++listening === count) console.log(`laari: all ${count} processes listening`)
+        })
+    })
+  })
+
+export const isPrimary = () => cluster.isPrimary
