@@ -1,0 +1,193 @@
+/**
+ * Write-behind (`Sql/WriteBehind`) and the per-process row cache (`Sql/RowCache`), on PGlite and (with
+ * DATABASE_URL) PostgreSQL: held writes are exactly equivalent to running each in turn, and a cached
+ * key or merchant never outlives its change.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { describe, expect, layer } from "@effect/vitest"
+import { Store } from "@laari/core"
+import { Seed } from "@laari/testkit"
+import { Context, Effect, Exit, Layer } from "effect"
+import * as Keys from "../src/Keys.js"
+import * as Onboarding from "../src/Onboarding.js"
+import * as Database from "../src/Sql/Database.js"
+import { Directory } from "../src/Sql/Directory.js"
+import * as WriteBehind from "../src/Sql/WriteBehind.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+
+/** A scratch table and a counter of the statements the client sends. */
+const setup = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE IF NOT EXISTS wb_rows (id text PRIMARY KEY, n integer NOT NULL CHECK (n < 100))`
+  yield* sql`TRUNCATE wb_rows`
+  return sql
+})
+
+const held = (sql: SqlClient.SqlClient, id: string, n: number) =>
+  WriteBehind.hold(sql, [`wb:${id}`], () => [
+    { alias: "i", statement: sql`INSERT INTO wb_rows (id, n) VALUES (${id}, ${n})` }
+  ])
+
+const bump = (sql: SqlClient.SqlClient, id: string) =>
+  WriteBehind.hold(sql, [`wb:${id}`], () => [
+    { alias: "u", statement: sql`UPDATE wb_rows SET n = n + 1 WHERE id = ${id}` }
+  ])
+
+const rows = (sql: SqlClient.SqlClient) =>
+  sql<{ id: string; n: number }>`SELECT id, n FROM wb_rows ORDER BY id`.pipe(
+    Effect.map((r) => r.map((x) => [x.id, Number(x.n)]))
+  )
+
+for (const backend of TestDatabase.backends) {
+  describe.skipIf(backend.skip)(backend.name, () => {
+    layer(backend.layer(), { excludeTestServices: true, timeout: "60 seconds" })("write-behind", (it) => {
+      it.effect("a held write is seen by the next statement of its transaction and committed with it", () =>
+        Effect.gen(function* () {
+          const sql = yield* setup
+          const seen = yield* WriteBehind.transaction(sql)(
+            Effect.gen(function* () {
+              yield* held(sql, "a", 1)
+              yield* held(sql, "b", 2)
+              return yield* rows(sql)
+            })
+          )
+          expect(seen).toEqual([
+            ["a", 1],
+            ["b", 2]
+          ])
+          expect(yield* rows(sql)).toEqual(seen)
+        })
+      )
+
+      it.effect("writes to one row are sent one after the other: none is lost", () =>
+        Effect.gen(function* () {
+          const sql = yield* setup
+          yield* WriteBehind.transaction(sql)(
+            Effect.gen(function* () {
+              yield* held(sql, "a", 1)
+              yield* bump(sql, "a")
+              yield* bump(sql, "a")
+              yield* held(sql, "b", 10)
+              yield* bump(sql, "b")
+            })
+          )
+          expect(yield* rows(sql)).toEqual([
+            ["a", 3],
+            ["b", 11]
+          ])
+        })
+      )
+
+      it.effect("a held write that breaks a constraint fails the transaction, and nothing is kept", () =>
+        Effect.gen(function* () {
+          const sql = yield* setup
+          const exit = yield* Effect.exit(
+            WriteBehind.transaction(sql)(
+              Effect.gen(function* () {
+                yield* held(sql, "a", 1)
+                yield* held(sql, "b", 100)
+              })
+            )
+          )
+          expect(Exit.isFailure(exit)).toBe(true)
+          expect(yield* rows(sql)).toEqual([])
+        })
+      )
+
+      it.effect(
+        "held writes of a failed command are dropped with its rollback; outside one they run at once",
+        () =>
+          Effect.gen(function* () {
+            const sql = yield* setup
+            const exit = yield* Effect.exit(
+              WriteBehind.transaction(sql)(Effect.zipRight(held(sql, "a", 1), Effect.fail("refused")))
+            )
+            expect(exit).toEqual(Exit.fail("refused"))
+            expect(yield* rows(sql)).toEqual([])
+            yield* held(sql, "c", 5)
+            expect(yield* rows(sql)).toEqual([["c", 5]])
+          })
+      )
+
+      it.effect("the Transactor holds a command's writes: the charge path's writes land together", () =>
+        Effect.gen(function* () {
+          const sql = yield* setup
+          const tx = yield* Store.Transactor
+          const during = yield* tx.withTransaction(
+            Effect.gen(function* () {
+              yield* held(sql, "a", 1)
+              const pending = yield* Effect.serviceOption(WriteBehind.Pending)
+              return pending._tag === "Some" ? pending.value.parts.length : -1
+            })
+          )
+          expect(during).toBe(1)
+          expect(yield* rows(sql)).toEqual([["a", 1]])
+        })
+      )
+    })
+
+    layer(backend.layer(), { excludeTestServices: true, timeout: "60 seconds" })("row cache", (it) => {
+      it.effect("a key revoked or a merchant changed is never served from the cache afterwards", () =>
+        Effect.gen(function* () {
+          const seed = yield* Seed.Seed
+          const directory = yield* Directory
+          const merchants = yield* Store.Merchants
+          const merchant = yield* seed.merchant({ name: "Cached" })
+          const issued = yield* Onboarding.issueKey({
+            merchantId: merchant.id,
+            environment: "test",
+            kind: "secret"
+          })
+          const hash = Keys.hash(issued.key)
+          expect((yield* directory.findKeyByHash(hash))?.revokedAt).toBeNull()
+          expect((yield* merchants.get(merchant.id))?.features.mandatesLive).toBe(false)
+          expect(yield* directory.revokeKey(merchant.id, issued.id)).toBe(true)
+          expect((yield* directory.findKeyByHash(hash))?.revokedAt).not.toBeNull()
+          yield* directory.setFeatures(merchant.id, { mandatesLive: true })
+          expect((yield* merchants.get(merchant.id))?.features.mandatesLive).toBe(true)
+        })
+      )
+    })
+  })
+}
+
+describe.skipIf(TestDatabase.postgresUrl === undefined)("row cache across processes (PostgreSQL)", () => {
+  // Two adapter stacks on one database, as two server processes have: a change made through one is
+  // seen by the other once the notification arrives.
+  layer(TestDatabase.postgres(TestDatabase.postgresUrl!), {
+    excludeTestServices: true,
+    timeout: "60 seconds"
+  })("two processes", (it) => {
+    it.effect("a key revoked in one is refused by the other within moments", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ name: string }>`SELECT current_database() AS name`
+        const otherUrl = TestDatabase.withDatabase(TestDatabase.postgresUrl!, row!.name)
+        const seed = yield* Seed.Seed
+        const directory = yield* Directory
+        const merchant = yield* seed.merchant({ name: "Two processes" })
+        const issued = yield* Onboarding.issueKey({
+          merchantId: merchant.id,
+          environment: "test",
+          kind: "secret"
+        })
+        const hash = Keys.hash(issued.key)
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const other = yield* Layer.build(Database.layer({ databaseUrl: otherUrl }))
+            const otherDirectory = Context.get(other, Directory)
+            expect((yield* otherDirectory.findKeyByHash(hash))?.revokedAt).toBeNull()
+            yield* directory.revokeKey(merchant.id, issued.id)
+            // The other process drops its entry when the notification comes: poll, bounded.
+            let revoked = false
+            for (let i = 0; i < 50 && !revoked; i++) {
+              revoked = (yield* otherDirectory.findKeyByHash(hash))?.revokedAt !== null
+              if (!revoked) yield* Effect.sleep("20 millis")
+            }
+            expect(revoked).toBe(true)
+          })
+        )
+      })
+    )
+  })
+})
