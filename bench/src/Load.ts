@@ -101,32 +101,44 @@ const summarize = (
 /** One request of a workload: `i` counts from 0; resolves to whether it succeeded, and its status. */
 export type Shot = (i: number) => Promise<{ readonly ok: boolean; readonly status: number }>
 
+/** What a run records: each request's latency, and the statuses of those that failed. */
+const recorder = () => {
+  const latencies: Array<number> = []
+  const unexpected: Record<string, number> = {}
+  let failures = 0
+  const record = (shot: Promise<{ readonly ok: boolean; readonly status: number }>, since: () => number) =>
+    shot
+      .catch(() => ({ ok: false, status: 0 }))
+      .then(({ ok, status }) => {
+        latencies.push(performance.now() - since())
+        if (!ok) {
+          failures++
+          unexpected[status] = (unexpected[status] ?? 0) + 1
+        }
+      })
+  const result = (started: number) =>
+    summarize(latencies, failures, (performance.now() - started) / 1000, unexpected)
+  return { record, result }
+}
+
 /** `concurrency` requests always in flight for `seconds`. */
 export const closedLoop = async (options: {
   readonly concurrency: number
   readonly seconds: number
   readonly shot: Shot
 }): Promise<Run> => {
-  const latencies: Array<number> = []
-  const unexpected: Record<string, number> = {}
-  let failures = 0
+  const { record, result } = recorder()
   let next = 0
   const started = performance.now()
   const deadline = started + options.seconds * 1000
   const worker = async () => {
     while (performance.now() < deadline) {
-      const i = next++
       const t0 = performance.now()
-      const { ok, status } = await options.shot(i).catch(() => ({ ok: false, status: 0 }))
-      latencies.push(performance.now() - t0)
-      if (!ok) {
-        failures++
-        unexpected[status] = (unexpected[status] ?? 0) + 1
-      }
+      await record(options.shot(next++), () => t0)
     }
   }
   await Promise.all(Array.from({ length: options.concurrency }, worker))
-  return summarize(latencies, failures, (performance.now() - started) / 1000, unexpected)
+  return result(started)
 }
 
 /** `rate` requests a second for `seconds`, each timed from when it was due. */
@@ -135,10 +147,8 @@ export const openLoop = async (options: {
   readonly seconds: number
   readonly shot: Shot
 }): Promise<Run> => {
-  const latencies: Array<number> = []
-  const unexpected: Record<string, number> = {}
+  const { record, result } = recorder()
   const pending: Array<Promise<void>> = []
-  let failures = 0
   const total = Math.round(options.rate * options.seconds)
   const interval = 1000 / options.rate
   const started = performance.now()
@@ -146,19 +156,8 @@ export const openLoop = async (options: {
     const due = started + i * interval
     const wait = due - performance.now()
     if (wait > 1) await new Promise((r) => setTimeout(r, wait))
-    pending.push(
-      options
-        .shot(i)
-        .catch(() => ({ ok: false, status: 0 }))
-        .then(({ ok, status }) => {
-          latencies.push(performance.now() - due)
-          if (!ok) {
-            failures++
-            unexpected[status] = (unexpected[status] ?? 0) + 1
-          }
-        })
-    )
+    pending.push(record(options.shot(i), () => due))
   }
   await Promise.all(pending)
-  return summarize(latencies, failures, (performance.now() - started) / 1000, unexpected)
+  return result(started)
 }

@@ -38,6 +38,18 @@ const rows = (sql: SqlClient.SqlClient) =>
     Effect.map((r) => r.map((x) => [x.id, Number(x.n)]))
   )
 
+/** A merchant and a secret key of it, with the key's hash. */
+const merchantWithKey = (name: string) =>
+  Effect.gen(function* () {
+    const merchant = yield* Effect.flatMap(Seed.Seed, (seed) => seed.merchant({ name }))
+    const issued = yield* Onboarding.issueKey({
+      merchantId: merchant.id,
+      environment: "test",
+      kind: "secret"
+    })
+    return { merchant, issued, hash: Keys.hash(issued.key) }
+  })
+
 for (const backend of TestDatabase.backends) {
   describe.skipIf(backend.skip)(backend.name, () => {
     layer(backend.layer(), { excludeTestServices: true, timeout: "60 seconds" })("write-behind", (it) => {
@@ -129,16 +141,9 @@ for (const backend of TestDatabase.backends) {
     layer(backend.layer(), { excludeTestServices: true, timeout: "60 seconds" })("row cache", (it) => {
       it.effect("a key revoked or a merchant changed is never served from the cache afterwards", () =>
         Effect.gen(function* () {
-          const seed = yield* Seed.Seed
           const directory = yield* Directory
           const merchants = yield* Store.Merchants
-          const merchant = yield* seed.merchant({ name: "Cached" })
-          const issued = yield* Onboarding.issueKey({
-            merchantId: merchant.id,
-            environment: "test",
-            kind: "secret"
-          })
-          const hash = Keys.hash(issued.key)
+          const { merchant, issued, hash } = yield* merchantWithKey("Cached")
           expect((yield* directory.findKeyByHash(hash))?.revokedAt).toBeNull()
           expect((yield* merchants.get(merchant.id))?.features.mandatesLive).toBe(false)
           expect(yield* directory.revokeKey(merchant.id, issued.id)).toBe(true)
@@ -163,15 +168,8 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("row cache across proces
         const sql = yield* SqlClient.SqlClient
         const [row] = yield* sql<{ name: string }>`SELECT current_database() AS name`
         const otherUrl = TestDatabase.withDatabase(TestDatabase.postgresUrl!, row!.name)
-        const seed = yield* Seed.Seed
         const directory = yield* Directory
-        const merchant = yield* seed.merchant({ name: "Two processes" })
-        const issued = yield* Onboarding.issueKey({
-          merchantId: merchant.id,
-          environment: "test",
-          kind: "secret"
-        })
-        const hash = Keys.hash(issued.key)
+        const { merchant, issued, hash } = yield* merchantWithKey("Two processes")
         yield* Effect.scoped(
           Effect.gen(function* () {
             const other = yield* Layer.build(Database.layer({ databaseUrl: otherUrl }))
