@@ -226,6 +226,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
             const transfer = yield* wallet
               .transfer({
                 id: `mandate-charge:${chargeId}`,
+                fresh: true,
                 environment: m.environment,
                 payer: customerId,
                 merchant: m.merchantId,

@@ -44,6 +44,11 @@ export interface Transfer {
   readonly amount: Laari
   readonly fee: Laari
   readonly memo: string
+  /**
+   * Set when `id` was made for this call (a new charge's id), so no earlier transfer can have it: a
+   * ledger may skip looking for one. Its uniqueness must still be enforced.
+   */
+  readonly fresh?: boolean | undefined
 }
 
 export interface TransferReceipt {

@@ -5,9 +5,9 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
-import { Store } from "@laari/core"
+import { Money, Store, Wallet } from "@laari/core"
 import { Seed } from "@laari/testkit"
-import { Context, Effect, Exit, Layer } from "effect"
+import { Context, Effect, Either, Exit, Layer } from "effect"
 import * as Keys from "../src/Keys.js"
 import * as Onboarding from "../src/Onboarding.js"
 import * as Database from "../src/Sql/Database.js"
@@ -135,6 +135,48 @@ for (const backend of TestDatabase.backends) {
           expect(during).toBe(1)
           expect(yield* rows(sql)).toEqual([["a", 1]])
         })
+      )
+    })
+
+    layer(backend.layer(), { excludeTestServices: true, timeout: "60 seconds" })("locked rows", (it) => {
+      it.effect(
+        "a payer read in a command is locked and reused by its transfer until the transfer writes it",
+        () =>
+          Effect.gen(function* () {
+            const seed = yield* Seed.Seed
+            const tx = yield* Store.Transactor
+            const wallet = yield* Wallet.Wallet
+            const merchant = yield* seed.merchant({ name: "Locked" })
+            const customer = yield* seed.customer({
+              environment: "test",
+              phone: `+960 locked-${merchant.id}`,
+              balance: 10_000
+            })
+            const transfer = (id: string) =>
+              wallet
+                .transfer({
+                  id: `locked:${id}:${merchant.id}`,
+                  environment: "test",
+                  payer: customer.id,
+                  merchant: merchant.id,
+                  amount: Money.Laari(6_000),
+                  fee: Money.Laari(60),
+                  memo: "locked"
+                })
+                .pipe(Effect.either)
+            const [first, second] = yield* tx.withTransaction(
+              Effect.gen(function* () {
+                expect((yield* wallet.payer(customer.id))?.balance).toBe(10_000)
+                return [yield* transfer("a"), yield* transfer("b")] as const
+              })
+            )
+            expect(first._tag).toBe("Right")
+            // The second sees the first's debit, not the balance read before it.
+            expect(second).toEqual(
+              Either.left(new Wallet.TransferRefused({ reason: "insufficient-balance" }))
+            )
+            expect((yield* wallet.payer(customer.id))?.balance).toBe(4_000)
+          })
       )
     })
 

@@ -38,7 +38,7 @@ export type HouseAccount =
 const houseAccountId = (a: HouseAccount): string =>
   a.kind === "merchant" ? accountId.merchant(a.merchantId, a.environment) : accountId[a.kind](a.environment)
 
-interface AccountRow {
+export interface AccountRow {
   readonly id: string
   readonly kind: string
   readonly environment: string
@@ -52,7 +52,7 @@ interface AccountRow {
   readonly created_at: Date
 }
 
-const payerFromRow = (row: AccountRow): Wallet.PayerAccount => {
+export const payerFromRow = (row: AccountRow): Wallet.PayerAccount => {
   const limit = intOrNull(row.wallet_limit)
   return {
     customerId: row.customer_id as Ids.CustomerId,
@@ -168,10 +168,14 @@ export const make = (sql: SqlClient.SqlClient) => {
   ): Effect.Effect<Wallet.TransferReceipt, Wallet.TransferRefused | SqlError> =>
     transaction(
       Effect.gen(function* () {
-        const account = yield* payer(t.payer, { lock: true })
+        // Locked and read earlier by this command (`walletLayer.payer`), and not written since: as read.
+        const account =
+          (yield* WriteBehind.Locked.recall<Wallet.PayerAccount>(accountId.customer(t.payer))) ??
+          (yield* payer(t.payer, { lock: true }))
         // After the lock, in a statement of its own (a new snapshot under READ COMMITTED): a concurrent
         // attempt with the same id has committed or rolled back by now, and this sees it.
-        const existing = yield* receipt(t.id)
+        // A fresh id cannot have happened before (the primary key still says so at commit).
+        const existing = t.fresh === true ? undefined : yield* receipt(t.id)
         if (existing !== undefined) return existing
         if (account === undefined || account.environment !== t.environment)
           return yield* new Wallet.TransferRefused({ reason: "executor-error" })
@@ -247,7 +251,13 @@ export const make = (sql: SqlClient.SqlClient) => {
         )
 
   /** Changes a wallet's settings; the caller holds its lock. */
-  const configure = (customerId: string, settings: WalletSettings) => {
+  const configure = (customerId: string, settings: WalletSettings) =>
+    Effect.zipRight(
+      WriteBehind.Locked.forget(accountId.customer(customerId)),
+      configureRow(customerId, settings)
+    )
+
+  const configureRow = (customerId: string, settings: WalletSettings) => {
     const changes: Record<string, unknown> = {}
     if (settings.limit !== undefined) changes.wallet_limit = settings.limit
     if (settings.frozen !== undefined) changes.frozen = settings.frozen
@@ -301,9 +311,27 @@ export const walletLayer: Layer.Layer<Wallet.Wallet, never, SqlClient.SqlClient>
   Wallet.Wallet,
   Effect.map(SqlClient.SqlClient, (sql) => {
     const ledger = make(sql)
-    return repository({
-      payer: (customerId: Ids.CustomerId) => ledger.payer(customerId, { lock: false }),
-      transfer: ledger.transfer
-    })
+    // In a command's transaction the payer is read under its lock (commands lock their mandate or
+    // subscription first, then the payer, always in that order), so the transfer that follows need
+    // not lock and read it again; a mandate's payer was locked with it (`Mandates.find`): no statement.
+    const payer = (customerId: Ids.CustomerId) =>
+      Effect.flatMap(WriteBehind.Locked.active, (active) =>
+        !active
+          ? ledger.payer(customerId, { lock: false })
+          : Effect.flatMap(
+              WriteBehind.Locked.recall<Wallet.PayerAccount>(accountId.customer(customerId)),
+              (held) =>
+                held !== undefined
+                  ? Effect.succeed(held)
+                  : ledger
+                      .payer(customerId, { lock: true })
+                      .pipe(
+                        Effect.tap((account) =>
+                          WriteBehind.Locked.remember(accountId.customer(customerId), account)
+                        )
+                      )
+            )
+      )
+    return repository({ payer, transfer: ledger.transfer })
   })
 )

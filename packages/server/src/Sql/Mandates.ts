@@ -2,6 +2,7 @@
  * Mandates and their charges: rows, mapping, and the ports `Store.MandatesStore` and `Store.ChargesStore`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
 import { Ids, type Mandate, Store } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
 import {
@@ -9,13 +10,13 @@ import {
   fromDateOrNull,
   int,
   intOrNull,
-  lockClause,
   lookupKey,
   one,
   repository,
   toDate,
   toDateOrNull
 } from "./Repository.js"
+import * as Ledger from "./Ledger.js"
 import * as WriteBehind from "./WriteBehind.js"
 
 // ---------------------------------------------------------------------------------------------------
@@ -103,6 +104,38 @@ const immutable = ["id", "merchant_id", "environment", "reference", "created_at"
 export const makeMandates = Effect.map(SqlClient.SqlClient, (sql) => {
   const map = Effect.map((rows: ReadonlyArray<MandateRow>) => rows.map(mandateFromRow))
 
+  /**
+   * Locks a mandate and, in the same statement, its payer's wallet (the order every command locks them
+   * in), and remembers the wallet for the command's transaction (`WriteBehind.Locked`): the charge
+   * then reads and debits it without another round trip. Under READ COMMITTED a row locked after a
+   * wait is returned as last committed, so the balance is current.
+   */
+  const lockWithPayer = (tenant: Ids.Tenant, key: Statement.Fragment) =>
+    sql<MandateRow & { readonly payer: Ledger.AccountRow | null }>`WITH m AS (
+        SELECT * FROM mandates
+        WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment} AND ${key}
+        FOR UPDATE),
+      a AS (
+        SELECT * FROM ledger_accounts WHERE id = (SELECT 'customer:' || customer_id FROM m)
+        FOR UPDATE)
+      SELECT m.*, (SELECT row_to_json(a) FROM a) AS payer FROM m`.pipe(
+      Effect.flatMap((rows) => {
+        const row = rows[0]
+        if (row === undefined) return Effect.succeed(undefined)
+        const mandate = mandateFromRow(row)
+        const payer = typeof row.payer === "string" ? JSON.parse(row.payer) : row.payer
+        return payer === null || mandate.customerId === null
+          ? Effect.succeed(mandate)
+          : Effect.as(
+              WriteBehind.Locked.remember(
+                Ledger.accountId.customer(mandate.customerId),
+                Ledger.payerFromRow({ ...payer, created_at: new Date(payer.created_at) })
+              ),
+              mandate
+            )
+      })
+    )
+
   return repository({
     // ON CONFLICT on the reference constraint rather than catching 23505: a failed statement would
     // abort the caller's transaction on PostgreSQL, and the caller may want to carry on.
@@ -132,9 +165,11 @@ export const makeMandates = Effect.map(SqlClient.SqlClient, (sql) => {
     find: (tenant: Ids.Tenant, lookup: Ids.Lookup, options?: { readonly forUpdate?: boolean }) => {
       const key = lookupKey(sql, lookup)
       if (key === undefined) return Effect.succeed(undefined)
+      if (options?.forUpdate === true) return lockWithPayer(tenant, key)
       return sql<MandateRow>`SELECT * FROM mandates
-        WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment} AND ${key}
-        ${sql.literal(lockClause(options))}`.pipe(Effect.map(one(mandateFromRow)))
+        WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment} AND ${key}`.pipe(
+        Effect.map(one(mandateFromRow))
+      )
     },
 
     lockById: (id: string) =>

@@ -31,6 +31,8 @@ interface Buffer {
   parts: Array<Part>
   keys: Set<string>
   count: number
+  /** Rows this transaction has locked and read, as read, until it writes them (`Locked`). */
+  readonly locked: Map<string, unknown>
 }
 
 /** The writes held by the current transaction. */
@@ -94,7 +96,7 @@ export const transaction =
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
     sql.withTransaction(
       Effect.flatMap(currentConnection, ([conn, id]) => {
-        const buffer: Buffer = { parts: [], keys: new Set(), count: 0 }
+        const buffer: Buffer = { parts: [], keys: new Set(), count: 0, locked: new Map() }
         return effect.pipe(
           Effect.tap(() => flushOn(conn, buffer)),
           Effect.provideService(SqlClient.TransactionConnection, [
@@ -124,7 +126,12 @@ export const hold = (
   build: (name: (alias: string) => string) => ReadonlyArray<WritePart>
 ): Effect.Effect<void, SqlError> =>
   Effect.flatMap(Effect.serviceOption(Pending), (pending) => {
-    const buffer: Buffer = Option.getOrElse(pending, () => ({ parts: [], keys: new Set<string>(), count: 0 }))
+    const buffer: Buffer = Option.getOrElse(pending, () => ({
+      parts: [],
+      keys: new Set<string>(),
+      count: 0,
+      locked: new Map<string, unknown>()
+    }))
     const add = Effect.sync(() => {
       const prefix = `w${buffer.count++}_`
       const name = (alias: string) => `${prefix}${alias}`
@@ -132,7 +139,10 @@ export const hold = (
         const [text, params] = part.statement.compile()
         buffer.parts.push({ name: name(part.alias), text, params, select: part.select === true })
       }
-      for (const k of keys) buffer.keys.add(k)
+      for (const k of keys) {
+        buffer.keys.add(k)
+        buffer.locked.delete(k)
+      }
     })
     if (Option.isNone(pending))
       return Effect.flatMap(add, () => {
@@ -147,3 +157,29 @@ export const hold = (
         )
       : add
   })
+
+/**
+ * Rows a write-behind transaction has locked (`FOR UPDATE`) and read: while it holds the lock and has
+ * not written the row (a held write naming the row's key forgets it), the row read is the row, so a
+ * later step of the same command need not lock and read it again.
+ */
+export const Locked = {
+  /** Whether this runs in a write-behind transaction (where a read may lock and be remembered). */
+  active: Effect.map(Effect.serviceOption(Pending), Option.isSome),
+  remember: (key: string, row: unknown) =>
+    Effect.flatMap(Effect.serviceOption(Pending), (pending) =>
+      Effect.sync(() => {
+        if (Option.isSome(pending)) pending.value.locked.set(key, row)
+      })
+    ),
+  recall: <A>(key: string): Effect.Effect<A | undefined> =>
+    Effect.map(Effect.serviceOption(Pending), (pending) =>
+      Option.isSome(pending) ? (pending.value.locked.get(key) as A | undefined) : undefined
+    ),
+  forget: (key: string) =>
+    Effect.flatMap(Effect.serviceOption(Pending), (pending) =>
+      Effect.sync(() => {
+        if (Option.isSome(pending)) pending.value.locked.delete(key)
+      })
+    )
+}
