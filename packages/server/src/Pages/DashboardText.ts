@@ -1,7 +1,7 @@
 /**
  * The dashboard's words in English and Dhivehi (see `I18n` for the customer pages').
  */
-import type { Lang } from "./I18n.js"
+import { fill, type Lang } from "./I18n.js"
 
 const en = {
   dashboard: "Dashboard",
@@ -170,4 +170,4 @@ const words: { readonly [L in Lang]: Words } = { en, dv }
 
 /** The dashboard's text of `key` in `lang`, `{name}` placeholders filled from `params`. */
 export const d = (lang: Lang, key: Word, params: Record<string, string> = {}): string =>
-  words[lang][key].replace(/\{(\w+)\}/g, (whole, name: string) => params[name] ?? whole)
+  fill(words[lang][key], params)

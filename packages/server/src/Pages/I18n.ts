@@ -168,9 +168,13 @@ const messages: { readonly [L in Lang]: Messages } = { en, dv }
 
 export type Key = keyof Messages
 
+/** `text` with its `{name}` placeholders filled from `params` (an unknown name stays as written). */
+export const fill = (text: string, params: Record<string, string>): string =>
+  text.replace(/\{(\w+)\}/g, (whole, name: string) => params[name] ?? whole)
+
 /** The text of `key` in `lang`, `{name}` placeholders filled from `params`. */
 export const t = (lang: Lang, key: Key, params: Record<string, string> = {}): string =>
-  messages[lang][key].replace(/\{(\w+)\}/g, (whole, name: string) => params[name] ?? whole)
+  fill(messages[lang][key], params)
 
 /** `MVR 1,200.00`: amounts in laari, as the pages show them, thousands grouped. */
 export const money = (laari: number): string =>

@@ -113,6 +113,20 @@ export const make = (sql: SqlClient.SqlClient) => {
     )
 
   /**
+   * The payer's wallet under this transaction's lock: as remembered when this command already locked
+   * and read it (`WriteBehind.Locked`; with its mandate, or by `walletLayer.payer`) and has not written
+   * it since, else locked and read now, and remembered.
+   */
+  const lockedPayer = (customerId: string) =>
+    Effect.flatMap(WriteBehind.Locked.recall<Wallet.PayerAccount>(accountId.customer(customerId)), (held) =>
+      held !== undefined
+        ? Effect.succeed(held)
+        : Effect.tap(payer(customerId, { lock: true }), (account) =>
+            WriteBehind.Locked.remember(accountId.customer(customerId), account)
+          )
+    )
+
+  /**
    * Records a transfer as one statement: its row, the customer's balance (whose row the caller has
    * locked, or just created), the house accounts opened if new (never locked: `DO NOTHING`), and the
    * entries, the house legs not yet folded into their balances. The entries sum to zero by
@@ -168,10 +182,7 @@ export const make = (sql: SqlClient.SqlClient) => {
   ): Effect.Effect<Wallet.TransferReceipt, Wallet.TransferRefused | SqlError> =>
     transaction(
       Effect.gen(function* () {
-        // Locked and read earlier by this command (`walletLayer.payer`), and not written since: as read.
-        const account =
-          (yield* WriteBehind.Locked.recall<Wallet.PayerAccount>(accountId.customer(t.payer))) ??
-          (yield* payer(t.payer, { lock: true }))
+        const account = yield* lockedPayer(t.payer)
         // After the lock, in a statement of its own (a new snapshot under READ COMMITTED): a concurrent
         // attempt with the same id has committed or rolled back by now, and this sees it.
         // A fresh id cannot have happened before (the primary key still says so at commit).
@@ -304,7 +315,18 @@ export const make = (sql: SqlClient.SqlClient) => {
         UPDATE ledger_accounts a SET balance = a.balance + s.amount FROM sums s WHERE a.id = s.account_id)
       SELECT coalesce(sum(n), 0) AS n FROM sums`.pipe(Effect.map((rows) => int(rows[0]?.n ?? 0)))
 
-  return { payer, receipt, transfer, openWallet, fund, configure, balance, total, rollUp } as const
+  return {
+    payer,
+    lockedPayer,
+    receipt,
+    transfer,
+    openWallet,
+    fund,
+    configure,
+    balance,
+    total,
+    rollUp
+  } as const
 }
 
 export const walletLayer: Layer.Layer<Wallet.Wallet, never, SqlClient.SqlClient> = Layer.effect(
@@ -316,21 +338,7 @@ export const walletLayer: Layer.Layer<Wallet.Wallet, never, SqlClient.SqlClient>
     // not lock and read it again; a mandate's payer was locked with it (`Mandates.find`): no statement.
     const payer = (customerId: Ids.CustomerId) =>
       Effect.flatMap(WriteBehind.Locked.active, (active) =>
-        !active
-          ? ledger.payer(customerId, { lock: false })
-          : Effect.flatMap(
-              WriteBehind.Locked.recall<Wallet.PayerAccount>(accountId.customer(customerId)),
-              (held) =>
-                held !== undefined
-                  ? Effect.succeed(held)
-                  : ledger
-                      .payer(customerId, { lock: true })
-                      .pipe(
-                        Effect.tap((account) =>
-                          WriteBehind.Locked.remember(accountId.customer(customerId), account)
-                        )
-                      )
-            )
+        active ? ledger.lockedPayer(customerId) : ledger.payer(customerId, { lock: false })
       )
     return repository({ payer, transfer: ledger.transfer })
   })

@@ -89,13 +89,19 @@ export const repository = <T extends object>(methods: T): Guarded<T> =>
 
 /**
  * Runs `effect` in the caller's transaction when there is one (joining it: no savepoint, so a nested
- * failure the caller recovers from keeps its writes, as the in-memory adapters do), else in a new one.
+ * failure the caller recovers from keeps its writes, as the in-memory adapters do), else in a new one
+ * opened by `begin` (a plain transaction, or the Transactor's `WriteBehind.transaction`).
  */
 export const inTransaction =
-  (sql: SqlClient.SqlClient) =>
+  (
+    sql: SqlClient.SqlClient,
+    begin: <A, E, R>(
+      effect: Effect.Effect<A, E, R>
+    ) => Effect.Effect<A, E | SqlError, R> = sql.withTransaction
+  ) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
     Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) =>
-      Option.isSome(open) ? effect : sql.withTransaction(effect)
+      Option.isSome(open) ? effect : begin(effect)
     )
 
 /** Dies when called outside a transaction: for work that must commit with its caller's. */

@@ -6,6 +6,7 @@
  * lost while a listening connection reconnected.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Stream } from "effect"
 import * as Wakeup from "./Wakeup.js"
 
@@ -24,7 +25,7 @@ export interface RowCacheService {
     load: Effect.Effect<A | undefined, E, R>
   ) => Effect.Effect<A | undefined, E, R>
   /** Drops `key` here now and, on commit, in every process: run in the changing transaction. */
-  readonly invalidate: (key: string) => Effect.Effect<void, import("@effect/sql/SqlError").SqlError>
+  readonly invalidate: (key: string) => Effect.Effect<void, SqlError>
 }
 
 export class RowCache extends Context.Tag("laari/server/RowCache")<RowCache, RowCacheService>() {}

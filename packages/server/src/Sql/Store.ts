@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Store } from "@laari/core"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import { challengesLayer } from "./Challenges.js"
 import { outboxLayer } from "./Events.js"
 import { idempotencyLayer } from "./Idempotency.js"
@@ -14,7 +14,7 @@ import { chargesLayer, mandatesLayer } from "./Mandates.js"
 import { customersLayer, merchantsLayer } from "./Merchants.js"
 import { notificationsLayer } from "./Notifications.js"
 import { outletsLayer, qrCodesLayer, qrPaymentsLayer } from "./QrCodes.js"
-import { guard } from "./Repository.js"
+import { guard, inTransaction } from "./Repository.js"
 import type * as RowCache from "./RowCache.js"
 import { checkoutSessionsLayer, invoicesLayer, subscriptionsLayer } from "./Subscriptions.js"
 import * as WriteBehind from "./WriteBehind.js"
@@ -26,15 +26,8 @@ import * as WriteBehind from "./WriteBehind.js"
 export const transactorLayer: Layer.Layer<Store.Transactor, never, SqlClient.SqlClient> = Layer.effect(
   Store.Transactor,
   Effect.map(SqlClient.SqlClient, (sql) => {
-    const begin = WriteBehind.transaction(sql)
-    return {
-      withTransaction: (effect) =>
-        guard(
-          Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) =>
-            Option.isSome(open) ? effect : begin(effect)
-          )
-        )
-    }
+    const transaction = inTransaction(sql, WriteBehind.transaction(sql))
+    return { withTransaction: (effect) => guard(transaction(effect)) }
   })
 )
 
