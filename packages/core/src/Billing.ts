@@ -4,6 +4,8 @@
  * `Subscription.afterAttempt`; this module only loads, applies and writes.
  *
  * Claims use `FOR UPDATE SKIP LOCKED` and a short lease, so any number of workers can run side by side.
+ * A claimed batch is advanced in one transaction and its attempts charged in the next, each row written
+ * once per transaction, so a renewal costs a few statements per hundred subscriptions, not a dozen each.
  * An attempt commits `CHARGING` before its transfer; the transfer's id is the invoice's id and attempt
  * number, so an attempt left `CHARGING` by a crash is resolved by repeating it, never by moving money
  * twice. The `(subscription, period key)` constraint makes a cycle chargeable once.
@@ -26,15 +28,55 @@ export const LeaseSeconds = 60
 /** A safety net: no subscription needs more steps than this in one go. */
 const MaxStepsPerSubscription = 64
 
-/** Claimed subscriptions a worker processes at once: enough to keep a connection pool busy. */
-export const RenewalConcurrency = 8
+/** Claim transactions a worker runs side by side (each claims a batch; `SKIP LOCKED` keeps them apart). */
+export const RenewalConcurrency = 2
 
-type Progress =
-  | { readonly _tag: "Done" }
-  | { readonly _tag: "Again"; readonly after: Subscription.Step["_tag"] }
-  | { readonly _tag: "Charge"; readonly invoiceId: string }
-const done: Progress = { _tag: "Done" }
-const again = (after: Subscription.Step["_tag"]): Progress => ({ _tag: "Again", after })
+/**
+ * One subscription in a batch: where it stands, and the invoices its steps changed. Its rows are written
+ * once, when the batch's decisions are all taken: in one transaction a row written twice would cost a
+ * round trip (`WriteBehind` sends a second write of a row separately).
+ */
+interface Renewal {
+  sub: Subscription.Subscription
+  latest: Invoice.Invoice | undefined
+  /** By id, in the order first touched; `isNew` for an invoice opened here (inserted, not updated). */
+  readonly invoices: Map<string, { invoice: Invoice.Invoice; readonly isNew: boolean }>
+  steps: number
+  readonly trail: Array<string>
+}
+
+/** A `CHARGING` invoice whose transfer comes next, in a later transaction; `fresh` when its attempt began in this run. */
+interface Attempt {
+  readonly subscriptionId: string
+  readonly invoiceId: string
+  readonly attemptCount: number
+  readonly fresh: boolean
+  readonly steps: number
+}
+
+/** A balance check taken by `next`, made once the batch's decisions are taken. */
+interface Warning {
+  readonly sub: Subscription.Subscription
+  readonly step: Extract<Subscription.Step, { readonly _tag: "WarnBalance" }>
+}
+
+const renewal = (
+  sub: Subscription.Subscription,
+  latest: Invoice.Invoice | undefined,
+  steps = 0
+): Renewal => ({
+  sub,
+  latest,
+  invoices: new Map(),
+  steps,
+  trail: []
+})
+
+/** `invoice`, now the subscription's latest, to be written with the batch. */
+const touch = (r: Renewal, invoice: Invoice.Invoice, isNew = false) => {
+  r.invoices.set(invoice.id, { invoice, isNew: r.invoices.get(invoice.id)?.isNew ?? isNew })
+  r.latest = invoice
+}
 
 const defect = (what: string) => Effect.dieMessage(`renewal engine: ${what}`)
 
@@ -47,7 +89,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
     const wallet = yield* Wallet
     const notifications = yield* Notifications
     const crypto = yield* Crypto
-    const { record } = yield* Subscriptions
+    const { announce } = yield* Subscriptions
 
     const lease = (now: DateTime.Utc) => DateTime.add(now, { seconds: LeaseSeconds })
 
@@ -72,178 +114,253 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
         })
       )
 
-    /** One decision for one subscription, in its own transaction under the subscription's lock. */
-    const step = (subscriptionId: string) =>
-      tx.withTransaction(
-        Effect.gen(function* () {
-          const now = yield* DateTime.now
-          const sub = yield* store.lockById(subscriptionId)
-          if (sub === undefined) return done
-          const latest = yield* invoices.latest(sub.id)
-          const next = Subscription.next(sub, latest, now)
+    /** A transition's rows into the batch, and its events out. */
+    const apply = (r: Renewal, change: Subscription.Change, now: DateTime.Utc) => {
+      if (change.invoice !== undefined) touch(r, change.invoice)
+      r.sub = change.subscription
+      return announce(change, now, r.latest)
+    }
+
+    /**
+     * Takes every step `next` has for the subscription at `now` (DESIGN section 6), up to an attempt: its
+     * transfer comes in a later transaction, after the attempt has committed `CHARGING`.
+     */
+    const advance = (r: Renewal, now: DateTime.Utc, warnings: Array<Warning>) =>
+      Effect.gen(function* () {
+        for (;;) {
+          if (r.steps++ >= MaxStepsPerSubscription)
+            return yield* defect(`subscription ${r.sub.id} did not settle: ${r.trail.slice(-6).join(", ")}`)
+          const next = Subscription.next(r.sub, r.latest, now)
+          r.trail.push(next._tag)
           switch (next._tag) {
             case "Nothing":
-              yield* store.update(sub, Subscription.nextDueAt(sub, latest) ?? null)
-              return done
+              return undefined
             case "OpenNextPeriod": {
-              const opened = Subscription.openNextPeriod(
-                sub,
-                latest,
-                now,
-                Invoice.InvoiceId.make(yield* crypto.uuid)
-              )
+              const id = Invoice.InvoiceId.make(yield* crypto.uuid)
+              const opened = Subscription.openNextPeriod(r.sub, r.latest, now, id)
               if (Either.isLeft(opened)) return yield* defect("next said to open a period that cannot open")
-              yield* invoices.insert(opened.right.invoice)
-              yield* store.update(opened.right.subscription, now)
-              return again("OpenNextPeriod")
+              touch(r, opened.right.invoice, true)
+              r.sub = opened.right.subscription
+              break
             }
             case "EndAtPeriodEnd": {
-              const ended = Subscription.endAtPeriodEnd(sub, now)
+              const ended = Subscription.endAtPeriodEnd(r.sub, now)
               if (Either.isLeft(ended))
                 return yield* defect("next said to end a subscription that is not due")
-              yield* record(ended.right, now, latest)
-              return again("EndAtPeriodEnd")
+              yield* apply(r, ended.right, now)
+              break
             }
             case "VoidInvoice": {
               const voided = Invoice.void(next.invoice, now)
               if (Either.isLeft(voided))
                 return yield* defect("next said to void an invoice that is not pending")
-              yield* record({ subscription: sub, invoice: voided.right, events: [] }, now, latest)
-              return again("VoidInvoice")
+              yield* apply(r, { subscription: r.sub, invoice: voided.right, events: [] }, now)
+              break
             }
-            case "WarnBalance": {
-              const payer = yield* wallet.payer(sub.customerId)
-              if (payer !== undefined && payer.balance < next.amount)
-                yield* notify(
-                  sub,
-                  "balance_warning",
-                  `Top up for ${sub.planName}`,
-                  `${sub.planName} renews at ${Calendar.formatMaldives(next.renewsAt)} for MVR ${formatMvr(next.amount)}, and your balance of MVR ${formatMvr(payer.balance)} will not cover it.`,
-                  {
-                    subscription_id: sub.id,
-                    amount: next.amount,
-                    renews_at: Calendar.unixSeconds(next.renewsAt)
-                  },
-                  now
-                )
-              yield* record(
-                {
-                  subscription: Subscription.markBalanceWarned(sub, next.periodIndex),
-                  invoice: undefined,
-                  events: []
-                },
-                now,
-                latest
-              )
-              return again("WarnBalance")
-            }
+            case "WarnBalance":
+              warnings.push({ sub: r.sub, step: next })
+              r.sub = Subscription.markBalanceWarned(r.sub, next.periodIndex)
+              break
             case "Attempt": {
               const started = Invoice.startAttempt(next.invoice, now)
               if (Either.isLeft(started))
                 return yield* defect("next said to attempt an invoice that is not due")
-              yield* invoices.update(started.right)
-              yield* store.update(sub, lease(now))
-              return { _tag: "Charge", invoiceId: started.right.id } as const
+              touch(r, started.right)
+              return {
+                subscriptionId: r.sub.id,
+                invoiceId: started.right.id,
+                attemptCount: started.right.attemptCount,
+                fresh: true,
+                steps: r.steps
+              }
             }
             case "ResumeAttempt":
-              yield* store.update(sub, lease(now))
-              return { _tag: "Charge", invoiceId: next.invoice.id } as const
+              return {
+                subscriptionId: r.sub.id,
+                invoiceId: next.invoice.id,
+                attemptCount: next.invoice.attemptCount,
+                fresh: false,
+                steps: r.steps
+              }
           }
-        })
-      )
+        }
+      })
 
-    /** The transfer of a `CHARGING` invoice and its outcome, in one transaction. */
-    const charge = (subscriptionId: string, invoiceId: string) =>
-      tx.withTransaction(
-        Effect.gen(function* () {
-          const now = yield* DateTime.now
-          const sub = yield* store.lockById(subscriptionId)
-          const invoice = sub === undefined ? undefined : yield* invoices.latest(sub.id)
-          // Another worker resolved it first.
-          if (
-            sub === undefined ||
-            invoice === undefined ||
-            invoice.id !== invoiceId ||
-            invoice.status !== "CHARGING"
-          )
-            return
-          const merchant = yield* registeredMerchant(merchants, sub.merchantId)
-          const split = Fees.split(invoice.amount, merchant.feeBps)
-          const outcome = yield* wallet
-            .transfer({
-              id: Invoice.transferId(invoice),
-              environment: sub.environment,
-              payer: sub.customerId,
-              merchant: sub.merchantId,
-              amount: Laari(invoice.amount),
-              fee: split.fee,
-              memo: `${merchant.name}: ${sub.planName} (${invoice.periodKey})`
-            })
-            .pipe(
-              Effect.map((receipt) => Subscription.paid(receipt.id)),
-              Effect.catchTag("TransferRefused", (e) => Effect.succeed(Subscription.missed(e.reason)))
-            )
-          const change = Subscription.afterAttempt(sub, invoice, outcome, now)
-          if (Either.isLeft(change))
-            return yield* defect("an attempt ended on an invoice that was not charging")
-          yield* record(change.right, now, invoice)
-          const after = change.right.invoice
-          // A notice on every missed attempt, the fourth included (its cancellation notice follows).
-          if (outcome._tag === "Missed" && after !== undefined && sub.status !== "CANCELLED")
+    /** The balance warnings the batch's steps took, each payer's wallet read once the lot is locked. */
+    const warn = (warnings: ReadonlyArray<Warning>, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        if (warnings.length === 0) return
+        if (wallet.prepare !== undefined) yield* wallet.prepare(warnings.map((w) => w.sub.customerId))
+        for (const { sub, step } of warnings) {
+          const payer = yield* wallet.payer(sub.customerId)
+          if (payer !== undefined && payer.balance < step.amount)
             yield* notify(
               sub,
-              "payment_failed",
-              `${merchant.name} could not take MVR ${formatMvr(invoice.amount)}`,
-              `The payment for ${sub.planName} could not be taken (${after.failureReason}).${after.nextRetryAt === null ? "" : ` We will try again at ${Calendar.formatMaldives(after.nextRetryAt)}.`}`,
+              "balance_warning",
+              `Top up for ${sub.planName}`,
+              `${sub.planName} renews at ${Calendar.formatMaldives(step.renewsAt)} for MVR ${formatMvr(step.amount)}, and your balance of MVR ${formatMvr(payer.balance)} will not cover it.`,
               {
                 subscription_id: sub.id,
-                invoice_id: invoice.id,
-                attempt_count: after.attemptCount,
-                failure_reason: after.failureReason
+                amount: step.amount,
+                renews_at: Calendar.unixSeconds(step.renewsAt)
               },
               now
             )
-        })
-      )
-
-    /** Every step a subscription has at the clock's now. */
-    const process = (subscriptionId: string) =>
-      Effect.gen(function* () {
-        const trail: Array<string> = []
-        for (let i = 0; i < MaxStepsPerSubscription; i++) {
-          const progress = yield* step(subscriptionId)
-          if (progress._tag === "Done") return
-          trail.push(progress._tag === "Again" ? progress.after : "Charge")
-          if (progress._tag === "Charge") yield* charge(subscriptionId, progress.invoiceId)
         }
-        return yield* defect(`subscription ${subscriptionId} did not settle: ${trail.slice(-6).join(", ")}`)
       })
 
     /**
-     * Claims due subscriptions in batches and processes each; returns how many it claimed. The claimed
-     * subscriptions are leased to this worker, so up to `concurrency` of them are processed side by
-     * side (a shared payer's wallet is locked by each charge in turn).
+     * Advances each subscription, takes the warnings, and writes each one's rows once: leased while an
+     * attempt is in flight, else due when `next` next has work. Returns the attempts to make.
+     */
+    const settle = (batch: ReadonlyArray<Renewal>, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        const warnings: Array<Warning> = []
+        const attempts: Array<Attempt> = []
+        for (const r of batch) {
+          const attempt = yield* advance(r, now, warnings)
+          if (attempt !== undefined) attempts.push(attempt)
+          for (const { invoice, isNew } of r.invoices.values())
+            yield* isNew ? invoices.insert(invoice) : invoices.update(invoice)
+          yield* store.update(
+            r.sub,
+            attempt !== undefined ? lease(now) : (Subscription.nextDueAt(r.sub, r.latest) ?? null)
+          )
+        }
+        yield* warn(warnings, now)
+        return attempts
+      })
+
+    /** A claim: up to `batch` due subscriptions, advanced to their attempts, in one transaction. */
+    const claim = (batch: number) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const now = yield* DateTime.now
+          const due = yield* store.claimDue(now, batch)
+          const latest = yield* latestBySubscription(due.map((s) => s.id))
+          const attempts = yield* settle(
+            due.map((s) => renewal(s, latest.get(s.id))),
+            now
+          )
+          return { claimed: due.length, attempts }
+        })
+      )
+
+    const latestBySubscription = (ids: ReadonlyArray<string>) =>
+      Effect.map(
+        ids.length === 0 ? Effect.succeed([]) : invoices.latestOf(ids),
+        (found) => new Map(found.map((i) => [i.subscriptionId as string, i]))
+      )
+
+    /**
+     * The transfers of `attempts`, their outcomes, and every step after them, in one transaction under
+     * the subscriptions' locks and their payers' (taken in one go where the wallet can). An attempt
+     * another worker resolved first is left alone. Returns the attempts the steps after them began.
+     */
+    const chargeAll = (attempts: ReadonlyArray<Attempt>) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const now = yield* DateTime.now
+          const byId = new Map(attempts.map((a) => [a.subscriptionId, a]))
+          const subs = yield* store.lockMany([...byId.keys()])
+          const latest = yield* latestBySubscription(subs.map((s) => s.id))
+          const batch: Array<readonly [Renewal, Attempt, Invoice.Invoice]> = []
+          for (const sub of subs) {
+            const attempt = byId.get(sub.id)!
+            const invoice = latest.get(sub.id)
+            if (
+              invoice?.id === attempt.invoiceId &&
+              invoice.status === "CHARGING" &&
+              invoice.attemptCount === attempt.attemptCount
+            )
+              batch.push([renewal(sub, invoice, attempt.steps), attempt, invoice])
+          }
+          if (wallet.prepare !== undefined) yield* wallet.prepare(batch.map(([r]) => r.sub.customerId))
+          for (const [r, attempt, invoice] of batch) yield* charge(r, attempt, invoice, now)
+          return yield* settle(
+            batch.map(([r]) => r),
+            now
+          )
+        })
+      )
+
+    /** One attempt's transfer and its outcome, into the batch. */
+    const charge = (r: Renewal, attempt: Attempt, invoice: Invoice.Invoice, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        const sub = r.sub
+        const merchant = yield* registeredMerchant(merchants, sub.merchantId)
+        const split = Fees.split(invoice.amount, merchant.feeBps)
+        const outcome = yield* wallet
+          .transfer({
+            id: Invoice.transferId(invoice),
+            environment: sub.environment,
+            payer: sub.customerId,
+            merchant: sub.merchantId,
+            amount: Laari(invoice.amount),
+            fee: split.fee,
+            memo: `${merchant.name}: ${sub.planName} (${invoice.periodKey})`,
+            // Begun in this run and still `CHARGING` under the lock: no transfer can have this id yet.
+            fresh: attempt.fresh
+          })
+          .pipe(
+            Effect.map((receipt) => Subscription.paid(receipt.id)),
+            Effect.catchTag("TransferRefused", (e) => Effect.succeed(Subscription.missed(e.reason)))
+          )
+        const change = Subscription.afterAttempt(sub, invoice, outcome, now)
+        if (Either.isLeft(change))
+          return yield* defect("an attempt ended on an invoice that was not charging")
+        yield* apply(r, change.right, now)
+        const after = change.right.invoice
+        // A notice on every missed attempt, the fourth included (its cancellation notice follows).
+        if (outcome._tag === "Missed" && after !== undefined && sub.status !== "CANCELLED")
+          yield* notify(
+            sub,
+            "payment_failed",
+            `${merchant.name} could not take MVR ${formatMvr(invoice.amount)}`,
+            `The payment for ${sub.planName} could not be taken (${after.failureReason}).${after.nextRetryAt === null ? "" : ` We will try again at ${Calendar.formatMaldives(after.nextRetryAt)}.`}`,
+            {
+              subscription_id: sub.id,
+              invoice_id: invoice.id,
+              attempt_count: after.attemptCount,
+              failure_reason: after.failureReason
+            },
+            now
+          )
+      })
+
+    /** One claim and its attempts to the end (a late subscription may need several rounds). */
+    const round = (batch: number) =>
+      Effect.gen(function* () {
+        const { claimed, attempts } = yield* claim(batch)
+        let pending = attempts
+        while (pending.length > 0) pending = yield* chargeAll(pending)
+        return claimed
+      })
+
+    /**
+     * Claims due subscriptions in batches and renews them; returns how many it claimed. `concurrency`
+     * claims run side by side, each over its own batch.
      */
     const runDue = (batch = 100, concurrency = RenewalConcurrency) =>
-      Effect.gen(function* () {
-        let total = 0
-        for (;;) {
-          const claimed = yield* tx.withTransaction(
+      Effect.map(
+        Effect.all(
+          Array.from({ length: concurrency }, () =>
             Effect.gen(function* () {
-              const now = yield* DateTime.now
-              const due = yield* store.claimDue(now, batch)
-              yield* Effect.forEach(due, (s) => store.update(s, lease(now)), { discard: true })
-              return due.map((s) => s.id)
+              let total = 0
+              for (;;) {
+                const claimed = yield* round(batch)
+                total += claimed
+                if (claimed < batch) return total
+              }
             })
-          )
-          yield* Effect.forEach(claimed, process, { discard: true, concurrency })
-          total += claimed.length
-          if (claimed.length < batch) return total
-        }
-      })
+          ),
+          { concurrency }
+        ),
+        (totals) => totals.reduce((a, b) => a + b, 0)
+      )
 
     const renewalJob: Work.Job = { name: "renewals", runDue: runDue(), nextDueAt: store.nextDueAt }
 
-    return { runDue, process, renewalJob } as const
+    return { runDue, renewalJob } as const
   })
 }) {}

@@ -293,6 +293,10 @@ export interface SubscriptionsRepo {
   ) => Effect.Effect<Subscription | undefined, ServiceUnavailable>
   /** Any tenant's subscription by id, locked (the engine, the customer's side, operations). */
   readonly lockById: (id: string) => Effect.Effect<Subscription | undefined, ServiceUnavailable>
+  /** Several by id, locked in id order (so two callers cannot deadlock), ordered by id; missing ids are left out. */
+  readonly lockMany: (
+    ids: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<Subscription>, ServiceUnavailable>
   /** Newest first. */
   readonly list: (
     tenant: Tenant,
@@ -321,6 +325,10 @@ export interface InvoicesRepo {
   readonly update: (invoice: Invoice) => Effect.Effect<void, ServiceUnavailable>
   /** The invoice of the subscription's latest period (the open one, if any). */
   readonly latest: (subscriptionId: string) => Effect.Effect<Invoice | undefined, ServiceUnavailable>
+  /** `latest` of each subscription, in one go; a subscription without invoices has none in the result. */
+  readonly latestOf: (
+    subscriptionIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<Invoice>, ServiceUnavailable>
   /** Newest first, one per cycle. */
   readonly list: (
     subscriptionId: string,

@@ -43,14 +43,13 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
       Effect.flatMap(find(tenant, idOrReference), (s) => invoices.list(s.id, page))
 
     /**
-     * Writes what a transition left behind: the subscription with its next due moment, the invoice it
-     * touched, its events, and the customer's notice of a cancellation. Shared with the renewal engine.
+     * What a transition says to the world: its events, with the subscription and invoice as they stand
+     * after it, and the customer's notice of a cancellation. The renewal engine writes the rows itself
+     * (once per batch) and calls this for each transition.
      */
-    const record = (change: Subscription.Change, now: DateTime.Utc, latest: Invoice.Invoice | undefined) =>
+    const announce = (change: Subscription.Change, now: DateTime.Utc, latest: Invoice.Invoice | undefined) =>
       Effect.gen(function* () {
         const { subscription, invoice } = change
-        if (invoice !== undefined) yield* invoices.update(invoice)
-        yield* store.update(subscription, Subscription.nextDueAt(subscription, invoice ?? latest) ?? null)
         for (const type of change.events) {
           yield* emit(
             type,
@@ -76,6 +75,15 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
               createdAt: now
             })
         }
+      })
+
+    /** Writes what a transition left behind: the subscription with its next due moment, the invoice it touched, and `announce`. */
+    const record = (change: Subscription.Change, now: DateTime.Utc, latest: Invoice.Invoice | undefined) =>
+      Effect.gen(function* () {
+        const { subscription, invoice } = change
+        if (invoice !== undefined) yield* invoices.update(invoice)
+        yield* store.update(subscription, Subscription.nextDueAt(subscription, invoice ?? latest) ?? null)
+        yield* announce(change, now, latest)
       })
 
     const cancelLocked = (
@@ -130,6 +138,16 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
 
     const listForCustomer = (customerId: CustomerId) => store.listByCustomer(customerId)
 
-    return { get, list, listInvoices, cancel, cancelAsPayer, cancelByOps, listForCustomer, record } as const
+    return {
+      get,
+      list,
+      listInvoices,
+      cancel,
+      cancelAsPayer,
+      cancelByOps,
+      listForCustomer,
+      record,
+      announce
+    } as const
   })
 }) {}

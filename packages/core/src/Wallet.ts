@@ -70,6 +70,13 @@ export interface WalletService {
   readonly transfer: (
     transfer: Transfer
   ) => Effect.Effect<TransferReceipt, TransferRefused | ServiceUnavailable>
+  /**
+   * Optional: the caller is about to read or pay from these wallets in its transaction (the renewal
+   * engine, a batch at a time). A ledger in the caller's database may lock them all now, in one go and
+   * in an order two callers cannot deadlock on, so the `payer` and `transfer` calls that follow need not
+   * lock each in turn. Without it, each call locks its own.
+   */
+  readonly prepare?: (customerIds: ReadonlyArray<CustomerId>) => Effect.Effect<void, ServiceUnavailable>
 }
 
 export class Wallet extends Context.Tag("laari/Wallet")<Wallet, WalletService>() {}

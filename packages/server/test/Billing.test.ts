@@ -8,6 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   Approvals,
   Billing,
+  Calendar,
   Checkout,
   Invoice,
   Money,
@@ -18,7 +19,7 @@ import {
   Work
 } from "@laari/core"
 import { Seed } from "@laari/testkit"
-import { DateTime, Effect, Either, Layer } from "effect"
+import { DateTime, Effect, Either, Exit, Layer } from "effect"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const start = DateTime.unsafeMake("2031-01-31T05:00:00Z")
@@ -32,12 +33,32 @@ const services = (database: Layer.Layer<TestDatabase.TestServices, unknown>) =>
     Layer.provideMerge(database)
   )
 
-/** `count` subscriptions of one merchant, MONTH x 1 at `amount`, all anchored at the clock's now. */
-const subscribe = (count: number, amount: number) =>
+/**
+ * `count` subscriptions of one merchant, MONTH x 1 at `amount`, all anchored at the clock's now, paid by
+ * the merchant's sandbox payer or, with `payers`, by that many customers in turn (each funded with `funds`).
+ */
+const subscribe = (
+  count: number,
+  amount: number,
+  payers?: { readonly count: number; readonly funds: number }
+) =>
   Effect.gen(function* () {
     const seed = yield* Seed.Seed
     const checkout = yield* Checkout.Checkout
     const merchant = yield* seed.merchant({ name: "Island Gym" })
+    const wallets =
+      payers === undefined
+        ? [merchant.sandboxPayer]
+        : yield* Effect.forEach(Array.from({ length: payers.count }), (_, i) =>
+            Effect.map(
+              seed.customer({
+                environment: "test",
+                phone: `+960 77${String(i).padStart(5, "0")}`,
+                balance: payers.funds
+              }),
+              (c) => c.id
+            )
+          )
     const tenant = { merchantId: merchant.id, environment: "test" as const }
     const ids: Array<string> = []
     for (let i = 0; i < count; i++) {
@@ -50,10 +71,10 @@ const subscribe = (count: number, amount: number) =>
         amount: null,
         priceData: { name: "Monthly", amount, interval: "MONTH", intervalCount: 1 }
       })
-      const settled = yield* checkout.settle(session.id, merchant.sandboxPayer)
+      const settled = yield* checkout.settle(session.id, wallets[i % wallets.length]!)
       ids.push(settled.subscription!.id)
     }
-    return { merchant, tenant, ids }
+    return { merchant, tenant, ids, wallets }
   })
 
 for (const backend of TestDatabase.backends) {
@@ -107,6 +128,49 @@ for (const backend of TestDatabase.backends) {
           expect(again).toBe(0)
         }).pipe(Effect.withClock(manual.clock), Effect.provide(services(backend.layer()))),
       300_000
+    )
+
+    it.live(
+      "workers in parallel over subscriptions three cycles late, across payers: every cycle paid once, in order",
+      () =>
+        Effect.gen(function* () {
+          // The clock only moves forward, and the tests before this one have moved it.
+          yield* moveTo(DateTime.unsafeMake("2033-01-15T05:00:00Z"))
+          const { merchant, ids, wallets } = yield* subscribe(60, 1500, { count: 12, funds: 100_000 })
+          const sub0 = (yield* Effect.flatMap(Store.SubscriptionsStore, (s) => s.lockById(ids[0]!)))!
+          // Three renewals due at once: each batch pays a cycle, opens the next and attempts it, in turn.
+          yield* moveTo(
+            DateTime.add(Calendar.periodStart(sub0.billingCycleAnchor, "MONTH", 1, 3), { minutes: 1 })
+          )
+          const billing = yield* Billing.Billing
+          const claims = yield* Effect.all(
+            Array.from({ length: 3 }, () => billing.runDue(7)),
+            { concurrency: 3 }
+          ).pipe(Effect.exit)
+          expect(Exit.isSuccess(claims)).toBe(true)
+          const invoices = yield* Store.InvoicesStore
+          for (const id of ids) {
+            const cycles = yield* invoices.list(id, { limit: 10, offset: 0 })
+            expect(cycles.map((i) => [i.periodIndex, i.status, i.attemptCount])).toEqual([
+              [3, "PAID", 1],
+              [2, "PAID", 1],
+              [1, "PAID", 1],
+              [0, "PAID", 1]
+            ])
+          }
+          const wallet = yield* Wallet.Wallet
+          // Five subscriptions per payer, four cycles each (the first paid at checkout).
+          for (const payer of wallets)
+            expect((yield* wallet.payer(payer))!.balance).toBe(100_000 - 5 * 4 * 1500)
+          const sql = yield* SqlClient.SqlClient
+          const events = yield* sql<{ readonly type: string; readonly n: number | string }>`
+            SELECT type, count(*) AS n FROM events WHERE merchant_id = ${merchant.id} AND type = 'invoice.paid'
+            GROUP BY type`
+          // The first cycle's was emitted at checkout.
+          expect(events.map((r) => Number(r.n))).toEqual([60 * 4])
+          expect(yield* billing.runDue()).toBe(0)
+        }).pipe(Effect.withClock(manual.clock), Effect.provide(services(backend.layer()))),
+      120_000
     )
 
     it.live(

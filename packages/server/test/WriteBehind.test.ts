@@ -71,6 +71,46 @@ for (const backend of TestDatabase.backends) {
         })
       )
 
+      it.effect(
+        "rows held into sets are written in one statement, in the order held, with exact values",
+        () =>
+          Effect.gen(function* () {
+            const sql = yield* setup
+            yield* sql`CREATE TABLE IF NOT EXISTS wb_set (position bigint GENERATED ALWAYS AS IDENTITY,
+            id text PRIMARY KEY, n bigint NOT NULL CHECK (n <> 100), at timestamptz NOT NULL, data jsonb)`
+            yield* sql`TRUNCATE wb_set`
+            const set = WriteBehind.insertInto("wb_set_inserted", "wb_set", ["id", "n", "at", "data"])
+            const bumped = WriteBehind.updateOf("wb_set_updated", "wb_set", ["id", "n"], ["id"], ["id"])
+            const at = new Date("2031-01-31T05:00:00.123Z")
+            const ids = ["m", "c", "x", "a"]
+            const statements = yield* WriteBehind.transaction(sql)(
+              Effect.gen(function* () {
+                for (const [i, id] of ids.entries())
+                  yield* WriteBehind.holdRows(
+                    sql,
+                    [`wb_set:${id}`],
+                    [[set, { id, n: 2 ** 40 + i, at, data: { id, quote: `"${id}'` } }]]
+                  )
+                // A second write of one row goes into the next flush: the sets never change a row twice.
+                yield* WriteBehind.holdRows(sql, ["wb_set:c"], [[bumped, { id: "c", n: 7 }]])
+                yield* WriteBehind.holdRows(sql, ["wb_set:a"], [[bumped, { id: "a", n: 8 }]])
+                return yield* sql<{ id: string; n: string; at: Date; data: unknown }>`
+                SELECT id, n::text AS n, at, data FROM wb_set ORDER BY position`
+              })
+            )
+            expect(statements.map((r) => r.id)).toEqual(ids)
+            expect(statements.map((r) => r.n)).toEqual([String(2 ** 40), "7", String(2 ** 40 + 2), "8"])
+            expect(statements.every((r) => r.at.getTime() === at.getTime())).toBe(true)
+            expect(statements[2]!.data).toEqual({ id: "x", quote: `"x'` })
+            // A constraint a set breaks fails the transaction, and nothing of it is written.
+            const broken = yield* WriteBehind.transaction(sql)(
+              WriteBehind.holdRows(sql, ["wb_set:z"], [[set, { id: "z", n: 100, at, data: null }]])
+            ).pipe(Effect.exit)
+            expect(Exit.isFailure(broken)).toBe(true)
+            expect((yield* sql`SELECT id FROM wb_set WHERE id = 'z'`).length).toBe(0)
+          })
+      )
+
       it.effect("writes to one row are sent one after the other: none is lost", () =>
         Effect.gen(function* () {
           const sql = yield* setup

@@ -554,6 +554,15 @@ export const subscriptions = (db: MemoryDbService): Store.SubscriptionsRepo => (
     }),
   find: (tenant, lookup) => Effect.map(db.get, (t) => byLookup(t.subscriptions, tenant, lookup)),
   lockById: (id) => Effect.map(db.get, (t) => byUuid(t.subscriptions, id)?.value),
+  lockMany: (ids) =>
+    Effect.map(db.get, (t) =>
+      Array.from(new Set(ids.filter(Ids.isUuid).map((id) => id.toLowerCase())))
+        .sort()
+        .flatMap((id) => {
+          const row = Option.getOrUndefined(HashMap.get(t.subscriptions, id))
+          return row === undefined ? [] : [row.value]
+        })
+    ),
   list: (tenant, filter) =>
     Effect.map(db.get, (t) =>
       newestFirst(
@@ -632,6 +641,13 @@ export const invoices = (db: MemoryDbService): Store.InvoicesRepo => ({
       return { ...t, invoices: HashMap.set(t.invoices, invoice.id, { ...row, value: next }) }
     }),
   latest: (subscriptionId) => Effect.map(db.get, (t) => invoicesOf(t, subscriptionId)[0]),
+  latestOf: (subscriptionIds) =>
+    Effect.map(db.get, (t) =>
+      Array.from(new Set(subscriptionIds.map((id) => id.toLowerCase()))).flatMap((id) => {
+        const latest = invoicesOf(t, id)[0]
+        return latest === undefined ? [] : [latest]
+      })
+    ),
   list: (subscriptionId, page) =>
     Effect.map(db.get, (t) => invoicesOf(t, subscriptionId).slice(page.offset, page.offset + page.limit))
 })

@@ -2187,6 +2187,36 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
         })
       )
 
+      it.effect(
+        "lockMany returns the subscriptions named, of any tenant, in id order, and skips the rest",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* Store.SubscriptionsStore
+            const merchant = yield* freshMerchant()
+            const other = yield* freshMerchant()
+            const tenants = [tenantOf(merchant), tenantOf(merchant, "live"), tenantOf(other)]
+            const subs = yield* Effect.forEach(tenants, (tenant, i) =>
+              Effect.map(
+                subscribe(tenant, merchant.sandboxPayer, { at: plus(T0, i * minute) }),
+                (a) => a.subscription
+              )
+            )
+            const sorted = [...subs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+            const named = [
+              subs[2]!.id.toUpperCase(),
+              yield* uuid,
+              subs[0]!.id,
+              "not-a-uuid",
+              subs[1]!.id,
+              subs[0]!.id
+            ]
+            expect(plain(yield* store.lockMany(named))).toEqual(plain(sorted))
+            expect(ids(yield* store.lockMany([subs[1]!.id]))).toEqual([subs[1]!.id])
+            expect(yield* store.lockMany([])).toEqual([])
+            expect(yield* store.lockMany(["", yield* uuid])).toEqual([])
+          })
+      )
+
       it.effect("claimDue claims exactly the subscriptions due at now, in dueAt order, up to the limit", () =>
         Effect.gen(function* () {
           const store = yield* Store.SubscriptionsStore
@@ -2279,6 +2309,28 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
     })
 
     describe("invoices", () => {
+      it.effect("latestOf is latest for each subscription named, and nothing for one without invoices", () =>
+        Effect.gen(function* () {
+          const store = yield* Store.InvoicesStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const a = yield* subscribe(tenant, merchant.sandboxPayer)
+          const b = yield* subscribe(tenant, merchant.sandboxPayer, { at: plus(T0, hour) })
+          const second = yield* cycleInvoice(a.subscription, 1)
+          yield* store.insert(second)
+          const byId = (list: ReadonlyArray<Invoice.Invoice>) =>
+            plain([...list].sort((x, y) => (x.id < y.id ? -1 : 1)))
+          expect(byId(yield* store.latestOf([a.subscription.id, b.subscription.id]))).toEqual(
+            byId([second, b.invoice])
+          )
+          expect(plain(yield* store.latestOf([b.subscription.id.toUpperCase(), yield* uuid, "x"]))).toEqual(
+            plain([b.invoice])
+          )
+          expect(yield* store.latestOf([])).toEqual([])
+          expect(yield* store.latestOf([yield* uuid])).toEqual([])
+        })
+      )
+
       it.effect("latest is the highest period; list is newest cycle first, paged by limit and offset", () =>
         Effect.gen(function* () {
           const store = yield* Store.InvoicesStore

@@ -73,6 +73,49 @@ export const envelopeAround = (draft: Events.Draft): readonly [string, string] =
   return [text.slice(0, at + marker.length - 2), text.slice(at + marker.length - 1)]
 }
 
+/**
+ * An event's writes, as sets (`WriteBehind.RowSet`): each subject's next number (a subject appears once
+ * in a flush: its key), the envelopes with their numbers in the order held, one delivery per subscribed
+ * endpoint, and the wake-up when there is any.
+ */
+const EventSets = {
+  sequences: {
+    name: "event_sequences_moved",
+    text: `INSERT INTO event_sequences (subject, value)
+      SELECT v.subject, 1 FROM json_to_recordset($1) AS v(subject text)
+      ON CONFLICT (subject) DO UPDATE SET value = event_sequences.value + 1 RETURNING subject, value`
+  },
+  events: {
+    name: "events_inserted",
+    text: `INSERT INTO events (id, merchant_id, environment, type, subject, created_at, envelope)
+      SELECT v.id, v.merchant_id, v.environment, v.type, v.subject, v.created_at,
+             (v.before || s.value::text || v.after)::json
+      FROM ROWS FROM (json_to_recordset($1) AS (id text, merchant_id uuid, environment text, type text,
+             subject text, created_at timestamptz, before text, after text))
+           WITH ORDINALITY AS v(id, merchant_id, environment, type, subject, created_at, before, after, n)
+      JOIN event_sequences_moved s ON s.subject = v.subject
+      ORDER BY v.n
+      RETURNING id, merchant_id, environment, type, created_at`
+  },
+  deliveries: {
+    name: "event_deliveries_due",
+    text: `INSERT INTO webhook_deliveries
+        (id, merchant_id, endpoint_id, event_id, event_type, attempt, resend, status, due_at, created_at)
+      SELECT gen_random_uuid(), w.merchant_id, w.id, e.id, e.type, 1, false, 'PENDING', e.created_at, e.created_at
+      FROM events_inserted e JOIN webhook_endpoints w
+        ON w.merchant_id = e.merchant_id AND w.environment = e.environment
+      WHERE w.status = 'ENABLED' AND w.deleted_at IS NULL
+        AND ('*' = ANY (w.enabled_events) OR e.type = ANY (w.enabled_events))
+      RETURNING 1`
+  },
+  wake: {
+    name: "event_deliveries_wake",
+    select: true,
+    text: `SELECT pg_notify('${DeliveryChannel}', 'event')
+      FROM (SELECT count(*) AS n FROM event_deliveries_due) q WHERE q.n > 0`
+  }
+} satisfies Record<string, WriteBehind.RowSet>
+
 export const makeEvents = Effect.map(SqlClient.SqlClient, (sql) =>
   repository({
     // One statement, held until the transaction's next statement (`WriteBehind`): the subject's next
@@ -80,39 +123,28 @@ export const makeEvents = Effect.map(SqlClient.SqlClient, (sql) =>
     // wake-up. Two events of one subject are two statements (the key), as the number must move twice.
     append: (draft: Events.Draft) => {
       const [before, after] = envelopeAround(draft)
-      const at = toDate(draft.createdAt)
-      return WriteBehind.hold(sql, [`event_sequence:${draft.subject}`], (name) => [
-        {
-          alias: "s",
-          statement: sql`INSERT INTO event_sequences (subject, value) VALUES (${draft.subject}, 1)
-            ON CONFLICT (subject) DO UPDATE SET value = event_sequences.value + 1 RETURNING value`
-        },
-        {
-          alias: "e",
-          statement: sql`INSERT INTO events (id, merchant_id, environment, type, subject, created_at, envelope)
-            SELECT ${draft.id}, ${draft.merchantId}, ${draft.environment}, ${draft.type}, ${draft.subject},
-                   ${at}, (${before} || s.value::text || ${after})::json
-            FROM ${sql(name("s"))} s
-            RETURNING id`
-        },
-        {
-          alias: "d",
-          statement: sql`INSERT INTO webhook_deliveries
-              (id, merchant_id, endpoint_id, event_id, event_type, attempt, resend, status, due_at, created_at)
-            SELECT gen_random_uuid(), w.merchant_id, w.id, e.id, ${draft.type}, 1, false, 'PENDING', ${at}, ${at}
-            FROM webhook_endpoints w, ${sql(name("e"))} e
-            WHERE w.merchant_id = ${draft.merchantId} AND w.environment = ${draft.environment}
-              AND w.status = 'ENABLED' AND w.deleted_at IS NULL
-              AND ('*' = ANY (w.enabled_events) OR ${draft.type} = ANY (w.enabled_events))
-            RETURNING 1`
-        },
-        {
-          alias: "n",
-          select: true,
-          statement: sql`SELECT pg_notify(${DeliveryChannel}, 'event')
-            FROM (SELECT count(*) AS n FROM ${sql(name("d"))}) q WHERE q.n > 0`
-        }
-      ])
+      return WriteBehind.holdRows(
+        sql,
+        [`event_sequence:${draft.subject}`],
+        [
+          [EventSets.sequences, { subject: draft.subject }],
+          [
+            EventSets.events,
+            {
+              id: draft.id,
+              merchant_id: draft.merchantId,
+              environment: draft.environment,
+              type: draft.type,
+              subject: draft.subject,
+              created_at: toDate(draft.createdAt),
+              before,
+              after
+            }
+          ],
+          [EventSets.deliveries],
+          [EventSets.wake]
+        ]
+      )
     },
 
     /** Newest first: the reverse of the order they were recorded in. */

@@ -99,6 +99,39 @@ const receiptFromRow = (
   }
 }
 
+/** What `book` writes, as sets: a payer appears once in a flush (its key), a house account any number of times. */
+const BookSets = {
+  transfers: WriteBehind.insertInto("ledger_transfers_inserted", "ledger_transfers", [
+    "id",
+    "kind",
+    "environment",
+    "merchant_id",
+    "customer_id",
+    "amount",
+    "fee",
+    "memo",
+    "created_at"
+  ]),
+  payers: {
+    name: "ledger_payers_moved",
+    text: `UPDATE ledger_accounts a SET balance = a.balance + v.delta
+      FROM json_to_recordset($1) AS v(id text, delta bigint) WHERE a.id = v.id`
+  },
+  houses: {
+    name: "ledger_houses_opened",
+    text: `INSERT INTO ledger_accounts (id, kind, environment, merchant_id, balance, created_at)
+      SELECT DISTINCT ON (id) id, kind, environment, merchant_id, balance, created_at
+      FROM json_populate_recordset(NULL::ledger_accounts, $1)
+      ON CONFLICT (id) DO NOTHING`
+  },
+  entries: WriteBehind.insertInto("ledger_entries_inserted", "ledger_entries", [
+    "transfer_id",
+    "account_id",
+    "amount",
+    "rolled"
+  ])
+} satisfies Record<string, WriteBehind.RowSet>
+
 /** The ledger's statements, failing with `SqlError`; `layer` and `Directory` guard them. */
 export const make = (sql: SqlClient.SqlClient) => {
   const transaction = inTransaction(sql)
@@ -125,6 +158,21 @@ export const make = (sql: SqlClient.SqlClient) => {
             WriteBehind.Locked.remember(accountId.customer(customerId), account)
           )
     )
+
+  /**
+   * Locks and remembers every wallet of `customerIds` not already held, in one statement and in id order
+   * (`ORDER BY` under `FOR UPDATE` locks in that order), so two batches never wait on each other in a cycle.
+   */
+  const lockPayers = (customerIds: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      const wanted: Array<string> = []
+      for (const id of new Set(customerIds.map(accountId.customer)))
+        if ((yield* WriteBehind.Locked.recall(id)) === undefined) wanted.push(id)
+      if (wanted.length === 0) return
+      const rows = yield* sql<AccountRow>`SELECT * FROM ledger_accounts WHERE id IN ${sql.in(wanted)}
+        ORDER BY id FOR UPDATE`
+      for (const row of rows) yield* WriteBehind.Locked.remember(row.id, payerFromRow(row))
+    })
 
   /**
    * Records a transfer as one statement: its row, the customer's balance (whose row the caller has
@@ -158,18 +206,17 @@ export const make = (sql: SqlClient.SqlClient) => {
     ]
     // The CHECK on balance is the last line against an overdraft. Held until the transaction's next
     // statement or commit (`WriteBehind`): nothing reads it before.
-    return WriteBehind.hold(sql, [customerAccount], () => [
-      { alias: "t", statement: sql`INSERT INTO ledger_transfers ${sql.insert({ ...transfer })}` },
-      {
-        alias: "c",
-        statement: sql`UPDATE ledger_accounts SET balance = balance + ${customerDelta} WHERE id = ${customerAccount}`
-      },
-      {
-        alias: "h",
-        statement: sql`INSERT INTO ledger_accounts ${sql.insert(houses)} ON CONFLICT (id) DO NOTHING`
-      },
-      { alias: "e", statement: sql`INSERT INTO ledger_entries ${sql.insert(entries)}` }
-    ])
+    // Sets (`WriteBehind.RowSet`): a batch of renewals books its transfers in one go.
+    return WriteBehind.holdRows(
+      sql,
+      [customerAccount],
+      [
+        [BookSets.transfers, transfer],
+        [BookSets.payers, { id: customerAccount, delta: customerDelta }],
+        ...houses.map((house) => [BookSets.houses, house] as const),
+        ...entries.map((entry) => [BookSets.entries, entry] as const)
+      ]
+    )
   }
 
   /**
@@ -318,6 +365,7 @@ export const make = (sql: SqlClient.SqlClient) => {
   return {
     payer,
     lockedPayer,
+    lockPayers,
     receipt,
     transfer,
     openWallet,
@@ -340,6 +388,11 @@ export const walletLayer: Layer.Layer<Wallet.Wallet, never, SqlClient.SqlClient>
       Effect.flatMap(WriteBehind.Locked.active, (active) =>
         active ? ledger.lockedPayer(customerId) : ledger.payer(customerId, { lock: false })
       )
-    return repository({ payer, transfer: ledger.transfer })
+    // Outside a write-behind transaction a lock would end with its statement: nothing to prepare.
+    const prepare = (customerIds: ReadonlyArray<Ids.CustomerId>) =>
+      Effect.flatMap(WriteBehind.Locked.active, (active) =>
+        active ? ledger.lockPayers(customerIds) : Effect.void
+      )
+    return repository({ payer, transfer: ledger.transfer, prepare })
   })
 )

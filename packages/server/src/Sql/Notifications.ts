@@ -4,7 +4,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Ids, Notifications } from "@laari/core"
 import { Effect, Layer } from "effect"
-import { fromDate, json, repository, toDate } from "./Repository.js"
+import { fromDate, repository, toDate } from "./Repository.js"
 import * as WriteBehind from "./WriteBehind.js"
 
 interface NotificationRow {
@@ -29,18 +29,41 @@ const fromRow = (row: NotificationRow): Notifications.Notification => ({
   createdAt: fromDate(row.created_at)
 })
 
+/** Notifications are a set (`WriteBehind.RowSet`): a renewal batch sends many in one go. */
+const inserted = WriteBehind.insertInto("notifications_inserted", "notifications", [
+  "id",
+  "customer_id",
+  "environment",
+  "kind",
+  "title",
+  "body",
+  "data",
+  "created_at"
+])
+
 export const makeNotifications = Effect.map(SqlClient.SqlClient, (sql) =>
   repository({
     // Held until the transaction's next statement (`WriteBehind`).
     send: (n: Notifications.Notification) =>
-      WriteBehind.hold(sql, [], () => [
-        {
-          alias: "n",
-          statement: sql`INSERT INTO notifications (id, customer_id, environment, kind, title, body, data, created_at)
-            VALUES (${n.id}, ${n.customerId}, ${n.environment}, ${n.kind}, ${n.title}, ${n.body},
-                    ${json(n.data)}::jsonb, ${toDate(n.createdAt)})`
-        }
-      ]),
+      WriteBehind.holdRows(
+        sql,
+        [],
+        [
+          [
+            inserted,
+            {
+              id: n.id,
+              customer_id: n.customerId,
+              environment: n.environment,
+              kind: n.kind,
+              title: n.title,
+              body: n.body,
+              data: n.data,
+              created_at: toDate(n.createdAt)
+            }
+          ]
+        ]
+      ),
     redactCode: (id: string, body: string) =>
       sql`UPDATE notifications SET body = ${body}, data = data - 'code' WHERE id = ${id}`.pipe(Effect.asVoid),
     list: (customerId: Ids.CustomerId) =>

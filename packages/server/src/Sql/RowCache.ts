@@ -7,13 +7,15 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, Layer, Stream } from "effect"
+import { Clock, Context, Deferred, Effect, Layer, Option, Stream } from "effect"
 import * as Wakeup from "./Wakeup.js"
 
 export const Channel = "laari_cache"
 
 /** The longest an entry lives without news. */
 export const TtlMs = 5_000
+
+const wallClock = Clock.make()
 
 /** Entries kept at most; past it the oldest go first. */
 const MaxEntries = 10_000
@@ -48,7 +50,23 @@ export const layer: Layer.Layer<RowCache, never, SqlClient.SqlClient> = Layer.sc
       entries.delete(key)
     }
     const notified = yield* Wakeup.listen(Channel)
-    yield* Effect.forkScoped(Stream.runForEach(notified, (key) => Effect.sync(() => drop(key))))
+    // Ready once a notification of its own comes back: a change committed after that reaches this
+    // process. Bounded: without it, the TTL still bounds how long a stale entry lives.
+    const token = `ready:${crypto.randomUUID()}`
+    const listening = yield* Deferred.make<void>()
+    yield* Effect.forkScoped(
+      Stream.runForEach(notified, (key) =>
+        key === token ? Deferred.succeed(listening, undefined) : Effect.sync(() => drop(key))
+      )
+    )
+    if (notified !== Stream.never)
+      yield* sql`SELECT pg_notify(${Channel}, ${token})`.pipe(
+        Effect.zipRight(Deferred.await(listening).pipe(Effect.timeoutOption("10 millis"))),
+        Effect.repeat({ until: Option.isSome, times: 200 }),
+        Effect.catchAll(() => Effect.void),
+        // Wall time: a manual or test clock may never move.
+        Effect.withClock(wallClock)
+      )
 
     const through = <A, E, R>(key: string, load: Effect.Effect<A | undefined, E, R>) =>
       Effect.suspend(() => {

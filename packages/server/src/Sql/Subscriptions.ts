@@ -308,15 +308,18 @@ export const makeSubscriptions = Effect.map(SqlClient.SqlClient, (sql) => {
     insert: (s: Subscription.Subscription, dueAt: DateTime.Utc | null) =>
       sql`INSERT INTO subscriptions ${sql.insert({ ...subscriptionToRow(s, dueAt) })}`.pipe(Effect.asVoid),
 
+    // A set (`WriteBehind.RowSet`): the renewal engine updates a batch of subscriptions in one go.
     update: (s: Subscription.Subscription, dueAt: DateTime.Utc | null) => {
-      const row = subscriptionToRow(s, dueAt)
-      return WriteBehind.hold(sql, [`subscription:${row.id}`], () => [
-        {
-          alias: "s",
-          statement: sql`UPDATE subscriptions SET ${sql.update({ ...row }, subscriptionImmutable)}
-            WHERE id = ${row.id} AND merchant_id = ${row.merchant_id} AND environment = ${row.environment}`
-        }
-      ])
+      // The metadata as JSON within the set's JSON, not as text.
+      const row = { ...subscriptionToRow(s, dueAt), metadata: s.metadata }
+      const set = WriteBehind.updateOf(
+        "subscriptions_updated",
+        "subscriptions",
+        Object.keys(row),
+        subscriptionImmutable,
+        ["id", "merchant_id", "environment"]
+      )
+      return WriteBehind.holdRows(sql, [`subscription:${row.id}`], [[set, row]])
     },
 
     find: (tenant: Ids.Tenant, lookup: Ids.Lookup, options?: { readonly forUpdate?: boolean }) => {
@@ -333,6 +336,15 @@ export const makeSubscriptions = Effect.map(SqlClient.SqlClient, (sql) => {
             Effect.map(one(subscriptionFromRow))
           )
         : Effect.succeed(undefined),
+
+    // ORDER BY under FOR UPDATE locks the rows in that order, so two batches cannot deadlock.
+    lockMany: (ids: ReadonlyArray<string>) => {
+      const valid = ids.filter(Ids.isUuid)
+      return valid.length === 0
+        ? Effect.succeed([])
+        : sql<SubscriptionRow>`SELECT * FROM subscriptions WHERE id IN ${sql.in(valid)}
+            ORDER BY id FOR UPDATE`.pipe(map)
+    },
 
     list: (tenant: Ids.Tenant, filter: Store.SubscriptionFilter) => {
       if (!Ids.isUuid(tenant.merchantId)) return Effect.succeed([])
@@ -461,22 +473,26 @@ export const makeInvoices = Effect.map(SqlClient.SqlClient, (sql) => {
   return repository({
     // No ON CONFLICT: a second invoice for a cycle (`invoices_period`) must die, never be swallowed, so
     // no cycle is ever charged twice.
-    // Held (`WriteBehind`); an insert and a later update of one invoice share its key, so they are
-    // sent one after the other.
-    insert: (i: Invoice.Invoice) =>
-      WriteBehind.hold(sql, [`invoice:${i.id}`], () => [
-        { alias: "i", statement: sql`INSERT INTO invoices ${sql.insert({ ...invoiceToRow(i) })}` }
-      ]),
+    // Held (`WriteBehind`). Writes to one subscription's invoices share a key, so they are sent one after
+    // the other: closing a cycle's invoice and opening the next one's in one statement could run in
+    // either order, and `invoices_open` allows one open invoice at a time.
+    insert: (i: Invoice.Invoice) => {
+      const row = invoiceToRow(i)
+      const set = WriteBehind.insertInto("invoices_inserted", "invoices", Object.keys(row))
+      return WriteBehind.holdRows(sql, [`invoice:${i.id}`, `invoices_of:${i.subscriptionId}`], [[set, row]])
+    },
 
     update: (i: Invoice.Invoice) => {
       const row = invoiceToRow(i)
       // By id alone: what names the cycle is fixed, so an update that disagrees changes only the rest.
-      return WriteBehind.hold(sql, [`invoice:${row.id}`], () => [
-        {
-          alias: "i",
-          statement: sql`UPDATE invoices SET ${sql.update({ ...row }, invoiceImmutable)} WHERE id = ${row.id}`
-        }
+      const set = WriteBehind.updateOf("invoices_updated", "invoices", Object.keys(row), invoiceImmutable, [
+        "id"
       ])
+      return WriteBehind.holdRows(
+        sql,
+        [`invoice:${row.id}`, `invoices_of:${row.subscription_id}`],
+        [[set, row]]
+      )
     },
 
     latest: (subscriptionId: string) =>
@@ -484,6 +500,15 @@ export const makeInvoices = Effect.map(SqlClient.SqlClient, (sql) => {
         ? sql<InvoiceRow>`SELECT * FROM invoices WHERE subscription_id = ${subscriptionId}
             ORDER BY period_index DESC LIMIT 1`.pipe(Effect.map(one(invoiceFromRow)))
         : Effect.succeed(undefined),
+
+    latestOf: (subscriptionIds: ReadonlyArray<string>) => {
+      const valid = subscriptionIds.filter(Ids.isUuid)
+      return valid.length === 0
+        ? Effect.succeed([])
+        : sql<InvoiceRow>`SELECT DISTINCT ON (subscription_id) * FROM invoices
+            WHERE subscription_id IN ${sql.in(valid)}
+            ORDER BY subscription_id, period_index DESC`.pipe(map)
+    },
 
     list: (subscriptionId: string, page: Store.Page) =>
       Ids.isUuid(subscriptionId)

@@ -12,6 +12,10 @@
  * - held writes return nothing to their callers; a constraint they break fails the flush, and with it
  *   the transaction, as it would have failed the write.
  * Outside a transaction opened by `Store.Transactor` (no `Pending` in context) a write simply runs.
+ *
+ * A write is either CTE parts of its own (`hold`) or rows added to sets (`holdRows`, `RowSet`): a set is
+ * one CTE over a JSON array of rows, whatever the number of writes, which is what lets the renewal
+ * engine write a batch of a hundred subscriptions in one statement the planner reads once.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
@@ -27,13 +31,38 @@ interface Part {
   readonly select: boolean
 }
 
+/**
+ * A write over a set of rows: one CTE `name AS (text)` in the flush, however many writes add rows to
+ * it, where `$1` in `text` is the JSON array of their rows (`json_populate_recordset`); a set without
+ * `$1` reads other sets (the deliveries of the events inserted). Planning one statement of a thousand
+ * CTEs costs as much as a thousand statements; a set is planned once whatever its size.
+ */
+export interface RowSet {
+  readonly name: string
+  readonly text: string
+  /** Must be read to run (pg_notify). */
+  readonly select?: boolean
+}
+
 interface Buffer {
   parts: Array<Part>
+  sets: Map<string, { readonly set: RowSet; readonly rows: Array<unknown> }>
   keys: Set<string>
   count: number
+  /** Parameters held: a flush stays well under PostgreSQL's 65,535 per statement. */
+  params: number
   /** Rows this transaction has locked and read, as read, until it writes them (`Locked`). */
   readonly locked: Map<string, unknown>
 }
+
+const emptyBuffer = (): Buffer => ({
+  parts: [],
+  sets: new Map(),
+  keys: new Set(),
+  count: 0,
+  params: 0,
+  locked: new Map()
+})
 
 /** The writes held by the current transaction. */
 export class Pending extends Context.Tag("laari/server/PendingWrites")<Pending, Buffer>() {}
@@ -42,7 +71,7 @@ export class Pending extends Context.Tag("laari/server/PendingWrites")<Pending, 
 const renumber = (text: string, offset: number) =>
   offset === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)
 
-/** The held writes as one statement, and the buffer emptied. */
+/** The held writes as one statement, and the buffer emptied. Sets come after the parts: they may read earlier sets. */
 const combine = (buffer: Buffer): readonly [string, Array<unknown>] => {
   const params: Array<unknown> = []
   const ctes = buffer.parts.map((part) => {
@@ -51,15 +80,23 @@ const combine = (buffer: Buffer): readonly [string, Array<unknown>] => {
     return `${part.name} AS (${text})`
   })
   const reads = buffer.parts.filter((p) => p.select).map((p) => `(SELECT count(*) FROM ${p.name})`)
+  for (const { set, rows } of buffer.sets.values()) {
+    const text = set.text.includes("$1") ? renumber(set.text, params.length) : set.text
+    if (set.text.includes("$1")) params.push(JSON.stringify(rows))
+    ctes.push(`${set.name} AS (${text})`)
+    if (set.select === true) reads.push(`(SELECT count(*) FROM ${set.name})`)
+  }
   const text = `WITH ${ctes.join(",\n")}\nSELECT ${reads.length === 0 ? "1" : reads.join(", ")}`
   buffer.parts = []
+  buffer.sets = new Map()
   buffer.keys = new Set()
+  buffer.params = 0
   return [text, params]
 }
 
 const flushOn = (conn: Connection, buffer: Buffer): Effect.Effect<void, SqlError> =>
   Effect.suspend(() => {
-    if (buffer.parts.length === 0) return Effect.void
+    if (buffer.parts.length === 0 && buffer.sets.size === 0) return Effect.void
     const [text, params] = combine(buffer)
     return Effect.asVoid(conn.execute(text, params, undefined))
   })
@@ -96,7 +133,7 @@ export const transaction =
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
     sql.withTransaction(
       Effect.flatMap(currentConnection, ([conn, id]) => {
-        const buffer: Buffer = { parts: [], keys: new Set(), count: 0, locked: new Map() }
+        const buffer = emptyBuffer()
         return effect.pipe(
           Effect.tap(() => flushOn(conn, buffer)),
           Effect.provideService(SqlClient.TransactionConnection, [
@@ -107,6 +144,9 @@ export const transaction =
         ) as Effect.Effect<A, E | SqlError, R>
       })
     )
+
+/** Parameters held before a flush is forced; PostgreSQL takes at most 65,535 in one statement. */
+export const MaxParams = 30_000
 
 /** A part of a write: a CTE named through `name(alias)`; `select` for a part that only reads (pg_notify). */
 export interface WritePart {
@@ -126,36 +166,108 @@ export const hold = (
   build: (name: (alias: string) => string) => ReadonlyArray<WritePart>
 ): Effect.Effect<void, SqlError> =>
   Effect.flatMap(Effect.serviceOption(Pending), (pending) => {
-    const buffer: Buffer = Option.getOrElse(pending, () => ({
-      parts: [],
-      keys: new Set<string>(),
-      count: 0,
-      locked: new Map<string, unknown>()
-    }))
-    const add = Effect.sync(() => {
-      const prefix = `w${buffer.count++}_`
-      const name = (alias: string) => `${prefix}${alias}`
-      for (const part of build(name)) {
-        const [text, params] = part.statement.compile()
-        buffer.parts.push({ name: name(part.alias), text, params, select: part.select === true })
-      }
-      for (const k of keys) {
-        buffer.keys.add(k)
-        buffer.locked.delete(k)
+    const buffer = Option.getOrElse(pending, emptyBuffer)
+    const prefix = `w${buffer.count++}_`
+    const name = (alias: string) => `${prefix}${alias}`
+    const parts: Array<Part> = build(name).map((part) => {
+      const [text, params] = part.statement.compile()
+      return { name: name(part.alias), text, params, select: part.select === true }
+    })
+    const size = parts.reduce((n, part) => n + part.params.length, 0)
+    return enqueue(sql, pending, buffer, keys, buffer.params + size > MaxParams, () => {
+      buffer.parts.push(...parts)
+      buffer.params += size
+    })
+  })
+
+/**
+ * Puts a write into the transaction's buffer, after a flush when it names a row already held (or the
+ * buffer is full); outside a write-behind transaction, runs it at once.
+ */
+const enqueue = (
+  sql: SqlClient.SqlClient,
+  pending: Option.Option<Buffer>,
+  buffer: Buffer,
+  keys: ReadonlyArray<string>,
+  full: boolean,
+  put: () => void
+): Effect.Effect<void, SqlError> => {
+  const add = Effect.sync(() => {
+    put()
+    for (const k of keys) {
+      buffer.keys.add(k)
+      buffer.locked.delete(k)
+    }
+  })
+  if (Option.isNone(pending))
+    return Effect.flatMap(add, () => {
+      const [text, params] = combine(buffer)
+      return Effect.asVoid(sql.unsafe(text, params))
+    })
+  return full || keys.some((k) => buffer.keys.has(k))
+    ? Effect.zipRight(
+        Effect.flatMap(currentConnection, ([conn]) => flushOn(conn, buffer)),
+        add
+      )
+    : add
+}
+
+/**
+ * Inserts the set's rows into `table`, in the order they were held (so identity columns count as they
+ * would one statement at a time). `columns` are the rows' keys; `suffix` follows (ON CONFLICT, RETURNING).
+ */
+export const insertInto = (
+  name: string,
+  table: string,
+  columns: ReadonlyArray<string>,
+  suffix = ""
+): RowSet => ({
+  name,
+  text: `INSERT INTO ${table} (${columns.join(", ")})
+    SELECT ${columns.map((c) => `v.${c}`).join(", ")}
+    FROM json_populate_recordset(NULL::${table}, $1) WITH ORDINALITY AS v ORDER BY v.ordinality ${suffix}`
+})
+
+/** Updates the rows of `table` matching each row's `match` columns, setting the rest of its `columns`. */
+export const updateOf = (
+  name: string,
+  table: string,
+  columns: ReadonlyArray<string>,
+  fixed: ReadonlyArray<string>,
+  match: ReadonlyArray<string>
+): RowSet => ({
+  name,
+  text: `UPDATE ${table} t SET ${columns
+    .filter((c) => !fixed.includes(c))
+    .map((c) => `${c} = v.${c}`)
+    .join(", ")}
+    FROM json_populate_recordset(NULL::${table}, $1) v
+    WHERE ${match.map((c) => `t.${c} = v.${c}`).join(" AND ")}`
+})
+
+/**
+ * A write of rows into sets (`RowSet`): each `[set, row]` adds `row` to `set`'s rows, a `[set]` only
+ * makes sure the set is in the flush. `keys` as for `hold`. Held in a write-behind transaction; else
+ * run at once, as one statement.
+ */
+export const holdRows = (
+  sql: SqlClient.SqlClient,
+  keys: ReadonlyArray<string>,
+  writes: ReadonlyArray<readonly [RowSet, unknown?]>
+): Effect.Effect<void, SqlError> =>
+  Effect.flatMap(Effect.serviceOption(Pending), (pending) => {
+    const buffer = Option.getOrElse(pending, emptyBuffer)
+    return enqueue(sql, pending, buffer, keys, false, () => {
+      for (const write of writes) {
+        const [set] = write
+        let held = buffer.sets.get(set.name)
+        if (held === undefined) {
+          held = { set, rows: [] }
+          buffer.sets.set(set.name, held)
+        }
+        if (write.length > 1) held.rows.push(write[1])
       }
     })
-    if (Option.isNone(pending))
-      return Effect.flatMap(add, () => {
-        const [text, params] = combine(buffer)
-        return Effect.asVoid(sql.unsafe(text, params))
-      })
-    const clash = keys.some((k) => buffer.keys.has(k))
-    return clash
-      ? Effect.zipRight(
-          Effect.flatMap(currentConnection, ([conn]) => flushOn(conn, buffer)),
-          add
-        )
-      : add
   })
 
 /**
