@@ -26,6 +26,7 @@ import * as Docs from "./Http/Docs.js"
 import * as Edge from "./Http/Edge.js"
 import { ErrorMapping } from "./Http/Middleware.js"
 import { AddressRateLimitLive } from "./Http/RateLimit.js"
+import * as RequestId from "./Http/RequestId.js"
 import { AuthenticationLive, OpsAuthenticationLive } from "./Http/Security.js"
 import { MandatesLive } from "./Mandates/Http.js"
 import { OpsLive } from "./Ops/Http.js"
@@ -93,7 +94,7 @@ const coreLayer = (config: Config.ServerConfig) => {
 
 /** The HTTP API, served on the `HttpServer` below it, and the workers. */
 const ServingLive = Layer.mergeAll(
-  HttpApiBuilder.serve().pipe(
+  HttpApiBuilder.serve(RequestId.middleware).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(Docs.layer),
     Layer.provide(

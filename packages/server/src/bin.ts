@@ -10,6 +10,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as Config from "./Config.js"
 import * as Keys from "./Keys.js"
+import * as Logs from "./Logs.js"
 import * as Onboarding from "./Onboarding.js"
 import * as Processes from "./Processes.js"
 import * as Server from "./Server.js"
@@ -44,7 +45,9 @@ const main = Effect.gen(function* () {
           generated: config.opsToken === undefined || process.env[GeneratedTokenEnv] === "1"
         })
       )
-  return yield* Layer.launch(stopDeadline.pipe(Layer.provideMerge(seed), Layer.provideMerge(server)))
+  return yield* Layer.launch(stopDeadline.pipe(Layer.provideMerge(seed), Layer.provideMerge(server))).pipe(
+    Effect.provide(Logs.layer(yield* Logs.formatFromEnv))
+  )
 })
 
 const plan = (() => {
@@ -68,5 +71,6 @@ if (Processes.isPrimary() && plan.processes > 1) {
 } else {
   if (Processes.isPrimary() && plan.reason !== undefined && process.env.LAARI_PROCESSES)
     console.log(`laari: one process (${plan.reason})`)
-  NodeRuntime.runMain(main)
+  // The pretty logger runMain adds would write every line a second time, as text.
+  NodeRuntime.runMain(main, { disablePrettyLogger: process.env.LAARI_LOG_FORMAT === "json" })
 }

@@ -23,6 +23,7 @@ const challengePath = "/approvals/mandates/00000000-0000-4000-8000-000000000000/
 interface Answer {
   readonly status: number
   readonly connection: string | undefined
+  readonly requestId: string | undefined
   readonly body: string
 }
 /** An answer, or the error code of a request that got none (`ECONNRESET`, `TIMEOUT`, ...). */
@@ -61,7 +62,12 @@ const send = (
       res.on("data", (s: string) => (body += s))
       res.on("end", () => {
         clearTimeout(timer)
-        resolve({ status: res.statusCode!, connection: res.headers.connection, body })
+        resolve({
+          status: res.statusCode!,
+          connection: res.headers.connection,
+          requestId: res.headers["request-id"] as string | undefined,
+          body
+        })
         // A client answered before it sent all its body stops and hangs up, as a real one would.
         req.destroy()
       })
@@ -128,6 +134,8 @@ describe("the edge alone", () => {
     const { server, port } = await listen({ attachTimeoutMs: 200 })
     const outcome = await send(port, { path: "/" })
     expect(outcome).toMatchObject({ status: 503, connection: "close" })
+    // Refused by the edge, and still with a `Request-Id` like every other answer.
+    expect((outcome as Answer).requestId).toMatch(/^req_[0-9a-f]{32}$/)
     // The documented 503 body, with its code, like every other 503.
     expect(JSON.parse((outcome as Answer).body)).toEqual({
       message: expect.stringMatching(/starting/),
@@ -150,6 +158,7 @@ describe("the edge alone", () => {
       write: stream(1001)
     })
     expect(outcome).toMatchObject({ status: 413, connection: "close" })
+    expect((outcome as Answer).requestId).toMatch(/^req_[0-9a-f]{32}$/)
     expect(JSON.parse((outcome as Answer).body)).toEqual({
       message: "The request body is larger than 1000 bytes"
     })
@@ -351,7 +360,7 @@ describe("the server process", () => {
     const signalled = Date.now()
     process.kill(server.pid, "SIGTERM")
     // Not ready any more: new connections are refused (or answered 503) while those requests run.
-    let probe: Outcome = { status: 200, connection: undefined, body: "" }
+    let probe: Outcome = { status: 200, connection: undefined, requestId: undefined, body: "" }
     for (let i = 0; i < 50 && isAnswer(probe) && probe.status === 200; i++) {
       await sleep(100)
       probe = await send(port, { path: "/readyz", timeoutMs: 15_000 })

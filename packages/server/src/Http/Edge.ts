@@ -16,6 +16,7 @@ import * as Http from "node:http"
 import type * as Net from "node:net"
 import { Errors } from "@laari/core"
 import * as Problems from "./Problems.js"
+import * as RequestId from "./RequestId.js"
 
 export interface Options {
   /** Largest body accepted, in bytes; a larger `Content-Length` is answered `413` at once. */
@@ -67,7 +68,8 @@ const refusal = (error: Refusal) => {
   const headers = {
     "content-type": "application/json",
     "content-length": String(Buffer.byteLength(body)),
-    connection: "close"
+    connection: "close",
+    [RequestId.Header]: RequestId.make()
   }
   return { status, body, headers }
 }
