@@ -1,7 +1,7 @@
 /**
  * How the standalone service writes its logs: Effect's default text lines, or with
- * `LAARI_LOG_FORMAT=json` one JSON object a line (`time`, `level`, `message`, then the annotations,
- * `request_id` among them while a request is served, and `cause` when there is one), for a log shipper
+ * `LAARI_LOG_FORMAT=json` one JSON object a line (`time`, `level`, `message`, then the annotations:
+ * `request_id` while a request is served, `merchant_id` once its key is known; `cause` when there is one), for a log shipper
  * to read without parsing text.
  */
 import { Cause, Config as C, HashMap, Layer, Logger } from "effect"

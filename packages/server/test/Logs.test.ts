@@ -4,10 +4,28 @@
  */
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, HashMap, Layer, Logger, Option } from "effect"
+import { Seed } from "@laari/testkit"
+import { Cause, Effect, HashMap, Layer, Logger, Option, Redacted } from "effect"
+import * as Config from "../src/Config.js"
 import * as RequestId from "../src/Http/RequestId.js"
+import * as Security from "../src/Http/Security.js"
+import * as Onboarding from "../src/Onboarding.js"
 import * as Logs from "../src/Logs.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 import * as TestServer from "./support/TestServer.js"
+
+const serverConfig: Config.ServerConfig = {
+  port: 0,
+  databaseUrl: undefined,
+  dataDir: undefined,
+  baseUrl: "http://laari.test",
+  checkoutUrl: "http://pay.laari.test",
+  opsToken: TestServer.OpsToken,
+  clock: "manual",
+  maxBodyBytes: Config.defaults.maxBodyBytes,
+  rateLimit: 0,
+  webhookAllowPrivate: false
+}
 
 describe("Request-Id", () => {
   let server: TestServer.TestServer
@@ -62,6 +80,49 @@ describe("logs", () => {
       expect(lines.map((l) => l.message)).toEqual([["served"], ["failing"]])
       expect(lines.map((l) => l.id)).toEqual([ok.headers.get("request-id"), bad.headers.get("request-id")])
     })
+  )
+
+  it.live("after authentication, the rest of the request logs as the key's merchant", () =>
+    Effect.gen(function* () {
+      const merchant = yield* Effect.flatMap(Seed.Seed, (seed) => seed.merchant({ name: "Logged" }))
+      const { key } = yield* Onboarding.issueKey({
+        merchantId: merchant.id,
+        environment: "test",
+        kind: "secret"
+      })
+      // The handler's type names the router's request services (`HttpRouter.Provided`); it uses none.
+      const bearer = (yield* Security.Authentication).bearer as (
+        token: Redacted.Redacted<string>
+      ) => Effect.Effect<unknown, unknown>
+      const lines: Array<HashMap.HashMap<string, unknown>> = []
+      const capture = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ annotations }) => lines.push(annotations))
+      )
+      const handler = Effect.log("in the handler")
+      yield* bearer(Redacted.make(key)).pipe(
+        Effect.zipRight(handler),
+        Effect.annotateLogs("request_id", "req_x"),
+        Effect.provide(capture)
+      )
+      // A refused key logs as nobody.
+      yield* bearer(Redacted.make("sk_test_unknown")).pipe(
+        Effect.ignore,
+        Effect.zipRight(handler),
+        Effect.provide(capture)
+      )
+      expect(lines.map((a) => Object.fromEntries(HashMap.toEntries(a)))).toEqual([
+        { request_id: "req_x", merchant_id: merchant.id, environment: "test" },
+        {}
+      ])
+    }).pipe(
+      Effect.provide(
+        Security.AuthenticationLive.pipe(
+          Layer.provideMerge(TestDatabase.pglite()),
+          Layer.provide(Config.layer({ ...serverConfig, rateLimit: 0 }))
+        )
+      )
+    )
   )
 
   it.effect("LAARI_LOG_FORMAT=json writes one JSON object a line, with the annotations and the cause", () =>

@@ -3,7 +3,7 @@
  */
 import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
 import { Auth, Crypto, Errors } from "@laari/core"
-import { Context, Effect, Layer, Redacted, Schema } from "effect"
+import { Context, Effect, FiberRef, HashMap, Layer, Redacted, Schema } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Keys from "../Keys.js"
 import { Directory } from "../Sql/Directory.js"
@@ -68,6 +68,19 @@ export const principalOf = (
     }
   })
 
+/**
+ * The rest of the request logs as the key's merchant (`merchant_id`, `environment`): set on the request's
+ * fiber, which runs the handler next, within `RequestId`'s annotations, which end with the request.
+ */
+const annotateMerchant = (principal: Auth.Principal) =>
+  FiberRef.update(FiberRef.currentLogAnnotations, (annotations) =>
+    HashMap.set(
+      HashMap.set(annotations, "merchant_id", principal.merchantId as unknown),
+      "environment",
+      principal.environment as unknown
+    )
+  )
+
 export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function* () {
@@ -81,6 +94,7 @@ export const AuthenticationLive = Layer.effect(
           if (found === undefined) return yield* Effect.fail(Problems.Unauthorized.invalidKey)
           // Only once the key is known: an unknown key spends nobody's budget.
           yield* limitKey(found.keyId)
+          yield* annotateMerchant(found)
           return found
         })
     })
