@@ -231,6 +231,13 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
         return attempts
       })
 
+    /** The latest invoice of each subscription, by subscription id. */
+    const latestBySubscription = (ids: ReadonlyArray<string>) =>
+      Effect.map(
+        invoices.latestOf(ids),
+        (found) => new Map(found.map((i) => [i.subscriptionId as string, i]))
+      )
+
     /** A claim: up to `batch` due subscriptions, advanced to their attempts, in one transaction. */
     const claim = (batch: number) =>
       tx.withTransaction(
@@ -244,12 +251,6 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
           )
           return { claimed: due.length, attempts }
         })
-      )
-
-    const latestBySubscription = (ids: ReadonlyArray<string>) =>
-      Effect.map(
-        ids.length === 0 ? Effect.succeed([]) : invoices.latestOf(ids),
-        (found) => new Map(found.map((i) => [i.subscriptionId as string, i]))
       )
 
     /**

@@ -20,7 +20,7 @@ const text = (message: unknown): string => {
 }
 
 /** The JSON object of one log line. */
-export const entry = (options: Logger.Logger.Options<unknown>): Record<string, unknown> => {
+const entry = (options: Logger.Logger.Options<unknown>): Record<string, unknown> => {
   const line: Record<string, unknown> = {
     time: options.date.toISOString(),
     level: options.logLevel.label.toLowerCase(),

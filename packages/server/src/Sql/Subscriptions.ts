@@ -302,6 +302,7 @@ const subscriptionImmutable = [
 
 export const makeSubscriptions = Effect.map(SqlClient.SqlClient, (sql) => {
   const map = Effect.map((rows: ReadonlyArray<SubscriptionRow>) => rows.map(subscriptionFromRow))
+  let updated: WriteBehind.RowSet | undefined
 
   return repository({
     // No ON CONFLICT: a second subscription for a session (or a reused id) is a defect, and dies.
@@ -312,13 +313,15 @@ export const makeSubscriptions = Effect.map(SqlClient.SqlClient, (sql) => {
     update: (s: Subscription.Subscription, dueAt: DateTime.Utc | null) => {
       // The metadata as JSON within the set's JSON, not as text.
       const row = { ...subscriptionToRow(s, dueAt), metadata: s.metadata }
-      const set = WriteBehind.updateOf(
+      // Every row has the same columns: the set is made once, from the first.
+      updated ??= WriteBehind.updateOf(
         "subscriptions_updated",
         "subscriptions",
         Object.keys(row),
         subscriptionImmutable,
         ["id", "merchant_id", "environment"]
       )
+      const set = updated
       return WriteBehind.holdRows(sql, [`subscription:${row.id}`], [[set, row]])
     },
 
@@ -469,6 +472,8 @@ const invoiceImmutable = [
 
 export const makeInvoices = Effect.map(SqlClient.SqlClient, (sql) => {
   const map = Effect.map((rows: ReadonlyArray<InvoiceRow>) => rows.map(invoiceFromRow))
+  let inserted: WriteBehind.RowSet | undefined
+  let updated: WriteBehind.RowSet | undefined
 
   return repository({
     // No ON CONFLICT: a second invoice for a cycle (`invoices_period`) must die, never be swallowed, so
@@ -478,16 +483,19 @@ export const makeInvoices = Effect.map(SqlClient.SqlClient, (sql) => {
     // either order, and `invoices_open` allows one open invoice at a time.
     insert: (i: Invoice.Invoice) => {
       const row = invoiceToRow(i)
-      const set = WriteBehind.insertInto("invoices_inserted", "invoices", Object.keys(row))
+      // Every row has the same columns: each set is made once, from the first.
+      inserted ??= WriteBehind.insertInto("invoices_inserted", "invoices", Object.keys(row))
+      const set = inserted
       return WriteBehind.holdRows(sql, [`invoice:${i.id}`, `invoices_of:${i.subscriptionId}`], [[set, row]])
     },
 
     update: (i: Invoice.Invoice) => {
       const row = invoiceToRow(i)
       // By id alone: what names the cycle is fixed, so an update that disagrees changes only the rest.
-      const set = WriteBehind.updateOf("invoices_updated", "invoices", Object.keys(row), invoiceImmutable, [
+      updated ??= WriteBehind.updateOf("invoices_updated", "invoices", Object.keys(row), invoiceImmutable, [
         "id"
       ])
+      const set = updated
       return WriteBehind.holdRows(
         sql,
         [`invoice:${row.id}`, `invoices_of:${row.subscription_id}`],

@@ -81,9 +81,9 @@ const combine = (buffer: Buffer): readonly [string, Array<unknown>] => {
   })
   const reads = buffer.parts.filter((p) => p.select).map((p) => `(SELECT count(*) FROM ${p.name})`)
   for (const { set, rows } of buffer.sets.values()) {
-    const text = set.text.includes("$1") ? renumber(set.text, params.length) : set.text
+    // A set that reads only other sets has no `$1`: nothing to renumber, no parameter.
+    ctes.push(`${set.name} AS (${renumber(set.text, params.length)})`)
     if (set.text.includes("$1")) params.push(JSON.stringify(rows))
-    ctes.push(`${set.name} AS (${text})`)
     if (set.select === true) reads.push(`(SELECT count(*) FROM ${set.name})`)
   }
   const text = `WITH ${ctes.join(",\n")}\nSELECT ${reads.length === 0 ? "1" : reads.join(", ")}`
