@@ -4,17 +4,7 @@
  */
 import { HttpApiBuilder, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import {
-  Approvals,
-  Background,
-  Billing,
-  Checkout,
-  Crypto,
-  Mandates,
-  QrCodes,
-  Subscriptions,
-  WalletAccess
-} from "@laari/core"
+import { Crypto, Engine } from "@laari/core"
 import { Layer } from "effect"
 import { Api } from "./Api.js"
 import { ApprovalsLive } from "./Approvals/Http.js"
@@ -46,17 +36,7 @@ import * as WebhookSql from "./Webhooks/Sql.js"
 import * as Workers from "./Workers.js"
 
 /** The domain services over whatever adapters are below them. */
-export const ServicesLive = Layer.mergeAll(
-  Mandates.Mandates.Default,
-  QrCodes.QrCodes.Default,
-  Checkout.Checkout.Default,
-  Billing.Billing.Default
-).pipe(
-  Layer.provideMerge(Subscriptions.Subscriptions.Default),
-  Layer.provideMerge(WalletAccess.WalletAccess.Default),
-  Layer.provideMerge(Approvals.Approvals.Default),
-  Layer.provideMerge(QrPng.layer)
-)
+export const ServicesLive = Engine.layer.pipe(Layer.provideMerge(QrPng.layer))
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([
@@ -88,7 +68,8 @@ const coreLayer = (config: Config.ServerConfig) => {
     Layer.provideMerge(WebhookEndpoints.layer),
     Layer.provideMerge(WebhookSql.layer)
   )
-  const jobs = Delivery.jobs.pipe(Layer.provide(Background.jobs), Layer.provideMerge(deliveries))
+  // The engine's jobs and the webhook deliveries, in one list.
+  const jobs = Delivery.jobs.pipe(Layer.provide(services), Layer.provideMerge(deliveries))
   return Clockwork.layer.pipe(Layer.provideMerge(jobs), Layer.provideMerge(services))
 }
 

@@ -6,20 +6,20 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import {
-  Approvals,
   Billing,
   Calendar,
+  Engine,
   Checkout,
   Invoice,
   Money,
   Store,
   Subscription,
-  Subscriptions,
   Wallet,
   Work
 } from "@laari/core"
 import { Seed } from "@laari/testkit"
 import { DateTime, Effect, Either, Exit, Layer } from "effect"
+import * as QrPng from "../src/QrPng.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const start = DateTime.unsafeMake("2031-01-31T05:00:00Z")
@@ -27,11 +27,7 @@ const manual = Work.makeManualClock(DateTime.toEpochMillis(start))
 const moveTo = (t: DateTime.Utc) => Effect.sync(() => manual.set(DateTime.toEpochMillis(t)))
 
 const services = (database: Layer.Layer<TestDatabase.TestServices, unknown>) =>
-  Layer.mergeAll(Checkout.Checkout.Default, Billing.Billing.Default).pipe(
-    Layer.provideMerge(Subscriptions.Subscriptions.Default),
-    Layer.provideMerge(Approvals.Approvals.Default),
-    Layer.provideMerge(database)
-  )
+  Engine.layer.pipe(Layer.provideMerge(QrPng.layer), Layer.provideMerge(database))
 
 /**
  * `count` subscriptions of one merchant, MONTH x 1 at `amount`, all anchored at the clock's now, paid by

@@ -6,8 +6,7 @@
  * StoreContract.suite("memory", () => Testkit.ports())
  * ```
  *
- * The suite builds one layer from `makeLayer()` for all its tests, puts `Approvals`, `Mandates` and
- * `QrCodes` on top (rendering with `MemoryQrImages.placeholder`: images are the renderer's business, not
+ * The suite builds one layer from `makeLayer()` for all its tests, puts core's `Engine` on top (rendering with `MemoryQrImages.placeholder`: images are the renderer's business, not
  * the store's, and the placeholder's bytes are predictable), and runs on the real clock (no `TestClock`):
  * store methods get explicit times, and the service tests run on a manual clock of their own. Every test makes its own merchant, so tests share a database
  * without sharing data; the few store methods that are global (`claimExpiring`, `nextExpiryAt`, `claimDue`,
@@ -17,11 +16,11 @@
 import { describe, expect, layer } from "@effect/vitest"
 import {
   Approval,
-  Approvals,
   Calendar,
   CheckoutSession,
   Crypto,
   Emv,
+  Engine,
   Errors,
   Events,
   Ids,
@@ -360,10 +359,8 @@ const isoOf = (t: DateTime.Utc | undefined) => t && DateTime.formatIso(t)
 // -------------------------------------------------------------------------------------------------
 
 export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | Seed, unknown>): void => {
-  const services = Mandates.Mandates.Default.pipe(
-    Layer.provideMerge(QrCodes.QrCodes.Default),
+  const services = Engine.layer.pipe(
     Layer.provideMerge(MemoryQrImages.layer),
-    Layer.provideMerge(Approvals.Approvals.Default),
     Layer.provideMerge(makeLayer())
   )
 

@@ -2,19 +2,7 @@
  * Everything over memory in one layer: a host or a test gets working services with
  * `Effect.provide(Testkit.layer())`.
  */
-import {
-  Approvals,
-  Background,
-  Billing,
-  Checkout,
-  Crypto,
-  Mandates,
-  QrCodes,
-  type QrImages,
-  type Store,
-  Subscriptions,
-  type Work
-} from "@laari/core"
+import { Crypto, Engine, type QrImages, type Store } from "@laari/core"
 import type { DateTime } from "effect"
 import { Layer } from "effect"
 import * as ControllableClock from "./ControllableClock.js"
@@ -51,34 +39,18 @@ export type Services =
   | Seed.Seed
   | MemoryDb.MemoryDb
   | MemoryWallet.MemoryWallet
-  | Approvals.Approvals
-  | Mandates.Mandates
-  | QrCodes.QrCodes
   | QrImages.QrImages
-  | Checkout.Checkout
-  | Subscriptions.Subscriptions
-  | Billing.Billing
-  | Work.Jobs
+  | Engine.Services
   | ControllableClock.ControllableClock
 
 /**
- * A whole memory world: ports, `Seed`, `Approvals`, `Mandates`, `QrCodes` (with `options.renderer`),
- * `Checkout`, `Subscriptions`, `Billing`, `Work.Jobs` and the controllable clock, which is also installed as the default `Clock` of whatever this
- * layer is provided to. Each call is a new, empty world.
+ * A whole memory world: ports, `Seed`, core's `Engine` (with `options.renderer` for QR images) and the
+ * controllable clock, which is also installed as the default `Clock` of whatever this layer is provided
+ * to. Each call is a new, empty world.
  */
 export const layer = (options: Options = {}): Layer.Layer<Services> =>
   ControllableClock.layer(options).pipe(
-    Layer.provideMerge(Background.jobs),
-    Layer.provideMerge(
-      Layer.mergeAll(
-        Mandates.Mandates.Default,
-        QrCodes.QrCodes.Default,
-        Checkout.Checkout.Default,
-        Billing.Billing.Default
-      )
-    ),
-    Layer.provideMerge(Subscriptions.Subscriptions.Default),
+    Layer.provideMerge(Engine.layer),
     Layer.provideMerge(options.renderer ?? MemoryQrImages.layer),
-    Layer.provideMerge(Approvals.Approvals.Default),
     Layer.provideMerge(ports())
   )

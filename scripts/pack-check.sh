@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# What a host does with laari's packages, outside this workspace: pack @laari/core, @laari/testkit and
+# @laari/server with `pnpm pack`, install the tarballs with plain npm in an empty folder, then
+#  - run the README's embedding snippet (its first `js` block) under plain node, which must print a charge;
+#  - compile a TypeScript host against the packages' declarations with tsc (module NodeNext, strict);
+#  - run the `laari` bin of @laari/server: its help, and `laari serve` answering /health on PGlite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+WORK="$(mktemp -d)"
+trap 'kill "${SERVER_PID:-}" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+
+pnpm --silent build
+mkdir -p "$WORK/tarballs" "$WORK/app"
+pnpm --filter @laari/core --filter @laari/testkit --filter @laari/server pack --pack-destination "$WORK/tarballs" >/dev/null
+ls "$WORK/tarballs"
+
+cd "$WORK/app"
+npm init -y >/dev/null
+npm pkg set type=module
+npm install --no-audit --no-fund --loglevel=error "$WORK"/tarballs/*.tgz effect typescript@~5.9.3 @types/node@^20.19.0 >/dev/null
+
+# The README's snippet, as a newcomer would copy it.
+awk '/^## Embedding the library/{inside=1} inside && /^```js$/{block=1; next} block && /^```$/{exit} block{print}' \
+  "$ROOT/README.md" > main.mjs
+test -s main.mjs || { echo "pack-check: no js snippet under '## Embedding the library' in README.md"; exit 1; }
+node main.mjs | tee snippet.out
+grep -q "netAmount" snippet.out || { echo "pack-check: the README snippet did not print a charge"; exit 1; }
+
+# A typed host: the declarations resolve through `exports` and type-check in strict mode.
+cp "$ROOT/scripts/pack-check/host.ts" host.ts
+cat > tsconfig.json <<'JSON'
+{ "compilerOptions": { "module": "NodeNext", "moduleResolution": "NodeNext", "target": "ES2022", "strict": true,
+  "outDir": "out", "types": ["node"], "skipLibCheck": false }, "files": ["host.ts"] }
+JSON
+npx tsc -p tsconfig.json
+node out/host.js | tee host.out
+grep -q "charged 12550" host.out || { echo "pack-check: the typed host did not charge"; exit 1; }
+
+echo "pack-check: ok (README snippet under node, typed host under tsc and node)"
