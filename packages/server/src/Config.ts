@@ -23,6 +23,7 @@ export interface ServerConfig {
 }
 
 export const defaults = {
+  dataDir: "./.data",
   maxBodyBytes: 1024 * 1024,
   rateLimit: 100
 } as const
@@ -37,7 +38,7 @@ export const fromEnv: Effect.Effect<ServerConfig, ConfigError.ConfigError> = Eff
   return {
     port,
     databaseUrl: Option.getOrUndefined(yield* C.option(C.nonEmptyString("DATABASE_URL"))),
-    dataDir: yield* C.string("LAARI_DATA_DIR").pipe(C.withDefault("./.data")),
+    dataDir: yield* C.string("LAARI_DATA_DIR").pipe(C.withDefault(defaults.dataDir)),
     baseUrl: stripSlash(baseUrl),
     checkoutUrl: stripSlash(yield* C.string("LAARI_CHECKOUT_URL").pipe(C.withDefault(baseUrl))),
     opsToken: Option.getOrUndefined(yield* C.option(C.nonEmptyString("LAARI_OPS_TOKEN"))),

@@ -1,8 +1,9 @@
 /**
  * Issuing keys, and the demo merchant a first start seeds on an empty database.
  */
-import { Auth, Crypto, type Ids } from "@laari/core"
-import { Console, Effect } from "effect"
+import { Auth, Crypto, type Errors, type Ids } from "@laari/core"
+import { Effect } from "effect"
+import type * as Banner from "./Banner.js"
 import * as Keys from "./Keys.js"
 import { Directory } from "./Sql/Directory.js"
 
@@ -43,31 +44,26 @@ export const issueKey = (input: {
     return { id, key, environment: input.environment, kind: input.kind, scopes } satisfies IssuedKey
   })
 
-/** On an empty database: a demo merchant with an outlet, and its sandbox keys printed once. */
-export const seedDemo = (opsToken: { readonly value: string; readonly generated: boolean }) =>
-  Effect.gen(function* () {
-    const directory = yield* Directory
-    const lines: Array<string> = []
-    if ((yield* directory.merchantCount) === 0) {
-      const { merchant, outlets } = yield* directory.createMerchant({
-        name: "Demo Cafe",
-        city: "Male",
-        mcc: "5814",
-        outlets: ["Majeedhee Magu"]
-      })
-      const secret = yield* issueKey({ merchantId: merchant.id, environment: "test", kind: "secret" })
-      const publishable = yield* issueKey({
-        merchantId: merchant.id,
-        environment: "test",
-        kind: "publishable"
-      })
-      lines.push(
-        `Seeded the demo merchant "${merchant.name}" (${merchant.id}) with outlet ${outlets[0]?.id} "${outlets[0]?.name}".`,
-        `  sandbox secret key:      ${secret.key}`,
-        `  sandbox publishable key: ${publishable.key}`
-      )
-    }
-    if (opsToken.generated)
-      lines.push(`  ops token (generated; set LAARI_OPS_TOKEN to choose one): ${opsToken.value}`)
-    if (lines.length > 0) yield* Console.log(lines.join("\n"))
+/** On an empty database: a demo merchant with an outlet and its sandbox keys, for the start-up output. */
+export const seedDemo: Effect.Effect<
+  Banner.Seeded | undefined,
+  Errors.ServiceUnavailable,
+  Directory | Crypto.Crypto
+> = Effect.gen(function* () {
+  const directory = yield* Directory
+  if ((yield* directory.merchantCount) > 0) return undefined
+  const { merchant, outlets } = yield* directory.createMerchant({
+    name: "Demo Cafe",
+    city: "Male",
+    mcc: "5814",
+    outlets: ["Majeedhee Magu"]
   })
+  const secret = yield* issueKey({ merchantId: merchant.id, environment: "test", kind: "secret" })
+  const publishable = yield* issueKey({ merchantId: merchant.id, environment: "test", kind: "publishable" })
+  return {
+    merchant: { id: merchant.id, name: merchant.name },
+    outlet: outlets[0],
+    secretKey: secret.key,
+    publishableKey: publishable.key
+  }
+})

@@ -46,6 +46,16 @@ export const KeyCreated = Schema.Struct({
   scopes: Schema.Array(Auth.Scope)
 })
 
+export const KeyRead = Schema.Struct({
+  id: Text,
+  prefix: Text.annotations({ description: "The key's first characters: the key itself is shown only once" }),
+  environment: Ids.Environment,
+  kind: Auth.KeyKind,
+  scopes: Schema.Array(Auth.Scope),
+  createdAt: Text,
+  revokedAt: Schema.NullOr(Text)
+}).annotations({ identifier: "OpsKey" })
+
 export const CustomerRead = Schema.Struct({
   id: Text,
   environment: Ids.Environment,
@@ -92,6 +102,17 @@ export class OpsApi extends HttpApiGroup.make("ops")
       )
   )
   .add(
+    HttpApiEndpoint.get("listMerchants", "/ops/merchants")
+      .setUrlParams(
+        Schema.Struct({
+          limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1000)))
+        })
+      )
+      .addSuccess(Schema.Array(MerchantRead))
+      .annotate(OpenApi.Summary, "List merchants")
+      .annotate(OpenApi.Description, "Oldest first, with their outlets; 100 by default, at most 1000.")
+  )
+  .add(
     Problems.post("addOutlet", "/ops/merchants/:id/outlets")
       .setPath(MerchantPath)
       .setPayload(Schema.Struct({ name: Name }))
@@ -109,6 +130,20 @@ export class OpsApi extends HttpApiGroup.make("ops")
         OpenApi.Description,
         "A secret or publishable key for one environment with its scopes; the key is shown only here."
       )
+  )
+  .add(
+    HttpApiEndpoint.get("listKeys", "/ops/merchants/:id/keys")
+      .setPath(MerchantPath)
+      .addSuccess(Schema.Array(KeyRead))
+      .annotate(OpenApi.Summary, "List a merchant's keys")
+      .annotate(OpenApi.Description, "Oldest first, revoked ones too; prefixes only, never the keys.")
+  )
+  .add(
+    Problems.post("revokeKey", "/ops/merchants/:id/keys/:key/revoke")
+      .setPath(Schema.Struct({ id: Schema.UUID, key: Text }))
+      .addSuccess(KeyRead)
+      .annotate(OpenApi.Summary, "Revoke a key")
+      .annotate(OpenApi.Description, "From now on the key is refused with 401, in every process.")
   )
   .add(
     Problems.post("setFeatures", "/ops/merchants/:id/features")

@@ -43,6 +43,11 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
           })
           .pipe(Effect.map(({ merchant, outlets }) => Json.merchant(merchant, outlets)))
       )
+      .handle("listMerchants", ({ urlParams }) =>
+        Effect.map(directory.listMerchants(urlParams.limit ?? 100), (list) =>
+          list.map(({ merchant, outlets }) => Json.merchant(merchant, outlets))
+        )
+      )
       .handle("addOutlet", ({ path, payload }) =>
         directory
           .addOutlet(Ids.MerchantId.make(path.id), payload.name)
@@ -61,6 +66,22 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
             scopes: payload.scopes
           }).pipe(Effect.provideService(Directory, directory), Effect.provideService(Crypto.Crypto, crypto))
           return issued
+        })
+      )
+      .handle("listKeys", ({ path }) =>
+        Effect.gen(function* () {
+          if ((yield* merchants.get(Ids.MerchantId.make(path.id))) === undefined)
+            return yield* notFound("Merchant")
+          return (yield* directory.listKeys(path.id)).map(Json.key)
+        })
+      )
+      .handle("revokeKey", ({ path }) =>
+        Effect.gen(function* () {
+          const key = (yield* directory.listKeys(path.id)).find((k) => k.id === path.key)
+          if (key === undefined) return yield* notFound("Key")
+          yield* directory.revokeKey(path.id, key.id)
+          const after = (yield* directory.listKeys(path.id)).find((k) => k.id === path.key)
+          return Json.key(after ?? key)
         })
       )
       .handle("setFeatures", ({ path, payload }) =>

@@ -2,7 +2,8 @@
  * Read shapes of the operator API and the sandbox payer.
  */
 import { Calendar, type Notifications, type Store, type Wallet } from "@laari/core"
-import type { CustomerRead, MerchantRead, NotificationRead } from "./Api.js"
+import type { StoredKey } from "../Sql/Merchants.js"
+import type { CustomerRead, KeyRead, MerchantRead, NotificationRead } from "./Api.js"
 
 export const merchant = (
   m: Store.Merchant,
@@ -15,6 +16,16 @@ export const merchant = (
   feeBps: m.feeBps,
   features: { mandatesLive: m.features.mandatesLive, subscriptionsLive: m.features.subscriptionsLive },
   outlets: outlets.map((o) => ({ id: o.id, name: o.name }))
+})
+
+export const key = (k: StoredKey): typeof KeyRead.Type => ({
+  id: k.id,
+  prefix: k.keyPrefix,
+  environment: k.environment,
+  kind: k.kind,
+  scopes: k.scopes,
+  createdAt: Calendar.formatMaldives(k.createdAt),
+  revokedAt: k.revokedAt === null ? null : Calendar.formatMaldives(k.revokedAt)
 })
 
 export const payer = (a: Wallet.PayerAccount) => ({

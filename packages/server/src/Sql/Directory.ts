@@ -83,6 +83,13 @@ export interface DirectoryService {
   readonly getMerchant: (
     merchantId: string
   ) => Effect.Effect<Store.Merchant | undefined, Errors.ServiceUnavailable>
+  /** Merchants with their outlets, oldest first, at most `limit`. */
+  readonly listMerchants: (
+    limit: number
+  ) => Effect.Effect<
+    ReadonlyArray<{ readonly merchant: Store.Merchant; readonly outlets: ReadonlyArray<Outlet> }>,
+    Errors.ServiceUnavailable
+  >
   /** `undefined` when there is no such merchant. */
   readonly addOutlet: (
     merchantId: string,
@@ -248,6 +255,21 @@ export const make = Effect.gen(function* () {
         )
       : Effect.succeed([])
 
+  const listMerchants = (limit: number) =>
+    Effect.gen(function* () {
+      const rows = yield* sql<MerchantRow>`SELECT * FROM merchants ORDER BY created_at, id LIMIT ${limit}`
+      if (rows.length === 0) return []
+      const outlets = yield* sql<OutletRow & { readonly merchant_id: string }>`
+        SELECT merchant_id, id, name FROM outlets WHERE ${sql.in(
+          "merchant_id",
+          rows.map((r) => r.id)
+        )} ORDER BY id`
+      return rows.map((row) => ({
+        merchant: merchantFromRow(row),
+        outlets: outlets.filter((o) => o.merchant_id === row.id).map(outletFromRow)
+      }))
+    })
+
   const setFeatures = (
     merchantId: string,
     features: {
@@ -347,6 +369,7 @@ export const make = Effect.gen(function* () {
   const service: DirectoryService = repository({
     createMerchant,
     getMerchant: merchant,
+    listMerchants,
     addOutlet,
     listOutlets,
     setFeatures,

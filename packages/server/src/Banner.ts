@@ -1,0 +1,79 @@
+/**
+ * What the service says when it has started: where it listens, where its data lives, which database is
+ * in use, where the docs, the dashboard and the metrics are, and how to get keys again. Written to the
+ * terminal, not the log stream: with `LAARI_LOG_FORMAT=json` it goes to stderr (stdout stays one JSON
+ * object a line) and shows no key or token, only where to get them.
+ */
+import { resolve } from "node:path"
+import type * as Config from "./Config.js"
+import type * as OpsToken from "./OpsToken.js"
+
+export interface Seeded {
+  readonly merchant: { readonly id: string; readonly name: string }
+  readonly outlet: { readonly id: number; readonly name: string } | undefined
+  readonly secretKey: string
+  readonly publishableKey: string
+}
+
+/** A connection string without its password. */
+export const redactUrl = (url: string): string => {
+  try {
+    const u = new URL(url)
+    if (u.password !== "") u.password = "***"
+    return u.toString()
+  } catch {
+    return "(unparsable DATABASE_URL)"
+  }
+}
+
+export const lines = (input: {
+  readonly config: Config.ServerConfig
+  readonly token: OpsToken.Resolved
+  readonly seeded: Seeded | undefined
+  /** Keys and the token are shown only on a terminal-facing text output. */
+  readonly showSecrets: boolean
+  readonly processes: number
+}): ReadonlyArray<string> => {
+  const { config, token, seeded, showSecrets } = input
+  const base = config.baseUrl
+  const database =
+    config.databaseUrl === undefined
+      ? `embedded PGlite, data in ${resolve(config.dataDir ?? "./.data")}`
+      : `PostgreSQL ${redactUrl(config.databaseUrl)}`
+  const out = [
+    `laari is running on ${base}${input.processes > 1 ? ` (${input.processes} processes)` : ""}`,
+    `  database    ${database}`,
+    `  clock       ${config.clock}${config.clock === "manual" ? " (move it with: pnpm laari clock advance --by 1d)" : ""}`,
+    `  API docs    ${base}/docs (OpenAPI: ${base}/openapi.json)`,
+    `  dashboard   ${base}/dashboard`,
+    `  metrics     ${base}/metrics (Authorization: Bearer <ops token>)`
+  ]
+  const tokenWhere =
+    token.source === "env"
+      ? "from LAARI_OPS_TOKEN"
+      : token.file === undefined
+        ? "generated for this run only (the data folder is not writable); set LAARI_OPS_TOKEN"
+        : `in ${token.file}${token.source === "generated" ? " (generated now)" : ""}; LAARI_OPS_TOKEN sets your own`
+  out.push(`  ops token   ${tokenWhere}`)
+  if (showSecrets && token.source === "generated") out.push(`              ${token.value}`)
+  if (seeded !== undefined) {
+    out.push(
+      "",
+      `Seeded the demo merchant "${seeded.merchant.name}" (${seeded.merchant.id})` +
+        (seeded.outlet === undefined ? "." : ` with outlet ${seeded.outlet.id} "${seeded.outlet.name}".`)
+    )
+    if (showSecrets)
+      out.push(
+        `  sandbox secret key:      ${seeded.secretKey}`,
+        `  sandbox publishable key: ${seeded.publishableKey}`
+      )
+  }
+  out.push(
+    "",
+    "Keys are shown once. To get one again:",
+    "  pnpm laari merchants list",
+    "  pnpm laari keys create --merchant <merchant id> --environment test",
+    "(outside this repository: npx laari ...; `laari --help` lists every command)"
+  )
+  return out
+}

@@ -1,0 +1,51 @@
+/**
+ * The operator token, when `LAARI_OPS_TOKEN` does not set one: generated at the first start and kept in
+ * `<data dir>/ops-token` (mode 0600, beside PGlite's files, which hold the whole database anyway), so a
+ * restart accepts the same token and the `laari` CLI on the same machine finds it. A production
+ * deployment sets `LAARI_OPS_TOKEN` from its secret store; then no file is read or written.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import * as Keys from "./Keys.js"
+
+export const FileName = "ops-token"
+
+export interface Resolved {
+  readonly value: string
+  /** `env`: LAARI_OPS_TOKEN; `file`: read from `file`; `generated`: new, saved in `file` when it is set. */
+  readonly source: "env" | "file" | "generated"
+  /** Where the token is kept; `undefined` when it is not (set by env, or the folder is not writable). */
+  readonly file: string | undefined
+}
+
+export const pathOf = (dataDir: string): string => resolve(join(dataDir, FileName))
+
+/** The token saved in `dataDir`, if any. */
+export const read = (dataDir: string): string | undefined => {
+  try {
+    const value = readFileSync(pathOf(dataDir), "utf8").trim()
+    return value === "" ? undefined : value
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The configured token, else the saved one, else a new one saved with an exclusive create (two processes
+ * starting at once both end with the token that was written first).
+ */
+export const resolveToken = (configured: string | undefined, dataDir: string): Resolved => {
+  if (configured !== undefined) return { value: configured, source: "env", file: undefined }
+  const saved = read(dataDir)
+  if (saved !== undefined) return { value: saved, source: "file", file: pathOf(dataDir) }
+  const value = Keys.generateOpsToken()
+  try {
+    mkdirSync(dataDir, { recursive: true })
+    writeFileSync(pathOf(dataDir), `${value}\n`, { mode: 0o600, flag: "wx" })
+    return { value, source: "generated", file: pathOf(dataDir) }
+  } catch (e) {
+    const raced = (e as NodeJS.ErrnoException).code === "EEXIST" ? read(dataDir) : undefined
+    if (raced !== undefined) return { value: raced, source: "file", file: pathOf(dataDir) }
+    return { value, source: "generated", file: undefined }
+  }
+}

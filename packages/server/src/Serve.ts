@@ -1,0 +1,90 @@
+/**
+ * `laari serve` (and `pnpm start`): the standalone service.
+ *
+ * On SIGTERM or SIGINT the runtime interrupts the program, which releases its layers in reverse order:
+ * the workers stop, the socket stops listening and drains in-flight requests (at most
+ * `Edge.defaults.drainTimeoutMs`, then it closes what is left), the database closes, and the process
+ * exits 0 (an interruption is a normal end). A second signal kills the process at once.
+ */
+import { Console, Effect, Layer } from "effect"
+import * as Banner from "./Banner.js"
+import * as Config from "./Config.js"
+import * as Logs from "./Logs.js"
+import * as Onboarding from "./Onboarding.js"
+import * as OpsToken from "./OpsToken.js"
+import * as Processes from "./Processes.js"
+import * as Server from "./Server.js"
+
+/** Every step of stopping is bounded on its own; should one hang anyway, the process still ends. */
+const StopDeadlineMs = 30_000
+
+/** Released first when the program is interrupted: from then on the deadline runs. */
+const stopDeadline = Layer.scopedDiscard(
+  Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      setTimeout(() => {
+        console.error(`laari did not stop within ${StopDeadlineMs / 1000} s; exiting`)
+        process.exit(1)
+      }, StopDeadlineMs).unref()
+    })
+  )
+)
+
+/** Set by the primary of several processes: where the token it passes on came from. */
+const TokenSourceEnv = "LAARI_OPS_TOKEN_SOURCE"
+
+/** One serving process; the first (or only) one seeds an empty database and prints the start-up lines. */
+const serveOne = Effect.gen(function* () {
+  const config = yield* Config.fromEnv
+  const format = yield* Logs.formatFromEnv
+  const inherited = process.env[TokenSourceEnv]
+  const token: OpsToken.Resolved =
+    inherited === "file" || inherited === "generated"
+      ? {
+          value: config.opsToken ?? "",
+          source: inherited,
+          file: OpsToken.pathOf(config.dataDir ?? Config.defaults.dataDir)
+        }
+      : OpsToken.resolveToken(config.opsToken, config.dataDir ?? Config.defaults.dataDir)
+  const server = Server.layer({ ...config, opsToken: token.value })
+  const announce = Processes.isFollower(process.env)
+    ? Layer.empty
+    : Layer.effectDiscard(
+        Effect.gen(function* () {
+          const seeded = yield* Onboarding.seedDemo
+          const text = Banner.lines({
+            config,
+            token,
+            seeded,
+            showSecrets: format === "text",
+            processes: Processes.plan(process.env).processes
+          }).join("\n")
+          yield* format === "text" ? Console.log(text) : Console.error(text)
+        })
+      )
+  return yield* Layer.launch(
+    stopDeadline.pipe(Layer.provideMerge(announce), Layer.provideMerge(server))
+  ).pipe(Effect.provide(Logs.layer(format)))
+})
+
+/** The service: one process, or with `LAARI_PROCESSES=N` a supervisor of N sharing one port and token. */
+export const run = Effect.gen(function* () {
+  const plan = yield* Effect.try(() => Processes.plan(process.env)).pipe(
+    Effect.catchAll((e) =>
+      Console.error(`laari: ${(e.error as Error).message}`).pipe(
+        Effect.zipRight(Effect.sync(() => process.exit(1)))
+      )
+    )
+  )
+  if (Processes.isPrimary() && plan.processes > 1) {
+    const config = yield* Config.fromEnv
+    const token = OpsToken.resolveToken(config.opsToken, config.dataDir ?? Config.defaults.dataDir)
+    const env: Record<string, string> =
+      token.source === "env" ? {} : { LAARI_OPS_TOKEN: token.value, [TokenSourceEnv]: token.source }
+    yield* Console.log(`laari: ${plan.processes} processes on one port (LAARI_PROCESSES)`)
+    return yield* Effect.promise(() => Processes.supervise(plan.processes, env))
+  }
+  if (Processes.isPrimary() && plan.reason !== undefined && process.env.LAARI_PROCESSES)
+    yield* Console.log(`laari: one process (${plan.reason})`)
+  return yield* serveOne
+})
