@@ -21,7 +21,7 @@ console.log(`  merchant  ${mvr(result.balances.merchant)}`)
 console.log(`  fees      ${mvr(result.balances.fees)}`)
 console.log(`  treasury  ${mvr(result.balances.treasury)}`)
 console.log(
-  `\n${result.trial.postings} postings: debits ${Money.formatMvr(result.trial.debits)}, ` +
+  `\n${result.trial.postings} postings in the whole book (the test sandbox payer's opening too): debits ${Money.formatMvr(result.trial.debits)}, ` +
     `credits ${Money.formatMvr(result.trial.credits)}, sum ${result.trial.sum}`
 )
 console.log("sum of postings after each step:")
