@@ -1,7 +1,7 @@
 /**
  * The receiver against a live laari server (a child process, as `pnpm start` runs it, on embedded
- * PGlite in a temporary folder): events arrive verified, a resend is dropped as a duplicate, and a
- * forged delivery is refused.
+ * PGlite in a temporary folder): events arrive verified, a resend is dropped as a duplicate, a
+ * forged delivery is refused, and so is a real delivery replayed with its body changed.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -80,7 +80,7 @@ describe("examples/webhook-receiver against a live server", () => {
     return { status: res.status, body: (await res.json()) as any }
   }
 
-  it("prints verified events once each and refuses forgeries", async () => {
+  it("prints verified events once each and refuses forgeries and tampered bodies", async () => {
     const merchant = await call("POST", "/ops/merchants", ops, {
       name: "Receiver Café",
       outlets: [{ name: "Main" }]
@@ -109,6 +109,20 @@ describe("examples/webhook-receiver against a live server", () => {
       secrets: [secret],
       onEvent: (e) => events.push(e),
       onSkip: (r) => skipped.push(r)
+    })
+    // What laari actually sent, byte for byte, to replay it below: a second listener sees the same chunks.
+    const delivered: Array<{ headers: Record<string, string>; body: string }> = []
+    receiver.prependListener("request", (req: http.IncomingMessage) => {
+      const chunks: Array<Buffer> = []
+      req.on("data", (c: Buffer) => chunks.push(c))
+      req.on("end", () =>
+        delivered.push({
+          headers: Object.fromEntries(
+            ["webhook-id", "webhook-timestamp", "webhook-signature"].map((h) => [h, String(req.headers[h])])
+          ),
+          body: Buffer.concat(chunks).toString("utf8")
+        })
+      )
     })
     await new Promise<void>((r) => receiver!.listen(port, "127.0.0.1", r))
     try {
@@ -139,6 +153,21 @@ describe("examples/webhook-receiver against a live server", () => {
         body: "{}"
       })
       expect(forged.status).toBe(400)
+      expect(events).toHaveLength(2)
+
+      // The charge's real delivery, signature and all, with the amount changed: refused.
+      const real = delivered.find((d) => d.headers["webhook-id"] === events[1]!.id)!
+      expect(JSON.parse(real.body).data.object.amount).toBe(2_500)
+      const replay = (body: string) =>
+        fetch(`http://127.0.0.1:${port}/`, { method: "POST", headers: real.headers, body })
+      const changed = real.body.replace('"amount":2500', '"amount":250000')
+      expect(changed).not.toBe(real.body)
+      const tampered = await replay(changed)
+      expect(tampered.status).toBe(400)
+      expect(skipped.filter((r) => r === "signature")).toHaveLength(2)
+      // The same bytes unchanged still verify (and are dropped as a duplicate): only the change was refused.
+      const untouched = await replay(real.body)
+      expect([untouched.status, await untouched.text()]).toEqual([200, "duplicate"])
       expect(events).toHaveLength(2)
     } finally {
       await new Promise((r) => receiver?.close(r))
