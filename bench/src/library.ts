@@ -1,19 +1,23 @@
 /**
  * The library without a server (issue 11, goal 4): pure charge decisions (`Mandate.authorizeCharge`)
  * per second, and whole charges per second through `Mandates.charge` on the testkit's memory adapters.
+ * Also what the services' spans cost (issue 12): charges with no tracer listening (the server without
+ * `OTEL_EXPORTER_OTLP_ENDPOINT`, a host that installs none) against charges under an installed tracer
+ * that records every span and exports nowhere, in interleaved rounds; and the span wrapper's own cost
+ * per call when nobody listens.
  * Prints JSON; `suite.ts` runs it as its own process so nothing else shares its heap.
  */
-import { DateTime, Effect, Either } from "effect"
-import { Mandate, Mandates } from "@laari/core"
+import { DateTime, Effect, Either, Tracer } from "effect"
+import { Mandate, Mandates, Telemetry } from "@laari/core"
 import { Seed, Testkit } from "@laari/testkit"
 
 const seconds = Number(process.env.BENCH_LIBRARY_SECONDS ?? 3)
 
 /** Runs `f` in rounds of `batch` for `seconds`; returns calls per second. */
-const rate = (f: (i: number) => void, batch = 1_000) => {
+const rate = (f: (i: number) => void, batch = 1_000, forSeconds = seconds) => {
   let n = 0
   const started = performance.now()
-  const deadline = started + seconds * 1000
+  const deadline = started + forSeconds * 1000
   while (performance.now() < deadline) {
     for (let i = 0; i < batch; i++) f(n + i)
     n += batch
@@ -52,12 +56,53 @@ const program = Effect.gen(function* () {
   const started = performance.now()
   for (let i = 0; i < total; i++) yield* mandates.charge(tenant, created.id, { amount: 100 })
   const chargesPerSecond = total / ((performance.now() - started) / 1000)
+
+  // Spans: the same charges with nobody listening and under a recording tracer, alternating; medians.
+  const native = yield* Effect.tracer
+  const recording = Tracer.make({ span: native.span, context: native.context })
+  const round = (listening: boolean) =>
+    Effect.gen(function* () {
+      const n = 1_000
+      const t0 = performance.now()
+      for (let i = 0; i < n; i++) {
+        const charge = mandates.charge(tenant, created.id, { amount: 100 })
+        yield* listening ? Effect.withTracer(charge, recording) : charge
+      }
+      return n / ((performance.now() - t0) / 1000)
+    })
+  const off: Array<number> = []
+  const on: Array<number> = []
+  for (let r = 0; r < 7; r++) {
+    off.push(yield* round(false))
+    on.push(yield* round(true))
+  }
+  const median = (xs: Array<number>) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+  // The wrapper alone, nobody listening: a traced no-op against the bare one.
+  const bare = () => Effect.void
+  const wrapped = Telemetry.traced("Bench", { bare }).bare
+  const bareRates: Array<number> = []
+  const wrappedRates: Array<number> = []
+  for (let r = 0; r < 9; r++) {
+    bareRates.push(rate(() => Effect.runSync(bare()), 1_000, 0.2))
+    wrappedRates.push(rate(() => Effect.runSync(wrapped()), 1_000, 0.2))
+  }
+  const bareRate = median(bareRates)
+  const wrappedRate = median(wrappedRates)
+  const wrapperMicros = Math.max(0, (1 / wrappedRate - 1 / bareRate) * 1e6)
+  const chargeMicros = 1e6 / median(off)
+
   const after = yield* mandates.get(tenant, created.id)
   return {
     benchmark: "library",
     decisionsPerSecond: Math.round(decisions),
     memoryChargesPerSecond: Math.round(chargesPerSecond),
     charges: total,
+    chargesUnheardPerSecond: Math.round(median(off)),
+    chargesRecordedPerSecond: Math.round(median(on)),
+    recordedOverUnheard: Number((median(on) / median(off)).toFixed(3)),
+    spanWrapperMicrosUnheard: Number(wrapperMicros.toFixed(3)),
+    spanWrapperShareOfCharge: Number((wrapperMicros / chargeMicros).toFixed(4)),
     periodChargedAfter: after.periodCharged
   }
 })

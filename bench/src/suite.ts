@@ -292,6 +292,12 @@ if (r.renewals !== undefined) {
 if (r.library !== undefined) {
   row("library: pure charge decisions", `${r.library.decisionsPerSecond}/s`, "", ">= 50,000/s")
   row("library: charges on memory adapters", `${r.library.memoryChargesPerSecond}/s`, "", ">= 10,000/s")
+  row(
+    "library: charges, no tracer listening vs spans recorded",
+    `${r.library.chargesUnheardPerSecond}/s vs ${r.library.chargesRecordedPerSecond}/s`,
+    `recorded/unheard ${r.library.recordedOverUnheard}; wrapper ${r.library.spanWrapperMicrosUnheard} us = ${(r.library.spanWrapperShareOfCharge * 100).toFixed(2)}% of a charge`,
+    "unheard: no measurable cost"
+  )
 }
 if (r.startup !== undefined)
   row(

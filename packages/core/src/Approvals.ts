@@ -10,6 +10,7 @@ import { ChallengeId as ChallengeIdSchema } from "./Ids.js"
 import { Notifications } from "./Notifications.js"
 import { ChallengesStore, type Customer, Transactor } from "./Store.js"
 import * as Work from "./Work.js"
+import * as Telemetry from "./Telemetry.js"
 
 export class ChallengeNotFound extends Schema.TaggedError<ChallengeNotFound>()("ChallengeNotFound", {
   message: Schema.optionalWith(Schema.String, { default: () => "Challenge not found" })
@@ -162,6 +163,6 @@ export class Approvals extends Effect.Service<Approvals>()("laari/Approvals", {
       nextDueAt: challenges.nextRedactionAt
     }
 
-    return { issue, verify, redactExpired, redactionJob } as const
+    return Telemetry.traced("Approvals", { issue, verify, redactExpired, redactionJob } as const)
   })
 }) {}

@@ -22,6 +22,7 @@ import * as Subscription from "./Subscription.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { Wallet } from "./Wallet.js"
 import type * as Work from "./Work.js"
+import * as Telemetry from "./Telemetry.js"
 
 /** How long a claim keeps other workers off a subscription; a crashed worker's claim lapses after it. */
 export const LeaseSeconds = 60
@@ -362,6 +363,6 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
 
     const renewalJob: Work.Job = { name: "renewals", runDue: runDue(), nextDueAt: store.nextDueAt }
 
-    return { runDue, renewalJob } as const
+    return Telemetry.traced("Billing", { runDue, renewalJob } as const)
   })
 }) {}

@@ -25,6 +25,7 @@ import {
 import * as Subscription from "./Subscription.js"
 import { Wallet } from "./Wallet.js"
 import * as Work from "./Work.js"
+import * as Telemetry from "./Telemetry.js"
 
 export class CheckoutSessionNotFound extends Schema.TaggedError<CheckoutSessionNotFound>()(
   "CheckoutSessionNotFound",
@@ -313,6 +314,16 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
 
     const expiryJob: Work.Job = { name: "checkout-expiry", runDue: sweep(), nextDueAt: sessions.nextExpiryAt }
 
-    return { create, get, cancel, forPayment, settle, requestPayment, pay, sweep, expiryJob } as const
+    return Telemetry.traced("Checkout", {
+      create,
+      get,
+      cancel,
+      forPayment,
+      settle,
+      requestPayment,
+      pay,
+      sweep,
+      expiryJob
+    } as const)
   })
 }) {}

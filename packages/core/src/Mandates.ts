@@ -25,6 +25,7 @@ import {
 import type { MandateFilter } from "./Store.js"
 import { Wallet, type RefusalReason } from "./Wallet.js"
 import * as Work from "./Work.js"
+import * as Telemetry from "./Telemetry.js"
 
 export class MandateNotFound extends Schema.TaggedError<MandateNotFound>()("MandateNotFound", {
   message: Schema.optionalWith(Schema.String, { default: () => "Mandate not found" })
@@ -446,7 +447,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
       nextDueAt: store.nextExpiryAt
     }
 
-    return {
+    return Telemetry.traced("Mandates", {
       create,
       get,
       list,
@@ -461,7 +462,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
       sweep,
       expiryJob,
       listForCustomer
-    } as const
+    } as const)
   })
 }) {}
 

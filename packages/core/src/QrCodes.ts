@@ -22,6 +22,7 @@ import {
   Transactor
 } from "./Store.js"
 import { Wallet } from "./Wallet.js"
+import * as Telemetry from "./Telemetry.js"
 
 export class QrCodeNotFound extends Schema.TaggedError<QrCodeNotFound>()("QrCodeNotFound", {
   message: Schema.optionalWith(Schema.String, { default: () => "QR code not found" })
@@ -256,7 +257,7 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
         )
       })
 
-    return { create, get, list, deactivate, image, pay } as const
+    return Telemetry.traced("QrCodes", { create, get, list, deactivate, image, pay } as const)
   })
 }) {}
 

@@ -10,6 +10,7 @@ import type * as Invoice from "./Invoice.js"
 import { Notifications } from "./Notifications.js"
 import { InvoicesStore, type Page, type SubscriptionFilter, SubscriptionsStore, Transactor } from "./Store.js"
 import * as Subscription from "./Subscription.js"
+import * as Telemetry from "./Telemetry.js"
 
 export class SubscriptionNotFound extends Schema.TaggedError<SubscriptionNotFound>()("SubscriptionNotFound", {
   message: Schema.optionalWith(Schema.String, { default: () => "Subscription not found" })
@@ -138,7 +139,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
 
     const listForCustomer = (customerId: CustomerId) => store.listByCustomer(customerId)
 
-    return {
+    return Telemetry.traced("Subscriptions", {
       get,
       list,
       listInvoices,
@@ -148,6 +149,6 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
       listForCustomer,
       record,
       announce
-    } as const
+    } as const)
   })
 }) {}

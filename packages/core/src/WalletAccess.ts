@@ -7,6 +7,7 @@ import { Approvals } from "./Approvals.js"
 import type { ChallengeId, Environment } from "./Ids.js"
 import { CustomerNotFound } from "./Mandates.js"
 import { Customers, Transactor } from "./Store.js"
+import * as Telemetry from "./Telemetry.js"
 
 export class WalletAccess extends Effect.Service<WalletAccess>()("laari/WalletAccess", {
   effect: Effect.gen(function* () {
@@ -43,6 +44,6 @@ export class WalletAccess extends Effect.Service<WalletAccess>()("laari/WalletAc
         return yield* outcome
       })
 
-    return { requestSignIn, signIn } as const
+    return Telemetry.traced("WalletAccess", { requestSignIn, signIn } as const)
   })
 }) {}

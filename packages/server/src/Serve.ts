@@ -14,6 +14,7 @@ import * as Onboarding from "./Onboarding.js"
 import * as OpsToken from "./OpsToken.js"
 import * as Processes from "./Processes.js"
 import * as Server from "./Server.js"
+import * as Tracing from "./Tracing.js"
 
 /** Every step of stopping is bounded on its own; should one hang anyway, the process still ends. */
 const StopDeadlineMs = 30_000
@@ -64,7 +65,7 @@ const serveOne = Effect.gen(function* () {
       )
   return yield* Layer.launch(
     stopDeadline.pipe(Layer.provideMerge(announce), Layer.provideMerge(server))
-  ).pipe(Effect.provide(Logs.layer(format)))
+  ).pipe(Effect.provide(Logs.layer(format)), Effect.provide(Tracing.layer))
 })
 
 /** The service: one process, or with `LAARI_PROCESSES=N` a supervisor of N sharing one port and token. */

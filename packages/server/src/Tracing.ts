@@ -1,0 +1,47 @@
+/**
+ * Traces over OTLP when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set:
+ * the HTTP server's request spans, `@effect/sql`'s statement spans and the services' method spans
+ * (`Telemetry.traced` in core), batched and sent as OTLP/HTTP JSON by `@effect/opentelemetry`'s
+ * exporter. `OTEL_SERVICE_NAME` (default `laari`), `OTEL_RESOURCE_ATTRIBUTES` and
+ * `OTEL_EXPORTER_OTLP_HEADERS` (`name=value,...`) are read as the OpenTelemetry specification says.
+ * Unset, the tracer is disabled: spans are not even created.
+ */
+import { OtlpSerialization, OtlpTracer } from "@effect/opentelemetry"
+import { FetchHttpClient } from "@effect/platform"
+import { Config, Effect, Layer, Option } from "effect"
+
+const stripSlash = (url: string) => url.replace(/\/+$/, "")
+
+/** `name=value,name2=value2`, values percent-decoded (OTLP exporter specification). */
+export const parseHeaders = (text: string): Record<string, string> => {
+  const headers: Record<string, string> = {}
+  for (const pair of text.split(",")) {
+    const at = pair.indexOf("=")
+    if (at <= 0) continue
+    headers[pair.slice(0, at).trim().toLowerCase()] = decodeURIComponent(pair.slice(at + 1).trim())
+  }
+  return headers
+}
+
+/** Where spans go: the traces endpoint as given, else `<endpoint>/v1/traces`; none when neither is set. */
+export const tracesUrl = Effect.gen(function* () {
+  const traces = yield* Config.option(Config.nonEmptyString("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
+  if (Option.isSome(traces)) return traces
+  const base = yield* Config.option(Config.nonEmptyString("OTEL_EXPORTER_OTLP_ENDPOINT"))
+  return Option.map(base, (b) => `${stripSlash(b)}/v1/traces`)
+})
+
+export const layer: Layer.Layer<never, never, never> = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const url = yield* tracesUrl
+    if (Option.isNone(url)) return Layer.setTracerEnabled(false)
+    const headers = yield* Config.string("OTEL_EXPORTER_OTLP_HEADERS").pipe(Config.withDefault(""))
+    const serviceName = yield* Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("laari"))
+    return OtlpTracer.layer({
+      url: url.value,
+      resource: { serviceName },
+      headers: parseHeaders(headers),
+      exportInterval: "1 second"
+    }).pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(OtlpSerialization.layerJson))
+  }).pipe(Effect.orDie)
+)
