@@ -37,4 +37,25 @@ npx tsc -p tsconfig.json
 node out/host.js | tee host.out
 grep -q "charged 12550" host.out || { echo "pack-check: the typed host did not charge"; exit 1; }
 
-echo "pack-check: ok (README snippet under node, typed host under tsc and node)"
+# The service and its CLI from the installed package: help, then `laari serve` on PGlite, answering
+# /healthz, and the CLI operating it with the token it generated.
+npx --no-install laari --help > help.out
+for command in serve migrate "merchants create" "keys create" "customers create" "clock advance" listen trigger; do
+  grep -q -- "- $command" help.out || { echo "pack-check: laari --help does not list '$command'"; exit 1; }
+done
+PORT="$(node -e 'const s=require("net").createServer().listen(0,()=>{console.log(s.address().port);s.close()})')"
+export PORT LAARI_DATA_DIR="$WORK/data"
+npx --no-install laari serve > serve.out 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 1 120); do
+  curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break
+  kill -0 "$SERVER_PID" 2>/dev/null || { cat serve.out; echo "pack-check: laari serve exited"; exit 1; }
+  sleep 0.5
+done
+curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null || { cat serve.out; echo "pack-check: laari serve never answered"; exit 1; }
+npx --no-install laari merchants list | tee merchants.out
+grep -q "Demo Cafe" merchants.out || { echo "pack-check: laari merchants list did not list the demo merchant"; exit 1; }
+kill "$SERVER_PID"
+wait "$SERVER_PID" || true
+
+echo "pack-check: ok (README snippet under node, typed host under tsc and node, laari serve and CLI from the tarball)"
