@@ -23,6 +23,7 @@ import {
   Transactor
 } from "./Store.js"
 import type { MandateFilter } from "./Store.js"
+import * as Telemetry from "./Telemetry.js"
 import { Wallet, type RefusalReason } from "./Wallet.js"
 import * as Work from "./Work.js"
 
@@ -285,6 +286,11 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
             )
             return Either.right(charge)
           })
+        )
+        // Counted once committed: a rolled-back charge neither happened nor was refused.
+        yield* Telemetry.count(
+          Telemetry.MandateCharges,
+          Either.isRight(outcome) ? "succeeded" : outcome.left.code
         )
         return yield* outcome
       })
