@@ -20,7 +20,7 @@ import { Notifications } from "./Notifications.js"
 import { InvoicesStore, Merchants, registeredMerchant, SubscriptionsStore, Transactor } from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import { Subscriptions } from "./Subscriptions.js"
-import * as Telemetry from "./Telemetry.js"
+import * as Counters from "./Counters.js"
 import { Wallet } from "./Wallet.js"
 import type * as Work from "./Work.js"
 
@@ -83,7 +83,7 @@ const touch = (r: Renewal, invoice: Invoice.Invoice, isNew = false) => {
 const renewalOutcome = (
   outcome: Subscription.Outcome,
   after: Invoice.Invoice | undefined
-): Telemetry.RenewalOutcome =>
+): Counters.RenewalOutcome =>
   outcome._tag === "Paid"
     ? "paid"
     : after?.status === "VOID"
@@ -292,7 +292,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
               batch.push([renewal(sub, invoice, attempt.steps), attempt, invoice])
           }
           if (wallet.prepare !== undefined) yield* wallet.prepare(batch.map(([r]) => r.sub.customerId))
-          const outcomes: Array<Telemetry.RenewalOutcome> = []
+          const outcomes: Array<Counters.RenewalOutcome> = []
           for (const [r, attempt, invoice] of batch) outcomes.push(yield* charge(r, attempt, invoice, now))
           const next = yield* settle(
             batch.map(([r]) => r),
@@ -305,7 +305,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
     const chargeAll = (attempts: ReadonlyArray<Attempt>) =>
       Effect.flatMap(chargeBatch(attempts), ({ next, outcomes }) =>
         Effect.as(
-          Effect.forEach(outcomes, (o) => Telemetry.count(Telemetry.Renewals, o)),
+          Effect.forEach(outcomes, (o) => Counters.count(Counters.Renewals, o)),
           next
         )
       )

@@ -23,7 +23,7 @@ import {
   Transactor
 } from "./Store.js"
 import type { MandateFilter } from "./Store.js"
-import * as Telemetry from "./Telemetry.js"
+import * as Counters from "./Counters.js"
 import { Wallet, type RefusalReason } from "./Wallet.js"
 import * as Work from "./Work.js"
 
@@ -288,8 +288,8 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
           })
         )
         // Counted once committed: a rolled-back charge neither happened nor was refused.
-        yield* Telemetry.count(
-          Telemetry.MandateCharges,
+        yield* Counters.count(
+          Counters.MandateCharges,
           Either.isRight(outcome) ? "succeeded" : outcome.left.code
         )
         return yield* outcome

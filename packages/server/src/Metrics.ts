@@ -10,7 +10,7 @@
  * prefixed `laari_`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Telemetry } from "@laari/core"
+import { Counters } from "@laari/core"
 import { Context, DateTime, Duration, Effect, Layer, Runtime } from "effect"
 import * as Prometheus from "prom-client"
 import { Clockwork } from "./Clockwork.js"
@@ -39,13 +39,13 @@ export class Metrics extends Context.Tag("laari/server/Metrics")<Metrics, Metric
 export const DueCountTimeout = Duration.seconds(2)
 
 /** The counters kept with Effect's `Metric`, exposed as Prometheus counters. */
-const counters: ReadonlyArray<Telemetry.Counter<string>> = [
-  Telemetry.MandateCharges,
-  Telemetry.Renewals,
+const counters: ReadonlyArray<Counters.Counter<string>> = [
+  Counters.MandateCharges,
+  Counters.Renewals,
   Delivery.Deliveries
 ]
 
-const exposeCounter = (registry: Prometheus.Registry, c: Telemetry.Counter<string>) =>
+const exposeCounter = (registry: Prometheus.Registry, c: Counters.Counter<string>) =>
   new Prometheus.Counter({
     name: c.name,
     help: c.description,
@@ -53,7 +53,7 @@ const exposeCounter = (registry: Prometheus.Registry, c: Telemetry.Counter<strin
     registers: [registry],
     collect() {
       this.reset()
-      for (const [value, n] of Effect.runSync(Telemetry.read(c))) this.inc({ [c.label]: value }, n)
+      for (const [value, n] of Effect.runSync(Counters.read(c))) this.inc({ [c.label]: value }, n)
     }
   })
 

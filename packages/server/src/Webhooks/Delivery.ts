@@ -6,7 +6,7 @@
  * slow or dead endpoint holds a few slots and never the whole worker. On a manual clock, advancing the
  * clock runs the same attempts through the `Job`.
  */
-import { Crypto, Telemetry, Work, Webhook } from "@laari/core"
+import { Crypto, Counters, Work, Webhook } from "@laari/core"
 import { DateTime, Effect, FiberSet, Layer, Queue, Schedule, Stream } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import { DeliveryChannel } from "../Sql/Events.js"
@@ -22,7 +22,7 @@ export const JobName = "webhook-deliveries"
  * Attempts once recorded: `delivered`; `failed`, another attempt follows; `gave_up`, none follows (the
  * last automatic attempt, or a resend).
  */
-export const Deliveries = Telemetry.counter({
+export const Deliveries = Counters.counter({
   name: "laari_webhook_deliveries_total",
   description: "Webhook delivery attempts by outcome: delivered, failed (retried), gave_up",
   label: "outcome",
@@ -84,7 +84,7 @@ const make = (limits: Limits) =>
           },
           yield* crypto.uuid
         )
-        yield* Telemetry.count(
+        yield* Counters.count(
           Deliveries,
           succeeded
             ? "delivered"
