@@ -20,6 +20,7 @@ import { Notifications } from "./Notifications.js"
 import { InvoicesStore, Merchants, registeredMerchant, SubscriptionsStore, Transactor } from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import { Subscriptions } from "./Subscriptions.js"
+import * as Counters from "./Counters.js"
 import { Wallet } from "./Wallet.js"
 import type * as Work from "./Work.js"
 import * as Telemetry from "./Telemetry.js"
@@ -78,6 +79,19 @@ const touch = (r: Renewal, invoice: Invoice.Invoice, isNew = false) => {
   r.invoices.set(invoice.id, { invoice, isNew: r.invoices.get(invoice.id)?.isNew ?? isNew })
   r.latest = invoice
 }
+
+/** What an attempt came to, from its outcome and the invoice after it (`Subscription.afterAttempt`). */
+const renewalOutcome = (
+  outcome: Subscription.Outcome,
+  after: Invoice.Invoice | undefined
+): Counters.RenewalOutcome =>
+  outcome._tag === "Paid"
+    ? "paid"
+    : after?.status === "VOID"
+      ? "voided"
+      : after?.status === "FAILED"
+        ? "ended"
+        : "failed"
 
 const defect = (what: string) => Effect.dieMessage(`renewal engine: ${what}`)
 
@@ -257,9 +271,10 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
     /**
      * The transfers of `attempts`, their outcomes, and every step after them, in one transaction under
      * the subscriptions' locks and their payers' (taken in one go where the wallet can). An attempt
-     * another worker resolved first is left alone. Returns the attempts the steps after them began.
+     * another worker resolved first is left alone. Returns the attempts the steps after them began, and
+     * the outcomes, counted by `chargeAll` once the transaction has committed.
      */
-    const chargeAll = (attempts: ReadonlyArray<Attempt>) =>
+    const chargeBatch = (attempts: ReadonlyArray<Attempt>) =>
       tx.withTransaction(
         Effect.gen(function* () {
           const now = yield* DateTime.now
@@ -278,15 +293,25 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
               batch.push([renewal(sub, invoice, attempt.steps), attempt, invoice])
           }
           if (wallet.prepare !== undefined) yield* wallet.prepare(batch.map(([r]) => r.sub.customerId))
-          for (const [r, attempt, invoice] of batch) yield* charge(r, attempt, invoice, now)
-          return yield* settle(
+          const outcomes: Array<Counters.RenewalOutcome> = []
+          for (const [r, attempt, invoice] of batch) outcomes.push(yield* charge(r, attempt, invoice, now))
+          const next = yield* settle(
             batch.map(([r]) => r),
             now
           )
+          return { next, outcomes }
         })
       )
 
-    /** One attempt's transfer and its outcome, into the batch. */
+    const chargeAll = (attempts: ReadonlyArray<Attempt>) =>
+      Effect.flatMap(chargeBatch(attempts), ({ next, outcomes }) =>
+        Effect.as(
+          Effect.forEach(outcomes, (o) => Counters.count(Counters.Renewals, o)),
+          next
+        )
+      )
+
+    /** One attempt's transfer and its outcome, into the batch; returns the outcome as counted. */
     const charge = (r: Renewal, attempt: Attempt, invoice: Invoice.Invoice, now: DateTime.Utc) =>
       Effect.gen(function* () {
         const sub = r.sub
@@ -328,6 +353,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
             },
             now
           )
+        return renewalOutcome(outcome, after)
       })
 
     /** One claim and its attempts to the end (a late subscription may need several rounds). */

@@ -23,6 +23,7 @@ import {
   Transactor
 } from "./Store.js"
 import type { MandateFilter } from "./Store.js"
+import * as Counters from "./Counters.js"
 import { Wallet, type RefusalReason } from "./Wallet.js"
 import * as Work from "./Work.js"
 import * as Telemetry from "./Telemetry.js"
@@ -286,6 +287,11 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
             )
             return Either.right(charge)
           })
+        )
+        // Counted once committed: a rolled-back charge neither happened nor was refused.
+        yield* Counters.count(
+          Counters.MandateCharges,
+          Either.isRight(outcome) ? "succeeded" : outcome.left.code
         )
         return yield* outcome
       })

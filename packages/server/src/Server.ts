@@ -14,11 +14,13 @@ import * as Config from "./Config.js"
 import { HealthLive } from "./Health/Http.js"
 import * as Docs from "./Http/Docs.js"
 import * as Edge from "./Http/Edge.js"
+import * as MetricsHttp from "./Http/MetricsHttp.js"
 import { ErrorMapping } from "./Http/Middleware.js"
 import { AddressRateLimitLive } from "./Http/RateLimit.js"
 import * as RequestId from "./Http/RequestId.js"
 import { AuthenticationLive, OpsAuthenticationLive } from "./Http/Security.js"
 import { MandatesLive } from "./Mandates/Http.js"
+import * as Metrics from "./Metrics.js"
 import { OpsLive } from "./Ops/Http.js"
 import * as CustomerPages from "./Pages/Customer.js"
 import * as DashboardPages from "./Pages/Dashboard.js"
@@ -75,9 +77,11 @@ const coreLayer = (config: Config.ServerConfig) => {
 
 /** The HTTP API, served on the `HttpServer` below it, and the workers. */
 const ServingLive = Layer.mergeAll(
-  HttpApiBuilder.serve(RequestId.middleware).pipe(
+  HttpApiBuilder.serve((app) => RequestId.middleware(MetricsHttp.middleware(app))).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(Docs.layer),
+    // `/metrics`, outside the API's document, and the request timing.
+    Layer.provide(MetricsHttp.layer.pipe(Layer.provide(Metrics.layer))),
     Layer.provide(
       Layer.mergeAll(CustomerPages.layer, WalletPages.layer, DashboardPages.layer).pipe(
         Layer.provide(PagesRequest.layer)

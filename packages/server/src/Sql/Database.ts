@@ -30,16 +30,21 @@ export interface Config {
  * The SQL client alone. The pg pool opens connections on demand and drops broken ones, so it recovers
  * by itself when the database comes back; while it is away, statements fail within the bounds of
  * `PgPool` and the adapters answer `ServiceUnavailable`. Building it fails if the database is
- * unreachable at start.
+ * unreachable at start. With it, `PoolStats`: how busy the connections are.
  */
-export const clientLayer = (config: Config): Layer.Layer<SqlClient.SqlClient, SqlError> =>
+export const clientLayer = (config: Config): Layer.Layer<SqlClient.SqlClient | PgPool.PoolStats, SqlError> =>
   config.databaseUrl !== undefined
     ? PgPool.layer({
         url: config.databaseUrl,
         maxConnections: config.maxConnections ?? 10,
         bounds: { ...PgPool.defaultBounds, ...config.bounds }
       })
-    : PgliteClient.layer({ dataDir: config.dataDir })
+    : Layer.merge(PgliteClient.layer({ dataDir: config.dataDir }), pgliteStats)
+
+/** PGlite is one in-process session, taken in turns: one connection, nothing else to tell. */
+const pgliteStats = Layer.succeed(PgPool.PoolStats, {
+  counts: () => ({ total: 1, idle: undefined, waiting: undefined })
+})
 
 /** Every adapter over an already migrated database. */
 export const adapters: Layer.Layer<
@@ -48,11 +53,11 @@ export const adapters: Layer.Layer<
   SqlClient.SqlClient | Crypto.Crypto
 > = Layer.merge(Store.layer, Directory.layer).pipe(Layer.provide(RowCache.layer))
 
-/** Migrates, then provides the SQL client, every core port, the `Directory` and `Crypto`. */
+/** Migrates, then provides the SQL client, `PoolStats`, every core port, the `Directory` and `Crypto`. */
 export const layer = (
   config: Config
 ): Layer.Layer<
-  SqlClient.SqlClient | Store.Ports | Directory.Directory | Crypto.Crypto,
+  SqlClient.SqlClient | PgPool.PoolStats | Store.Ports | Directory.Directory | Crypto.Crypto,
   SqlError | MigrationError
 > => {
   const migrated = Layer.effectDiscard(Migrations.run).pipe(Layer.provideMerge(clientLayer(config)))

@@ -12,7 +12,7 @@
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { SqlError } from "@effect/sql/SqlError"
-import { Duration, Effect } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
 import pg from "pg"
 
 export interface Bounds {
@@ -73,43 +73,68 @@ export interface Options {
   readonly bounds: Bounds
 }
 
-/** The SQL client over a bounded pool, closed with the layer. */
-export const layer = (options: Options) =>
-  PgClient.layerFromPool({
-    applicationName: "laari",
-    acquire: Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          const { bounds } = options
-          const pool = new pg.Pool({
-            connectionString: options.url,
-            Client: BoundedClient,
-            max: options.maxConnections,
-            application_name: "laari",
-            connectionTimeoutMillis: millis(bounds.connectTimeout),
-            statement_timeout: millis(bounds.statementTimeout),
-            lock_timeout: millis(bounds.lockTimeout),
-            idle_in_transaction_session_timeout: millis(bounds.idleInTransactionTimeout),
-            query_timeout: millis(bounds.queryTimeout),
-            keepAlive: true,
-            keepAliveInitialDelayMillis: 10_000
-          })
-          // An idle client that errors is dropped by the pool; without a listener the error would crash.
-          pool.on("error", () => {})
-          // Fail the layer now if the database cannot be reached, as PgClient.layer does.
-          await pool.query("SELECT 1").catch(async (error) => {
-            await pool.end().catch(() => {})
-            throw error
-          })
-          return pool
-        },
-        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
-      }).pipe(
-        Effect.timeoutFail({
-          duration: options.bounds.connectTimeout,
-          onTimeout: () => new SqlError({ message: "PgClient: Connection timed out" })
+/** The bounded pool, ended with the scope; fails if the database cannot be reached. */
+const acquire = (options: Options) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const { bounds } = options
+        const pool = new pg.Pool({
+          connectionString: options.url,
+          Client: BoundedClient,
+          max: options.maxConnections,
+          application_name: "laari",
+          connectionTimeoutMillis: millis(bounds.connectTimeout),
+          statement_timeout: millis(bounds.statementTimeout),
+          lock_timeout: millis(bounds.lockTimeout),
+          idle_in_transaction_session_timeout: millis(bounds.idleInTransactionTimeout),
+          query_timeout: millis(bounds.queryTimeout),
+          keepAlive: true,
+          keepAliveInitialDelayMillis: 10_000
         })
-      ),
-      (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("2 seconds"))
+        // An idle client that errors is dropped by the pool; without a listener the error would crash.
+        pool.on("error", () => {})
+        // Fail the layer now if the database cannot be reached, as PgClient.layer does.
+        await pool.query("SELECT 1").catch(async (error) => {
+          await pool.end().catch(() => {})
+          throw error
+        })
+        return pool
+      },
+      catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+    }).pipe(
+      Effect.timeoutFail({
+        duration: options.bounds.connectTimeout,
+        onTimeout: () => new SqlError({ message: "PgClient: Connection timed out" })
+      })
+    ),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("2 seconds"))
+  )
+
+/** How busy the database connections are, for `/metrics`. */
+export interface PoolCounts {
+  /** Connections open. */
+  readonly total: number
+  /** Open and free; unknown for PGlite. */
+  readonly idle: number | undefined
+  /** Statements waiting for a free connection; unknown for PGlite. */
+  readonly waiting: number | undefined
+}
+
+export class PoolStats extends Context.Tag("laari/server/PoolStats")<
+  PoolStats,
+  { readonly counts: () => PoolCounts }
+>() {}
+
+/** The SQL client over a bounded pool, closed with the layer, and the pool's `PoolStats`. */
+export const layer = (options: Options) =>
+  Layer.unwrapScoped(
+    Effect.map(acquire(options), (pool) =>
+      Layer.merge(
+        PgClient.layerFromPool({ applicationName: "laari", acquire: Effect.succeed(pool) }),
+        Layer.succeed(PoolStats, {
+          counts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount })
+        })
+      )
     )
-  })
+  )

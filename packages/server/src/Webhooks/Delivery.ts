@@ -6,7 +6,7 @@
  * slow or dead endpoint holds a few slots and never the whole worker. On a manual clock, advancing the
  * clock runs the same attempts through the `Job`.
  */
-import { Crypto, Work, Webhook } from "@laari/core"
+import { Crypto, Counters, Work, Webhook } from "@laari/core"
 import { DateTime, Effect, FiberSet, Layer, Queue, Schedule, Stream } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import { DeliveryChannel } from "../Sql/Events.js"
@@ -17,6 +17,17 @@ import * as Signing from "./Signing.js"
 import { type Claimed, WebhookStore } from "./Sql.js"
 
 export const JobName = "webhook-deliveries"
+
+/**
+ * Attempts once recorded: `delivered`; `failed`, another attempt follows; `gave_up`, none follows (the
+ * last automatic attempt, or a resend).
+ */
+export const Deliveries = Counters.counter({
+  name: "laari_webhook_deliveries_total",
+  description: "Webhook delivery attempts by outcome: delivered, failed (retried), gave_up",
+  label: "outcome",
+  values: ["delivered", "failed", "gave_up"]
+})
 
 export interface Limits {
   /** Attempts in flight per process. */
@@ -72,6 +83,14 @@ const make = (limits: Limits) =>
             at: now
           },
           yield* crypto.uuid
+        )
+        yield* Counters.count(
+          Deliveries,
+          succeeded
+            ? "delivered"
+            : Webhook.nextRetryAt(attempt.attempt, now, attempt.resend) === null
+              ? "gave_up"
+              : "failed"
         )
       }).pipe(
         // A failure to record leaves the lease to run out: the attempt is made again.

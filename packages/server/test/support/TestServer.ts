@@ -4,7 +4,8 @@
  */
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Layer, ManagedRuntime } from "effect"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import { type Effect, Layer, ManagedRuntime } from "effect"
 import * as Config from "../../src/Config.js"
 import type { ServerConfig } from "../../src/Config.js"
 import * as Edge from "../../src/Http/Edge.js"
@@ -34,9 +35,14 @@ export interface TestServer {
   readonly close: () => Promise<void>
 }
 
+/** A server in this process: its database can be reached directly, to stage what HTTP cannot. */
+export interface LocalTestServer extends TestServer {
+  readonly sql: <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Promise<A>
+}
+
 export const start = async (
   options: { readonly databaseUrl?: string | undefined; readonly config?: Partial<ServerConfig> } = {}
-): Promise<TestServer> => {
+): Promise<LocalTestServer> => {
   const config: ServerConfig = {
     port: 0,
     databaseUrl: options.databaseUrl,
@@ -63,7 +69,7 @@ export const start = async (
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   const baseUrl = `http://127.0.0.1:${address.port}`
 
-  return { ...client(baseUrl), close: () => runtime.dispose() }
+  return { ...client(baseUrl), sql: (effect) => runtime.runPromise(effect), close: () => runtime.dispose() }
 }
 
 /** Requests to a laari server at `baseUrl` (in this process or another), the operator's with `OpsToken`. */
