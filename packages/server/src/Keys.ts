@@ -1,11 +1,17 @@
 /**
- * API keys and secrets. Keys are shown once at creation and stored only as SHA-256 hashes; lookups go by
- * hash and the final comparison is constant-time.
+ * API keys and secrets. Keys are shown once at creation and stored only as keyed hashes (HMAC-SHA-256
+ * under a server secret kept in the database, `Directory.keyDigest`); lookups go by hash and the final
+ * comparison is constant-time.
  */
 import { Auth, type Ids } from "@laari/core"
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 
+/** Plain SHA-256: request fingerprints, and the hashes keys were stored under before keyed hashes. */
 export const hash = (secret: string): string => createHash("sha256").update(secret, "utf8").digest("hex")
+
+/** A key's stored hash: HMAC-SHA-256 under `secret`, prefixed so it can never equal a plain `hash`. */
+export const keyedHash = (secret: Uint8Array, key: string): string =>
+  `h1:${createHmac("sha256", secret).update(key, "utf8").digest("hex")}`
 
 /** `sk_test_` + 48 hex characters (192 random bits). */
 export const generate = (kind: Auth.KeyKind, environment: Ids.Environment): string =>

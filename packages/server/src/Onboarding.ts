@@ -38,7 +38,7 @@ export const issueKey = (input: {
       environment: input.environment,
       kind: input.kind,
       scopes,
-      keyHash: Keys.hash(key),
+      keyHash: yield* directory.keyDigest(key),
       keyPrefix: Keys.displayPrefix(key)
     })
     return { id, key, environment: input.environment, kind: input.kind, scopes } satisfies IssuedKey

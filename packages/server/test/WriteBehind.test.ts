@@ -8,7 +8,6 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Money, Store, Wallet } from "@laari/core"
 import { Seed } from "@laari/testkit"
 import { Context, Effect, Either, Exit, Layer } from "effect"
-import * as Keys from "../src/Keys.js"
 import * as Onboarding from "../src/Onboarding.js"
 import * as Database from "../src/Sql/Database.js"
 import { Directory } from "../src/Sql/Directory.js"
@@ -47,7 +46,8 @@ const merchantWithKey = (name: string) =>
       environment: "test",
       kind: "secret"
     })
-    return { merchant, issued, hash: Keys.hash(issued.key) }
+    const hash = yield* Effect.flatMap(Directory, (directory) => directory.keyDigest(issued.key))
+    return { merchant, issued, hash }
   })
 
 for (const backend of TestDatabase.backends) {

@@ -46,11 +46,17 @@ export const principalOf = (
     const key = text.trim()
     const shape = Auth.parseKeyPrefix(key)
     if (shape === undefined) return undefined
-    const digest = Keys.hash(key)
-    const found = yield* directory
-      .findKeyByHash(digest)
-      // The key could not be checked: `503`, never a misleading `401`.
-      .pipe(Effect.mapError((e) => new Errors.ServiceUnavailable({ message: e.message })))
+    const digest = yield* directory.keyDigest(key)
+    let found = yield* directory.findKeyByHash(digest)
+    if (found === undefined) {
+      // Stored before keys were hashed keyed: found by its plain hash once, then hashed keyed.
+      const plain = Keys.hash(key)
+      const old = yield* directory.findKeyByHash(plain)
+      if (old !== undefined && Crypto.constantTimeEqual(old.keyHash, plain)) {
+        yield* directory.upgradeKeyHash(old.id, plain, digest)
+        found = { ...old, keyHash: digest }
+      }
+    }
     if (
       found === undefined ||
       found.revokedAt !== null ||

@@ -3,9 +3,11 @@
  * authentication; also the sandbox side of the ledger (funding wallets, setting a payer's state) and
  * the read-outs operators and tests need.
  */
+import { randomBytes } from "node:crypto"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Calendar, Crypto, type Errors, type Events, Fees, Ids, type Store, type Wallet } from "@laari/core"
 import { Context, DateTime, Effect, Layer, Schema } from "effect"
+import * as Keys from "../Keys.js"
 import { makeEvents, parsed } from "./Events.js"
 import * as Ledger from "./Ledger.js"
 import {
@@ -25,6 +27,9 @@ import {
 } from "./Merchants.js"
 import { inTransaction, int, one, repository, toDate } from "./Repository.js"
 import * as RowCache from "./RowCache.js"
+
+/** The name of the API-key hash secret in `server_secrets`. */
+const KeyHashSecretName = "api_key_hashes"
 
 export type { NewKey, Outlet, StoredKey }
 
@@ -106,6 +111,14 @@ export interface DirectoryService {
     }
   ) => Effect.Effect<Store.Merchant | undefined, Errors.ServiceUnavailable>
   readonly insertKey: (key: NewKey) => Effect.Effect<void, Errors.ServiceUnavailable>
+  /** A key's stored hash: keyed by a server secret kept in `server_secrets`, made on first use. */
+  readonly keyDigest: (key: string) => Effect.Effect<string, Errors.ServiceUnavailable>
+  /** Replaces a key's hash `from` (a plain SHA-256 of before keyed hashes) with `to`; once. */
+  readonly upgradeKeyHash: (
+    keyId: string,
+    from: string,
+    to: string
+  ) => Effect.Effect<void, Errors.ServiceUnavailable>
   /** The key with that hash, revoked or not (the caller refuses revoked keys). */
   readonly findKeyByHash: (keyHash: string) => Effect.Effect<StoredKey | undefined, Errors.ServiceUnavailable>
   /** The merchant's keys, oldest first. */
@@ -297,6 +310,30 @@ export const make = Effect.gen(function* () {
       sql`INSERT INTO api_keys ${sql.insert({ ...keyToRow(key, toDate(now)) })}`.pipe(Effect.asVoid)
     )
 
+  // The hash key: made by the first process that needs it, then read once per process (it never changes).
+  let hashSecret: Uint8Array | undefined
+  const loadHashSecret = Effect.zipRight(
+    sql`INSERT INTO server_secrets (name, value, created_at)
+      VALUES (${KeyHashSecretName}, ${randomBytes(32).toString("hex")}, now())
+      ON CONFLICT (name) DO NOTHING`,
+    sql<{ readonly value: string }>`SELECT value FROM server_secrets WHERE name = ${KeyHashSecretName}`
+  ).pipe(Effect.map((rows) => new Uint8Array(Buffer.from(rows[0]!.value, "hex"))))
+  const keyDigest = (key: string) =>
+    Effect.map(
+      hashSecret !== undefined
+        ? Effect.succeed(hashSecret)
+        : Effect.tap(loadHashSecret, (secret) => {
+            hashSecret = secret
+          }),
+      (secret) => Keys.keyedHash(secret, key)
+    )
+
+  const upgradeKeyHash = (keyId: string, from: string, to: string) =>
+    Effect.zipRight(
+      sql`UPDATE api_keys SET key_hash = ${to} WHERE id = ${keyId} AND key_hash = ${from}`,
+      cache.invalidate(RowCache.cacheKey.apiKey(from))
+    )
+
   // Through the cache: a key changes only by being revoked (`revokeKey`).
   const findKeyByHash = (keyHash: string) =>
     cache.through(
@@ -374,6 +411,8 @@ export const make = Effect.gen(function* () {
     listOutlets,
     setFeatures,
     insertKey,
+    keyDigest,
+    upgradeKeyHash,
     findKeyByHash,
     listKeys,
     revokeKey,

@@ -1,0 +1,98 @@
+/**
+ * API keys are stored as keyed hashes (HMAC-SHA-256 under a server secret in `server_secrets`), never as
+ * a plain hash of the key; a key stored the old way (plain SHA-256) still authenticates, and is hashed
+ * keyed from its first use on. On PGlite always, on PostgreSQL with DATABASE_URL.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { describe, expect, layer } from "@effect/vitest"
+import { Seed } from "@laari/testkit"
+import { Context, Effect, Layer } from "effect"
+import { principalOf } from "../src/Http/Security.js"
+import * as Keys from "../src/Keys.js"
+import * as Onboarding from "../src/Onboarding.js"
+import * as Database from "../src/Sql/Database.js"
+import { Directory } from "../src/Sql/Directory.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+
+const storedHash = (keyId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ readonly key_hash: string }>`SELECT key_hash FROM api_keys WHERE id = ${keyId}`,
+      (rows) => rows[0]?.key_hash
+    )
+  )
+
+for (const backend of TestDatabase.backends) {
+  describe.skipIf(backend.skip)(backend.name, () => {
+    layer(backend.layer(), { excludeTestServices: true, timeout: "60 seconds" })("keyed key hashes", (it) => {
+      it.effect("a new key is stored keyed, not as its plain hash, and authenticates", () =>
+        Effect.gen(function* () {
+          const directory = yield* Directory
+          const merchant = yield* Effect.flatMap(Seed.Seed, (s) => s.merchant({ name: "Keyed" }))
+          const issued = yield* Onboarding.issueKey({
+            merchantId: merchant.id,
+            environment: "test",
+            kind: "secret"
+          })
+          const stored = yield* storedHash(issued.id)
+          expect(stored).toMatch(/^h1:[0-9a-f]{64}$/)
+          expect(stored).not.toContain(Keys.hash(issued.key))
+          expect(stored).toBe(yield* directory.keyDigest(issued.key))
+          expect((yield* principalOf(directory, issued.key))?.keyId).toBe(issued.id)
+          // The secret is the database's: without it the stored hash says nothing about the key.
+          expect(stored).not.toBe(Keys.keyedHash(new Uint8Array(32), issued.key))
+          expect(yield* principalOf(directory, `${issued.key.slice(0, -1)}0`)).toBeUndefined()
+        })
+      )
+
+      it.effect("a key stored as a plain hash authenticates once the old way, then is hashed keyed", () =>
+        Effect.gen(function* () {
+          const directory = yield* Directory
+          const merchant = yield* Effect.flatMap(Seed.Seed, (s) => s.merchant({ name: "Legacy" }))
+          const key = Keys.generate("secret", "test")
+          const id = crypto.randomUUID()
+          yield* directory.insertKey({
+            id,
+            merchantId: merchant.id,
+            environment: "test",
+            kind: "secret",
+            scopes: ["qr:write"],
+            keyHash: Keys.hash(key),
+            keyPrefix: Keys.displayPrefix(key)
+          })
+          expect((yield* principalOf(directory, key))?.keyId).toBe(id)
+          expect(yield* storedHash(id)).toBe(yield* directory.keyDigest(key))
+          expect((yield* principalOf(directory, key))?.scopes).toEqual(["qr:write"])
+          // A plain hash that is not the key's finds nothing.
+          expect(yield* principalOf(directory, Keys.generate("secret", "test"))).toBeUndefined()
+        })
+      )
+
+      it.effect("every process hashes under the same secret", () =>
+        Effect.gen(function* () {
+          const directory = yield* Directory
+          const sql = yield* SqlClient.SqlClient
+          if (backend.name === "PGlite" || TestDatabase.postgresUrl === undefined) {
+            // One PGlite, one process: the secret read again after it was made is the same.
+            const [row] = yield* sql<{
+              n: number
+            }>`SELECT count(*)::int AS n FROM server_secrets WHERE name = 'api_key_hashes'`
+            expect(row?.n).toBe(1)
+            return
+          }
+          const [row] = yield* sql<{ name: string }>`SELECT current_database() AS name`
+          const otherUrl = TestDatabase.withDatabase(TestDatabase.postgresUrl, row!.name)
+          yield* Effect.scoped(
+            Effect.gen(function* () {
+              const other = Context.get(
+                yield* Layer.build(Database.layer({ databaseUrl: otherUrl })),
+                Directory
+              )
+              expect(yield* other.keyDigest("sk_test_same")).toBe(yield* directory.keyDigest("sk_test_same"))
+            })
+          )
+        })
+      )
+    })
+  })
+}
