@@ -55,9 +55,7 @@ const migrate = Command.make("migrate", {}, () =>
 const merchantsCreate = Command.make(
   "create",
   {
-    url: Remote.url,
-    opsToken: Remote.opsToken,
-    json: Remote.json,
+    ...Remote.operator,
     name: Options.text("name").pipe(Options.withDescription("The merchant's trading name")),
     city: Options.text("city").pipe(Options.optional),
     mcc: Options.text("mcc").pipe(
@@ -105,23 +103,20 @@ const merchantsCreate = Command.make(
     }).pipe(Remote.report(o.url))
 ).pipe(Command.withDescription("Create a merchant (with its outlets and sandbox payer)"))
 
-const merchantsList = Command.make(
-  "list",
-  { url: Remote.url, opsToken: Remote.opsToken, json: Remote.json },
-  (o) =>
-    Effect.gen(function* () {
-      const client = yield* Remote.opsClient(o.url, o.opsToken)
-      const list = yield* client.ops.listMerchants({ urlParams: { limit: 1000 } })
-      yield* Remote.print(o.json, list, () =>
-        list.length === 0
-          ? ["No merchants yet: laari merchants create --name <name>"]
-          : list.map(
-              (m) =>
-                `${m.id}  ${m.name}  (${m.city}, mcc ${m.mcc}, ${m.outlets.length} outlet${m.outlets.length === 1 ? "" : "s"}` +
-                `${m.features.mandatesLive ? ", live mandates" : ""}${m.features.subscriptionsLive ? ", live subscriptions" : ""})`
-            )
-      )
-    }).pipe(Remote.report(o.url))
+const merchantsList = Command.make("list", Remote.operator, (o) =>
+  Effect.gen(function* () {
+    const client = yield* Remote.opsClient(o.url, o.opsToken)
+    const list = yield* client.ops.listMerchants({ urlParams: { limit: 1000 } })
+    yield* Remote.print(o.json, list, () =>
+      list.length === 0
+        ? ["No merchants yet: laari merchants create --name <name>"]
+        : list.map(
+            (m) =>
+              `${m.id}  ${m.name}  (${m.city}, mcc ${m.mcc}, ${m.outlets.length} outlet${m.outlets.length === 1 ? "" : "s"}` +
+              `${m.features.mandatesLive ? ", live mandates" : ""}${m.features.subscriptionsLive ? ", live subscriptions" : ""})`
+          )
+    )
+  }).pipe(Remote.report(o.url))
 ).pipe(Command.withDescription("List merchants, oldest first"))
 
 const merchants = Command.make("merchants").pipe(
@@ -134,9 +129,7 @@ const merchants = Command.make("merchants").pipe(
 const keysCreate = Command.make(
   "create",
   {
-    url: Remote.url,
-    opsToken: Remote.opsToken,
-    json: Remote.json,
+    ...Remote.operator,
     merchant: merchantId,
     environment,
     kind: Options.choice("kind", Auth.KeyKind.literals).pipe(Options.withDefault("secret" as const)),
@@ -164,31 +157,26 @@ const keysCreate = Command.make(
     }).pipe(Remote.report(o.url))
 ).pipe(Command.withDescription("Issue a key for a merchant; the key is printed once"))
 
-const keysList = Command.make(
-  "list",
-  { url: Remote.url, opsToken: Remote.opsToken, json: Remote.json, merchant: merchantId },
-  (o) =>
-    Effect.gen(function* () {
-      const client = yield* Remote.opsClient(o.url, o.opsToken)
-      const keys = yield* client.ops.listKeys({ path: { id: o.merchant } })
-      yield* Remote.print(o.json, keys, () =>
-        keys.length === 0
-          ? ["No keys: laari keys create --merchant <id>"]
-          : keys.map(
-              (k) =>
-                `${k.id}  ${k.prefix}...  ${k.kind} ${k.environment}  created ${k.createdAt}` +
-                (k.revokedAt === null ? "" : `  REVOKED ${k.revokedAt}`)
-            )
-      )
-    }).pipe(Remote.report(o.url))
+const keysList = Command.make("list", { ...Remote.operator, merchant: merchantId }, (o) =>
+  Effect.gen(function* () {
+    const client = yield* Remote.opsClient(o.url, o.opsToken)
+    const keys = yield* client.ops.listKeys({ path: { id: o.merchant } })
+    yield* Remote.print(o.json, keys, () =>
+      keys.length === 0
+        ? ["No keys: laari keys create --merchant <id>"]
+        : keys.map(
+            (k) =>
+              `${k.id}  ${k.prefix}...  ${k.kind} ${k.environment}  created ${k.createdAt}` +
+              (k.revokedAt === null ? "" : `  REVOKED ${k.revokedAt}`)
+          )
+    )
+  }).pipe(Remote.report(o.url))
 ).pipe(Command.withDescription("List a merchant's keys (prefixes only)"))
 
 const keysRevoke = Command.make(
   "revoke",
   {
-    url: Remote.url,
-    opsToken: Remote.opsToken,
-    json: Remote.json,
+    ...Remote.operator,
     merchant: merchantId,
     id: Args.text({ name: "key-id" }).pipe(Args.withDescription("The key's id (laari keys list)"))
   },
@@ -210,9 +198,7 @@ const keys = Command.make("keys").pipe(
 const customersCreate = Command.make(
   "create",
   {
-    url: Remote.url,
-    opsToken: Remote.opsToken,
-    json: Remote.json,
+    ...Remote.operator,
     environment,
     phone: Options.text("phone").pipe(
       Options.withDescription("The wallet's phone number, e.g. +960 7771234")
@@ -263,9 +249,7 @@ export const parseDuration = (text: string): number | undefined => {
 const clockAdvance = Command.make(
   "advance",
   {
-    url: Remote.url,
-    opsToken: Remote.opsToken,
-    json: Remote.json,
+    ...Remote.operator,
     by: Options.text("by").pipe(Options.withDescription("How far: 90s, 30m, 12h, 3d, 2w"), Options.optional),
     to: Options.text("to").pipe(
       Options.withDescription("To an ISO 8601 instant, e.g. 2026-12-01T00:00:00+05:00"),
@@ -295,15 +279,12 @@ const clockAdvance = Command.make(
     }).pipe(Remote.report(o.url))
 ).pipe(Command.withDescription("Move a manual clock (LAARI_CLOCK=manual) forward and run what fell due"))
 
-const clockShow = Command.make(
-  "now",
-  { url: Remote.url, opsToken: Remote.opsToken, json: Remote.json },
-  (o) =>
-    Effect.gen(function* () {
-      const client = yield* Remote.opsClient(o.url, o.opsToken)
-      const clock = yield* client.ops.clock()
-      yield* Remote.print(o.json, clock, () => [`${clock.now} (${clock.mode} clock)`])
-    }).pipe(Remote.report(o.url))
+const clockShow = Command.make("now", Remote.operator, (o) =>
+  Effect.gen(function* () {
+    const client = yield* Remote.opsClient(o.url, o.opsToken)
+    const clock = yield* client.ops.clock()
+    yield* Remote.print(o.json, clock, () => [`${clock.now} (${clock.mode} clock)`])
+  }).pipe(Remote.report(o.url))
 ).pipe(Command.withDescription("The service's time and whether its clock is manual"))
 
 const clock = Command.make("clock").pipe(

@@ -45,6 +45,9 @@ export const apiKey = Options.redacted("key").pipe(
 
 export const json = Options.boolean("json").pipe(Options.withDescription("Print the answer as JSON"))
 
+/** The options of every operator command. */
+export const operator = { url, opsToken, json }
+
 /** A failure already explained to the user: printed as is, exit status 1. */
 export class Refusal {
   readonly _tag = "Refusal"
