@@ -258,7 +258,8 @@ describe("laari CLI", { timeout: 60_000 }, () => {
     try {
       const first = await ok(["migrate"], { LAARI_DATA_DIR: fresh })
       expect(first).toContain(`Migrating PGlite in ${fresh}`)
-      expect(first).toMatch(/applied 0001_/)
+      expect(first).toMatch(/\[1\/\d+\] 0001_init/)
+      expect(first).toMatch(/\d+ applied in/)
       expect(await ok(["migrate"], { LAARI_DATA_DIR: fresh })).toContain("The schema is up to date.")
     } finally {
       rmSync(fresh, { recursive: true, force: true })

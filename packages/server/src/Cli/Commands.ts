@@ -36,10 +36,15 @@ const migrate = Command.make("migrate", {}, () =>
     const total = Object.keys(Migrations.migrations).length
     yield* Console.log(`Migrating ${target}: ${total} migrations known...`)
     const started = Date.now()
-    const applied = yield* Migrations.run.pipe(
+    const names = Object.keys(Migrations.migrations).sort()
+    // A line as each migration starts; they commit together, in one transaction, at the end.
+    const progress = (name: string) =>
+      Console.log(
+        `  [${names.indexOf(name) + 1}/${names.length}] ${name} (${Duration.format(Duration.millis(Date.now() - started))})`
+      )
+    const applied = yield* Migrations.runWith(progress).pipe(
       Effect.provide(Database.clientLayer({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }))
     )
-    for (const [id, name] of applied) yield* Console.log(`  applied ${String(id).padStart(4, "0")}_${name}`)
     yield* Console.log(
       applied.length === 0
         ? "The schema is up to date."

@@ -574,21 +574,36 @@ const lockKey = 7_302_619
  * table is created up front because the Migrator probes for it with a statement that fails when it is
  * missing, which would abort the surrounding transaction.
  */
-export const run: Effect.Effect<
+export const runWith = (
+  /** Told as each migration starts, for progress. */
+  onStart: (name: string) => Effect.Effect<void> = () => Effect.void
+): Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
   Migrator.MigrationError | SqlError,
   SqlClient.SqlClient
-> = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  return yield* sql.withTransaction(
-    Effect.gen(function* () {
-      yield* sql`SELECT pg_advisory_xact_lock(${lockKey})`
-      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
-        migration_id integer PRIMARY KEY,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        name text NOT NULL
-      )`
-      return yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations), table })
-    })
-  )
-})
+> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const announced = Object.fromEntries(
+      Object.entries(migrations).map(([name, migration]) => [
+        name,
+        Effect.zipRight(
+          Effect.suspend(() => onStart(name)),
+          migration
+        )
+      ])
+    )
+    return yield* sql.withTransaction(
+      Effect.gen(function* () {
+        yield* sql`SELECT pg_advisory_xact_lock(${lockKey})`
+        yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
+          migration_id integer PRIMARY KEY,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          name text NOT NULL
+        )`
+        return yield* Migrator.make({})({ loader: Migrator.fromRecord(announced), table })
+      })
+    )
+  })
+
+export const run = runWith()
