@@ -83,7 +83,9 @@ export const run = Effect.gen(function* () {
     const env: Record<string, string> =
       token.source === "env" ? {} : { LAARI_OPS_TOKEN: token.value, [TokenSourceEnv]: token.source }
     yield* Console.log(`laari: ${plan.processes} processes on one port (LAARI_PROCESSES)`)
-    return yield* Effect.promise(() => Processes.supervise(plan.processes, env))
+    // Uninterruptible: on SIGTERM the supervisor stops its processes and waits for them itself; the
+    // runtime's own handling would otherwise end this process at once and cut their connections.
+    return yield* Effect.uninterruptible(Effect.promise(() => Processes.supervise(plan.processes, env)))
   }
   if (Processes.isPrimary() && plan.reason !== undefined && process.env.LAARI_PROCESSES)
     yield* Console.log(`laari: one process (${plan.reason})`)
