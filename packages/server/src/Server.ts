@@ -20,6 +20,7 @@ import { AddressRateLimitLive } from "./Http/RateLimit.js"
 import * as RequestId from "./Http/RequestId.js"
 import { AuthenticationLive, OpsAuthenticationLive } from "./Http/Security.js"
 import { MandatesLive } from "./Mandates/Http.js"
+import * as OAuthHttp from "./OAuth/Http.js"
 import * as Metrics from "./Metrics.js"
 import { OpsLive } from "./Ops/Http.js"
 import * as CustomerPages from "./Pages/Customer.js"
@@ -80,6 +81,8 @@ const ServingLive = Layer.mergeAll(
   HttpApiBuilder.serve((app) => RequestId.middleware(MetricsHttp.middleware(app))).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(Docs.layer),
+    // OAuth 2.0's token, revocation and metadata endpoints, outside the API's document (spec 9.5).
+    Layer.provide(OAuthHttp.layer),
     // `/metrics`, outside the API's document, and the request timing.
     Layer.provide(MetricsHttp.layer.pipe(Layer.provide(Metrics.layer))),
     Layer.provide(

@@ -12,6 +12,7 @@ import * as Keys from "../src/Keys.js"
 import * as Onboarding from "../src/Onboarding.js"
 import * as Database from "../src/Sql/Database.js"
 import { Directory } from "../src/Sql/Directory.js"
+import { OAuthClients } from "../src/Sql/OAuthClients.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const storedHash = (keyId: string) =>
@@ -38,10 +39,14 @@ for (const backend of TestDatabase.backends) {
           expect(stored).toMatch(/^h1:[0-9a-f]{64}$/)
           expect(stored).not.toContain(Keys.hash(issued.key))
           expect(stored).toBe(yield* directory.keyDigest(issued.key))
-          expect((yield* principalOf(directory, issued.key))?.keyId).toBe(issued.id)
+          expect((yield* principalOf({ directory, oauth: yield* OAuthClients }, issued.key))?.keyId).toBe(
+            issued.id
+          )
           // The secret is the database's: without it the stored hash says nothing about the key.
           expect(stored).not.toBe(Keys.keyedHash(new Uint8Array(32), issued.key))
-          expect(yield* principalOf(directory, `${issued.key.slice(0, -1)}0`)).toBeUndefined()
+          expect(
+            yield* principalOf({ directory, oauth: yield* OAuthClients }, `${issued.key.slice(0, -1)}0`)
+          ).toBeUndefined()
         })
       )
 
@@ -60,11 +65,15 @@ for (const backend of TestDatabase.backends) {
             keyHash: Keys.hash(key),
             keyPrefix: Keys.displayPrefix(key)
           })
-          expect((yield* principalOf(directory, key))?.keyId).toBe(id)
+          expect((yield* principalOf({ directory, oauth: yield* OAuthClients }, key))?.keyId).toBe(id)
           expect(yield* storedHash(id)).toBe(yield* directory.keyDigest(key))
-          expect((yield* principalOf(directory, key))?.scopes).toEqual(["qr:write"])
+          expect((yield* principalOf({ directory, oauth: yield* OAuthClients }, key))?.scopes).toEqual([
+            "qr:write"
+          ])
           // A plain hash that is not the key's finds nothing.
-          expect(yield* principalOf(directory, Keys.generate("secret", "test"))).toBeUndefined()
+          expect(
+            yield* principalOf({ directory, oauth: yield* OAuthClients }, Keys.generate("secret", "test"))
+          ).toBeUndefined()
         })
       )
 

@@ -45,6 +45,8 @@ const schema = [
   "mandates",
   "merchants",
   "notifications",
+  "oauth_clients",
+  "oauth_tokens",
   "outlets",
   "qr_codes",
   "qr_images",
@@ -62,7 +64,8 @@ const all = [
   [4, "code_hardening"],
   [5, "webhooks"],
   [6, "wallet_sign_in"],
-  [7, "ledger_rollup"]
+  [7, "ledger_rollup"],
+  [8, "oauth"]
 ]
 
 describe("PGlite", () => {

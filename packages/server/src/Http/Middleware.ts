@@ -23,6 +23,7 @@ import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Config.js"
 import * as Paths from "../Pages/Paths.js"
 import * as Problems from "./Problems.js"
+import * as OAuthHttp from "../OAuth/Http.js"
 
 /**
  * Deepest nesting of arrays and objects a body may have. Every request schema is a few levels deep; far
@@ -101,8 +102,11 @@ const checkBody = (
     const request = yield* HttpServerRequest.HttpServerRequest
     if (!hasBody(request)) return undefined
     const contentType = request.headers["content-type"]
+    const pathname = new URL(request.url, "http://laari").pathname
+    // OAuth's endpoints answer every body themselves, as RFC 6749 says (`OAuth/Http.ts`).
+    if (OAuthHttp.isOAuthPath(pathname)) return undefined
     // The pages read their forms themselves, within the same size limit.
-    if (isForm(contentType) && isPage(new URL(request.url, "http://laari").pathname)) return undefined
+    if (isForm(contentType) && isPage(pathname)) return undefined
     if (!isJson(contentType)) return new Problems.UnsupportedMediaType()
     const text = yield* Effect.either(request.text)
     if (Either.isLeft(text))

@@ -7,6 +7,8 @@ import { Context, Effect, FiberRef, HashMap, Layer, Redacted, Schema } from "eff
 import { ServerConfigTag } from "../Config.js"
 import * as Keys from "../Keys.js"
 import { Directory } from "../Sql/Directory.js"
+import { OAuthClients } from "../Sql/OAuthClients.js"
+import * as OAuthProtocol from "../OAuth/Protocol.js"
 import * as Problems from "./Problems.js"
 import * as RateLimit from "./RateLimit.js"
 
@@ -34,16 +36,15 @@ export class OpsAuthentication extends HttpApiMiddleware.Tag<OpsAuthentication>(
   }
 ) {}
 
-/**
- * The principal of a key: its prefix says kind and environment, its hash finds it, and it must not be
- * revoked; `undefined` for any other text. A key that could not be checked is `ServiceUnavailable`.
- */
-export const principalOf = (
-  directory: Context.Tag.Service<typeof Directory>,
-  text: string
-): Effect.Effect<Auth.Principal | undefined, Errors.ServiceUnavailable> =>
+/** What finds a principal: the directory of keys, and the OAuth clients' access tokens. */
+export interface Credentials {
+  readonly directory: Context.Tag.Service<typeof Directory>
+  readonly oauth: Context.Tag.Service<typeof OAuthClients>
+}
+
+/** A key's principal: its prefix says kind and environment, its hash finds it, it is not revoked. */
+const keyPrincipal = (directory: Credentials["directory"], key: string) =>
   Effect.gen(function* () {
-    const key = text.trim()
     const shape = Auth.parseKeyPrefix(key)
     if (shape === undefined) return undefined
     const digest = yield* directory.keyDigest(key)
@@ -71,8 +72,39 @@ export const principalOf = (
       keyId: found.id,
       kind: found.kind,
       scopes: found.scopes
-    }
+    } satisfies Auth.Principal
   })
+
+/**
+ * An access token's principal: a secret key's powers with exactly the token's scopes, its client's
+ * merchant and environment. Its client's id is its key id: rate limits count per client.
+ */
+const tokenPrincipal = (oauth: Credentials["oauth"], token: string) =>
+  Effect.map(oauth.grantOf(token), (grant): Auth.Principal | undefined =>
+    grant === undefined || grant.client.environment !== OAuthProtocol.accessTokenEnvironment(token)
+      ? undefined
+      : {
+          merchantId: grant.client.merchantId,
+          environment: grant.client.environment,
+          keyId: `oauth:${grant.client.id}`,
+          kind: "secret",
+          scopes: grant.scopes
+        }
+  )
+
+/**
+ * The principal of a key or an access token; `undefined` for any other text. A credential that could
+ * not be checked is `ServiceUnavailable` (`503`, never a misleading `401`).
+ */
+export const principalOf = (
+  credentials: Credentials,
+  text: string
+): Effect.Effect<Auth.Principal | undefined, Errors.ServiceUnavailable> => {
+  const credential = text.trim()
+  return OAuthProtocol.accessTokenEnvironment(credential) !== undefined
+    ? tokenPrincipal(credentials.oauth, credential)
+    : keyPrincipal(credentials.directory, credential)
+}
 
 /**
  * The rest of the request logs as the key's merchant (`merchant_id`, `environment`): set on the request's
@@ -90,13 +122,13 @@ const annotateMerchant = (principal: Auth.Principal) =>
 export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function* () {
-    const directory = yield* Directory
+    const credentials: Credentials = { directory: yield* Directory, oauth: yield* OAuthClients }
     const config = yield* ServerConfigTag
     const limitKey = RateLimit.perKey(config.rateLimit)
     return Authentication.of({
       bearer: (token) =>
         Effect.gen(function* () {
-          const found = yield* principalOf(directory, Redacted.value(token))
+          const found = yield* principalOf(credentials, Redacted.value(token))
           if (found === undefined) return yield* Effect.fail(Problems.Unauthorized.invalidKey)
           // Only once the key is known: an unknown key spends nobody's budget.
           yield* limitKey(found.keyId)

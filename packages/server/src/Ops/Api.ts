@@ -56,6 +56,26 @@ export const KeyRead = Schema.Struct({
   revokedAt: Schema.NullOr(Text)
 }).annotations({ identifier: "OpsKey" })
 
+export const OAuthClientRead = Schema.Struct({
+  client_id: Text,
+  name: Schema.NullOr(Text),
+  environment: Ids.Environment,
+  scopes: Schema.Array(Auth.Scope),
+  createdAt: Text,
+  revokedAt: Schema.NullOr(Text)
+}).annotations({ identifier: "OpsOAuthClient" })
+
+export const OAuthClientCreated = Schema.Struct({
+  ...OAuthClientRead.fields,
+  client_secret: Text.annotations({ description: "Shown only here; stored as a keyed hash" })
+}).annotations({ identifier: "OpsOAuthClientCreated" })
+
+export const CreateOAuthClient = Body({
+  environment: Ids.Environment,
+  scopes: Schema.Array(Auth.Scope).pipe(Schema.minItems(1)),
+  name: optionalNullable(Text.pipe(Schema.minLength(1), Schema.maxLength(255)))
+})
+
 export const CustomerRead = Schema.Struct({
   id: Text,
   environment: Ids.Environment,
@@ -144,6 +164,34 @@ export class OpsApi extends HttpApiGroup.make("ops")
       .addSuccess(KeyRead)
       .annotate(OpenApi.Summary, "Revoke a key")
       .annotate(OpenApi.Description, "From now on the key is refused with 401, in every process.")
+  )
+  .add(
+    Problems.post("createOAuthClient", "/ops/merchants/:id/oauth-clients")
+      .setPath(MerchantPath)
+      .setPayload(CreateOAuthClient)
+      .addSuccess(OAuthClientCreated, { status: 201 })
+      .annotate(OpenApi.Summary, "Register an OAuth client")
+      .annotate(
+        OpenApi.Description,
+        "A client of the client credentials grant (`POST /oauth/token`) for one environment; its tokens carry at most these scopes. The secret is shown only here."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listOAuthClients", "/ops/merchants/:id/oauth-clients")
+      .setPath(MerchantPath)
+      .addSuccess(Schema.Array(OAuthClientRead))
+      .annotate(OpenApi.Summary, "List a merchant's OAuth clients")
+      .annotate(OpenApi.Description, "Oldest first, revoked ones too; never the secrets.")
+  )
+  .add(
+    Problems.post("revokeOAuthClient", "/ops/merchants/:id/oauth-clients/:client/revoke")
+      .setPath(Schema.Struct({ id: Schema.UUID, client: Text }))
+      .addSuccess(OAuthClientRead)
+      .annotate(OpenApi.Summary, "Revoke an OAuth client")
+      .annotate(
+        OpenApi.Description,
+        "The client can get no more tokens, and every token it holds is refused with 401."
+      )
   )
   .add(
     Problems.post("setFeatures", "/ops/merchants/:id/features")

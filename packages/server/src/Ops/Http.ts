@@ -11,6 +11,7 @@ import { issueKey } from "../Onboarding.js"
 import * as MandateJson from "../Mandates/Json.js"
 import * as SubscriptionJson from "../Subscriptions/Json.js"
 import { Directory } from "../Sql/Directory.js"
+import { OAuthClients } from "../Sql/OAuthClients.js"
 import * as Json from "./Json.js"
 
 const notFound = (what: string) => Effect.fail(new Problems.NotFound({ message: `${what} not found` }))
@@ -25,6 +26,7 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
     const subscriptions = yield* Subscriptions.Subscriptions
     const clockwork = yield* Clockwork
     const crypto = yield* Crypto.Crypto
+    const oauth = yield* OAuthClients
 
     const clockRead = Effect.map(DateTime.now, (now) => ({
       now: Calendar.formatMaldives(now),
@@ -83,6 +85,31 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
           const after = (yield* directory.listKeys(path.id)).find((k) => k.id === path.key)
           return Json.key(after ?? key)
         })
+      )
+      .handle("createOAuthClient", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const merchantId = Ids.MerchantId.make(path.id)
+          if ((yield* merchants.get(merchantId)) === undefined) return yield* notFound("Merchant")
+          const { client, secret } = yield* oauth.create({
+            merchantId,
+            environment: payload.environment,
+            scopes: [...new Set(payload.scopes)],
+            name: payload.name ?? null
+          })
+          return { ...Json.oauthClient(client), client_secret: secret }
+        })
+      )
+      .handle("listOAuthClients", ({ path }) =>
+        Effect.gen(function* () {
+          if ((yield* merchants.get(Ids.MerchantId.make(path.id))) === undefined)
+            return yield* notFound("Merchant")
+          return (yield* oauth.list(path.id)).map(Json.oauthClient)
+        })
+      )
+      .handle("revokeOAuthClient", ({ path }) =>
+        Effect.flatMap(oauth.revoke(path.id, path.client), (client) =>
+          client === undefined ? notFound("OAuth client") : Effect.succeed(Json.oauthClient(client))
+        )
       )
       .handle("setFeatures", ({ path, payload }) =>
         Effect.gen(function* () {

@@ -3,7 +3,8 @@
  */
 import { Calendar, type Notifications, type Store, type Wallet } from "@laari/core"
 import type { StoredKey } from "../Sql/Merchants.js"
-import type { CustomerRead, KeyRead, MerchantRead, NotificationRead } from "./Api.js"
+import type { Client as OAuthClient } from "../Sql/OAuthClients.js"
+import type { CustomerRead, KeyRead, MerchantRead, NotificationRead, OAuthClientRead } from "./Api.js"
 
 export const merchant = (
   m: Store.Merchant,
@@ -26,6 +27,15 @@ export const key = (k: StoredKey): typeof KeyRead.Type => ({
   scopes: k.scopes,
   createdAt: Calendar.formatMaldives(k.createdAt),
   revokedAt: k.revokedAt === null ? null : Calendar.formatMaldives(k.revokedAt)
+})
+
+export const oauthClient = (c: OAuthClient): typeof OAuthClientRead.Type => ({
+  client_id: c.clientId,
+  name: c.name,
+  environment: c.environment,
+  scopes: c.scopes,
+  createdAt: Calendar.formatMaldives(c.createdAt),
+  revokedAt: c.revokedAt === null ? null : Calendar.formatMaldives(c.revokedAt)
 })
 
 export const payer = (a: Wallet.PayerAccount) => ({

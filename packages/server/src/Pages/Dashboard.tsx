@@ -10,6 +10,7 @@ import { Auth, Errors, Mandates, QrCodes, Store, Subscriptions, Webhook } from "
 import { Effect, Schema } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import { principalOf } from "../Http/Security.js"
+import { OAuthClients } from "../Sql/OAuthClients.js"
 import { Directory } from "../Sql/Directory.js"
 import { makeEvents, parsed } from "../Sql/Events.js"
 import { Endpoints } from "../Webhooks/Endpoints.js"
@@ -41,6 +42,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const config = yield* ServerConfigTag
     const pages = yield* Pages
     const directory = yield* Directory
+    const credentials = { directory, oauth: yield* OAuthClients }
     const mandates = yield* Mandates.Mandates
     const charges = yield* Store.ChargesStore
     const qrCodes = yield* QrCodes.QrCodes
@@ -60,7 +62,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       const request = yield* HttpServerRequest.HttpServerRequest
       const key = Session.open(pages, request.cookies[Session.Cookie])
       if (key === undefined) return undefined
-      const principal = yield* principalOf(directory, key)
+      const principal = yield* principalOf(credentials, key)
       return principal?.kind === "secret" ? principal : undefined
     })
 
@@ -142,7 +144,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           if (yield* throttled) return v.finish(signInPage(v, d(v.lang, "busy"), 429))
           if (!(yield* csrfValid)) return v.finish(signInPage(v, d(v.lang, "expired"), 403))
           const key = ((yield* form)("key") ?? "").trim()
-          const principal = yield* principalOf(directory, key)
+          const principal = yield* principalOf(credentials, key)
           if (principal === undefined || principal.kind !== "secret")
             return v.finish(signInPage(v, d(v.lang, "invalidKey"), 401))
           return v.finish(Session.start(pages, redirect(`${root}/mandates`), key))

@@ -10,6 +10,7 @@ import { Crypto } from "@laari/core"
 import { Layer } from "effect"
 import * as Directory from "./Directory.js"
 import * as Migrations from "./Migrations.js"
+import * as OAuthClients from "./OAuthClients.js"
 import * as PgliteClient from "./PgliteClient.js"
 import * as PgPool from "./PgPool.js"
 import * as RowCache from "./RowCache.js"
@@ -48,16 +49,24 @@ const pgliteStats = Layer.succeed(PgPool.PoolStats, {
 
 /** Every adapter over an already migrated database. */
 export const adapters: Layer.Layer<
-  Store.Ports | Directory.Directory,
+  Store.Ports | Directory.Directory | OAuthClients.OAuthClients,
   never,
   SqlClient.SqlClient | Crypto.Crypto
-> = Layer.merge(Store.layer, Directory.layer).pipe(Layer.provide(RowCache.layer))
+> = OAuthClients.layer.pipe(
+  Layer.provideMerge(Layer.merge(Store.layer, Directory.layer)),
+  Layer.provide(RowCache.layer)
+)
 
 /** Migrates, then provides the SQL client, `PoolStats`, every core port, the `Directory` and `Crypto`. */
 export const layer = (
   config: Config
 ): Layer.Layer<
-  SqlClient.SqlClient | PgPool.PoolStats | Store.Ports | Directory.Directory | Crypto.Crypto,
+  | SqlClient.SqlClient
+  | PgPool.PoolStats
+  | Store.Ports
+  | Directory.Directory
+  | OAuthClients.OAuthClients
+  | Crypto.Crypto,
   SqlError | MigrationError
 > => {
   const migrated = Layer.effectDiscard(Migrations.run).pipe(Layer.provideMerge(clientLayer(config)))

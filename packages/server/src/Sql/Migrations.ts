@@ -12,6 +12,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { createCodeKey } from "./Challenges.js"
+import * as OAuthClients from "./OAuthClients.js"
 
 const environment = "environment text NOT NULL CHECK (environment IN ('test', 'live'))"
 
@@ -559,7 +560,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0007_ledger_rollup": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.unsafe(`ALTER TABLE ledger_entries ADD COLUMN rolled boolean NOT NULL DEFAULT true;
       CREATE INDEX ledger_entries_unrolled ON ledger_entries (account_id) WHERE NOT rolled;`)
-  )
+  ),
+  "0008_oauth": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(OAuthClients.schema))
 }
 
 /** The Migrator's bookkeeping table; created here first (see `run`). */

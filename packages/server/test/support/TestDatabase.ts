@@ -18,6 +18,7 @@ import { Effect, Layer, Redacted, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Database from "../../src/Sql/Database.js"
 import type { Directory } from "../../src/Sql/Directory.js"
+import type { OAuthClients } from "../../src/Sql/OAuthClients.js"
 import type { Ports } from "../../src/Sql/Store.js"
 import * as SqlSeed from "./SqlSeed.js"
 
@@ -26,7 +27,7 @@ export const postgresUrl: string | undefined = process.env.DATABASE_URL || undef
 
 if (postgresUrl === undefined) console.warn("DATABASE_URL is not set: skipping PostgreSQL suites")
 
-export type TestServices = SqlClient.SqlClient | Ports | Directory | Crypto.Crypto | Seed.Seed
+export type TestServices = SqlClient.SqlClient | Ports | Directory | OAuthClients | Crypto.Crypto | Seed.Seed
 
 const withSeed = (database: Layer.Layer<Exclude<TestServices, Seed.Seed>, SqlError | MigrationError>) =>
   SqlSeed.layer.pipe(Layer.provideMerge(database))
