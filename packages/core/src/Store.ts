@@ -144,6 +144,14 @@ export class MandatesStore extends Context.Tag("laari/Store/Mandates")<MandatesS
 export interface ChargesRepo {
   readonly insert: (charge: Charge) => Effect.Effect<void, ServiceUnavailable>
   readonly listByMandate: (mandateId: string) => Effect.Effect<ReadonlyArray<Charge>, ServiceUnavailable>
+  /**
+   * The newest `perMandate` charges of each mandate, newest first within each, in one go (a read API
+   * listing mandates with their charges asks once, not once a mandate). Unknown ids have none.
+   */
+  readonly listByMandates: (
+    mandateIds: ReadonlyArray<string>,
+    perMandate: number
+  ) => Effect.Effect<ReadonlyArray<Charge>, ServiceUnavailable>
 }
 export class ChargesStore extends Context.Tag("laari/Store/Charges")<ChargesStore, ChargesRepo>() {}
 
@@ -333,6 +341,11 @@ export interface InvoicesRepo {
   readonly list: (
     subscriptionId: string,
     page: Page
+  ) => Effect.Effect<ReadonlyArray<Invoice>, ServiceUnavailable>
+  /** `list`'s first `perSubscription` of each subscription, in one go. Unknown ids have none. */
+  readonly listBySubscriptions: (
+    subscriptionIds: ReadonlyArray<string>,
+    perSubscription: number
   ) => Effect.Effect<ReadonlyArray<Invoice>, ServiceUnavailable>
 }
 export class InvoicesStore extends Context.Tag("laari/Store/Invoices")<InvoicesStore, InvoicesRepo>() {}

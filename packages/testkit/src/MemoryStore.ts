@@ -135,7 +135,14 @@ export const charges = (db: MemoryDbService): Store.ChargesRepo => ({
   listByMandate: (mandateId) =>
     Effect.map(db.get, (t) =>
       newestFirst(Array.from(HashMap.values(t.charges)).filter((row) => row.value.mandateId === mandateId))
-    )
+    ),
+  listByMandates: (mandateIds, perMandate) =>
+    Effect.map(db.get, (t) => {
+      const all = newestFirst(HashMap.values(t.charges))
+      return Array.from(new Set(mandateIds.map((id) => id.toLowerCase()))).flatMap((id) =>
+        all.filter((c) => c.mandateId === id).slice(0, perMandate)
+      )
+    })
 })
 
 /** `codeKey`: any bytes do; the layer gives each store fresh random ones. */
@@ -649,7 +656,13 @@ export const invoices = (db: MemoryDbService): Store.InvoicesRepo => ({
       })
     ),
   list: (subscriptionId, page) =>
-    Effect.map(db.get, (t) => invoicesOf(t, subscriptionId).slice(page.offset, page.offset + page.limit))
+    Effect.map(db.get, (t) => invoicesOf(t, subscriptionId).slice(page.offset, page.offset + page.limit)),
+  listBySubscriptions: (subscriptionIds, perSubscription) =>
+    Effect.map(db.get, (t) =>
+      Array.from(new Set(subscriptionIds.map((id) => id.toLowerCase()))).flatMap((id) =>
+        invoicesOf(t, id).slice(0, perSubscription)
+      )
+    )
 })
 
 /** The idempotency table's key: every part of the scope. */

@@ -915,6 +915,52 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
         })
       )
 
+      it.effect("charges: listByMandates gives each mandate's newest, at most n each, in one go", () =>
+        Effect.gen(function* () {
+          const charges = yield* Store.ChargesStore
+          const merchant = yield* freshMerchant()
+          const tenant = tenantOf(merchant)
+          const mandates = yield* Effect.forEach([0, 1, 2], () =>
+            insertMandate(tenant, { status: "ACTIVE", customerId: merchant.sandboxPayer })
+          )
+          const made: Array<Mandate.Charge> = []
+          for (const [k, mandate] of mandates.entries())
+            for (let i = 0; i < 3 - k; i++) {
+              const c: Mandate.Charge = {
+                id: yield* uuid,
+                mandateId: mandate.id,
+                merchantId: merchant.id,
+                environment: "test",
+                customerId: merchant.sandboxPayer,
+                amount: 100 + i,
+                description: "c",
+                reference: "r",
+                fee: 1,
+                netAmount: 99 + i,
+                periodKey: "2026-03",
+                periodCharged: 100 * (i + 1),
+                createdAt: plus(T0, i * second)
+              }
+              made.push(c)
+              yield* charges.insert(c)
+            }
+          const newest = (mandate: Mandate.Mandate, n: number) =>
+            made
+              .filter((c) => c.mandateId === mandate.id)
+              .reverse()
+              .slice(0, n)
+          const [a, b, c] = mandates as [Mandate.Mandate, Mandate.Mandate, Mandate.Mandate]
+          const got = yield* charges.listByMandates([a.id, b.id.toUpperCase(), c.id, yield* uuid, "x"], 2)
+          const of = (m: Mandate.Mandate) => plain(got.filter((x) => x.mandateId === m.id))
+          expect(of(a)).toEqual(plain(newest(a, 2)))
+          expect(of(b)).toEqual(plain(newest(b, 2)))
+          expect(of(c)).toEqual(plain(newest(c, 2)))
+          expect(got).toHaveLength(5)
+          expect(yield* charges.listByMandates([], 5)).toEqual([])
+          expect((yield* charges.listByMandates([a.id], 1)).map((x) => x.id)).toEqual([newest(a, 1)[0]!.id])
+        })
+      )
+
       it.effect("challenges: insert, lock and update round-trip", () =>
         Effect.gen(function* () {
           const challenges = yield* Store.ChallengesStore
@@ -2326,6 +2372,33 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
           expect(yield* store.latestOf([])).toEqual([])
           expect(yield* store.latestOf([yield* uuid])).toEqual([])
         })
+      )
+
+      it.effect(
+        "listBySubscriptions gives each subscription's newest cycles, at most n each, in one go",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* Store.InvoicesStore
+            const merchant = yield* freshMerchant()
+            const tenant = tenantOf(merchant)
+            const a = yield* subscribe(tenant, merchant.sandboxPayer)
+            const b = yield* subscribe(tenant, merchant.sandboxPayer, { at: plus(T0, hour) })
+            const a1 = yield* cycleInvoice(a.subscription, 1)
+            const a2 = paidAt(a1, plus(a1.createdAt, 5), yield* uuid)
+            const a3 = yield* cycleInvoice(a.subscription, 2)
+            yield* store.insert(a2)
+            yield* store.insert(a3)
+            const got = yield* store.listBySubscriptions(
+              [a.subscription.id, b.subscription.id.toUpperCase(), yield* uuid],
+              2
+            )
+            expect(plain(got.filter((i) => i.subscriptionId === a.subscription.id))).toEqual(plain([a3, a2]))
+            expect(plain(got.filter((i) => i.subscriptionId === b.subscription.id))).toEqual(
+              plain([b.invoice])
+            )
+            expect(got).toHaveLength(3)
+            expect(yield* store.listBySubscriptions([], 2)).toEqual([])
+          })
       )
 
       it.effect("latest is the highest period; list is newest cycle first, paged by limit and offset", () =>

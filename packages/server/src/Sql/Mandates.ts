@@ -277,7 +277,18 @@ export const makeCharges = Effect.map(SqlClient.SqlClient, (sql) =>
       Ids.isUuid(mandateId)
         ? sql<ChargeRow>`SELECT * FROM mandate_charges WHERE mandate_id = ${mandateId}
             ORDER BY created_at DESC, position DESC`.pipe(Effect.map((rows) => rows.map(chargeFromRow)))
-        : Effect.succeed([])
+        : Effect.succeed([]),
+    listByMandates: (mandateIds: ReadonlyArray<string>, perMandate: number) => {
+      const valid = mandateIds.filter(Ids.isUuid)
+      return valid.length === 0
+        ? Effect.succeed([])
+        : sql<ChargeRow>`SELECT * FROM (
+              SELECT *, row_number() OVER (PARTITION BY mandate_id ORDER BY created_at DESC, position DESC) AS nth
+              FROM mandate_charges WHERE mandate_id IN ${sql.in(valid)}
+            ) c WHERE nth <= ${perMandate} ORDER BY mandate_id, created_at DESC, position DESC`.pipe(
+            Effect.map((rows) => rows.map(chargeFromRow))
+          )
+    }
   })
 )
 

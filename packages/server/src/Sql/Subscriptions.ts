@@ -523,7 +523,17 @@ export const makeInvoices = Effect.map(SqlClient.SqlClient, (sql) => {
         ? sql<InvoiceRow>`SELECT * FROM invoices WHERE subscription_id = ${subscriptionId}
             ORDER BY period_index DESC
             LIMIT ${page.limit} OFFSET ${page.offset}`.pipe(map)
-        : Effect.succeed([])
+        : Effect.succeed([]),
+
+    listBySubscriptions: (subscriptionIds: ReadonlyArray<string>, perSubscription: number) => {
+      const valid = subscriptionIds.filter(Ids.isUuid)
+      return valid.length === 0
+        ? Effect.succeed([])
+        : sql<InvoiceRow>`SELECT * FROM (
+              SELECT *, row_number() OVER (PARTITION BY subscription_id ORDER BY period_index DESC) AS nth
+              FROM invoices WHERE subscription_id IN ${sql.in(valid)}
+            ) i WHERE nth <= ${perSubscription} ORDER BY subscription_id, period_index DESC`.pipe(map)
+    }
   })
 })
 
