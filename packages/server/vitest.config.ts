@@ -1,5 +1,11 @@
 import { defineProject } from "vitest/config"
 
 export default defineProject({
-  test: { name: "server", include: ["test/**/*.test.ts"] }
+  test: {
+    name: "server",
+    include: ["test/**/*.test.ts"],
+    // graphql must be one module: Vite would load its ESM build for laari and Node its CommonJS one for
+    // these libraries ("Cannot use GraphQLSchema from another module or realm"). Plain node loads one.
+    server: { deps: { inline: ["graphql-http", "graphql-query-complexity"] } }
+  }
 })

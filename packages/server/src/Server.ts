@@ -13,6 +13,7 @@ import * as Clockwork from "./Clockwork.js"
 import * as Config from "./Config.js"
 import { HealthLive } from "./Health/Http.js"
 import * as Docs from "./Http/Docs.js"
+import * as GraphQLHttp from "./GraphQL/Http.js"
 import * as Edge from "./Http/Edge.js"
 import * as MetricsHttp from "./Http/MetricsHttp.js"
 import { ErrorMapping } from "./Http/Middleware.js"
@@ -83,6 +84,8 @@ const ServingLive = Layer.mergeAll(
     Layer.provide(Docs.layer),
     // OAuth 2.0's token, revocation and metadata endpoints, outside the API's document (spec 9.5).
     Layer.provide(OAuthHttp.layer),
+    // The GraphQL read API, self-describing by introspection (spec 9.5).
+    Layer.provide(GraphQLHttp.layer),
     // `/metrics`, outside the API's document, and the request timing.
     Layer.provide(MetricsHttp.layer.pipe(Layer.provide(Metrics.layer))),
     Layer.provide(

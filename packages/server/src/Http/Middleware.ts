@@ -23,6 +23,7 @@ import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Config.js"
 import * as Paths from "../Pages/Paths.js"
 import * as Problems from "./Problems.js"
+import * as GraphQLHttp from "../GraphQL/Http.js"
 import * as OAuthHttp from "../OAuth/Http.js"
 
 /**
@@ -103,8 +104,8 @@ const checkBody = (
     if (!hasBody(request)) return undefined
     const contentType = request.headers["content-type"]
     const pathname = new URL(request.url, "http://laari").pathname
-    // OAuth's endpoints answer every body themselves, as RFC 6749 says (`OAuth/Http.ts`).
-    if (OAuthHttp.isOAuthPath(pathname)) return undefined
+    // OAuth's and GraphQL's endpoints answer every body themselves, as their specifications say.
+    if (OAuthHttp.isOAuthPath(pathname) || pathname === GraphQLHttp.Path) return undefined
     // The pages read their forms themselves, within the same size limit.
     if (isForm(contentType) && isPage(pathname)) return undefined
     if (!isJson(contentType)) return new Problems.UnsupportedMediaType()

@@ -110,6 +110,15 @@ export const Revoked = Schema.Struct({
 
 const IdPath = IdOrReference("mandate")
 
+/** The URL parameters of the list, which the GraphQL read API takes as its arguments too. */
+export const ListParams = Schema.Struct({
+  status: Schema.optional(Mandate.Status).annotations({
+    description: "Only mandates in this status"
+  }),
+  reference: Schema.optional(Fields.Reference),
+  ...Paging
+})
+
 export class MandatesApi extends HttpApiGroup.make("mandates")
   .add(
     Idempotent.post("create", "/mandates")
@@ -133,15 +142,7 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
   )
   .add(
     HttpApiEndpoint.get("list", "/mandates")
-      .setUrlParams(
-        Schema.Struct({
-          status: Schema.optional(Mandate.Status).annotations({
-            description: "Only mandates in this status"
-          }),
-          reference: Schema.optional(Fields.Reference),
-          ...Paging
-        })
-      )
+      .setUrlParams(ListParams)
       .addSuccess(Schema.Array(MandateRead))
       .annotate(OpenApi.Summary, "List mandates")
       .annotate(

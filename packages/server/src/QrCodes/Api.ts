@@ -60,6 +60,17 @@ export const CreateQrCode = Body({
 
 const IdPath = IdOrReference("QR code")
 
+/** The URL parameters of the list, which the GraphQL read API takes as its arguments too. */
+export const ListParams = Schema.Struct({
+  outlet_id: Schema.optional(
+    Schema.NumberFromString.pipe(Schema.int(), Schema.positive()).annotations({
+      jsonSchema: { type: "integer", minimum: 1, description: "Only this outlet's codes" }
+    })
+  ),
+  type: Schema.optional(QrCode.Type).annotations({ description: "Only codes of this type" }),
+  ...Paging
+})
+
 export class QrCodesApi extends HttpApiGroup.make("qrCodes")
   .add(
     Idempotent.post("create", "/qr-codes")
@@ -83,17 +94,7 @@ export class QrCodesApi extends HttpApiGroup.make("qrCodes")
   )
   .add(
     HttpApiEndpoint.get("list", "/qr-codes")
-      .setUrlParams(
-        Schema.Struct({
-          outlet_id: Schema.optional(
-            Schema.NumberFromString.pipe(Schema.int(), Schema.positive()).annotations({
-              jsonSchema: { type: "integer", minimum: 1, description: "Only this outlet's codes" }
-            })
-          ),
-          type: Schema.optional(QrCode.Type).annotations({ description: "Only codes of this type" }),
-          ...Paging
-        })
-      )
+      .setUrlParams(ListParams)
       .addSuccess(Schema.Array(QrCodeRead))
       .annotate(OpenApi.Summary, "List QR codes")
       .annotate(OpenApi.Description, "Newest first, optionally by outlet or type. Scope `qr:write`.")

@@ -73,6 +73,15 @@ export const CancelBody = Body({
 
 const IdPath = IdOrReference("subscription (or its checkout session's reference)")
 
+/** The URL parameters of the list, which the GraphQL read API takes as its arguments too. */
+export const ListParams = Schema.Struct({
+  status: Schema.optional(Subscription.Status).annotations({
+    description: "Only subscriptions in this status"
+  }),
+  reference: Schema.optional(Fields.Reference),
+  ...Paging
+})
+
 export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
   .add(
     HttpApiEndpoint.get("get", "/subscriptions/:id")
@@ -87,15 +96,7 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
   )
   .add(
     HttpApiEndpoint.get("list", "/subscriptions")
-      .setUrlParams(
-        Schema.Struct({
-          status: Schema.optional(Subscription.Status).annotations({
-            description: "Only subscriptions in this status"
-          }),
-          reference: Schema.optional(Fields.Reference),
-          ...Paging
-        })
-      )
+      .setUrlParams(ListParams)
       .addSuccess(Schema.Array(SubscriptionRead))
       .annotate(OpenApi.Summary, "List subscriptions")
       .annotate(

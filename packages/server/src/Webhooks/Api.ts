@@ -105,6 +105,15 @@ export const Resend = Body({ event_id: Text.pipe(Schema.minLength(1), Schema.max
 
 const IdPath = Schema.Struct({ id: Text.pipe(Schema.maxLength(255)) })
 
+/** The URL parameters of the list, which the GraphQL read API takes as its arguments too. */
+export const DeliveriesParams = Schema.Struct({
+  event_id: Schema.optional(Text).annotations({ description: "Only attempts of this event" }),
+  status: Schema.optional(Webhook.AttemptStatus).annotations({
+    description: "Only attempts in this status"
+  }),
+  ...Paging
+})
+
 export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
   .add(
     Idempotent.post("create", "/webhook-endpoints")
@@ -166,15 +175,7 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
   .add(
     HttpApiEndpoint.get("deliveries", "/webhook-endpoints/:id/deliveries")
       .setPath(IdPath)
-      .setUrlParams(
-        Schema.Struct({
-          event_id: Schema.optional(Text).annotations({ description: "Only attempts of this event" }),
-          status: Schema.optional(Webhook.AttemptStatus).annotations({
-            description: "Only attempts in this status"
-          }),
-          ...Paging
-        })
-      )
+      .setUrlParams(DeliveriesParams)
       .addSuccess(Schema.Array(WebhookDeliveryRead))
       .addError(Problems.WebhookEndpointNotFound)
       .annotate(OpenApi.Summary, "The delivery log")
@@ -203,24 +204,25 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
     "Where events are delivered, signed per Standard Webhooks, retried for about three days, with a log per attempt"
   ) {}
 
+/** The URL parameters of the list, which the GraphQL read API takes as its arguments too. */
+export const EventsParams = Schema.Struct({
+  type: Schema.optional(EventType.Type).annotations({ description: "Only events of this type" }),
+  created_after: Schema.optional(
+    Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative()).annotations({
+      jsonSchema: {
+        type: "integer",
+        minimum: 0,
+        description: "Only events created after this Unix second"
+      }
+    })
+  ),
+  ...Paging
+})
+
 export class EventsApi extends HttpApiGroup.make("events")
   .add(
     HttpApiEndpoint.get("list", "/events")
-      .setUrlParams(
-        Schema.Struct({
-          type: Schema.optional(EventType.Type).annotations({ description: "Only events of this type" }),
-          created_after: Schema.optional(
-            Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative()).annotations({
-              jsonSchema: {
-                type: "integer",
-                minimum: 0,
-                description: "Only events created after this Unix second"
-              }
-            })
-          ),
-          ...Paging
-        })
-      )
+      .setUrlParams(EventsParams)
       .addSuccess(Schema.Array(Events.Envelope))
       .annotate(OpenApi.Summary, "List events")
       .annotate(

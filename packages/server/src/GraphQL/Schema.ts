@@ -1,0 +1,406 @@
+/**
+ * The GraphQL read API's schema (issue 13): what the merchant API reads, with the same fields (`Types`
+ * makes them from the REST read schemas), the same filters and paging (decoded by the REST endpoints'
+ * own URL parameter schemas), the same scopes per field group, and lists of lists batched (a page of
+ * mandates asks for all their charges in one statement).
+ */
+import {
+  Auth,
+  Checkout,
+  type Errors,
+  type Invoice,
+  type Mandate,
+  Mandates,
+  QrCodes,
+  Store,
+  Subscriptions
+} from "@laari/core"
+import DataLoader from "dataloader"
+import { DateTime, Effect, Either, ParseResult, Schema } from "effect"
+import * as G from "graphql"
+import { SessionRead } from "../Checkout/Api.js"
+import * as CheckoutJson from "../Checkout/Json.js"
+import { ServerConfigTag } from "../Config.js"
+import { ChargeRead, ListParams as MandatesParams, MandateRead } from "../Mandates/Api.js"
+import * as MandateJson from "../Mandates/Json.js"
+import { ListParams as QrParams, QrCodeRead } from "../QrCodes/Api.js"
+import * as QrJson from "../QrCodes/Json.js"
+import { makeEvents } from "../Sql/Events.js"
+import { InvoiceRead, ListParams as SubscriptionsParams, SubscriptionRead } from "../Subscriptions/Api.js"
+import * as SubscriptionJson from "../Subscriptions/Json.js"
+import { DeliveriesParams, EventsParams, WebhookDeliveryRead, WebhookEndpointRead } from "../Webhooks/Api.js"
+import { Paging } from "../Http/Fields.js"
+import { Endpoints } from "../Webhooks/Endpoints.js"
+import * as WebhookJson from "../Webhooks/Json.js"
+import { Events } from "@laari/core"
+import * as Types from "./Types.js"
+
+/** What every resolver gets: who asks, and how to run an effect in the server's runtime. */
+export type Context = {
+  readonly principal: Auth.Principal
+  readonly run: <A>(effect: Effect.Effect<A, Errors.ServiceUnavailable | unknown>) => Promise<A>
+  /** Per request: the charges of each mandate, and the invoices of each subscription, by page size. */
+  readonly charges: (limit: number) => DataLoader<string, ReadonlyArray<Mandate.Charge>>
+  readonly invoices: (limit: number) => DataLoader<string, ReadonlyArray<Invoice.Invoice>>
+}
+
+/** The largest page of a nested list, as of a REST list. */
+export const NestedLimit = { default: 25, max: 100 } as const
+
+/** Refuses, as a GraphQL error, what the principal's scopes do not allow (spec 5.3). */
+const allow = (ctx: Context, scope: Auth.Scope) => {
+  const denial = Auth.check(ctx.principal, scope)
+  if (denial !== undefined)
+    throw new G.GraphQLError(
+      denial === "publishable-key"
+        ? "A publishable key cannot read this; use a secret key"
+        : `This key lacks the scope ${scope}`,
+      { extensions: { code: "FORBIDDEN", scope } }
+    )
+}
+
+/** GraphQL arguments as the REST endpoint's URL parameters, decoded by its own schema. */
+const params = <A, I>(schema: Schema.Schema<A, I, never>, args: Record<string, unknown>): A => {
+  const record: Record<string, string> = {}
+  for (const [name, value] of Object.entries(args))
+    if (value !== undefined && value !== null) record[name] = String(value)
+  const decoded = Schema.decodeUnknownEither(schema, { errors: "all" })(record)
+  if (Either.isLeft(decoded)) {
+    // As the REST list answers it: the first issue as the message, every issue by field.
+    const errors = ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => ({
+      field: i.path.join("."),
+      message: i.message
+    }))
+    throw new G.GraphQLError(`${errors[0]?.field}: ${errors[0]?.message}`, {
+      extensions: { code: "BAD_USER_INPUT", errors }
+    })
+  }
+  return decoded.right
+}
+
+const PageParams = Schema.Struct(Paging)
+
+const pageArgs = {
+  limit: { type: Types.SafeInt, description: "How many, newest first: 1 to 100, default 25" },
+  offset: { type: Types.SafeInt, description: "How many to skip, default 0" }
+} as const
+
+const nestedLimit = (args: { limit?: number | null }) => {
+  const limit = args.limit ?? NestedLimit.default
+  if (!Number.isInteger(limit) || limit < 1 || limit > NestedLimit.max)
+    throw new G.GraphQLError(`limit must be a whole number from 1 to ${NestedLimit.max}`, {
+      extensions: { code: "BAD_USER_INPUT" }
+    })
+  return limit
+}
+
+/** `undefined` for a lookup that found nothing: a missing object is `null`, not an error. */
+const orNull = <A, E extends { readonly _tag: string }, R>(
+  effect: Effect.Effect<A, E, R>,
+  notFound: ReadonlyArray<string>
+) =>
+  Effect.catchIf(
+    effect,
+    (e) => notFound.includes(e._tag),
+    () => Effect.succeed(null)
+  )
+
+export const make = Effect.gen(function* () {
+  const config = yield* ServerConfigTag
+  const mandates = yield* Mandates.Mandates
+  const qrCodes = yield* QrCodes.QrCodes
+  const checkout = yield* Checkout.Checkout
+  const subscriptions = yield* Subscriptions.Subscriptions
+  const charges = yield* Store.ChargesStore
+  const invoices = yield* Store.InvoicesStore
+  const events = yield* makeEvents
+  const endpoints = yield* Endpoints
+  const types = Types.make()
+
+  const Charge = types.fromSchema(ChargeRead)
+  const Invoice = types.fromSchema(InvoiceRead)
+  const Mandate = types.fromSchema(MandateRead, () => ({
+    charges: {
+      type: new G.GraphQLNonNull(new G.GraphQLList(new G.GraphQLNonNull(Charge))),
+      description: "Its charges, newest first (scope mandates:write)",
+      args: { limit: pageArgs.limit },
+      resolve: (m: { id: string }, args: { limit?: number }, ctx: Context) =>
+        ctx
+          .charges(nestedLimit(args))
+          .load(m.id)
+          .then((list) => list.map(MandateJson.charge))
+    }
+  }))
+  const Subscription = types.fromSchema(SubscriptionRead, () => ({
+    invoices: {
+      type: new G.GraphQLNonNull(new G.GraphQLList(new G.GraphQLNonNull(Invoice))),
+      description: "Its invoices, one per cycle, newest first",
+      args: { limit: pageArgs.limit },
+      resolve: (s: { id: string }, args: { limit?: number }, ctx: Context) =>
+        ctx
+          .invoices(nestedLimit(args))
+          .load(s.id)
+          .then((list) => list.map(SubscriptionJson.invoice))
+    }
+  }))
+  const QrCode = types.fromSchema(QrCodeRead)
+  const CheckoutSession = types.fromSchema(SessionRead)
+  const Event = types.fromSchema(Events.Envelope.annotations({ identifier: "Event" }))
+  const WebhookEndpoint = types.fromSchema(WebhookEndpointRead)
+  const WebhookDelivery = types.fromSchema(WebhookDeliveryRead)
+
+  const list = (type: G.GraphQLObjectType) =>
+    new G.GraphQLNonNull(new G.GraphQLList(new G.GraphQLNonNull(type)))
+  const byId = {
+    id: { type: new G.GraphQLNonNull(G.GraphQLString), description: "Its id, or your reference for it" }
+  }
+  const Query = new G.GraphQLObjectType<unknown, Context>({
+    name: "Query",
+    description: "What the merchant API reads, for the key's merchant and environment",
+    fields: {
+      mandates: {
+        type: list(Mandate),
+        description: "Mandates, newest first (scope mandates:write)",
+        args: { status: { type: G.GraphQLString }, reference: { type: G.GraphQLString }, ...pageArgs },
+        resolve: (_, args, ctx) => {
+          allow(ctx, "mandates:write")
+          const p = params(MandatesParams, args)
+          return ctx.run(
+            mandates
+              .list(Auth.tenantOf(ctx.principal), {
+                status: p.status,
+                reference: p.reference,
+                limit: p.limit ?? 25,
+                offset: p.offset ?? 0
+              })
+              .pipe(Effect.map((l) => l.map(MandateJson.mandate)))
+          )
+        }
+      },
+      mandate: {
+        type: Mandate,
+        args: byId,
+        resolve: (_, args: { id: string }, ctx) => {
+          allow(ctx, "mandates:write")
+          return ctx.run(
+            orNull(
+              mandates.get(Auth.tenantOf(ctx.principal), args.id).pipe(Effect.map(MandateJson.mandate)),
+              ["MandateNotFound"]
+            )
+          )
+        }
+      },
+      qrCodes: {
+        type: list(QrCode),
+        description: "QR codes, newest first (scope qr:write)",
+        args: { outlet_id: { type: Types.SafeInt }, type: { type: G.GraphQLString }, ...pageArgs },
+        resolve: (_, args, ctx) => {
+          allow(ctx, "qr:write")
+          const p = params(QrParams, args)
+          return ctx.run(
+            qrCodes
+              .list(Auth.tenantOf(ctx.principal), {
+                outletId: p.outlet_id,
+                type: p.type,
+                limit: p.limit ?? 25,
+                offset: p.offset ?? 0
+              })
+              .pipe(Effect.map((l) => l.map((c) => QrJson.qrCode(c, config.baseUrl))))
+          )
+        }
+      },
+      qrCode: {
+        type: QrCode,
+        args: byId,
+        resolve: (_, args: { id: string }, ctx) => {
+          allow(ctx, "qr:write")
+          return ctx.run(
+            orNull(
+              qrCodes
+                .get(Auth.tenantOf(ctx.principal), args.id)
+                .pipe(Effect.map((c) => QrJson.qrCode(c, config.baseUrl))),
+              ["QrCodeNotFound"]
+            )
+          )
+        }
+      },
+      checkoutSession: {
+        type: CheckoutSession,
+        description: "A checkout session (scope checkout:write, secret keys)",
+        args: byId,
+        resolve: (_, args: { id: string }, ctx) => {
+          allow(ctx, "checkout:write")
+          return ctx.run(
+            orNull(
+              checkout
+                .get(Auth.tenantOf(ctx.principal), args.id)
+                .pipe(Effect.map((s) => CheckoutJson.session(s, config.checkoutUrl))),
+              ["CheckoutSessionNotFound"]
+            )
+          )
+        }
+      },
+      subscriptions: {
+        type: list(Subscription),
+        description: "Subscriptions, newest first (scope subscriptions:write)",
+        args: { status: { type: G.GraphQLString }, reference: { type: G.GraphQLString }, ...pageArgs },
+        resolve: (_, args, ctx) => {
+          allow(ctx, "subscriptions:write")
+          const p = params(SubscriptionsParams, args)
+          return ctx.run(
+            subscriptions
+              .list(Auth.tenantOf(ctx.principal), {
+                status: p.status,
+                reference: p.reference,
+                limit: p.limit ?? 25,
+                offset: p.offset ?? 0
+              })
+              .pipe(Effect.map((l) => l.map(SubscriptionJson.subscription)))
+          )
+        }
+      },
+      subscription: {
+        type: Subscription,
+        args: byId,
+        resolve: (_, args: { id: string }, ctx) => {
+          allow(ctx, "subscriptions:write")
+          return ctx.run(
+            orNull(
+              subscriptions
+                .get(Auth.tenantOf(ctx.principal), args.id)
+                .pipe(Effect.map(SubscriptionJson.subscription)),
+              ["SubscriptionNotFound"]
+            )
+          )
+        }
+      },
+      events: {
+        type: list(Event),
+        description: "Events as delivered, newest first (scope webhooks:write)",
+        args: { type: { type: G.GraphQLString }, created_after: { type: Types.SafeInt }, ...pageArgs },
+        resolve: (_, args, ctx) => {
+          allow(ctx, "webhooks:write")
+          const p = params(EventsParams, args)
+          return ctx.run(
+            events
+              .list({
+                merchantId: ctx.principal.merchantId,
+                environment: ctx.principal.environment,
+                type: p.type,
+                // `created` is whole seconds: after second n is from second n + 1 (as the REST list).
+                createdFrom:
+                  p.created_after === undefined
+                    ? undefined
+                    : DateTime.unsafeMake((p.created_after + 1) * 1000),
+                limit: p.limit ?? 25,
+                offset: p.offset ?? 0
+              })
+              .pipe(Effect.map((l) => l.map((e) => JSON.parse(e.text) as unknown)))
+          )
+        }
+      },
+      event: {
+        type: Event,
+        args: byId,
+        resolve: (_, args: { id: string }, ctx) => {
+          allow(ctx, "webhooks:write")
+          return ctx.run(
+            events
+              .find(ctx.principal.merchantId, ctx.principal.environment, args.id)
+              .pipe(Effect.map((e) => (e === undefined ? null : (JSON.parse(e.text) as unknown))))
+          )
+        }
+      },
+      webhookEndpoints: {
+        type: list(WebhookEndpoint),
+        description: "Where events are delivered (scope webhooks:write)",
+        args: pageArgs,
+        resolve: (_, args, ctx) => {
+          allow(ctx, "webhooks:write")
+          const p = params(PageParams, args)
+          return ctx.run(
+            endpoints
+              .list(ctx.principal, { limit: p.limit ?? 25, offset: p.offset ?? 0 })
+              .pipe(Effect.map((l) => l.map(WebhookJson.endpoint)))
+          )
+        }
+      },
+      webhookDeliveries: {
+        type: list(WebhookDelivery),
+        description: "One endpoint's delivery attempts, newest first (scope webhooks:write)",
+        args: {
+          endpoint_id: { type: new G.GraphQLNonNull(G.GraphQLString) },
+          event_id: { type: G.GraphQLString },
+          status: { type: G.GraphQLString },
+          ...pageArgs
+        },
+        resolve: (_, args: Record<string, unknown>, ctx) => {
+          allow(ctx, "webhooks:write")
+          const { endpoint_id, ...rest } = args
+          const p = params(DeliveriesParams, rest)
+          return ctx.run(
+            orNull(
+              endpoints
+                .deliveries(Auth.tenantOf(ctx.principal), String(endpoint_id), {
+                  eventId: p.event_id,
+                  status: p.status,
+                  limit: p.limit ?? 25,
+                  offset: p.offset ?? 0
+                })
+                .pipe(Effect.map((l) => l.map(WebhookJson.delivery))),
+              ["WebhookEndpointNotFound"]
+            ).pipe(Effect.map((l) => l ?? []))
+          )
+        }
+      }
+    }
+  })
+
+  const schema = new G.GraphQLSchema({ query: Query })
+
+  /** The per-request loaders: one statement per page size for all the parents a response holds. */
+  const loaders = (run: Context["run"], principal: Auth.Principal) => {
+    const tenant = Auth.tenantOf(principal)
+    const group = <A extends { readonly merchantId: string; readonly environment: string }>(
+      ids: ReadonlyArray<string>,
+      rows: ReadonlyArray<A>,
+      parentOf: (a: A) => string
+    ) =>
+      ids.map((id) =>
+        rows.filter(
+          (r) =>
+            parentOf(r) === id.toLowerCase() &&
+            r.merchantId === tenant.merchantId &&
+            r.environment === tenant.environment
+        )
+      )
+    const cache = <A>(make: (limit: number) => DataLoader<string, A>) => {
+      const made = new Map<number, DataLoader<string, A>>()
+      return (limit: number) => {
+        const known = made.get(limit)
+        if (known !== undefined) return known
+        const loader = make(limit)
+        made.set(limit, loader)
+        return loader
+      }
+    }
+    return {
+      charges: cache(
+        (limit) =>
+          new DataLoader<string, ReadonlyArray<Mandate.Charge>>((ids) =>
+            run(charges.listByMandates(ids, limit)).then((rows) => group(ids, rows, (c) => c.mandateId))
+          )
+      ),
+      invoices: cache(
+        (limit) =>
+          new DataLoader<string, ReadonlyArray<Invoice.Invoice>>((ids) =>
+            run(invoices.listBySubscriptions(ids, limit)).then((rows) =>
+              group(ids, rows, (i) => i.subscriptionId)
+            )
+          )
+      )
+    }
+  }
+
+  return { schema, loaders }
+})
