@@ -17,24 +17,11 @@ import { MandateRead } from "../src/Mandates/Api.js"
 import * as WebhookEndpoints from "../src/Webhooks/Endpoints.js"
 import * as WebhookSql from "../src/Webhooks/Sql.js"
 import * as Fixtures from "./support/Fixtures.js"
-import { startOnPostgres } from "./support/PostgresServer.js"
+import { serverBackends } from "./support/PostgresServer.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 import * as TestServer from "./support/TestServer.js"
 
-const backends: ReadonlyArray<{
-  name: string
-  skip: boolean
-  start: () => Promise<TestServer.LocalTestServer>
-}> = [
-  { name: "PGlite", skip: false, start: () => TestServer.start() },
-  {
-    name: "PostgreSQL",
-    skip: TestDatabase.postgresUrl === undefined,
-    start: async () => (await startOnPostgres()).server
-  }
-]
-
-for (const backend of backends) {
+for (const backend of serverBackends) {
   describe.skipIf(backend.skip)(`GraphQL on ${backend.name}`, { timeout: 120_000 }, () => {
     let server: TestServer.LocalTestServer
     let merchant: Fixtures.Merchant

@@ -9,8 +9,7 @@ import { Auth } from "@laari/core"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Fixtures from "./support/Fixtures.js"
-import { startOnPostgres } from "./support/PostgresServer.js"
-import * as TestDatabase from "./support/TestDatabase.js"
+import { serverBackends } from "./support/PostgresServer.js"
 import * as TestServer from "./support/TestServer.js"
 
 interface Client {
@@ -19,20 +18,7 @@ interface Client {
   readonly scopes: ReadonlyArray<string>
 }
 
-const backends: ReadonlyArray<{
-  name: string
-  skip: boolean
-  start: () => Promise<TestServer.LocalTestServer>
-}> = [
-  { name: "PGlite", skip: false, start: () => TestServer.start() },
-  {
-    name: "PostgreSQL",
-    skip: TestDatabase.postgresUrl === undefined,
-    start: async () => (await startOnPostgres()).server
-  }
-]
-
-for (const backend of backends) {
+for (const backend of serverBackends) {
   describe.skipIf(backend.skip)(`OAuth 2.0 on ${backend.name}`, { timeout: 120_000 }, () => {
     let server: TestServer.LocalTestServer
     let merchant: Fixtures.Merchant

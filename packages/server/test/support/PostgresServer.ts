@@ -35,3 +35,20 @@ export const startOnPostgres = async (options: { readonly proxy?: boolean } = {}
     directUrl: url
   }
 }
+
+/**
+ * A whole server over HTTP on each database: embedded PGlite always, PostgreSQL (a fresh database) when
+ * DATABASE_URL is set; skipped otherwise, and `TestDatabase` says so.
+ */
+export const serverBackends: ReadonlyArray<{
+  readonly name: "PGlite" | "PostgreSQL"
+  readonly skip: boolean
+  readonly start: () => Promise<TestServer.LocalTestServer>
+}> = [
+  { name: "PGlite", skip: false, start: () => TestServer.start() },
+  {
+    name: "PostgreSQL",
+    skip: postgresUrl === undefined,
+    start: async () => (await startOnPostgres()).server
+  }
+]
