@@ -201,6 +201,81 @@ for (const backend of serverBackends) {
       )
     })
 
+    it("no root field shows another merchant's objects, or another environment's", async () => {
+      const owner = await Fixtures.merchant(server)
+      const key = owner.test
+      const mandate = await server.request("POST", "/mandates", { key, body: Fixtures.mandateBody() })
+      await server.request("POST", `/mandates/${mandate.body.id}/charges`, { key, body: { amount: 100 } })
+      const qr = await server.request("POST", "/qr-codes", {
+        key,
+        body: {
+          outlet_id: owner.outletId,
+          type: "STATIC",
+          title: "Counter",
+          reference: Fixtures.unique("qr")
+        }
+      })
+      const session = await server.request("POST", "/checkout/sessions", {
+        key,
+        body: {
+          mode: "SUBSCRIPTION",
+          title: "Plan",
+          reference: Fixtures.unique("sub"),
+          price_data: { name: "Gold", amount: 2_500, interval: "MONTH" }
+        }
+      })
+      const paid = await server.request("POST", `/test-helpers/checkout/sessions/${session.body.id}/pay`, {
+        key
+      })
+      const hook = await server.request("POST", "/webhook-endpoints", {
+        key,
+        body: { url: "https://example.com/owner", enabled_events: ["*"] }
+      })
+      const events = (await server.request("GET", "/events", { key })).body as Array<{ id: string }>
+      expect([mandate.status, qr.status, session.status, paid.status, hook.status]).toEqual([
+        201, 201, 200, 200, 201
+      ])
+      expect(events.length).toBeGreaterThan(0)
+      const ids = [mandate.body.id, qr.body.id, session.body.id, hook.body.id, ...events.map((e) => e.id)]
+
+      const lists = `{
+        mandates(limit: 50) { id charges(limit: 10) { id } }
+        qrCodes(limit: 100) { id }
+        subscriptions(limit: 50) { id invoices(limit: 10) { id } }
+        events(limit: 100) { id }
+        webhookEndpoints(limit: 100) { id }
+        webhookDeliveries(endpoint_id: "${hook.body.id}") { id }
+      }`
+      const singles = `{
+        mandate(id: "${mandate.body.id}") { id }
+        byReference: mandate(id: "${mandate.body.reference}") { id }
+        qrCode(id: "${qr.body.id}") { id }
+        checkoutSession(id: "${session.body.id}") { id }
+        subscription(id: "${session.body.reference}") { id }
+        event(id: "${events[0]!.id}") { id }
+      }`
+      // The owner sees them all; another merchant, and the owner's live key, see none of them.
+      const own = await query(key, singles)
+      expect(Object.values(own.body.data).every((v) => v !== null)).toBe(true)
+      for (const stranger of [merchant.test, owner.live]) {
+        const listed = await query(stranger, lists)
+        expect(listed.body.errors).toBeUndefined()
+        const seen = JSON.stringify(listed.body.data)
+        for (const id of ids) expect(seen).not.toContain(id)
+        expect(listed.body.data.webhookDeliveries).toEqual([])
+        const single = await query(stranger, singles)
+        expect(single.body.errors).toBeUndefined()
+        expect(single.body.data).toEqual({
+          mandate: null,
+          byReference: null,
+          qrCode: null,
+          checkoutSession: null,
+          subscription: null,
+          event: null
+        })
+      }
+    })
+
     it("filters and pages are decoded as the REST lists decode them", async () => {
       const bad = await query(merchant.test, `{ mandates(status: "SLEEPING", limit: 500) { id } }`)
       expect(bad.body.errors[0]).toMatchObject({
