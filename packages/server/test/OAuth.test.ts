@@ -193,7 +193,12 @@ for (const backend of serverBackends) {
             form(
               "/oauth/token",
               { grant_type: "client_credentials" },
-              { authorization: basic(client.client_id, `${client.client_secret.slice(0, -1)}0`) }
+              {
+                authorization: basic(
+                  client.client_id,
+                  `${client.client_secret.slice(0, -1)}${client.client_secret.endsWith("0") ? "1" : "0"}`
+                )
+              }
             )
         },
         {
