@@ -6,8 +6,8 @@
  * `MaxDepth` levels, and its estimated cost (every field 1, a list its page size times its items) may
  * not pass `MaxCost`.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Exit, Runtime } from "effect"
+import { HttpApiBuilder, HttpApiSecurity, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Exit, Redacted, Runtime } from "effect"
 import * as G from "graphql"
 import { createHandler } from "graphql-http"
 import { createComplexityRule, simpleEstimator } from "graphql-query-complexity"
@@ -124,9 +124,9 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 
     const serve = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const authorization = request.headers.authorization ?? ""
-      const token = /^Bearer\s+(.+)$/i.exec(authorization)?.[1] ?? ""
-      const principal = yield* principalOf(credentials, token)
+      // The key or token read as the merchant API reads it.
+      const token = yield* HttpApiBuilder.securityDecode(HttpApiSecurity.bearer)
+      const principal = yield* principalOf(credentials, Redacted.value(token))
       if (principal === undefined) return Problems.respond(Problems.Unauthorized.invalidKey)
       yield* limitKey(principal.keyId)
       const body = request.method === "POST" ? yield* Effect.orElseSucceed(request.text, () => "") : null

@@ -3,8 +3,15 @@
  * times every request. The route is added to the router directly, not to the `HttpApi`, so it stays out
  * of `/openapi.json`, the merchants' contract.
  */
-import { HttpApiBuilder, HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Chunk, Context, Effect, FiberRef, Layer, Redacted } from "effect"
+import {
+  HttpApiBuilder,
+  HttpApiSecurity,
+  HttpApp,
+  HttpRouter,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Chunk, Context, Effect, FiberRef, Layer } from "effect"
 import { Metrics } from "../Metrics.js"
 import * as Problems from "./Problems.js"
 import { OpsAuthentication, OpsAuthenticationLive } from "./Security.js"
@@ -96,10 +103,6 @@ export const middleware = <E, R>(app: HttpApp.HttpApp<HttpServerResponse.HttpSer
     })
   )
 
-/** As HttpApi reads the operator's bearer token for `/ops`: whatever follows `Bearer `. */
-const bearer = (request: HttpServerRequest.HttpServerRequest) =>
-  Redacted.make((request.headers.authorization ?? "").slice("Bearer ".length))
-
 /** `GET /metrics` with the operator token; `401` as `/ops` answers it otherwise. */
 const route = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
@@ -108,8 +111,8 @@ const route = HttpApiBuilder.Router.use((router) =>
     yield* router.get(
       Path,
       Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        yield* ops.opsToken(bearer(request))
+        // The token read as HttpApi reads it for `/ops`.
+        yield* ops.opsToken(yield* HttpApiBuilder.securityDecode(HttpApiSecurity.bearer))
         const text = yield* metrics.scrape
         return HttpServerResponse.text(text, {
           contentType: metrics.registry.contentType,

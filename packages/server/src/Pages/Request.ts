@@ -13,6 +13,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { ServerConfigTag } from "../Config.js"
 import * as RateLimit from "../Http/RateLimit.js"
 import { type Lang, parseLang } from "./I18n.js"
+import * as ServerSecrets from "../Sql/ServerSecrets.js"
 
 export const CsrfCookie = "laari_csrf"
 export const LangCookie = "laari_lang"
@@ -35,13 +36,9 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const config = yield* ServerConfigTag
-    yield* sql`INSERT INTO server_secrets (name, value, created_at)
-      VALUES (${KeyName}, ${randomBytes(32).toString("hex")}, now()) ON CONFLICT (name) DO NOTHING`
-    const [row] = yield* sql<{
-      readonly value: string
-    }>`SELECT value FROM server_secrets WHERE name = ${KeyName}`
+    const key = yield* ServerSecrets.ensure(sql, KeyName)
     return {
-      key: Buffer.from(row!.value, "hex"),
+      key: Buffer.from(key),
       secure: config.checkoutUrl.startsWith("https:"),
       limit: RateLimit.perAddress(config.rateLimit)
     }

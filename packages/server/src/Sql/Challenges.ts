@@ -6,8 +6,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { type Approval, Ids, Store } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
-import { randomBytes } from "node:crypto"
 import { fromDate, fromDateOrNull, one, repository, toDate, toDateOrNull } from "./Repository.js"
+import * as ServerSecrets from "./ServerSecrets.js"
 
 interface ChallengeRow {
   readonly id: string
@@ -55,35 +55,19 @@ const toRow = (c: Approval.Challenge): ChallengeRow => ({
 const CodeKeyName = "one_time_codes"
 
 /**
- * Makes the key of the code hashes, 32 random bytes, unless there is one. The migration that added
- * `server_secrets` runs it, so the first start of a deployment makes the key and every process reads it.
+ * Makes the key of the code hashes unless there is one. The migration that added `server_secrets` runs
+ * it, so the first start of a deployment makes the key and every process reads it.
  */
 export const createCodeKey = (sql: SqlClient.SqlClient): Effect.Effect<void, SqlError> =>
-  sql`INSERT INTO server_secrets (name, value, created_at)
-    VALUES (${CodeKeyName}, ${randomBytes(32).toString("hex")}, now())
-    ON CONFLICT (name) DO NOTHING`.pipe(Effect.asVoid)
+  ServerSecrets.create(sql, CodeKeyName)
 
 export const makeChallenges = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const readKey = sql<{
-    readonly value: string
-  }>`SELECT value FROM server_secrets WHERE name = ${CodeKeyName}`.pipe(
-    Effect.map((rows) =>
-      rows[0] === undefined ? undefined : new Uint8Array(Buffer.from(rows[0].value, "hex"))
-    )
-  )
   // Read in the transaction that uses it, a primary-key lookup: building the adapter touches no table,
   // and every process sees the one committed key. Missing (its row was removed), it is made again, and
   // commits or rolls back with the codes hashed under it.
-  const codeKey = Effect.flatMap(readKey, (found) =>
-    found !== undefined
-      ? Effect.succeed(found)
-      : Effect.zipRight(
-          createCodeKey(sql),
-          Effect.flatMap(readKey, (made) =>
-            made === undefined ? Effect.dieMessage("no code-hash key after making one") : Effect.succeed(made)
-          )
-        )
+  const codeKey = Effect.flatMap(ServerSecrets.read(sql, CodeKeyName), (found) =>
+    found !== undefined ? Effect.succeed(found) : ServerSecrets.ensure(sql, CodeKeyName)
   )
   const map = (rows: ReadonlyArray<ChallengeRow>) => rows.map(fromRow)
   return repository({

@@ -3,7 +3,6 @@
  * authentication; also the sandbox side of the ledger (funding wallets, setting a payer's state) and
  * the read-outs operators and tests need.
  */
-import { randomBytes } from "node:crypto"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Calendar, Crypto, type Errors, type Events, Fees, Ids, type Store, type Wallet } from "@laari/core"
 import { Context, DateTime, Effect, Layer, Schema } from "effect"
@@ -27,6 +26,7 @@ import {
 } from "./Merchants.js"
 import { inTransaction, int, one, repository, toDate } from "./Repository.js"
 import * as RowCache from "./RowCache.js"
+import * as ServerSecrets from "./ServerSecrets.js"
 
 /** The name of the API-key hash secret in `server_secrets`. */
 const KeyHashSecretName = "api_key_hashes"
@@ -312,12 +312,7 @@ export const make = Effect.gen(function* () {
 
   // The hash key: made by the first process that needs it, then read once per process (it never changes).
   let hashSecret: Uint8Array | undefined
-  const loadHashSecret = Effect.zipRight(
-    sql`INSERT INTO server_secrets (name, value, created_at)
-      VALUES (${KeyHashSecretName}, ${randomBytes(32).toString("hex")}, now())
-      ON CONFLICT (name) DO NOTHING`,
-    sql<{ readonly value: string }>`SELECT value FROM server_secrets WHERE name = ${KeyHashSecretName}`
-  ).pipe(Effect.map((rows) => new Uint8Array(Buffer.from(rows[0]!.value, "hex"))))
+  const loadHashSecret = ServerSecrets.ensure(sql, KeyHashSecretName)
   const keyDigest = (key: string) =>
     Effect.map(
       hashSecret !== undefined
