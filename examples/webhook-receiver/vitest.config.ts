@@ -1,5 +1,11 @@
 import { defineProject } from "vitest/config"
+import { sourceConditions } from "../../vitest.shared"
 
 export default defineProject({
-  test: { name: "example-webhook-receiver", include: ["test/**/*.test.ts"] }
+  ...sourceConditions,
+  test: {
+    name: "example-webhook-receiver",
+    include: ["test/**/*.test.ts"],
+    globalSetup: ["../../scripts/build-dist.ts"]
+  }
 })

@@ -1,9 +1,12 @@
 import { defineProject } from "vitest/config"
+import { sourceConditions } from "../../vitest.shared"
 
 export default defineProject({
+  ...sourceConditions,
   test: {
     name: "server",
     include: ["test/**/*.test.ts"],
+    globalSetup: ["../../scripts/build-dist.ts"],
     // graphql must be one module: Vite would load its ESM build for laari and Node its CommonJS one for
     // these libraries ("Cannot use GraphQLSchema from another module or realm"). Plain node loads one.
     server: { deps: { inline: ["graphql-http", "graphql-query-complexity"] } }

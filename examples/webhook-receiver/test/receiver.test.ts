@@ -37,7 +37,7 @@ describe("examples/webhook-receiver against a live server", () => {
     dataDir = mkdtempSync(Path.join(tmpdir(), "laari-receiver-"))
     const port = 40_000 + Math.floor(Math.random() * 20_000)
     baseUrl = `http://127.0.0.1:${port}`
-    laari = spawn(process.execPath, ["--import", "tsx", "packages/server/src/bin.ts"], {
+    laari = spawn(process.execPath, ["packages/server/dist/bin.js"], {
       cwd: root,
       env: {
         ...process.env,

@@ -1,5 +1,5 @@
 /**
- * The `laari` CLI as a developer runs it (`node --import tsx packages/server/src/Cli/main.ts`, what
+ * The `laari` CLI as a developer runs it (`node packages/server/dist/Cli/main.js`, the compiled build
  * `pnpm laari` runs) against the service as a child process on PGlite with a manual clock: every
  * command, the errors a developer acts on, `listen` forwarding signed deliveries, and the start-up
  * output with the operator token kept across a restart.
@@ -34,7 +34,7 @@ const cliEnv = (extra: Record<string, string>) => {
 }
 
 const launch = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
-  spawn(process.execPath, ["--import", "tsx", "packages/server/src/Cli/main.ts", ...args], {
+  spawn(process.execPath, ["packages/server/dist/Cli/main.js", ...args], {
     cwd: root,
     env: cliEnv(env),
     stdio: ["ignore", "pipe", "pipe"]

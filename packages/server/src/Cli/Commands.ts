@@ -6,10 +6,14 @@ import { Args, Command, Options } from "@effect/cli"
 import { Auth } from "@laari/core"
 import { Console, Duration, Effect, Option } from "effect"
 import * as ServerConfig from "../Config.js"
-import * as Serve from "../Serve.js"
-import * as Database from "../Sql/Database.js"
-import * as Migrations from "../Sql/Migrations.js"
 import * as Remote from "./Remote.js"
+
+// The server and the database drivers are loaded only by the commands that run them: every other
+// command (and `--help`) starts without reading them (about half of the CLI's start-up).
+const loadServe = Effect.promise(() => import("../Serve.js"))
+const loadDatabase = Effect.promise(() =>
+  Promise.all([import("../Sql/Database.js"), import("../Sql/Migrations.js")])
+)
 
 const environment = Options.choice("environment", ["test", "live"]).pipe(
   Options.withDescription("The environment: test (the sandbox) or live"),
@@ -22,7 +26,7 @@ const merchantId = Options.text("merchant").pipe(
 
 // ---------------------------------------------------------------------------------------------------------
 
-const serve = Command.make("serve", {}, () => Serve.run).pipe(
+const serve = Command.make("serve", {}, () => Effect.flatMap(loadServe, (Serve) => Serve.run)).pipe(
   Command.withDescription(
     "Run the service (PORT, DATABASE_URL, LAARI_* variables configure it; see the README). The same as pnpm start."
   )
@@ -31,6 +35,7 @@ const serve = Command.make("serve", {}, () => Serve.run).pipe(
 const migrate = Command.make("migrate", {}, () =>
   Effect.gen(function* () {
     const config = yield* ServerConfig.fromEnv
+    const [Database, Migrations] = yield* loadDatabase
     const target =
       config.databaseUrl === undefined ? `PGlite in ${config.dataDir}` : "PostgreSQL (DATABASE_URL)"
     const total = Object.keys(Migrations.migrations).length

@@ -72,7 +72,14 @@ const open = (dataDir: string | undefined): Effect.Effect<PGlite, SqlError> =>
     try: async () => {
       // PGlite only creates the last path segment itself.
       if (dataDir !== undefined) await mkdir(dataDir, { recursive: true })
-      return await PGlite.create({ dataDir, parsers: { [types.INT8]: parseInt8 } })
+      // PostgreSQL's default 128 MB of shared buffers lives in the WebAssembly heap, which never shrinks:
+      // an idle server held about 300 MB. A database one process serves needs far fewer, and the files
+      // under them stay in the operating system's page cache.
+      return await PGlite.create({
+        dataDir,
+        parsers: { [types.INT8]: parseInt8 },
+        postgresqlconf: ["shared_buffers = 16MB"]
+      })
     },
     catch: (cause) => new SqlError({ cause, message: "Failed to open PGlite database" })
   })

@@ -1,6 +1,6 @@
 /**
- * A laari server as a child process, started as `pnpm start` starts it (`node --import tsx
- * packages/server/src/bin.ts`) on a free port: for what only a process shows (start-up, signals, exit
+ * A laari server as a child process, started as `pnpm start` starts it (`node packages/server/dist/bin.js`,
+ * the compiled build a host installs, made fresh by the project's global setup) on a free port: for what only a process shows (start-up, signals, exit
  * codes, memory, `kill -9`). Its configuration comes only from `env`, not from the test's environment.
  */
 import { type ChildProcess, spawn } from "node:child_process"
@@ -9,9 +9,9 @@ import * as Net from "node:net"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
-/** The repository root, where `tsx` resolves and `pnpm start` runs. */
+/** The repository root, where `pnpm start` runs. */
 const root = Path.resolve(fileURLToPath(import.meta.url), "../../../../..")
-const entry = "packages/server/src/bin.ts"
+const entry = "packages/server/dist/bin.js"
 
 export interface Exit {
   readonly code: number | null
@@ -77,7 +77,7 @@ export const spawnServer = async (options: {
   readonly port?: number
 }): Promise<ServerProcess> => {
   const port = options.port ?? (await freePort())
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", entry], {
+  const child: ChildProcess = spawn(process.execPath, [entry], {
     cwd: root,
     env: { ...baseEnv(), ...options.env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"]
