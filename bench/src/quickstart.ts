@@ -89,7 +89,9 @@ const start = async (cwd: string, env: Record<string, string>, port: number) => 
   for (;;) {
     if (child.exitCode !== null) throw new Error(`pnpm start exited with ${child.exitCode} in ${cwd}`)
     if (Date.now() > deadline) throw new Error("pnpm start was not ready within 300 s")
-    const status = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
+    const status = await fetch(`http://127.0.0.1:${port}/readyz`, {
+      signal: AbortSignal.timeout(2_000)
+    }).then(
       (r) => r.status,
       () => 0
     )
@@ -127,7 +129,9 @@ const measure = async (ref: string) => {
     const idleRssMiB = serverRss(again.pid)
     log(`${commit}: pnpm laari --help, pnpm laari merchants list (${runs} each)`)
     const help = Array.from({ length: runs }, () => timed(dir, env, "pnpm", ["laari", "--help"]))
-    const command = Array.from({ length: runs }, () => timed(dir, env, "pnpm", ["laari", "merchants", "list"]))
+    const command = Array.from({ length: runs }, () =>
+      timed(dir, env, "pnpm", ["laari", "merchants", "list"])
+    )
     await again.stop()
     return {
       ref,

@@ -9,6 +9,7 @@
 import { Console, Effect, Layer } from "effect"
 import * as Banner from "./Banner.js"
 import * as Config from "./Config.js"
+import * as DataDir from "./DataDir.js"
 import * as Logs from "./Logs.js"
 import * as Onboarding from "./Onboarding.js"
 import * as OpsToken from "./OpsToken.js"
@@ -70,6 +71,12 @@ const serveOne = Effect.gen(function* () {
 
 /** The service: one process, or with `LAARI_PROCESSES=N` a supervisor of N sharing one port and token. */
 export const run = Effect.gen(function* () {
+  yield* Config.fromEnv.pipe(
+    Effect.flatMap((config) => DataDir.prepare(config.dataDir ?? Config.defaults.dataDir)),
+    Effect.catchTag("DataDirExposed", (e) =>
+      Console.error(`laari: ${e.message}`).pipe(Effect.zipRight(Effect.sync(() => process.exit(1))))
+    )
+  )
   const plan = yield* Effect.try(() => Processes.plan(process.env)).pipe(
     Effect.catchAll((e) =>
       Console.error(`laari: ${(e.error as Error).message}`).pipe(

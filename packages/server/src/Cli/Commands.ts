@@ -6,6 +6,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Auth } from "@laari/core"
 import { Console, Duration, Effect, Option } from "effect"
 import * as ServerConfig from "../Config.js"
+import * as DataDir from "../DataDir.js"
 import * as Remote from "./Remote.js"
 
 // The server and the database drivers are loaded only by the commands that run them: every other
@@ -36,6 +37,8 @@ const migrate = Command.make("migrate", {}, () =>
   Effect.gen(function* () {
     const config = yield* ServerConfig.fromEnv
     const [Database, Migrations] = yield* loadDatabase
+    if (config.databaseUrl === undefined)
+      yield* DataDir.prepare(config.dataDir ?? ServerConfig.defaults.dataDir)
     const target =
       config.databaseUrl === undefined ? `PGlite in ${config.dataDir}` : "PostgreSQL (DATABASE_URL)"
     const total = Object.keys(Migrations.migrations).length

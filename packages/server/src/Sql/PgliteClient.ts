@@ -36,6 +36,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { mkdir } from "node:fs/promises"
+import * as DataDir from "../DataDir.js"
 
 export interface PgliteClientConfig {
   /** Directory holding the database files (created if missing). `undefined` = in memory. */
@@ -75,11 +76,13 @@ const open = (dataDir: string | undefined): Effect.Effect<PGlite, SqlError> =>
       // PostgreSQL's default 128 MB of shared buffers lives in the WebAssembly heap, which never shrinks:
       // an idle server held about 300 MB. A database one process serves needs far fewer, and the files
       // under them stay in the operating system's page cache.
-      return await PGlite.create({
+      const db = await PGlite.create({
         dataDir,
         parsers: { [types.INT8]: parseInt8 },
         postgresqlconf: ["shared_buffers = 16MB"]
       })
+      if (dataDir !== undefined) DataDir.privatize(dataDir)
+      return db
     },
     catch: (cause) => new SqlError({ cause, message: "Failed to open PGlite database" })
   })
@@ -92,6 +95,7 @@ export const make = (
     // queries PGlite has already accepted.
     const pglite = yield* Effect.acquireRelease(open(options.dataDir), (db) =>
       Effect.promise(() => db.close()).pipe(
+        Effect.tap(() => Effect.sync(() => options.dataDir && DataDir.privatize(options.dataDir))),
         Effect.catchAllDefect((cause) => Effect.logWarning("Failed to close PGlite", cause))
       )
     )
