@@ -63,7 +63,9 @@ const make = (limits: Limits) =>
       Effect.gen(function* () {
         const now = yield* DateTime.now
         const { attempt } = claimed
-        const timestamp = Math.floor(DateTime.toEpochMillis(now) / 1000)
+        // Receivers check webhook-timestamp against their own clock (Standard Webhooks: 5 minutes), so it
+        // is the wall time even when the service's clock is manual; the event's `created` keeps that clock.
+        const timestamp = Math.floor(Date.now() / 1000)
         const response = yield* Sender.send({
           url: claimed.url,
           headers: Signing.headers(
