@@ -43,6 +43,7 @@ const schema = [
   "ledger_transfers",
   "mandate_charges",
   "mandates",
+  "manual_clock",
   "merchants",
   "notifications",
   "oauth_clients",
@@ -65,7 +66,8 @@ const all = [
   [5, "webhooks"],
   [6, "wallet_sign_in"],
   [7, "ledger_rollup"],
-  [8, "oauth"]
+  [8, "oauth"],
+  [9, "manual_clock"]
 ]
 
 describe("PGlite", () => {

@@ -561,7 +561,14 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
     sql.unsafe(`ALTER TABLE ledger_entries ADD COLUMN rolled boolean NOT NULL DEFAULT true;
       CREATE INDEX ledger_entries_unrolled ON ledger_entries (account_id) WHERE NOT rolled;`)
   ),
-  "0008_oauth": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(OAuthClients.schema))
+  "0008_oauth": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(OAuthClients.schema)),
+  // The manual clock's time (LAARI_CLOCK=manual), so a restart goes on from it: one row.
+  "0009_manual_clock": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(`CREATE TABLE manual_clock (
+      id boolean PRIMARY KEY DEFAULT true CHECK (id),
+      now_ms bigint NOT NULL
+    );`)
+  )
 }
 
 /** The Migrator's bookkeeping table; created here first (see `run`). */
