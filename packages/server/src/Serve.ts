@@ -10,6 +10,7 @@ import { Console, Effect, Layer } from "effect"
 import * as Banner from "./Banner.js"
 import * as Config from "./Config.js"
 import * as Logs from "./Logs.js"
+import * as Notify from "./Notify/Delivery.js"
 import * as Onboarding from "./Onboarding.js"
 import * as OpsToken from "./OpsToken.js"
 import * as Processes from "./Processes.js"
@@ -53,12 +54,14 @@ const serveOne = Effect.gen(function* () {
     : Layer.effectDiscard(
         Effect.gen(function* () {
           const seeded = yield* Onboarding.seedDemo
+          const { channel } = yield* Notify.Notify
           const text = Banner.lines({
             config,
             token,
             seeded,
             showSecrets: format === "text",
-            processes: Processes.plan(process.env).processes
+            processes: Processes.plan(process.env).processes,
+            notices: channel
           }).join("\n")
           yield* format === "text" ? Console.log(text) : Console.error(text)
         })

@@ -44,6 +44,7 @@ const schema = [
   "mandate_charges",
   "mandates",
   "merchants",
+  "notification_outbox",
   "notifications",
   "oauth_clients",
   "oauth_tokens",
@@ -65,7 +66,8 @@ const all = [
   [5, "webhooks"],
   [6, "wallet_sign_in"],
   [7, "ledger_rollup"],
-  [8, "oauth"]
+  [8, "oauth"],
+  [9, "notification_outbox"]
 ]
 
 describe("PGlite", () => {
