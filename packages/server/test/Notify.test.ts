@@ -5,7 +5,7 @@
  * clock is manual (retries wait for it); the signature's timestamp is the wall clock's.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
@@ -16,6 +16,7 @@ import * as F from "./support/Fixtures.js"
 import { serverBackends } from "./support/PostgresServer.js"
 import * as R from "./support/Receiver.js"
 import * as ServerProcess from "./support/ServerProcess.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 import * as TestServer from "./support/TestServer.js"
 
 interface Row {
@@ -80,7 +81,9 @@ for (const backend of serverBackends) {
       return { challengeId: res.body.challenge_id as string, noticeId: `code:${res.body.challenge_id}` }
     }
 
-    it("a code notice is POSTed, signed, verified by the standardwebhooks library; a tampered body is not", async () => {
+    it("a code notice is POSTed, signed, verified by the standardwebhooks library; a tampered body is not", {
+      timeout: 30_000
+    }, async () => {
       // laari's clock an hour ahead of the wall clock: the signature's timestamp must still be the wall's.
       await advance(3600)
       const mandateId = await liveMandate()
@@ -137,7 +140,7 @@ for (const backend of serverBackends) {
       expect(received(noticeId)).toHaveLength(1)
     })
 
-    it("test-mode notices go too, with livemode false", async () => {
+    it("test-mode notices go too, with livemode false", { timeout: 30_000 }, async () => {
       const m = await F.merchant(server)
       const mandate = await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })
       expect(mandate.status, mandate.text).toBe(201)
@@ -156,7 +159,9 @@ for (const backend of serverBackends) {
       expect(got.doc.customer.phone).toEqual(expect.any(String))
     })
 
-    it("while the service is down notices wait and are retried; back, each arrives, none lost, none doubled", async () => {
+    it("while the service is down notices wait and are retried; back, each arrives, none lost, none doubled", {
+      timeout: 60_000
+    }, async () => {
       const customer = await F.customer(server)
       await receiver.close()
       const ids: Array<string> = []
@@ -193,7 +198,7 @@ for (const backend of serverBackends) {
       }
     })
 
-    it("a code that expires while the service is down is never sent late", async () => {
+    it("a code that expires while the service is down is never sent late", { timeout: 60_000 }, async () => {
       const customer = await F.customer(server)
       await receiver.close()
       const { noticeId } = await requestCode(await liveMandate(), customer.phone)
@@ -267,4 +272,53 @@ describe("the service as pnpm start runs it, on the system clock, without LAARI_
     await second.p.stop()
     expect(second.secret).toBe(first.secret)
   }, 240_000)
+})
+
+describe.skipIf(TestDatabase.postgresUrl === undefined)("two servers on one PostgreSQL", () => {
+  const scope = Effect.runSync(Scope.make())
+  const secret = Signing.generateSecret()
+  let receiver: R.Receiver
+  let servers: Array<TestServer.LocalTestServer> = []
+
+  beforeAll(async () => {
+    receiver = await R.start()
+    const databaseUrl = await Effect.runPromise(
+      Scope.extend(TestDatabase.createDatabase(TestDatabase.postgresUrl!), scope)
+    )
+    const config = { notifyUrl: receiver.url("/both"), notifySecret: secret }
+    servers = [
+      await TestServer.start({ databaseUrl, config }),
+      await TestServer.start({ databaseUrl, config })
+    ]
+  }, 120_000)
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.close()))
+    await receiver?.close()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  })
+
+  it("share the outbox: every notice is delivered by one of them, exactly once", async () => {
+    // Slow answers keep both workers busy at once.
+    receiver.answer = () => ({ status: 200, delayMs: 50 })
+    const [a, b] = servers as [TestServer.LocalTestServer, TestServer.LocalTestServer]
+    const m = await F.merchant(a)
+    const mandate = await a.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })
+    expect(mandate.status, mandate.text).toBe(201)
+    const charges = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 === 0 ? a : b).request("POST", `/mandates/${mandate.body.id}/charges`, {
+          key: m.test,
+          body: { amount: 100 }
+        })
+      )
+    )
+    expect(charges.map((c) => c.status)).toEqual(charges.map(() => 201))
+    const ids = new Set(charges.map((c) => c.body.id as string))
+    const notices = () =>
+      receiver.received.map((r) => JSON.parse(r.body)).filter((d) => ids.has(d.data.charge_id))
+    await R.eventually(() => notices().length >= 40, 20_000, "40 notices")
+    await new Promise((r) => setTimeout(r, 1_500))
+    expect(notices()).toHaveLength(40)
+    expect(new Set(notices().map((d) => d.data.charge_id))).toEqual(ids)
+  }, 60_000)
 })
