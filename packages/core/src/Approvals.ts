@@ -100,7 +100,8 @@ export class Approvals extends Effect.Service<Approvals>()("laari/Approvals", {
           title: "Your laari code",
           body: `${code} is your code to approve ${what}. It expires in ${Approval.LifetimeMinutes} minutes. Never share it.`,
           data: { code, challenge_id: challenge.id, subject_kind: subject.kind, subject_id: subject.id },
-          createdAt: now
+          createdAt: now,
+          expiresAt: challenge.expiresAt
         })
         return challenge
       })

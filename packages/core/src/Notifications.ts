@@ -27,6 +27,8 @@ export interface Notification {
   /** Structured details for the app (amounts, ids). A one-time code is in `data.code`. */
   readonly data: { readonly [key: string]: unknown }
   readonly createdAt: DateTime.Utc
+  /** When it stops being of use (a one-time code's expiry): a channel never delivers it later. */
+  readonly expiresAt?: DateTime.Utc | undefined
 }
 
 export interface NotificationsService {

@@ -6,6 +6,7 @@
  */
 import { resolve } from "node:path"
 import type * as Config from "./Config.js"
+import * as Notify from "./Notify/Delivery.js"
 import type * as OpsToken from "./OpsToken.js"
 
 export interface Seeded {
@@ -26,6 +27,31 @@ export const redactUrl = (url: string): string => {
   }
 }
 
+/** A URL without its query, which may carry a token. */
+const withoutQuery = (url: string): string => {
+  const u = new URL(url)
+  return `${u.origin}${u.pathname}`
+}
+
+const noticeLines = (
+  notices: { readonly url: string; readonly signing: Notify.SigningSecret } | undefined,
+  showSecrets: boolean
+): ReadonlyArray<string> => {
+  if (notices === undefined)
+    return [
+      "  notices     kept in laari (the wallet page); LAARI_NOTIFY_URL sends them to the wallet's service"
+    ]
+  const { signing } = notices
+  const where =
+    signing.source === "env"
+      ? "signed with LAARI_NOTIFY_SECRET"
+      : `signed with a secret generated once and kept in the database (server_secrets "${Notify.SecretName}"); LAARI_NOTIFY_SECRET sets your own`
+  return [
+    `  notices     POST ${withoutQuery(notices.url)}, ${where}`,
+    ...(showSecrets && signing.source === "database" ? [`              ${signing.secret}`] : [])
+  ]
+}
+
 export const lines = (input: {
   readonly config: Config.ServerConfig
   readonly token: OpsToken.Resolved
@@ -33,6 +59,8 @@ export const lines = (input: {
   /** Keys and the token are shown only on a terminal-facing text output. */
   readonly showSecrets: boolean
   readonly processes: number
+  /** Where customer notices go, when they leave laari (`LAARI_NOTIFY_URL`). */
+  readonly notices?: { readonly url: string; readonly signing: Notify.SigningSecret } | undefined
 }): ReadonlyArray<string> => {
   const { config, token, seeded, showSecrets } = input
   const base = config.baseUrl
@@ -56,6 +84,7 @@ export const lines = (input: {
         : `in ${token.file}${token.source === "generated" ? " (generated now)" : ""}; LAARI_OPS_TOKEN sets your own`
   out.push(`  ops token   ${tokenWhere}`)
   if (showSecrets && token.source === "generated") out.push(`              ${token.value}`)
+  out.push(...noticeLines(input.notices, showSecrets))
   if (seeded !== undefined) {
     out.push(
       "",

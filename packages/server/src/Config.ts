@@ -1,7 +1,7 @@
 /**
  * Configuration from the environment (DESIGN section 8).
  */
-import { Config as C, type ConfigError, Context, Effect, Layer, Option } from "effect"
+import { Config as C, type ConfigError, Context, Effect, Layer, Option, Redacted } from "effect"
 
 export interface ServerConfig {
   readonly port: number
@@ -20,6 +20,13 @@ export interface ServerConfig {
   readonly rateLimit: number
   /** `LAARI_WEBHOOK_ALLOW_PRIVATE=true`: live endpoints may be private addresses (tests, private networks). */
   readonly webhookAllowPrivate: boolean
+  /**
+   * `LAARI_NOTIFY_URL`: the wallet provider's notification service; every customer notice is POSTed
+   * there, signed (`Notify`). Unset: notices stay in laari (the wallet page).
+   */
+  readonly notifyUrl?: string | undefined
+  /** `LAARI_NOTIFY_SECRET` (`whsec_...`) signs them; unset, one is generated and kept in the database. */
+  readonly notifySecret?: string | undefined
 }
 
 export const defaults = {
@@ -31,6 +38,21 @@ export const defaults = {
 export class ServerConfigTag extends Context.Tag("laari/server/Config")<ServerConfigTag, ServerConfig>() {}
 
 const stripSlash = (s: string) => s.replace(/\/+$/, "")
+
+const isHttpUrl = (s: string): boolean => {
+  try {
+    const url = new URL(s)
+    return (
+      (url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === ""
+    )
+  } catch {
+    return false
+  }
+}
+
+/** A Standard Webhooks secret: `whsec_` and base64 of enough bytes for HMAC-SHA256. */
+const isSigningSecret = (s: string): boolean =>
+  /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(s) && Buffer.from(s.slice(6), "base64").length >= 24
 
 export const fromEnv: Effect.Effect<ServerConfig, ConfigError.ConfigError> = Effect.gen(function* () {
   const port = yield* C.integer("PORT").pipe(C.withDefault(4000))
@@ -51,7 +73,25 @@ export const fromEnv: Effect.Effect<ServerConfig, ConfigError.ConfigError> = Eff
       C.validate({ message: "must be 0 (off) or more requests per second", validation: (n) => n >= 0 }),
       C.withDefault(defaults.rateLimit)
     ),
-    webhookAllowPrivate: yield* C.boolean("LAARI_WEBHOOK_ALLOW_PRIVATE").pipe(C.withDefault(false))
+    webhookAllowPrivate: yield* C.boolean("LAARI_WEBHOOK_ALLOW_PRIVATE").pipe(C.withDefault(false)),
+    notifyUrl: Option.getOrUndefined(
+      yield* C.option(
+        C.nonEmptyString("LAARI_NOTIFY_URL").pipe(
+          C.validate({ message: "must be an http:// or https:// URL", validation: isHttpUrl })
+        )
+      )
+    ),
+    notifySecret: Option.getOrUndefined(
+      yield* C.option(
+        C.redacted("LAARI_NOTIFY_SECRET").pipe(
+          C.map(Redacted.value),
+          C.validate({
+            message: "must be whsec_ followed by the base64 of at least 24 bytes",
+            validation: isSigningSecret
+          })
+        )
+      )
+    )
   }
 })
 

@@ -17,6 +17,7 @@ import { Clockwork } from "./Clockwork.js"
 import { PoolStats } from "./Sql/PgPool.js"
 import { toDate } from "./Sql/Repository.js"
 import * as Delivery from "./Webhooks/Delivery.js"
+import * as Notify from "./Notify/Delivery.js"
 
 /** The labels of one answered request: `route` is a template (`/mandates/{id}`) or `unmatched`. */
 export interface RequestLabels {
@@ -42,7 +43,8 @@ export const DueCountTimeout = Duration.seconds(2)
 const counters: ReadonlyArray<Counters.Counter<string>> = [
   Counters.MandateCharges,
   Counters.Renewals,
-  Delivery.Deliveries
+  Delivery.Deliveries,
+  Notify.Notices
 ]
 
 const exposeCounter = (registry: Prometheus.Registry, c: Counters.Counter<string>) =>

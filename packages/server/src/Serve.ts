@@ -11,6 +11,7 @@ import * as Banner from "./Banner.js"
 import * as Config from "./Config.js"
 import * as DataDir from "./DataDir.js"
 import * as Logs from "./Logs.js"
+import * as Notify from "./Notify/Delivery.js"
 import * as Onboarding from "./Onboarding.js"
 import * as OpsToken from "./OpsToken.js"
 import * as Processes from "./Processes.js"
@@ -54,12 +55,14 @@ const serveOne = Effect.gen(function* () {
     : Layer.effectDiscard(
         Effect.gen(function* () {
           const seeded = yield* Onboarding.seedDemo
+          const { channel } = yield* Notify.Notify
           const text = Banner.lines({
             config,
             token,
             seeded,
             showSecrets: format === "text",
-            processes: Processes.plan(process.env).processes
+            processes: Processes.plan(process.env).processes,
+            notices: channel
           }).join("\n")
           yield* format === "text" ? Console.log(text) : Console.error(text)
         })

@@ -23,6 +23,7 @@ import { AuthenticationLive, OpsAuthenticationLive } from "./Http/Security.js"
 import { MandatesLive } from "./Mandates/Http.js"
 import * as OAuthHttp from "./OAuth/Http.js"
 import * as Metrics from "./Metrics.js"
+import * as Notify from "./Notify/Delivery.js"
 import { OpsLive } from "./Ops/Http.js"
 import * as CustomerPages from "./Pages/Customer.js"
 import * as DashboardPages from "./Pages/Dashboard.js"
@@ -67,13 +68,19 @@ const coreLayer = (config: Config.ServerConfig) => {
     Crypto.layerWeb,
     Config.layer(config)
   )
-  const services = ServicesLive.pipe(Layer.provideMerge(base))
+  // The notices' port (queued for the notification service too, with `LAARI_NOTIFY_URL`) over the
+  // database's own, which it replaces.
+  const notices = Notify.layer(config).pipe(Layer.provideMerge(base))
+  const services = ServicesLive.pipe(Layer.provideMerge(notices))
   const deliveries = Delivery.layer().pipe(
     Layer.provideMerge(WebhookEndpoints.layer),
     Layer.provideMerge(WebhookSql.layer)
   )
-  // The engine's jobs and the webhook deliveries, in one list.
-  const jobs = Delivery.jobs.pipe(Layer.provide(services), Layer.provideMerge(deliveries))
+  // The engine's jobs, the webhook deliveries and the notices, in one list.
+  const jobs = Notify.jobs.pipe(
+    Layer.provide(Delivery.jobs.pipe(Layer.provide(services))),
+    Layer.provideMerge(deliveries)
+  )
   return Clockwork.layer.pipe(Layer.provideMerge(jobs), Layer.provideMerge(services))
 }
 
@@ -99,7 +106,8 @@ const ServingLive = Layer.mergeAll(
     Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: 1024 }))
   ),
   Workers.layer,
-  Delivery.worker
+  Delivery.worker,
+  Notify.worker
 )
 
 /** Everything but the listening socket: tests put a server under it. */

@@ -100,6 +100,7 @@ describe("laari CLI", { timeout: 60_000 }, () => {
     expect(out).toContain("/metrics")
     expect(out).toContain(`ops token   in ${Path.join(dataDir, "ops-token")} (generated now)`)
     expect(out).toMatch(/sandbox secret key: +sk_test_/)
+    expect(out).toContain("notices     kept in laari (the wallet page); LAARI_NOTIFY_URL sends them")
     expect(out).toContain("pnpm laari keys create --merchant <merchant id> --environment test")
     // The generated token is kept beside the data, readable by its owner only.
     expect(statSync(Path.join(dataDir, "ops-token")).mode & 0o777).toBe(0o600)

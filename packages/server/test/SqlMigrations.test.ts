@@ -45,6 +45,7 @@ const schema = [
   "mandates",
   "manual_clock",
   "merchants",
+  "notification_outbox",
   "notifications",
   "oauth_clients",
   "oauth_tokens",
@@ -67,7 +68,8 @@ const all = [
   [6, "wallet_sign_in"],
   [7, "ledger_rollup"],
   [8, "oauth"],
-  [9, "manual_clock"]
+  [9, "manual_clock"],
+  [10, "notification_outbox"]
 ]
 
 describe("PGlite", () => {

@@ -108,12 +108,7 @@ const EventSets = {
         AND ('*' = ANY (w.enabled_events) OR e.type = ANY (w.enabled_events))
       RETURNING 1`
   },
-  wake: {
-    name: "event_deliveries_wake",
-    select: true,
-    text: `SELECT pg_notify('${DeliveryChannel}', 'event')
-      FROM (SELECT count(*) AS n FROM event_deliveries_due) q WHERE q.n > 0`
-  }
+  wake: WriteBehind.wakeAfter("event_deliveries_wake", "event_deliveries_due", DeliveryChannel, "event")
 } satisfies Record<string, WriteBehind.RowSet>
 
 export const makeEvents = Effect.map(SqlClient.SqlClient, (sql) =>

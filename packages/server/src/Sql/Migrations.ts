@@ -539,6 +539,33 @@ UPDATE api_keys SET scopes = array_append(scopes, 'webhooks:write')
     'subscriptions:write', 'checkout:write']::text[] AND NOT scopes @> ARRAY['webhooks:write']::text[];
 `
 
+/**
+ * One row per notice to deliver, written in the notice's transaction: the document to send (with the
+ * customer's phone filled in at each attempt), where its delivery stands, and its last outcome. A code
+ * notice loses its document once delivered or dropped, so the code is not kept longer than needed.
+ */
+const notificationOutbox = `
+CREATE TABLE notification_outbox (
+  id text PRIMARY KEY,
+  position bigint GENERATED ALWAYS AS IDENTITY,
+  customer_id uuid NOT NULL REFERENCES customers (id),
+  ${environment},
+  kind text NOT NULL,
+  payload text,
+  status text NOT NULL CHECK (status IN ('PENDING', 'DELIVERED', 'EXPIRED', 'FAILED')),
+  attempts integer NOT NULL,
+  due_at timestamptz NOT NULL,
+  leased_until timestamptz,
+  expires_at timestamptz,
+  give_up_at timestamptz NOT NULL,
+  last_status integer,
+  last_error text,
+  done_at timestamptz,
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX notification_outbox_due ON notification_outbox (due_at) WHERE status = 'PENDING';
+`
+
 /** Each migration runs once, in order of its number. Never edit one that has shipped: add the next. */
 export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>> = {
   "0001_init": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(init)),
@@ -568,7 +595,9 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
       id boolean PRIMARY KEY DEFAULT true CHECK (id),
       now_ms bigint NOT NULL
     );`)
-  )
+  ),
+  // Customer notices on their way to the wallet provider's notification service (`Notify`).
+  "0010_notification_outbox": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(notificationOutbox))
 }
 
 /** The Migrator's bookkeeping table; created here first (see `run`). */

@@ -228,6 +228,16 @@ export const insertInto = (
     FROM json_populate_recordset(NULL::${table}, $1) WITH ORDINALITY AS v ORDER BY v.ordinality ${suffix}`
 })
 
+/**
+ * A `pg_notify(channel, payload)` when the set `after` wrote any row: sent on commit, so whoever it wakes
+ * sees the rows.
+ */
+export const wakeAfter = (name: string, after: string, channel: string, payload: string): RowSet => ({
+  name,
+  select: true,
+  text: `SELECT pg_notify('${channel}', '${payload}') FROM (SELECT count(*) AS n FROM ${after}) q WHERE q.n > 0`
+})
+
 /** Updates the rows of `table` matching each row's `match` columns, setting the rest of its `columns`. */
 export const updateOf = (
   name: string,

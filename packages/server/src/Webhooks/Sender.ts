@@ -1,5 +1,5 @@
 /**
- * One delivery attempt over HTTP: a `POST` of the exact envelope text, no redirects followed, the whole
+ * One delivery attempt over HTTP, for webhooks and for customer notices (`Notify`): a `POST` of the exact envelope text, no redirects followed, the whole
  * attempt bounded by `Webhook.AttemptTimeout`, the response body read up to `Webhook.LoggedBodyBytes`.
  * When the endpoint must be public, every address the name resolves to is checked as the socket
  * connects (the address connected to is the one checked, so DNS rebinding gains nothing).
@@ -18,6 +18,8 @@ export interface Request {
   readonly body: string
   /** Refuse loopback, private, link-local and reserved addresses. */
   readonly publicOnly: boolean
+  /** Default `laari-webhooks/2026-07-01`. */
+  readonly userAgent?: string | undefined
 }
 
 export interface Response {
@@ -110,7 +112,7 @@ const attempt = (request: Request, signal: AbortSignal): Promise<Response> =>
         ...request.headers,
         "content-type": "application/json",
         "content-length": String(body.length),
-        "user-agent": "laari-webhooks/2026-07-01"
+        "user-agent": request.userAgent ?? "laari-webhooks/2026-07-01"
       }
     })
     req.on("error", (error) => done({ status: null, body: null, error: describe(error, signal.aborted) }))

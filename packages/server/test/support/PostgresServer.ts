@@ -3,11 +3,14 @@
  * Needs `DATABASE_URL`; the database is dropped on close.
  */
 import { Effect, Exit, Scope } from "effect"
+import type { ServerConfig } from "../../src/Config.js"
 import * as TcpProxy from "./TcpProxy.js"
 import { createDatabase, postgresUrl, withDatabase } from "./TestDatabase.js"
 import * as TestServer from "./TestServer.js"
 
-export const startOnPostgres = async (options: { readonly proxy?: boolean } = {}) => {
+export const startOnPostgres = async (
+  options: { readonly proxy?: boolean; readonly config?: Partial<ServerConfig> } = {}
+) => {
   const scope = Effect.runSync(Scope.make())
   const url = await Effect.runPromise(Scope.extend(createDatabase(postgresUrl!), scope))
   let proxy: TcpProxy.TcpProxy | undefined
@@ -21,7 +24,7 @@ export const startOnPostgres = async (options: { readonly proxy?: boolean } = {}
     parsed.hostname = "127.0.0.1"
     databaseUrl = withDatabase(parsed.toString(), parsed.pathname.slice(1))
   }
-  const server = await TestServer.start({ databaseUrl })
+  const server = await TestServer.start({ databaseUrl, config: options.config })
   return {
     server: {
       ...server,
@@ -43,12 +46,12 @@ export const startOnPostgres = async (options: { readonly proxy?: boolean } = {}
 export const serverBackends: ReadonlyArray<{
   readonly name: "PGlite" | "PostgreSQL"
   readonly skip: boolean
-  readonly start: () => Promise<TestServer.LocalTestServer>
+  readonly start: (config?: Partial<ServerConfig>) => Promise<TestServer.LocalTestServer>
 }> = [
-  { name: "PGlite", skip: false, start: () => TestServer.start() },
+  { name: "PGlite", skip: false, start: (config) => TestServer.start({ config }) },
   {
     name: "PostgreSQL",
     skip: postgresUrl === undefined,
-    start: async () => (await startOnPostgres()).server
+    start: async (config) => (await startOnPostgres({ config })).server
   }
 ]

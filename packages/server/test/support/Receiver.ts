@@ -19,7 +19,8 @@ export interface Receiver {
   readonly close: () => Promise<void>
 }
 
-export const start = async (): Promise<Receiver> => {
+/** Listens on `port` (default: any free one); a receiver closed and started again on its port is "back". */
+export const start = async (port = 0): Promise<Receiver> => {
   const received: Array<Received> = []
   const receiver: Receiver = {
     url: (path = "/hook") => `http://127.0.0.1:${(server.address() as { port: number }).port}${path}`,
@@ -50,7 +51,7 @@ export const start = async (): Promise<Receiver> => {
       else reply()
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
   return receiver
 }
 

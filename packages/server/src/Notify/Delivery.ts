@@ -1,0 +1,154 @@
+/**
+ * Customer notices to the wallet provider's notification service (DESIGN section 11): with
+ * `LAARI_NOTIFY_URL` set, every notice is queued in its own transaction (`Notify/Sql`) and POSTed there by
+ * this worker, signed per Standard Webhooks under the notify secret, with the webhooks' signer, sender and
+ * worker (`Webhooks/Signing`, `Webhooks/Sender`, `Dispatch`). Retries follow `Document.RetryDelays` for up
+ * to a day; a one-time code is never sent after it expired.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Counters, type Notifications, Work } from "@laari/core"
+import { Context, DateTime, Effect, Layer } from "effect"
+import type * as Config from "../Config.js"
+import * as Dispatch from "../Dispatch.js"
+import { notificationsLayer as keptOnly } from "../Sql/Notifications.js"
+import * as ServerSecrets from "../Sql/ServerSecrets.js"
+import * as Sender from "../Webhooks/Sender.js"
+import * as Signing from "../Webhooks/Signing.js"
+import {
+  type Claimed,
+  Channel as WakeChannel,
+  NotificationOutbox,
+  layer as outboxLayer,
+  notificationsLayer
+} from "./Sql.js"
+
+export const JobName = "customer-notices"
+
+/** The name of the generated signing secret in `server_secrets`. */
+export const SecretName = "notify_signing"
+
+export const UserAgent = "laari-notify/1"
+
+/**
+ * Attempts once recorded: `delivered`; `failed`, retried later; `expired`, a code whose next try would
+ * come too late, dropped; `gave_up`, a day of failures.
+ */
+export const Notices = Counters.counter({
+  name: "laari_customer_notices_total",
+  description: "Customer notice deliveries to the notification service by outcome",
+  label: "outcome",
+  values: ["delivered", "failed", "expired", "gave_up"]
+})
+
+/** Where the notify secret comes from: `LAARI_NOTIFY_SECRET`, or made once and kept in the database. */
+export interface SigningSecret {
+  readonly secret: string
+  readonly source: "env" | "database"
+}
+
+/** Where notices go, when they leave laari. */
+export interface Channel {
+  readonly url: string
+  readonly signing: SigningSecret
+  readonly dispatcher: Dispatch.Dispatcher
+}
+
+export interface NotifyService {
+  /** `undefined` without `LAARI_NOTIFY_URL`: notices stay in laari (the wallet page). */
+  readonly channel: Channel | undefined
+}
+
+export class Notify extends Context.Tag("laari/server/Notify")<Notify, NotifyService>() {}
+
+/** The configured secret, else the deployment's own, made by the first process that needs it. */
+export const signingSecret = (configured: string | undefined) =>
+  configured !== undefined
+    ? Effect.succeed<SigningSecret>({ secret: configured, source: "env" })
+    : Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.map(
+          ServerSecrets.ensure(sql, SecretName),
+          (bytes): SigningSecret => ({
+            secret: `${Signing.SecretPrefix}${Buffer.from(bytes).toString("base64")}`,
+            source: "database"
+          })
+        )
+      ).pipe(Effect.orDie)
+
+const make = (url: string, configured: string | undefined) =>
+  Effect.gen(function* () {
+    const outbox = yield* NotificationOutbox
+    const signing = yield* signingSecret(configured)
+
+    /** Signs and sends one leased notice and records its outcome. */
+    const send = (claimed: Claimed) =>
+      Effect.gen(function* () {
+        // The wall clock, not the service's (a manual one in tests and demos): the receiver checks the
+        // timestamp against its own clock, within minutes.
+        const timestamp = Math.floor(Date.now() / 1000)
+        const response = yield* Sender.send({
+          url,
+          headers: Signing.headers([signing.secret], claimed.id, timestamp, claimed.body),
+          body: claimed.body,
+          // The operator's own setting, not a merchant's input: an internal address is expected.
+          publicOnly: false,
+          userAgent: UserAgent
+        })
+        const outcome = yield* outbox.complete(
+          claimed,
+          { status: response.status, error: response.error, delivered: Sender.succeeded(response) },
+          yield* DateTime.now
+        )
+        yield* Counters.count(Notices, outcome)
+      }).pipe(
+        // A failure to record leaves the lease to run out: the notice is sent again, with the same id.
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning("recording a customer notice attempt failed", cause)
+        )
+      )
+
+    const dispatcher = yield* Dispatch.make(
+      {
+        name: JobName,
+        claim: (now, limit) =>
+          Effect.flatMap(outbox.expire(now), (expired) =>
+            Effect.zipRight(Counters.count(Notices, "expired", expired), outbox.claim(now, limit))
+          ),
+        send,
+        // One receiver: the limit per group is the limit.
+        group: () => url,
+        nextDueAt: outbox.nextDueAt
+      },
+      { concurrency: 16, perGroup: 16 }
+    )
+    return { channel: { url, signing, dispatcher } } satisfies NotifyService
+  })
+
+/**
+ * The `Notifications` port and `Notify`: with `LAARI_NOTIFY_URL`, the port also queues each notice and
+ * the channel sends them; without it, the port keeps them in laari only.
+ */
+export const layer = (
+  config: Config.ServerConfig
+): Layer.Layer<Notifications.Notifications | Notify, never, SqlClient.SqlClient> =>
+  config.notifyUrl === undefined
+    ? Layer.merge(keptOnly, Layer.succeed(Notify, { channel: undefined }))
+    : Layer.merge(notificationsLayer, Layer.scoped(Notify, make(config.notifyUrl, config.notifySecret))).pipe(
+        Layer.provide(outboxLayer)
+      )
+
+/** Adds the notices' job to the list the manual clock runs, when notices leave laari. */
+export const jobs = Layer.effect(
+  Work.Jobs,
+  Effect.gen(function* () {
+    const jobs = yield* Work.Jobs
+    const { channel } = yield* Notify
+    return channel === undefined ? jobs : [...jobs, channel.dispatcher.job]
+  })
+)
+
+/** The real-time worker, when notices leave laari. */
+export const worker = Layer.scopedDiscard(
+  Effect.flatMap(Notify, ({ channel }) =>
+    channel === undefined ? Effect.void : Dispatch.work(WakeChannel, channel.dispatcher)
+  )
+)
