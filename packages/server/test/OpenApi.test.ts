@@ -245,3 +245,24 @@ describe("path parameters as long as the document allows", () => {
     expect(read.body).toEqual({ message: "Subscription not found" })
   })
 })
+
+describe("webhook endpoint descriptions in /openapi.json", () => {
+  it("say the note is the merchant's own, never that a customer sees it (issue 23, item 16)", () => {
+    const body = (path: string, method: string) => {
+      const schema = document.paths[path][method].requestBody.content["application/json"].schema
+      return schema.$ref === undefined ? schema : document.components.schemas[schema.$ref.split("/").pop()]
+    }
+    const description = (schema: any) => {
+      const field = schema.properties.description
+      return [field.description, ...(field.anyOf ?? []).map((s: any) => s.description)].join(" ")
+    }
+    for (const [path, method] of [
+      ["/webhook-endpoints", "post"],
+      ["/webhook-endpoints/{id}", "post"]
+    ] as const) {
+      const text = description(body(path, method))
+      expect(text, `${method} ${path}`).not.toMatch(/Shown to the customer/)
+      expect(text, `${method} ${path}`).toMatch(/merchant's own/)
+    }
+  })
+})

@@ -111,6 +111,9 @@ describe.skipIf(!B.available)("mandate approval page", () => {
     await page.getByRole("button", { name: "Approve" }).click()
     await page.getByRole("heading", { name: "Approved" }).waitFor()
     await B.capture(page, "mandate-approved")
+    // No timed redirect (WCAG 2.2.1): the customer follows the link when ready.
+    expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(0)
+    await page.getByRole("link", { name: "Continue" }).click()
     await page.waitForURL(/\/done\?/, { timeout: 10_000 })
     const landed = new URL(page.url())
     expect(landed.origin).toBe(merchantOrigin)
@@ -137,6 +140,7 @@ describe.skipIf(!B.available)("mandate approval page", () => {
     await page.getByLabel("One-time code").fill(await lastCode(customer.id))
     await page.getByRole("button", { name: "Decline" }).click()
     await page.getByRole("heading", { name: "Declined" }).waitFor()
+    await page.getByRole("link", { name: "Continue" }).click()
     await page.waitForURL(/\/done\?/, { timeout: 10_000 })
     expect(new URL(page.url()).searchParams.get("status")).toBe("DECLINED")
     // The link is used: a clear page, not a form.
@@ -258,6 +262,7 @@ describe.skipIf(!B.available)("checkout page", () => {
     await page.getByRole("button", { name: "Pay" }).click()
     await page.getByRole("heading", { name: "Paid" }).waitFor()
     await B.capture(page, "checkout-paid")
+    await page.getByRole("link", { name: "Continue" }).click()
     await page.waitForURL(/\/subscribed\?/, { timeout: 10_000 })
     const query = Object.fromEntries(new URL(page.url()).searchParams)
     expect(query).toEqual({ session_id: s.id, status: "COMPLETE" })
@@ -281,6 +286,7 @@ describe.skipIf(!B.available)("checkout page", () => {
     await B.capture(page, "checkout-test")
     await page.getByRole("button", { name: "Pay" }).click()
     await page.getByRole("heading", { name: "Paid" }).waitFor()
+    await page.getByRole("link", { name: "Continue" }).click()
     await page.waitForURL(/\/subscribed\?/, { timeout: 10_000 })
     const read = await server.request("GET", `/checkout/sessions/${s.id}`, { key: m.test })
     expect(read.body.status).toBe("COMPLETE")

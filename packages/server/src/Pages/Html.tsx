@@ -36,7 +36,6 @@ export interface PageProps {
   readonly path: string
   readonly testMode?: boolean
   /** Sends the customer on to this URL after a few seconds (the merchant's return URL). */
-  readonly refreshTo?: string | undefined
   readonly assets: string
   /** The dashboard is in English only: no language links. */
   readonly languages?: boolean
@@ -51,7 +50,6 @@ export const Page = (p: PageProps) => (
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <meta name="referrer" content="no-referrer" />
-      {p.refreshTo === undefined ? null : <meta http-equiv="refresh" content={`3;url=${p.refreshTo}`} />}
       <title>{`${p.title} · laari`}</title>
       <link rel="stylesheet" href={`${p.assets}/assets/pages.css`} />
     </head>

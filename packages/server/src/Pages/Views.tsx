@@ -203,7 +203,10 @@ export const Checkout = (p: {
   )
 }
 
-/** A page that ends a flow or explains why it cannot go on; with `continueTo`, it sends the customer on. */
+/**
+ * A page that ends a flow or explains why it cannot go on; with `continueTo`, a link back to the merchant
+ * that the customer follows when ready (no timed redirect: WCAG 2.2.1).
+ */
 export const Outcome = (p: {
   readonly frame: Omit<Frame, "csrf">
   readonly heading: string
@@ -217,7 +220,6 @@ export const Outcome = (p: {
     path={p.frame.path}
     assets={p.frame.assets}
     testMode={p.testMode}
-    refreshTo={p.continueTo?.url}
   >
     <section class="card" aria-labelledby="heading">
       <h1 id="heading" class="result">
@@ -226,7 +228,7 @@ export const Outcome = (p: {
       <p>{p.text}</p>
       {p.continueTo === undefined ? null : (
         <>
-          <p class="note">{t(p.frame.lang, "redirecting", { merchant: p.continueTo.merchantName })}</p>
+          <p class="note">{t(p.frame.lang, "returnTo", { merchant: p.continueTo.merchantName })}</p>
           <p>
             <a href={p.continueTo.url}>{t(p.frame.lang, "continue")}</a>
           </p>

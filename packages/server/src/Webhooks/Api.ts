@@ -74,7 +74,7 @@ export const WebhookDeliveryRead = Schema.Struct({
 export const CreateWebhookEndpoint = Body({
   url: Url,
   enabled_events: Webhook.EnabledEvents,
-  description: optionalNullable(Fields.Description)
+  description: optionalNullable(Fields.Note)
 }).annotations({
   examples: [
     {
@@ -89,7 +89,7 @@ export const CreateWebhookEndpoint = Body({
 export const UpdateWebhookEndpoint = Body({
   url: Schema.optional(Url),
   enabled_events: Schema.optional(Webhook.EnabledEvents),
-  description: optionalNullable(Fields.Description),
+  description: optionalNullable(Fields.Note),
   status: Schema.optional(Webhook.EndpointStatus).annotations({
     description: "`DISABLED` stops deliveries; `ENABLED` resumes them and clears a disabled endpoint's reason"
   })
