@@ -45,7 +45,11 @@ export const Reference = nonBlank(limited(MaxTextLength, "Reference", "The merch
 export const Title = nonBlank(limited(MaxTextLength, "Title", "Shown to the customer"))
 export const Description = limited(MaxTextLength, "Description", "Shown to the customer")
 /** A merchant's own note on something the customer never sees (a webhook endpoint). */
-export const Note = limited(MaxTextLength, "Description", "For the merchant's own reference, never shown to customers")
+export const Note = limited(
+  MaxTextLength,
+  "Description",
+  "For the merchant's own reference, never shown to customers"
+)
 
 /** Where the customer is sent after a hosted page: an absolute http(s) URL with a host, no spaces. */
 export const MaxUrlLength = 2048
