@@ -137,8 +137,7 @@ export const AuthenticationLive = Layer.effect(
         Effect.gen(function* () {
           const text = Redacted.value(token)
           const found = yield* principalOf(credentials, text)
-          if (found === undefined)
-            return yield* Effect.fail(refusalOf(text))
+          if (found === undefined) return yield* Effect.fail(refusalOf(text))
           // Only once the key is known: an unknown key spends nobody's budget.
           yield* limitKey(found.keyId)
           yield* annotateMerchant(found)
