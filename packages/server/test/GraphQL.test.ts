@@ -277,9 +277,9 @@ for (const backend of serverBackends) {
     })
 
     it("filters and pages are decoded as the REST lists decode them", async () => {
-      const bad = await query(merchant.test, `{ mandates(status: "SLEEPING", limit: 500) { id } }`)
+      const bad = await query(merchant.test, "{ mandates(limit: 500) { id } }")
       expect(bad.body.errors[0]).toMatchObject({
-        message: 'status: Expected "INITIATED", actual "SLEEPING"',
+        message: "limit: limit must be a whole number from 1 to 100",
         extensions: {
           code: "BAD_USER_INPUT",
           errors: expect.arrayContaining([
@@ -287,6 +287,17 @@ for (const backend of serverBackends) {
           ])
         }
       })
+      // Statuses and types are GraphQL enums: GraphQL itself refuses another value, and lists them.
+      const status = await query(merchant.test, "{ mandates(status: SLEEPING) { id } }")
+      expect(status.status).toBe(400)
+      const messages: Array<string> = status.body.errors.map((e: { message: string }) => e.message)
+      expect(messages.join("\n")).toMatch(/"SLEEPING" does not exist in "MandateStatus" enum/)
+      expect(messages.join("\n")).not.toMatch(/Expected|actual/)
+      expect((await query(merchant.test, "{ mandates(status: ACTIVE) { id } }")).body.errors).toBeUndefined()
+      expect(
+        (await query(merchant.test, "{ subscriptions(status: PAST_DUE) { id } }")).body.errors
+      ).toBeUndefined()
+      expect((await query(merchant.test, "{ qrCodes(type: DYNAMIC) { id } }")).body.errors).toBeUndefined()
       // A nested list's page is bounded the same way (a mandate is needed for its charges to be asked).
       await server.request("POST", "/mandates", { key: merchant.test, body: Fixtures.mandateBody() })
       const nested = await query(merchant.test, `{ mandates(limit: 1) { charges(limit: 0) { id } } }`)
@@ -341,6 +352,44 @@ for (const backend of serverBackends) {
       const affordable = await query(merchant.test, "{ mandates(limit: 100) { charges(limit: 40) { id } } }")
       expect(affordable.body.errors).toBeUndefined()
       expect(affordable.status).toBe(200)
+    })
+
+    it("costs introspection: one full introspection passes, eleven aliased copies do not (issue 23, item 7)", async () => {
+      const full = await query(merchant.test, G.getIntrospectionQuery())
+      expect(full.status).toBe(200)
+      const copies = (n: number) =>
+        `{ ${Array.from({ length: n }, (_, i) => `s${i}: __schema { queryType { name } }`).join(" ")} }`
+      expect((await query(merchant.test, copies(10))).status).toBe(200)
+      const eleven = await query(merchant.test, copies(11))
+      expect(eleven.status).toBe(400)
+      expect(eleven.body.errors[0].message).toMatch(/would cost 11000, over the limit of 10000/)
+    })
+
+    it("refuses a fan-out of aliases while parsing, and the service stays responsive (issue 23, item 7)", async () => {
+      const fanOut = `{ ${Array.from({ length: 2_000 }, (_, i) => `a${i}: mandates(limit: 1) { id }`).join(" ")} }`
+      const started = performance.now()
+      const [res, health] = await Promise.all([
+        query(merchant.test, fanOut),
+        server.request("GET", "/healthz")
+      ])
+      expect(res.status).toBe(400)
+      expect(res.body.errors[0].message).toBe(
+        `The query is longer than ${GraphQLHttp.MaxTokens} tokens: ask for fewer fields or aliases, or split it`
+      )
+      expect(health.status).toBe(200)
+      // Refused before any rule walks it: well under a second on a quiet machine, bounded on a busy one.
+      expect(performance.now() - started).toBeLessThan(10_000)
+      const typenames = `{ ${Array.from({ length: 10_001 }, (_, i) => `a${i}: __typename`).join(" ")} }`
+      expect((await query(merchant.test, typenames)).status).toBe(400)
+    })
+
+    it("bounds nesting inside introspection too: a GraphQL error, never a 5xx (issue 23, item 7)", async () => {
+      const deep = `{ __schema { types { fields { type ${"{ ofType ".repeat(30)}{ name }${" }".repeat(30)} } } } }`
+      const res = await query(merchant.test, deep)
+      expect(res.status).toBe(400)
+      expect(res.body.errors.map((e: { message: string }) => e.message)).toContain(
+        `The query nests 35 levels deep; at most ${GraphQLHttp.MaxTotalDepth} are allowed`
+      )
     })
   })
 }

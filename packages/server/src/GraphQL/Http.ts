@@ -2,9 +2,10 @@
  * `POST /graphql` and `GET /graphql`, per the GraphQL-over-HTTP specification (`graphql-http`),
  * outside the OpenAPI document (spec 9.5: GraphQL describes itself by introspection). Authenticated and
  * rate limited like the merchant API: a key or an OAuth access token, `401` without one. Read only:
- * the schema has no mutations. One query cannot load the database without bound: it may nest at most
- * `MaxDepth` levels, and its estimated cost (every field 1, a list its page size times its items) may
- * not pass `MaxCost`.
+ * the schema has no mutations. One query cannot load the service without bound: it is at most
+ * `MaxTokens` long, nests at most `MaxDepth` levels (`MaxTotalDepth` with introspection), and its
+ * estimated cost (every field 1, a list its page size times its items, an introspection
+ * `IntrospectionCost`) may not pass `MaxCost`.
  */
 import { HttpApiBuilder, HttpApiSecurity, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Exit, Redacted, Runtime } from "effect"
@@ -21,23 +22,39 @@ import * as Schema from "./Schema.js"
 
 export const Path = "/graphql"
 
-/** How deep a selection may nest: `mandates { charges { id } }` is 3. */
+/** How deep a selection may nest: `mandates { charges { id } }` is 3. Introspection does not count. */
 export const MaxDepth = 8
+
+/** How deep any selection may nest, introspection included (a full introspection query nests 13). */
+export const MaxTotalDepth = 16
 
 /** The largest estimated cost of one query: about as many objects as ten full pages of lists of lists. */
 export const MaxCost = 10_000
 
-/** Refuses an operation whose selections nest deeper than `max`, fragments included. */
+/**
+ * The longest query, in tokens, refused while parsing, before any rule walks it: a client's queries
+ * and a full introspection query are a few hundred; a fan-out of thousands of aliases is refused here.
+ */
+export const MaxTokens = 2_000
+
+/**
+ * What each introspection root field (`__schema`, `__type`) costs: answered from memory, but each copy
+ * serialises the schema again, so a thousand aliased copies must not be free.
+ */
+export const IntrospectionCost = 1_000
+
+const isIntrospection = (name: string) => name.startsWith("__") && name !== "__typename"
+
+/** Refuses an operation whose selections of the fields `counted` nest deeper than `max`, fragments included. */
 export const depthLimit =
-  (max: number): G.ValidationRule =>
+  (max: number, counted: (field: string) => boolean = (f) => !isIntrospection(f)): G.ValidationRule =>
   (context) => {
     const depth = (set: G.SelectionSetNode | undefined, seen: ReadonlySet<string>): number => {
       if (set === undefined) return 0
       let deepest = 0
       for (const s of set.selections) {
-        // Introspection (`__schema`, `__type`) is answered from memory: tools nest it deep.
         if (s.kind === G.Kind.FIELD) {
-          if (!s.name.value.startsWith("__")) deepest = Math.max(deepest, 1 + depth(s.selectionSet, seen))
+          if (counted(s.name.value)) deepest = Math.max(deepest, 1 + depth(s.selectionSet, seen))
         } else if (s.kind === G.Kind.INLINE_FRAGMENT) deepest = Math.max(deepest, depth(s.selectionSet, seen))
         else if (!seen.has(s.name.value)) {
           const fragment = context.getFragment(s.name.value)
@@ -60,8 +77,8 @@ export const depthLimit =
   }
 
 /**
- * A list field costs its page size (`limit`, default 25, at most 100) times what each item costs.
- * Introspection costs nothing: it is answered from memory.
+ * A list field costs its page size (`limit`, default 25, at most 100) times what each item costs. An
+ * introspection root field costs `IntrospectionCost`, what it selects nothing more.
  */
 const listEstimator = (options: {
   readonly type: G.GraphQLCompositeType
@@ -69,10 +86,24 @@ const listEstimator = (options: {
   readonly args: Record<string, unknown>
   readonly childComplexity: number
 }): number | undefined => {
-  if (options.field.name.startsWith("__") || options.type.name.startsWith("__")) return 0
+  if (options.field.name === "__schema" || options.field.name === "__type") return IntrospectionCost
+  if (isIntrospection(options.field.name) || options.type.name.startsWith("__")) return 0
   if (!G.isListType(G.getNullableType(options.field.type))) return undefined
   const limit = typeof options.args.limit === "number" ? Math.min(Math.max(options.args.limit, 1), 100) : 25
   return limit * (1 + options.childComplexity)
+}
+
+/** Parses with the token limit; its refusal says what to do, not how the parser stopped. */
+const parse = (source: string | G.Source, options?: G.ParseOptions): G.DocumentNode => {
+  try {
+    return G.parse(source, { ...options, maxTokens: MaxTokens })
+  } catch (e) {
+    if (e instanceof Error && /contains more th(?:an|at) \d+ tokens/.test(e.message))
+      throw new G.GraphQLError(
+        `The query is longer than ${MaxTokens} tokens: ask for fewer fields or aliases, or split it`
+      )
+    throw e
+  }
 }
 
 /** GraphQL's errors as the client sees them: the message of a domain refusal, never a stack. */
@@ -105,10 +136,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 
     const handler = createHandler<HttpServerRequest.HttpServerRequest, Schema.Context, Schema.Context>({
       schema,
+      parse,
       context: (req) => req.context,
       validationRules: (_req, args, specified) => [
         ...specified,
         depthLimit(MaxDepth),
+        depthLimit(MaxTotalDepth, () => true),
         createComplexityRule({
           maximumComplexity: MaxCost,
           variables: (args.variableValues ?? {}) as Record<string, unknown>,

@@ -10,9 +10,12 @@ import {
   type Errors,
   type Invoice,
   type Mandate,
+  Mandate as MandateModel,
   Mandates,
+  QrCode as QrCodeModel,
   QrCodes,
   Store,
+  Subscription as SubscriptionModel,
   Subscriptions
 } from "@laari/core"
 import DataLoader from "dataloader"
@@ -151,6 +154,9 @@ export const make = Effect.gen(function* () {
 
   const list = (type: G.GraphQLObjectType) =>
     new G.GraphQLNonNull(new G.GraphQLList(new G.GraphQLNonNull(type)))
+  const MandateStatus = Types.enumOf("MandateStatus", MandateModel.Status)
+  const SubscriptionStatus = Types.enumOf("SubscriptionStatus", SubscriptionModel.Status)
+  const QrType = Types.enumOf("QrCodeType", QrCodeModel.Type)
   const byId = {
     id: { type: new G.GraphQLNonNull(G.GraphQLString), description: "Its id, or your reference for it" }
   }
@@ -161,7 +167,7 @@ export const make = Effect.gen(function* () {
       mandates: {
         type: list(Mandate),
         description: "Mandates, newest first (scope mandates:write)",
-        args: { status: { type: G.GraphQLString }, reference: { type: G.GraphQLString }, ...pageArgs },
+        args: { status: { type: MandateStatus }, reference: { type: G.GraphQLString }, ...pageArgs },
         resolve: (_, args, ctx) => {
           allow(ctx, "mandates:write")
           const p = params(MandatesParams, args)
@@ -193,7 +199,7 @@ export const make = Effect.gen(function* () {
       qrCodes: {
         type: list(QrCode),
         description: "QR codes, newest first (scope qr:write)",
-        args: { outlet_id: { type: Types.SafeInt }, type: { type: G.GraphQLString }, ...pageArgs },
+        args: { outlet_id: { type: Types.SafeInt }, type: { type: QrType }, ...pageArgs },
         resolve: (_, args, ctx) => {
           allow(ctx, "qr:write")
           const p = params(QrParams, args)
@@ -243,7 +249,7 @@ export const make = Effect.gen(function* () {
       subscriptions: {
         type: list(Subscription),
         description: "Subscriptions, newest first (scope subscriptions:write)",
-        args: { status: { type: G.GraphQLString }, reference: { type: G.GraphQLString }, ...pageArgs },
+        args: { status: { type: SubscriptionStatus }, reference: { type: G.GraphQLString }, ...pageArgs },
         resolve: (_, args, ctx) => {
           allow(ctx, "subscriptions:write")
           const p = params(SubscriptionsParams, args)

@@ -40,6 +40,22 @@ const isInteger = (ast: SchemaAST.AST): boolean => {
 
 const isNull = (ast: SchemaAST.AST) => ast._tag === "Literal" && ast.literal === null
 
+/**
+ * A GraphQL enum of a schema of string literals (a status, a type), so GraphQL itself refuses any other
+ * value, names the allowed ones and introspection lists them.
+ */
+export const enumOf = (name: string, schema: { readonly ast: SchemaAST.AST }): G.GraphQLEnumType => {
+  const ast = schema.ast
+  const members = ast._tag === "Union" ? ast.types : [ast]
+  const values: Record<string, G.GraphQLEnumValueConfig> = {}
+  for (const m of members) {
+    if (m._tag !== "Literal" || typeof m.literal !== "string")
+      throw new Error(`${name}: a GraphQL enum is made from string literals`)
+    values[m.literal] = { value: m.literal }
+  }
+  return new G.GraphQLEnumType({ name, values })
+}
+
 /** A maker of object types, each made once by name (schemas share `Outlet`, `Charge`, ...). */
 export const make = () => {
   const objects = new Map<string, G.GraphQLObjectType>()
