@@ -11,23 +11,15 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
-import * as Net from "node:net"
 import os from "node:os"
 import path from "node:path"
+import * as Smoke from "./Smoke.js"
 import * as Spawn from "./Spawn.js"
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = Net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as Net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-
-const runs = Number(process.env.BENCH_QUICKSTART_RUNS ?? 5)
+const runs = Number(process.env.BENCH_QUICKSTART_RUNS ?? Smoke.size(5, 1))
 const refs = ["HEAD", ...(process.env.BENCH_QUICKSTART_BEFORE ? [process.env.BENCH_QUICKSTART_BEFORE] : [])]
+/** How long the server idles before its memory is read. */
+const idleMs = Smoke.size(5_000, 1_000)
 const log = (line: string) => console.error(`[quickstart] ${line}`)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -115,17 +107,17 @@ const measure = async (ref: string) => {
     execFileSync("git", ["clone", "--quiet", Spawn.root, dir])
     execFileSync("git", ["-C", dir, "checkout", "--quiet", ref])
     const commit = execFileSync("git", ["-C", dir, "rev-parse", "--short", "HEAD"]).toString().trim()
-    const port = await freePort()
+    const port = await Spawn.freePort()
     const env = { ...baseEnv(), PORT: String(port), LAARI_DATA_DIR: path.join(dir, ".data") }
     log(`${commit}: pnpm install && pnpm start`)
     const installMs = timed(dir, env, "pnpm", ["install", "--frozen-lockfile", "--prefer-offline"])
     const first = await start(dir, env, port)
-    await sleep(5_000)
+    await sleep(idleMs)
     const firstRssMiB = serverRss(first.pid)
     await first.stop()
     log(`${commit}: restart`)
     const again = await start(dir, env, port)
-    await sleep(5_000)
+    await sleep(idleMs)
     const idleRssMiB = serverRss(again.pid)
     log(`${commit}: pnpm laari --help, pnpm laari merchants list (${runs} each)`)
     const help = Array.from({ length: runs }, () => timed(dir, env, "pnpm", ["laari", "--help"]))

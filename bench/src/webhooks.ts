@@ -13,14 +13,15 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import * as Serve from "./Serve.js"
+import * as Smoke from "./Smoke.js"
 
 const { backend, opsToken } = Serve
 import http from "node:http"
 
-const latencyEvents = Number(process.env.BENCH_LATENCY_EVENTS ?? 300)
+const latencyEvents = Number(process.env.BENCH_LATENCY_EVENTS ?? Smoke.size(300, 20))
 const latencyConcurrency = Number(process.env.BENCH_LATENCY_CONCURRENCY ?? 2)
-const endpoints = Number(process.env.BENCH_ENDPOINTS ?? 10)
-const events = Number(process.env.BENCH_EVENTS ?? 300)
+const endpoints = Number(process.env.BENCH_ENDPOINTS ?? Smoke.size(10, 2))
+const events = Number(process.env.BENCH_EVENTS ?? Smoke.size(300, 20))
 
 // The receiver: notes when each delivery's first byte arrives, per endpoint path and charge id.
 const arrivals = new Map<string, number>()
