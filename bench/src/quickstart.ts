@@ -61,9 +61,11 @@ const tree = (pid: number): Array<number> => {
 const serverRss = (pid: number) => {
   for (const p of tree(pid)) {
     try {
-      const cmdline = readFileSync(`/proc/${p}/cmdline`, "utf8")
-      if (!/server\/(dist\/bin\.js|src\/bin\.ts)/.test(cmdline) || !/node/.test(cmdline)) continue
-      if (/tsx\/dist\/cli/.test(cmdline)) continue
+      // The node process itself: not the shell of `a && node ...` (its command line names the entry too).
+      const argv = readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")
+      if (!/(^|\/)node$/.test(argv[0] ?? "")) continue
+      if (!argv.some((arg) => /server\/(dist\/bin\.js|src\/bin\.ts)$/.test(arg))) continue
+      if (argv.some((arg) => /tsx\/dist\/cli/.test(arg))) continue
       const status = readFileSync(`/proc/${p}/status`, "utf8")
       return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]) / 1024
     } catch {
@@ -77,10 +79,10 @@ const serverRss = (pid: number) => {
 const start = async (cwd: string, env: Record<string, string>, port: number) => {
   const started = performance.now()
   const child: ChildProcess = spawn("pnpm", ["start"], { cwd, env, stdio: "ignore", detached: true })
-  const deadline = Date.now() + 300_000
+  const deadline = Date.now() + 600_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`pnpm start exited with ${child.exitCode} in ${cwd}`)
-    if (Date.now() > deadline) throw new Error("pnpm start was not ready within 300 s")
+    if (Date.now() > deadline) throw new Error("pnpm start was not ready within 600 s")
     const status = await fetch(`http://127.0.0.1:${port}/readyz`, {
       signal: AbortSignal.timeout(2_000)
     }).then(
