@@ -8,6 +8,6 @@
 import fc from "fast-check"
 
 /** Per property; the projects' `testTimeout` leaves room for several properties in one test. */
-export const PropertyTimeLimitMs = 5_000
+export const PropertyTimeLimitMs = 10_000
 
 fc.configureGlobal({ ...fc.readConfigureGlobal(), interruptAfterTimeLimit: PropertyTimeLimitMs })

@@ -15,12 +15,12 @@ export const sourceConditions = {
 
 /**
  * Every project's time budgets, for a 2-core machine that may be busy: each property test is bounded
- * by time as well as by runs (vitest.properties.ts), a test gets 30 s (a few properties, or a request
+ * by time as well as by runs (vitest.properties.ts), a test gets 60 s (a few properties, or a request
  * to a server under load) instead of vitest's 5 s, a hook 120 s (a server or a browser starting).
  * Tests that need longer say so themselves.
  */
 export const budgets = {
   setupFiles: [fileURLToPath(new URL("./vitest.properties.ts", import.meta.url))],
-  testTimeout: 30_000,
+  testTimeout: 60_000,
   hookTimeout: 120_000
 } satisfies UserWorkspaceConfig["test"]
