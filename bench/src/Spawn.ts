@@ -76,7 +76,8 @@ export const start = async (
         })
   if (line === undefined) child.stdout!.resume()
   const base = `http://127.0.0.1:${port}`
-  await waitHealthy(base, child, 120_000)
+  // Seconds on a quiet machine; a first PGlite start took 118 s at load 25.
+  await waitHealthy(base, child, 300_000)
   await sawLine
   const readyMs = performance.now() - t0
   const stop = () =>
