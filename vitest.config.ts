@@ -3,6 +3,11 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     projects: ["packages/*", "examples/*"],
-    reporters: ["default", "./scripts/SummaryReporter.ts"]
+    reporters: ["default", "./scripts/SummaryReporter.ts"],
+    // vitest keeps one core for itself by default: on 2 cores, one test file at a time. Most server files
+    // wait on processes, PostgreSQL, Chromium and timers (retries, clocks) rather than compute, so two
+    // files at a time overlap those waits; the budgets of vitest.shared.ts hold with both cores busy.
+    maxWorkers: 2,
+    minWorkers: 1
   }
 })

@@ -11,7 +11,7 @@
  * `BASELINE_PROCESSES` (node:cluster), like `LAARI_PROCESSES`.
  */
 import cluster from "node:cluster"
-import { createHash, randomUUID } from "node:crypto"
+import { createHash, createHmac, randomBytes, randomUUID } from "node:crypto"
 import http from "node:http"
 import pg from "pg"
 
@@ -32,6 +32,25 @@ if (cluster.isPrimary && processes > 1) {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
   const keys = new Map<string, { merchantId: string; environment: string; scopes: Array<string> }>()
   const merchants = new Map<string, { name: string; feeBps: number }>()
+
+  // Keys are stored as laari stores them (`Keys.keyedHash`): `h1:` + HMAC-SHA-256 under the deployment's
+  // `api_key_hashes` secret in `server_secrets`, made by whichever process needs it first and read once.
+  let hashSecret: Promise<Buffer> | undefined
+  const loadHashSecret = async () => {
+    await pool.query(
+      `INSERT INTO server_secrets (name, value, created_at) VALUES ('api_key_hashes', $1, now())
+       ON CONFLICT (name) DO NOTHING`,
+      [randomBytes(32).toString("hex")]
+    )
+    const found = await pool.query("SELECT value FROM server_secrets WHERE name = 'api_key_hashes'")
+    return Buffer.from(found.rows[0].value, "hex")
+  }
+  const keyDigest = async (key: string) => {
+    hashSecret ??= loadHashSecret()
+    return `h1:${createHmac("sha256", await hashSecret)
+      .update(key, "utf8")
+      .digest("hex")}`
+  }
 
   const send = (res: http.ServerResponse, status: number, body: string) => {
     res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
@@ -219,7 +238,7 @@ if (cluster.isPrimary && processes > 1) {
     req.on("end", async () => {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1]
       if (token === undefined) return problem(res, 401, "Unauthorized")
-      const hash = createHash("sha256").update(token).digest("hex")
+      const hash = await keyDigest(token)
       let principal = keys.get(hash)
       if (principal === undefined) {
         const found = await pool.query(

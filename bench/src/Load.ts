@@ -67,7 +67,7 @@ export interface Run {
     readonly p99: number
     readonly max: number
   }
-  /** The statuses seen other than the expected one, with counts. */
+  /** The statuses seen other than the expected one (or the error of a request with no answer), with counts. */
   readonly unexpected: Record<string, number>
 }
 
@@ -108,7 +108,8 @@ const recorder = () => {
   let failures = 0
   const record = (shot: Promise<{ readonly ok: boolean; readonly status: number }>, since: () => number) =>
     shot
-      .catch(() => ({ ok: false, status: 0 }))
+      // No answer at all: counted under the error's code (ECONNRESET, ...), never hidden.
+      .catch((error: { readonly code?: string }) => ({ ok: false, status: error.code ?? "no answer" }))
       .then(({ ok, status }) => {
         latencies.push(performance.now() - since())
         if (!ok) {

@@ -1,9 +1,12 @@
 /**
- * Starting `laari` (or the raw baseline) as its own process, the way an operator runs it: the load
- * generator then measures the server, not itself. Ready means `GET /healthz` answers.
+ * Starting `laari` (or the raw baseline) as its own process, the way an operator runs it: the compiled
+ * service (`pnpm start`'s `dist`, built first when stale), so the load generator measures the server,
+ * not itself nor a TypeScript loader. Ready means `GET /healthz` answers.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import * as Net from "node:net"
 import { fileURLToPath } from "node:url"
+import { ensureBuilt, server } from "../../scripts/ensure-built.mjs"
 
 export const root = fileURLToPath(new URL("../../", import.meta.url))
 
@@ -28,9 +31,18 @@ const waitHealthy = async (base: string, child: ChildProcess, deadlineMs: number
   throw new Error(`the server at ${base} was not ready within ${deadlineMs} ms`)
 }
 
-let nextPort = 4700 + Math.floor(Math.random() * 200)
+/** A port nothing listens on right now (never a fixed range: other servers share the machine). */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = Net.createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as Net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
 
-/** Runs `script` (a TypeScript file, through tsx) with `env`, on a fresh port. */
+/** Runs `script` (a TypeScript file through tsx, or JavaScript) with `env`, on a free port. */
 export const start = async (
   script: string,
   env: Record<string, string | undefined>,
@@ -40,9 +52,10 @@ export const start = async (
     readonly readyLine?: RegExp
   } = {}
 ): Promise<Started> => {
-  const port = nextPort++
+  const port = await freePort()
   const t0 = performance.now()
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", script], {
+  const loader = script.endsWith(".ts") ? ["--import", "tsx"] : []
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, script], {
     cwd: root,
     // An `undefined` value removes the variable (PGlite: no DATABASE_URL).
     env: Object.fromEntries(
@@ -63,7 +76,8 @@ export const start = async (
         })
   if (line === undefined) child.stdout!.resume()
   const base = `http://127.0.0.1:${port}`
-  await waitHealthy(base, child, 60_000)
+  // Seconds on a quiet machine; a first PGlite start took 118 s at load 25.
+  await waitHealthy(base, child, 300_000)
   await sawLine
   const readyMs = performance.now() - t0
   const stop = () =>
@@ -81,8 +95,9 @@ export const laari = (
   options: { readonly processes?: number; readonly nodeArgs?: ReadonlyArray<string> } = {}
 ) => {
   const processes = options.processes ?? 1
+  ensureBuilt(server)
   return start(
-    "packages/server/src/bin.ts",
+    "packages/server/dist/bin.js",
     {
       LAARI_RATE_LIMIT: "0",
       LAARI_OPS_TOKEN: "ops_bench",

@@ -10,8 +10,11 @@
 import { DateTime, Effect, Either, Tracer } from "effect"
 import { Mandate, Mandates, Telemetry } from "@laari/core"
 import { Seed, Testkit } from "@laari/testkit"
+import * as Smoke from "./Smoke.js"
 
-const seconds = Number(process.env.BENCH_LIBRARY_SECONDS ?? 3)
+const seconds = Number(process.env.BENCH_LIBRARY_SECONDS ?? Smoke.size(3, 0.2))
+/** Rounds of the interleaved span comparisons (odd: a median). */
+const rounds = Smoke.size({ charges: 7, wrapper: 9 }, { charges: 3, wrapper: 3 })
 
 /** Runs `f` in rounds of `batch` for `seconds`; returns calls per second. */
 const rate = (f: (i: number) => void, batch = 1_000, forSeconds = seconds) => {
@@ -52,7 +55,7 @@ const program = Effect.gen(function* () {
   if (accepted === 0) throw new Error("no decision accepted: the benchmark measured nothing")
 
   // Whole charges: load, decide, move money, record, emit, notify; on the memory adapters.
-  const total = Math.max(2_000, Math.round(seconds * 5_000))
+  const total = Math.max(Smoke.size(2_000, 200), Math.round(seconds * 5_000))
   const started = performance.now()
   for (let i = 0; i < total; i++) yield* mandates.charge(tenant, created.id, { amount: 100 })
   const chargesPerSecond = total / ((performance.now() - started) / 1000)
@@ -62,7 +65,7 @@ const program = Effect.gen(function* () {
   const recording = Tracer.make({ span: native.span, context: native.context })
   const round = (listening: boolean) =>
     Effect.gen(function* () {
-      const n = 1_000
+      const n = Smoke.size(1_000, 100)
       const t0 = performance.now()
       for (let i = 0; i < n; i++) {
         const charge = mandates.charge(tenant, created.id, { amount: 100 })
@@ -72,7 +75,7 @@ const program = Effect.gen(function* () {
     })
   const off: Array<number> = []
   const on: Array<number> = []
-  for (let r = 0; r < 7; r++) {
+  for (let r = 0; r < rounds.charges; r++) {
     off.push(yield* round(false))
     on.push(yield* round(true))
   }
@@ -83,9 +86,9 @@ const program = Effect.gen(function* () {
   const wrapped = Telemetry.traced("Bench", { bare }).bare
   const bareRates: Array<number> = []
   const wrappedRates: Array<number> = []
-  for (let r = 0; r < 9; r++) {
-    bareRates.push(rate(() => Effect.runSync(bare()), 1_000, 0.2))
-    wrappedRates.push(rate(() => Effect.runSync(wrapped()), 1_000, 0.2))
+  for (let r = 0; r < rounds.wrapper; r++) {
+    bareRates.push(rate(() => Effect.runSync(bare()), 1_000, Smoke.size(0.2, 0.05)))
+    wrappedRates.push(rate(() => Effect.runSync(wrapped()), 1_000, Smoke.size(0.2, 0.05)))
   }
   const bareRate = median(bareRates)
   const wrappedRate = median(wrappedRates)

@@ -11,23 +11,15 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
-import * as Net from "node:net"
 import os from "node:os"
 import path from "node:path"
+import * as Smoke from "./Smoke.js"
 import * as Spawn from "./Spawn.js"
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = Net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as Net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-
-const runs = Number(process.env.BENCH_QUICKSTART_RUNS ?? 5)
+const runs = Number(process.env.BENCH_QUICKSTART_RUNS ?? Smoke.size(5, 1))
 const refs = ["HEAD", ...(process.env.BENCH_QUICKSTART_BEFORE ? [process.env.BENCH_QUICKSTART_BEFORE] : [])]
+/** How long the server idles before its memory is read. */
+const idleMs = Smoke.size(5_000, 1_000)
 const log = (line: string) => console.error(`[quickstart] ${line}`)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -69,9 +61,11 @@ const tree = (pid: number): Array<number> => {
 const serverRss = (pid: number) => {
   for (const p of tree(pid)) {
     try {
-      const cmdline = readFileSync(`/proc/${p}/cmdline`, "utf8")
-      if (!/server\/(dist\/bin\.js|src\/bin\.ts)/.test(cmdline) || !/node/.test(cmdline)) continue
-      if (/tsx\/dist\/cli/.test(cmdline)) continue
+      // The node process itself: not the shell of `a && node ...` (its command line names the entry too).
+      const argv = readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")
+      if (!/(^|\/)node$/.test(argv[0] ?? "")) continue
+      if (!argv.some((arg) => /server\/(dist\/bin\.js|src\/bin\.ts)$/.test(arg))) continue
+      if (argv.some((arg) => /tsx\/dist\/cli/.test(arg))) continue
       const status = readFileSync(`/proc/${p}/status`, "utf8")
       return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]) / 1024
     } catch {
@@ -85,10 +79,10 @@ const serverRss = (pid: number) => {
 const start = async (cwd: string, env: Record<string, string>, port: number) => {
   const started = performance.now()
   const child: ChildProcess = spawn("pnpm", ["start"], { cwd, env, stdio: "ignore", detached: true })
-  const deadline = Date.now() + 300_000
+  const deadline = Date.now() + 600_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`pnpm start exited with ${child.exitCode} in ${cwd}`)
-    if (Date.now() > deadline) throw new Error("pnpm start was not ready within 300 s")
+    if (Date.now() > deadline) throw new Error("pnpm start was not ready within 600 s")
     const status = await fetch(`http://127.0.0.1:${port}/readyz`, {
       signal: AbortSignal.timeout(2_000)
     }).then(
@@ -115,17 +109,17 @@ const measure = async (ref: string) => {
     execFileSync("git", ["clone", "--quiet", Spawn.root, dir])
     execFileSync("git", ["-C", dir, "checkout", "--quiet", ref])
     const commit = execFileSync("git", ["-C", dir, "rev-parse", "--short", "HEAD"]).toString().trim()
-    const port = await freePort()
+    const port = await Spawn.freePort()
     const env = { ...baseEnv(), PORT: String(port), LAARI_DATA_DIR: path.join(dir, ".data") }
     log(`${commit}: pnpm install && pnpm start`)
     const installMs = timed(dir, env, "pnpm", ["install", "--frozen-lockfile", "--prefer-offline"])
     const first = await start(dir, env, port)
-    await sleep(5_000)
+    await sleep(idleMs)
     const firstRssMiB = serverRss(first.pid)
     await first.stop()
     log(`${commit}: restart`)
     const again = await start(dir, env, port)
-    await sleep(5_000)
+    await sleep(idleMs)
     const idleRssMiB = serverRss(again.pid)
     log(`${commit}: pnpm laari --help, pnpm laari merchants list (${runs} each)`)
     const help = Array.from({ length: runs }, () => timed(dir, env, "pnpm", ["laari", "--help"]))

@@ -11,6 +11,7 @@
 import { execFileSync } from "node:child_process"
 import pg from "pg"
 import * as Load from "./Load.js"
+import * as Smoke from "./Smoke.js"
 import * as Spawn from "./Spawn.js"
 import { OpsToken } from "./Workload.js"
 
@@ -134,10 +135,10 @@ const childRss = (pid: number): Array<number> => {
 }
 
 export const run = async (url: string): Promise<RenewalsResult> => {
-  const n = Number(process.env.BENCH_RENEWALS ?? 100_000)
-  const payers = Number(process.env.BENCH_PAYERS ?? 10_000)
-  const processes = Number(process.env.BENCH_RENEWAL_PROCESSES ?? 4)
-  const deadlineSeconds = Number(process.env.BENCH_RENEWAL_DEADLINE ?? 900)
+  const n = Number(process.env.BENCH_RENEWALS ?? Smoke.size(100_000, 50))
+  const payers = Number(process.env.BENCH_PAYERS ?? Smoke.size(10_000, 25))
+  const processes = Number(process.env.BENCH_RENEWAL_PROCESSES ?? Smoke.size(4, 2))
+  const deadlineSeconds = Number(process.env.BENCH_RENEWAL_DEADLINE ?? Smoke.size(900, 120))
 
   // One subscription through the API: the template.
   const first = await Spawn.laari({ DATABASE_URL: url })

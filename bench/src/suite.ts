@@ -8,36 +8,49 @@
  *   and one hot mandate;
  * - the raw `node:http` + `pg` baseline (`bench/baseline/server.ts`) on the same data, as many processes;
  * - renewals (`renewals.ts`), the library (`library.ts`), start-up on a warm PGlite data directory,
- *   charges on PGlite, and webhook deliveries (`webhooks.ts`) on both databases.
+ *   charges on PGlite, webhook deliveries (`webhooks.ts`) on both databases, and the quick start
+ *   (`quickstart.ts`: a fresh clone installed, built and started, the CLI timed).
  *
  * Prints a table and writes `bench/results/suite.json` (and each part's JSON). The rate limit is off
- * (`LAARI_RATE_LIMIT=0`) for every server it starts.
+ * (`LAARI_RATE_LIMIT=0`) for every server it starts. A part whose figures are broken (`Check.ts`: 0/s,
+ * NaN, a failed request...) makes the run exit non-zero after the table.
  *
  *   pnpm bench                                  # DATABASE_URL: an admin URL (default local postgres)
  *   BENCH_SECONDS=10 BENCH_RENEWALS=20000 pnpm bench
- *   BENCH_ONLY=charges,library pnpm bench       # parts: pgbench charges baseline renewals library startup pglite webhooks
+ *   BENCH_ONLY=charges,library pnpm bench       # parts: pgbench charges baseline renewals library startup pglite webhooks quickstart
  *   BENCH_ONLY=table pnpm bench                 # the table of what is in bench/results
+ *   pnpm bench:smoke                            # BENCH_SMOKE=1: every part, tiny (CI), into bench/results/smoke
  */
 import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import pg from "pg"
+import * as Check from "./Check.js"
 import * as Load from "./Load.js"
 import * as Renewals from "./renewals.js"
+import * as Smoke from "./Smoke.js"
 import * as Spawn from "./Spawn.js"
 import * as Workload from "./Workload.js"
 
 const admin = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
-const seconds = Number(process.env.BENCH_SECONDS ?? 20)
-const processes = Number(process.env.LAARI_PROCESSES || os.availableParallelism())
+const seconds = Number(process.env.BENCH_SECONDS ?? Smoke.size(20, 1))
+const processes = Number(process.env.LAARI_PROCESSES || Smoke.size(os.availableParallelism(), 2))
 const only = process.env.BENCH_ONLY?.split(",")
 const runs = (part: string) => only === undefined || only.includes(part)
 const results: Record<string, unknown> = {}
-const resultsDir = path.join(Spawn.root, "bench/results")
+const broken: Array<string> = []
+/** Merchants, and mandates of each, the charge workloads spread over. */
+const seeded = Smoke.size({ merchants: 50, mandates: 4 }, { merchants: 4, mandates: 2 })
+const resultsDir = path.join(Spawn.root, Smoke.size("bench/results", "bench/results/smoke"))
+// The smoke's databases are its own (a full run may be going on beside it) and dropped at the end.
+const prefix = Smoke.size("laari_", `laari_smoke${process.pid}_`)
+const made: Array<string> = []
 mkdirSync(resultsDir, { recursive: true })
 
-const log = (line: string) => console.error(`[bench] ${line}`)
+const began = performance.now()
+const log = (line: string) =>
+  console.error(`[bench] ${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s  ${line}`)
 
 const databaseUrl = (name: string) => {
   const url = new URL(admin)
@@ -45,8 +58,10 @@ const databaseUrl = (name: string) => {
   return url.toString()
 }
 
-/** A new, empty database `name` on the admin URL's server. */
-const freshDatabase = async (name: string) => {
+/** A new, empty database `prefix` + `part` on the admin URL's server. */
+const freshDatabase = async (part: string) => {
+  const name = `${prefix}${part}`
+  made.push(name)
   const client = new pg.Client({ connectionString: admin })
   await client.connect()
   await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
@@ -71,7 +86,7 @@ const pgbenchArgs = (name: string) => {
 const pgbench = async (): Promise<number> => {
   const out = execFileSync(
     "pgbench",
-    ["-c", "16", "-j", "2", "-T", String(seconds), ...pgbenchArgs("laari_pgbench")],
+    ["-c", "16", "-j", "2", "-T", String(seconds), ...pgbenchArgs(`${prefix}pgbench`)],
     {
       stdio: ["ignore", "pipe", "ignore"]
     }
@@ -83,13 +98,15 @@ const pgbench = async (): Promise<number> => {
 
 const save = (name: string, value: unknown) => {
   results[name] = value
+  if (name !== "suite") broken.push(...Check.problems(name, value))
   writeFileSync(path.join(resultsDir, `${name}.json`), `${JSON.stringify(value, null, 2)}\n`)
 }
 
 /** A node script of the bench as its own process; its last line of output is its JSON result. */
 const script = (file: string, env: Record<string, string | undefined>) =>
   new Promise<any>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", file], {
+    // The workspace packages from their sources, as `pnpm bench` itself runs (`tsx -C @laari/source`).
+    const child = spawn(process.execPath, ["--conditions", "@laari/source", "--import", "tsx", file], {
       cwd: Spawn.root,
       env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)),
       stdio: ["ignore", "pipe", "inherit"]
@@ -137,19 +154,20 @@ const machine = {
 
 const tps: Array<number> = []
 if (runs("pgbench") || runs("charges") || runs("baseline")) {
-  await freshDatabase("laari_pgbench")
-  log("pgbench: initializing (scale 10)")
-  execFileSync("pgbench", ["-i", "-s", "10", "-q", ...pgbenchArgs("laari_pgbench")], { stdio: "ignore" })
+  await freshDatabase("pgbench")
+  const scale = Smoke.size("10", "1")
+  log(`pgbench: initializing (scale ${scale})`)
+  execFileSync("pgbench", ["-i", "-s", scale, "-q", ...pgbenchArgs(`${prefix}pgbench`)], { stdio: "ignore" })
   log("pgbench: before")
   tps.push(await pgbench())
 }
 
 let targets: Array<Workload.Target> = []
-const chargesUrl = runs("charges") || runs("baseline") ? await freshDatabase("laari_bench") : ""
+const chargesUrl = runs("charges") || runs("baseline") ? await freshDatabase("bench") : ""
 if (runs("charges") || runs("baseline")) {
   const server = await Spawn.laari({ DATABASE_URL: chargesUrl }, { processes })
   const client = Load.client(server.base)
-  targets = await Workload.seed(client, 50, 4)
+  targets = await Workload.seed(client, seeded.merchants, seeded.mandates)
   client.close()
   if (runs("charges")) {
     log("laari: spread, half rate, hot")
@@ -175,7 +193,7 @@ if (tps.length > 0) {
 
 if (runs("renewals")) {
   log("renewals")
-  save("renewals", await Renewals.run(await freshDatabase("laari_renewals")))
+  save("renewals", await Renewals.run(await freshDatabase("renewals")))
 }
 
 if (runs("library")) {
@@ -187,14 +205,18 @@ if (runs("startup")) {
   log("start-up on PGlite")
   const dir = mkdtempSync(path.join(os.tmpdir(), "laari-start-"))
   const times: Array<number> = []
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < Smoke.size(4, 2); i++) {
     const server = await Spawn.laari({ DATABASE_URL: undefined, LAARI_DATA_DIR: dir })
     times.push(Math.round(server.readyMs))
     await server.stop()
   }
   rmSync(dir, { recursive: true, force: true })
   const warm = times.slice(1).sort((a, b) => a - b)
-  save("startup", { firstStartMs: times[0], warmStartsMs: times.slice(1), warmMedianMs: warm[1] })
+  save("startup", {
+    firstStartMs: times[0],
+    warmStartsMs: times.slice(1),
+    warmMedianMs: warm[Math.floor(warm.length / 2)]
+  })
 }
 
 if (runs("pglite")) {
@@ -202,7 +224,7 @@ if (runs("pglite")) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "laari-pglite-"))
   const server = await Spawn.laari({ DATABASE_URL: undefined, LAARI_DATA_DIR: dir })
   const client = Load.client(server.base)
-  const lite = await Workload.seed(client, 50, 4)
+  const lite = await Workload.seed(client, seeded.merchants, seeded.mandates)
   client.close()
   save("charges-pglite", { processes: 1, ...(await chargeRuns(server.base, lite)) })
   await server.stop()
@@ -211,9 +233,21 @@ if (runs("pglite")) {
 
 if (runs("webhooks")) {
   log("webhooks on PostgreSQL, then PGlite")
-  const onPg = await script("bench/src/webhooks.ts", { DATABASE_URL: await freshDatabase("laari_webhooks") })
+  const onPg = await script("bench/src/webhooks.ts", { DATABASE_URL: await freshDatabase("webhooks") })
   const onLite = await script("bench/src/webhooks.ts", { DATABASE_URL: undefined })
   save("webhooks", { postgresql: onPg, pglite: onLite })
+}
+
+if (runs("quickstart")) {
+  log("quick start: a fresh clone of HEAD installed, built, started; the CLI")
+  save("quickstart", await script("bench/src/quickstart.ts", {}))
+}
+
+if (Smoke.on) {
+  const client = new pg.Client({ connectionString: admin })
+  await client.connect()
+  for (const name of made) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  await client.end()
 }
 
 // `BENCH_ONLY=table`: print the table of the figures already in bench/results.
@@ -226,7 +260,8 @@ if (only?.includes("table"))
     "library",
     "startup",
     "charges-pglite",
-    "webhooks"
+    "webhooks",
+    "quickstart"
   ]) {
     const file = path.join(resultsDir, `${name}.json`)
     if (existsSync(file)) results[name] = JSON.parse(readFileSync(file, "utf8"))
@@ -323,6 +358,16 @@ if (r.webhooks !== undefined)
       "no worse than before"
     )
 
+const q = r.quickstart
+if (q !== undefined)
+  for (const x of q.results)
+    row(
+      `quick start at ${x.commit}: fresh clone to ready; restart; --help; a command; idle RSS`,
+      `${x.freshToReadyMs} ms; ${x.restartToReadyMs} ms; ${x.helpMedianMs} ms; ${x.commandMedianMs} ms; ${x.idleRssMiB} MiB`,
+      "",
+      "<= 60 s; 3 s; 1.5 s; 2 s; 200 MiB"
+    )
+
 const table = [
   "| measure | figure | ratio | goal |",
   "|---|---|---|---|",
@@ -334,3 +379,8 @@ writeFileSync(
   `Machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.postgres}; ${machine.date}\n\n${table}\n`
 )
 console.log(table)
+if (broken.length > 0) {
+  console.error(`[bench] BROKEN: ${broken.length} figure(s) measured nothing:\n  ${broken.join("\n  ")}`)
+  process.exit(1)
+}
+log(`every part measured something (${Object.keys(results).length} results)`)

@@ -13,14 +13,15 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import * as Serve from "./Serve.js"
+import * as Smoke from "./Smoke.js"
 
 const { backend, opsToken } = Serve
 import http from "node:http"
 
-const latencyEvents = Number(process.env.BENCH_LATENCY_EVENTS ?? 300)
+const latencyEvents = Number(process.env.BENCH_LATENCY_EVENTS ?? Smoke.size(300, 20))
 const latencyConcurrency = Number(process.env.BENCH_LATENCY_CONCURRENCY ?? 2)
-const endpoints = Number(process.env.BENCH_ENDPOINTS ?? 10)
-const events = Number(process.env.BENCH_EVENTS ?? 300)
+const endpoints = Number(process.env.BENCH_ENDPOINTS ?? Smoke.size(10, 2))
+const events = Number(process.env.BENCH_EVENTS ?? Smoke.size(300, 20))
 
 // The receiver: notes when each delivery's first byte arrives, per endpoint path and charge id.
 const arrivals = new Map<string, number>()
@@ -123,10 +124,9 @@ const result = {
   rssMiB: Number((process.memoryUsage().rss / 2 ** 20).toFixed(1))
 }
 console.log(JSON.stringify(result, null, 2))
-mkdirSync(new URL("../results/", import.meta.url), { recursive: true })
-writeFileSync(
-  new URL(`../results/webhooks-${backend}.json`, import.meta.url),
-  `${JSON.stringify(result, null, 2)}\n`
-)
+// The smoke's figures stay out of the real ones.
+const resultsDir = new URL(Smoke.size("../results/", "../results/smoke/"), import.meta.url)
+mkdirSync(resultsDir, { recursive: true })
+writeFileSync(new URL(`webhooks-${backend}.json`, resultsDir), `${JSON.stringify(result, null, 2)}\n`)
 await stop()
 receiver.close()

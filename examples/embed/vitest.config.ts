@@ -1,7 +1,7 @@
 import { defineProject } from "vitest/config"
-import { sourceConditions } from "../../vitest.shared"
+import { budgets, sourceConditions } from "../../vitest.shared"
 
 export default defineProject({
   ...sourceConditions,
-  test: { name: "example-embed", include: ["test/**/*.test.ts"] }
+  test: { ...budgets, name: "example-embed", include: ["test/**/*.test.ts"] }
 })

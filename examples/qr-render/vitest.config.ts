@@ -1,7 +1,7 @@
 import { defineProject } from "vitest/config"
-import { sourceConditions } from "../../vitest.shared"
+import { budgets, sourceConditions } from "../../vitest.shared"
 
 export default defineProject({
   ...sourceConditions,
-  test: { name: "example-qr-render", include: ["test/**/*.test.ts"] }
+  test: { ...budgets, name: "example-qr-render", include: ["test/**/*.test.ts"] }
 })

@@ -1,9 +1,10 @@
 import { defineProject } from "vitest/config"
-import { sourceConditions } from "../../vitest.shared"
+import { budgets, sourceConditions } from "../../vitest.shared"
 
 export default defineProject({
   ...sourceConditions,
   test: {
+    ...budgets,
     name: "server",
     include: ["test/**/*.test.ts"],
     globalSetup: ["../../scripts/build-dist.ts"],

@@ -361,11 +361,13 @@ describe("the server process", () => {
     process.kill(server.pid, "SIGTERM")
     // Not ready any more: new connections are refused (or answered 503) while those requests run.
     let probe: Outcome = { status: 200, connection: undefined, requestId: undefined, body: "" }
-    for (let i = 0; i < 50 && isAnswer(probe) && probe.status === 200; i++) {
+    // Within seconds on a quiet machine; the bound is for a busy one.
+    const notReadyBy = Date.now() + 30_000
+    while (Date.now() < notReadyBy && isAnswer(probe) && probe.status === 200) {
       await sleep(100)
       probe = await send(port, { path: "/readyz", timeoutMs: 15_000 })
     }
-    expect(isAnswer(probe) ? probe.status : probe.error).toMatch(/^(503|ECONNREFUSED)$/)
+    expect(String(isAnswer(probe) ? probe.status : probe.error)).toMatch(/^(503|ECONNREFUSED)$/)
     for (const f of finish) f()
     for (const outcome of await Promise.all(inFlight))
       expect(outcome).toMatchObject({ status: 404, connection: "close" })
@@ -375,7 +377,7 @@ describe("the server process", () => {
     expect(exit).toEqual({ code: 0, signal: null })
     expect(ms).toBeLessThan(20_000)
     expect(server.stderr()).toBe("")
-  }, 40_000)
+  }, 90_000)
 })
 
 describe("start-up", () => {
@@ -421,5 +423,5 @@ describe("start-up", () => {
     } finally {
       server.kill()
     }
-  }, 90_000)
+  }, 180_000)
 })

@@ -239,7 +239,8 @@ describe("the service as pnpm start runs it, on the system clock, without LAARI_
         LAARI_OPS_TOKEN: TestServer.OpsToken,
         LAARI_NOTIFY_URL: receiver.url("/n")
       },
-      readyTimeoutMs: 120_000
+      // A fresh PGlite directory migrates first: seconds on a quiet machine, minutes at load 25.
+      readyTimeoutMs: 300_000
     })
     const out = await R.eventually(() => p.stdout().includes("notices") && p.stdout(), 30_000, "the banner")
     const secret = /notices {5}POST .*\n {14}(whsec_\S+)/.exec(out)?.[1]
@@ -271,7 +272,7 @@ describe("the service as pnpm start runs it, on the system clock, without LAARI_
     const second = await start()
     await second.p.stop()
     expect(second.secret).toBe(first.secret)
-  }, 240_000)
+  }, 600_000)
 })
 
 describe.skipIf(TestDatabase.postgresUrl === undefined)("two servers on one PostgreSQL", () => {

@@ -12,7 +12,8 @@ import * as TestServer from "./support/TestServer.js"
 
 B.requireOrWarn("the hosted pages' browser tests")
 // A browser drives each flow end to end, result pages wait 3 s before sending the customer on.
-vi.setConfig({ testTimeout: 30_000 })
+// A browser driving a server: a minute and a half leaves room for a 2-core machine shared with a CPU hog.
+vi.setConfig({ testTimeout: 90_000 })
 
 let server: TestServer.TestServer
 let browser: Browser
@@ -599,5 +600,5 @@ describe("form posts are limited per client address", () => {
     } finally {
       await limited.close()
     }
-  }, 60_000)
+  }, 120_000)
 })

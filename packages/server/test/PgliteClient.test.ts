@@ -255,6 +255,7 @@ describe("PgliteClient with a dataDir", () => {
         }).pipe(Effect.provide(PgliteClient.layer({ dataDir })))
         expect(rows).toEqual([{ id: 1, label: "persisted" }])
       }).pipe(Effect.scoped),
-    60_000
+    // Two PGlite instances over one directory: seconds quiet, over a minute at load 25.
+    180_000
   )
 })

@@ -599,17 +599,24 @@ describe("deliveries", () => {
     const slow = await endpoint(m.test)
     const fast = await endpoint(m.test)
     const previous = receiver.answer
-    receiver.answer = (r) => (r.path === slow.path ? { status: 200, delayMs: 4_000 } : previous(r))
+    // Scaled for a busy machine: the fast endpoint's window stays below one slow answer (itself below the
+    // attempt timeout, 10 s), so waiting behind even one slow delivery fails it.
+    const slowMs = 9_500
+    receiver.answer = (r) => (r.path === slow.path ? { status: 200, delayMs: slowMs } : previous(r))
     try {
       for (let i = 0; i < 20; i++) await mandate(m.test)
       const started = Date.now()
-      await R.eventually(() => at(fast.path).length >= 20, 3_000, "the fast endpoint's 20 deliveries")
-      expect(Date.now() - started).toBeLessThan(3_000)
+      await R.eventually(
+        () => at(fast.path).length >= 20,
+        slowMs - 1_500,
+        "the fast endpoint's 20 deliveries"
+      )
+      expect(Date.now() - started).toBeLessThan(slowMs - 1_500)
       expect(at(slow.path).length).toBeLessThan(20)
     } finally {
       receiver.answer = previous
     }
-  }, 30_000)
+  }, 90_000)
 })
 
 describe("events", () => {

@@ -96,7 +96,8 @@ export const spawnServer = async (options: {
   const baseUrl = `http://127.0.0.1:${port}`
   const output = () => `\n--- stdout\n${stdout}\n--- stderr\n${stderr}`
 
-  const ready = async (timeoutMs = 60_000) => {
+  // Compiled, the server is ready in seconds; the bound is for a 2-core machine shared with a CPU hog.
+  const ready = async (timeoutMs = 120_000) => {
     const deadline = Date.now() + timeoutMs
     while (Date.now() < deadline) {
       if (done !== undefined)

@@ -1,0 +1,120 @@
+/**
+ * `pnpm start` and `pnpm laari` skip `tsc -b` when dist is current (scripts/ensure-built.mjs): every kind
+ * of change to what the build reads must make it build again, and nothing else may. A small project graph
+ * in a temporary folder stands in for the service's, with a build that only counts and writes outputs.
+ */
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs"
+import os from "node:os"
+import * as Path from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { ensureBuilt, server, staleness } from "../../../scripts/ensure-built.mjs"
+
+let root: string
+let builds: number
+const write = (file: string, text: string) => {
+  mkdirSync(Path.dirname(Path.join(root, file)), { recursive: true })
+  writeFileSync(Path.join(root, file), text)
+}
+const project = () => ({
+  root,
+  tsconfig: Path.join(root, "app/tsconfig.build.json"),
+  stamp: Path.join(root, "app/build/stamp"),
+  outputs: [Path.join(root, "app/dist/main.js")],
+  build: () => {
+    builds++
+    write("app/dist/main.js", "")
+  }
+})
+/** A save of `file` after the last build; the clock then moves on, so the next build starts later. */
+const touch = (file: string) => {
+  const now = new Date(Date.now() + 1)
+  utimesSync(Path.join(root, file), now, now)
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5)
+}
+
+beforeEach(() => {
+  root = mkdtempSync(Path.join(os.tmpdir(), "laari-ensure-built-"))
+  builds = 0
+  for (const file of [
+    "tsconfig.base.json",
+    "package.json",
+    "pnpm-lock.yaml",
+    "lib/package.json",
+    "app/package.json"
+  ])
+    write(file, "{}")
+  write("lib/tsconfig.build.json", JSON.stringify({ include: ["src"] }))
+  write(
+    "app/tsconfig.build.json",
+    JSON.stringify({ include: ["src"], references: [{ path: "../lib/tsconfig.build.json" }] })
+  )
+  write("lib/src/a.ts", "export const a = 1")
+  write("app/src/deep/b.ts", "export const b = 1")
+})
+afterEach(() => rmSync(root, { recursive: true, force: true }))
+
+describe("ensure-built", () => {
+  it("builds the first time, then not again while nothing changed", () => {
+    expect(ensureBuilt(project())).toBe(true)
+    expect(ensureBuilt(project())).toBe(false)
+    expect(ensureBuilt(project())).toBe(false)
+    expect(builds).toBe(1)
+  })
+
+  it.each([
+    ["a source of the project", "app/src/deep/b.ts"],
+    ["a source of a referenced project", "lib/src/a.ts"],
+    ["a tsconfig of the graph", "lib/tsconfig.build.json"],
+    ["the base tsconfig", "tsconfig.base.json"],
+    ["the lockfile", "pnpm-lock.yaml"],
+    ["a package.json", "app/package.json"]
+  ])("builds again after a change to %s", (_, file) => {
+    ensureBuilt(project())
+    touch(file)
+    expect(staleness(project())).toBe(`${file} changed`)
+    expect(ensureBuilt(project())).toBe(true)
+    expect(builds).toBe(2)
+    expect(ensureBuilt(project())).toBe(false)
+  })
+
+  it("builds again when a source is added or removed, and when an output is gone", () => {
+    ensureBuilt(project())
+    write("app/src/deep/c.ts", "export const c = 1")
+    touch("app/src/deep/c.ts")
+    expect(ensureBuilt(project())).toBe(true)
+    unlinkSync(Path.join(root, "lib/src/a.ts"))
+    touch("lib/src")
+    expect(staleness(project())).toBe("lib/src changed")
+    expect(ensureBuilt(project())).toBe(true)
+    unlinkSync(Path.join(root, "app/dist/main.js"))
+    expect(staleness(project())).toBe("app/dist/main.js is missing")
+    expect(ensureBuilt(project())).toBe(true)
+    expect(builds).toBe(4)
+  })
+
+  it("a file saved while the build runs is built again next time; a failed build leaves no stamp", () => {
+    ensureBuilt({ ...project(), build: () => touch("app/src/deep/b.ts") })
+    expect(ensureBuilt(project())).toBe(true)
+    touch("lib/src/a.ts")
+    expect(() =>
+      ensureBuilt({
+        ...project(),
+        build: () => {
+          throw new Error("tsc failed")
+        }
+      })
+    ).toThrow("tsc failed")
+    expect(staleness(project())).toBe("lib/src/a.ts changed")
+  })
+
+  it("the service's build reads core's and the server's sources", () => {
+    // The real graph, read only: a change to either package's sources must count.
+    const reason = staleness({ ...server, stamp: Path.join(root, "stamp") })
+    expect(reason).toBe("never built here")
+    writeFileSync(Path.join(root, "stamp"), "0")
+    const stale = staleness({ ...server, stamp: Path.join(root, "stamp"), outputs: [] })
+    expect(stale).toMatch(/changed$/)
+    writeFileSync(Path.join(root, "stamp"), String(Date.now() + 3_600_000))
+    expect(staleness({ ...server, stamp: Path.join(root, "stamp"), outputs: [] })).toBeUndefined()
+  })
+})

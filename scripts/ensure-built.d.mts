@@ -1,0 +1,10 @@
+/** Types of ensure-built.mjs (a plain node script, so `pnpm start` needs no compiler to decide). */
+export interface Build {
+  readonly root: string
+  readonly tsconfig: string
+  readonly stamp: string
+  readonly outputs: ReadonlyArray<string>
+}
+export declare const staleness: (build: Build) => string | undefined
+export declare const ensureBuilt: (build: Build & { readonly build?: (reason: string) => void }) => boolean
+export declare const server: Build
