@@ -15,8 +15,8 @@ const make = Effect.gen(function* () {
   const config = yield* ServerConfigTag
   const policy: Address.Policy = { allowPrivate: config.webhookAllowPrivate }
 
-  const checkUrl = (url: string | undefined, principal: Auth.Principal) => {
-    const refusal = url === undefined ? undefined : Address.refuseUrl(url, principal.environment, policy)
+  const checkUrl = (url: string | undefined) => {
+    const refusal = url === undefined ? undefined : Address.refuseUrl(url, policy)
     return refusal === undefined ? Effect.void : Effect.fail(Errors.InvalidRequest.field("url", refusal))
   }
 
@@ -40,7 +40,7 @@ const make = Effect.gen(function* () {
       }
     ) =>
       Effect.gen(function* () {
-        yield* checkUrl(input.url, principal)
+        yield* checkUrl(input.url)
         const secret = Signing.generateSecret()
         const endpoint = yield* store.create(
           Auth.tenantOf(principal),
@@ -52,7 +52,7 @@ const make = Effect.gen(function* () {
 
     update: (principal: Auth.Principal, id: string, changes: EndpointChanges) =>
       Effect.gen(function* () {
-        yield* checkUrl(changes.url, principal)
+        yield* checkUrl(changes.url)
         return yield* found(yield* store.update(Auth.tenantOf(principal), id, changes))
       }),
 
