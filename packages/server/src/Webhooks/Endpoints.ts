@@ -6,6 +6,7 @@ import { Auth, Crypto, Errors, Webhook } from "@laari/core"
 import { Context, DateTime, Duration, Effect, Layer } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Address from "./Address.js"
+import * as Replay from "./Replay.js"
 import * as Signing from "./Signing.js"
 import { type EndpointChanges, type Owner, WebhookStore } from "./Sql.js"
 
@@ -74,6 +75,13 @@ const make = Effect.gen(function* () {
         yield* found((yield* store.rotate(Auth.tenantOf(principal), id, secret, expires)) || undefined)
         return { secret, previousSecretExpiresAt: expires }
       }),
+
+    /**
+     * How the idempotency table keeps a response showing one of the merchant's secrets: without it
+     * (`Replay`). `idOf` names the endpoint from the response or the request.
+     */
+    concealed: (principal: Auth.Principal, idOf: (body: Record<string, unknown>) => unknown) =>
+      Replay.concealed(idOf, (id) => store.secrets(Auth.tenantOf(principal), id)),
 
     /** An endpoint's log; `owner` is a merchant's environment, or (for the operator) the merchant. */
     deliveries: (owner: Owner, id: string, filter: Parameters<typeof store.deliveries>[1]) =>
