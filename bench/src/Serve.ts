@@ -24,7 +24,8 @@ export const start = async () => {
       clock: "system",
       maxBodyBytes: 1024 * 1024,
       rateLimit: 0,
-      webhookAllowPrivate: false
+      // The benchmark's receivers are local.
+      webhookAllowPrivate: true
     }).pipe(
       Layer.provideMerge(
         NodeHttpServer.layer(() => Edge.createServer({ maxBodyBytes: 1024 * 1024 }), { port: 0 })

@@ -1,6 +1,8 @@
 /**
  * `LAARI_WEBHOOK_SECRET=whsec_... PORT=4242 pnpm start`: prints every event laari delivers.
- * Register `http://localhost:4242/` as a test-mode endpoint (`POST /webhook-endpoints`) to try it.
+ * To try it, forward the merchant's events with `laari listen --forward-to http://localhost:4242/` and set
+ * LAARI_WEBHOOK_SECRET to the secret it prints (or pass it `--secret`); endpoints may target local
+ * addresses only on a laari started with LAARI_WEBHOOK_ALLOW_PRIVATE=true.
  */
 import { createReceiver } from "./receiver.js"
 

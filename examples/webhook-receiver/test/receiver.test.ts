@@ -44,6 +44,8 @@ describe("examples/webhook-receiver against a live server", () => {
         PORT: String(port),
         LAARI_DATA_DIR: dataDir,
         LAARI_OPS_TOKEN: ops,
+        // The receiver listens on 127.0.0.1, which endpoints may target only when the operator allows it.
+        LAARI_WEBHOOK_ALLOW_PRIVATE: "true",
         DATABASE_URL: ""
       },
       stdio: ["ignore", "pipe", "pipe"]

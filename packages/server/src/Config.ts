@@ -2,6 +2,7 @@
  * Configuration from the environment (DESIGN section 8).
  */
 import { Config as C, type ConfigError, Context, Effect, Layer, Option, Redacted } from "effect"
+import * as Secrets from "./Webhooks/Secrets.js"
 
 export interface ServerConfig {
   readonly port: number
@@ -27,6 +28,13 @@ export interface ServerConfig {
   readonly notifyUrl?: string | undefined
   /** `LAARI_NOTIFY_SECRET` (`whsec_...`) signs them; unset, one is generated and kept in the database. */
   readonly notifySecret?: string | undefined
+  /**
+   * `LAARI_MASTER_KEY`: 32 bytes (base64 or hex) sealing the webhook signing secrets at rest; unset, a key
+   * made once and kept in the database (`Webhooks/Secrets`).
+   */
+  readonly masterKey?: Redacted.Redacted<Uint8Array> | undefined
+  /** `LAARI_MASTER_KEY_PREVIOUS`: the master key before a rotation; what it sealed is sealed again at start. */
+  readonly masterKeyPrevious?: Redacted.Redacted<Uint8Array> | undefined
 }
 
 export const defaults = {
@@ -74,6 +82,8 @@ export const fromEnv: Effect.Effect<ServerConfig, ConfigError.ConfigError> = Eff
       C.withDefault(defaults.rateLimit)
     ),
     webhookAllowPrivate: yield* C.boolean("LAARI_WEBHOOK_ALLOW_PRIVATE").pipe(C.withDefault(false)),
+    masterKey: yield* Secrets.masterKeyConfig("LAARI_MASTER_KEY"),
+    masterKeyPrevious: yield* Secrets.masterKeyConfig("LAARI_MASTER_KEY_PREVIOUS"),
     notifyUrl: Option.getOrUndefined(
       yield* C.option(
         C.nonEmptyString("LAARI_NOTIFY_URL").pipe(

@@ -443,7 +443,7 @@ describe("lists of lists", () => {
     const database = counting.pipe(Layer.provideMerge(TestDatabase.pglite()))
     const layer = Engine.layer.pipe(
       Layer.provideMerge(Layer.merge(WebhookEndpoints.layer, MemoryQrImages.layer)),
-      Layer.provideMerge(Layer.merge(WebhookSql.layer, Config.layer(config))),
+      Layer.provideMerge(WebhookSql.layer.pipe(Layer.provideMerge(Config.layer(config)))),
       Layer.provideMerge(database)
     )
     await Effect.runPromise(

@@ -69,7 +69,8 @@ const all = [
   [7, "ledger_rollup"],
   [8, "oauth"],
   [9, "manual_clock"],
-  [10, "notification_outbox"]
+  [10, "notification_outbox"],
+  [11, "conceal_webhook_secrets"]
 ]
 
 describe("PGlite", () => {

@@ -74,16 +74,33 @@ describe("Address", () => {
     expect(Address.isPublicAddress("172.32.0.1")).toBe(true)
   })
 
-  it("refuses live URLs that are not https or not public, unless private addresses are allowed", () => {
+  it("finds the IPv4 address inside IPv6 forms: compatible, mapped, translated, 6to4, NAT64, Teredo", () => {
+    for (const ip of [
+      "::7f00:1",
+      "::127.0.0.1",
+      "::ffff:7f00:1",
+      "::ffff:0:7f00:1",
+      "2002:7f00:1::",
+      "2002:a9fe:a9fe::1",
+      "2001:0:4136:e378::1",
+      "fec0::1"
+    ])
+      expect(Address.isPublicAddress(ip), ip).toBe(false)
+    for (const ip of ["2002:808:808::1", "::ffff:808:808"]) expect(Address.isPublicAddress(ip), ip).toBe(true)
+  })
+
+  it("refuses URLs that are not https or not public, unless private addresses are allowed", () => {
     const strict = { allowPrivate: false }
-    expect(Address.refuseUrl("https://example.com/hook", "live", strict)).toBeUndefined()
-    expect(Address.refuseUrl("http://example.com/hook", "live", strict)).toMatch(/https/)
-    expect(Address.refuseUrl("https://192.168.0.10/hook", "live", strict)).toMatch(/public/)
-    expect(Address.refuseUrl("https://[::ffff:127.0.0.1]/", "live", strict)).toMatch(/public/)
-    expect(Address.refuseUrl("https://printer.local/", "live", strict)).toMatch(/public/)
-    expect(Address.refuseUrl("http://127.0.0.1:3000/hook", "test", strict)).toBeUndefined()
-    expect(Address.refuseUrl("http://127.0.0.1:3000/hook", "live", { allowPrivate: true })).toBeUndefined()
-    expect(Address.refuseUrl("file:///etc/passwd", "test", strict)).toMatch(/http/)
+    expect(Address.refuseUrl("https://example.com/hook", strict)).toBeUndefined()
+    expect(Address.refuseUrl("http://example.com/hook", strict)).toMatch(/https/)
+    expect(Address.refuseUrl("https://192.168.0.10/hook", strict)).toMatch(/public/)
+    expect(Address.refuseUrl("https://[::ffff:127.0.0.1]/", strict)).toMatch(/public/)
+    expect(Address.refuseUrl("https://printer.local/", strict)).toMatch(/public/)
+    expect(Address.refuseUrl("https://localhost./", strict)).toMatch(/public/)
+    expect(Address.refuseUrl("https://intranet/", strict)).toMatch(/public/)
+    expect(Address.refuseUrl("http://127.0.0.1:3000/hook", strict)).toMatch(/https/)
+    expect(Address.refuseUrl("http://127.0.0.1:3000/hook", { allowPrivate: true })).toBeUndefined()
+    expect(Address.refuseUrl("file:///etc/passwd", { allowPrivate: true })).toMatch(/http/)
   })
 })
 

@@ -37,7 +37,13 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)(
 
     const start = async () => {
       const p = await ServerProcess.start({
-        env: { DATABASE_URL: databaseUrl, LAARI_OPS_TOKEN: TestServer.OpsToken, LAARI_RATE_LIMIT: "0" }
+        env: {
+          DATABASE_URL: databaseUrl,
+          LAARI_OPS_TOKEN: TestServer.OpsToken,
+          LAARI_RATE_LIMIT: "0",
+          // The receiver is local.
+          LAARI_WEBHOOK_ALLOW_PRIVATE: "true"
+        }
       })
       processes.push(p)
       return TestServer.client(p.baseUrl) as TestServer.TestServer

@@ -34,6 +34,15 @@ const stored = (r: Idempotency.StoredResponse) =>
   })
 
 /**
+ * For a response that carries a secret (issue 23, item 2): what the table keeps instead of the encoded
+ * body (`store`), and what a replay sends from what was kept (`replay`), so no stored response holds one.
+ */
+export interface Concealed {
+  readonly store: (body: unknown) => unknown
+  readonly replay: (stored: string) => Effect.Effect<string, Errors.ServiceUnavailable>
+}
+
+/**
  * Runs `command` once per key. Without a key it simply runs. `payload` is the decoded request body, whose
  * hash tells a retry from a different request under the same key.
  *
@@ -49,7 +58,8 @@ export const idempotent = <A, E, R>(
     readonly key: string | undefined
     readonly payload: unknown
   },
-  command: Effect.Effect<A, E, R>
+  command: Effect.Effect<A, E, R>,
+  concealed?: Concealed
 ): Effect.Effect<
   A | HttpServerResponse.HttpServerResponse,
   E | Idempotency.KeyInFlight | Idempotency.KeyReused | Errors.ServiceUnavailable,
@@ -85,7 +95,14 @@ export const idempotent = <A, E, R>(
       if (claim._tag === "Busy") return yield* Effect.fail(new Idempotency.KeyInFlight())
       if (claim._tag === "Held") {
         const decision = Idempotency.decide(claim.record, fingerprint, now)
-        if (decision._tag === "Replay") return Either.right(stored(decision.response))
+        if (decision._tag === "Replay")
+          return Either.right(
+            stored(
+              concealed === undefined
+                ? decision.response
+                : { ...decision.response, body: yield* concealed.replay(decision.response.body) }
+            )
+          )
         if (decision._tag === "Mismatch") return yield* Effect.fail(new Idempotency.KeyReused())
         yield* store.replace(scope, fingerprint, now)
       }
@@ -102,7 +119,11 @@ export const idempotent = <A, E, R>(
         return outcome
       }
       const body = yield* Effect.orDie(encodeSuccess(outcome.right))
-      yield* store.complete(scope, { status: successStatus, headers: {}, body: JSON.stringify(body) })
+      yield* store.complete(scope, {
+        status: successStatus,
+        headers: {},
+        body: JSON.stringify(concealed === undefined ? body : concealed.store(body))
+      })
       return outcome
     })
 

@@ -13,6 +13,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { createCodeKey } from "./Challenges.js"
 import * as OAuthClients from "./OAuthClients.js"
+import * as Secrets from "../Webhooks/Secrets.js"
 
 const environment = "environment text NOT NULL CHECK (environment IN ('test', 'live'))"
 
@@ -597,7 +598,12 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
     );`)
   ),
   // Customer notices on their way to the wallet provider's notification service (`Notify`).
-  "0010_notification_outbox": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(notificationOutbox))
+  "0010_notification_outbox": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(notificationOutbox)),
+  // Stored responses keep no webhook signing secret (issue 23, item 2); the endpoints' own secrets are
+  // sealed by the first process to start, which has the master key (`Webhooks/Sql.layer`).
+  "0011_conceal_webhook_secrets": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(Secrets.scrubStoredResponses)
+  )
 }
 
 /** The Migrator's bookkeeping table; created here first (see `run`). */

@@ -13,7 +13,7 @@ import { Authentication, OpsAuthentication } from "../Http/Security.js"
 
 const Url = Text.pipe(Schema.minLength(1), Schema.maxLength(2048)).annotations({
   description:
-    "Where deliveries are sent. Live endpoints: `https` on a public address. Test endpoints may be `http` and local."
+    "Where deliveries are sent: `https` on a public address, in test mode as in live (for local development use `laari listen`; the operator may allow private targets with `LAARI_WEBHOOK_ALLOW_PRIVATE`)."
 })
 
 export const WebhookEndpointRead = Schema.Struct({

@@ -62,7 +62,7 @@ const make = (limits: Limits) =>
             claimed.body
           ),
           body: claimed.body,
-          publicOnly: Address.mustBePublic(policy, claimed.environment)
+          publicOnly: Address.mustBePublic(policy)
         })
         const succeeded = Sender.succeeded(response)
         yield* store.complete(

@@ -6,6 +6,7 @@ import { Auth, Crypto, Errors, Webhook } from "@laari/core"
 import { Context, DateTime, Duration, Effect, Layer } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Address from "./Address.js"
+import * as Replay from "./Replay.js"
 import * as Signing from "./Signing.js"
 import { type EndpointChanges, type Owner, WebhookStore } from "./Sql.js"
 
@@ -15,8 +16,8 @@ const make = Effect.gen(function* () {
   const config = yield* ServerConfigTag
   const policy: Address.Policy = { allowPrivate: config.webhookAllowPrivate }
 
-  const checkUrl = (url: string | undefined, principal: Auth.Principal) => {
-    const refusal = url === undefined ? undefined : Address.refuseUrl(url, principal.environment, policy)
+  const checkUrl = (url: string | undefined) => {
+    const refusal = url === undefined ? undefined : Address.refuseUrl(url, policy)
     return refusal === undefined ? Effect.void : Effect.fail(Errors.InvalidRequest.field("url", refusal))
   }
 
@@ -40,7 +41,7 @@ const make = Effect.gen(function* () {
       }
     ) =>
       Effect.gen(function* () {
-        yield* checkUrl(input.url, principal)
+        yield* checkUrl(input.url)
         const secret = Signing.generateSecret()
         const endpoint = yield* store.create(
           Auth.tenantOf(principal),
@@ -52,7 +53,7 @@ const make = Effect.gen(function* () {
 
     update: (principal: Auth.Principal, id: string, changes: EndpointChanges) =>
       Effect.gen(function* () {
-        yield* checkUrl(changes.url, principal)
+        yield* checkUrl(changes.url)
         return yield* found(yield* store.update(Auth.tenantOf(principal), id, changes))
       }),
 
@@ -74,6 +75,13 @@ const make = Effect.gen(function* () {
         yield* found((yield* store.rotate(Auth.tenantOf(principal), id, secret, expires)) || undefined)
         return { secret, previousSecretExpiresAt: expires }
       }),
+
+    /**
+     * How the idempotency table keeps a response showing one of the merchant's secrets: without it
+     * (`Replay`). `idOf` names the endpoint from the response or the request.
+     */
+    concealed: (principal: Auth.Principal, idOf: (body: Record<string, unknown>) => unknown) =>
+      Replay.concealed(idOf, (id) => store.secrets(Auth.tenantOf(principal), id)),
 
     /** An endpoint's log; `owner` is a merchant's environment, or (for the operator) the merchant. */
     deliveries: (owner: Owner, id: string, filter: Parameters<typeof store.deliveries>[1]) =>

@@ -32,7 +32,8 @@ export const WebhookEndpointsLive = HttpApiBuilder.group(Api, "webhookEndpoints"
                 enabledEvents: payload.enabled_events,
                 description: payload.description ?? null
               })
-              .pipe(Effect.map(({ endpoint, secret }) => ({ ...Json.endpoint(endpoint), secret })))
+              .pipe(Effect.map(({ endpoint, secret }) => ({ ...Json.endpoint(endpoint), secret }))),
+            endpoints.concealed(principal, (body) => body.id)
           )
         )
       )
@@ -86,7 +87,8 @@ export const WebhookEndpointsLive = HttpApiBuilder.group(Api, "webhookEndpoints"
                     secret: r.secret,
                     previousSecretExpiresAt: Calendar.formatMaldives(r.previousSecretExpiresAt)
                   }))
-                )
+                ),
+              endpoints.concealed(principal, () => path.id)
             )
           )
         )

@@ -4,9 +4,12 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { type Auth, Ids, Webhook } from "@laari/core"
-import { Context, DateTime, Duration, Effect, Layer } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Redacted } from "effect"
+import { type ServerConfig, ServerConfigTag } from "../Config.js"
 import { DeliveryChannel } from "../Sql/Events.js"
 import { fromDate, fromDateOrNull, int, intOrNull, one, repository, toDate } from "../Sql/Repository.js"
+import * as ServerSecrets from "../Sql/ServerSecrets.js"
+import * as Secrets from "./Secrets.js"
 
 export interface EndpointRow {
   readonly id: string
@@ -37,13 +40,33 @@ export const endpointFromRow = (row: EndpointRow): Webhook.Endpoint => ({
   createdAt: fromDate(row.created_at)
 })
 
-const secretsFromRow = (
-  row: Pick<EndpointRow, "secret" | "previous_secret" | "previous_secret_expires_at">
-): Webhook.Secrets => ({
-  secret: row.secret,
-  previousSecret: row.previous_secret,
+type SealedSecrets = Pick<EndpointRow, "secret" | "previous_secret" | "previous_secret_expires_at">
+
+/** The row's secrets, opened; a secret that does not open is a defect (a master key missing: `Secrets`). */
+const secretsFromRow = (ring: Secrets.Keyring, id: string, row: SealedSecrets): Webhook.Secrets => ({
+  secret: Secrets.open(ring, id, row.secret),
+  previousSecret: row.previous_secret === null ? null : Secrets.open(ring, id, row.previous_secret),
   previousSecretExpiresAt: fromDateOrNull(row.previous_secret_expires_at)
 })
+
+/** The name in `server_secrets` of the master key made when `LAARI_MASTER_KEY` is not set. */
+export const KeptKeyName = "webhook-secrets-key"
+
+/** The keys: `LAARI_MASTER_KEY` (else the kept one, made now if need be), the previous one, the kept one. */
+const keyring = (sql: SqlClient.SqlClient, config: ServerConfig) =>
+  Effect.gen(function* () {
+    const configured = config.masterKey === undefined ? undefined : Redacted.value(config.masterKey)
+    const kept =
+      configured === undefined
+        ? yield* ServerSecrets.ensure(sql, KeptKeyName)
+        : yield* ServerSecrets.read(sql, KeptKeyName)
+    const current = Secrets.key(configured ?? kept!)
+    const older = [config.masterKeyPrevious && Redacted.value(config.masterKeyPrevious), kept]
+      .filter((bytes): bytes is Uint8Array => bytes !== undefined)
+      .map(Secrets.key)
+      .filter((k) => k.id !== current.id)
+    return { current, older } satisfies Secrets.Keyring
+  })
 
 /** One entry of the delivery log. */
 export interface Attempt {
@@ -152,6 +175,44 @@ const endpointColumns = `id, merchant_id, environment, url, enabled_events, desc
 
 const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const ring = yield* keyring(sql, yield* ServerConfigTag)
+  const opened = (id: string, row: SealedSecrets) => Effect.sync(() => secretsFromRow(ring, id, row))
+
+  /**
+   * Seals again every secret not under the current key: plaintext ones from before sealing, and those
+   * under a previous master key. One row per statement, both secrets together, and only if the row is
+   * still as read (a rotation in between wins; the next start seals what it wrote, already current).
+   */
+  const reseal = Effect.gen(function* () {
+    const prefix = `v1:${ring.current.id}:%`
+    const rows = yield* sql<Pick<EndpointRow, "id" | "secret" | "previous_secret">>`
+      SELECT id, secret, previous_secret FROM webhook_endpoints
+      WHERE secret NOT LIKE ${prefix} OR previous_secret NOT LIKE ${prefix}`
+    let sealed = 0
+    for (const row of rows) {
+      const again = (stored: string) =>
+        Secrets.isCurrent(ring, stored)
+          ? stored
+          : Secrets.seal(ring, row.id, Secrets.open(ring, row.id, stored))
+      const secret = yield* Effect.try({
+        try: () => again(row.secret),
+        catch: (e) => e as Secrets.SecretUnreadable
+      })
+      const previous =
+        row.previous_secret === null
+          ? null
+          : yield* Effect.try({
+              try: () => again(row.previous_secret!),
+              catch: (e) => e as Secrets.SecretUnreadable
+            })
+      const updated =
+        yield* sql`UPDATE webhook_endpoints SET secret = ${secret}, previous_secret = ${previous}
+        WHERE id = ${row.id} AND secret = ${row.secret}
+          AND previous_secret IS NOT DISTINCT FROM ${row.previous_secret} RETURNING id`
+      sealed += updated.length
+    }
+    return sealed
+  })
 
   const owned = (owner: Owner) =>
     owner.environment === undefined
@@ -174,11 +235,20 @@ const make = Effect.gen(function* () {
       sql<EndpointRow>`INSERT INTO webhook_endpoints
           (id, merchant_id, environment, url, enabled_events, description, status, secret, created_at)
         VALUES (${input.id}, ${tenant.merchantId}, ${tenant.environment}, ${input.url},
-          ${input.enabledEvents as Array<string>}::text[], ${input.description}, 'ENABLED', ${input.secret},
+          ${input.enabledEvents as Array<string>}::text[], ${input.description}, 'ENABLED',
+          ${Secrets.seal(ring, input.id, input.secret)},
           ${toDate(now)})
         RETURNING ${sql.literal(endpointColumns)}`.pipe(Effect.map((rows) => endpointFromRow(rows[0]!))),
 
     find,
+
+    /** An endpoint's secrets, opened: for an idempotent replay (`Replay`). */
+    secrets: (owner: Owner, id: string) =>
+      Effect.flatMap(findRow(owner, id), (row) =>
+        row === undefined ? Effect.succeed(undefined) : opened(row.id, row)
+      ),
+
+    reseal,
 
     list: (owner: Owner, page: { readonly limit: number; readonly offset: number }) =>
       !Ids.isUuid(owner.merchantId)
@@ -224,7 +294,7 @@ const make = Effect.gen(function* () {
       Effect.gen(function* () {
         if ((yield* findRow(owner, id, true)) === undefined) return false
         yield* sql`UPDATE webhook_endpoints SET previous_secret = secret,
-            previous_secret_expires_at = ${toDate(previousExpiresAt)}, secret = ${secret}
+            previous_secret_expires_at = ${toDate(previousExpiresAt)}, secret = ${Secrets.seal(ring, id, secret)}
           WHERE id = ${id}`
         return true
       }),
@@ -287,16 +357,19 @@ const make = Effect.gen(function* () {
         SELECT l.*, l.id AS attempt_id, w.merchant_id, w.environment, w.url, w.secret, w.previous_secret,
           w.previous_secret_expires_at, e.envelope::text AS body
         FROM leased l JOIN webhook_endpoints w ON w.id = l.endpoint_id JOIN events e ON e.id = l.event_id`.pipe(
-        Effect.map((rows) =>
-          rows.map(
-            (row): Claimed => ({
-              attempt: attemptFromRow({ ...row, id: row.attempt_id }),
-              merchantId: row.merchant_id,
-              environment: row.environment,
-              url: row.url,
-              secrets: secretsFromRow(row),
-              body: row.body
-            })
+        Effect.flatMap((rows) =>
+          Effect.forEach(rows, (row) =>
+            Effect.map(
+              opened(row.endpoint_id, row),
+              (secrets): Claimed => ({
+                attempt: attemptFromRow({ ...row, id: row.attempt_id }),
+                merchantId: row.merchant_id,
+                environment: row.environment,
+                url: row.url,
+                secrets,
+                body: row.body
+              })
+            )
           )
         )
       ),
@@ -372,4 +445,19 @@ export class WebhookStore extends Context.Tag("laari/server/WebhookStore")<
   ReturnType<typeof repository<Repository>>
 >() {}
 
-export const layer = Layer.effect(WebhookStore, Effect.map(make, repository))
+/**
+ * The store; building it seals what is not sealed under the current master key, so every process starts
+ * with every row readable, and refuses to start, saying which key is missing, when one is not.
+ */
+export const layer = Layer.effect(
+  WebhookStore,
+  Effect.gen(function* () {
+    const store = yield* make
+    const sealed = yield* store.reseal.pipe(
+      Effect.catchTag("SecretUnreadable", (e) => Effect.dieMessage(`laari: ${e.message}`))
+    )
+    if (sealed > 0)
+      yield* Effect.logInfo(`sealed ${sealed} webhook endpoints' signing secrets under the master key`)
+    return repository(store)
+  })
+)

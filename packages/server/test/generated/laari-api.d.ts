@@ -4877,7 +4877,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * maxLength(2048)
-                     * @description Where deliveries are sent. Live endpoints: `https` on a public address. Test endpoints may be `http` and local.
+                     * @description Where deliveries are sent: `https` on a public address, in test mode as in live (for local development use `laari listen`; the operator may allow private targets with `LAARI_WEBHOOK_ALLOW_PRIVATE`).
                      */
                     url: string;
                     enabled_events: components["schemas"]["EnabledEvents"];
@@ -5099,7 +5099,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * maxLength(2048)
-                     * @description Where deliveries are sent. Live endpoints: `https` on a public address. Test endpoints may be `http` and local.
+                     * @description Where deliveries are sent: `https` on a public address, in test mode as in live (for local development use `laari listen`; the operator may allow private targets with `LAARI_WEBHOOK_ALLOW_PRIVATE`).
                      */
                     url?: string;
                     enabled_events?: components["schemas"]["EnabledEvents"];

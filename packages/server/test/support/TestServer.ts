@@ -54,7 +54,8 @@ export const start = async (
     maxBodyBytes: Config.defaults.maxBodyBytes,
     // Off unless a test is about it: the suites fire bursts that are not what rate limits are for.
     rateLimit: 0,
-    webhookAllowPrivate: false,
+    // The suites deliver to local receivers; WebhookTargets.test holds the default (off).
+    webhookAllowPrivate: true,
     ...options.config
   }
   const runtime = ManagedRuntime.make(
