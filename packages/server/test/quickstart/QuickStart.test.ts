@@ -17,7 +17,7 @@ import os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect, Exit, Scope } from "effect"
-import type { Browser, Page } from "playwright-core"
+import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as B from "../support/Browser.js"
 import * as TestDatabase from "../support/TestDatabase.js"
@@ -389,7 +389,7 @@ const walk = (backend: "PGlite" | "PostgreSQL") => {
         state.values["<merchant id>"] = demo![1]!
       }
     })
-    expect(results[1]!.stdout).toMatch(/^sk_test_\w+/)
+    expect(results[1]!.stdout).toMatch(/^sk_test_\w+$/m)
     const api = await runBlock("api", state.env, state.values)
     expect(api.results.map((r) => r.status)).toEqual([201, 201])
     expect(api.results[0]!.json).toMatchObject({ reference: "order-1", status: "ACTIVE" })
@@ -445,11 +445,74 @@ const walk = (backend: "PGlite" | "PostgreSQL") => {
     await state.service!.stop()
     state.service = undefined
   })
-}
 
-const postgresUrl = TestDatabase.postgresUrl
-if (postgresUrl === undefined && process.env.CI === "true")
-  throw new Error("DATABASE_URL is not set: the quick-start test must run on PostgreSQL in CI")
+  it(`LAARI_DEVELOPMENT=true pnpm start (${backend}): the start-up lines name development mode`, async () => {
+    const [command, ...rest] = Readme.commands(Readme.block(blocks, "live-start").text)
+    expect(rest).toEqual([])
+    executed.add(command!.text)
+    state.service = await startService(command!.text, state.env, { timeoutMs: StartMs, bannerOn: "stdout" })
+    expect(state.service.stdout()).toMatch(/development/i)
+  })
+
+  it.skipIf(!B.available)(
+    `the live section: mandates approved and declined with their codes, a checkout paid, the wallet (${backend})`,
+    async () => {
+      const base = state.service!.baseUrl
+      const setup = Readme.block(blocks, "live-setup").text
+      const phone = /customers create --phone (\S+)/.exec(setup)?.[1]
+      expect(phone, "the live section makes no customer").toBeDefined()
+      await runBlock("live-setup", state.env, state.values, (r) => {
+        const live = /^(sk_live_\w+)$/m.exec(r.stdout)
+        if (live !== null) state.values["sk_live_..."] = live[1]!
+      })
+      expect(state.values["sk_live_..."], "no live key printed by the live section's commands").toBeDefined()
+
+      /** The code `laari customers codes` shows, as the README reads it. */
+      const readCode = async () =>
+        codeIn((await runBlock("live-code", state.env, state.values)).results[0]!.stdout)
+
+      /** The README block's session or mandate, opened, a code sent and read, then `button`. */
+      const customerStep = async (name: string, button: string, outcome: string) => {
+        const { results } = await runBlock(name, state.env, state.values)
+        const created = results[0]!.json
+        const { page, close } = await openPage()
+        await page.goto(created.url)
+        await page.getByLabel("Phone number").fill(phone!)
+        await page.getByRole("button", { name: "Send code" }).click()
+        await page.getByLabel("One-time code").fill(await readCode())
+        await page.getByRole("button", { name: button }).click()
+        await page.getByRole("heading", { name: outcome }).waitFor()
+        await close()
+        return created
+      }
+
+      const approved = await customerStep("live-mandate", "Approve", "Approved")
+      const charge = await runBlock("live-charge", state.env, state.values)
+      expect(charge.results[0]!.status).toBe(201)
+      const declined = await customerStep("live-decline", "Decline", "Declined")
+      const mandate = (id: string) =>
+        fetch(`${base}/mandates/${id}`, {
+          headers: { authorization: `Bearer ${state.values["sk_live_..."]}` }
+        })
+          .then((r) => r.json())
+          .then((m) => m.status)
+      expect(await mandate(declined.id)).toBe("DECLINED")
+      await customerStep("live-checkout", "Pay", "Paid")
+
+      const { page, close } = await openPage()
+      await page.goto(`${base}/wallet`)
+      await page.getByLabel("Phone number").fill(phone!)
+      await page.getByRole("button", { name: "Send code" }).click()
+      await page.getByLabel("One-time code").fill(await readCode())
+      await page.getByRole("button", { name: "Sign in" }).click()
+      await page.getByRole("heading", { name: "Your wallet" }).waitFor()
+      await page.getByRole("button", { name: `Revoke: ${approved.title}` }).click()
+      await page.getByText("The mandate is revoked").waitFor()
+      await close()
+      expect(await mandate(approved.id)).toBe("REVOKED")
+    }
+  )
+}
 
 /** `LAARI_LOG_FORMAT=json` as the README starts it, on the PGlite data of the walk before. */
 const jsonLogs = () => {
