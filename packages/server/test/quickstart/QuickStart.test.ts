@@ -24,6 +24,9 @@ import * as TestDatabase from "../support/TestDatabase.js"
 import * as Readme from "./Readme.js"
 
 B.requireOrWarn("the quick-start test's pages")
+const postgresUrl = TestDatabase.postgresUrl
+if (postgresUrl === undefined && process.env.CI === "true")
+  throw new Error("DATABASE_URL is not set: the quick-start test must run on PostgreSQL in CI")
 
 const repo = Path.resolve(fileURLToPath(import.meta.url), "../../../../..")
 const log = (line: string) => console.log(`[quickstart] ${line}`)
