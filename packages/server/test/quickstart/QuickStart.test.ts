@@ -257,14 +257,24 @@ const runBlock = async (
       continue
     }
     if (command.background) {
-      background.push(
-        spawn("sh", ["-c", text], {
-          cwd: clone,
-          env: local,
-          stdio: ["ignore", "pipe", "pipe"],
-          detached: true
-        })
-      )
+      const child = spawn("sh", ["-c", text], {
+        cwd: clone,
+        env: local,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true
+      })
+      background.push(child)
+      // A reader waits for the line the README names (`Ready.`) before the next command.
+      let out = ""
+      child.stdout!.setEncoding("utf8").on("data", (s: string) => (out += s))
+      child.stderr!.setEncoding("utf8").on("data", (s: string) => (out += s))
+      const deadline = Date.now() + CommandMs
+      while (!/^Ready\./m.test(out)) {
+        if (child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`\`${text}\` (README block ${name}) never said Ready.\n${out}`)
+        await sleep(200)
+      }
+      log(`in the background, ready: ${text}`)
       continue
     }
     const t0 = Date.now()
@@ -293,7 +303,7 @@ const runBlock = async (
   const stopBackground = () => {
     for (const child of background) if (child.exitCode === null) process.kill(-child.pid!, "SIGTERM")
   }
-  return { results, stopBackground }
+  return { results, stopBackground, env: local }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -325,7 +335,7 @@ const openPage = async () => {
 
 /** The six-digit code `laari customers codes` printed last (the newest). */
 const codeIn = (stdout: string): string => {
-  const codes = [...stdout.matchAll(/\b(\d{6})\b/g)].map((m) => m[1]!)
+  const codes = [...stdout.matchAll(/^(\d{6})\b/gm)].map((m) => m[1]!)
   expect(codes.length, `no code in:\n${stdout}`).toBeGreaterThan(0)
   return codes[0]!
 }
@@ -401,8 +411,10 @@ const walk = (backend: "PGlite" | "PostgreSQL") => {
 
   it(`laari listen forwards what laari trigger causes (${backend})`, async () => {
     const before = received.length
-    const { stopBackground } = await runBlock("listen", state.env, state.values)
+    const { stopBackground, env } = await runBlock("listen", state.env, state.values)
     try {
+      // In the same terminal: LAARI_API_KEY exported.
+      await runBlock("trigger", env, state.values)
       const deadline = Date.now() + 60_000
       while (received.slice(before).find((r) => r.path === "/webhooks") === undefined) {
         if (Date.now() > deadline) throw new Error("laari listen forwarded nothing to /webhooks in 60 s")
