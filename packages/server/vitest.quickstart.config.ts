@@ -11,7 +11,8 @@ export default defineConfig({
   test: {
     name: "quickstart",
     include: ["test/quickstart/**/*.test.ts"],
-    testTimeout: 600_000,
+    // The first step installs and builds a clone: up to 10 minutes on a loaded 2-core machine.
+    testTimeout: 900_000,
     hookTimeout: 600_000
   }
 })
