@@ -326,11 +326,16 @@ const openPage = async () => {
     )
       problems.push(`${status} ${r.url()} is ${type || "without a content type"}, not HTML`)
   })
+  /** Opens `url`; a page that answered 5xx or not HTML fails here, naming itself. */
+  const goto = async (url: string) => {
+    await page.goto(url)
+    expect(problems, "pages that answered 5xx or not HTML").toEqual([])
+  }
   const close = async () => {
     await context.close()
     expect(problems, "pages that answered 5xx or not HTML").toEqual([])
   }
-  return { page, close }
+  return { page, goto, close }
 }
 
 /** The six-digit code `laari customers codes` printed last (the newest). */
@@ -420,13 +425,13 @@ const walk = (backend: "PGlite" | "PostgreSQL", whole: boolean) => {
       const base = state.service!.baseUrl
       const { results } = await runBlock("checkout", state.env, state.values)
       const session = results[0]!.json
-      const { page, close } = await openPage()
-      await page.goto(session.url)
+      const { page, goto, close } = await openPage()
+      await goto(session.url)
       await expect(page.locator(".banner").textContent()).resolves.toBe("Test mode")
       await page.getByRole("button", { name: "Pay" }).click()
       await page.getByRole("heading", { name: "Paid" }).waitFor()
 
-      await page.goto(`${base}/dashboard`)
+      await goto(`${base}/dashboard`)
       await page.getByLabel("Secret key").fill(state.secretKey!)
       await page.getByRole("button", { name: "Sign in" }).click()
       await page.getByRole("heading", { name: "Mandates" }).waitFor()
@@ -497,8 +502,8 @@ const walk = (backend: "PGlite" | "PostgreSQL", whole: boolean) => {
       const customerStep = async (name: string, button: string, outcome: string) => {
         const { results } = await runBlock(name, state.env, state.values)
         const created = results[0]!.json
-        const { page, close } = await openPage()
-        await page.goto(created.url)
+        const { page, goto, close } = await openPage()
+        await goto(created.url)
         await page.getByLabel("Phone number").fill(phone!)
         await page.getByRole("button", { name: "Send code" }).click()
         await page.getByLabel("One-time code").fill(await readCode())
@@ -523,8 +528,8 @@ const walk = (backend: "PGlite" | "PostgreSQL", whole: boolean) => {
       expect(await mandate(declined.id)).toBe("DECLINED")
       await customerStep("live-checkout", "Pay", "Paid")
 
-      const { page, close } = await openPage()
-      await page.goto(`${base}/wallet`)
+      const { page, goto, close } = await openPage()
+      await goto(`${base}/wallet`)
       await page.getByLabel("Phone number").fill(phone!)
       await page.getByRole("button", { name: "Send code" }).click()
       await page.getByLabel("One-time code").fill(await readCode())
