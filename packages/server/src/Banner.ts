@@ -82,6 +82,10 @@ export const lines = (input: {
       : token.file === undefined
         ? "generated for this run only (the data folder is not writable); set LAARI_OPS_TOKEN"
         : `in ${token.file}${token.source === "generated" ? " (generated now)" : ""}; LAARI_OPS_TOKEN sets your own`
+  if (config.development === true)
+    out.push(
+      "  development on: one-time codes readable with pnpm laari customers codes --phone <phone>; never set LAARI_DEVELOPMENT in production"
+    )
   out.push(`  ops token   ${tokenWhere}`)
   if (showSecrets && token.source === "generated") out.push(`              ${token.value}`)
   out.push(...noticeLines(input.notices, showSecrets))

@@ -15,6 +15,11 @@ export interface ServerConfig {
   /** Unset: generated at start and printed. */
   readonly opsToken: string | undefined
   readonly clock: "system" | "manual"
+  /**
+   * `LAARI_DEVELOPMENT=true`: a developer's start. Customers' current one-time codes are readable over
+   * the operator API (`laari customers codes`); never set in production.
+   */
+  readonly development?: boolean | undefined
   /** Largest request body accepted, in bytes (`LAARI_MAX_BODY_BYTES`, default 1 MiB); over it `413`. */
   readonly maxBodyBytes: number
   /** Requests per second per API key (`LAARI_RATE_LIMIT`, default 100); `0` turns rate limiting off. */
@@ -73,6 +78,7 @@ export const fromEnv: Effect.Effect<ServerConfig, ConfigError.ConfigError> = Eff
     checkoutUrl: stripSlash(yield* C.string("LAARI_CHECKOUT_URL").pipe(C.withDefault(baseUrl))),
     opsToken: Option.getOrUndefined(yield* C.option(C.nonEmptyString("LAARI_OPS_TOKEN"))),
     clock: yield* C.literal("system", "manual")("LAARI_CLOCK").pipe(C.withDefault("system" as const)),
+    development: yield* C.boolean("LAARI_DEVELOPMENT").pipe(C.withDefault(false)),
     maxBodyBytes: yield* C.integer("LAARI_MAX_BODY_BYTES").pipe(
       C.validate({ message: "must be a positive number of bytes", validation: (n) => n > 0 }),
       C.withDefault(defaults.maxBodyBytes)
@@ -104,5 +110,12 @@ export const fromEnv: Effect.Effect<ServerConfig, ConfigError.ConfigError> = Eff
     )
   }
 })
+
+/**
+ * Whether the operator API shows customers' one-time codes: only on a developer's start, flagged
+ * (`LAARI_DEVELOPMENT`) or implied by a manual clock, which no production service runs.
+ */
+export const codesVisible = (config: Pick<ServerConfig, "development" | "clock">): boolean =>
+  config.development === true || config.clock === "manual"
 
 export const layer = (config: ServerConfig) => Layer.succeed(ServerConfigTag, config)

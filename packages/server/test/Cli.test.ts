@@ -4,50 +4,30 @@
  * command, the errors a developer acts on, `listen` forwarding signed deliveries, and the start-up
  * output with the operator token kept across a restart.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as CliProcess from "./support/CliProcess.js"
 import * as Receiver from "./support/Receiver.js"
 import * as ServerProcess from "./support/ServerProcess.js"
 
-const root = Path.resolve(fileURLToPath(import.meta.url), "../../../..")
 const dataDir = mkdtempSync(Path.join(tmpdir(), "laari-cli-"))
 const serverEnv = { LAARI_DATA_DIR: dataDir, LAARI_CLOCK: "manual" }
 
 let server: ServerProcess.ServerProcess
 
-interface Run {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const cliEnv = (extra: Record<string, string>) => {
-  const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(process.env))
-    if (value !== undefined && !/^(LAARI_|DATABASE_URL$|PORT$|NODE_OPTIONS$)/.test(name)) env[name] = value
-  return { ...env, LAARI_URL: server.baseUrl, LAARI_DATA_DIR: dataDir, ...extra }
-}
+const cliEnv = (extra: Record<string, string>) => ({
+  LAARI_URL: server.baseUrl,
+  LAARI_DATA_DIR: dataDir,
+  ...extra
+})
 
 const launch = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
-  spawn(process.execPath, ["packages/server/dist/Cli/main.js", ...args], {
-    cwd: root,
-    env: cliEnv(env),
-    stdio: ["ignore", "pipe", "pipe"]
-  })
+  CliProcess.launch(args, cliEnv(env))
 
-const collect = (child: ChildProcess): Promise<Run> =>
-  new Promise((resolve) => {
-    let stdout = ""
-    let stderr = ""
-    child.stdout!.setEncoding("utf8").on("data", (s: string) => (stdout += s))
-    child.stderr!.setEncoding("utf8").on("data", (s: string) => (stderr += s))
-    child.once("exit", (code) => resolve({ code, stdout, stderr }))
-  })
+const collect = CliProcess.collect
 
 const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => collect(launch(args, env))
 
@@ -83,7 +63,9 @@ describe("laari CLI", { timeout: 60_000 }, () => {
       "keys create",
       "keys list",
       "keys revoke",
+      "merchants features",
       "customers create",
+      "customers codes",
       "clock now",
       "clock advance",
       "listen",

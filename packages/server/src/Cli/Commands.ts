@@ -7,6 +7,7 @@ import { Auth } from "@laari/core"
 import { Console, Duration, Effect, Option } from "effect"
 import * as ServerConfig from "../Config.js"
 import * as DataDir from "../DataDir.js"
+import { codesNeedDevelopment } from "../Ops/Api.js"
 import * as Remote from "./Remote.js"
 
 // The server and the database drivers are loaded only by the commands that run them: every other
@@ -132,9 +133,41 @@ const merchantsList = Command.make("list", Remote.operator, (o) =>
   }).pipe(Remote.report(o.url))
 ).pipe(Command.withDescription("List merchants, oldest first"))
 
+const onOff = (name: string, what: string) =>
+  Options.choice(name, ["true", "false"]).pipe(
+    Options.withDescription(`Turn ${what} on or off`),
+    Options.map((v) => v === "true"),
+    Options.optional
+  )
+
+const merchantsFeatures = Command.make(
+  "features",
+  {
+    ...Remote.operator,
+    merchant: merchantId,
+    mandatesLive: onOff("mandates-live", "live mandates"),
+    subscriptionsLive: onOff("subscriptions-live", "live subscriptions")
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const client = yield* Remote.opsClient(o.url, o.opsToken)
+      const merchant = yield* client.ops.setFeatures({
+        path: { id: o.merchant },
+        payload: {
+          mandates_live: Option.getOrUndefined(o.mandatesLive),
+          subscriptions_live: Option.getOrUndefined(o.subscriptionsLive)
+        }
+      })
+      const state = (on: boolean) => (on ? "on" : "off")
+      yield* Remote.print(o.json, merchant, () => [
+        `${merchant.name} (${merchant.id}): live mandates ${state(merchant.features.mandatesLive)}, live subscriptions ${state(merchant.features.subscriptionsLive)}`
+      ])
+    }).pipe(Remote.report(o.url))
+).pipe(Command.withDescription("Show or set a merchant's feature gates (live mandates, subscriptions)"))
+
 const merchants = Command.make("merchants").pipe(
-  Command.withDescription("Create and list merchants"),
-  Command.withSubcommands([merchantsCreate, merchantsList])
+  Command.withDescription("Create and list merchants, and set their feature gates"),
+  Command.withSubcommands([merchantsCreate, merchantsList, merchantsFeatures])
 )
 
 // ---------------------------------------------------------------------------------------------------------
@@ -244,9 +277,46 @@ const customersCreate = Command.make(
     }).pipe(Remote.report(o.url))
 ).pipe(Command.withDescription("Create a wallet customer"))
 
+const customersCodes = Command.make(
+  "codes",
+  {
+    ...Remote.operator,
+    environment,
+    phone: Options.text("phone").pipe(Options.withDescription("The customer's phone number"))
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const client = yield* Remote.opsClient(o.url, o.opsToken)
+      const codes = yield* client.ops
+        .customerCodes({ urlParams: { phone: o.phone, environment: o.environment } })
+        .pipe(
+          Effect.catchIf(
+            // A `Problem` is failed by the client's transform, outside its typed errors.
+            (e: unknown) =>
+              e instanceof Remote.Problem && e.status === 404 && e.body.message === codesNeedDevelopment,
+            () =>
+              Effect.fail(
+                new Remote.Refusal(
+                  `No codes: the service at ${o.url} is not in development mode. Start it with LAARI_DEVELOPMENT=true (e.g. LAARI_DEVELOPMENT=true pnpm start) to read customers' one-time codes.`
+                )
+              )
+          )
+        )
+      yield* Remote.print(o.json, codes, () =>
+        codes.length === 0
+          ? [`No current one-time code for ${o.phone} (${o.environment}).`]
+          : codes.map((c) => `${c.code}  ${c.subject_kind} ${c.subject_id}  expires ${c.expires_at}`)
+      )
+    }).pipe(Remote.report(o.url))
+).pipe(
+  Command.withDescription(
+    "A customer's current one-time codes, newest first (a service started with LAARI_DEVELOPMENT=true)"
+  )
+)
+
 const customers = Command.make("customers").pipe(
-  Command.withDescription("Create wallet customers"),
-  Command.withSubcommands([customersCreate])
+  Command.withDescription("Create wallet customers and read their one-time codes (development)"),
+  Command.withSubcommands([customersCreate, customersCodes])
 )
 
 // ---------------------------------------------------------------------------------------------------------

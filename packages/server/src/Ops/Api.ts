@@ -105,6 +105,17 @@ export const NotificationRead = Schema.Struct({
   createdAt: Text
 })
 
+export const CodeRead = Schema.Struct({
+  code: Text,
+  subject_kind: Text.annotations({ description: "What the code approves: mandate, checkout or wallet" }),
+  subject_id: Text,
+  expires_at: Text
+}).annotations({ identifier: "OpsCode" })
+
+/** The `404` of the codes endpoint on a service not started for development; the CLI recognizes it. */
+export const codesNeedDevelopment =
+  "Customers' one-time codes are readable only on a development start: this endpoint exists only with LAARI_DEVELOPMENT=true"
+
 export const ClockRead = Schema.Struct({ now: Text, mode: Schema.Literal("system", "manual") })
 
 const IdPath = Schema.Struct({ id: Text })
@@ -223,7 +234,22 @@ export class OpsApi extends HttpApiGroup.make("ops")
       .annotate(OpenApi.Summary, "A customer's notifications")
       .annotate(
         OpenApi.Description,
-        "What the wallet app shows the customer, newest first; one-time codes only while the clock is manual."
+        "What the wallet app shows the customer, newest first; one-time codes only on a development start (LAARI_DEVELOPMENT=true, or LAARI_CLOCK=manual)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("customerCodes", "/ops/customers/codes")
+      .setUrlParams(
+        Schema.Struct({
+          phone: Text.pipe(Schema.minLength(1)),
+          environment: Schema.optional(Ids.Environment)
+        })
+      )
+      .addSuccess(Schema.Array(CodeRead))
+      .annotate(OpenApi.Summary, "A customer's current one-time codes (development)")
+      .annotate(
+        OpenApi.Description,
+        "Unexpired, unused and not locked, newest first. Only on a development start (LAARI_DEVELOPMENT=true, or LAARI_CLOCK=manual); otherwise 404."
       )
   )
   .add(

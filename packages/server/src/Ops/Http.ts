@@ -2,16 +2,28 @@
  * Handlers of the operator API.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Calendar, Crypto, Errors, Ids, Mandates, Notifications, Store, Subscriptions } from "@laari/core"
+import {
+  Approval,
+  Calendar,
+  Crypto,
+  Errors,
+  Ids,
+  Mandates,
+  Notifications,
+  Store,
+  Subscriptions
+} from "@laari/core"
 import { DateTime, Effect, Option } from "effect"
 import { Api } from "../Api.js"
 import { Clockwork } from "../Clockwork.js"
+import * as ServerConfig from "../Config.js"
 import * as Problems from "../Http/Problems.js"
 import { issueKey } from "../Onboarding.js"
 import * as MandateJson from "../Mandates/Json.js"
 import * as SubscriptionJson from "../Subscriptions/Json.js"
 import { Directory } from "../Sql/Directory.js"
 import { OAuthClients } from "../Sql/OAuthClients.js"
+import * as OpsApi from "./Api.js"
 import * as Json from "./Json.js"
 
 const notFound = (what: string) => Effect.fail(new Problems.NotFound({ message: `${what} not found` }))
@@ -27,6 +39,30 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
     const clockwork = yield* Clockwork
     const crypto = yield* Crypto.Crypto
     const oauth = yield* OAuthClients
+    const tx = yield* Store.Transactor
+    const challenges = yield* Store.ChallengesStore
+    const showCodes = ServerConfig.codesVisible(yield* ServerConfig.ServerConfigTag)
+
+    /** The customer's codes that can still approve something, with the challenge each belongs to. */
+    const currentCodes = (customerId: Ids.CustomerId) =>
+      Effect.gen(function* () {
+        const now = yield* DateTime.now
+        // A spent code is redacted from its notice; the challenge says whether one not yet redacted
+        // (expired a moment ago, before the redaction job ran) still counts.
+        const notices = (yield* notifications.list(customerId)).filter(
+          (n) => n.kind === "one_time_code" && typeof n.data.code === "string"
+        )
+        const found = yield* tx.withTransaction(
+          Effect.forEach(notices, (n) =>
+            Ids.isUuid(String(n.data.challenge_id))
+              ? Effect.map(challenges.lock(Ids.ChallengeId.make(String(n.data.challenge_id))), (c) =>
+                  c === undefined || Approval.isSpent(c, now) ? [] : [Json.code(n, c)]
+                )
+              : Effect.succeed([])
+          )
+        )
+        return found.flat()
+      })
 
     const clockRead = Effect.map(DateTime.now, (now) => ({
       now: Calendar.formatMaldives(now),
@@ -148,7 +184,18 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
           const customerId = Ids.CustomerId.make(path.id)
           if ((yield* customers.get(customerId)) === undefined) return yield* notFound("Customer")
           const list = yield* notifications.list(customerId)
-          return list.map((n) => Json.notification(n, clockwork.mode === "manual"))
+          return list.map((n) => Json.notification(n, showCodes))
+        })
+      )
+      .handle("customerCodes", ({ urlParams }) =>
+        Effect.gen(function* () {
+          if (!showCodes)
+            return yield* Effect.fail(new Problems.NotFound({ message: OpsApi.codesNeedDevelopment }))
+          const environment = urlParams.environment ?? "test"
+          const customer = yield* customers.findByPhone(environment, urlParams.phone.trim())
+          if (customer === undefined)
+            return yield* notFound(`A customer with phone ${urlParams.phone} in ${environment}`)
+          return yield* currentCodes(customer.id)
         })
       )
       .handle("suspendMandate", ({ path }) => Effect.map(mandates.suspend(path.id), MandateJson.mandate))

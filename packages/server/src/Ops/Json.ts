@@ -1,10 +1,17 @@
 /**
  * Read shapes of the operator API and the sandbox payer.
  */
-import { Calendar, type Notifications, type Store, type Wallet } from "@laari/core"
+import { type Approval, Calendar, type Notifications, type Store, type Wallet } from "@laari/core"
 import type { StoredKey } from "../Sql/Merchants.js"
 import type { Client as OAuthClient } from "../Sql/OAuthClients.js"
-import type { CustomerRead, KeyRead, MerchantRead, NotificationRead, OAuthClientRead } from "./Api.js"
+import type {
+  CodeRead,
+  CustomerRead,
+  KeyRead,
+  MerchantRead,
+  NotificationRead,
+  OAuthClientRead
+} from "./Api.js"
 
 export const merchant = (
   m: Store.Merchant,
@@ -54,7 +61,7 @@ export const customer = (c: Store.Customer, a: Wallet.PayerAccount): typeof Cust
   ...payer(a)
 })
 
-/** One-time codes are shown only on a manual clock (development); otherwise they stay in the wallet app. */
+/** One-time codes are shown only on a development start (`Config.codesVisible`); otherwise they stay in the wallet app. */
 export const notification = (
   n: Notifications.Notification,
   showCodes: boolean
@@ -70,3 +77,11 @@ export const notification = (
     createdAt: Calendar.formatMaldives(n.createdAt)
   }
 }
+
+/** A code still usable, from its notice (the only place its plaintext is kept) and its challenge. */
+export const code = (n: Notifications.Notification, c: Approval.Challenge): typeof CodeRead.Type => ({
+  code: String(n.data.code),
+  subject_kind: c.subjectKind,
+  subject_id: c.subjectId,
+  expires_at: Calendar.formatMaldives(c.expiresAt)
+})

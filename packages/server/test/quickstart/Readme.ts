@@ -1,0 +1,92 @@
+/**
+ * The README's shell examples, as the quick-start test executes them: fenced ```sh blocks, each named by
+ * a `<!-- quickstart:<name> -->` comment on the line before it (invisible to a reader), split into the
+ * commands a reader types, with the README's placeholders replaced by the values the test has learnt.
+ */
+
+export interface Block {
+  /** The marker's name; `undefined` for a block without one. */
+  readonly name: string | undefined
+  readonly lang: string
+  readonly text: string
+  /** 1-based line of the opening fence, for messages. */
+  readonly line: number
+}
+
+export interface Command {
+  /** What a reader types, one command (a line continued with `\` joined, `&&` split). */
+  readonly text: string
+  /** Ends in `&`: started in the background. */
+  readonly background: boolean
+}
+
+const marker = /^<!--\s*quickstart:([\w-]+)\s*-->\s*$/
+
+/** Every fenced block of `markdown`, with the marker that names it. */
+export const blocks = (markdown: string): ReadonlyArray<Block> => {
+  const lines = markdown.split("\n")
+  const out: Array<Block> = []
+  let pending: string | undefined
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!
+    const named = marker.exec(line)
+    if (named !== null) {
+      pending = named[1]
+      continue
+    }
+    const fence = /^```(\w*)\s*$/.exec(line)
+    if (fence === null) {
+      // A marker names the block right after it, nothing further down.
+      if (line.trim() !== "") pending = undefined
+      continue
+    }
+    const start = i
+    const body: Array<string> = []
+    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!)
+    out.push({ name: pending, lang: fence[1] ?? "", text: body.join("\n"), line: start + 1 })
+    pending = undefined
+  }
+  return out
+}
+
+/** The block named `name`: exactly one must exist, in `sh`. */
+export const block = (all: ReadonlyArray<Block>, name: string): Block => {
+  const found = all.filter((b) => b.name === name)
+  if (found.length !== 1)
+    throw new Error(`README.md: expected one block marked <!-- quickstart:${name} -->, found ${found.length}`)
+  if (found[0]!.lang !== "sh") throw new Error(`README.md: the block quickstart:${name} is not \`\`\`sh`)
+  return found[0]!
+}
+
+/** The commands of a shell block, in order. */
+export const commands = (text: string): ReadonlyArray<Command> =>
+  text
+    .replace(/\\\n\s*/g, "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("#"))
+    .flatMap((line) => line.split(/\s+&&\s+/))
+    .map((command) => {
+      const background = /\s&$/.test(command)
+      return { text: background ? command.replace(/\s*&$/, "") : command, background }
+    })
+
+/** Every `curl` and `pnpm laari` command in the README's shell blocks: what the test must run. */
+export const examples = (all: ReadonlyArray<Block>): ReadonlyArray<string> =>
+  all
+    .filter((b) => b.lang === "sh")
+    .flatMap((b) => commands(b.text))
+    .map((c) => c.text)
+    .filter((c) => /^(curl|pnpm laari)\s/.test(c))
+
+/**
+ * `command` with each placeholder replaced; throws when one the test has no value for is left (`<...>`,
+ * `sk_test_...`), so a new placeholder in the README fails loudly instead of being sent as is.
+ */
+export const substitute = (command: string, values: Readonly<Record<string, string>>): string => {
+  let out = command
+  for (const [placeholder, value] of Object.entries(values)) out = out.replaceAll(placeholder, value)
+  const left = /<[a-z][a-z ]*>|\b\w+_\.\.\./.exec(out)
+  if (left !== null) throw new Error(`README.md: no value for the placeholder ${left[0]} in: ${command}`)
+  return out
+}
