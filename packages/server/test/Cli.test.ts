@@ -203,7 +203,9 @@ describe("laari CLI", { timeout: 300_000 }, () => {
     expect(invalid.stderr).toContain("id: Expected a Universally Unique Identifier")
     const noToken = await cli(["merchants", "list"], { LAARI_DATA_DIR: Path.join(dataDir, "elsewhere") })
     expect(noToken.code).toBe(1)
-    expect(noToken.stderr).toContain("No operator token")
+    // No token there: none at all, or one of another service (the repository's .data), refused.
+    expect(noToken.stderr).toContain(`looked in ${Path.join(dataDir, "elsewhere", "ops-token")}`)
+    expect(noToken.stderr).toContain("--ops-token or LAARI_OPS_TOKEN")
   })
 
   it("trigger emits the event asked for; listen forwards events signed like real deliveries", async () => {

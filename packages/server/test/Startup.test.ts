@@ -3,7 +3,7 @@
  * status 78 (`Startup.ConfigExitCode`), and with several processes no restart loop. Real service
  * processes; the database that does not exist needs PostgreSQL (DATABASE_URL names the server).
  */
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import * as Net from "node:net"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
@@ -20,12 +20,18 @@ const stacks = /\n\s+at |ServeError|SqlError|_tag/
 
 /** What the process wrote, once it has exited. */
 const failedStart = async (env: Record<string, string>, port?: number) => {
-  const server = await ServerProcess.spawnServer({ env, ...(port === undefined ? {} : { port }) })
+  // Its own data folder: the operator token is written before the database is opened.
+  const own = mkdtempSync(Path.join(tmpdir(), "laari-startup-"))
+  const server = await ServerProcess.spawnServer({
+    env: { LAARI_DATA_DIR: own, ...env },
+    ...(port === undefined ? {} : { port })
+  })
   const exit = await Promise.race([
     server.exited,
     new Promise<"running">((r) => setTimeout(() => r("running"), 240_000))
   ])
   server.kill()
+  rmSync(own, { recursive: true, force: true })
   return { exit, stdout: server.stdout(), stderr: server.stderr() }
 }
 
@@ -42,7 +48,10 @@ describe("start-up errors of configuration", { timeout: 300_000 }, () => {
     await new Promise<void>((r) => holder.listen(port, r))
     const dataDir = mkdtempSync(Path.join(tmpdir(), "laari-port-"))
     const run = await failedStart({ LAARI_DATA_DIR: dataDir }, port)
+    // Said before the database was opened (and migrated): nothing was written to the data folder.
+    const written = readdirSync(dataDir)
     rmSync(dataDir, { recursive: true, force: true })
+    expect(written).toEqual([])
     expect(run.exit).toEqual({ code: 78, signal: null })
     expect(run.stderr).toBe(`laari: ${Startup.portTaken(port)}\n`)
     expect(run.stderr).toContain(`port ${port}`)
