@@ -7,7 +7,7 @@
 import { resolve } from "node:path"
 import type * as Config from "./Config.js"
 import * as Notify from "./Notify/Delivery.js"
-import type * as OpsToken from "./OpsToken.js"
+import * as OpsToken from "./OpsToken.js"
 
 export interface Seeded {
   readonly merchant: { readonly id: string; readonly name: string }
@@ -52,6 +52,23 @@ const noticeLines = (
   ]
 }
 
+const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`)
+
+/**
+ * How to run the CLI against this service, from anywhere in the repository: `pnpm laari`, with the
+ * service's address when it is not the CLI's default, and its data folder when the CLI would not look
+ * there (`OpsToken.searchDirs`).
+ */
+export const cliCommand = (config: Config.ServerConfig, token: OpsToken.Resolved): string => {
+  const env = [
+    ...(config.port === 4000 ? [] : [`LAARI_URL=http://localhost:${config.port}`]),
+    ...(token.file !== undefined && resolve(token.file, "..") !== OpsToken.repositoryDataDir()
+      ? [`LAARI_DATA_DIR=${shellWord(resolve(token.file, ".."))}`]
+      : [])
+  ]
+  return [...env, "pnpm laari"].join(" ")
+}
+
 export const lines = (input: {
   readonly config: Config.ServerConfig
   readonly token: OpsToken.Resolved
@@ -63,6 +80,7 @@ export const lines = (input: {
   readonly notices?: { readonly url: string; readonly signing: Notify.SigningSecret } | undefined
 }): ReadonlyArray<string> => {
   const { config, token, seeded, showSecrets } = input
+  const laari = cliCommand(config, token)
   const base = config.baseUrl
   const database =
     config.databaseUrl === undefined
@@ -71,7 +89,7 @@ export const lines = (input: {
   const out = [
     `laari is running on ${base}${input.processes > 1 ? ` (${input.processes} processes)` : ""}`,
     `  database    ${database}`,
-    `  clock       ${config.clock}${config.clock === "manual" ? " (move it with: pnpm laari clock advance --by 1d)" : ""}`,
+    `  clock       ${config.clock}${config.clock === "manual" ? ` (move it with: ${laari} clock advance --by 1d)` : ""}`,
     `  API docs    ${base}/docs (OpenAPI: ${base}/openapi.json)`,
     `  dashboard   ${base}/dashboard`,
     `  metrics     ${base}/metrics (Authorization: Bearer <ops token>)`
@@ -84,7 +102,7 @@ export const lines = (input: {
         : `in ${token.file}${token.source === "generated" ? " (generated now)" : ""}; LAARI_OPS_TOKEN sets your own`
   if (config.development === true)
     out.push(
-      "  development on: one-time codes readable with pnpm laari customers codes --phone <phone>; never set LAARI_DEVELOPMENT in production"
+      `  development on: one-time codes readable with ${laari} customers codes --phone <phone>; never set LAARI_DEVELOPMENT in production`
     )
   out.push(`  ops token   ${tokenWhere}`)
   if (showSecrets && token.source === "generated") out.push(`              ${token.value}`)
@@ -104,8 +122,8 @@ export const lines = (input: {
   out.push(
     "",
     "Keys are shown once. To get one again:",
-    "  pnpm laari merchants list",
-    "  pnpm laari keys create --merchant <merchant id> --environment test",
+    `  ${laari} merchants list`,
+    `  ${laari} keys create --merchant <merchant id> --environment test`,
     "(outside this repository: npx laari ...; `laari --help` lists every command)"
   )
   return out

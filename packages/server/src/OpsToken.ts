@@ -4,8 +4,9 @@
  * restart accepts the same token and the `laari` CLI on the same machine finds it. A production
  * deployment sets `LAARI_OPS_TOKEN` from its secret store; then no file is read or written.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
 import * as Keys from "./Keys.js"
 
 export const FileName = "ops-token"
@@ -49,3 +50,27 @@ export const resolveToken = (configured: string | undefined, dataDir: string): R
     return { value, source: "generated", file: undefined }
   }
 }
+
+/**
+ * The `.data` of the laari repository this code runs from (`pnpm start` keeps its data there), or
+ * `undefined` where laari is an installed package.
+ */
+export const repositoryDataDir = (): string | undefined => {
+  // This file is packages/server/{src,dist}/OpsToken.*: the repository is three folders up.
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..")
+  return existsSync(join(root, "pnpm-workspace.yaml")) && existsSync(join(root, "packages/server"))
+    ? join(root, ".data")
+    : undefined
+}
+
+/**
+ * Where the CLI looks for a saved token, in order: `LAARI_DATA_DIR` when set, `./.data`, and the
+ * repository's `.data`; each once.
+ */
+export const searchDirs = (dataDirEnv: string | undefined): ReadonlyArray<string> => [
+  ...new Set(
+    [dataDirEnv, "./.data", repositoryDataDir()].flatMap((d) =>
+      d === undefined || d === "" ? [] : [resolve(d)]
+    )
+  )
+]

@@ -9,6 +9,7 @@
  */
 import cluster, { type Worker } from "node:cluster"
 import os from "node:os"
+import { ConfigExitCode } from "./Startup.js"
 
 export interface Plan {
   readonly processes: number
@@ -38,20 +39,26 @@ export const isFollower = (env: NodeJS.ProcessEnv) => env[FollowerEnv] === "1"
 const RestartDelayMs = 1_000
 
 /**
- * Runs as the primary of `count` processes, each running this same script with `env` added. Returns
- * when all have stopped after a signal.
+ * Runs as the primary of `count` processes, each running this same script with `env` added. Resolves
+ * with the exit status once all have stopped: `0` after a signal, `ConfigExitCode` when one could not
+ * start for a reason of configuration (it said which): then the others are stopped, none restarted.
  */
-export const supervise = (count: number, env: Record<string, string>): Promise<void> =>
+export const supervise = (count: number, env: Record<string, string>): Promise<number> =>
   new Promise((resolve) => {
     let stopping = false
+    let status = 0
     const live = new Set<Worker>()
     const fork = (follower: boolean) => {
       const worker = cluster.fork({ ...env, ...(follower ? { [FollowerEnv]: "1" } : {}) })
       live.add(worker)
       worker.on("exit", (code, signal) => {
         live.delete(worker)
+        if (!stopping && code === ConfigExitCode) {
+          status = ConfigExitCode
+          stop()
+        }
         if (stopping) {
-          if (live.size === 0) resolve()
+          if (live.size === 0) resolve(status)
           return
         }
         console.error(`laari process ${worker.process.pid} ended (${signal ?? code}); starting another`)
@@ -64,7 +71,7 @@ export const supervise = (count: number, env: Record<string, string>): Promise<v
     const stop = () => {
       if (stopping) return
       stopping = true
-      if (live.size === 0) resolve()
+      if (live.size === 0) resolve(status)
       for (const worker of live) worker.process.kill("SIGTERM")
     }
     process.on("SIGTERM", stop)

@@ -16,6 +16,7 @@ import * as Onboarding from "./Onboarding.js"
 import * as OpsToken from "./OpsToken.js"
 import * as Processes from "./Processes.js"
 import * as Server from "./Server.js"
+import * as Startup from "./Startup.js"
 import * as Tracing from "./Tracing.js"
 
 /** Every step of stopping is bounded on its own; should one hang anyway, the process still ends. */
@@ -69,8 +70,22 @@ const serveOne = Effect.gen(function* () {
       )
   return yield* Layer.launch(
     stopDeadline.pipe(Layer.provideMerge(announce), Layer.provideMerge(server))
-  ).pipe(Effect.provide(Logs.layer(format)), Effect.provide(Tracing.layer))
+  ).pipe(
+    Effect.provide(Logs.layer(format)),
+    Effect.provide(Tracing.layer),
+    // The service runs until interrupted: a failure is one of starting, and one of configuration is
+    // said in a line, not a stack, with the status the supervisor does not restart.
+    Effect.catchAllCause((cause) => {
+      const line = Startup.explain(cause, config)
+      return line === undefined ? Effect.failCause(cause) : configurationError(line)
+    })
+  )
 })
+
+const configurationError = (line: string) =>
+  Console.error(`laari: ${line}`).pipe(
+    Effect.zipRight(Effect.sync(() => process.exit(Startup.ConfigExitCode)))
+  )
 
 /** The service: one process, or with `LAARI_PROCESSES=N` a supervisor of N sharing one port and token. */
 export const run = Effect.gen(function* () {
@@ -87,6 +102,11 @@ export const run = Effect.gen(function* () {
       )
     )
   )
+  if (Processes.isPrimary()) {
+    const { port } = yield* Config.fromEnv
+    if (!(yield* Effect.promise(() => Startup.portFree(port))))
+      return yield* configurationError(Startup.portTaken(port))
+  }
   if (Processes.isPrimary() && plan.processes > 1) {
     const config = yield* Config.fromEnv
     const token = OpsToken.resolveToken(config.opsToken, config.dataDir ?? Config.defaults.dataDir)
@@ -95,7 +115,9 @@ export const run = Effect.gen(function* () {
     yield* Console.log(`laari: ${plan.processes} processes on one port (LAARI_PROCESSES)`)
     // Uninterruptible: on SIGTERM the supervisor stops its processes and waits for them itself; the
     // runtime's own handling would otherwise end this process at once and cut their connections.
-    return yield* Effect.uninterruptible(Effect.promise(() => Processes.supervise(plan.processes, env)))
+    const code = yield* Effect.uninterruptible(Effect.promise(() => Processes.supervise(plan.processes, env)))
+    if (code !== 0) process.exit(code)
+    return
   }
   if (Processes.isPrimary() && plan.reason !== undefined && process.env.LAARI_PROCESSES)
     yield* Console.log(`laari: one process (${plan.reason})`)

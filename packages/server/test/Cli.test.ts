@@ -4,7 +4,7 @@
  * command, the errors a developer acts on, `listen` forwarding signed deliveries, and the start-up
  * output with the operator token kept across a restart.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import { Webhook } from "standardwebhooks"
@@ -42,28 +42,26 @@ const json = async <A>(args: ReadonlyArray<string>, env: Record<string, string> 
   JSON.parse(await ok([...args, "--json"], env)) as A
 
 beforeAll(async () => {
-  server = await ServerProcess.start({ env: serverEnv })
-}, 90_000)
+  server = await ServerProcess.start({ env: serverEnv, readyTimeoutMs: 300_000 })
+}, 330_000)
 
 afterAll(async () => {
   await server?.stop()
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-describe("laari CLI", { timeout: 60_000 }, () => {
-  it("--help lists every command", async () => {
-    const help = (await ok(["--help"]))
-      .replaceAll(`${String.fromCharCode(27)}[`, "")
-      .replace(/\d+(;\d+)*m/g, "")
+describe("laari CLI", { timeout: 300_000 }, () => {
+  it("--help lists every command within 100 columns", async () => {
+    const help = await ok(["--help"])
     for (const command of [
       "serve",
       "migrate",
       "merchants create",
       "merchants list",
+      "merchants features",
       "keys create",
       "keys list",
       "keys revoke",
-      "merchants features",
       "customers create",
       "customers codes",
       "clock now",
@@ -71,7 +69,25 @@ describe("laari CLI", { timeout: 60_000 }, () => {
       "listen",
       "trigger"
     ])
-      expect(help).toContain(`- ${command}`)
+      expect(help).toMatch(new RegExp(`\\n  ${command} +\\S`))
+    const long = help.split("\n").filter((line) => line.length > 100)
+    expect(long).toEqual([])
+    expect((await ok(["keys", "--help"])).split("\n").filter((line) => line.length > 100)).toEqual([])
+  })
+
+  it("bad arguments: the message and the usage, no internal error, exit status 1", async () => {
+    const typo = await cli(["trigger", "invoice.payed"])
+    expect(typo.code).toBe(1)
+    expect(typo.stderr).toContain("Expected one of the following cases: mandate.activated")
+    expect(typo.stderr).toContain("Usage: laari trigger ")
+    expect(typo.stderr).not.toMatch(/_tag|InvalidArgument|ERROR/)
+    const flag = await cli(["keys", "create", "--environmnt", "test"])
+    expect(flag.code).toBe(1)
+    expect(flag.stderr).toContain("Did you mean '--environment'?")
+    expect(flag.stderr).toContain("Usage: laari keys create ")
+    expect(flag.stderr).not.toMatch(/_tag|CorrectedFlag|ERROR/)
+    for (const line of [...typo.stderr.split("\n"), ...flag.stderr.split("\n")])
+      if (line.startsWith("Usage") || line.startsWith(" ")) expect(line.length).toBeLessThanOrEqual(100)
   })
 
   it("the first start seeds a demo merchant, prints its keys once, and says where everything is", () => {
@@ -87,6 +103,35 @@ describe("laari CLI", { timeout: 60_000 }, () => {
     // The generated token is kept beside the data, readable by its owner only.
     expect(statSync(Path.join(dataDir, "ops-token")).mode & 0o777).toBe(0o600)
     expect(out).toContain(readFileSync(Path.join(dataDir, "ops-token"), "utf8").trim())
+  })
+
+  it("the banner's hints work as printed, from another folder; a refused token says where it came from", async () => {
+    const hint = /^ {2}((?:LAARI_\w+=\S+ )*)pnpm laari merchants list$/m.exec(server.stdout())
+    expect(hint, server.stdout()).not.toBeNull()
+    const env = Object.fromEntries(
+      hint![1]!
+        .trim()
+        .split(" ")
+        .map((a) => a.split("=", 2) as [string, string])
+    )
+    expect(env).toEqual({ LAARI_URL: `http://localhost:${server.port}`, LAARI_DATA_DIR: dataDir })
+    // Only what the hint sets: no LAARI_URL or LAARI_DATA_DIR from this test, another working folder.
+    const elsewhere = await CliProcess.run(["merchants", "list"], env, tmpdir())
+    expect(elsewhere.stderr).toBe("")
+    expect(elsewhere.stdout).toContain("Demo Cafe")
+
+    const stale = mkdtempSync(Path.join(tmpdir(), "laari-stale-"))
+    try {
+      writeFileSync(Path.join(stale, "ops-token"), "ops_not_this_service\n")
+      const refused = await cli(["merchants", "list"], { LAARI_DATA_DIR: stale })
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain(
+        `does not accept the operator token from ${Path.join(stale, "ops-token")} (looked in ${Path.join(stale, "ops-token")}`
+      )
+      expect(refused.stderr).toContain("--ops-token or LAARI_OPS_TOKEN")
+    } finally {
+      rmSync(stale, { recursive: true, force: true })
+    }
   })
 
   it("merchants create and list, keys create, list and revoke, with the saved operator token", async () => {
@@ -158,7 +203,9 @@ describe("laari CLI", { timeout: 60_000 }, () => {
     expect(invalid.stderr).toContain("id: Expected a Universally Unique Identifier")
     const noToken = await cli(["merchants", "list"], { LAARI_DATA_DIR: Path.join(dataDir, "elsewhere") })
     expect(noToken.code).toBe(1)
-    expect(noToken.stderr).toContain("No operator token")
+    // No token there: none at all, or one of another service (the repository's .data), refused.
+    expect(noToken.stderr).toContain(`looked in ${Path.join(dataDir, "elsewhere", "ops-token")}`)
+    expect(noToken.stderr).toContain("--ops-token or LAARI_OPS_TOKEN")
   })
 
   it("trigger emits the event asked for; listen forwards events signed like real deliveries", async () => {
@@ -217,7 +264,10 @@ describe("laari CLI", { timeout: 60_000 }, () => {
   it("after a restart: the same operator token, no keys printed, and JSON logs keep the banner on stderr", async () => {
     const token = readFileSync(Path.join(dataDir, "ops-token"), "utf8").trim()
     await server.stop()
-    server = await ServerProcess.start({ env: { ...serverEnv, LAARI_LOG_FORMAT: "json" } })
+    server = await ServerProcess.start({
+      env: { ...serverEnv, LAARI_LOG_FORMAT: "json" },
+      readyTimeoutMs: 240_000
+    })
     await Receiver.eventually(
       async () => server.stderr().includes("Keys are shown once"),
       10_000,
@@ -234,6 +284,43 @@ describe("laari CLI", { timeout: 60_000 }, () => {
     )
     expect(server.stderr()).not.toContain(token)
     expect(server.stderr()).not.toMatch(/sk_test_|pk_test_|Seeded/)
+  })
+
+  it("listen waits out a restart of the service, says so, and forwards what follows once", async () => {
+    const merchants = await json<Array<{ id: string; name: string }>>(["merchants", "list"])
+    const demo = merchants.find((m) => m.name === "Demo Cafe")!
+    const { key } = await json<{ key: string }>(["keys", "create", "--merchant", demo.id])
+    const receiver = await Receiver.start()
+    try {
+      const listener = launch([
+        "listen",
+        "--key",
+        key,
+        "--forward-to",
+        receiver.url("/hooks"),
+        "--interval",
+        "200",
+        "--max-events",
+        "2"
+      ])
+      const listened = collect(listener)
+      let said = ""
+      listener.stdout!.on("data", (s: string) => (said += s))
+      await Receiver.eventually(async () => said.includes("Ready"), 60_000, "listen to be ready")
+      await server.stop()
+      await Receiver.eventually(async () => said.includes("Lost the connection"), 60_000, "listen to notice")
+      server = await ServerProcess.start({ env: serverEnv, port: server.port, readyTimeoutMs: 240_000 })
+      await ok(["trigger", "mandate.charge.succeeded", "--key", key])
+      const done = await listened
+      expect(done.code, done.stderr).toBe(0)
+      expect(done.stdout).toMatch(/Lost the connection to http:\/\/127\.0\.0\.1:\d+; retrying\./)
+      expect(done.stdout).toContain("regained")
+      const ids = receiver.received.map((r) => r.headers["webhook-id"])
+      expect(ids).toHaveLength(2)
+      expect(new Set(ids).size).toBe(2)
+    } finally {
+      await receiver.close()
+    }
   })
 
   it("migrate brings a new database up to date, then finds nothing to do", async () => {

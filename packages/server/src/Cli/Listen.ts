@@ -4,8 +4,8 @@
  * a laptop without a public address. The signing secret is the one given, or a new one printed at start.
  */
 import { Command, Options } from "@effect/cli"
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Console, Duration, Effect, Option, Redacted, Schedule } from "effect"
+import { HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
+import { Console, Duration, Effect, Option, Redacted } from "effect"
 import * as Signing from "../Webhooks/Signing.js"
 import * as Remote from "./Remote.js"
 
@@ -38,6 +38,14 @@ const eventsSince = (baseUrl: string, key: string, after: number | undefined) =>
     }
     return all.reverse()
   })
+
+/** The longest wait between polls while the service cannot be reached. */
+const MaxBackoffMs = 10_000
+
+/** The service is down or restarting (no connection, or a 5xx), as opposed to refusing the request. */
+const lostConnection = (e: unknown): boolean =>
+  HttpClientError.isHttpClientError(e) &&
+  (e._tag === "RequestError" || (e._tag === "ResponseError" && e.response.status >= 500))
 
 export const listen = Command.make(
   "listen",
@@ -106,12 +114,29 @@ export const listen = Command.make(
           yield* forward(envelope)
         }
       })
-      yield* poll.pipe(
-        Effect.repeat({
-          schedule: Schedule.spaced(Duration.millis(Math.max(100, o.interval))),
-          until: () => Option.isSome(o.max) && forwarded >= o.max.value
-        })
-      )
+      const every = Math.max(100, o.interval)
+      // A service that restarts or is briefly down is waited for: polls back off (doubling, at most
+      // `MaxBackoffMs`) until it answers again; `seen` and `cursor` carry over, so nothing is sent twice.
+      let failures = 0
+      const step = Effect.gen(function* () {
+        const outcome = yield* Effect.either(poll)
+        if (outcome._tag === "Right") {
+          if (failures > 0)
+            yield* Console.log(`${new Date().toISOString()}  Connection to ${o.url} regained.`)
+          failures = 0
+          return every
+        }
+        if (!lostConnection(outcome.left)) return yield* Effect.fail(outcome.left)
+        if (failures === 0)
+          yield* Console.log(`${new Date().toISOString()}  Lost the connection to ${o.url}; retrying.`)
+        failures += 1
+        return Math.min(MaxBackoffMs, every * 2 ** failures)
+      })
+      while (!(Option.isSome(o.max) && forwarded >= o.max.value)) {
+        const wait = yield* step
+        if (Option.isSome(o.max) && forwarded >= o.max.value) break
+        yield* Effect.sleep(Duration.millis(wait))
+      }
     }).pipe(Remote.report(o.url))
 ).pipe(
   Command.withDescription(

@@ -9,11 +9,11 @@ import {
   HttpApiClient,
   HttpClient,
   HttpClientError,
-  HttpClientRequest
+  HttpClientRequest,
+  type HttpClientResponse
 } from "@effect/platform"
 import { Cause, Config, Console, Effect, Option, ParseResult, Redacted } from "effect"
 import { Api } from "../Api.js"
-import * as ServerConfig from "../Config.js"
 import * as OpsToken from "../OpsToken.js"
 
 export const url = Options.text("url").pipe(
@@ -67,8 +67,11 @@ export class Problem {
   ) {}
 }
 
-/** Authenticates every request, and turns an error answer into a `Problem` before the client decodes it. */
-const bearer = (token: string) => ({
+/**
+ * Authenticates every request, and turns an error answer into a `Problem` before the client decodes it;
+ * a `401` into `refused`, when given.
+ */
+const bearer = (token: string, refused?: string) => ({
   // Typed as a plain client: a `Problem` reaches `report`, which explains any failure.
   transformClient: (client: HttpClient.HttpClient): HttpClient.HttpClient =>
     client.pipe(
@@ -76,35 +79,68 @@ const bearer = (token: string) => ({
       HttpClient.transformResponse(
         Effect.flatMap((response) =>
           response.status < 400
-            ? Effect.succeed(response)
-            : Effect.flatMap(
-                Effect.orElseSucceed(response.json, () => ({})),
-                (body) => Effect.fail(new Problem(response.status, body as Problem["body"]))
-              )
+            ? Effect.succeed<HttpClientResponse.HttpClientResponse>(response)
+            : response.status === 401 && refused !== undefined
+              ? Effect.fail<Refusal | Problem>(new Refusal(refused))
+              : Effect.flatMap(
+                  Effect.orElseSucceed(response.json, () => ({})),
+                  (body) => Effect.fail(new Problem(response.status, body as Problem["body"]))
+                )
         )
       )
     ) as unknown as HttpClient.HttpClient
 })
 
-/** The operator token: given, else the generated one saved beside the service's data. */
-const resolveOpsToken = (given: Option.Option<Redacted.Redacted>) =>
+const passToken =
+  "Pass the service's token with --ops-token or LAARI_OPS_TOKEN (its start-up lines say where it is kept), or set LAARI_DATA_DIR to the service's data folder."
+
+/**
+ * The operator token and where it came from: given (`--ops-token`, `LAARI_OPS_TOKEN`), else one saved
+ * by a service in a folder `OpsToken.searchDirs` names. Of several saved ones, the one the service at
+ * `baseUrl` accepts (the others belong to other services on this machine).
+ */
+const resolveOpsToken = (baseUrl: string, given: Option.Option<Redacted.Redacted>) =>
   Effect.gen(function* () {
-    if (Option.isSome(given)) return Redacted.value(given.value)
-    const dataDir = yield* Config.string("LAARI_DATA_DIR").pipe(
-      Config.withDefault(ServerConfig.defaults.dataDir)
+    if (Option.isSome(given))
+      return { token: Redacted.value(given.value), from: "the token given (--ops-token or LAARI_OPS_TOKEN)" }
+    const dirs = OpsToken.searchDirs(
+      Option.getOrUndefined(yield* Config.option(Config.string("LAARI_DATA_DIR")))
     )
-    const saved = OpsToken.read(dataDir)
-    if (saved !== undefined) return saved
-    return yield* Effect.fail(
-      new Refusal(
-        `No operator token: pass --ops-token, set LAARI_OPS_TOKEN, or run this where the service keeps its data (${OpsToken.pathOf(dataDir)} not found).`
-      )
-    )
+    const saved = new Map<string, string>()
+    for (const dir of dirs) {
+      const token = OpsToken.read(dir)
+      if (token !== undefined && !saved.has(token)) saved.set(token, OpsToken.pathOf(dir))
+    }
+    const looked = `looked in ${dirs.map(OpsToken.pathOf).join(", ")}`
+    if (saved.size === 0) return yield* Effect.fail(new Refusal(`No operator token: ${looked}. ${passToken}`))
+    const found = [...saved].map(([token, file]) => ({ token, from: `${file} (${looked})` }))
+    if (found.length === 1) return found[0]!
+    const http = yield* HttpClient.HttpClient
+    for (const candidate of found) {
+      const status = yield* http
+        .execute(
+          HttpClientRequest.get(`${baseUrl}/ops/clock`).pipe(HttpClientRequest.bearerToken(candidate.token))
+        )
+        .pipe(
+          Effect.map((r) => r.status),
+          Effect.orElseSucceed(() => 0)
+        )
+      if (status !== 401) return candidate
+    }
+    return found[0]!
   })
 
 /** A client of the whole API authenticated as the operator. */
 export const opsClient = (baseUrl: string, token: Option.Option<Redacted.Redacted>) =>
-  Effect.flatMap(resolveOpsToken(token), (t) => HttpApiClient.make(Api, { baseUrl, ...bearer(t) }))
+  Effect.flatMap(resolveOpsToken(baseUrl, token), ({ token, from }) =>
+    HttpApiClient.make(Api, {
+      baseUrl,
+      ...bearer(
+        token,
+        `Refused (401): the service at ${baseUrl} does not accept the operator token from ${from}. ${passToken}`
+      )
+    })
+  )
 
 /** A client of the whole API authenticated with a merchant's key. */
 export const keyClient = (baseUrl: string, key: Option.Option<Redacted.Redacted>) =>

@@ -3,21 +3,45 @@
  * `laari`: the command line of the service (`pnpm laari ...` in this repository, `npx laari ...` where
  * `@laari/server` is installed).
  */
-import { Command } from "@effect/cli"
+import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Effect } from "effect"
+import { Console, Effect } from "effect"
 import { operator } from "./Commands.js"
+import * as Help from "./Help.js"
 import { listen } from "./Listen.js"
 import { trigger } from "./Trigger.js"
 
-const laari = Command.make("laari").pipe(
+const about = { name: "laari", version: "0.1.0" }
+
+const laari = Command.make(about.name).pipe(
   Command.withDescription("Run and operate the laari service, and develop against it"),
   Command.withSubcommands([...operator, listen, trigger])
 )
 
-const cli = Command.run(laari, { name: "laari", version: "0.1.0" })
+const cli = Command.run(laari, about)
+const args = process.argv.slice(2)
 
-NodeRuntime.runMain(cli(process.argv).pipe(Effect.provide(NodeContext.layer)), {
+// `laari`, `laari --help`, `laari keys --help`: the overview of those commands, in 100 columns.
+const named = args.filter((a) => a !== "--help" && a !== "-h")
+const overview = named.length === 0 ? [] : Help.group(laari, named)
+
+const program =
+  overview !== undefined
+    ? Console.log(Help.overview(laari, about, overview))
+    : cli(process.argv).pipe(
+        // @effect/cli has printed what is wrong; the usage follows, and no dump of the error itself.
+        Effect.catchIf(ValidationError.isValidationError, () =>
+          Console.error(Help.usage(laari, about.name, args)).pipe(
+            Effect.zipRight(
+              Effect.sync(() => {
+                process.exitCode = 1
+              })
+            )
+          )
+        )
+      )
+
+NodeRuntime.runMain(program.pipe(Effect.provide(NodeContext.layer)), {
   // With LAARI_LOG_FORMAT=json, `serve` writes its own JSON lines.
   disablePrettyLogger: process.env.LAARI_LOG_FORMAT === "json"
 })

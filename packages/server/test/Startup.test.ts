@@ -1,0 +1,106 @@
+/**
+ * Start-up failures of configuration (issue 22, item 4): one line saying what to do, no stack, exit
+ * status 78 (`Startup.ConfigExitCode`), and with several processes no restart loop. Real service
+ * processes; the database that does not exist needs PostgreSQL (DATABASE_URL names the server).
+ */
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
+import * as Net from "node:net"
+import { tmpdir } from "node:os"
+import * as Path from "node:path"
+import { Cause } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import * as Startup from "../src/Startup.js"
+import * as ServerProcess from "./support/ServerProcess.js"
+
+const databaseUrl = process.env.DATABASE_URL
+if (databaseUrl === undefined)
+  console.warn("Startup.test: DATABASE_URL is not set: the missing PostgreSQL database case is SKIPPED")
+
+const stacks = /\n\s+at |ServeError|SqlError|_tag/
+
+/** What the process wrote, once it has exited. */
+const failedStart = async (env: Record<string, string>, port?: number) => {
+  // Its own data folder: the operator token is written before the database is opened.
+  const own = mkdtempSync(Path.join(tmpdir(), "laari-startup-"))
+  const server = await ServerProcess.spawnServer({
+    env: { LAARI_DATA_DIR: own, ...env },
+    ...(port === undefined ? {} : { port })
+  })
+  const exit = await Promise.race([
+    server.exited,
+    new Promise<"running">((r) => setTimeout(() => r("running"), 240_000))
+  ])
+  server.kill()
+  rmSync(own, { recursive: true, force: true })
+  return { exit, stdout: server.stdout(), stderr: server.stderr() }
+}
+
+const occupied: Array<Net.Server> = []
+afterAll(() => {
+  for (const s of occupied) s.close()
+})
+
+describe("start-up errors of configuration", { timeout: 300_000 }, () => {
+  it("a port in use: one line naming it and PORT, before the database is opened", async () => {
+    const port = await ServerProcess.freePort()
+    const holder = Net.createServer()
+    occupied.push(holder)
+    await new Promise<void>((r) => holder.listen(port, r))
+    const dataDir = mkdtempSync(Path.join(tmpdir(), "laari-port-"))
+    const run = await failedStart({ LAARI_DATA_DIR: dataDir }, port)
+    // Said before the database was opened (and migrated): nothing was written to the data folder.
+    const written = readdirSync(dataDir)
+    rmSync(dataDir, { recursive: true, force: true })
+    expect(written).toEqual([])
+    expect(run.exit).toEqual({ code: 78, signal: null })
+    expect(run.stderr).toBe(`laari: ${Startup.portTaken(port)}\n`)
+    expect(run.stderr).toContain(`port ${port}`)
+    expect(run.stderr).toContain("PORT=")
+  })
+
+  it("PostgreSQL unreachable: one line, exit 78", async () => {
+    const port = await ServerProcess.freePort()
+    const run = await failedStart({
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/laari`,
+      LAARI_PROCESSES: "1"
+    })
+    expect(run.exit).toEqual({ code: 78, signal: null })
+    expect(run.stderr).toBe(
+      `laari: cannot reach PostgreSQL at 127.0.0.1:${port} (ECONNREFUSED): is PostgreSQL running there? Check DATABASE_URL\n`
+    )
+  })
+
+  it.skipIf(databaseUrl === undefined)(
+    "a database that does not exist, with two processes: one line with the createdb to run, and no restart",
+    async () => {
+      const url = new URL(databaseUrl!)
+      const name = `laari_missing_${process.pid}`
+      url.pathname = `/${name}`
+      const run = await failedStart({ DATABASE_URL: url.toString(), LAARI_PROCESSES: "2" })
+      expect(run.exit).toEqual({ code: 78, signal: null })
+      expect(run.stderr).toBe(
+        `laari: database "${name}" does not exist: create it with createdb -h ${url.hostname} -p ${url.port || "5432"} -U ${decodeURIComponent(url.username) || "postgres"} ${name}, or name another in DATABASE_URL\n`
+      )
+      expect(run.stderr).not.toContain("starting another")
+      expect(run.stdout).not.toMatch(stacks)
+    }
+  )
+
+  it("explains a refused password and user, and leaves other failures alone", () => {
+    const pg = (code: string, message: string) =>
+      Cause.fail({ _tag: "SqlError", message: "PgClient: Failed to connect", cause: { code, message } })
+    const target = { port: 4000, databaseUrl: "postgres://app:secret@db.internal:6543/laari" }
+    expect(Startup.explain(pg("28P01", "password authentication failed"), target)).toBe(
+      'PostgreSQL at db.internal:6543 refused the password of user "app": correct it in DATABASE_URL'
+    )
+    expect(Startup.explain(pg("28000", 'role "app" does not exist'), target)).toContain(
+      'refused user "app" (role "app" does not exist)'
+    )
+    expect(Startup.explain(pg("3D000", "x"), target)).toContain(
+      "createdb -h db.internal -p 6543 -U app laari"
+    )
+    expect(Startup.explain(pg("3D000", "x"), target)).not.toContain("secret")
+    expect(Startup.explain(Cause.die(new Error("boom")), target)).toBeUndefined()
+    expect(Startup.explain(pg("3D000", "x"), { port: 4000, databaseUrl: undefined })).toBeUndefined()
+  })
+})
