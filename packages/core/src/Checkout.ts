@@ -11,7 +11,7 @@ import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
 import { type ChallengeId, type CustomerId, lookup, type Tenant } from "./Ids.js"
 import * as Invoice from "./Invoice.js"
-import { formatMvr, Laari } from "./Money.js"
+import { display, Laari } from "./Money.js"
 import { Notifications } from "./Notifications.js"
 import {
   CheckoutSessionsStore,
@@ -221,8 +221,8 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
               customerId,
               environment: s.environment,
               kind: "payment",
-              title: `Paid MVR ${formatMvr(s.amount)} to ${merchant.name}`,
-              body: `You paid MVR ${formatMvr(s.amount)} to ${merchant.name} for ${s.title}.`,
+              title: `Paid ${display(s.amount)} to ${merchant.name}`,
+              body: `You paid ${display(s.amount)} to ${merchant.name} for ${s.title}.`,
               data: { checkout_session_id: s.id, amount: s.amount },
               createdAt: now
             })
@@ -253,7 +253,7 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
             environment: s.environment,
             kind: "payment",
             title: `Subscribed to ${subscription.planName}`,
-            body: `You paid MVR ${formatMvr(s.amount)} to ${merchant.name} and subscribed to ${subscription.planName}. It renews every ${subscription.intervalCount > 1 ? `${subscription.intervalCount} ` : ""}${subscription.interval.toLowerCase()}${subscription.intervalCount > 1 ? "s" : ""}; you can cancel it at any time in the app.`,
+            body: `You paid ${display(s.amount)} to ${merchant.name} and subscribed to ${subscription.planName}. It renews every ${subscription.intervalCount > 1 ? `${subscription.intervalCount} ` : ""}${subscription.interval.toLowerCase()}${subscription.intervalCount > 1 ? "s" : ""}; you can cancel it at any time in the app.`,
             data: { checkout_session_id: s.id, subscription_id: subscription.id, amount: s.amount },
             createdAt: now
           })
@@ -276,7 +276,7 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
           return yield* approvals.issue(
             { kind: "checkout", id: s.id },
             customer,
-            `a payment of MVR ${formatMvr(s.amount)} to ${merchant.name}`
+            `a payment of ${display(s.amount)} to ${merchant.name}`
           )
         })
       )

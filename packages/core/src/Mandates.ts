@@ -11,7 +11,7 @@ import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
 import { type ChallengeId, type CustomerId, lookup, MandateId, type Tenant } from "./Ids.js"
 import * as Mandate from "./Mandate.js"
-import { formatMvr, Laari } from "./Money.js"
+import { display, Laari } from "./Money.js"
 import { Notifications } from "./Notifications.js"
 import {
   ChargesStore,
@@ -248,7 +248,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
                 {
                   kind: "mandate.charge_failed",
                   title: `${merchant.name} could not charge your wallet`,
-                  body: `A charge of MVR ${formatMvr(amount)} by ${merchant.name} (${description}) was refused: ${Mandate.refusalMessages[code]}.`,
+                  body: `A charge of ${display(amount)} by ${merchant.name} (${description}) was refused: ${Mandate.refusalMessages[code]}.`,
                   data: { mandate_id: m.id, amount, code }
                 },
                 now
@@ -279,8 +279,8 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
               m,
               {
                 kind: "mandate.charge",
-                title: `${merchant.name} charged MVR ${formatMvr(amount)}`,
-                body: `${merchant.name} charged MVR ${formatMvr(amount)} to your wallet under the mandate "${m.title}": ${description}.`,
+                title: `${merchant.name} charged ${display(amount)}`,
+                body: `${merchant.name} charged ${display(amount)} to your wallet under the mandate "${m.title}": ${description}.`,
                 data: { mandate_id: m.id, charge_id: charge.id, amount, reference }
               },
               now
@@ -413,7 +413,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
                 {
                   kind: "mandate.approved",
                   title: `Mandate approved for ${merchant.name}`,
-                  body: `You approved "${next.title}": up to MVR ${formatMvr(next.perChargeCap)} a charge${next.periodCap === null ? "" : `, MVR ${formatMvr(next.periodCap)} a month`}. You can end it at any time in the app.`,
+                  body: `You approved "${next.title}": up to ${display(next.perChargeCap)} a charge${next.periodCap === null ? "" : `, ${display(next.periodCap)} a month`}. You can end it at any time in the app.`,
                   data: { mandate_id: next.id }
                 },
                 now
