@@ -3,6 +3,7 @@
  * the customer's consent: one transaction moves the first payment and creates the subscription.
  */
 import { DateTime, Effect, Either, Schema } from "effect"
+import * as Phone from "./Phone.js"
 import { Approvals } from "./Approvals.js"
 import * as CheckoutSession from "./CheckoutSession.js"
 import { Crypto } from "./Crypto.js"
@@ -96,6 +97,13 @@ const declinedMessages: Record<CheckoutPaymentDeclined["reason"], string> = {
   "blocked-by-rules": "The payment could not be taken",
   "executor-error": "The payment could not be taken"
 }
+
+/**
+ * A test-mode payment the sandbox payer cannot cover: the developer reading it is told how to fund the
+ * sandbox wallet, since no real customer is behind it.
+ */
+export const sandboxUnfunded = (amount: number): string =>
+  `Insufficient funds: the sandbox payer's balance does not cover ${display(amount)}. Fund it with POST /test-helpers/payer {"balance": <laari>} (any sk_test_ secret key), then pay again.`
 
 export const closed = (reason: CheckoutSession.Refusal) =>
   new CheckoutSessionClosed({ reason, message: closedMessages[reason] })
@@ -204,7 +212,15 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
             .pipe(
               Effect.catchTag("TransferRefused", (e) =>
                 Effect.fail(
-                  new CheckoutPaymentDeclined({ reason: e.reason, message: declinedMessages[e.reason] })
+                  new CheckoutPaymentDeclined({
+                    reason: e.reason,
+                    message:
+                      e.reason === "insufficient-balance" &&
+                      s.environment === "test" &&
+                      customerId === merchant.sandboxPayer
+                        ? sandboxUnfunded(s.amount)
+                        : declinedMessages[e.reason]
+                  })
                 )
               )
             )
@@ -270,7 +286,7 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
           if (s === undefined) return yield* new CheckoutSessionNotFound()
           const refusal = CheckoutSession.whyNotOpen(s, now)
           if (refusal !== undefined) return yield* closed(refusal)
-          const customer = yield* customers.findByPhone(s.environment, phone)
+          const customer = yield* customers.findByPhone(s.environment, Phone.lookupKey(phone))
           if (customer === undefined) return yield* new PayerNotFound()
           const merchant = yield* merchantOf(s.merchantId)
           return yield* approvals.issue(

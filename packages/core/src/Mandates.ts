@@ -3,6 +3,7 @@
  * one transaction.
  */
 import { DateTime, Effect, Either, Schema } from "effect"
+import * as Phone from "./Phone.js"
 import { type ApprovalLimited, Approvals, type ApprovalRefused, type ChallengeNotFound } from "./Approvals.js"
 import * as Calendar from "./Calendar.js"
 import { Crypto } from "./Crypto.js"
@@ -46,8 +47,12 @@ export class MandateNotRevocable extends Schema.TaggedError<MandateNotRevocable>
   message: Schema.optionalWith(Schema.String, { default: () => "Mandate cannot be revoked" })
 }) {}
 
+/** A live mandate before the merchant's live mandates are enabled; `merchantId` lets the answer say how. */
 export class MandatesNotEnabled extends Schema.TaggedError<MandatesNotEnabled>()("MandatesNotEnabled", {
-  message: Schema.optionalWith(Schema.String, { default: () => "Mandates are not enabled for this merchant" })
+  message: Schema.optionalWith(Schema.String, {
+    default: () => "Mandates are not enabled for this merchant"
+  }),
+  merchantId: Schema.optional(Schema.String)
 }) {}
 
 export class MandateReferenceTaken extends Schema.TaggedError<MandateReferenceTaken>()(
@@ -151,7 +156,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
         if (problems.length > 0) return yield* InvalidRequest.of(problems)
         const merchant = yield* merchantOf(tenant.merchantId)
         if (tenant.environment === "live" && !merchant.features.mandatesLive)
-          return yield* new MandatesNotEnabled()
+          return yield* new MandatesNotEnabled({ merchantId: tenant.merchantId })
         const id = MandateId.make(yield* crypto.uuid)
         const initiated = Mandate.initiate(
           { id, merchantId: tenant.merchantId, environment: tenant.environment, terms },
@@ -373,7 +378,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
         Effect.gen(function* () {
           const now = yield* DateTime.now
           const m = yield* pending(mandateId, now)
-          const customer = yield* customers.findByPhone(m.environment, phone)
+          const customer = yield* customers.findByPhone(m.environment, Phone.lookupKey(phone))
           if (customer === undefined) return yield* new CustomerNotFound()
           const merchant = yield* merchantOf(m.merchantId)
           return yield* approvals.issue(

@@ -313,11 +313,22 @@ export const ChargeRefused = {
 }
 
 export const MandateNotFound = plain(Mandates.MandateNotFound, "MandateNotFound", 404, "Mandate not found")
-export const MandatesNotEnabled = plain(
-  Mandates.MandatesNotEnabled,
+/**
+ * The spec fixes no words for this `403`, so the message says how an operator turns the feature on (the
+ * merchant reading it cannot, and would otherwise have to ask what to ask for).
+ */
+export const MandatesNotEnabled = problem(
   "MandatesNotEnabled",
   403,
-  "A live key before mandates are enabled for the merchant"
+  "A live key before mandates are enabled for the merchant",
+  isInstance(Mandates.MandatesNotEnabled),
+  Schema.Struct({ message: Message }),
+  (e) => {
+    const id = e.merchantId ?? "{merchant_id}"
+    return {
+      message: `${e.message}. An operator enables them with POST /ops/merchants/${id}/features {"mandates_live": true}, or pnpm laari merchants features --merchant ${id} --mandates-live true`
+    }
+  }
 )
 export const MandateNotRevocable = plain(
   Mandates.MandateNotRevocable,
