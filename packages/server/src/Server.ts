@@ -12,6 +12,7 @@ import { CheckoutLive } from "./Checkout/Http.js"
 import * as Clockwork from "./Clockwork.js"
 import * as Config from "./Config.js"
 import { HealthLive } from "./Health/Http.js"
+import * as Challenge from "./Http/Challenge.js"
 import * as Docs from "./Http/Docs.js"
 import * as GraphQLHttp from "./GraphQL/Http.js"
 import * as Edge from "./Http/Edge.js"
@@ -87,7 +88,7 @@ const coreLayer = (config: Config.ServerConfig) => {
 
 /** The HTTP API, served on the `HttpServer` below it, and the workers. */
 const ServingLive = Layer.mergeAll(
-  HttpApiBuilder.serve((app) => RequestId.middleware(MetricsHttp.middleware(app))).pipe(
+  HttpApiBuilder.serve((app) => RequestId.middleware(MetricsHttp.middleware(Challenge.middleware(app)))).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(Docs.layer),
     // OAuth 2.0's token, revocation and metadata endpoints, outside the API's document (spec 9.5).

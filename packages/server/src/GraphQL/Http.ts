@@ -14,7 +14,7 @@ import { createComplexityRule, simpleEstimator } from "graphql-query-complexity"
 import { ServerConfigTag } from "../Config.js"
 import * as Problems from "../Http/Problems.js"
 import * as RateLimit from "../Http/RateLimit.js"
-import { principalOf } from "../Http/Security.js"
+import { principalOf, refusalOf } from "../Http/Security.js"
 import { Directory } from "../Sql/Directory.js"
 import { OAuthClients } from "../Sql/OAuthClients.js"
 import * as Schema from "./Schema.js"
@@ -127,7 +127,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       // The key or token read as the merchant API reads it.
       const token = yield* HttpApiBuilder.securityDecode(HttpApiSecurity.bearer)
       const principal = yield* principalOf(credentials, Redacted.value(token))
-      if (principal === undefined) return Problems.respond(Problems.Unauthorized.invalidKey)
+      if (principal === undefined) return Problems.respond(refusalOf(Redacted.value(token)))
       yield* limitKey(principal.keyId)
       const body = request.method === "POST" ? yield* Effect.orElseSucceed(request.text, () => "") : null
       const context: Schema.Context = { principal, run, ...loaders(run, principal) }

@@ -33,6 +33,10 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
   message: Schema.String
 }) {
   static readonly invalidKey = new Unauthorized({ message: "Invalid API key" })
+  /** An access token (`lat_...`) told apart from a key: a client then knows to request a new one. */
+  static readonly invalidToken = new Unauthorized({
+    message: "Invalid access token: it has expired or was revoked; request a new one at POST /oauth/token"
+  })
 }
 
 /** `429` past a rate limit; the `Retry-After` and `RateLimit-*` headers are set by the limiter. */

@@ -6,6 +6,7 @@ import { Auth, Crypto, Errors } from "@laari/core"
 import { Context, Effect, FiberRef, HashMap, Layer, Redacted, Schema } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Keys from "../Keys.js"
+import * as Challenge from "./Challenge.js"
 import { Directory } from "../Sql/Directory.js"
 import { OAuthClients } from "../Sql/OAuthClients.js"
 import * as OAuthProtocol from "../OAuth/Protocol.js"
@@ -106,6 +107,12 @@ export const principalOf = (
     : keyPrincipal(credentials.directory, credential)
 }
 
+/** The `401` for a credential that found no principal: a key's, or an access token's. */
+export const refusalOf = (text: string): Problems.Unauthorized =>
+  OAuthProtocol.accessTokenEnvironment(text.trim()) === undefined
+    ? Problems.Unauthorized.invalidKey
+    : Problems.Unauthorized.invalidToken
+
 /**
  * The rest of the request logs as the key's merchant (`merchant_id`, `environment`): set on the request's
  * fiber, which runs the handler next, within `RequestId`'s annotations, which end with the request.
@@ -128,8 +135,9 @@ export const AuthenticationLive = Layer.effect(
     return Authentication.of({
       bearer: (token) =>
         Effect.gen(function* () {
-          const found = yield* principalOf(credentials, Redacted.value(token))
-          if (found === undefined) return yield* Effect.fail(Problems.Unauthorized.invalidKey)
+          const text = Redacted.value(token)
+          const found = yield* principalOf(credentials, text)
+          if (found === undefined) return yield* Effect.fail(refusalOf(text))
           // Only once the key is known: an unknown key spends nobody's budget.
           yield* limitKey(found.keyId)
           yield* annotateMerchant(found)
@@ -161,7 +169,9 @@ export const withScope = <A, E, R>(
 ): Effect.Effect<A, E | Auth.Forbidden, R | CurrentPrincipal> =>
   Effect.flatMap(CurrentPrincipal, (principal): Effect.Effect<A, E | Auth.Forbidden, R> => {
     const denial = Auth.check(principal, scope, options)
-    return denial === undefined ? f(principal) : Effect.fail(Auth.Forbidden.of(denial, scope))
+    return denial === undefined
+      ? f(principal)
+      : Effect.zipRight(Challenge.refuseScope(scope), Effect.fail(Auth.Forbidden.of(denial, scope)))
   })
 
 /** Sandbox-only endpoints: any secret `sk_test_` key; a live key is answered as if they did not exist. */
