@@ -69,7 +69,9 @@ const all = [
   [7, "ledger_rollup"],
   [8, "oauth"],
   [9, "manual_clock"],
-  [10, "notification_outbox"]
+  [10, "notification_outbox"],
+  // 11 is taken by another branch's webhooks migration.
+  [12, "phone_e164"]
 ]
 
 describe("PGlite", () => {
