@@ -15,7 +15,7 @@ import * as Calendar from "./Calendar.js"
 import { Crypto } from "./Crypto.js"
 import * as Fees from "./Fees.js"
 import * as Invoice from "./Invoice.js"
-import { formatMvr, Laari } from "./Money.js"
+import { display, Laari } from "./Money.js"
 import { Notifications } from "./Notifications.js"
 import { InvoicesStore, Merchants, registeredMerchant, SubscriptionsStore, Transactor } from "./Store.js"
 import * as Subscription from "./Subscription.js"
@@ -213,7 +213,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
               sub,
               "balance_warning",
               `Top up for ${sub.planName}`,
-              `${sub.planName} renews at ${Calendar.formatMaldives(step.renewsAt)} for MVR ${formatMvr(step.amount)}, and your balance of MVR ${formatMvr(payer.balance)} will not cover it.`,
+              `${sub.planName} renews at ${Calendar.formatMaldives(step.renewsAt)} for ${display(step.amount)}, and your balance of ${display(payer.balance)} will not cover it.`,
               {
                 subscription_id: sub.id,
                 amount: step.amount,
@@ -343,7 +343,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
           yield* notify(
             sub,
             "payment_failed",
-            `${merchant.name} could not take MVR ${formatMvr(invoice.amount)}`,
+            `${merchant.name} could not take ${display(invoice.amount)}`,
             `The payment for ${sub.planName} could not be taken (${after.failureReason}).${after.nextRetryAt === null ? "" : ` We will try again at ${Calendar.formatMaldives(after.nextRetryAt)}.`}`,
             {
               subscription_id: sub.id,

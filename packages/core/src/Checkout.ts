@@ -3,6 +3,7 @@
  * the customer's consent: one transaction moves the first payment and creates the subscription.
  */
 import { DateTime, Effect, Either, Schema } from "effect"
+import * as Phone from "./Phone.js"
 import { Approvals } from "./Approvals.js"
 import * as CheckoutSession from "./CheckoutSession.js"
 import { Crypto } from "./Crypto.js"
@@ -11,7 +12,7 @@ import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
 import { type ChallengeId, type CustomerId, lookup, type Tenant } from "./Ids.js"
 import * as Invoice from "./Invoice.js"
-import { formatMvr, Laari } from "./Money.js"
+import { display, Laari } from "./Money.js"
 import { Notifications } from "./Notifications.js"
 import {
   CheckoutSessionsStore,
@@ -96,6 +97,13 @@ const declinedMessages: Record<CheckoutPaymentDeclined["reason"], string> = {
   "blocked-by-rules": "The payment could not be taken",
   "executor-error": "The payment could not be taken"
 }
+
+/**
+ * A test-mode payment the sandbox payer cannot cover: the developer reading it is told how to fund the
+ * sandbox wallet, since no real customer is behind it.
+ */
+export const sandboxUnfunded = (amount: number): string =>
+  `Insufficient funds: the sandbox payer's balance does not cover ${display(amount)}. Fund it with POST /test-helpers/payer {"balance": <laari>} (any sk_test_ secret key), then pay again.`
 
 export const closed = (reason: CheckoutSession.Refusal) =>
   new CheckoutSessionClosed({ reason, message: closedMessages[reason] })
@@ -204,7 +212,15 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
             .pipe(
               Effect.catchTag("TransferRefused", (e) =>
                 Effect.fail(
-                  new CheckoutPaymentDeclined({ reason: e.reason, message: declinedMessages[e.reason] })
+                  new CheckoutPaymentDeclined({
+                    reason: e.reason,
+                    message:
+                      e.reason === "insufficient-balance" &&
+                      s.environment === "test" &&
+                      customerId === merchant.sandboxPayer
+                        ? sandboxUnfunded(s.amount)
+                        : declinedMessages[e.reason]
+                  })
                 )
               )
             )
@@ -221,8 +237,8 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
               customerId,
               environment: s.environment,
               kind: "payment",
-              title: `Paid MVR ${formatMvr(s.amount)} to ${merchant.name}`,
-              body: `You paid MVR ${formatMvr(s.amount)} to ${merchant.name} for ${s.title}.`,
+              title: `Paid ${display(s.amount)} to ${merchant.name}`,
+              body: `You paid ${display(s.amount)} to ${merchant.name} for ${s.title}.`,
               data: { checkout_session_id: s.id, amount: s.amount },
               createdAt: now
             })
@@ -253,7 +269,7 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
             environment: s.environment,
             kind: "payment",
             title: `Subscribed to ${subscription.planName}`,
-            body: `You paid MVR ${formatMvr(s.amount)} to ${merchant.name} and subscribed to ${subscription.planName}. It renews every ${subscription.intervalCount > 1 ? `${subscription.intervalCount} ` : ""}${subscription.interval.toLowerCase()}${subscription.intervalCount > 1 ? "s" : ""}; you can cancel it at any time in the app.`,
+            body: `You paid ${display(s.amount)} to ${merchant.name} and subscribed to ${subscription.planName}. It renews every ${subscription.intervalCount > 1 ? `${subscription.intervalCount} ` : ""}${subscription.interval.toLowerCase()}${subscription.intervalCount > 1 ? "s" : ""}; you can cancel it at any time in the app.`,
             data: { checkout_session_id: s.id, subscription_id: subscription.id, amount: s.amount },
             createdAt: now
           })
@@ -270,13 +286,13 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
           if (s === undefined) return yield* new CheckoutSessionNotFound()
           const refusal = CheckoutSession.whyNotOpen(s, now)
           if (refusal !== undefined) return yield* closed(refusal)
-          const customer = yield* customers.findByPhone(s.environment, phone)
+          const customer = yield* customers.findByPhone(s.environment, Phone.lookupKey(phone))
           if (customer === undefined) return yield* new PayerNotFound()
           const merchant = yield* merchantOf(s.merchantId)
           return yield* approvals.issue(
             { kind: "checkout", id: s.id },
             customer,
-            `a payment of MVR ${formatMvr(s.amount)} to ${merchant.name}`
+            `a payment of ${display(s.amount)} to ${merchant.name}`
           )
         })
       )

@@ -69,28 +69,137 @@ export type FieldProblem = { readonly field: string; readonly message: string }
 export const nullable = <S extends Schema.Schema.AnyNoContext>(schema: S) =>
   Schema.optionalWith(schema, { nullable: true })
 
+/** One issue of a failed decode as `ParseResult.ArrayFormatter` lists it (HttpApi's decode errors too). */
+export type Issue = {
+  readonly _tag: string
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+/** The alternatives `null` and absent of an optional field fail too; the real alternative says why. */
+const absentAlternative = /^Expected (null|undefined), actual /
+
+/** A literal alternative of a union that did not match: `Expected "MONTH", actual "YEAR"`. */
+const literalAlternative = /^Expected ("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null), actual /
+
+/** A value of the wrong JSON type: `Expected string, actual 5` says it in the decoder's words. */
+const wrongType: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^Expected string, actual /, "must be a string"],
+  [/^Expected (number|Int|Finite), actual /, "must be a number"],
+  [/^Expected boolean, actual /, "must be true or false"],
+  [/^Expected ReadonlyArray<.*, actual /s, "must be an array"],
+  [/^Expected (\{|Struct\b).*, actual /s, "must be an object"]
+]
+
+/** `"a", "b" or "c"` in words: `a or b`, `one of a, b, c`. */
+const choice = (values: ReadonlyArray<string>): string =>
+  values.length === 1
+    ? values[0]!
+    : values.length === 2
+      ? `${values[0]} or ${values[1]}`
+      : `one of ${values.join(", ")}`
+
+const unquote = (literal: string): string => {
+  if (!literal.startsWith('"')) return literal
+  try {
+    return String(JSON.parse(literal))
+  } catch {
+    return literal
+  }
+}
+
+/** Edit distance of two short names (the allowed fields of a body are a few, each a few letters). */
+const distance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)
+      )
+    previous = current
+  }
+  return previous[b.length]!
+}
+
+/** The field of `allowed` someone who sent `key` most likely meant: its snake_case form, or a near spelling. */
+export const closestField = (key: string, allowed: ReadonlyArray<string>): string | undefined => {
+  const squash = (name: string) => name.replace(/[-_\s]/g, "").toLowerCase()
+  const wanted = squash(key)
+  const same = allowed.find((a) => squash(a) === wanted)
+  if (same !== undefined) return same
+  let best: { readonly name: string; readonly d: number } | undefined
+  for (const name of allowed) {
+    const target = squash(name)
+    // Two slips (a swapped pair of letters) in a name of four or more letters, one in a shorter one.
+    const tolerance = target.length < 4 ? 1 : Math.max(2, Math.floor(target.length / 4))
+    if (Math.abs(target.length - wanted.length) > tolerance) continue
+    const d = distance(wanted, target)
+    if (d <= tolerance && (best === undefined || d < best.d)) best = { name, d }
+  }
+  return best?.name
+}
+
+/** What an unknown field is told: the field meant, or the fields there are. */
+const unknownField = (key: string, decoderMessage: string): string => {
+  const at = decoderMessage.indexOf("expected:")
+  const listed = at === -1 ? "" : decoderMessage.slice(at)
+  const allowed = [...listed.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => unquote(m[0]))
+  const meant = closestField(key, allowed)
+  if (meant !== undefined) return `is not a field; did you mean \`${meant}\`?`
+  return allowed.length === 0 ? "is not a field" : `is not a field; the fields are ${allowed.join(", ")}`
+}
+
+/** One message for a field out of what the decoder said about it (several for a union). */
+const oneMessage = (issues: ReadonlyArray<Issue>): string => {
+  const unexpected = issues.find((i) => i._tag === "Unexpected")
+  if (unexpected !== undefined)
+    return unknownField(String(unexpected.path[unexpected.path.length - 1]), unexpected.message)
+  const meaningful = issues.filter((i) => !absentAlternative.test(i.message))
+  const said = meaningful.length > 0 ? meaningful : issues
+  const literals = said.map((i) => literalAlternative.exec(i.message)?.[1])
+  if (literals.every((l) => l !== undefined)) return `must be ${choice([...new Set(literals.map(unquote))])}`
+  const first = said.find((i) => !literalAlternative.test(i.message)) ?? said[0]!
+  if (first._tag === "Missing") return "is required"
+  const typed = wrongType.find(([pattern]) => pattern.test(first.message))
+  return typed === undefined ? first.message : typed[1]
+}
+
 /**
- * Every field rule `schema` finds broken in `value`, one problem per field (the first), each with its
- * path. Validators of the domain use it, so a field's rule is its schema, whether a request or a host's
- * call brings the value.
+ * What a person reads of a failed decode: one message per field, in the order the fields failed. A
+ * union's alternatives become one message (`must be one of A, B, C`; an optional field's `null` and
+ * absent alternatives are not mentioned), an unknown field names the field meant, and a field whose
+ * nested field failed is left to the nested one, which says why. Used for every decode error the API
+ * answers and by the domain's validators, so the words are made in this one place.
+ */
+export const summarize = (issues: ReadonlyArray<Issue>): ReadonlyArray<FieldProblem> => {
+  const byField = new Map<string, Array<Issue>>()
+  const parents = new Set<string>()
+  for (const issue of issues) {
+    const field = issue.path.map(String).join(".")
+    const list = byField.get(field)
+    if (list === undefined) byField.set(field, [issue])
+    else list.push(issue)
+    for (let i = 1; i < issue.path.length; i++) parents.add(issue.path.slice(0, i).map(String).join("."))
+  }
+  return [...byField]
+    .filter(([field]) => !parents.has(field))
+    .map(([field, list]) => ({ field, message: oneMessage(list) }))
+}
+
+/**
+ * Every field rule `schema` finds broken in `value`, one problem per field, each with its path.
+ * Validators of the domain use it, so a field's rule is its schema, whether a request or a host's call
+ * brings the value.
  */
 export const problems =
   <A, I>(schema: Schema.Schema<A, I>) =>
   (value: unknown): ReadonlyArray<FieldProblem> =>
     Either.match(Schema.decodeUnknownEither(schema, { errors: "all" })(value), {
       onRight: () => [],
-      onLeft: (error) => {
-        const byField = new Map<string, string>()
-        for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-          const field = issue.path.map(String).join(".")
-          if (!byField.has(field)) byField.set(field, issue.message)
-        }
-        // A nested field's problem also fails its parent's `null` alternative; the nested one says why.
-        const fields = [...byField.keys()]
-        return [...byField]
-          .filter(([field]) => !fields.some((other) => other.startsWith(`${field}.`)))
-          .map(([field, message]) => ({ field, message }))
-      }
+      onLeft: (error) => summarize(ParseResult.ArrayFormatter.formatErrorSync(error))
     })
 
 /**

@@ -3,6 +3,7 @@
  * one transaction.
  */
 import { DateTime, Effect, Either, Schema } from "effect"
+import * as Phone from "./Phone.js"
 import { type ApprovalLimited, Approvals, type ApprovalRefused, type ChallengeNotFound } from "./Approvals.js"
 import * as Calendar from "./Calendar.js"
 import { Crypto } from "./Crypto.js"
@@ -11,7 +12,7 @@ import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
 import { type ChallengeId, type CustomerId, lookup, MandateId, type Tenant } from "./Ids.js"
 import * as Mandate from "./Mandate.js"
-import { formatMvr, Laari } from "./Money.js"
+import { display, Laari } from "./Money.js"
 import { Notifications } from "./Notifications.js"
 import {
   ChargesStore,
@@ -46,8 +47,12 @@ export class MandateNotRevocable extends Schema.TaggedError<MandateNotRevocable>
   message: Schema.optionalWith(Schema.String, { default: () => "Mandate cannot be revoked" })
 }) {}
 
+/** A live mandate before the merchant's live mandates are enabled; `merchantId` lets the answer say how. */
 export class MandatesNotEnabled extends Schema.TaggedError<MandatesNotEnabled>()("MandatesNotEnabled", {
-  message: Schema.optionalWith(Schema.String, { default: () => "Mandates are not enabled for this merchant" })
+  message: Schema.optionalWith(Schema.String, {
+    default: () => "Mandates are not enabled for this merchant"
+  }),
+  merchantId: Schema.optional(Schema.String)
 }) {}
 
 export class MandateReferenceTaken extends Schema.TaggedError<MandateReferenceTaken>()(
@@ -151,7 +156,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
         if (problems.length > 0) return yield* InvalidRequest.of(problems)
         const merchant = yield* merchantOf(tenant.merchantId)
         if (tenant.environment === "live" && !merchant.features.mandatesLive)
-          return yield* new MandatesNotEnabled()
+          return yield* new MandatesNotEnabled({ merchantId: tenant.merchantId })
         const id = MandateId.make(yield* crypto.uuid)
         const initiated = Mandate.initiate(
           { id, merchantId: tenant.merchantId, environment: tenant.environment, terms },
@@ -248,7 +253,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
                 {
                   kind: "mandate.charge_failed",
                   title: `${merchant.name} could not charge your wallet`,
-                  body: `A charge of MVR ${formatMvr(amount)} by ${merchant.name} (${description}) was refused: ${Mandate.refusalMessages[code]}.`,
+                  body: `A charge of ${display(amount)} by ${merchant.name} (${description}) was refused: ${Mandate.refusalMessages[code]}.`,
                   data: { mandate_id: m.id, amount, code }
                 },
                 now
@@ -279,8 +284,8 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
               m,
               {
                 kind: "mandate.charge",
-                title: `${merchant.name} charged MVR ${formatMvr(amount)}`,
-                body: `${merchant.name} charged MVR ${formatMvr(amount)} to your wallet under the mandate "${m.title}": ${description}.`,
+                title: `${merchant.name} charged ${display(amount)}`,
+                body: `${merchant.name} charged ${display(amount)} to your wallet under the mandate "${m.title}": ${description}.`,
                 data: { mandate_id: m.id, charge_id: charge.id, amount, reference }
               },
               now
@@ -373,7 +378,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
         Effect.gen(function* () {
           const now = yield* DateTime.now
           const m = yield* pending(mandateId, now)
-          const customer = yield* customers.findByPhone(m.environment, phone)
+          const customer = yield* customers.findByPhone(m.environment, Phone.lookupKey(phone))
           if (customer === undefined) return yield* new CustomerNotFound()
           const merchant = yield* merchantOf(m.merchantId)
           return yield* approvals.issue(
@@ -413,7 +418,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
                 {
                   kind: "mandate.approved",
                   title: `Mandate approved for ${merchant.name}`,
-                  body: `You approved "${next.title}": up to MVR ${formatMvr(next.perChargeCap)} a charge${next.periodCap === null ? "" : `, MVR ${formatMvr(next.periodCap)} a month`}. You can end it at any time in the app.`,
+                  body: `You approved "${next.title}": up to ${display(next.perChargeCap)} a charge${next.periodCap === null ? "" : `, ${display(next.periodCap)} a month`}. You can end it at any time in the app.`,
                   data: { mandate_id: next.id }
                 },
                 now

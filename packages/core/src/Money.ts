@@ -28,6 +28,14 @@ export const formatMvr = (amount: number): string => {
 }
 
 /**
+ * `150000` -> `"MVR 1,500.00"`: an amount as a person reads it, thousands grouped. Pages and notices
+ * both use this one, so a customer sees the same figure in the wallet's notice and on the page.
+ * (`formatMvr` stays ungrouped: it is the machine form, e.g. in EMV payloads.)
+ */
+export const display = (amount: number): string =>
+  `${Currency} ${formatMvr(amount).replace(/\B(?=(\d{3})+(?!\d))(?=\d*\.)/g, ",")}`
+
+/**
  * Any charge, cap or price: a whole number of laari, at least the platform minimum. One message whatever
  * failed (`override`), so a refused field reads the rule rather than which check tripped.
  */

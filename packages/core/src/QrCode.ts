@@ -6,7 +6,7 @@ import { DateTime, Either, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
 import * as Fields from "./Fields.js"
 import type { CustomerId, Environment, MerchantId } from "./Ids.js"
-import { formatMvr, MinAmount } from "./Money.js"
+import { display, MinAmount } from "./Money.js"
 import * as QrScheme from "./QrScheme.js"
 
 export const Type = QrScheme.Type
@@ -154,7 +154,7 @@ export const paymentMessages: Record<PaymentRefusal, string> = {
   expired: "This QR code has expired",
   "already-paid": "This QR code has already been paid",
   "amount-mismatch": "A dynamic QR code is paid exactly its amount",
-  "amount-required": `Enter an amount of at least MVR ${formatMvr(MinAmount)}`
+  "amount-required": `Enter an amount of at least ${display(MinAmount)}`
 }
 
 /**

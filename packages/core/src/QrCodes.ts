@@ -7,7 +7,7 @@ import { InvalidRequest } from "./Errors.js"
 import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
 import { type CustomerId, type Environment, lookup, type Tenant } from "./Ids.js"
-import { formatMvr, Laari } from "./Money.js"
+import { display, Laari } from "./Money.js"
 import { Notifications } from "./Notifications.js"
 import * as QrCode from "./QrCode.js"
 import { QrImages } from "./QrImages.js"
@@ -247,8 +247,8 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
               customerId: request.customerId,
               environment: code.environment,
               kind: "payment",
-              title: `Paid MVR ${formatMvr(amount)} to ${merchant.name}`,
-              body: `You paid MVR ${formatMvr(amount)} to ${merchant.name} (${code.title}) by QR code.`,
+              title: `Paid ${display(amount)} to ${merchant.name}`,
+              body: `You paid ${display(amount)} to ${merchant.name} (${code.title}) by QR code.`,
               data: { qr_code_id: code.id, qrid: code.qrid, payment_id: payment.id, amount },
               createdAt: now
             })

@@ -3,6 +3,7 @@
  * (caps, lifetimes, keyed hashes) as approvals, its subject the customer's wallet itself.
  */
 import { Effect, Either } from "effect"
+import * as Phone from "./Phone.js"
 import { Approvals } from "./Approvals.js"
 import type { ChallengeId, Environment } from "./Ids.js"
 import { CustomerNotFound } from "./Mandates.js"
@@ -16,7 +17,7 @@ export class WalletAccess extends Effect.Service<WalletAccess>()("laari/WalletAc
     const approvals = yield* Approvals
 
     const customerOf = (environment: Environment, phone: string) =>
-      Effect.flatMap(customers.findByPhone(environment, phone), (c) =>
+      Effect.flatMap(customers.findByPhone(environment, Phone.lookupKey(phone)), (c) =>
         c === undefined ? Effect.fail(new CustomerNotFound()) : Effect.succeed(c)
       )
 

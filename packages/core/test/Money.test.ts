@@ -33,6 +33,18 @@ describe("formatMvr", () => {
   })
 })
 
+describe("display", () => {
+  it.each([
+    [0, "MVR 0.00"],
+    [12_550, "MVR 125.50"],
+    [100_000, "MVR 1,000.00"],
+    [150_000, "MVR 1,500.00"],
+    [123_456_789, "MVR 1,234,567.89"]
+  ])("%d laari reads %s, thousands grouped", (laari, text) => {
+    expect(Money.display(laari)).toBe(text)
+  })
+})
+
 describe("Laari", () => {
   it("accepts whole non-negative numbers only", () => {
     expect(Money.Laari(0)).toBe(0)

@@ -258,3 +258,68 @@ describe("the text rules every field shares: what each says", () => {
     expect(says(Fields.ReturnUrl, "https://shop.example/back?o=1")).toEqual([])
   })
 })
+
+describe("decode errors in words: one message per field, wire names kept", () => {
+  const Body = Schema.Struct({
+    per_charge_cap: Schema.Number,
+    period_cap: Fields.nullable(Schema.Number),
+    period: Fields.nullable(Schema.Literal("MONTH")),
+    events: Schema.optional(Schema.Array(Schema.Literal("a.b", "c.d", "e", "*"))),
+    price_data: Fields.nullable(
+      Schema.Struct({ amount: Fields.nullable(Money.Amount), interval_count: Fields.nullable(Schema.Number) })
+    )
+  }).annotations({ parseOptions: { onExcessProperty: "error" } })
+  const says = (value: unknown) => Fields.problems(Body)(value)
+
+  it("an unknown field names the field meant: its snake_case form or a close spelling", () => {
+    expect(says({ per_charge_cap: 1, periodCap: 1 })).toEqual([
+      { field: "periodCap", message: "is not a field; did you mean `period_cap`?" }
+    ])
+    expect(says({ per_charge_cap: 1, peroid: "MONTH" })).toEqual([
+      { field: "peroid", message: "is not a field; did you mean `period`?" }
+    ])
+    expect(says({ per_charge_cap: 1, price_data: { intervalCount: 2 } })).toEqual([
+      { field: "price_data.intervalCount", message: "is not a field; did you mean `interval_count`?" }
+    ])
+    expect(says({ per_charge_cap: 1, colour: "red" })).toEqual([
+      {
+        field: "colour",
+        message: "is not a field; the fields are per_charge_cap, period_cap, period, events, price_data"
+      }
+    ])
+  })
+
+  it("an optional field's null and absent alternatives are not mentioned", () => {
+    expect(says({ per_charge_cap: 1, price_data: { amount: 5 } })).toEqual([
+      { field: "price_data.amount", message: "must be a whole number of laari from 100 to 500000" }
+    ])
+    expect(says({ per_charge_cap: 1, period_cap: "x" })).toEqual([
+      { field: "period_cap", message: "must be a number" }
+    ])
+    expect(says({ per_charge_cap: 1, price_data: "x" })).toEqual([
+      { field: "price_data", message: "must be an object" }
+    ])
+  })
+
+  it("an enum is one line with its values, whatever the number of literals", () => {
+    expect(says({ per_charge_cap: 1, period: "YEAR" })).toEqual([
+      { field: "period", message: "must be MONTH" }
+    ])
+    expect(says({ per_charge_cap: 1, events: ["a.b", "nope"] })).toEqual([
+      { field: "events.1", message: "must be one of a.b, c.d, e, *" }
+    ])
+  })
+
+  it("a missing field is required; every field is reported once", () => {
+    expect(says({ period: "YEAR" })).toEqual([
+      { field: "per_charge_cap", message: "is required" },
+      { field: "period", message: "must be MONTH" }
+    ])
+  })
+
+  it("closestField suggests nothing far off", () => {
+    expect(Fields.closestField("amount", ["reference", "title"])).toBeUndefined()
+    expect(Fields.closestField("PerChargeCap", ["per_charge_cap"])).toBe("per_charge_cap")
+    expect(Fields.closestField("per-charge-cap", ["per_charge_cap"])).toBe("per_charge_cap")
+  })
+})

@@ -28,6 +28,7 @@ import * as Notify from "./Notify/Delivery.js"
 import { OpsLive } from "./Ops/Http.js"
 import * as CustomerPages from "./Pages/Customer.js"
 import * as DashboardPages from "./Pages/Dashboard.js"
+import * as HomePage from "./Pages/Home.js"
 import * as PagesRequest from "./Pages/Request.js"
 import * as WalletPages from "./Pages/Wallet.js"
 import * as QrPng from "./QrPng.js"
@@ -97,7 +98,7 @@ const ServingLive = Layer.mergeAll(
     // `/metrics`, outside the API's document, and the request timing.
     Layer.provide(MetricsHttp.layer.pipe(Layer.provide(Metrics.layer))),
     Layer.provide(
-      Layer.mergeAll(CustomerPages.layer, WalletPages.layer, DashboardPages.layer).pipe(
+      Layer.mergeAll(CustomerPages.layer, WalletPages.layer, DashboardPages.layer, HomePage.layer).pipe(
         Layer.provide(PagesRequest.layer)
       )
     ),

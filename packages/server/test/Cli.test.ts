@@ -181,7 +181,7 @@ describe("laari CLI", { timeout: 300_000 }, () => {
       "--balance",
       "5000"
     ])
-    expect(customer).toMatchObject({ balance: 5000, phone: "+960 7770101" })
+    expect(customer).toMatchObject({ balance: 5000, phone: "+9607770101" })
     const before = await json<{ now: string; mode: string }>(["clock", "now"])
     expect(before.mode).toBe("manual")
     const after = await json<{ now: string }>(["clock", "advance", "--by", "2d"])

@@ -70,7 +70,8 @@ const all = [
   [8, "oauth"],
   [9, "manual_clock"],
   [10, "notification_outbox"],
-  [11, "conceal_webhook_secrets"]
+  [11, "conceal_webhook_secrets"],
+  [12, "phone_e164"]
 ]
 
 describe("PGlite", () => {

@@ -2,7 +2,7 @@
  * The `Seed` port over the memory adapters, plus memory-only helpers (changing a merchant's fee or
  * feature gates) that the server does through its ops API.
  */
-import { Crypto, Fees, type Ids, type Store } from "@laari/core"
+import { Crypto, Fees, type Ids, Phone, type Store } from "@laari/core"
 import { Chunk, Effect, HashMap, Layer, Option } from "effect"
 import { MemoryDb, type MemoryDbService } from "./MemoryDb.js"
 import * as MemoryWallet from "./MemoryWallet.js"
@@ -68,7 +68,7 @@ export const make = (
         const c: Store.Customer = {
           id: (yield* crypto.uuid) as Ids.CustomerId,
           environment: input.environment,
-          phone: input.phone,
+          phone: Phone.lookupKey(input.phone),
           name: input.name ?? null
         }
         yield* addCustomer(c)

@@ -324,6 +324,16 @@ describe("charge", () => {
     }).pipe(world())
   )
 
+  it.effect("the customer's notice writes the amount as the pages do: MVR 1,500.00", () =>
+    Effect.gen(function* () {
+      const ctx = yield* activeMandate({ perChargeCap: 500_000 })
+      yield* (yield* Mandates.Mandates).charge(ctx.tenant, ctx.mandate.id, { amount: 150_000 })
+      const [notice] = yield* (yield* Notifications.Notifications).list(ctx.payer)
+      expect(notice!.title).toBe("Fit Club charged MVR 1,500.00")
+      expect(notice!.body).toContain("MVR 1,500.00")
+    }).pipe(world())
+  )
+
   it.effect("the merchant's own fee rate applies, rounded half up", () =>
     Effect.gen(function* () {
       const ctx = yield* activeMandate({}, { feeBps: 250 })

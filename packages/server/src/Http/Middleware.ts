@@ -17,7 +17,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Errors } from "@laari/core"
+import { Fields } from "@laari/core"
 import { Cause, Effect, Either, Option } from "effect"
 import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Config.js"
@@ -38,8 +38,8 @@ export const MaxDepth = 64
  */
 const MaxIssues = 20
 const MaxMessage = 300
-
-const fieldOf = (path: ReadonlyArray<PropertyKey>) => path.map(String).join(".")
+/** A union reports an issue per alternative (13 for an unknown event type): read enough to merge them. */
+const MaxIssuesRead = 500
 
 const clip = (text: string) => (text.length > MaxMessage ? `${text.slice(0, MaxMessage)}...` : text)
 
@@ -125,10 +125,11 @@ const mapCause = (maxBodyBytes: number) => (cause: Cause.Cause<never>) => {
   // The middleware's type says nothing fails here, but decode failures and security refusals do.
   const failure: unknown = Option.getOrUndefined(Cause.failureOption(cause))
   if (failure instanceof HttpApiError.HttpApiDecodeError) {
-    const errors = failure.issues
+    // The words are core's (`Fields.summarize`); the issues read are bounded, so is what they cost.
+    const errors = Fields.summarize(failure.issues.slice(0, MaxIssuesRead))
       .slice(0, MaxIssues)
-      .map((i) => ({ field: clip(fieldOf(i.path)), message: clip(i.message) }))
-    return Effect.succeed(Problems.respond(Errors.InvalidRequest.of(errors)))
+      .map((p) => ({ field: clip(p.field), message: clip(p.message) }))
+    return Effect.succeed(Problems.respond(Problems.Undecodable.fromIssues(errors)))
   }
   if (isServerError(failure, "RouteNotFound"))
     return Effect.succeed(Problems.respond(new Problems.NotFound()))

@@ -181,9 +181,24 @@ export const codeOfReason = (reason: string): string => reason.toUpperCase().rep
 
 /**
  * A field's name on the wire: core names fields as the domain does (`perChargeCap`, `priceData.amount`),
- * requests in snake_case (`per_charge_cap`, `price_data.amount`). Decode errors already use wire names.
+ * requests in snake_case (`per_charge_cap`, `price_data.amount`).
  */
 export const wireField = (field: string): string => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+
+/** A domain message naming a field (`must equal priceData.amount`) names it as the wire does. */
+const wireText = (text: string): string =>
+  text.replace(/\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+(?:\.[a-z][a-zA-Z0-9]*)*/g, wireField)
+
+/**
+ * A request HttpApi could not decode: its fields are already as sent, wire names or the unknown key the
+ * client typed (`periodCap`), which must not be renamed into the field it was mistaken for.
+ */
+export class Undecodable extends Errors.InvalidRequest {
+  static fromIssues(issues: ReadonlyArray<Errors.FieldError>): Undecodable {
+    const { message, errors } = Errors.InvalidRequest.of(issues)
+    return new Undecodable({ message, errors })
+  }
+}
 
 export const InvalidRequest = problem(
   "InvalidRequest",
@@ -192,7 +207,8 @@ export const InvalidRequest = problem(
   isInstance(Errors.InvalidRequest),
   Schema.Struct({ message: Message, errors: Schema.Array(Errors.FieldError) }),
   (e) => {
-    const errors = e.errors.map((p) => ({ field: wireField(p.field), message: p.message }))
+    if (e instanceof Undecodable) return { message: e.message, errors: e.errors }
+    const errors = e.errors.map((p) => ({ field: wireField(p.field), message: wireText(p.message) }))
     const first = errors[0]
     return { message: first === undefined ? e.message : `${first.field}: ${first.message}`, errors }
   }
@@ -301,11 +317,22 @@ export const ChargeRefused = {
 }
 
 export const MandateNotFound = plain(Mandates.MandateNotFound, "MandateNotFound", 404, "Mandate not found")
-export const MandatesNotEnabled = plain(
-  Mandates.MandatesNotEnabled,
+/**
+ * The spec fixes no words for this `403`, so the message says how an operator turns the feature on (the
+ * merchant reading it cannot, and would otherwise have to ask what to ask for).
+ */
+export const MandatesNotEnabled = problem(
   "MandatesNotEnabled",
   403,
-  "A live key before mandates are enabled for the merchant"
+  "A live key before mandates are enabled for the merchant",
+  isInstance(Mandates.MandatesNotEnabled),
+  Schema.Struct({ message: Message }),
+  (e) => {
+    const id = e.merchantId ?? "{merchant_id}"
+    return {
+      message: `${e.message}. An operator enables them with POST /ops/merchants/${id}/features {"mandates_live": true}, or pnpm laari merchants features --merchant ${id} --mandates-live true`
+    }
+  }
 )
 export const MandateNotRevocable = plain(
   Mandates.MandateNotRevocable,

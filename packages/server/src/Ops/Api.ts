@@ -3,7 +3,7 @@
  * customers, suspensions, recorded events and the manual clock.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Auth, Events, Ids } from "@laari/core"
+import { Auth, Events, Ids, Phone } from "@laari/core"
 import { Schema } from "effect"
 import * as Problems from "../Http/Problems.js"
 import { Body, optionalNullable, TimeZone, Text } from "../Http/Fields.js"
@@ -90,7 +90,7 @@ export const CustomerRead = Schema.Struct({
 
 export const CreateCustomer = Body({
   environment: Ids.Environment,
-  phone: Text.pipe(Schema.minLength(3), Schema.maxLength(32)),
+  phone: Phone.Phone,
   name: optionalNullable(Text.pipe(Schema.maxLength(255))),
   balance: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
   time_zone: Schema.optional(TimeZone)

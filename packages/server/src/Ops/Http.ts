@@ -162,7 +162,7 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
         Effect.gen(function* () {
           const customer = yield* directory.createCustomer({
             environment: payload.environment,
-            phone: payload.phone.trim(),
+            phone: payload.phone,
             name: payload.name ?? undefined,
             balance: payload.balance,
             timeZone: payload.time_zone

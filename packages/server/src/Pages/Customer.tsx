@@ -107,7 +107,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         id: string,
         v: Visit,
         challengeId: undefined,
-        problem: { readonly status: number; readonly text: string }
+        problem: { readonly status: number; readonly text: string },
+        phone: string
       ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E2, R2>
     ) =>
       router.post(
@@ -122,7 +123,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
                 const phone = ((yield* form)("phone") ?? "").trim()
                 const issued = yield* Effect.either(request(id, phone))
                 if (issued._tag === "Right") return redirect(`${pathOf(id)}?challenge=${issued.right.id}`)
-                return yield* render(id, v, undefined, problemOf(issued.left))
+                // The phone field shows what was typed, to correct rather than type again.
+                return yield* render(id, v, undefined, problemOf(issued.left), phone)
               })
             )
           )
@@ -188,7 +190,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       id: string,
       v: Effect.Effect.Success<typeof visit>,
       challengeId: string | undefined,
-      problem?: { readonly status: number; readonly text: string }
+      problem?: { readonly status: number; readonly text: string },
+      phone?: string
     ) =>
       Effect.map(openMandate(id, v.lang), (open) =>
         open._tag === "Closed"
@@ -199,6 +202,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
                 mandate={open.mandate}
                 merchantName={open.name}
                 challengeId={challengeId}
+                phone={phone}
                 error={problem?.text}
               />,
               problem?.status ?? 200
@@ -322,7 +326,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       id: string,
       v: Effect.Effect.Success<typeof visit>,
       challengeId: string | undefined,
-      problem?: { readonly status: number; readonly text: string }
+      problem?: { readonly status: number; readonly text: string },
+      phone?: string
     ) =>
       Effect.gen(function* () {
         const found = yield* Effect.either(checkout.forPayment(id))
@@ -345,6 +350,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             session={s}
             merchantName={yield* merchantName(s.merchantId)}
             challengeId={challengeId}
+            phone={phone}
             error={problem?.text}
           />,
           problem?.status ?? 200

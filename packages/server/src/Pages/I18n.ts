@@ -176,9 +176,8 @@ export const fill = (text: string, params: Record<string, string>): string =>
 export const t = (lang: Lang, key: Key, params: Record<string, string> = {}): string =>
   fill(messages[lang][key], params)
 
-/** `MVR 1,200.00`: amounts in laari, as the pages show them, thousands grouped. */
-export const money = (laari: number): string =>
-  `MVR ${Money.formatMvr(laari).replace(/\B(?=(\d{3})+(?!\d))(?=\d*\.)/g, ",")}`
+/** `MVR 1,200.00`: amounts in laari, as the pages (and the customer's notices) show them. */
+export const money: (laari: number) => string = Money.display
 
 /** "every month", "every 2 weeks" (in words, in `lang`). */
 export const interval = (lang: Lang, unit: "WEEK" | "MONTH", count: number): string =>

@@ -93,6 +93,8 @@ export const MandateApproval = (p: {
   readonly mandate: Mandate.Mandate
   readonly merchantName: string
   readonly challengeId: string | undefined
+  /** What was typed in the phone field, shown again after a refusal. */
+  readonly phone?: string | undefined
   readonly error?: string | undefined
 }) => {
   const { lang, path } = p.frame
@@ -128,6 +130,7 @@ export const MandateApproval = (p: {
         <CodeForms
           frame={p.frame}
           challengeId={p.challengeId}
+          phone={p.phone}
           codeAction={`${path}/code`}
           answerAction={`${path}/answer`}
           actions={[
@@ -145,6 +148,8 @@ export const Checkout = (p: {
   readonly session: CheckoutSession.CheckoutSession
   readonly merchantName: string
   readonly challengeId: string | undefined
+  /** What was typed in the phone field, shown again after a refusal. */
+  readonly phone?: string | undefined
   readonly error?: string | undefined
 }) => {
   const { lang, path } = p.frame
@@ -193,6 +198,7 @@ export const Checkout = (p: {
           <CodeForms
             frame={p.frame}
             challengeId={p.challengeId}
+            phone={p.phone}
             codeAction={`${path}/code`}
             answerAction={`${path}/pay`}
             actions={[{ name: "pay", label: t(lang, "pay") }]}

@@ -4,7 +4,17 @@
  * the read-outs operators and tests need.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Calendar, Crypto, type Errors, type Events, Fees, Ids, type Store, type Wallet } from "@laari/core"
+import {
+  Calendar,
+  Crypto,
+  type Errors,
+  type Events,
+  Fees,
+  Ids,
+  Phone,
+  type Store,
+  type Wallet
+} from "@laari/core"
 import { Context, DateTime, Effect, Layer, Schema } from "effect"
 import * as Keys from "../Keys.js"
 import { makeEvents, parsed } from "./Events.js"
@@ -180,7 +190,8 @@ export const make = Effect.gen(function* () {
       const customer: Store.Customer = {
         id: (yield* crypto.uuid) as Ids.CustomerId,
         environment: input.environment,
-        phone: input.phone,
+        // Kept as lookups compare it: E.164 for a Maldivian number however typed.
+        phone: Phone.lookupKey(input.phone),
         name: input.name ?? null
       }
       if (!(yield* insertCustomer(customer, now))) return yield* new PhoneTaken()
