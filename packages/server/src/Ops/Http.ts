@@ -10,6 +10,7 @@ import {
   Ids,
   Mandates,
   Notifications,
+  Phone,
   Store,
   Subscriptions
 } from "@laari/core"
@@ -192,7 +193,7 @@ export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
           if (!showCodes)
             return yield* Effect.fail(new Problems.NotFound({ message: OpsApi.codesNeedDevelopment }))
           const environment = urlParams.environment ?? "test"
-          const customer = yield* customers.findByPhone(environment, urlParams.phone.trim())
+          const customer = yield* customers.findByPhone(environment, Phone.lookupKey(urlParams.phone))
           if (customer === undefined)
             return yield* notFound(`A customer with phone ${urlParams.phone} in ${environment}`)
           return yield* currentCodes(customer.id)
