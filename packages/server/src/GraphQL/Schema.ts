@@ -8,6 +8,7 @@ import {
   Auth,
   Checkout,
   type Errors,
+  Fields,
   type Invoice,
   type Mandate,
   Mandate as MandateModel,
@@ -69,11 +70,8 @@ const params = <A, I>(schema: Schema.Schema<A, I, never>, args: Record<string, u
     if (value !== undefined && value !== null) record[name] = String(value)
   const decoded = Schema.decodeUnknownEither(schema, { errors: "all" })(record)
   if (Either.isLeft(decoded)) {
-    // As the REST list answers it: the first issue as the message, every issue by field.
-    const errors = ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => ({
-      field: i.path.join("."),
-      message: i.message
-    }))
+    // As the REST list answers it, in core's words: the first field's problem as the message, every one by field.
+    const errors = Fields.summarize(ParseResult.ArrayFormatter.formatErrorSync(decoded.left))
     throw new G.GraphQLError(`${errors[0]?.field}: ${errors[0]?.message}`, {
       extensions: { code: "BAD_USER_INPUT", errors }
     })
