@@ -104,8 +104,8 @@ export const run = Effect.gen(function* () {
   )
   if (Processes.isPrimary()) {
     const { port } = yield* Config.fromEnv
-    if (!(yield* Effect.promise(() => Startup.portFree(port))))
-      return yield* configurationError(Startup.portTaken(port))
+    if (yield* Effect.promise(() => Startup.portTaken(port)))
+      return yield* configurationError(Startup.portInUse(port))
   }
   if (Processes.isPrimary() && plan.processes > 1) {
     const config = yield* Config.fromEnv

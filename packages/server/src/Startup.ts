@@ -51,14 +51,14 @@ const unreachable = new Set([
   "ENETUNREACH"
 ])
 
-export const portTaken = (port: number) =>
+export const portInUse = (port: number) =>
   `port ${port} is already in use: stop what listens on it, or start laari on another port with PORT=<port>`
 
 /** One line for a start-up failure caused by the configuration; `undefined` for anything else. */
 export const explain = (cause: Cause.Cause<unknown>, target: Target): string | undefined => {
   const errors = chain(cause)
   const code = (c: string) => errors.find((e) => e.code === c)
-  if (code("EADDRINUSE") !== undefined) return portTaken(target.port)
+  if (code("EADDRINUSE") !== undefined) return portInUse(target.port)
   if (code("EACCES") !== undefined && errors.some((e) => e.syscall === "listen"))
     return `port ${target.port} needs privileges this process does not have: use PORT=<port> with a port above 1023`
   if (target.databaseUrl === undefined) return undefined
@@ -79,12 +79,20 @@ export const explain = (cause: Cause.Cause<unknown>, target: Target): string | u
 }
 
 /**
- * Whether `port` can be listened on now, tried before the database is opened so a taken port is said
- * at once and not after the migrations; the real listen still reports a port taken in between.
+ * Whether something already answers on `port` here, asked before the database is opened so a taken port
+ * is said at once and not after the migrations. It connects rather than listens: a probe that listened
+ * would accept, then reset, the connections of clients already waiting for this service, and leave the
+ * port closed until the real listen. Anything it cannot see (a listener on another interface only) the
+ * real listen still reports, in the same words (`explain`).
  */
-export const portFree = (port: number): Promise<boolean> =>
+export const portTaken = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
-    const probe = Net.createServer()
-    probe.once("error", (e: NodeJS.ErrnoException) => resolve(e.code !== "EADDRINUSE"))
-    probe.listen(port, () => probe.close(() => resolve(true)))
+    const socket = Net.connect({ port, host: "127.0.0.1" })
+    const done = (taken: boolean) => {
+      socket.destroy()
+      resolve(taken)
+    }
+    socket.setTimeout(1_000, () => done(false))
+    socket.once("connect", () => done(true))
+    socket.once("error", () => done(false))
   })

@@ -53,7 +53,7 @@ describe("start-up errors of configuration", { timeout: 300_000 }, () => {
     rmSync(dataDir, { recursive: true, force: true })
     expect(written).toEqual([])
     expect(run.exit).toEqual({ code: 78, signal: null })
-    expect(run.stderr).toBe(`laari: ${Startup.portTaken(port)}\n`)
+    expect(run.stderr).toBe(`laari: ${Startup.portInUse(port)}\n`)
     expect(run.stderr).toContain(`port ${port}`)
     expect(run.stderr).toContain("PORT=")
   })
