@@ -3,7 +3,16 @@
  * of change to what the build reads must make it build again, and nothing else may. A small project graph
  * in a temporary folder stands in for the service's, with a build that only counts and writes outputs.
  */
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs"
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync
+} from "node:fs"
 import os from "node:os"
 import * as Path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
@@ -50,6 +59,14 @@ beforeEach(() => {
   )
   write("lib/src/a.ts", "export const a = 1")
   write("app/src/deep/b.ts", "export const b = 1")
+  // Saved a minute ago: on a fast machine the first build would otherwise start in the millisecond the
+  // fixture was written, and count it as changed since (a save in the build's millisecond must count).
+  const past = new Date(Date.now() - 60_000)
+  const age = (path: string) => {
+    if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) age(Path.join(path, entry))
+    utimesSync(path, past, past)
+  }
+  age(root)
 })
 afterEach(() => rmSync(root, { recursive: true, force: true }))
 
