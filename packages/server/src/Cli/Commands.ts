@@ -2,8 +2,8 @@
  * The operator's commands: serve, migrate, merchants, keys, customers and the manual clock. All but
  * `serve` and `migrate` talk to a running service over its operator API.
  */
-import { Args, Command, Options } from "@effect/cli"
-import { Auth } from "@laari/core"
+import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { Auth, Phone } from "@laari/core"
 import { Console, Duration, Effect, Option } from "effect"
 import * as ServerConfig from "../Config.js"
 import * as DataDir from "../DataDir.js"
@@ -20,6 +20,20 @@ const loadDatabase = Effect.promise(() =>
 const environment = Options.choice("environment", ["test", "live"]).pipe(
   Options.withDescription("The environment: test (the sandbox) or live"),
   Options.withDefault("test" as const)
+)
+
+/**
+ * A phone number in any usual spelling, made E.164 here by core's own rule (`Phone`): the client encodes
+ * requests from the decoded side, which is E.164 only.
+ */
+const phoneOption = Options.text("phone").pipe(
+  Options.mapEffect((typed) =>
+    Option.match(Phone.normalize(typed), {
+      onNone: () =>
+        Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--phone ${typed}: ${Phone.Message}`))),
+      onSome: Effect.succeed
+    })
+  )
 )
 
 const merchantId = Options.text("merchant").pipe(
@@ -246,8 +260,8 @@ const customersCreate = Command.make(
   {
     ...Remote.operator,
     environment,
-    phone: Options.text("phone").pipe(
-      Options.withDescription("The wallet's phone number, e.g. +960 7771234")
+    phone: phoneOption.pipe(
+      Options.withDescription("The wallet's phone number, e.g. 7771234 or +960 777 1234")
     ),
     name: Options.text("name").pipe(Options.optional),
     balance: Options.integer("balance").pipe(
@@ -282,7 +296,7 @@ const customersCodes = Command.make(
   {
     ...Remote.operator,
     environment,
-    phone: Options.text("phone").pipe(Options.withDescription("The customer's phone number"))
+    phone: phoneOption.pipe(Options.withDescription("The customer's phone number, in any usual spelling"))
   },
   (o) =>
     Effect.gen(function* () {

@@ -437,9 +437,22 @@ const walk = (backend: "PGlite" | "PostgreSQL", whole: boolean) => {
       await page.getByRole("heading", { name: "Mandates" }).waitFor()
       expect(await page.textContent("main")).toContain("order-1")
       await page.getByRole("link", { name: "Webhooks" }).click()
+      // A local address is refused, and the page says what to do instead (issue 23, item 3).
       await page.getByLabel("Endpoint URL").fill(`${receiverOrigin}/dashboard-hook`)
       await page.getByRole("button", { name: "Add endpoint" }).click()
+      expect(await page.textContent("main")).toContain("laari listen")
+      // A public https address is taken, its secret shown once. It is deleted at once: nothing is ever
+      // delivered to it (tests send no traffic off this machine; the name is not even looked up).
+      await page.getByLabel("Endpoint URL").fill("https://hooks.example.com/laari")
+      await page.getByRole("button", { name: "Add endpoint" }).click()
       expect((await page.locator("#secret").textContent())?.trim()).toMatch(/^whsec_/)
+      const auth = { authorization: `Bearer ${state.secretKey!}` }
+      const endpoints = await (await fetch(`${base}/webhook-endpoints`, { headers: auth })).json()
+      for (const e of endpoints as Array<{ id: string; url: string }>)
+        if (e.url === "https://hooks.example.com/laari")
+          expect(
+            (await fetch(`${base}/webhook-endpoints/${e.id}`, { method: "DELETE", headers: auth })).status
+          ).toBe(200)
 
       const docs = await page.goto(`${base}/docs`)
       expect(docs?.status()).toBe(200)
