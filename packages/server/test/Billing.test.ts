@@ -91,15 +91,13 @@ for (const backend of TestDatabase.backends) {
           const t1 = Date.now()
           // As the renewals job does: a run the database could not serve in time (a lock wait past its
           // bound behind another worker on a loaded machine) rolled back whole, and is run again.
-          const worker = billing
-            .runDue(25)
-            .pipe(
-              Effect.retry({
-                while: (e) => e._tag === "ServiceUnavailable",
-                schedule: Schedule.spaced("200 millis"),
-                times: 20
-              })
-            )
+          const worker = billing.runDue(25).pipe(
+            Effect.retry({
+              while: (e) => e._tag === "ServiceUnavailable",
+              schedule: Schedule.spaced("200 millis"),
+              times: 20
+            })
+          )
           const claimed = yield* Effect.all(
             Array.from({ length: 4 }, () => worker),
             { concurrency: 4 }
