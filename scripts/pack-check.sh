@@ -41,7 +41,7 @@ grep -q "charged 12550" host.out || { echo "pack-check: the typed host did not c
 # /healthz, and the CLI operating it with the token it generated.
 npx --no-install laari --help > help.out
 for command in serve migrate "merchants create" "keys create" "customers create" "clock advance" listen trigger; do
-  grep -q -- "- $command" help.out || { echo "pack-check: laari --help does not list '$command'"; exit 1; }
+  grep -qE "^  $command( |\$)" help.out || { echo "pack-check: laari --help does not list '$command'"; exit 1; }
 done
 PORT="$(node -e 'const s=require("net").createServer().listen(0,()=>{console.log(s.address().port);s.close()})')"
 export PORT LAARI_DATA_DIR="$WORK/data"
@@ -53,9 +53,23 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null || { cat serve.out; echo "pack-check: laari serve never answered"; exit 1; }
+# Every page a customer or a merchant opens answers 200 HTML from the packaged service (the JSX of the
+# compiled pages included): the home page, the dashboard, the wallet, the API reference, a checkout page.
+KEY="$(grep -o 'sk_test_[0-9a-f]*' serve.out | head -n 1)"
+CHECKOUT="$(curl -fsS "http://127.0.0.1:$PORT/checkout/sessions" -H "Authorization: Bearer $KEY" \
+  -H "Content-Type: application/json" -d '{"reference":"pack-check","title":"Pack check","amount":1500}' \
+  | node -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>console.log(JSON.parse(s).url))')"
+for page in "http://127.0.0.1:$PORT/" "http://127.0.0.1:$PORT/dashboard" "http://127.0.0.1:$PORT/wallet" \
+  "http://127.0.0.1:$PORT/docs" "$CHECKOUT"; do
+  answer="$(curl -sS -o /dev/null -w '%{http_code} %{content_type}' "$page")"
+  case "$answer" in
+    "200 text/html"*) ;;
+    *) cat serve.out; echo "pack-check: $page answered '$answer', not 200 HTML"; exit 1 ;;
+  esac
+done
 npx --no-install laari merchants list | tee merchants.out
 grep -q "Demo Cafe" merchants.out || { echo "pack-check: laari merchants list did not list the demo merchant"; exit 1; }
 kill "$SERVER_PID"
 wait "$SERVER_PID" || true
 
-echo "pack-check: ok (README snippet under node, typed host under tsc and node, laari serve and CLI from the tarball)"
+echo "pack-check: ok (README snippet under node, typed host under tsc and node, laari serve, its pages and CLI from the tarball)"
