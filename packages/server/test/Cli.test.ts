@@ -41,6 +41,34 @@ const ok = async (args: ReadonlyArray<string>, env: Record<string, string> = {})
 const json = async <A>(args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<A> =>
   JSON.parse(await ok([...args, "--json"], env)) as A
 
+/** A key of the demo merchant the server seeded. */
+const demoKey = async () => {
+  const merchants = await json<Array<{ id: string; name: string }>>(["merchants", "list"])
+  const demo = merchants.find((m) => m.name === "Demo Cafe")!
+  return (await json<{ key: string }>(["keys", "create", "--merchant", demo.id])).key
+}
+
+/** `laari listen` forwarding two events to `url`, once it says it is ready; `output` is its stdout so far. */
+const listen = async (key: string, url: string, extra: ReadonlyArray<string>, readyWithinMs: number) => {
+  const listener = launch([
+    "listen",
+    "--key",
+    key,
+    "--forward-to",
+    url,
+    ...extra,
+    "--interval",
+    "200",
+    "--max-events",
+    "2"
+  ])
+  const listened = collect(listener)
+  let said = ""
+  listener.stdout!.on("data", (s: string) => (said += s))
+  await Receiver.eventually(async () => said.includes("Ready"), readyWithinMs, "listen to be ready")
+  return { listened, output: () => said }
+}
+
 beforeAll(async () => {
   server = await ServerProcess.start({ env: serverEnv, readyTimeoutMs: 300_000 })
 }, 330_000)
@@ -209,29 +237,11 @@ describe("laari CLI", { timeout: 300_000 }, () => {
   })
 
   it("trigger emits the event asked for; listen forwards events signed like real deliveries", async () => {
-    const merchants = await json<Array<{ id: string; name: string }>>(["merchants", "list"])
-    const demo = merchants.find((m) => m.name === "Demo Cafe")!
-    const { key } = await json<{ key: string }>(["keys", "create", "--merchant", demo.id])
+    const key = await demoKey()
     const receiver = await Receiver.start()
     const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
     try {
-      const listener = launch([
-        "listen",
-        "--key",
-        key,
-        "--forward-to",
-        receiver.url("/hooks"),
-        "--secret",
-        secret,
-        "--interval",
-        "200",
-        "--max-events",
-        "2"
-      ])
-      const listened = collect(listener)
-      let ready = ""
-      listener.stdout!.on("data", (s: string) => (ready += s))
-      await Receiver.eventually(async () => ready.includes("Ready"), 30_000, "listen to be ready")
+      const { listened } = await listen(key, receiver.url("/hooks"), ["--secret", secret], 30_000)
 
       const triggered = await ok(["trigger", "mandate.charge.succeeded", "--key", key])
       expect(triggered).toMatch(/evt_\w+ {2}mandate\.activated\nevt_\w+ {2}mandate\.charge\.succeeded/)
@@ -287,28 +297,16 @@ describe("laari CLI", { timeout: 300_000 }, () => {
   })
 
   it("listen waits out a restart of the service, says so, and forwards what follows once", async () => {
-    const merchants = await json<Array<{ id: string; name: string }>>(["merchants", "list"])
-    const demo = merchants.find((m) => m.name === "Demo Cafe")!
-    const { key } = await json<{ key: string }>(["keys", "create", "--merchant", demo.id])
+    const key = await demoKey()
     const receiver = await Receiver.start()
     try {
-      const listener = launch([
-        "listen",
-        "--key",
-        key,
-        "--forward-to",
-        receiver.url("/hooks"),
-        "--interval",
-        "200",
-        "--max-events",
-        "2"
-      ])
-      const listened = collect(listener)
-      let said = ""
-      listener.stdout!.on("data", (s: string) => (said += s))
-      await Receiver.eventually(async () => said.includes("Ready"), 60_000, "listen to be ready")
+      const { listened, output } = await listen(key, receiver.url("/hooks"), [], 60_000)
       await server.stop()
-      await Receiver.eventually(async () => said.includes("Lost the connection"), 60_000, "listen to notice")
+      await Receiver.eventually(
+        async () => output().includes("Lost the connection"),
+        60_000,
+        "listen to notice"
+      )
       server = await ServerProcess.start({ env: serverEnv, port: server.port, readyTimeoutMs: 240_000 })
       await ok(["trigger", "mandate.charge.succeeded", "--key", key])
       const done = await listened
