@@ -217,7 +217,8 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
               {
                 subscription_id: sub.id,
                 amount: step.amount,
-                renews_at: Calendar.unixSeconds(step.renewsAt)
+                renews_at: Calendar.unixSeconds(step.renewsAt),
+                plan_name: sub.planName
               },
               now
             )
@@ -349,7 +350,10 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
               subscription_id: sub.id,
               invoice_id: invoice.id,
               attempt_count: after.attemptCount,
-              failure_reason: after.failureReason
+              failure_reason: after.failureReason,
+              amount: invoice.amount,
+              merchant_name: merchant.name,
+              plan_name: sub.planName
             },
             now
           )

@@ -239,7 +239,7 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
               kind: "payment",
               title: `Paid ${display(s.amount)} to ${merchant.name}`,
               body: `You paid ${display(s.amount)} to ${merchant.name} for ${s.title}.`,
-              data: { checkout_session_id: s.id, amount: s.amount },
+              data: { checkout_session_id: s.id, amount: s.amount, merchant_name: merchant.name },
               createdAt: now
             })
             return { session: completed, subscription: null } satisfies Settlement
@@ -270,7 +270,13 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
             kind: "payment",
             title: `Subscribed to ${subscription.planName}`,
             body: `You paid ${display(s.amount)} to ${merchant.name} and subscribed to ${subscription.planName}. It renews every ${subscription.intervalCount > 1 ? `${subscription.intervalCount} ` : ""}${subscription.interval.toLowerCase()}${subscription.intervalCount > 1 ? "s" : ""}; you can cancel it at any time in the app.`,
-            data: { checkout_session_id: s.id, subscription_id: subscription.id, amount: s.amount },
+            data: {
+              checkout_session_id: s.id,
+              subscription_id: subscription.id,
+              amount: s.amount,
+              merchant_name: merchant.name,
+              plan_name: subscription.planName
+            },
             createdAt: now
           })
           return { session, subscription } satisfies Settlement

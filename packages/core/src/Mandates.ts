@@ -254,7 +254,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
                   kind: "mandate.charge_failed",
                   title: `${merchant.name} could not charge your wallet`,
                   body: `A charge of ${display(amount)} by ${merchant.name} (${description}) was refused: ${Mandate.refusalMessages[code]}.`,
-                  data: { mandate_id: m.id, amount, code }
+                  data: { mandate_id: m.id, amount, code, merchant_name: merchant.name }
                 },
                 now
               )
@@ -286,7 +286,13 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
                 kind: "mandate.charge",
                 title: `${merchant.name} charged ${display(amount)}`,
                 body: `${merchant.name} charged ${display(amount)} to your wallet under the mandate "${m.title}": ${description}.`,
-                data: { mandate_id: m.id, charge_id: charge.id, amount, reference }
+                data: {
+                  mandate_id: m.id,
+                  charge_id: charge.id,
+                  amount,
+                  reference,
+                  merchant_name: merchant.name
+                }
               },
               now
             )
@@ -419,7 +425,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
                   kind: "mandate.approved",
                   title: `Mandate approved for ${merchant.name}`,
                   body: `You approved "${next.title}": up to ${display(next.perChargeCap)} a charge${next.periodCap === null ? "" : `, ${display(next.periodCap)} a month`}. You can end it at any time in the app.`,
-                  data: { mandate_id: next.id }
+                  data: { mandate_id: next.id, merchant_name: merchant.name }
                 },
                 now
               )

@@ -24,7 +24,10 @@ export interface Notification {
   readonly kind: Kind
   readonly title: string
   readonly body: string
-  /** Structured details for the app (amounts, ids). A one-time code is in `data.code`. */
+  /**
+   * Structured details for the app (amounts, ids, and the names it shows: `merchant_name`, `plan_name`),
+   * from which it can word the notice in the customer's own language. A one-time code is in `data.code`.
+   */
   readonly data: { readonly [key: string]: unknown }
   readonly createdAt: DateTime.Utc
   /** When it stops being of use (a one-time code's expiry): a channel never delivers it later. */

@@ -249,7 +249,13 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
               kind: "payment",
               title: `Paid ${display(amount)} to ${merchant.name}`,
               body: `You paid ${display(amount)} to ${merchant.name} (${code.title}) by QR code.`,
-              data: { qr_code_id: code.id, qrid: code.qrid, payment_id: payment.id, amount },
+              data: {
+                qr_code_id: code.id,
+                qrid: code.qrid,
+                payment_id: payment.id,
+                amount,
+                merchant_name: merchant.name
+              },
               createdAt: now
             })
             return payment

@@ -71,7 +71,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
                   : `Your subscription to ${subscription.planName} has ended; nothing more will be charged.`,
               data: {
                 subscription_id: subscription.id,
-                cancellation_initiator: subscription.cancellationInitiator
+                cancellation_initiator: subscription.cancellationInitiator,
+                plan_name: subscription.planName
               },
               createdAt: now
             })

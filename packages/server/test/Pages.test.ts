@@ -521,7 +521,7 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
         },
         { timeout: 10_000 }
       )
-      .toContain("FAILED")
+      .toContain("Failed")
     expect(await page.textContent("main")).not.toContain(secret)
     expect(await page.textContent("table[aria-label=Deliveries]")).toContain("500")
     await B.capture(page, "dashboard-deliveries")

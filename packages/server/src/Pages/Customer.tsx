@@ -10,10 +10,10 @@ import { Checkout, type CheckoutSession, Ids, type Mandate, Mandates, Store } fr
 import { DateTime, Effect } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Fonts from "./Fonts.js"
-import { respond } from "./Html.js"
+import { Given, respond } from "./Html.js"
 import * as Paths from "./Paths.js"
 import { problemOf, redirect, route } from "./Routing.js"
-import { type Lang, t } from "./I18n.js"
+import { type Lang, statusInText, t, tn } from "./I18n.js"
 import { csrfValid, form, Pages, throttled, visit } from "./Request.js"
 import { css, dashboardCss, listCss } from "./Style.js"
 import * as Views from "./Views.js"
@@ -178,7 +178,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
               <Views.Outcome
                 frame={frame}
                 heading={t(lang, "mandateClosed")}
-                text={t(lang, "mandateClosedText", { status: m.status.toLowerCase() })}
+                text={t(lang, "mandateClosedText", { status: statusInText(lang, m.status) })}
               />,
               409
             )
@@ -220,10 +220,10 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             heading={t(lang, approved ? "approved" : m.status === "DECLINED" ? "declined" : "mandateClosed")}
             text={
               approved
-                ? t(lang, "approvedText", { merchant: name })
+                ? tn(lang, "approvedText", { merchant: <Given text={name} /> })
                 : m.status === "DECLINED"
-                  ? t(lang, "declinedText", { merchant: name })
-                  : t(lang, "mandateClosedText", { status: m.status.toLowerCase() })
+                  ? tn(lang, "declinedText", { merchant: <Given text={name} /> })
+                  : t(lang, "mandateClosedText", { status: statusInText(lang, m.status) })
             }
             continueTo={url === undefined ? undefined : { url, merchantName: name }}
           />
@@ -303,8 +303,11 @@ export const layer = HttpApiBuilder.Router.use((router) =>
               heading={t(lang, "paid")}
               text={
                 s.price === null
-                  ? t(lang, "paidText", { merchant: name })
-                  : t(lang, "subscribedText", { merchant: name, plan: s.price.name })
+                  ? tn(lang, "paidText", { merchant: <Given text={name} /> })
+                  : tn(lang, "subscribedText", {
+                      merchant: <Given text={name} />,
+                      plan: <Given text={s.price.name} />
+                    })
               }
               testMode={s.environment === "test"}
               continueTo={url === undefined ? undefined : { url, merchantName: name }}

@@ -50,6 +50,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const subscriptions = yield* Subscriptions.Subscriptions
     const events = yield* makeEvents
     const endpoints = yield* Endpoints
+    const merchants = yield* Store.Merchants
     const root = `${Paths.prefixOf(config.baseUrl)}/dashboard`
     const assets = Paths.prefixOf(config.checkoutUrl)
     const provide = Effect.provideService(Pages, pages)
@@ -98,35 +99,39 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         status = 200
       ) =>
       (v: Visit, principal: Auth.Principal) =>
-        Auth.check(principal, scopes[name]) !== undefined
-          ? Effect.succeed(
-              respond(
-                <V.Shell
-                  frame={frame(v)}
-                  principal={principal}
-                  section={name}
-                  title={title}
-                  error={d(v.lang, "lacksScope", { scope: scopes[name] })}
-                >
-                  {null}
-                </V.Shell>,
-                403
+        Effect.flatMap(merchants.get(principal.merchantId), (merchant) =>
+          Auth.check(principal, scopes[name]) !== undefined
+            ? Effect.succeed(
+                respond(
+                  <V.Shell
+                    frame={frame(v)}
+                    principal={principal}
+                    merchant={merchant?.name ?? ""}
+                    section={name}
+                    title={title}
+                    error={d(v.lang, "lacksScope", { scope: scopes[name] })}
+                  >
+                    {null}
+                  </V.Shell>,
+                  403
+                )
               )
-            )
-          : Effect.map(body(v, principal), (children) =>
-              respond(
-                <V.Shell
-                  frame={frame(v)}
-                  principal={principal}
-                  section={name}
-                  title={d(v.lang, title)}
-                  {...messages(v)}
-                >
-                  {children}
-                </V.Shell>,
-                status
+            : Effect.map(body(v, principal), (children) =>
+                respond(
+                  <V.Shell
+                    frame={frame(v)}
+                    principal={principal}
+                    merchant={merchant?.name ?? ""}
+                    section={name}
+                    title={d(v.lang, title)}
+                    {...messages(v)}
+                  >
+                    {children}
+                  </V.Shell>,
+                  status
+                )
               )
-            )
+        )
 
     const idParam = Effect.map(HttpRouter.params, (p) => p.id ?? "")
     const tenant = Auth.tenantOf
@@ -166,7 +171,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             <V.Table
               label={d(v.lang, "mandates")}
               head={heads(v.lang, ["reference", "titleColumn", "status", "perCharge", "perMonth", "created"])}
-              rows={V.mandateRows(root, list)}
+              rows={V.mandateRows(v.lang, root, list)}
               empty={d(v.lang, "noMandates")}
             />
           ))
@@ -195,7 +200,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
                     "perMonth",
                     "created"
                   ])}
-                  rows={V.mandateRows(root, [m])}
+                  rows={V.mandateRows(v.lang, root, [m])}
                   empty=""
                 />
                 <h2>{d(v.lang, "charges")}</h2>
@@ -221,7 +226,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             <V.Table
               label={d(v.lang, "qrCodes")}
               head={heads(v.lang, ["image", "titleColumn", "type", "status", "amount", "id"])}
-              rows={V.qrRows(list, Paths.prefixOf(config.baseUrl))}
+              rows={V.qrRows(v.lang, list, Paths.prefixOf(config.baseUrl))}
               empty={d(v.lang, "noQrCodes")}
             />
           ))
@@ -238,7 +243,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             <V.Table
               label={d(v.lang, "checkoutSessions")}
               head={heads(v.lang, ["reference", "mode", "status", "amount", "created"])}
-              rows={V.sessionRows(list)}
+              rows={V.sessionRows(v.lang, list)}
               empty={d(v.lang, "noSessions")}
             />
           ))
@@ -255,7 +260,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             <V.Table
               label={d(v.lang, "subscriptions")}
               head={heads(v.lang, ["reference", "plan", "status", "amount", "nextPayment"])}
-              rows={V.subscriptionRows(root, list)}
+              rows={V.subscriptionRows(v.lang, root, list)}
               empty={d(v.lang, "noSubscriptions")}
             />
           ))
@@ -277,14 +282,17 @@ export const layer = HttpApiBuilder.Router.use((router) =>
                 <V.Table
                   label={d(v.lang, "subscription")}
                   head={heads(v.lang, ["reference", "plan", "status", "amount", "nextPayment"])}
-                  rows={V.subscriptionRows(root, [found.right])}
+                  rows={V.subscriptionRows(v.lang, root, [found.right])}
                   empty=""
                 />
                 <h2>{d(v.lang, "invoices")}</h2>
                 <V.Table
                   label={d(v.lang, "invoices")}
                   head={heads(v.lang, ["period", "status", "amount", "attempts", "nextRetry", "paid"])}
-                  rows={V.invoiceRows(yield* subscriptions.listInvoices(tenant(p), found.right.id, Page))}
+                  rows={V.invoiceRows(
+                    v.lang,
+                    yield* subscriptions.listInvoices(tenant(p), found.right.id, Page)
+                  )}
                   empty={d(v.lang, "noInvoices")}
                 />
               </>
@@ -330,7 +338,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
               <V.Table
                 label={d(v.lang, "webhookEndpoints")}
                 head={heads(v.lang, ["url", "events", "status", "why"])}
-                rows={V.endpointRows(root, list)}
+                rows={V.endpointRows(v.lang, root, list)}
                 empty={d(v.lang, "noEndpoints")}
               />
               <h2>{d(v.lang, "addEndpoint")}</h2>

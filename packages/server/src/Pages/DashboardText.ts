@@ -5,6 +5,8 @@ import { fill, type Lang } from "./I18n.js"
 
 const en = {
   dashboard: "Dashboard",
+  live: "LIVE",
+  test: "TEST",
   title: "Merchant dashboard",
   signInNote:
     "Sign in with a secret key (sk_test_… or sk_live_…). It is kept only in this browser's session cookie.",
@@ -87,6 +89,8 @@ type Words = typeof en
 
 const dv: Words = {
   dashboard: "ޑޭޝްބޯޑް",
+  live: "ލައިވް",
+  test: "ޓެސްޓް",
   title: "ވިޔަފާރިވެރިޔާގެ ޑޭޝްބޯޑް",
   signInNote: "ސީކްރެޓް ކީއަކުން ސައިން އިން ކުރައްވާ (sk_test_… ނުވަތަ sk_live_…). އެ ރައްކާކުރެވެނީ މި ބްރައުޒަރުގެ ސެޝަން ކުކީގައި ހަމައެކަނި.",
   secretKey: "ސީކްރެޓް ކީ",

@@ -7,9 +7,9 @@ import { EventType } from "@laari/core"
 import { DateTime } from "effect"
 import type { ComponentChildren } from "preact"
 import type { Attempt } from "../Webhooks/Sql.js"
-import { Csrf, Given, Messages, Page, when } from "./Html.js"
+import { Csrf, Given, Ltr, Messages, Page, When } from "./Html.js"
 import { d, type Word } from "./DashboardText.js"
-import { type Lang, money } from "./I18n.js"
+import { type Lang, money, status } from "./I18n.js"
 
 export interface Frame {
   readonly lang: Lang
@@ -32,6 +32,8 @@ export type Section = (typeof Sections)[number][0]
 export const Shell = (p: {
   readonly frame: Frame
   readonly principal: Auth.Principal
+  /** The signed-in merchant's name. */
+  readonly merchant: string
   readonly section: Section
   readonly title: string
   readonly notice?: string | undefined
@@ -48,9 +50,12 @@ export const Shell = (p: {
     <section class="card">
       <p>
         <span class={p.principal.environment === "live" ? "badge live" : "badge"}>
-          {p.principal.environment === "live" ? "LIVE" : "TEST"}
+          {d(p.frame.lang, p.principal.environment === "live" ? "live" : "test")}
         </span>{" "}
-        {d(p.frame.lang, "dashboard")}
+        <strong>
+          <Given text={p.merchant} />
+        </strong>{" "}
+        · {d(p.frame.lang, "dashboard")}
       </p>
       <nav class="sections" aria-label={d(p.frame.lang, "sections")}>
         {Sections.map(([id, label]) => (
@@ -94,7 +99,10 @@ export const SignIn = (p: { readonly frame: Frame; readonly error?: string | und
   </Page>
 )
 
-/** A table with a caption for screen readers, scrolling sideways on a phone. */
+/**
+ * A table with a caption for screen readers. On a phone each row is a block of labelled lines (the
+ * stylesheet's `table.stack`), so no column is cut off; the heading of each cell is its `data-label`.
+ */
 export const Table = (p: {
   readonly label: string
   readonly head: ReadonlyArray<string>
@@ -104,52 +112,52 @@ export const Table = (p: {
   p.rows.length === 0 ? (
     <p class="note">{p.empty}</p>
   ) : (
-    <div class="scroll">
-      <table aria-label={p.label}>
-        <thead>
-          <tr>
-            {p.head.map((h) => (
-              <th key={h} scope="col">
-                {h}
-              </th>
+    <table aria-label={p.label} class="stack">
+      <thead>
+        <tr>
+          {p.head.map((h) => (
+            <th key={h} scope="col">
+              {h}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {p.rows.map((cells, i) => (
+          <tr key={i}>
+            {cells.map((c, j) => (
+              <td key={j} data-label={p.head[j]}>
+                <span>{c}</span>
+              </td>
             ))}
           </tr>
-        </thead>
-        <tbody>
-          {p.rows.map((cells, i) => (
-            <tr key={i}>
-              {cells.map((c, j) => (
-                <td key={j}>{c}</td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </table>
   )
 
-export const mandateRows = (root: string, list: ReadonlyArray<Mandate.Mandate>) =>
+export const mandateRows = (lang: Lang, root: string, list: ReadonlyArray<Mandate.Mandate>) =>
   list.map((m) => [
     <a href={`${root}/mandates/${m.id}`}>
       <Given text={m.reference} />
     </a>,
     <Given text={m.title} />,
-    m.status,
-    money(m.perChargeCap),
-    m.periodCap === null ? "" : money(m.periodCap),
-    when(m.createdAt)
+    status(lang, m.status),
+    <Ltr>{money(m.perChargeCap)}</Ltr>,
+    m.periodCap === null ? "" : <Ltr>{money(m.periodCap)}</Ltr>,
+    <When at={m.createdAt} />
   ])
 
 export const chargeRows = (list: ReadonlyArray<Mandate.Charge>) =>
   list.map((c) => [
-    when(c.createdAt),
-    money(c.amount),
-    money(c.fee),
+    <When at={c.createdAt} />,
+    <Ltr>{money(c.amount)}</Ltr>,
+    <Ltr>{money(c.fee)}</Ltr>,
     <Given text={c.reference} />,
-    c.periodKey
+    <Ltr>{c.periodKey}</Ltr>
   ])
 
-export const qrRows = (list: ReadonlyArray<QrCode.QrCode>, imageBase: string) =>
+export const qrRows = (lang: Lang, list: ReadonlyArray<QrCode.QrCode>, imageBase: string) =>
   list.map((c) => [
     c.type === "STATIC" ? (
       <img src={`${imageBase}/qr/${c.id}.png`} alt={`QR code ${c.qrid}`} width={96} height={96} />
@@ -157,40 +165,46 @@ export const qrRows = (list: ReadonlyArray<QrCode.QrCode>, imageBase: string) =>
       ""
     ),
     <Given text={c.title} />,
-    c.type,
-    c.status,
-    c.amount === null ? "" : money(c.amount),
+    status(lang, c.type),
+    status(lang, c.status),
+    c.amount === null ? "" : <Ltr>{money(c.amount)}</Ltr>,
     <code>{c.qrid}</code>
   ])
 
-export const sessionRows = (list: ReadonlyArray<CheckoutSession.CheckoutSession>) =>
-  list.map((s) => [<Given text={s.reference} />, s.mode, s.status, money(s.amount), when(s.createdAt)])
+export const sessionRows = (lang: Lang, list: ReadonlyArray<CheckoutSession.CheckoutSession>) =>
+  list.map((s) => [
+    <Given text={s.reference} />,
+    status(lang, s.mode),
+    status(lang, s.status),
+    <Ltr>{money(s.amount)}</Ltr>,
+    <When at={s.createdAt} />
+  ])
 
-export const subscriptionRows = (root: string, list: ReadonlyArray<Subscription.Subscription>) =>
+export const subscriptionRows = (lang: Lang, root: string, list: ReadonlyArray<Subscription.Subscription>) =>
   list.map((s) => [
     <a href={`${root}/subscriptions/${s.id}`}>
       <Given text={s.reference} />
     </a>,
     <Given text={s.planName} />,
-    s.status,
-    money(s.amount),
-    when(s.nextBillingAt)
+    status(lang, s.status),
+    <Ltr>{money(s.amount)}</Ltr>,
+    <When at={s.nextBillingAt} />
   ])
 
-export const invoiceRows = (list: ReadonlyArray<Invoice.Invoice>) =>
+export const invoiceRows = (lang: Lang, list: ReadonlyArray<Invoice.Invoice>) =>
   list.map((i) => [
-    i.periodKey,
-    i.status,
-    money(i.amount),
+    <Ltr>{i.periodKey}</Ltr>,
+    status(lang, i.status),
+    <Ltr>{money(i.amount)}</Ltr>,
     String(i.attemptCount),
-    when(i.nextRetryAt),
-    when(i.paidAt)
+    <When at={i.nextRetryAt} />,
+    <When at={i.paidAt} />
   ])
 
 /** Events carry Unix seconds. */
 export const eventRows = (
   list: ReadonlyArray<{ readonly id: string; readonly type: string; readonly created: number }>
-) => list.map((e) => [when(DateTime.unsafeMake(e.created * 1000)), e.type, <code>{e.id}</code>])
+) => list.map((e) => [<When at={DateTime.unsafeMake(e.created * 1000)} />, e.type, <code>{e.id}</code>])
 
 export const EndpointForm = (p: {
   readonly frame: Frame
@@ -244,22 +258,22 @@ export const EndpointForm = (p: {
   )
 }
 
-export const endpointRows = (root: string, list: ReadonlyArray<Webhook.Endpoint>) =>
+export const endpointRows = (lang: Lang, root: string, list: ReadonlyArray<Webhook.Endpoint>) =>
   list.map((e) => [
     <a href={`${root}/webhooks/${e.id}`}>
       <Given text={e.url} />
     </a>,
     e.enabledEvents.join(", "),
-    e.status,
+    status(lang, e.status),
     <Given text={e.statusReason} />
   ])
 
 export const deliveryRows = (frame: Frame, endpointId: string, list: ReadonlyArray<Attempt>) =>
   list.map((a) => [
-    when(a.attemptedAt ?? a.dueAt),
+    <When at={a.attemptedAt ?? a.dueAt} />,
     a.eventType,
     String(a.attempt),
-    a.status,
+    status(frame.lang, a.status),
     a.responseStatus === null ? (a.error ?? "") : String(a.responseStatus),
     a.durationMs === null ? "" : `${a.durationMs} ms`,
     <form method="post" action={`${frame.root}/webhooks/${endpointId}/resend`} class="inline">

@@ -35,7 +35,7 @@ export interface PageProps {
   /** The page's own path, for the language links. */
   readonly path: string
   readonly testMode?: boolean
-  /** Sends the customer on to this URL after a few seconds (the merchant's return URL). */
+  /** Where `/assets` is served (the pages' prefix). */
   readonly assets: string
   /** The dashboard is in English only: no language links. */
   readonly languages?: boolean
@@ -93,7 +93,8 @@ export const respond = (page: VNode, status = 200): HttpServerResponse.HttpServe
 /** A page's notice and problem, announced to screen readers. */
 export const Messages = (p: {
   readonly error?: string | undefined
-  readonly notice?: string | undefined
+  /** Text, or text with isolated values (`I18n.tn`). */
+  readonly notice?: ComponentChildren | undefined
 }) => (
   <>
     {p.notice === undefined ? null : (
@@ -119,3 +120,18 @@ export const Given = (p: { readonly text: string | null }) =>
 /** A moment as people read it: `2026-12-31 23:59` in Maldives time; empty for none. */
 export const when = (t: DateTime.Utc | null): string =>
   t === null ? "" : Calendar.formatMaldives(t).slice(0, 16).replace("T", " ")
+
+/**
+ * Numbers, amounts, dates, phone numbers and codes: always left to right, isolated from the text around
+ * them, and never broken across lines. In a Dhivehi (right-to-left) sentence, "MVR 1,500.00" or
+ * "2026-12-02 10:54" would otherwise be reordered by the bidirectional algorithm ("02-12-2026").
+ */
+export const Ltr = (p: { readonly children: ComponentChildren }) => (
+  <bdi dir="ltr" class="ltr">
+    {p.children}
+  </bdi>
+)
+
+/** `when`, isolated; nothing for none. */
+export const When = (p: { readonly at: DateTime.Utc | null }) =>
+  p.at === null ? null : <Ltr>{when(p.at)}</Ltr>

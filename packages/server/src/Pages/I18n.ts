@@ -3,6 +3,7 @@
  * then the `laari_lang` cookie, then English. Merchant-supplied text is shown as given, in `dir="auto"`.
  */
 import { Money } from "@laari/core"
+import type { ComponentChild } from "preact"
 
 export type Lang = "en" | "dv"
 
@@ -20,10 +21,13 @@ const en = {
   pay: "Pay",
   continue: "Continue",
   testMode: "Test mode",
-  testModeNote: "No money moves: the merchant's sandbox wallet pays.",
+  testModeNote:
+    "This is a test payment. Pay settles it from the merchant's test wallet: no code is asked for and no real money moves.",
   mandateHeading: "Approve a standing payment",
   mandateMeaning:
-    "Approving lets {merchant} charge your wallet without asking you each time, within these limits, until the date below. You can revoke it at any time in the wallet app.",
+    "Approving lets {merchant} charge your wallet without asking you each time, within the limits above, until {date}. You can revoke it at any time in the wallet app.",
+  mandateMeaningOpen:
+    "Approving lets {merchant} charge your wallet without asking you each time, within the limits above, until you revoke it. You can revoke it at any time in the wallet app.",
   perCharge: "Per charge, at most",
   perMonth: "Per month, at most",
   validUntil: "Valid until",
@@ -98,10 +102,12 @@ const dv: Messages = {
   pay: "ފައިސާ ދައްކާ",
   continue: "ކުރިއަށް",
   testMode: "ޓެސްޓް މޯޑް",
-  testModeNote: "ފައިސާ ނުބަދަލުވޭ: ވިޔަފާރިވެރިޔާގެ ސޭންޑްބޮކްސް ވޯލެޓުން ދައްކާނެ.",
+  testModeNote: "މިއީ ޓެސްޓް ފައިސާ ދެއްކުމެއް. ފައިސާ ދައްކާ އަށް ފިތާލުމުން ވިޔަފާރިވެރިޔާގެ ޓެސްޓް ވޯލެޓުން ދައްކާނެ: ކޯޑެއް ނުއެދޭ، އަދި ހަގީގީ ފައިސާއެއް ނުބަދަލުވޭ.",
   mandateHeading: "ދާއިމީ ފައިސާ ދެއްކުމަށް ހުއްދަ ދިނުން",
   mandateMeaning:
-    "ހުއްދަ ދިނުމުން، {merchant} އަށް ކޮންމެ ފަހަރަކު ތިބާއާ ނުސުވާލުކޮށް، މި ހައްދުތަކުގެ ތެރޭގައި، ތިރީގައިވާ ތާރީޚާ ހަމައަށް ތިބާގެ ވޯލެޓުން ފައިސާ ނެގޭނެ. ވޯލެޓް އެޕުން ކޮންމެ ވަގުތެއްގައި މިހުއްދަ ބާތިލުކުރެވޭނެ.",
+    "ހުއްދަ ދިނުމުން، {merchant} އަށް ކޮންމެ ފަހަރަކު ތިބާއާ ނުސުވާލުކޮށް، މަތީގައިވާ ހައްދުތަކުގެ ތެރޭގައި، {date} އާ ހަމައަށް ތިބާގެ ވޯލެޓުން ފައިސާ ނެގޭނެ. ވޯލެޓް އެޕުން ކޮންމެ ވަގުތެއްގައި މިހުއްދަ ބާތިލުކުރެވޭނެ.",
+  mandateMeaningOpen:
+    "ހުއްދަ ދިނުމުން، {merchant} އަށް ކޮންމެ ފަހަރަކު ތިބާއާ ނުސުވާލުކޮށް، މަތީގައިވާ ހައްދުތަކުގެ ތެރޭގައި، ތިބާ މިހުއްދަ ބާތިލުކުރާހާ ހިނދަކު ތިބާގެ ވޯލެޓުން ފައިސާ ނެގޭނެ. ވޯލެޓް އެޕުން ކޮންމެ ވަގުތެއްގައި މިހުއްދަ ބާތިލުކުރެވޭނެ.",
   perCharge: "އެއް ފަހަރަކު، ގިނަވެގެން",
   perMonth: "މަހަކު، ގިނަވެގެން",
   validUntil: "ސައްޙަ މުއްދަތު",
@@ -168,6 +174,32 @@ const messages: { readonly [L in Lang]: Messages } = { en, dv }
 
 export type Key = keyof Messages
 
+/**
+ * `template` as page content, `{name}` placeholders filled with `params`: elements stay elements (an
+ * amount or a date in its own left-to-right `<bdi>`, merchant text in `dir="auto"`), so a value never runs
+ * into the sentence around it. Undefined when `params` lacks a placeholder's value.
+ */
+export const fillNodes = (
+  template: string,
+  params: Record<string, ComponentChild | undefined>
+): ReadonlyArray<ComponentChild> | undefined => {
+  const parts: Array<ComponentChild> = []
+  for (const part of template.split(/(\{\w+\})/)) {
+    const name = /^\{(\w+)\}$/.exec(part)?.[1]
+    if (name === undefined) parts.push(part)
+    else if (params[name] === undefined) return undefined
+    else parts.push(params[name])
+  }
+  return parts
+}
+
+/** The text of `key` in `lang` as page content (`fillNodes`); every placeholder of `key` is given. */
+export const tn = (
+  lang: Lang,
+  key: Key,
+  params: Record<string, ComponentChild>
+): ReadonlyArray<ComponentChild> => fillNodes(messages[lang][key], params) ?? [t(lang, key)]
+
 /** `text` with its `{name}` placeholders filled from `params` (an unknown name stays as written). */
 export const fill = (text: string, params: Record<string, string>): string =>
   text.replace(/\{(\w+)\}/g, (whole, name: string) => params[name] ?? whole)
@@ -188,6 +220,69 @@ export const interval = (lang: Lang, unit: "WEEK" | "MONTH", count: number): str
     : count === 1
       ? t(lang, "week")
       : t(lang, "weeks", { n: String(count) })
+
+/** Every state, mode and type a page shows, in words: the API's codes are for machines. */
+const statusWords = {
+  en: {
+    INITIATED: "Awaiting approval",
+    ACTIVE: "Active",
+    DECLINED: "Declined",
+    REVOKED: "Revoked",
+    EXPIRED: "Expired",
+    SUSPENDED: "Suspended",
+    PAST_DUE: "Past due",
+    CANCELLED: "Cancelled",
+    PENDING: "Pending",
+    CHARGING: "Being charged",
+    PAID: "Paid",
+    FAILED: "Failed",
+    VOID: "Void",
+    OPEN: "Open",
+    COMPLETE: "Complete",
+    INACTIVE: "Inactive",
+    ENABLED: "Enabled",
+    DISABLED: "Disabled",
+    SUCCEEDED: "Succeeded",
+    PAYMENT: "Payment",
+    SUBSCRIPTION: "Subscription",
+    STATIC: "Static",
+    DYNAMIC: "Dynamic"
+  },
+  dv: {
+    INITIATED: "ހުއްދައަށް އިންތިޒާރުގައި",
+    ACTIVE: "ހަރަކާތްތެރި",
+    DECLINED: "ނުފެތުނު",
+    REVOKED: "ބާތިލުކުރެވިފައި",
+    EXPIRED: "މުއްދަތު ހަމަވެފައި",
+    SUSPENDED: "ހުއްޓާލެވިފައި",
+    PAST_DUE: "ފައިސާ ދެއްކުން ލަސްވެފައި",
+    CANCELLED: "ކެންސަލްކުރެވިފައި",
+    PENDING: "އިންތިޒާރުގައި",
+    CHARGING: "ފައިސާ ނަގަމުން",
+    PAID: "ދައްކާފައި",
+    FAILED: "ނާކާމިޔާބު",
+    VOID: "ބާތިލު",
+    OPEN: "ހުޅުވިފައި",
+    COMPLETE: "ނިމިފައި",
+    INACTIVE: "ހަރަކާތެއް ނެތް",
+    ENABLED: "ހުޅުވާލެވިފައި",
+    DISABLED: "ބަންދުކުރެވިފައި",
+    SUCCEEDED: "ކާމިޔާބު",
+    PAYMENT: "ފައިސާ ދެއްކުން",
+    SUBSCRIPTION: "ސަބްސްކްރިޕްޝަން",
+    STATIC: "ސްޓެޓިކް",
+    DYNAMIC: "ޑައިނަމިކް"
+  }
+} as const
+
+export type StatusCode = keyof (typeof statusWords)["en"]
+
+/** A state (`ACTIVE`), mode or type in words, in `lang`. */
+export const status = (lang: Lang, code: StatusCode): string => statusWords[lang][code]
+
+/** `status` inside a sentence ("This mandate is revoked"). */
+export const statusInText = (lang: Lang, code: StatusCode): string =>
+  lang === "en" ? status(lang, code).toLowerCase() : status(lang, code)
 
 export const parseLang = (value: string | undefined | null): Lang | undefined =>
   value === "en" || value === "dv" ? value : undefined

@@ -32,6 +32,8 @@ button.secondary{background:#fff;color:#0b3d91}
 .banner{background:#f4a300;color:#1f1300;text-align:center;font-weight:700;padding:.4rem}
 .result{font-size:1.3rem;font-weight:700}
 a{color:#0b3d91}
+.ltr{white-space:nowrap}
+code{direction:ltr;unicode-bidi:isolate}
 @media (min-width:48rem){main{padding:2rem}}
 `
 export const listCss = `
@@ -49,7 +51,14 @@ nav.sections a[aria-current]{font-weight:700;text-decoration:none}
 table{width:100%;border-collapse:collapse;font-size:.95rem}
 th,td{text-align:start;padding:.45rem .5rem;border-block-end:1px solid #dfe3ec;vertical-align:top}
 th{color:#3d4a66;font-weight:600}
-.scroll{overflow-x:auto}
+@media (max-width:40rem){
+table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
+table.stack tr{border-block-end:1px solid #dfe3ec;padding-block:.5rem}
+table.stack td{display:grid;grid-template-columns:minmax(6rem,40%) 1fr;gap:.75rem;border:0;padding:.15rem 0}
+table.stack td::before{content:attr(data-label);color:#3d4a66;font-weight:600}
+table.stack td>span{min-width:0;overflow-wrap:anywhere}
+}
 code,.secret{font-family:ui-monospace,monospace;word-break:break-all}
 fieldset{border:1px solid #dfe3ec;border-radius:.5rem;margin:.75rem 0}
 fieldset label{display:inline-flex;gap:.35rem;font-weight:400;margin:.2rem 1rem .2rem 0}

@@ -3,8 +3,9 @@
  * functions of what they show; escaping is preact's.
  */
 import type { CheckoutSession, Mandate } from "@laari/core"
-import { Csrf, Given, Messages, Page, when } from "./Html.js"
-import { interval, type Lang, money, t } from "./I18n.js"
+import type { ComponentChildren } from "preact"
+import { Csrf, Given, Ltr, Messages, Page, When } from "./Html.js"
+import { interval, type Lang, money, t, tn } from "./I18n.js"
 
 export interface Frame {
   readonly lang: Lang
@@ -115,17 +116,32 @@ export const MandateApproval = (p: {
         )}
         <dl class="terms">
           <dt>{t(lang, "perCharge")}</dt>
-          <dd>{money(m.perChargeCap)}</dd>
+          <dd>
+            <Ltr>{money(m.perChargeCap)}</Ltr>
+          </dd>
           {m.periodCap === null ? null : (
             <>
               <dt>{t(lang, "perMonth")}</dt>
-              <dd>{money(m.periodCap)}</dd>
+              <dd>
+                <Ltr>{money(m.periodCap)}</Ltr>
+              </dd>
             </>
           )}
-          <dt>{t(lang, "validUntil")}</dt>
-          <dd>{when(m.expiresAt)}</dd>
+          {m.expiresAt === null ? null : (
+            <>
+              <dt>{t(lang, "validUntil")}</dt>
+              <dd>
+                <When at={m.expiresAt} />
+              </dd>
+            </>
+          )}
         </dl>
-        <p class="note">{t(lang, "mandateMeaning", { merchant: p.merchantName })}</p>
+        <p class="note">
+          {tn(lang, m.expiresAt === null ? "mandateMeaningOpen" : "mandateMeaning", {
+            merchant: <Given text={p.merchantName} />,
+            date: <When at={m.expiresAt} />
+          })}
+        </p>
         <Messages error={p.error} />
         <CodeForms
           frame={p.frame}
@@ -177,12 +193,14 @@ export const Checkout = (p: {
           </p>
         )}
         <p class="amount">
-          {price === null
-            ? money(s.amount)
-            : t(lang, "every", {
-                amount: money(price.amount),
-                interval: interval(lang, price.interval, price.intervalCount)
-              })}
+          {price === null ? (
+            <Ltr>{money(s.amount)}</Ltr>
+          ) : (
+            tn(lang, "every", {
+              amount: <Ltr>{money(price.amount)}</Ltr>,
+              interval: interval(lang, price.interval, price.intervalCount)
+            })
+          )}
         </p>
         {price === null ? null : <p class="note">{t(lang, "renewsNote")}</p>}
         <Messages error={p.error} />
@@ -216,7 +234,8 @@ export const Checkout = (p: {
 export const Outcome = (p: {
   readonly frame: Omit<Frame, "csrf">
   readonly heading: string
-  readonly text: string
+  /** Text, or text with isolated values (`I18n.tn`). */
+  readonly text: ComponentChildren
   readonly testMode?: boolean
   readonly continueTo?: { readonly url: string; readonly merchantName: string } | undefined
 }) => (
@@ -234,7 +253,9 @@ export const Outcome = (p: {
       <p>{p.text}</p>
       {p.continueTo === undefined ? null : (
         <>
-          <p class="note">{t(p.frame.lang, "returnTo", { merchant: p.continueTo.merchantName })}</p>
+          <p class="note">
+            {tn(p.frame.lang, "returnTo", { merchant: <Given text={p.continueTo.merchantName} /> })}
+          </p>
           <p>
             <a href={p.continueTo.url}>{t(p.frame.lang, "continue")}</a>
           </p>

@@ -6,9 +6,10 @@
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Ids, Mandates, Notifications, QrCodes, Store, Subscriptions, WalletAccess } from "@laari/core"
 import { Clock, DateTime, Effect } from "effect"
+import type { ComponentChildren } from "preact"
 import { ServerConfigTag } from "../Config.js"
-import { respond } from "./Html.js"
-import { type Lang, money, t } from "./I18n.js"
+import { Ltr, respond } from "./Html.js"
+import { type Lang, money, t, tn } from "./I18n.js"
 import * as Paths from "./Paths.js"
 import { problemOf, redirect, route } from "./Routing.js"
 import { csrfValid, form, Pages, throttled, visit } from "./Request.js"
@@ -92,7 +93,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const homePage = (
       customerId: Ids.CustomerId,
       v: Effect.Effect.Success<typeof visit>,
-      messages: { readonly error?: string; readonly notice?: string } = {},
+      messages: { readonly error?: string; readonly notice?: ComponentChildren } = {},
       status = 200
     ) =>
       Effect.map(home(customerId), (h) =>
@@ -166,7 +167,9 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         const qrid = q.get("paid")
         const amount = Number(q.get("amount"))
         if (qrid !== null && /^[A-Za-z0-9]{1,64}$/.test(qrid) && Number.isSafeInteger(amount))
-          return { notice: t(v.lang, "qrPaid", { amount: money(amount), qrid }) }
+          return {
+            notice: tn(v.lang, "qrPaid", { amount: <Ltr>{money(amount)}</Ltr>, qrid: <Ltr>{qrid}</Ltr> })
+          }
         return {}
       })
 

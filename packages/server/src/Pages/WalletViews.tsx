@@ -4,9 +4,10 @@
  */
 import type { Invoice, Mandate, Notifications, Subscription } from "@laari/core"
 import type { ComponentChildren } from "preact"
-import { Csrf, Given, Messages, Page, when } from "./Html.js"
-import { interval, money, t } from "./I18n.js"
+import { Csrf, Given, Ltr, Messages, Page, When } from "./Html.js"
+import { interval, money, status, t, tn } from "./I18n.js"
 import { CodeForms, type Frame } from "./Views.js"
+import { Notice } from "./WalletNotices.js"
 
 export const SignIn = (p: {
   readonly frame: Frame
@@ -61,7 +62,7 @@ export const Wallet = (p: {
   readonly frame: Frame
   readonly home: Home
   readonly error?: string | undefined
-  readonly notice?: string | undefined
+  readonly notice?: ComponentChildren | undefined
 }) => {
   const { lang, csrf, path } = p.frame
   const h = p.home
@@ -69,7 +70,7 @@ export const Wallet = (p: {
     <Page lang={lang} title={t(lang, "walletHeading")} path={path} assets={p.frame.assets}>
       <section class="card" aria-labelledby="heading">
         <h1 id="heading">{t(lang, "walletHeading")}</h1>
-        <p class="note">{t(lang, "signedInAs", { phone: h.phone })}</p>
+        <p class="note">{tn(lang, "signedInAs", { phone: <Ltr>{h.phone}</Ltr> })}</p>
         <form method="post" action={`${path}/sign-out`}>
           <Csrf token={csrf} />
           <button type="submit" class="secondary">
@@ -91,7 +92,7 @@ export const Wallet = (p: {
                 <strong>
                   <Given text={m.title} />
                 </strong>{" "}
-                · {t(lang, "perCharge")} {money(m.perChargeCap)}
+                · {t(lang, "perCharge")} <Ltr>{money(m.perChargeCap)}</Ltr>
               </p>
               <form method="post" action={`${path}/mandates/${m.id}/revoke`}>
                 <Csrf token={csrf} />
@@ -117,14 +118,14 @@ export const Wallet = (p: {
                   <Given text={s.planName} />
                 </strong>{" "}
                 ·{" "}
-                {t(lang, "every", {
-                  amount: money(s.amount),
+                {tn(lang, "every", {
+                  amount: <Ltr>{money(s.amount)}</Ltr>,
                   interval: interval(lang, s.interval, s.intervalCount)
                 })}
               </p>
               {s.nextBillingAt === null ? null : (
                 <p class="note">
-                  {t(lang, "nextBilling")}: {when(s.nextBillingAt)}
+                  {t(lang, "nextBilling")}: <When at={s.nextBillingAt} />
                 </p>
               )}
               <form method="post" action={`${path}/subscriptions/${s.id}/cancel`}>
@@ -170,7 +171,7 @@ export const Wallet = (p: {
         <ul class="items">
           {h.charges.map(({ charge: c, merchant }) => (
             <li key={c.id}>
-              {when(c.createdAt)} · <Given text={merchant} /> · {money(c.amount)}
+              <When at={c.createdAt} /> · <Given text={merchant} /> · <Ltr>{money(c.amount)}</Ltr>
             </li>
           ))}
         </ul>
@@ -180,7 +181,7 @@ export const Wallet = (p: {
         <ul class="items">
           {h.invoices.map((i) => (
             <li key={i.id}>
-              {i.periodKey} · {money(i.amount)} · {i.status}
+              <Ltr>{i.periodKey}</Ltr> · <Ltr>{money(i.amount)}</Ltr> · {status(lang, i.status)}
             </li>
           ))}
         </ul>
@@ -191,9 +192,7 @@ export const Wallet = (p: {
         <ul class="items">
           {h.notifications.map((n) => (
             <li key={n.id}>
-              <strong>{n.title}</strong>
-              <br />
-              {n.body}
+              <Notice lang={lang} notice={n} />
             </li>
           ))}
         </ul>
