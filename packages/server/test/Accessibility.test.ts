@@ -257,6 +257,24 @@ const audit = async (page: Page, name: string, lang: "en" | "dv"): Promise<Reado
   ]
 }
 
+/**
+ * `/docs` is Scalar's API reference (`HttpApiScalar` of @effect/platform serves its bundle): what axe finds inside
+ * it is Scalar's to fix, so these rules are accepted there and only there. A new kind of finding fails.
+ */
+const acceptedOnDocs = new Set([
+  "aria-allowed-attr",
+  "aria-required-children",
+  "button-name",
+  "color-contrast",
+  "html-has-lang",
+  "label-content-name-mismatch",
+  "list",
+  "listitem",
+  "scrollable-region-focusable",
+  "overflow"
+])
+const accepted = (f: Finding) => f.page.startsWith("docs-") && acceptedOnDocs.has(f.rule)
+
 /** A browser of its own per language; the CSP forbids injected scripts, so axe needs it bypassed. */
 const context = (): Promise<BrowserContext> => browser.newContext({ bypassCSP: true })
 
@@ -293,6 +311,8 @@ describe.skipIf(!B.available)("axe-core on every page, in English and Dhivehi", 
         findings.push(...(await audit(page, `${name}-${lang}`, lang)))
       }
       await visit("home", "/", 200)
+      // The API reference is for developers, in English only.
+      if (lang === "en") await visit("docs", "/docs", 200)
       await visit("mandate", `/mandate/${s.pending}`, 200)
       await visit("mandate-code", `/mandate/${s.pending}?challenge=${s.challenge}`, 200)
       await visit("mandate-approved", `/mandate/${s.approved}/done`, 200)
@@ -336,6 +356,7 @@ describe.skipIf(!B.available)("axe-core on every page, in English and Dhivehi", 
       const endpoints = await server.request("GET", "/webhook-endpoints", { key: s.m.live })
       await visit("dashboard-webhook", `/dashboard/webhooks/${endpoints.body[0].id}`, 200)
       await ctx.close()
-      expect(findings, JSON.stringify(findings, null, 2)).toEqual([])
+      const refused = findings.filter((f) => !accepted(f))
+      expect(refused, JSON.stringify(refused, null, 2)).toEqual([])
     })
 })
