@@ -349,11 +349,11 @@ const codeIn = (stdout: string): string => {
 // The walk: the quick start, then the live section, on one backend.
 
 /**
- * The quick start on `backend`; with `whole`, also `laari listen`/`trigger` and the live section, which
- * talk to the service only over HTTP: once, on PGlite, the newcomer's database, keeps the test minutes
- * shorter (each `pnpm laari` costs seconds of its own).
+ * The quick start on `backend`, all of it: the start, the CLI and curl examples, Ctrl-C, the development
+ * start, `laari listen`/`trigger` and the live section in Chromium (issue 22: the same on PostgreSQL as on
+ * PGlite, the newcomer's database).
  */
-const walk = (backend: "PGlite" | "PostgreSQL", whole: boolean) => {
+const walk = (backend: "PGlite" | "PostgreSQL") => {
   const state: {
     env: Record<string, string>
     service?: Service
@@ -465,8 +465,6 @@ const walk = (backend: "PGlite" | "PostgreSQL", whole: boolean) => {
     await state.service!.stop()
     state.service = undefined
   })
-
-  if (!whole) return
 
   it(`LAARI_DEVELOPMENT=true pnpm start (${backend}): the start-up lines name development mode`, async () => {
     const [command, ...rest] = Readme.commands(Readme.block(blocks, "live-start").text)
@@ -601,9 +599,9 @@ const jsonLogs = () => {
 }
 
 describe("the README's quick start, in a fresh clone", () => {
-  describe("on PGlite", () => walk("PGlite", true))
+  describe("on PGlite", () => walk("PGlite"))
   describe("LAARI_LOG_FORMAT=json", jsonLogs)
-  describe.skipIf(postgresUrl === undefined)("on PostgreSQL (DATABASE_URL)", () => walk("PostgreSQL", false))
+  describe.skipIf(postgresUrl === undefined)("on PostgreSQL (DATABASE_URL)", () => walk("PostgreSQL"))
   it("ran every curl and pnpm laari example of the README", () => {
     const missed = Readme.examples(blocks).filter((c) => !executed.has(c))
     expect(missed, "README examples no test step runs: mark their block and run it here").toEqual([])
