@@ -8,3 +8,5 @@ export interface Build {
 export declare const staleness: (build: Build) => string | undefined
 export declare const ensureBuilt: (build: Build & { readonly build?: (reason: string) => void }) => boolean
 export declare const server: Build
+/** Runs the module `entry` in this process as `node <entry> ...args` would. */
+export declare const runEntry: (entry: string, args: ReadonlyArray<string>) => Promise<void>

@@ -12,11 +12,15 @@
  * - no stamp, an output missing, or any input newer than the stamp: build.
  *
  *   node scripts/ensure-built.mjs                  # packages/server/tsconfig.build.json
+ *   node scripts/ensure-built.mjs <entry> [args]   # then runs <entry> in this process, with [args]
+ *
+ * With an entry (what `pnpm start` and `pnpm laari` do), the entry runs in this same process, as if it
+ * had been started as `node <entry> [args]`: one `node` starting instead of two, about 0.1 s of every call.
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 const root = Path.resolve(fileURLToPath(import.meta.url), "../..")
 
@@ -100,6 +104,16 @@ export const ensureBuilt = ({
   return true
 }
 
+/**
+ * Runs the module `entry` in this process as `node <entry> ...args` would: it reads its arguments from
+ * process.argv[2..], and `cluster.fork` (several server processes) re-runs process.argv[1].
+ */
+export const runEntry = async (entry, args) => {
+  const file = Path.resolve(entry)
+  process.argv = [process.argv[0], file, ...args]
+  await import(pathToFileURL(file).href)
+}
+
 /** The service's build: what `pnpm start` and `pnpm laari` run. */
 export const server = {
   root,
@@ -119,4 +133,6 @@ if (process.argv[1] !== undefined && Path.resolve(process.argv[1]) === fileURLTo
     // tsc printed its errors; nothing stale runs.
     process.exit(1)
   }
+  const [entry, ...args] = process.argv.slice(2)
+  if (entry !== undefined) await runEntry(entry, args)
 }

@@ -3,7 +3,9 @@
  * under a server secret kept in the database, `Directory.keyDigest`); lookups go by hash and the final
  * comparison is constant-time.
  */
-import { Auth, type Ids } from "@laari/core"
+// Core's modules one by one: the CLI loads this file (operator tokens), and core's index is the whole domain.
+import * as Auth from "@laari/core/Auth"
+import type * as Ids from "@laari/core/Ids"
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 
 /** Plain SHA-256: request fingerprints, and the hashes keys were stored under before keyed hashes. */

@@ -3,7 +3,8 @@
  * and the clock, as one layer.
  */
 import { HttpApiBuilder, HttpRouter, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+// The module itself: the package's index loads every Node adapter (cluster, RPC, workers), ~0.5 s of start-up.
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Crypto, Engine } from "@laari/core"
 import { Layer } from "effect"
 import { Api } from "./Api.js"

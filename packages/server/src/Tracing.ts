@@ -4,9 +4,9 @@
  * (`Telemetry.traced` in core), batched and sent as OTLP/HTTP JSON by `@effect/opentelemetry`'s
  * exporter. `OTEL_SERVICE_NAME` (default `laari`), `OTEL_RESOURCE_ATTRIBUTES` and
  * `OTEL_EXPORTER_OTLP_HEADERS` (`name=value,...`) are read as the OpenTelemetry specification says.
- * Unset, the tracer is disabled: spans are not even created.
+ * Unset, the tracer is disabled: spans are not even created, and the exporter (OpenTelemetry's API and
+ * its semantic conventions, about a tenth of the service's start-up) is not even loaded.
  */
-import { OtlpSerialization, OtlpTracer } from "@effect/opentelemetry"
 import { FetchHttpClient } from "@effect/platform"
 import { Config, Effect, Layer, Option } from "effect"
 
@@ -37,6 +37,7 @@ export const layer: Layer.Layer<never, never, never> = Layer.unwrapEffect(
     if (Option.isNone(url)) return Layer.setTracerEnabled(false)
     const headers = yield* Config.string("OTEL_EXPORTER_OTLP_HEADERS").pipe(Config.withDefault(""))
     const serviceName = yield* Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("laari"))
+    const { OtlpSerialization, OtlpTracer } = yield* Effect.promise(() => import("@effect/opentelemetry"))
     return OtlpTracer.layer({
       url: url.value,
       resource: { serviceName },

@@ -1,7 +1,7 @@
 /**
  * `pnpm start`: the standalone service, the same as `laari serve` (see `Serve.ts`).
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Serve from "./Serve.js"
 
 // The pretty logger runMain adds would write every line a second time, as text.

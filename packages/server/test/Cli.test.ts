@@ -4,6 +4,7 @@
  * command, the errors a developer acts on, `listen` forwarding signed deliveries, and the start-up
  * output with the operator token kept across a restart.
  */
+import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
@@ -101,6 +102,46 @@ describe("laari CLI", { timeout: 300_000 }, () => {
     const long = help.split("\n").filter((line) => line.length > 100)
     expect(long).toEqual([])
     expect((await ok(["keys", "--help"])).split("\n").filter((line) => line.length > 100)).toEqual([])
+  })
+
+  it("--help and a mistyped command load neither the API, nor the database, nor a package's whole index", async () => {
+    // What a command does not use is not loaded: most of the CLI's start-up was the API's definition
+    // (every group's schemas and core's domain) and the indexes of @effect/platform(-node).
+    const hooks = mkdtempSync(Path.join(tmpdir(), "laari-cli-hooks-"))
+    writeFileSync(
+      Path.join(hooks, "hooks.mjs"),
+      'export async function load(url, context, next) {\n  if (url.startsWith("file:")) process.stderr.write("LOADED " + url + "\\n")\n  return next(url, context)\n}\n'
+    )
+    writeFileSync(
+      Path.join(hooks, "register.mjs"),
+      'import { register } from "node:module"\nregister("./hooks.mjs", import.meta.url)\n'
+    )
+    const hook = Path.join(hooks, "register.mjs")
+    for (const args of [["--help"], ["keys", "create", "--environmnt", "test"]]) {
+      const run = await collect(
+        spawn(process.execPath, ["--import", hook, CliProcess.entry, ...args], {
+          cwd: CliProcess.root,
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+      )
+      const loaded = run.stderr.split("\n").filter((line) => line.startsWith("LOADED "))
+      expect(
+        loaded.some((url) => url.endsWith("/Cli/Commands.js")),
+        args.join(" ")
+      ).toBe(true)
+      for (const unused of [
+        /\/server\/dist\/Api\.js$/,
+        /\/server\/dist\/Sql\//,
+        /\/core\/dist\/index\.js$/,
+        /@effect\/platform(-node)?\/dist\/esm\/index\.js$/,
+        /@effect\/(cluster|opentelemetry|sql)\//,
+        /pglite|\/pg\//
+      ])
+        expect(
+          loaded.filter((url) => unused.test(url)),
+          `laari ${args.join(" ")}`
+        ).toEqual([])
+    }
   })
 
   it("bad arguments: the message and the usage, no internal error, exit status 1", async () => {

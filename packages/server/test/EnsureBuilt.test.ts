@@ -16,7 +16,7 @@ import {
 import os from "node:os"
 import * as Path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { ensureBuilt, server, staleness } from "../../../scripts/ensure-built.mjs"
+import { ensureBuilt, runEntry, server, staleness } from "../../../scripts/ensure-built.mjs"
 
 let root: string
 let builds: number
@@ -133,5 +133,24 @@ describe("ensure-built", () => {
     expect(stale).toMatch(/changed$/)
     writeFileSync(Path.join(root, "stamp"), String(Date.now() + 3_600_000))
     expect(staleness({ ...server, stamp: Path.join(root, "stamp"), outputs: [] })).toBeUndefined()
+  })
+
+  it("runs the entry in its own process, with the entry and its arguments where node would put them", async () => {
+    // `pnpm start` / `pnpm laari`: one node process checks the build, then runs the service or the CLI.
+    write(
+      "app/dist/entry.mjs",
+      "globalThis.laariEntrySaw = { argv: process.argv.slice(1), pid: process.pid }"
+    )
+    const saved = process.argv
+    try {
+      await runEntry(Path.join(root, "app/dist/entry.mjs"), ["merchants", "list", "--json"])
+      const saw = (globalThis as { laariEntrySaw?: { argv: Array<string>; pid: number } }).laariEntrySaw
+      expect(saw).toEqual({
+        argv: [Path.join(root, "app/dist/entry.mjs"), "merchants", "list", "--json"],
+        pid: process.pid
+      })
+    } finally {
+      process.argv = saved
+    }
   })
 })

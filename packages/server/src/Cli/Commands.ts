@@ -3,11 +3,12 @@
  * `serve` and `migrate` talk to a running service over its operator API.
  */
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Auth, Phone } from "@laari/core"
+// Core's modules one by one: its index loads the whole domain, which no command here needs.
+import * as Auth from "@laari/core/Auth"
+import * as Phone from "@laari/core/Phone"
 import { Console, Duration, Effect, Option } from "effect"
 import * as ServerConfig from "../Config.js"
 import * as DataDir from "../DataDir.js"
-import { codesNeedDevelopment } from "../Ops/Api.js"
 import * as Remote from "./Remote.js"
 
 // The server and the database drivers are loaded only by the commands that run them: every other
@@ -16,6 +17,8 @@ const loadServe = Effect.promise(() => import("../Serve.js"))
 const loadDatabase = Effect.promise(() =>
   Promise.all([import("../Sql/Database.js"), import("../Sql/Migrations.js")])
 )
+// The operator API's definition, likewise: only `customers codes` reads its refusal text.
+const loadOpsApi = Effect.promise(() => import("../Ops/Api.js"))
 
 const environment = Options.choice("environment", ["test", "live"]).pipe(
   Options.withDescription("The environment: test (the sandbox) or live"),
@@ -300,6 +303,7 @@ const customersCodes = Command.make(
   },
   (o) =>
     Effect.gen(function* () {
+      const { codesNeedDevelopment } = yield* loadOpsApi
       const client = yield* Remote.opsClient(o.url, o.opsToken)
       const codes = yield* client.ops
         .customerCodes({ urlParams: { phone: o.phone, environment: o.environment } })

@@ -4,7 +4,9 @@
  * a laptop without a public address. The signing secret is the one given, or a new one printed at start.
  */
 import { Command, Options } from "@effect/cli"
-import { HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Console, Duration, Effect, Option, Redacted } from "effect"
 import * as Signing from "../Webhooks/Signing.js"
 import * as Remote from "./Remote.js"

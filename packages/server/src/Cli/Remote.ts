@@ -4,16 +4,13 @@
  * schemas of the contract). Failures become one line a developer can act on.
  */
 import { Options } from "@effect/cli"
-import {
-  FetchHttpClient,
-  HttpApiClient,
-  HttpClient,
-  HttpClientError,
-  HttpClientRequest,
-  type HttpClientResponse
-} from "@effect/platform"
+// Deep imports: @effect/platform's index loads every module of the package.
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Cause, Config, Console, Effect, Option, ParseResult, Redacted } from "effect"
-import { Api } from "../Api.js"
 import * as OpsToken from "../OpsToken.js"
 
 export const url = Options.text("url").pipe(
@@ -130,16 +127,27 @@ const resolveOpsToken = (baseUrl: string, given: Option.Option<Redacted.Redacted
     return found[0]!
   })
 
+/**
+ * The API's definition and the client maker, loaded by the commands that call the service: the whole
+ * contract (every group's schemas, and core's domain behind them) is most of the CLI's start-up, and
+ * `--help` or a mistyped command need none of it.
+ */
+const loadClient = Effect.promise(() =>
+  Promise.all([import("../Api.js"), import("@effect/platform/HttpApiClient")])
+)
+
 /** A client of the whole API authenticated as the operator. */
 export const opsClient = (baseUrl: string, token: Option.Option<Redacted.Redacted>) =>
-  Effect.flatMap(resolveOpsToken(baseUrl, token), ({ token, from }) =>
-    HttpApiClient.make(Api, {
-      baseUrl,
-      ...bearer(
-        token,
-        `Refused (401): the service at ${baseUrl} does not accept the operator token from ${from}. ${passToken}`
-      )
-    })
+  Effect.flatMap(
+    Effect.zip(resolveOpsToken(baseUrl, token), loadClient),
+    ([{ token, from }, [{ Api }, HttpApiClient]]) =>
+      HttpApiClient.make(Api, {
+        baseUrl,
+        ...bearer(
+          token,
+          `Refused (401): the service at ${baseUrl} does not accept the operator token from ${from}. ${passToken}`
+        )
+      })
   )
 
 /** A client of the whole API authenticated with a merchant's key. */
@@ -147,10 +155,12 @@ export const keyClient = (baseUrl: string, key: Option.Option<Redacted.Redacted>
   Option.match(key, {
     onNone: () => Effect.fail(new Refusal("No API key: pass --key sk_test_... or set LAARI_API_KEY.")),
     onSome: (k) =>
-      Effect.map(HttpApiClient.make(Api, { baseUrl, ...bearer(Redacted.value(k)) }), (client) => ({
-        client,
-        key: Redacted.value(k)
-      }))
+      Effect.flatMap(loadClient, ([{ Api }, HttpApiClient]) =>
+        Effect.map(HttpApiClient.make(Api, { baseUrl, ...bearer(Redacted.value(k)) }), (client) => ({
+          client,
+          key: Redacted.value(k)
+        }))
+      )
   })
 
 const fieldErrors = (e: unknown): string => {

@@ -4,7 +4,9 @@
  * `@laari/server` is installed).
  */
 import { Command, ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+// Deep imports: the package's index loads every adapter (cluster, sockets, workers), ~0.6 s of start-up.
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect } from "effect"
 import { operator } from "./Commands.js"
 import * as Help from "./Help.js"
