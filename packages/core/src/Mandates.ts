@@ -302,7 +302,9 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
       }).pipe(
         // A mandate not found fails the transaction rather than refusing inside it; it is a refusal all the same.
         Effect.tapError((e) =>
-          e._tag === "MandateNotFound" ? Counters.count(Counters.MandateCharges, "MANDATE_NOT_FOUND") : Effect.void
+          e._tag === "MandateNotFound"
+            ? Counters.count(Counters.MandateCharges, "MANDATE_NOT_FOUND")
+            : Effect.void
         )
       )
 

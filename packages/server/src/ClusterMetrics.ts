@@ -16,7 +16,9 @@ export const SiblingTimeoutMs = 1_000
 /** The asking process's own bound: the supervisor's wait, and some time for the messages. */
 const AnswerTimeoutMs = SiblingTimeoutMs + 1_000
 
-type Registries = ReadonlyArray<ReadonlyArray<Prometheus.MetricObjectWithValues<Prometheus.MetricValue<string>>>>
+type Registries = ReadonlyArray<
+  ReadonlyArray<Prometheus.MetricObjectWithValues<Prometheus.MetricValue<string>>>
+>
 
 /** worker to supervisor: gather the others' registries. */
 interface Ask {

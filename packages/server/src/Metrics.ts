@@ -167,7 +167,10 @@ export const layer: Layer.Layer<Metrics, never, SqlClient.SqlClient | PoolStats 
           const siblings = yield* Effect.promise(ClusterMetrics.siblings)
           if (siblings.missed > 0) scrapeErrors.inc(siblings.missed)
           const mine = yield* Effect.promise(() => registry.getMetricsAsJSON())
-          const all = Prometheus.AggregatorRegistry.aggregate<Prometheus.PrometheusContentType>([mine, ...siblings.registries])
+          const all = Prometheus.AggregatorRegistry.aggregate<Prometheus.PrometheusContentType>([
+            mine,
+            ...siblings.registries
+          ])
           return yield* Effect.promise(() => Prometheus.Registry.merge([all, shared]).metrics())
         })
       : Effect.promise(() => own.metrics())
@@ -186,4 +189,8 @@ export const layer: Layer.Layer<Metrics, never, SqlClient.SqlClient | PoolStats 
 )
 
 /** prom-client's default gauges named like counters (see above). */
-const MisnamedDefaults = ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]
+const MisnamedDefaults = [
+  "nodejs_active_handles_total",
+  "nodejs_active_requests_total",
+  "nodejs_active_resources_total"
+]

@@ -55,7 +55,11 @@ const RestartDelayMs = 1_000
  * with the exit status once all have stopped: `0` after a signal, `ConfigExitCode` when one could not
  * start for a reason of configuration (it said which): then the others are stopped, none restarted.
  */
-export const supervise = (count: number, env: Record<string, string>, format: Logs.Format = "text"): Promise<number> =>
+export const supervise = (
+  count: number,
+  env: Record<string, string>,
+  format: Logs.Format = "text"
+): Promise<number> =>
   new Promise((resolve) => {
     let stopping = false
     let status = 0
@@ -78,7 +82,11 @@ export const supervise = (count: number, env: Record<string, string>, format: Lo
           return
         }
         console.error(
-          Logs.line(format, `laari process ${worker.process.pid} ended (${signal ?? code}); starting another`, "warn")
+          Logs.line(
+            format,
+            `laari process ${worker.process.pid} ended (${signal ?? code}); starting another`,
+            "warn"
+          )
         )
         setTimeout(() => {
           if (!stopping) fork(true)

@@ -124,7 +124,9 @@ export const run = Effect.gen(function* () {
     yield* Console.log(Logs.line(format, `laari: ${plan.processes} processes on one port (LAARI_PROCESSES)`))
     // Uninterruptible: on SIGTERM the supervisor stops its processes and waits for them itself; the
     // runtime's own handling would otherwise end this process at once and cut their connections.
-    const code = yield* Effect.uninterruptible(Effect.promise(() => Processes.supervise(plan.processes, env, format)))
+    const code = yield* Effect.uninterruptible(
+      Effect.promise(() => Processes.supervise(plan.processes, env, format))
+    )
     if (code !== 0) process.exit(code)
     return
   }

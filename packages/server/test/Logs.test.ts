@@ -229,7 +229,10 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("the access log (Postgre
       })
       answers.push({ res: read, route: "/mandates/{id}", method: "GET", merchant: merchant.id })
     }
-    const refused = await api.request("GET", "/mandates", { key: "sk_test_nope", headers: { connection: "close" } })
+    const refused = await api.request("GET", "/mandates", {
+      key: "sk_test_nope",
+      headers: { connection: "close" }
+    })
     answers.push({ res: refused, route: "/mandates", method: "GET", merchant: undefined })
     const missing = await api.request("GET", `/no/such/${token}`, { headers: { connection: "close" } })
     answers.push({ res: missing, route: "unmatched", method: "GET", merchant: undefined })

@@ -20,7 +20,10 @@ export const HealthLive = HttpApiBuilder.group(Api, "health", (handlers) =>
       .handle("healthz", () => Effect.succeed({ status: "ok" }))
       .handle("readyz", () =>
         readiness.isDone.pipe(
-          Effect.filterOrFail((done) => done, () => "starting"),
+          Effect.filterOrFail(
+            (done) => done,
+            () => "starting"
+          ),
           Effect.zipRight(database),
           Effect.mapBoth({
             onFailure: () => new Errors.ServiceUnavailable(),
