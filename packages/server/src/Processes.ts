@@ -108,6 +108,8 @@ export const supervise = (
     const onReady = (message: unknown) => {
       if ((message as { type?: unknown } | null)?.type !== ReadyMessage) return
       first.off("message", onReady)
+      // Stopping already (a signal during the seeding): start nothing that no one would stop.
+      if (stopping) return
       let started = 1
       for (let i = 1; i < count; i++)
         fork(true).once("listening", () => {
