@@ -305,7 +305,14 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
           Either.isRight(outcome) ? "succeeded" : outcome.left.code
         )
         return yield* outcome
-      })
+      }).pipe(
+        // A mandate not found fails the transaction rather than refusing inside it; it is a refusal all the same.
+        Effect.tapError((e) =>
+          e._tag === "MandateNotFound"
+            ? Counters.count(Counters.MandateCharges, "MANDATE_NOT_FOUND")
+            : Effect.void
+        )
+      )
 
     /** Revocation by the merchant, the customer or the service: immediate and irreversible. */
     const revokeMandate = (m: Mandate.Mandate, by: Mandate.RevokedBy, now: DateTime.Utc) =>

@@ -2,9 +2,13 @@
  * How the standalone service writes its logs: Effect's default text lines, or with
  * `LAARI_LOG_FORMAT=json` one JSON object a line (`time`, `level`, `message`, then the annotations:
  * `request_id` while a request is served, `merchant_id` once its key is known; `cause` when there is one), for a log shipper
- * to read without parsing text.
+ * to read without parsing text. In JSON mode every line on stdout is such an object, the supervisor's
+ * own lines too (`line`).
+ *
+ * The access log: one line per request answered (`method`, `route` template, `status`, `duration_ms`,
+ * with the request's annotations), on in the standalone service unless `LAARI_ACCESS_LOG=false`.
  */
-import { Cause, Config as C, HashMap, Layer, Logger } from "effect"
+import { Cause, Config as C, Context, HashMap, Layer, Logger } from "effect"
 
 export type Format = "text" | "json"
 
@@ -38,3 +42,20 @@ export const jsonLogger = Logger.make<unknown, void>((options) => {
 /** The logger for `format`, replacing Effect's default. */
 export const layer = (format: Format): Layer.Layer<never> =>
   format === "json" ? Logger.replace(Logger.defaultLogger, jsonLogger) : Layer.empty
+
+/**
+ * A line of the service's own written outside Effect's loggers (the supervisor of several processes,
+ * start-up notes): as is in text, the object a log line is in JSON.
+ */
+export const line = (format: Format, message: string, level: "info" | "warn" | "error" = "info"): string =>
+  format === "json" ? JSON.stringify({ time: new Date().toISOString(), level, message }) : message
+
+export const accessLogFromEnv = C.boolean("LAARI_ACCESS_LOG").pipe(C.withDefault(true))
+
+/**
+ * Whether each request is logged. Off unless provided: servers embedded in tests stay quiet, and the
+ * standalone service (`Serve.ts`) sets it from `LAARI_ACCESS_LOG`.
+ */
+export class AccessLog extends Context.Reference<AccessLog>()("laari/server/AccessLog", {
+  defaultValue: () => false
+}) {}

@@ -7,13 +7,21 @@
  * prom-client is here for its exposition format, its histograms and the process and Node.js metrics it
  * collects (CPU, memory, event-loop lag, GC), which Prometheus dashboards expect under their usual
  * unprefixed names (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes`); laari's own metrics are
- * prefixed `laari_`.
+ * prefixed `laari_`. Three of those defaults are gauges named `_total` (`nodejs_active_handles_total`,
+ * `nodejs_active_requests_total`, `nodejs_active_resources_total`), which Prometheus reserves for
+ * counters (promtool flags them); they are left out: each is the sum over the `type` label of the gauge
+ * of the same name without `_total`, which stays.
+ *
+ * With several processes (`LAARI_PROCESSES`) a scrape shows them all (`ClusterMetrics`): counters and
+ * histograms summed, the process metrics as prom-client aggregates them (memory summed, event-loop lag
+ * averaged, the start time left out); the due work, which is the database's, counted once.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Counters } from "@laari/core"
 import { Context, DateTime, Duration, Effect, Layer, Runtime } from "effect"
 import * as Prometheus from "prom-client"
 import { Clockwork } from "./Clockwork.js"
+import * as ClusterMetrics from "./ClusterMetrics.js"
 import { PoolStats } from "./Sql/PgPool.js"
 import { toDate } from "./Sql/Repository.js"
 import * as Delivery from "./Webhooks/Delivery.js"
@@ -98,6 +106,16 @@ export const layer: Layer.Layer<Metrics, never, SqlClient.SqlClient | PoolStats 
     )
 
     Prometheus.collectDefaultMetrics({ register: registry })
+    for (const name of MisnamedDefaults) registry.removeSingleMetric(name)
+
+    // What the database holds, the same whichever process counts it: counted by the scraped one only.
+    const shared = new Prometheus.Registry()
+
+    const scrapeErrors = new Prometheus.Counter({
+      name: "laari_metrics_scrape_errors_total",
+      help: "Processes whose metrics a scrape could not include: they did not answer in time",
+      registers: [registry]
+    })
 
     const requests = new Prometheus.Histogram({
       name: "laari_http_request_duration_seconds",
@@ -116,7 +134,7 @@ export const layer: Layer.Layer<Metrics, never, SqlClient.SqlClient | PoolStats 
       name: "laari_background_jobs_due",
       help: "Items each background job has due now (absent when they could not be counted in time)",
       labelNames: ["job"],
-      registers: [registry],
+      registers: [shared],
       async collect() {
         this.reset()
         const counted = await Runtime.runPromise(runtime)(
@@ -143,11 +161,36 @@ export const layer: Layer.Layer<Metrics, never, SqlClient.SqlClient | PoolStats 
       }
     })
 
+    const own = Prometheus.Registry.merge([registry, shared])
+    const scrape = ClusterMetrics.inCluster()
+      ? Effect.gen(function* () {
+          const siblings = yield* Effect.promise(ClusterMetrics.siblings)
+          if (siblings.missed > 0) scrapeErrors.inc(siblings.missed)
+          const mine = yield* Effect.promise(() => registry.getMetricsAsJSON())
+          const all = Prometheus.AggregatorRegistry.aggregate<Prometheus.PrometheusContentType>([
+            mine,
+            ...siblings.registries
+          ])
+          return yield* Effect.promise(() => Prometheus.Registry.merge([all, shared]).metrics())
+        })
+      : Effect.promise(() => own.metrics())
+    if (ClusterMetrics.inCluster()) {
+      const stop = ClusterMetrics.answer(registry)
+      yield* Effect.addFinalizer(() => Effect.sync(stop))
+    }
+
     return {
       registry,
       observeRequest: ({ method, route, status }, seconds) =>
         requests.observe({ method, route, status: String(status) }, seconds),
-      scrape: Effect.promise(() => registry.metrics())
+      scrape
     }
   })
 )
+
+/** prom-client's default gauges named like counters (see above). */
+const MisnamedDefaults = [
+  "nodejs_active_handles_total",
+  "nodejs_active_requests_total",
+  "nodejs_active_resources_total"
+]

@@ -1,14 +1,17 @@
 /**
  * `LAARI_PROCESSES`: N server processes on one port (node:cluster), since a server keeps nothing of its
  * own between requests and background work is claimed with `SKIP LOCKED`. The primary only supervises:
- * it starts the first process (which migrates and seeds), then the rest once the first listens,
- * replaces one that dies, and on SIGTERM or SIGINT stops them all and waits for them.
+ * it starts the first process (which migrates and seeds), then the rest once the first is ready,
+ * replaces one that dies, relays the processes' metrics to the one that takes a scrape
+ * (`ClusterMetrics`), and on SIGTERM or SIGINT stops them all and waits for them.
  *
  * One process only with embedded PGlite (one process may open its data directory) and with the manual
  * clock (each process would keep its own time).
  */
 import cluster, { type Worker } from "node:cluster"
 import os from "node:os"
+import * as ClusterMetrics from "./ClusterMetrics.js"
+import * as Logs from "./Logs.js"
 import { ConfigExitCode } from "./Startup.js"
 
 export interface Plan {
@@ -35,6 +38,15 @@ export const FollowerEnv = "LAARI_FOLLOWER"
 
 export const isFollower = (env: NodeJS.ProcessEnv) => env[FollowerEnv] === "1"
 
+/** Whether this process is one of several under the supervisor. */
+export const isWorker = () => cluster.isWorker
+
+/** What the first process tells the supervisor once it has seeded: the others may start. */
+const ReadyMessage = "laari:ready"
+
+/** In the first process: start-up is done (`Readiness`). */
+export const announceReady = () => process.send?.({ type: ReadyMessage })
+
 /** A died process is replaced after this long, so a crash at start does not spin. */
 const RestartDelayMs = 1_000
 
@@ -43,16 +55,24 @@ const RestartDelayMs = 1_000
  * with the exit status once all have stopped: `0` after a signal, `ConfigExitCode` when one could not
  * start for a reason of configuration (it said which): then the others are stopped, none restarted.
  */
-export const supervise = (count: number, env: Record<string, string>): Promise<number> =>
+export const supervise = (
+  count: number,
+  env: Record<string, string>,
+  format: Logs.Format = "text"
+): Promise<number> =>
   new Promise((resolve) => {
     let stopping = false
     let status = 0
     const live = new Set<Worker>()
+    const listening = new Set<Worker>()
+    ClusterMetrics.relay((asker) => [...listening].filter((w) => w !== asker))
     const fork = (follower: boolean) => {
       const worker = cluster.fork({ ...env, ...(follower ? { [FollowerEnv]: "1" } : {}) })
       live.add(worker)
+      worker.once("listening", () => listening.add(worker))
       worker.on("exit", (code, signal) => {
         live.delete(worker)
+        listening.delete(worker)
         if (!stopping && code === ConfigExitCode) {
           status = ConfigExitCode
           stop()
@@ -61,7 +81,13 @@ export const supervise = (count: number, env: Record<string, string>): Promise<n
           if (live.size === 0) resolve(status)
           return
         }
-        console.error(`laari process ${worker.process.pid} ended (${signal ?? code}); starting another`)
+        console.error(
+          Logs.line(
+            format,
+            `laari process ${worker.process.pid} ended (${signal ?? code}); starting another`,
+            "warn"
+          )
+        )
         setTimeout(() => {
           if (!stopping) fork(true)
         }, RestartDelayMs).unref()
@@ -76,14 +102,21 @@ export const supervise = (count: number, env: Record<string, string>): Promise<n
     }
     process.on("SIGTERM", stop)
     process.on("SIGINT", stop)
-    // The first process migrates and seeds alone; the others start once it listens.
-    fork(false).once("listening", () => {
-      let listening = 1
+    // The first process migrates and seeds alone; the others start once it is ready, so that none
+    // answers `/readyz` before the seeding is done.
+    const first = fork(false)
+    const onReady = (message: unknown) => {
+      if ((message as { type?: unknown } | null)?.type !== ReadyMessage) return
+      first.off("message", onReady)
+      // Stopping already (a signal during the seeding): start nothing that no one would stop.
+      if (stopping) return
+      let started = 1
       for (let i = 1; i < count; i++)
         fork(true).once("listening", () => {
-          if (++listening === count) console.log(`laari: all ${count} processes listening`)
+          if (++started === count) console.log(Logs.line(format, `laari: all ${count} processes listening`))
         })
-    })
+    }
+    first.on("message", onReady)
   })
 
 export const isPrimary = () => cluster.isPrimary

@@ -10,6 +10,7 @@ import { Console, Effect, Layer } from "effect"
 import * as Banner from "./Banner.js"
 import * as Config from "./Config.js"
 import * as DataDir from "./DataDir.js"
+import * as Readiness from "./Health/Readiness.js"
 import * as Logs from "./Logs.js"
 import * as Notify from "./Notify/Delivery.js"
 import * as Onboarding from "./Onboarding.js"
@@ -50,9 +51,13 @@ const serveOne = Effect.gen(function* () {
           file: OpsToken.pathOf(config.dataDir ?? Config.defaults.dataDir)
         }
       : OpsToken.resolveToken(config.opsToken, config.dataDir ?? Config.defaults.dataDir)
+  const accessLog = yield* Logs.accessLogFromEnv
   const server = Server.layer({ ...config, opsToken: token.value })
+  // Ready once this is done (`/readyz`): the first process seeds and says where things are; the others,
+  // started once it is ready (`Processes`), have nothing more to do.
+  const ready = Effect.flatMap(Readiness.Readiness, (r) => r.done)
   const announce = Processes.isFollower(process.env)
-    ? Layer.empty
+    ? Layer.effectDiscard(ready)
     : Layer.effectDiscard(
         Effect.gen(function* () {
           const seeded = yield* Onboarding.seedDemo
@@ -66,12 +71,15 @@ const serveOne = Effect.gen(function* () {
             notices: channel
           }).join("\n")
           yield* format === "text" ? Console.log(text) : Console.error(text)
+          yield* ready
+          if (Processes.isWorker()) Processes.announceReady()
         })
       )
   return yield* Layer.launch(
     stopDeadline.pipe(Layer.provideMerge(announce), Layer.provideMerge(server))
   ).pipe(
     Effect.provide(Logs.layer(format)),
+    Effect.provideService(Logs.AccessLog, accessLog),
     Effect.provide(Tracing.layer),
     // The service runs until interrupted: a failure is one of starting, and one of configuration is
     // said in a line, not a stack, with the status the supervisor does not restart.
@@ -112,14 +120,17 @@ export const run = Effect.gen(function* () {
     const token = OpsToken.resolveToken(config.opsToken, config.dataDir ?? Config.defaults.dataDir)
     const env: Record<string, string> =
       token.source === "env" ? {} : { LAARI_OPS_TOKEN: token.value, [TokenSourceEnv]: token.source }
-    yield* Console.log(`laari: ${plan.processes} processes on one port (LAARI_PROCESSES)`)
+    const format = yield* Logs.formatFromEnv
+    yield* Console.log(Logs.line(format, `laari: ${plan.processes} processes on one port (LAARI_PROCESSES)`))
     // Uninterruptible: on SIGTERM the supervisor stops its processes and waits for them itself; the
     // runtime's own handling would otherwise end this process at once and cut their connections.
-    const code = yield* Effect.uninterruptible(Effect.promise(() => Processes.supervise(plan.processes, env)))
+    const code = yield* Effect.uninterruptible(
+      Effect.promise(() => Processes.supervise(plan.processes, env, format))
+    )
     if (code !== 0) process.exit(code)
     return
   }
   if (Processes.isPrimary() && plan.reason !== undefined && process.env.LAARI_PROCESSES)
-    yield* Console.log(`laari: one process (${plan.reason})`)
+    yield* Console.log(Logs.line(yield* Logs.formatFromEnv, `laari: one process (${plan.reason})`))
   return yield* serveOne
 })

@@ -13,6 +13,7 @@ import { CheckoutLive } from "./Checkout/Http.js"
 import * as Clockwork from "./Clockwork.js"
 import * as Config from "./Config.js"
 import { HealthLive } from "./Health/Http.js"
+import * as Readiness from "./Health/Readiness.js"
 import * as Challenge from "./Http/Challenge.js"
 import * as Docs from "./Http/Docs.js"
 import * as GraphQLHttp from "./GraphQL/Http.js"
@@ -65,11 +66,12 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 )
 
 /** The database, the services, the background jobs and the clock: what requests and workers use. */
-const coreLayer = (config: Config.ServerConfig) => {
+const coreLayer = (config: Config.ServerConfig, readiness: Layer.Layer<Readiness.Readiness>) => {
   const base = Layer.mergeAll(
     Database.layer({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }),
     Crypto.layerWeb,
-    Config.layer(config)
+    Config.layer(config),
+    readiness
   )
   // The notices' port (queued for the notification service too, with `LAARI_NOTIFY_URL`) over the
   // database's own, which it replaces.
@@ -115,12 +117,13 @@ const ServingLive = Layer.mergeAll(
 
 /** Everything but the listening socket: tests put a server under it. */
 export const appLayer = (config: Config.ServerConfig) =>
-  ServingLive.pipe(Layer.provideMerge(coreLayer(config)))
+  ServingLive.pipe(Layer.provideMerge(coreLayer(config, Readiness.immediate)))
 
 /**
  * The service listening on `config.port` behind the `Edge`. Layers are built in order and released in
  * reverse: the socket opens once the database and the services are up, and closes, draining in-flight
- * requests, before they go down.
+ * requests, before they go down. `/readyz` waits for `Readiness.done`, which the caller says once
+ * start-up (the seeding) is complete.
  */
 export const layer = (config: Config.ServerConfig) =>
   ServingLive.pipe(
@@ -130,5 +133,5 @@ export const layer = (config: Config.ServerConfig) =>
         port: config.port
       })
     ),
-    Layer.provideMerge(coreLayer(config))
+    Layer.provideMerge(coreLayer(config, Readiness.pending))
   )

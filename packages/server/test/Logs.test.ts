@@ -5,12 +5,14 @@
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Seed } from "@laari/testkit"
-import { Cause, Effect, HashMap, Layer, Logger, Option, Redacted } from "effect"
+import { Cause, Effect, Exit, HashMap, Layer, Logger, Option, Redacted, Scope } from "effect"
 import * as Config from "../src/Config.js"
 import * as RequestId from "../src/Http/RequestId.js"
 import * as Security from "../src/Http/Security.js"
 import * as Onboarding from "../src/Onboarding.js"
 import * as Logs from "../src/Logs.js"
+import * as F from "./support/Fixtures.js"
+import * as ServerProcess from "./support/ServerProcess.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 import * as TestServer from "./support/TestServer.js"
 
@@ -161,4 +163,101 @@ describe("logs", () => {
 // The text format stays Effect's own.
 it("LAARI_LOG_FORMAT=text changes nothing", () => {
   expect(Logs.layer("text")).toBe(Layer.empty)
+})
+
+/**
+ * The access log (issue 23, item 17) of the real service, two processes on PostgreSQL, in JSON: one line
+ * per request with its route template, status, duration, `request_id` (the response's `Request-Id`) and
+ * `merchant_id` once authenticated; nothing secret; and every line on stdout JSON, the supervisor's too.
+ */
+describe.skipIf(TestDatabase.postgresUrl === undefined)("the access log (PostgreSQL, two processes)", () => {
+  const scope = Effect.runSync(Scope.make())
+  let server: ServerProcess.ServerProcess
+  beforeAll(async () => {
+    const databaseUrl = await Effect.runPromise(
+      Scope.extend(TestDatabase.createDatabase(TestDatabase.postgresUrl!), scope)
+    )
+    server = await ServerProcess.start({
+      env: {
+        DATABASE_URL: databaseUrl,
+        LAARI_PROCESSES: "2",
+        LAARI_OPS_TOKEN: TestServer.OpsToken,
+        LAARI_RATE_LIMIT: "0",
+        LAARI_LOG_FORMAT: "json"
+      }
+    })
+    const deadline = Date.now() + 90_000
+    while (!server.stdout().includes("all 2 processes listening") && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50))
+  }, 150_000)
+  afterAll(async () => {
+    await server?.stop()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }, 40_000)
+
+  const lines = () =>
+    server
+      .stdout()
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => {
+        try {
+          return JSON.parse(line) as Record<string, unknown>
+        } catch {
+          throw new Error(`not JSON on stdout: ${line}`)
+        }
+      })
+
+  it("one JSON line per request with its Request-Id, template, status, duration and merchant", async () => {
+    const api = TestServer.client(server.baseUrl)
+    const merchant = await F.merchant(api as TestServer.TestServer)
+    const token = "tok_secret_in_query_0123456789"
+    const answers = []
+    // New connections: the requests reach both processes.
+    for (let i = 0; i < 3; i++) {
+      const created = await api.request("POST", "/mandates", {
+        key: merchant.test,
+        headers: { connection: "close" },
+        body: F.mandateBody()
+      })
+      expect(created.status, created.text).toBe(201)
+      const id = (created.body as { id: string }).id
+      answers.push({ res: created, route: "/mandates", method: "POST", merchant: merchant.id })
+      const read = await api.request("GET", `/mandates/${id}?token=${token}`, {
+        key: merchant.test,
+        headers: { connection: "close" }
+      })
+      answers.push({ res: read, route: "/mandates/{id}", method: "GET", merchant: merchant.id })
+    }
+    const refused = await api.request("GET", "/mandates", {
+      key: "sk_test_nope",
+      headers: { connection: "close" }
+    })
+    answers.push({ res: refused, route: "/mandates", method: "GET", merchant: undefined })
+    const missing = await api.request("GET", `/no/such/${token}`, { headers: { connection: "close" } })
+    answers.push({ res: missing, route: "unmatched", method: "GET", merchant: undefined })
+
+    // Written as the response goes out: allow a moment for the pipe.
+    const deadline = Date.now() + 10_000
+    const find = (id: string) => lines().filter((l) => l.request_id === id && l.route !== undefined)
+    while (answers.some((a) => find(a.res.headers.get("request-id")!).length === 0) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50))
+    for (const a of answers) {
+      const id = a.res.headers.get("request-id")!
+      const found = find(id)
+      expect(found, id).toHaveLength(1)
+      const line = found[0]!
+      expect(line).toMatchObject({ level: "info", method: a.method, route: a.route, status: a.res.status })
+      expect(typeof line.duration_ms).toBe("number")
+      expect(line.duration_ms as number).toBeGreaterThanOrEqual(0)
+      expect(line.merchant_id).toBe(a.merchant)
+    }
+    const stdout = server.stdout()
+    expect(stdout).toContain("all 2 processes listening")
+    expect(stdout).not.toContain(token)
+    expect(stdout).not.toContain(merchant.test)
+    expect(stdout).not.toContain(TestServer.OpsToken)
+    // Every line parses (lines() throws otherwise), the supervisor's included.
+    expect(lines().some((l) => String(l.message).includes("all 2 processes listening"))).toBe(true)
+  })
 })

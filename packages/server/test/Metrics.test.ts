@@ -7,14 +7,22 @@
  * Core's counters are Effect metrics, one registry per process: each test compares a scrape before and
  * after what it does, and the two servers of this file run one after the other.
  */
+import { spawnSync } from "node:child_process"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as F from "./support/Fixtures.js"
 import * as R from "./support/Receiver.js"
 import { startOnPostgres } from "./support/PostgresServer.js"
+import * as ServerProcess from "./support/ServerProcess.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 import { postgresUrl } from "./support/TestDatabase.js"
 import * as TestServer from "./support/TestServer.js"
+
+/** Prometheus's own linter (Debian's `prometheus` package; `.ci/run` installs it). */
+const promtool = spawnSync("promtool", ["--version"]).status === 0
+if (!promtool && process.env.CI === "true")
+  throw new Error("promtool is missing: CI checks /metrics with it (apt-get install prometheus)")
 
 interface Sample {
   readonly name: string
@@ -98,6 +106,28 @@ const suite = (name: string, start: () => Promise<TestServer.LocalTestServer>, b
       expect(ok.status).toBe(200)
       expect(ok.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8")
       expect(ok.headers.get("request-id")).toMatch(/^req_/)
+    })
+
+    it("passes promtool check metrics with no finding", async (context) => {
+      if (!promtool) {
+        console.warn("promtool is not installed: /metrics is not linted here (CI installs it)")
+        return context.skip()
+      }
+      // Every series present: a request timed, a charge counted.
+      await server.request("GET", "/healthz")
+      const res = await server.request("GET", "/metrics", { key: TestServer.OpsToken })
+      expect(res.status).toBe(200)
+      const lint = spawnSync("promtool", ["check", "metrics"], { input: res.text, encoding: "utf8" })
+      expect(`${lint.stdout}${lint.stderr}`).toBe("")
+      expect(lint.status).toBe(0)
+    })
+
+    it("counts a charge refused because the mandate is not found", async () => {
+      const before = await scrape()
+      const refused = await charge(crypto.randomUUID(), 1_000)
+      expect(refused.status, refused.text).toBe(404)
+      expect(refused.body.code).toBe("MANDATE_NOT_FOUND")
+      expect(gained(before, await scrape(), "laari_mandate_charges_total")).toEqual({ MANDATE_NOT_FOUND: 1 })
     })
 
     it("is in neither OpenAPI document", async () => {
@@ -322,3 +352,95 @@ if (postgresUrl === undefined) {
 } else {
   suite("GET /metrics on PostgreSQL", async () => (await startOnPostgres()).server, "pg")
 }
+
+describe.skipIf(postgresUrl === undefined)("GET /metrics of two processes (PostgreSQL)", () => {
+  const scope = Effect.runSync(Scope.make())
+  let server: ServerProcess.ServerProcess
+  beforeAll(async () => {
+    const databaseUrl = await Effect.runPromise(
+      Scope.extend(TestDatabase.createDatabase(TestDatabase.postgresUrl!), scope)
+    )
+    server = await ServerProcess.start({
+      env: {
+        DATABASE_URL: databaseUrl,
+        LAARI_PROCESSES: "2",
+        LAARI_OPS_TOKEN: TestServer.OpsToken,
+        LAARI_RATE_LIMIT: "0",
+        LAARI_ACCESS_LOG: "false"
+      }
+    })
+    const deadline = Date.now() + 90_000
+    while (!server.stdout().includes("all 2 processes listening") && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50))
+  }, 150_000)
+  afterAll(async () => {
+    await server?.stop()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }, 40_000)
+
+  // A new connection each: the supervisor hands connections to the processes in turn.
+  const get = (path: string, key?: string) =>
+    fetch(`${server.baseUrl}${path}`, {
+      headers: { connection: "close", ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) },
+      signal: AbortSignal.timeout(10_000)
+    })
+  const scrape = async () => {
+    const res = await get("/metrics", TestServer.OpsToken)
+    expect(res.status).toBe(200)
+    return parse(await res.text())
+  }
+
+  it("one scrape counts the requests of both processes, and includes both", async () => {
+    expect(server.stdout()).toContain("all 2 processes listening")
+    // No one else asks /readyz here (the start waits on /healthz): every one counted is one of these.
+    const n = 16
+    const versions = new Set<string>()
+    for (let i = 0; i < n; i++) {
+      const res = await get("/readyz")
+      expect(res.status).toBe(200)
+      await res.text()
+    }
+    for (let i = 0; i < 4; i++) {
+      const samples = await scrape()
+      const readyz = series(samples, "laari_http_request_duration_seconds_count").filter(
+        (s) => s.labels.route === "/readyz"
+      )
+      expect(readyz.reduce((sum, s) => sum + s.value, 0)).toBe(n)
+      // Histograms summed bucket-wise: the +Inf bucket is the count.
+      const inf = series(samples, "laari_http_request_duration_seconds_bucket").filter(
+        (s) => s.labels.route === "/readyz" && s.labels.le === "+Inf"
+      )
+      expect(inf.reduce((sum, s) => sum + s.value, 0)).toBe(n)
+      expect(series(samples, "laari_metrics_scrape_errors_total")[0]?.value).toBe(0)
+      // The due work is the database's: counted once, not once per process.
+      expect(series(samples, "laari_background_jobs_due").length).toBe(5)
+      for (const s of series(samples, "nodejs_version_info")) versions.add(JSON.stringify(s.labels))
+    }
+    expect(versions.size).toBe(1)
+  })
+
+  it("a process that does not answer in time is left out and counted, the scrape still answers", async () => {
+    const workers = spawnSync("ps", ["-o", "pid=", "--ppid", String(server.pid)], { encoding: "utf8" })
+      .stdout.trim()
+      .split(/\s+/)
+      .map(Number)
+    expect(workers).toHaveLength(2)
+    process.kill(workers[1]!, "SIGSTOP")
+    try {
+      // A connection handed to the stopped process waits: try again until the other one answers.
+      let samples: ReadonlyArray<Sample> | undefined
+      for (let attempt = 0; attempt < 10 && samples === undefined; attempt++)
+        samples = await fetch(`${server.baseUrl}/metrics`, {
+          headers: { connection: "close", authorization: `Bearer ${TestServer.OpsToken}` },
+          signal: AbortSignal.timeout(5_000)
+        }).then(
+          async (res) => (res.status === 200 ? parse(await res.text()) : undefined),
+          () => undefined
+        )
+      expect(samples, "no scrape answered").toBeDefined()
+      expect(series(samples!, "laari_metrics_scrape_errors_total")[0]?.value).toBeGreaterThanOrEqual(1)
+    } finally {
+      process.kill(workers[1]!, "SIGCONT")
+    }
+  })
+})

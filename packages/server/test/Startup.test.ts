@@ -7,10 +7,12 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import * as Net from "node:net"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
-import { Cause } from "effect"
+import { Cause, Effect, Exit, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import * as Startup from "../src/Startup.js"
 import * as ServerProcess from "./support/ServerProcess.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+import * as TestServer from "./support/TestServer.js"
 
 const databaseUrl = process.env.DATABASE_URL
 if (databaseUrl === undefined)
@@ -103,4 +105,49 @@ describe("start-up errors of configuration", { timeout: 300_000 }, () => {
     expect(Startup.explain(Cause.die(new Error("boom")), target)).toBeUndefined()
     expect(Startup.explain(pg("3D000", "x"), { port: 4000, databaseUrl: undefined })).toBeUndefined()
   })
+})
+
+/**
+ * `/readyz` means started (issue 23, item 19): on PostgreSQL it answered `200` seconds before the demo
+ * merchant was seeded. Polled from the moment the port opens, every `200` must find the seed done.
+ */
+describe.skipIf(databaseUrl === undefined)("/readyz on PostgreSQL", { timeout: 300_000 }, () => {
+  for (const processes of ["1", "2"])
+    it(`with ${processes} process(es): no 200 before the demo merchant is seeded`, async () => {
+      const scope = Effect.runSync(Scope.make())
+      const url = await Effect.runPromise(Scope.extend(TestDatabase.createDatabase(databaseUrl!), scope))
+      const server = await ServerProcess.spawnServer({
+        env: { DATABASE_URL: url, LAARI_PROCESSES: processes, LAARI_OPS_TOKEN: TestServer.OpsToken }
+      })
+      const api = TestServer.client(server.baseUrl)
+      try {
+        const deadline = Date.now() + 180_000
+        const seen: Array<number> = []
+        let checked = 0
+        // Enough 200s, on new connections, to reach both processes.
+        while (checked < 6 && Date.now() < deadline) {
+          const status = await fetch(`${server.baseUrl}/readyz`, {
+            headers: { connection: "close" },
+            signal: AbortSignal.timeout(5_000)
+          }).then(
+            (r) => r.status,
+            () => 0
+          )
+          if (seen.at(-1) !== status) seen.push(status)
+          if (status === 200) {
+            checked++
+            expect(server.stdout()).toContain("Seeded the demo merchant")
+            const merchants = await api.ops("GET", "/ops/merchants")
+            expect(merchants.status).toBe(200)
+            expect(merchants.text).toContain("Demo Cafe")
+          } else await new Promise((r) => setTimeout(r, 10))
+        }
+        expect(checked, `readyz answered ${seen.join(", ")}`).toBe(6)
+        // It was polled while listening and not yet ready, or the test proves nothing.
+        expect(seen).toContain(503)
+      } finally {
+        await server.stop()
+        await Effect.runPromise(Scope.close(scope, Exit.void))
+      }
+    })
 })

@@ -1,22 +1,30 @@
 /**
- * `/healthz` answers while the process runs; `/readyz` only while the database answers too. Once the
- * process is stopping neither is ready: the socket no longer listens, and the edge answers `503` to
- * any request still arriving on an open connection (`Http/Edge.ts`).
+ * `/healthz` answers while the process runs; `/readyz` only once start-up is done (`Readiness`: the
+ * migrations, the seeding) and while the database answers. Once the process is stopping neither is
+ * ready: the socket no longer listens, and the edge answers `503` to any request still arriving on an
+ * open connection (`Http/Edge.ts`).
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Errors } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
+import { Readiness } from "./Readiness.js"
 
 export const HealthLive = HttpApiBuilder.group(Api, "health", (handlers) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const readiness = yield* Readiness
+    const database = sql`SELECT 1`.pipe(Effect.timeout("2 seconds"))
     return handlers
       .handle("healthz", () => Effect.succeed({ status: "ok" }))
       .handle("readyz", () =>
-        sql`SELECT 1`.pipe(
-          Effect.timeout("2 seconds"),
+        readiness.isDone.pipe(
+          Effect.filterOrFail(
+            (done) => done,
+            () => "starting"
+          ),
+          Effect.zipRight(database),
           Effect.mapBoth({
             onFailure: () => new Errors.ServiceUnavailable(),
             onSuccess: () => ({ status: "ready" })

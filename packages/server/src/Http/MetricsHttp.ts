@@ -1,6 +1,6 @@
 /**
  * Metrics over HTTP: `GET /metrics` for Prometheus, behind the operator token, and the middleware that
- * times every request. The route is added to the router directly, not to the `HttpApi`, so it stays out
+ * times every request and writes its access log line (`Logs.AccessLog`). The route is added to the router directly, not to the `HttpApi`, so it stays out
  * of `/openapi.json`, the merchants' contract.
  */
 import {
@@ -11,7 +11,8 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Chunk, Context, Effect, FiberRef, Layer } from "effect"
+import { Chunk, Context, Effect, FiberRef, type HashMap, Layer } from "effect"
+import * as Logs from "../Logs.js"
 import { Metrics } from "../Metrics.js"
 import * as Problems from "./Problems.js"
 import { OpsAuthentication, OpsAuthenticationLive } from "./Security.js"
@@ -29,14 +30,19 @@ export const template = (path: string): string => path.replace(/:([A-Za-z0-9_]+)
 
 const TemplateHeader = "x-laari-route"
 
-/** Records a request's duration under its method, route template and status. */
+/**
+ * Records a request's duration under its method, route template and status, and logs it in one line
+ * with the log annotations it was served under (`request_id`, `merchant_id` once authenticated). Only
+ * the template is written, never the raw path or its query, which may carry ids or tokens.
+ */
 export class RequestMetrics extends Context.Tag("laari/server/RequestMetrics")<
   RequestMetrics,
   {
     readonly record: (
       request: HttpServerRequest.HttpServerRequest,
       status: number,
-      seconds: number
+      seconds: number,
+      annotations: HashMap.HashMap<string, unknown> | undefined
     ) => Effect.Effect<void>
   }
 >() {}
@@ -50,6 +56,7 @@ const requestMetrics = Layer.effect(
   RequestMetrics,
   Effect.gen(function* () {
     const metrics = yield* Metrics
+    const accessLog = yield* Logs.AccessLog
     const router = yield* HttpApiBuilder.Router
     const config = yield* FiberRef.get(HttpRouter.currentRouterConfig)
     const twin = yield* Effect.cached(
@@ -76,30 +83,45 @@ const requestMetrics = Layer.effect(
         Effect.orElseSucceed(() => Unmatched)
       )
     return {
-      record: (request, status, seconds) =>
-        Effect.map(routeOf(request), (route) =>
-          metrics.observeRequest(
-            { method: Methods.has(request.method) ? request.method : "OTHER", route, status },
-            seconds
+      record: (request, status, seconds, annotations) =>
+        Effect.flatMap(routeOf(request), (route) => {
+          const method = Methods.has(request.method) ? request.method : "OTHER"
+          metrics.observeRequest({ method, route, status }, seconds)
+          if (!accessLog) return Effect.void
+          const line = Effect.logInfo(`${method} ${route} ${status}`).pipe(
+            Effect.annotateLogs({ method, route, status, duration_ms: Math.round(seconds * 10_000) / 10 })
           )
-        )
+          return annotations === undefined
+            ? line
+            : Effect.locally(line, FiberRef.currentLogAnnotations, annotations)
+        })
     }
   })
 ).pipe(Layer.provide(HttpApiBuilder.Router.Live))
 
 /**
- * Times every request the app answers, until its response head (`RequestId.middleware` wraps it). The
- * edge's own refusals (`Edge`: a declared body over the limit) never reach the app and are not counted.
+ * Times and logs every request the app answers, until its response head (`RequestId.middleware` wraps
+ * it). The edge's own refusals (`Edge`: a declared body over the limit) never reach the app and are not
+ * counted.
  */
 export const middleware = <E, R>(app: HttpApp.HttpApp<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.flatMap(RequestMetrics, (metrics) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       // Real time, not the clock's: a manual clock stands still while requests take time.
       const started = performance.now()
+      // The response head is made after the request's log annotations have ended (`RequestId`'s, and
+      // the merchant's once authenticated): kept as the app left them, for the access log line.
+      let annotations: HashMap.HashMap<string, unknown> | undefined
+      const keep = Effect.map(FiberRef.get(FiberRef.currentLogAnnotations), (a) => {
+        annotations = a
+      })
       const observe = HttpApp.appendPreResponseHandler((_request, response) =>
-        Effect.as(metrics.record(request, response.status, (performance.now() - started) / 1000), response)
+        Effect.as(
+          metrics.record(request, response.status, (performance.now() - started) / 1000, annotations),
+          response
+        )
       )
-      return Effect.zipRight(observe, app)
+      return Effect.zipRight(observe, app).pipe(Effect.ensuring(keep))
     })
   )
 
