@@ -392,27 +392,29 @@ const make = Effect.gen(function* () {
         endpoint_load AS (SELECT endpoint_id, count(*)::int AS n FROM flying GROUP BY endpoint_id),
         tenant_load AS (
           SELECT merchant_id, environment, count(*)::int AS n FROM flying GROUP BY merchant_id, environment),
-        candidates AS (
-          SELECT d.id, d.endpoint_id, w.merchant_id, w.environment, d.due_at, d.position,
+        open_endpoints AS (
+          SELECT w.id, w.merchant_id, w.environment,
             ${endpointCap} - coalesce(el.n, 0) AS endpoint_room,
             ${caps.perMerchant}::int - coalesce(tl.n, 0) AS tenant_room
-          FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-            LEFT JOIN endpoint_load el ON el.endpoint_id = d.endpoint_id
+          FROM webhook_endpoints w
+            LEFT JOIN endpoint_load el ON el.endpoint_id = w.id
             LEFT JOIN tenant_load tl ON tl.merchant_id = w.merchant_id AND tl.environment = w.environment
-          WHERE d.status = 'PENDING' AND d.due_at <= ${at}
-            AND (d.leased_until IS NULL OR d.leased_until <= ${at})
-            AND w.status = 'ENABLED' AND w.deleted_at IS NULL
-            AND NOT (d.endpoint_id = ANY (${busy as Array<string>}::uuid[]))
+          WHERE w.status = 'ENABLED' AND w.deleted_at IS NULL
+            AND NOT (w.id = ANY (${busy as Array<string>}::uuid[]))
             AND ${endpointCap} > coalesce(el.n, 0)
-            AND ${caps.perMerchant}::int > coalesce(tl.n, 0)
-          ORDER BY d.due_at, d.position LIMIT ${limit * 8}),
-        ranked AS (
-          SELECT c.*, row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.due_at, c.position) AS endpoint_rank
-          FROM candidates c),
+            AND ${caps.perMerchant}::int > coalesce(tl.n, 0)),
+        -- Per endpoint with room, its earliest due attempts, as many as fit: one index probe each, so a
+        -- capped endpoint's backlog, however long, is never read.
         fitting AS (
-          SELECT r.*,
-            row_number() OVER (PARTITION BY r.merchant_id, r.environment ORDER BY r.due_at, r.position) AS tenant_rank
-          FROM ranked r WHERE r.endpoint_rank <= r.endpoint_room),
+          SELECT c.*,
+            row_number() OVER (PARTITION BY c.merchant_id, c.environment ORDER BY c.due_at, c.position) AS tenant_rank
+          FROM (
+            SELECT d.id, d.due_at, d.position, o.merchant_id, o.environment, o.tenant_room
+            FROM open_endpoints o CROSS JOIN LATERAL (
+              SELECT d.id, d.due_at, d.position FROM webhook_deliveries d
+              WHERE d.endpoint_id = o.id AND d.status = 'PENDING' AND d.due_at <= ${at}
+                AND (d.leased_until IS NULL OR d.leased_until <= ${at})
+              ORDER BY d.due_at, d.position LIMIT o.endpoint_room) d) c),
         chosen AS (
           SELECT id FROM fitting WHERE tenant_rank <= tenant_room ORDER BY due_at, position LIMIT ${limit}),
         due AS (
