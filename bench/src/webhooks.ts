@@ -6,7 +6,12 @@
  *   time from the API's answer to the charge (its transaction committed before) to the delivery's
  *   first byte at the receiver: p50/p99;
  * - throughput: BENCH_ENDPOINTS endpoints (default 10) subscribed to every event, BENCH_EVENTS charges
- *   (default 300) at concurrency 16; deliveries per second from the first answer to the last delivery.
+ *   (default 300) at concurrency 16; deliveries per second from the first answer to the last delivery;
+ * - fairness (issue 23, item 8): one merchant's BENCH_HANGING endpoints (default 12) that never answer,
+ *   BENCH_HANGING_CHARGES charges (default 40) to them; meanwhile another merchant's paced charges
+ *   (BENCH_FAIR_EVENTS, default 40) to its own endpoint: their answer-to-first-byte p50/p99 (goal: p99
+ *   under 1 s), and the most attempts the hanging endpoints ever held open, per endpoint and in all. On
+ *   PostgreSQL a second server on the same database delivers too, as a second process would.
  *
  *   pnpm bench:webhooks
  *   DATABASE_URL=postgres://... pnpm bench:webhooks
@@ -22,6 +27,9 @@ const latencyEvents = Number(process.env.BENCH_LATENCY_EVENTS ?? Smoke.size(300,
 const latencyConcurrency = Number(process.env.BENCH_LATENCY_CONCURRENCY ?? 2)
 const endpoints = Number(process.env.BENCH_ENDPOINTS ?? Smoke.size(10, 2))
 const events = Number(process.env.BENCH_EVENTS ?? Smoke.size(300, 20))
+const hangingEndpoints = Number(process.env.BENCH_HANGING ?? Smoke.size(12, 3))
+const hangingCharges = Number(process.env.BENCH_HANGING_CHARGES ?? Smoke.size(40, 4))
+const fairEvents = Number(process.env.BENCH_FAIR_EVENTS ?? Smoke.size(40, 5))
 
 // The receiver: notes when each delivery's first byte arrives, per endpoint path and charge id.
 const arrivals = new Map<string, number>()
@@ -105,6 +113,56 @@ await waitFor(events * endpoints, 120_000)
 const seconds = (lastArrival - started) / 1000
 const lag = [...burst].map(([id, t]) => arrivals.get(`/t0:${id}`)! - t).sort((x, y) => x - y)
 
+// Fairness: a merchant's endpoints that never answer, and another merchant's deliveries meanwhile.
+const open = new Map<string, number>()
+const mostOpen = new Map<string, number>()
+let openTotal = 0
+let mostOpenTotal = 0
+const hanging = http.createServer((req, res) => {
+  const path = req.url ?? ""
+  req.resume()
+  open.set(path, (open.get(path) ?? 0) + 1)
+  mostOpen.set(path, Math.max(mostOpen.get(path) ?? 0, open.get(path)!))
+  mostOpenTotal = Math.max(mostOpenTotal, ++openTotal)
+  res.on("close", () => {
+    open.set(path, open.get(path)! - 1)
+    openTotal--
+  })
+})
+await new Promise<void>((r) => hanging.listen(0, "127.0.0.1", r))
+// On PostgreSQL a second server delivers from the same database: the caps must hold across both.
+const second = backend === "postgresql" ? await Serve.start() : undefined
+const slow = await merchant("bench-hanging")
+for (let i = 0; i < hangingEndpoints; i++)
+  await call("POST", "/webhook-endpoints", slow.key, {
+    url: `http://127.0.0.1:${(hanging.address() as { port: number }).port}/h${i}`,
+    enabled_events: ["*"]
+  })
+const fair = await merchant("bench-fair")
+await call("POST", "/webhook-endpoints", fair.key, { url: receiverUrl("/fair"), enabled_events: ["*"] })
+await charge(slow, hangingCharges, 4)
+delivered = 0
+const fairCharges = await charge(fair, fairEvents, latencyConcurrency)
+await waitFor(fairEvents, 60_000)
+const fairLatencies = [...fairCharges]
+  .map(([id, t]) => arrivals.get(`/fair:${id}`)! - t)
+  .sort((x, y) => x - y)
+const heldOpen = { perEndpointMax: Math.max(...mostOpen.values()), totalMax: mostOpenTotal }
+hanging.closeAllConnections()
+hanging.close()
+const fairness = {
+  hangingEndpoints,
+  hangingCharges,
+  processes: second === undefined ? 1 : 2,
+  otherMerchant: {
+    events: fairEvents,
+    answerToFirstByteMs: { p50: pct(fairLatencies, 50), p99: pct(fairLatencies, 99) },
+    p99UnderOneSecond: pct(fairLatencies, 99) < 1000
+  },
+  hangingInFlight: heldOpen
+}
+await second?.stop()
+
 const result = {
   benchmark: "webhook-deliveries",
   backend,
@@ -121,6 +179,7 @@ const result = {
     deliveriesPerSecond: Number(((events * endpoints) / seconds).toFixed(1)),
     answerToFirstByteMs: { p50: pct(lag, 50), p99: pct(lag, 99) }
   },
+  fairness,
   rssMiB: Number((process.memoryUsage().rss / 2 ** 20).toFixed(1))
 }
 console.log(JSON.stringify(result, null, 2))
@@ -130,3 +189,7 @@ mkdirSync(resultsDir, { recursive: true })
 writeFileSync(new URL(`webhooks-${backend}.json`, resultsDir), `${JSON.stringify(result, null, 2)}\n`)
 await stop()
 receiver.close()
+if (!fairness.otherMerchant.p99UnderOneSecond) {
+  console.error("fairness: the other merchant's p99 is not under 1 s")
+  process.exitCode = 1
+}

@@ -146,6 +146,12 @@ export const afterAttempt = (
 
 export const DisabledByMerchant = "Disabled by the merchant"
 
+/**
+ * Endpoints a merchant may have in one environment, deleted ones not counted. Every endpoint multiplies
+ * each event into one more attempt, so the bound keeps one merchant's share of the delivery work bounded.
+ */
+export const MaxEndpoints = 16
+
 // ---------------------------------------------------------------------------------------------------------
 // Errors.
 
@@ -157,3 +163,13 @@ export class WebhookEndpointNotFound extends Schema.TaggedError<WebhookEndpointN
 export class EventNotFound extends Schema.TaggedError<EventNotFound>()("EventNotFound", {
   message: Schema.optionalWith(Schema.String, { default: () => "Event not found" })
 }) {}
+
+export class EndpointLimitReached extends Schema.TaggedError<EndpointLimitReached>()(
+  "WebhookEndpointLimitReached",
+  {
+    message: Schema.optionalWith(Schema.String, {
+      default: () =>
+        `A merchant can have at most ${MaxEndpoints} webhook endpoints in each environment; delete one before registering another`
+    })
+  }
+) {}

@@ -549,6 +549,14 @@ export const WebhookEndpointNotFound = plain(
   "Webhook endpoint not found"
 )
 export const EventNotFound = plain(Webhook.EventNotFound, "EventNotFound", 404, "Event not found")
+export const WebhookEndpointLimitReached = coded(
+  Webhook.EndpointLimitReached,
+  () => "WEBHOOK_ENDPOINT_LIMIT_REACHED",
+  "WebhookEndpointLimitReached",
+  409,
+  `The merchant already has ${Webhook.MaxEndpoints} webhook endpoints in this environment; delete one first`,
+  ["WEBHOOK_ENDPOINT_LIMIT_REACHED"]
+)
 
 // ---------------------------------------------------------------------------------------------------------
 // Endpoints.

@@ -622,7 +622,15 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   // numbers already kept are rewritten the same way (this is `Phone`'s rule of the day, frozen as SQL).
   // Of two spellings of one number in an environment the older customer gets it; the other keeps its
   // spelling (the unique key forbids two), for an operator to resolve.
-  "0012_phone_e164": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(phoneE164))
+  "0012_phone_e164": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(phoneE164)),
+  // Each webhook claim counts the attempts in flight (leased) per endpoint and merchant, and reads each
+  // endpoint's earliest due attempts (issue 23, item 8).
+  "0013_webhook_leases": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(`CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (leased_until, endpoint_id)
+      WHERE status = 'PENDING' AND leased_until IS NOT NULL;
+      CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (endpoint_id, due_at, position)
+      WHERE status = 'PENDING';`)
+  )
 }
 
 /** The Migrator's bookkeeping table; created here first (see `run`). */

@@ -119,10 +119,12 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
     Idempotent.post("create", "/webhook-endpoints")
       .setPayload(CreateWebhookEndpoint)
       .addSuccess(WebhookEndpointCreated, { status: 201 })
+      .addError(Problems.WebhookEndpointLimitReached)
       .annotate(OpenApi.Summary, "Register a webhook endpoint")
       .annotate(
         OpenApi.Description,
-        "Events of the key's environment and of the types in `enabled_events` are delivered to `url`, signed with the `secret` returned here (Standard Webhooks). Scope `webhooks:write`."
+        "Events of the key's environment and of the types in `enabled_events` are delivered to `url`, signed with the `secret` returned here (Standard Webhooks). " +
+          `A merchant has at most ${Webhook.MaxEndpoints} endpoints in each environment. Scope \`webhooks:write\`.`
       )
   )
   .add(

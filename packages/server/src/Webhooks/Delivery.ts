@@ -1,8 +1,9 @@
 /**
  * The delivery worker. Due attempts are leased from the log (`WebhookStore.claim`), signed at the moment
  * they are sent, sent, and recorded with what follows from them (the next attempt, the endpoint's
- * health). The worker itself is `Dispatch`'s: up to `concurrency` attempts in flight, at most
- * `perEndpoint` per endpoint, so a slow or dead endpoint holds a few slots and never the whole worker.
+ * health). The worker itself is `Dispatch`'s: up to `concurrency` attempts in flight in this process.
+ * What one endpoint or one merchant may hold is capped by the claim, over every process on the database,
+ * so a merchant's slow or dead endpoints hold a bounded share and other merchants' deliveries go on.
  */
 import { Crypto, Counters, Work, Webhook } from "@laari/core"
 import { DateTime, Effect, Layer } from "effect"
@@ -12,7 +13,7 @@ import { DeliveryChannel } from "../Sql/Events.js"
 import * as Address from "./Address.js"
 import * as Sender from "./Sender.js"
 import * as Signing from "./Signing.js"
-import { type Claimed, WebhookStore } from "./Sql.js"
+import { type Caps, type Claimed, WebhookStore } from "./Sql.js"
 
 export const JobName = "webhook-deliveries"
 
@@ -27,14 +28,22 @@ export const Deliveries = Counters.counter({
   values: ["delivered", "failed", "gave_up"]
 })
 
-export interface Limits {
+export interface Limits extends Caps {
   /** Attempts in flight per process. */
   readonly concurrency: number
-  /** Attempts in flight per endpoint and process. */
-  readonly perEndpoint: number
 }
 
-export const defaultLimits: Limits = { concurrency: 64, perEndpoint: 8 }
+/**
+ * A merchant's environment holds at most half of one process's slots, an endpoint an eighth, and an
+ * endpoint whose attempts fail (time out, refuse, answer an error) one, until an attempt succeeds: 16
+ * hanging endpoints (`Webhook.MaxEndpoints`) then hold 16 slots, after their first attempts time out.
+ */
+export const defaultLimits: Limits = {
+  concurrency: 64,
+  perEndpoint: 8,
+  perFailingEndpoint: 1,
+  perMerchant: 32
+}
 
 export type DeliveryService = Dispatch.Dispatcher
 
@@ -89,7 +98,7 @@ const make = (limits: Limits) =>
     return yield* Dispatch.make(
       {
         name: JobName,
-        claim: store.claim,
+        claim: (now, limit, busy) => store.claim(now, limit, busy, limits),
         send: deliver,
         group: (c) => c.attempt.endpointId,
         nextDueAt: store.nextDueAt

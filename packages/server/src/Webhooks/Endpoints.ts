@@ -31,7 +31,7 @@ const make = Effect.gen(function* () {
     get: (principal: Auth.Principal, id: string) =>
       Effect.flatMap(store.find(Auth.tenantOf(principal), id), found),
 
-    /** A new endpoint and its secret, which is shown this once. */
+    /** A new endpoint and its secret, which is shown this once; refused past `Webhook.MaxEndpoints`. */
     create: (
       principal: Auth.Principal,
       input: {
@@ -46,8 +46,10 @@ const make = Effect.gen(function* () {
         const endpoint = yield* store.create(
           Auth.tenantOf(principal),
           { id: yield* crypto.uuid, ...input, secret },
-          yield* DateTime.now
+          yield* DateTime.now,
+          Webhook.MaxEndpoints
         )
+        if (endpoint === undefined) return yield* new Webhook.EndpointLimitReached()
         return { endpoint, secret }
       }),
 

@@ -52,12 +52,15 @@ const publicLookup: LookupFunction = (hostname, options, callback) => {
   })
 }
 
-// Connections are reused across attempts to the same origin; each origin gets a bounded share.
+// Connections are reused across attempts to the same origin. The number of sockets is not capped here:
+// attempts in flight are, by the workers (`Delivery.Limits`), and an attempt queued behind another
+// origin's sockets would wait out its timeout there, so several merchants' endpoints on one host (a
+// hosted receiver) would hold one another up.
 const agents = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 16 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 16 }),
-  publicHttp: new http.Agent({ keepAlive: true, maxSockets: 16, lookup: publicLookup }),
-  publicHttps: new https.Agent({ keepAlive: true, maxSockets: 16, lookup: publicLookup })
+  http: new http.Agent({ keepAlive: true }),
+  https: new https.Agent({ keepAlive: true }),
+  publicHttp: new http.Agent({ keepAlive: true, lookup: publicLookup }),
+  publicHttps: new https.Agent({ keepAlive: true, lookup: publicLookup })
 }
 
 const describe = (error: unknown, timedOut: boolean): string => {

@@ -170,6 +170,20 @@ export interface Owner {
  */
 export const Lease = Duration.seconds(20)
 
+/** Attempts in flight at once, over every process and host on the database (`Delivery.Limits`). */
+export interface Caps {
+  readonly perEndpoint: number
+  /** For an endpoint whose attempts fail (a failing streak: `failing_since`). */
+  readonly perFailingEndpoint: number
+  /** For all the endpoints of a merchant in one environment. */
+  readonly perMerchant: number
+}
+
+// Advisory locks, two-key form (apart from the migrations' one-key lock): claims take one in turn; a
+// registration takes its merchant's environment's.
+const ClaimLock = 7_302_620
+const EndpointsLock = 7_302_621
+
 const endpointColumns = `id, merchant_id, environment, url, enabled_events, description, status, status_reason,
   secret, previous_secret, previous_secret_expires_at, failing_since, created_at`
 
@@ -231,14 +245,29 @@ const make = Effect.gen(function* () {
     Effect.map(findRow(owner, id), (row) => (row === undefined ? undefined : endpointFromRow(row)))
 
   return {
-    create: (tenant: Auth.Principal | Ids.Tenant, input: NewEndpoint, now: DateTime.Utc) =>
-      sql<EndpointRow>`INSERT INTO webhook_endpoints
-          (id, merchant_id, environment, url, enabled_events, description, status, secret, created_at)
-        VALUES (${input.id}, ${tenant.merchantId}, ${tenant.environment}, ${input.url},
-          ${input.enabledEvents as Array<string>}::text[], ${input.description}, 'ENABLED',
-          ${Secrets.seal(ring, input.id, input.secret)},
-          ${toDate(now)})
-        RETURNING ${sql.literal(endpointColumns)}`.pipe(Effect.map((rows) => endpointFromRow(rows[0]!))),
+    /**
+     * A new endpoint, or `undefined` when the tenant already has `max` (deleted ones not counted). The
+     * count and the insert hold the tenant's lock, so two processes registering at once cannot both pass.
+     */
+    create: (tenant: Auth.Principal | Ids.Tenant, input: NewEndpoint, now: DateTime.Utc, max: number) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`SELECT pg_advisory_xact_lock(${EndpointsLock}::int,
+            hashtext(${tenant.merchantId} || ':' || ${tenant.environment}))`
+          const [count] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM webhook_endpoints
+            WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment}
+              AND deleted_at IS NULL`
+          if (int(count!.n) >= max) return undefined
+          const rows = yield* sql<EndpointRow>`INSERT INTO webhook_endpoints
+              (id, merchant_id, environment, url, enabled_events, description, status, secret, created_at)
+            VALUES (${input.id}, ${tenant.merchantId}, ${tenant.environment}, ${input.url},
+              ${input.enabledEvents as Array<string>}::text[], ${input.description}, 'ENABLED',
+              ${Secrets.seal(ring, input.id, input.secret)},
+              ${toDate(now)})
+            RETURNING ${sql.literal(endpointColumns)}`
+          return endpointFromRow(rows[0]!)
+        })
+      ),
 
     find,
 
@@ -332,47 +361,93 @@ const make = Effect.gen(function* () {
       }),
 
     /**
-     * Leases up to `limit` due attempts of enabled endpoints, skipping rows another worker holds and
-     * endpoints in `busy` (those this worker already has enough in flight for).
+     * Leases up to `limit` due attempts of enabled endpoints, earliest due first, skipping rows another
+     * worker holds, endpoints in `busy` (those this worker already has enough in flight for), and whatever
+     * would take an endpoint or a merchant's environment past its cap of attempts in flight. In flight is
+     * what the database holds leased, whichever process or host leased it, and claims take one lock in
+     * turn, so the caps hold across every process on the database; a dead process's leases count until
+     * they run out.
      */
-    claim: (now: DateTime.Utc, limit: number, busy: ReadonlyArray<string>) =>
-      sql<
-        AttemptRow &
-          Omit<EndpointRow, "id" | "status" | "created_at"> & {
-            readonly body: string
-            readonly attempt_id: string
-          }
-      >`
-        WITH due AS (
-          SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-          WHERE d.status = 'PENDING' AND d.due_at <= ${toDate(now)}
-            AND (d.leased_until IS NULL OR d.leased_until <= ${toDate(now)})
-            AND w.status = 'ENABLED' AND w.deleted_at IS NULL
-            AND NOT (d.endpoint_id = ANY (${busy as Array<string>}::uuid[]))
-          ORDER BY d.due_at LIMIT ${limit}
+    claim: (now: DateTime.Utc, limit: number, busy: ReadonlyArray<string>, caps: Caps) => {
+      const at = toDate(now)
+      // What an endpoint may have in flight: its cap, or one while its attempts fail (a slow or dead
+      // endpoint then holds one slot, not a merchant's share, until an attempt succeeds).
+      const endpointCap = sql`CASE WHEN w.failing_since IS NULL THEN ${caps.perEndpoint}::int
+        ELSE ${caps.perFailingEndpoint}::int END`
+      return sql
+        .withTransaction(
+          Effect.zipRight(
+            sql`SELECT pg_advisory_xact_lock(${ClaimLock}::int, 0)`,
+            sql<
+              AttemptRow &
+                Omit<EndpointRow, "id" | "status" | "created_at"> & {
+                  readonly body: string
+                  readonly attempt_id: string
+                }
+            >`
+        WITH flying AS (
+          SELECT d.endpoint_id, w.merchant_id, w.environment
+          FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+          WHERE d.status = 'PENDING' AND d.leased_until > ${at}),
+        endpoint_load AS (SELECT endpoint_id, count(*)::int AS n FROM flying GROUP BY endpoint_id),
+        tenant_load AS (
+          SELECT merchant_id, environment, count(*)::int AS n FROM flying GROUP BY merchant_id, environment),
+        open_endpoints AS (
+          SELECT w.id, w.merchant_id, w.environment,
+            ${endpointCap} - coalesce(el.n, 0) AS endpoint_room,
+            ${caps.perMerchant}::int - coalesce(tl.n, 0) AS tenant_room
+          FROM webhook_endpoints w
+            LEFT JOIN endpoint_load el ON el.endpoint_id = w.id
+            LEFT JOIN tenant_load tl ON tl.merchant_id = w.merchant_id AND tl.environment = w.environment
+          WHERE w.status = 'ENABLED' AND w.deleted_at IS NULL
+            AND NOT (w.id = ANY (${busy as Array<string>}::uuid[]))
+            AND ${endpointCap} > coalesce(el.n, 0)
+            AND ${caps.perMerchant}::int > coalesce(tl.n, 0)),
+        -- Per endpoint with room, its earliest due attempts, as many as fit: one index probe each, so a
+        -- capped endpoint's backlog, however long, is never read.
+        fitting AS (
+          SELECT c.*,
+            row_number() OVER (PARTITION BY c.merchant_id, c.environment ORDER BY c.due_at, c.position) AS tenant_rank
+          FROM (
+            SELECT d.id, d.due_at, d.position, o.merchant_id, o.environment, o.tenant_room
+            FROM open_endpoints o CROSS JOIN LATERAL (
+              SELECT d.id, d.due_at, d.position FROM webhook_deliveries d
+              WHERE d.endpoint_id = o.id AND d.status = 'PENDING' AND d.due_at <= ${at}
+                AND (d.leased_until IS NULL OR d.leased_until <= ${at})
+              ORDER BY d.due_at, d.position LIMIT o.endpoint_room) d) c),
+        chosen AS (
+          SELECT id FROM fitting WHERE tenant_rank <= tenant_room ORDER BY due_at, position LIMIT ${limit}),
+        due AS (
+          SELECT d.id FROM webhook_deliveries d
+          WHERE d.id IN (SELECT id FROM chosen) AND d.status = 'PENDING'
+            AND (d.leased_until IS NULL OR d.leased_until <= ${at})
           FOR UPDATE OF d SKIP LOCKED),
         leased AS (
           UPDATE webhook_deliveries d SET leased_until = ${toDate(DateTime.addDuration(now, Lease))}
           FROM due WHERE d.id = due.id RETURNING d.*)
         SELECT l.*, l.id AS attempt_id, w.merchant_id, w.environment, w.url, w.secret, w.previous_secret,
           w.previous_secret_expires_at, e.envelope::text AS body
-        FROM leased l JOIN webhook_endpoints w ON w.id = l.endpoint_id JOIN events e ON e.id = l.event_id`.pipe(
-        Effect.flatMap((rows) =>
-          Effect.forEach(rows, (row) =>
-            Effect.map(
-              opened(row.endpoint_id, row),
-              (secrets): Claimed => ({
-                attempt: attemptFromRow({ ...row, id: row.attempt_id }),
-                merchantId: row.merchant_id,
-                environment: row.environment,
-                url: row.url,
-                secrets,
-                body: row.body
-              })
+        FROM leased l JOIN webhook_endpoints w ON w.id = l.endpoint_id JOIN events e ON e.id = l.event_id`
+          )
+        )
+        .pipe(
+          Effect.flatMap((rows) =>
+            Effect.forEach(rows, (row) =>
+              Effect.map(
+                opened(row.endpoint_id, row),
+                (secrets): Claimed => ({
+                  attempt: attemptFromRow({ ...row, id: row.attempt_id }),
+                  merchantId: row.merchant_id,
+                  environment: row.environment,
+                  url: row.url,
+                  secrets,
+                  body: row.body
+                })
+              )
             )
           )
         )
-      ),
+    },
 
     /**
      * Records an attempt's outcome, in one transaction: the log entry, the next attempt when one is due,

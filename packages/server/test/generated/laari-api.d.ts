@@ -323,7 +323,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Events of the key's environment and of the types in `enabled_events` are delivered to `url`, signed with the `secret` returned here (Standard Webhooks). Scope `webhooks:write`.
+         * @description Events of the key's environment and of the types in `enabled_events` are delivered to `url`, signed with the `secret` returned here (Standard Webhooks). A merchant has at most 16 endpoints in each environment. Scope `webhooks:write`.
          */
         post: operations["webhookEndpoints.create"];
         delete?: never;
@@ -2501,6 +2501,13 @@ export interface components {
          * @description an array of at most 12 item(s)
          */
         EnabledEvents: ("mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded" | "*")[];
+        /** @description The merchant already has 16 webhook endpoints in this environment; delete one first */
+        WebhookEndpointLimitReached: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+            /** @enum {string} */
+            code: "WEBHOOK_ENDPOINT_LIMIT_REACHED";
+        };
         /** @description Where the merchant receives events */
         WebhookEndpoint: {
             id: components["schemas"]["UUID"];
@@ -4945,7 +4952,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IdempotencyKeyInFlight"];
+                    "application/json": components["schemas"]["IdempotencyKeyInFlight"] | components["schemas"]["WebhookEndpointLimitReached"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
