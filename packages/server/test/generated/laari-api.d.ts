@@ -719,94 +719,7 @@ export interface webhooks {
          * The mandate.activated event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "mandate.activated";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "mandate";
-                                reference: string;
-                                /** @enum {string} */
-                                status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
-                                title: string;
-                                description: string | null;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                per_charge_cap: number;
-                                period_cap: number | null;
-                                period: "MONTH" | null;
-                                period_key: string | null;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                period_charged: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                setup_expires_at: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                expires_at: number;
-                                approved_at: number | null;
-                                revoked_at: number | null;
-                                revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onMandateActivated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -826,94 +739,7 @@ export interface webhooks {
          * The mandate.declined event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "mandate.declined";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "mandate";
-                                reference: string;
-                                /** @enum {string} */
-                                status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
-                                title: string;
-                                description: string | null;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                per_charge_cap: number;
-                                period_cap: number | null;
-                                period: "MONTH" | null;
-                                period_key: string | null;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                period_charged: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                setup_expires_at: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                expires_at: number;
-                                approved_at: number | null;
-                                revoked_at: number | null;
-                                revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onMandateDeclined"];
         delete?: never;
         options?: never;
         head?: never;
@@ -933,94 +759,7 @@ export interface webhooks {
          * The mandate.revoked event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "mandate.revoked";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "mandate";
-                                reference: string;
-                                /** @enum {string} */
-                                status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
-                                title: string;
-                                description: string | null;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                per_charge_cap: number;
-                                period_cap: number | null;
-                                period: "MONTH" | null;
-                                period_key: string | null;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                period_charged: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                setup_expires_at: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                expires_at: number;
-                                approved_at: number | null;
-                                revoked_at: number | null;
-                                revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onMandateRevoked"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1040,89 +779,7 @@ export interface webhooks {
          * The mandate.charge.succeeded event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "mandate.charge.succeeded";
-                        data: {
-                            object: {
-                                id: string;
-                                /** @enum {string} */
-                                object: "mandate_charge";
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                mandate_id: string;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /** @enum {string} */
-                                status: "SUCCEEDED";
-                                description: string;
-                                reference: string;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                fee: number;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                net_amount: number;
-                                period_key: string;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                period_charged: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onMandateChargeSucceeded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1142,74 +799,7 @@ export interface webhooks {
          * The mandate.charge.failed event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "mandate.charge.failed";
-                        data: {
-                            object: {
-                                /** @enum {string} */
-                                object: "mandate_charge_failure";
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                mandate_id: string;
-                                mandate_reference: string;
-                                /**
-                                 * int
-                                 * @description an integer
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                reference: string;
-                                description: string;
-                                /** @enum {string} */
-                                code: "MANDATE_NOT_FOUND" | "MANDATE_INACTIVE" | "MANDATE_EXPIRED" | "PER_CHARGE_CAP_EXCEEDED" | "PERIOD_CAP_EXCEEDED" | "MANDATE_CHARGE_AMOUNT_INVALID" | "WALLET_LIMIT_EXCEEDED" | "MANDATE_CHARGE_FAILED" | "INSUFFICIENT_FUNDS" | "SERVICE_UNAVAILABLE";
-                                message: string;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onMandateChargeFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1229,106 +819,7 @@ export interface webhooks {
          * The subscription.activated event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "subscription.activated";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "subscription";
-                                reference: string;
-                                /** @enum {string} */
-                                status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
-                                plan_name: string;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /** @enum {string} */
-                                interval: "WEEK" | "MONTH";
-                                /**
-                                 * int
-                                 * @description an integer
-                                 */
-                                interval_count: number;
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                checkout_session_id: string;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                billing_cycle_anchor: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                current_period_start: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                current_period_end: number;
-                                next_billing_at: number | null;
-                                cancel_at_period_end: boolean;
-                                cancelled_at: number | null;
-                                cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
-                                metadata: {
-                                    [key: string]: string;
-                                } | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onSubscriptionActivated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1348,96 +839,7 @@ export interface webhooks {
          * The invoice.paid event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "invoice.paid";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "invoice";
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                subscription_id: string;
-                                subscription_reference: string;
-                                period_key: string;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                period_start: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                period_end: number;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /** @enum {string} */
-                                status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
-                                /**
-                                 * int
-                                 * @description an integer
-                                 */
-                                attempt_count: number;
-                                next_retry_at: number | null;
-                                failure_reason: ("insufficient-balance" | "blocked-by-rules" | "wallet-frozen" | "executor-error") | null;
-                                payment_intent_id: string | null;
-                                paid_at: number | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onInvoicePaid"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1457,96 +859,7 @@ export interface webhooks {
          * The invoice.payment_failed event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "invoice.payment_failed";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "invoice";
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                subscription_id: string;
-                                subscription_reference: string;
-                                period_key: string;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                period_start: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                period_end: number;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /** @enum {string} */
-                                status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
-                                /**
-                                 * int
-                                 * @description an integer
-                                 */
-                                attempt_count: number;
-                                next_retry_at: number | null;
-                                failure_reason: ("insufficient-balance" | "blocked-by-rules" | "wallet-frozen" | "executor-error") | null;
-                                payment_intent_id: string | null;
-                                paid_at: number | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onInvoicePaymentFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1566,106 +879,7 @@ export interface webhooks {
          * The subscription.past_due event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "subscription.past_due";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "subscription";
-                                reference: string;
-                                /** @enum {string} */
-                                status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
-                                plan_name: string;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /** @enum {string} */
-                                interval: "WEEK" | "MONTH";
-                                /**
-                                 * int
-                                 * @description an integer
-                                 */
-                                interval_count: number;
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                checkout_session_id: string;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                billing_cycle_anchor: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                current_period_start: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                current_period_end: number;
-                                next_billing_at: number | null;
-                                cancel_at_period_end: boolean;
-                                cancelled_at: number | null;
-                                cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
-                                metadata: {
-                                    [key: string]: string;
-                                } | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onSubscriptionPastDue"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1685,106 +899,7 @@ export interface webhooks {
          * The subscription.canceled event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "subscription.canceled";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "subscription";
-                                reference: string;
-                                /** @enum {string} */
-                                status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
-                                plan_name: string;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /** @enum {string} */
-                                interval: "WEEK" | "MONTH";
-                                /**
-                                 * int
-                                 * @description an integer
-                                 */
-                                interval_count: number;
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                checkout_session_id: string;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                billing_cycle_anchor: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                current_period_start: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                current_period_end: number;
-                                next_billing_at: number | null;
-                                cancel_at_period_end: boolean;
-                                cancelled_at: number | null;
-                                cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
-                                metadata: {
-                                    [key: string]: string;
-                                } | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onSubscriptionCanceled"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1804,104 +919,7 @@ export interface webhooks {
          * The checkout.session.completed event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "checkout.session.completed";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "checkout.session";
-                                /** @enum {string} */
-                                mode: "PAYMENT" | "SUBSCRIPTION";
-                                /** @enum {string} */
-                                status: "OPEN" | "COMPLETE" | "EXPIRED" | "CANCELLED";
-                                reference: string;
-                                title: string;
-                                description: string | null;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                price: {
-                                    name: string;
-                                    /**
-                                     * int
-                                     * @description Laari (100 laari = 1 MVR)
-                                     */
-                                    amount: number;
-                                    /** @enum {string} */
-                                    interval: "WEEK" | "MONTH";
-                                    /**
-                                     * int
-                                     * @description an integer
-                                     */
-                                    interval_count: number;
-                                } | null;
-                                subscription: {
-                                    /**
-                                     * Format: uuid
-                                     * @description a Universally Unique Identifier
-                                     */
-                                    id: string;
-                                } | null;
-                                payment_id: string | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                expires_at: number;
-                                completed_at: number | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onCheckoutSessionCompleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1921,78 +939,7 @@ export interface webhooks {
          * The qr_code.payment.succeeded event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "qr_code.payment.succeeded";
-                        data: {
-                            object: {
-                                id: string;
-                                /** @enum {string} */
-                                object: "qr_code_payment";
-                                qrid: string;
-                                qr_code_id: string;
-                                outlet_id: string;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                fee: number;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                net_amount: number;
-                                reference: string;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onQrCodePaymentSucceeded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2985,6 +1932,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2994,6 +1949,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3003,6 +1966,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3012,6 +1983,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3021,6 +2000,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3030,6 +2017,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3039,6 +2036,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3089,6 +2094,16 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3113,6 +2128,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3122,6 +2147,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3131,6 +2166,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3140,6 +2185,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3149,6 +2204,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3158,6 +2223,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3167,6 +2242,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3176,6 +2261,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3185,6 +2282,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3208,6 +2315,14 @@ export interface operations {
             /** @description A standing authorization to charge a customer within caps */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3217,6 +2332,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3226,6 +2349,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3235,6 +2366,14 @@ export interface operations {
             /** @description Mandate not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3244,6 +2383,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3253,6 +2400,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3262,6 +2417,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3271,6 +2436,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3309,6 +2482,16 @@ export interface operations {
             /** @description A charge taken under a mandate */
             201: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3353,6 +2536,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3362,6 +2555,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3371,6 +2574,16 @@ export interface operations {
             /** @description The wallet cannot cover the charge now */
             402: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3380,6 +2593,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3389,6 +2612,16 @@ export interface operations {
             /** @description No mandate with that id or reference */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3398,6 +2631,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3407,6 +2650,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3416,6 +2669,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3425,6 +2688,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3434,6 +2707,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3443,6 +2728,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3469,6 +2764,16 @@ export interface operations {
             /** @description MandateRevoked */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3478,6 +2783,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3487,6 +2802,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3496,6 +2821,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3505,6 +2840,16 @@ export interface operations {
             /** @description Mandate not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3514,6 +2859,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3523,6 +2878,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3532,6 +2897,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3541,6 +2916,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3550,6 +2935,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3559,6 +2956,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3588,6 +2995,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3597,6 +3012,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3606,6 +3029,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3615,6 +3046,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3624,6 +3063,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3633,6 +3080,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3642,6 +3099,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3686,6 +3151,16 @@ export interface operations {
             /** @description A national-scheme QR code of one of the merchant's outlets */
             201: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3723,6 +3198,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3732,6 +3217,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3741,6 +3236,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3750,6 +3255,16 @@ export interface operations {
             /** @description `outlet_id` is unknown or another merchant's */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3759,6 +3274,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3768,6 +3293,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3777,6 +3312,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3786,6 +3331,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3795,6 +3350,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3804,6 +3371,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3827,6 +3404,14 @@ export interface operations {
             /** @description A national-scheme QR code of one of the merchant's outlets */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3836,6 +3421,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3845,6 +3438,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3854,6 +3455,14 @@ export interface operations {
             /** @description QR code not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3863,6 +3472,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3872,6 +3489,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3881,6 +3506,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3890,6 +3525,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3916,6 +3559,16 @@ export interface operations {
             /** @description QrCodeDeactivated */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3925,6 +3578,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3934,6 +3597,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3943,6 +3616,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3952,6 +3635,16 @@ export interface operations {
             /** @description QR code not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3961,6 +3654,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3970,6 +3673,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3979,6 +3692,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3988,6 +3711,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3997,6 +3730,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4006,6 +3751,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4029,6 +3784,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4038,6 +3795,8 @@ export interface operations {
             /** @description No such resource */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4047,6 +3806,8 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4056,6 +3817,8 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4065,6 +3828,8 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4109,6 +3874,16 @@ export interface operations {
             /** @description CheckoutSessionCreated */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4118,6 +3893,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4127,6 +3912,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4136,6 +3931,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4145,6 +3950,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4154,6 +3969,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4163,6 +3988,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4172,6 +4007,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4181,6 +4026,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4190,6 +4047,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4213,6 +4080,14 @@ export interface operations {
             /** @description A hosted payment page for one payment or a plan */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4222,6 +4097,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4231,6 +4114,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4240,6 +4131,14 @@ export interface operations {
             /** @description Checkout session not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4249,6 +4148,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4258,6 +4165,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4267,6 +4182,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4276,6 +4201,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4302,6 +4235,16 @@ export interface operations {
             /** @description A hosted payment page for one payment or a plan */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4311,6 +4254,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4320,6 +4273,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4329,6 +4292,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4338,6 +4311,16 @@ export interface operations {
             /** @description Checkout session not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4347,6 +4330,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4356,6 +4349,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4365,6 +4368,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4374,6 +4387,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4383,6 +4406,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4392,6 +4427,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4415,6 +4460,14 @@ export interface operations {
             /** @description A plan the customer pays every cycle, renewed by the service */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4424,6 +4477,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4433,6 +4494,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4442,6 +4511,14 @@ export interface operations {
             /** @description Subscription not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4451,6 +4528,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4460,6 +4545,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4469,6 +4562,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4478,6 +4581,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4507,6 +4618,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4516,6 +4635,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4525,6 +4652,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4534,6 +4669,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4543,6 +4686,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4552,6 +4703,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4561,6 +4722,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4589,6 +4758,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4598,6 +4775,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4607,6 +4792,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4616,6 +4809,14 @@ export interface operations {
             /** @description Subscription not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4625,6 +4826,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4634,6 +4843,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4643,6 +4860,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4652,6 +4879,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4685,6 +4920,16 @@ export interface operations {
             /** @description SubscriptionCancelled */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4694,6 +4939,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4703,6 +4958,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4712,6 +4977,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4721,6 +4996,16 @@ export interface operations {
             /** @description Subscription not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4730,6 +5015,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4739,6 +5034,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4748,6 +5053,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4757,6 +5072,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4766,6 +5091,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4775,6 +5112,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4800,6 +5147,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4809,6 +5164,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4818,6 +5181,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4827,6 +5198,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4836,6 +5215,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4845,6 +5232,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4854,6 +5251,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4889,6 +5294,16 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4915,6 +5330,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4924,6 +5349,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4933,6 +5368,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4942,6 +5387,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4951,6 +5406,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4960,6 +5425,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4969,6 +5444,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4978,6 +5463,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4987,6 +5484,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5010,6 +5517,14 @@ export interface operations {
             /** @description Where the merchant receives events */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5019,6 +5534,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5028,6 +5551,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5037,6 +5568,14 @@ export interface operations {
             /** @description Webhook endpoint not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5046,6 +5585,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5055,6 +5602,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5064,6 +5619,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5073,6 +5638,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5116,6 +5689,16 @@ export interface operations {
             /** @description Where the merchant receives events */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5125,6 +5708,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5134,6 +5727,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5143,6 +5746,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5152,6 +5765,16 @@ export interface operations {
             /** @description Webhook endpoint not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5161,6 +5784,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5170,6 +5803,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5179,6 +5822,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5188,6 +5841,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5197,6 +5860,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5206,6 +5881,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5229,6 +5914,14 @@ export interface operations {
             /** @description WebhookEndpointDeleted */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5238,6 +5931,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5247,6 +5948,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5256,6 +5965,14 @@ export interface operations {
             /** @description Webhook endpoint not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5265,6 +5982,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5274,6 +5999,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5283,6 +6016,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5292,6 +6035,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5328,6 +6079,16 @@ export interface operations {
             /** @description WebhookSecretRotated */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5337,6 +6098,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5346,6 +6117,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5355,6 +6136,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5364,6 +6155,16 @@ export interface operations {
             /** @description Webhook endpoint not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5373,6 +6174,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5382,6 +6193,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5391,6 +6212,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5400,6 +6231,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5409,6 +6250,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5418,6 +6271,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5450,6 +6313,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5459,6 +6330,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5468,6 +6347,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5477,6 +6364,14 @@ export interface operations {
             /** @description Webhook endpoint not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5486,6 +6381,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5495,6 +6398,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5504,6 +6415,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5513,6 +6434,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5549,6 +6478,16 @@ export interface operations {
             /** @description One attempt to deliver an event */
             202: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5585,6 +6524,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5594,6 +6543,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5603,6 +6562,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5612,6 +6581,16 @@ export interface operations {
             /** @description Webhook endpoint not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5621,6 +6600,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5630,6 +6619,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5639,6 +6638,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5648,6 +6657,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5657,6 +6676,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5666,6 +6697,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5695,6 +6736,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5720,6 +6769,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5729,6 +6786,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5738,6 +6803,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5747,6 +6820,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5756,6 +6837,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5765,6 +6856,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5788,6 +6887,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5813,6 +6920,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5822,6 +6937,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5831,6 +6954,14 @@ export interface operations {
             /** @description Event not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5840,6 +6971,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5849,6 +6988,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5858,6 +7005,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5867,6 +7024,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5890,6 +7055,14 @@ export interface operations {
             /** @description What the approval page shows the customer */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5899,6 +7072,14 @@ export interface operations {
             /** @description Mandate not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5908,6 +7089,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5917,6 +7106,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5926,6 +7123,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5935,6 +7142,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5968,6 +7183,14 @@ export interface operations {
             /** @description ChallengeIssued */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5977,6 +7200,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5986,6 +7217,14 @@ export interface operations {
             /** @description Mandate not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5995,6 +7234,14 @@ export interface operations {
             /** @description The mandate is not waiting for the customer's approval */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6004,6 +7251,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6013,6 +7268,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6022,6 +7285,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6031,6 +7302,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6040,6 +7321,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6078,6 +7367,14 @@ export interface operations {
             /** @description A standing authorization to charge a customer within caps */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6087,6 +7384,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6096,6 +7401,14 @@ export interface operations {
             /** @description Mandate not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6105,6 +7418,14 @@ export interface operations {
             /** @description The mandate is not waiting for the customer's approval */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6114,6 +7435,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6123,6 +7452,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6132,6 +7469,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6141,6 +7486,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6150,6 +7505,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6188,6 +7551,14 @@ export interface operations {
             /** @description A standing authorization to charge a customer within caps */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6197,6 +7568,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6206,6 +7585,14 @@ export interface operations {
             /** @description Mandate not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6215,6 +7602,14 @@ export interface operations {
             /** @description The mandate is not waiting for the customer's approval */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6224,6 +7619,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6233,6 +7636,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6242,6 +7653,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6251,6 +7670,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6260,6 +7689,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6283,6 +7720,14 @@ export interface operations {
             /** @description What the payment page shows the customer */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6292,6 +7737,14 @@ export interface operations {
             /** @description Checkout session not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6301,6 +7754,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6310,6 +7771,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6319,6 +7788,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6328,6 +7807,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6361,6 +7848,14 @@ export interface operations {
             /** @description ChallengeIssued */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6370,6 +7865,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6379,6 +7882,14 @@ export interface operations {
             /** @description Checkout session not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6388,6 +7899,14 @@ export interface operations {
             /** @description The session is already paid, expired or cancelled, or cannot be completed this way */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6397,6 +7916,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6406,6 +7933,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6415,6 +7950,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6424,6 +7967,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6433,6 +7986,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6471,6 +8032,14 @@ export interface operations {
             /** @description What the payment page shows the customer */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6480,6 +8049,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6489,6 +8066,14 @@ export interface operations {
             /** @description The wallet cannot cover the payment */
             402: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6498,6 +8083,14 @@ export interface operations {
             /** @description Checkout session not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6507,6 +8100,14 @@ export interface operations {
             /** @description The session is already paid, expired or cancelled, or cannot be completed this way */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6516,6 +8117,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6525,6 +8134,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6534,6 +8151,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6543,6 +8168,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6552,6 +8187,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6572,6 +8215,14 @@ export interface operations {
             /** @description The merchant's sandbox payer wallet */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6581,6 +8232,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6590,6 +8249,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6599,6 +8266,14 @@ export interface operations {
             /** @description No such resource */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6608,6 +8283,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6617,6 +8300,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6626,6 +8317,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6635,6 +8336,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6673,6 +8382,14 @@ export interface operations {
             /** @description The merchant's sandbox payer wallet */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6682,6 +8399,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6691,6 +8416,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6700,6 +8433,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6709,6 +8450,14 @@ export interface operations {
             /** @description No such resource */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6718,6 +8467,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6727,6 +8484,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6736,6 +8501,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6745,6 +8518,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6754,6 +8537,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6777,6 +8568,14 @@ export interface operations {
             /** @description A standing authorization to charge a customer within caps */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6786,6 +8585,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6795,6 +8602,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6804,6 +8619,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6813,6 +8636,14 @@ export interface operations {
             /** @description No such resource */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6822,6 +8653,14 @@ export interface operations {
             /** @description The mandate cannot be revoked in its state */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6831,6 +8670,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6840,6 +8687,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6849,6 +8704,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6858,6 +8721,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6867,6 +8740,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6899,6 +8780,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6924,6 +8813,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6933,6 +8830,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6942,6 +8847,14 @@ export interface operations {
             /** @description The wallet cannot cover the payment */
             402: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6951,6 +8864,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6960,6 +8881,14 @@ export interface operations {
             /** @description No such resource */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6969,6 +8898,14 @@ export interface operations {
             /** @description The code is inactive, expired or already paid */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6978,6 +8915,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6987,6 +8932,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6996,6 +8949,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7005,6 +8966,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7014,6 +8985,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7037,6 +9016,14 @@ export interface operations {
             /** @description CheckoutSettled */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7046,6 +9033,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7055,6 +9050,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7064,6 +9067,14 @@ export interface operations {
             /** @description The wallet cannot cover the payment */
             402: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7073,6 +9084,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7082,6 +9101,14 @@ export interface operations {
             /** @description No such resource */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7091,6 +9118,14 @@ export interface operations {
             /** @description The session is already paid, expired or cancelled, or cannot be completed this way */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7100,6 +9135,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7109,6 +9152,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7118,6 +9169,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7127,6 +9186,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7136,6 +9205,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7159,6 +9236,14 @@ export interface operations {
             /** @description A plan the customer pays every cycle, renewed by the service */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7168,6 +9253,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7177,6 +9270,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7186,6 +9287,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7195,6 +9304,14 @@ export interface operations {
             /** @description No such resource */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7204,6 +9321,14 @@ export interface operations {
             /** @description Subscription cannot be cancelled */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7213,6 +9338,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7222,6 +9355,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7231,6 +9372,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7240,6 +9389,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7249,11 +9408,1084 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ServiceUnavailable"];
                 };
+            };
+        };
+    };
+    onMandateActivated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "mandate.activated";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "mandate";
+                            reference: string;
+                            /** @enum {string} */
+                            status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
+                            title: string;
+                            description: string | null;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            per_charge_cap: number;
+                            period_cap: number | null;
+                            period: "MONTH" | null;
+                            period_key: string | null;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            period_charged: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            setup_expires_at: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            expires_at: number;
+                            approved_at: number | null;
+                            revoked_at: number | null;
+                            revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMandateDeclined: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "mandate.declined";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "mandate";
+                            reference: string;
+                            /** @enum {string} */
+                            status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
+                            title: string;
+                            description: string | null;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            per_charge_cap: number;
+                            period_cap: number | null;
+                            period: "MONTH" | null;
+                            period_key: string | null;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            period_charged: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            setup_expires_at: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            expires_at: number;
+                            approved_at: number | null;
+                            revoked_at: number | null;
+                            revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMandateRevoked: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "mandate.revoked";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "mandate";
+                            reference: string;
+                            /** @enum {string} */
+                            status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
+                            title: string;
+                            description: string | null;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            per_charge_cap: number;
+                            period_cap: number | null;
+                            period: "MONTH" | null;
+                            period_key: string | null;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            period_charged: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            setup_expires_at: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            expires_at: number;
+                            approved_at: number | null;
+                            revoked_at: number | null;
+                            revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMandateChargeSucceeded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "mandate.charge.succeeded";
+                    data: {
+                        object: {
+                            id: string;
+                            /** @enum {string} */
+                            object: "mandate_charge";
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            mandate_id: string;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /** @enum {string} */
+                            status: "SUCCEEDED";
+                            description: string;
+                            reference: string;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            fee: number;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            net_amount: number;
+                            period_key: string;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            period_charged: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMandateChargeFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "mandate.charge.failed";
+                    data: {
+                        object: {
+                            /** @enum {string} */
+                            object: "mandate_charge_failure";
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            mandate_id: string;
+                            mandate_reference: string;
+                            /**
+                             * int
+                             * @description an integer
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            reference: string;
+                            description: string;
+                            /** @enum {string} */
+                            code: "MANDATE_NOT_FOUND" | "MANDATE_INACTIVE" | "MANDATE_EXPIRED" | "PER_CHARGE_CAP_EXCEEDED" | "PERIOD_CAP_EXCEEDED" | "MANDATE_CHARGE_AMOUNT_INVALID" | "WALLET_LIMIT_EXCEEDED" | "MANDATE_CHARGE_FAILED" | "INSUFFICIENT_FUNDS" | "SERVICE_UNAVAILABLE";
+                            message: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionActivated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "subscription.activated";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "subscription";
+                            reference: string;
+                            /** @enum {string} */
+                            status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
+                            plan_name: string;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /** @enum {string} */
+                            interval: "WEEK" | "MONTH";
+                            /**
+                             * int
+                             * @description an integer
+                             */
+                            interval_count: number;
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            checkout_session_id: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            billing_cycle_anchor: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            current_period_start: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            current_period_end: number;
+                            next_billing_at: number | null;
+                            cancel_at_period_end: boolean;
+                            cancelled_at: number | null;
+                            cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
+                            metadata: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoicePaid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "invoice.paid";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "invoice";
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            subscription_id: string;
+                            subscription_reference: string;
+                            period_key: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            period_start: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            period_end: number;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /** @enum {string} */
+                            status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
+                            /**
+                             * int
+                             * @description an integer
+                             */
+                            attempt_count: number;
+                            next_retry_at: number | null;
+                            failure_reason: ("insufficient-balance" | "blocked-by-rules" | "wallet-frozen" | "executor-error") | null;
+                            payment_intent_id: string | null;
+                            paid_at: number | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoicePaymentFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "invoice.payment_failed";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "invoice";
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            subscription_id: string;
+                            subscription_reference: string;
+                            period_key: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            period_start: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            period_end: number;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /** @enum {string} */
+                            status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
+                            /**
+                             * int
+                             * @description an integer
+                             */
+                            attempt_count: number;
+                            next_retry_at: number | null;
+                            failure_reason: ("insufficient-balance" | "blocked-by-rules" | "wallet-frozen" | "executor-error") | null;
+                            payment_intent_id: string | null;
+                            paid_at: number | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionPastDue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "subscription.past_due";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "subscription";
+                            reference: string;
+                            /** @enum {string} */
+                            status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
+                            plan_name: string;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /** @enum {string} */
+                            interval: "WEEK" | "MONTH";
+                            /**
+                             * int
+                             * @description an integer
+                             */
+                            interval_count: number;
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            checkout_session_id: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            billing_cycle_anchor: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            current_period_start: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            current_period_end: number;
+                            next_billing_at: number | null;
+                            cancel_at_period_end: boolean;
+                            cancelled_at: number | null;
+                            cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
+                            metadata: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionCanceled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "subscription.canceled";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "subscription";
+                            reference: string;
+                            /** @enum {string} */
+                            status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
+                            plan_name: string;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /** @enum {string} */
+                            interval: "WEEK" | "MONTH";
+                            /**
+                             * int
+                             * @description an integer
+                             */
+                            interval_count: number;
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            checkout_session_id: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            billing_cycle_anchor: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            current_period_start: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            current_period_end: number;
+                            next_billing_at: number | null;
+                            cancel_at_period_end: boolean;
+                            cancelled_at: number | null;
+                            cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
+                            metadata: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCheckoutSessionCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "checkout.session.completed";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "checkout.session";
+                            /** @enum {string} */
+                            mode: "PAYMENT" | "SUBSCRIPTION";
+                            /** @enum {string} */
+                            status: "OPEN" | "COMPLETE" | "EXPIRED" | "CANCELLED";
+                            reference: string;
+                            title: string;
+                            description: string | null;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            price: {
+                                name: string;
+                                /**
+                                 * int
+                                 * @description Laari (100 laari = 1 MVR)
+                                 */
+                                amount: number;
+                                /** @enum {string} */
+                                interval: "WEEK" | "MONTH";
+                                /**
+                                 * int
+                                 * @description an integer
+                                 */
+                                interval_count: number;
+                            } | null;
+                            subscription: {
+                                /**
+                                 * Format: uuid
+                                 * @description a Universally Unique Identifier
+                                 */
+                                id: string;
+                            } | null;
+                            payment_id: string | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            expires_at: number;
+                            completed_at: number | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onQrCodePaymentSucceeded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "qr_code.payment.succeeded";
+                    data: {
+                        object: {
+                            id: string;
+                            /** @enum {string} */
+                            object: "qr_code_payment";
+                            qrid: string;
+                            qr_code_id: string;
+                            outlet_id: string;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            fee: number;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            net_amount: number;
+                            reference: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
