@@ -8,6 +8,7 @@ import { ApprovalsApi } from "./Approvals/Api.js"
 import { CheckoutApi } from "./Checkout/Api.js"
 import { HealthApi } from "./Health/Api.js"
 import * as JsonSchema from "./Http/JsonSchema.js"
+import * as OpenApiDocument from "./Http/OpenApiDocument.js"
 import * as Problems from "./Http/Problems.js"
 import { MandatesApi } from "./Mandates/Api.js"
 import { OpsApi } from "./Ops/Api.js"
@@ -19,12 +20,21 @@ import { EventsApi, OpsWebhooksApi, WebhookEndpointsApi } from "./Webhooks/Api.j
 /** The request body of one event's delivery: its envelope, `type` fixed, the event's object inlined. */
 const webhookSchema = (type: EventType.Type): unknown => JsonSchema.standalone(Events.envelopeOf(type))
 
+/** `mandate.activated` is `onMandateActivated`: unique per event type, and a valid identifier. */
+export const webhookOperationId = (type: EventType.Type): string =>
+  `on${type
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1).toLowerCase())
+    .join("")}`
+
 /** The OpenAPI 3.1 `webhooks` map, one item per event type of the catalogue (`Events.Objects`). */
 export const webhooks = Object.fromEntries(
   EventType.Types.map((type) => [
     type,
     {
       post: {
+        // An operationId like every path's: generated clients name their webhook handlers after it.
+        operationId: webhookOperationId(type),
         summary: `The ${type} event`,
         description: `Delivered to the merchant's endpoint with Standard Webhooks signature headers; \`data.object\` is the object this event carries.`,
         requestBody: {
@@ -82,6 +92,10 @@ const dropDecodeError = (spec: Record<string, unknown>): Record<string, unknown>
   return doc as unknown as Record<string, unknown>
 }
 
+/** HttpApi's document made ours: without the decode error, then what both documents add (`OpenApiDocument`). */
+const transform = (spec: Record<string, unknown>): Record<string, unknown> =>
+  OpenApiDocument.finish({ internal: false })(dropDecodeError(spec))
+
 export class Api extends HttpApi.make("laari")
   .add(MandatesApi)
   .add(QrCodesApi)
@@ -101,7 +115,7 @@ export class Api extends HttpApi.make("laari")
   .annotate(OpenApi.Version, EventType.ApiVersion)
   // `OpenApi.fromApi` has no notion of webhooks: the Override adds the 3.1 `webhooks` key to the document.
   .annotate(OpenApi.Override, { webhooks })
-  .annotate(OpenApi.Transform, dropDecodeError)
+  .annotate(OpenApi.Transform, transform)
   .annotate(
     OpenApi.Description,
     [

@@ -134,7 +134,8 @@ describe("the operations of /openapi.json", () => {
           expect(Object.keys(body.properties).every((k) => ["message", "code", "errors"].includes(k))).toBe(
             true
           )
-          expect(body.additionalProperties, `${name} ${status}`).toBe(false)
+          // Open to additive fields, as every response (issue 23, item 15).
+          expect(body.additionalProperties, `${name} ${status}`).toBeUndefined()
         }
       }
   })
@@ -179,6 +180,55 @@ describe("the operations of /openapi.json", () => {
     for (const field of ["createdAt", "expiresAt", "setupExpiresAt"])
       expect(mandate.properties[field], field).toMatchObject({ type: "string", format: "date-time" })
     expect(mandate.properties.id).toMatchObject({ format: "uuid" })
+  })
+})
+
+describe("what /openapi.json says besides its operations (issue 23, items 14 and 15)", () => {
+  it("declares Request-Id on every response, Idempotent-Replay where a key is taken, RateLimit-* and Retry-After where limited", () => {
+    for (const [name, op] of operations()) {
+      const keyed = op.parameters.some((p) => p.name === "idempotency-key")
+      const limited = op.responses["429"] !== undefined
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        const headers = Object.keys(response.headers ?? {})
+        expect(headers, `${name} ${status}`).toContain("Request-Id")
+        expect(headers.includes("Idempotent-Replay"), `${name} ${status}`).toBe(keyed)
+        expect(headers.includes("RateLimit-Remaining"), `${name} ${status}`).toBe(limited)
+        expect(headers.includes("Retry-After"), `${name} ${status}`).toBe(status === "429")
+      }
+    }
+    expect(operations().some(([, op]) => op.parameters.some((p) => p.name === "idempotency-key"))).toBe(true)
+  })
+
+  it("has a servers entry, in both documents", async () => {
+    expect(document.servers).toEqual([expect.objectContaining({ url: "/", "x-internal": false })])
+    const ops = await Contract.fetchDocument(server, "/ops/openapi.json").catch(() => undefined)
+    if (ops !== undefined)
+      expect(ops.servers).toEqual([expect.objectContaining({ url: "/", "x-internal": true })])
+  })
+
+  it("gives each of the webhooks its own operationId", () => {
+    const ids = Object.values<any>(document.webhooks).map((w) => w.post.operationId)
+    expect(ids).toHaveLength(EventType.Types.length)
+    expect(new Set(ids).size).toBe(ids.length)
+    for (const id of ids) expect(id).toMatch(/^on[A-Z][A-Za-z]+$/)
+  })
+
+  it("leaves what the service sends open to new fields, and requests closed", () => {
+    const refs = (schema: any): Array<any> =>
+      schema.$ref !== undefined ? [document.components.schemas[schema.$ref.split("/").pop()]] : [schema]
+    const sessionRead = document.components.schemas.CheckoutSession
+    expect(sessionRead.additionalProperties).toBeUndefined()
+    expect(sessionRead.required).toContain("id")
+    for (const webhook of Object.values<any>(document.webhooks))
+      expect(JSON.stringify(webhook)).not.toContain('"additionalProperties":false')
+    for (const [name, op] of operations()) {
+      for (const [status, response] of Object.entries<any>(op.responses))
+        for (const schema of refs(response.content?.["application/json"]?.schema ?? {}))
+          expect(JSON.stringify(schema), `${name} ${status}`).not.toContain('"additionalProperties":false')
+      const body = op.requestBody?.content?.["application/json"]?.schema
+      if (body !== undefined)
+        for (const schema of refs(body)) expect(schema.additionalProperties, name).toBe(false)
+    }
   })
 })
 

@@ -15,6 +15,7 @@ import { EventType } from "@laari/core"
 import { Effect, Layer } from "effect"
 import { OpsApi } from "../Ops/Api.js"
 import { OpsWebhooksApi } from "../Webhooks/Api.js"
+import * as OpenApiDocument from "./OpenApiDocument.js"
 
 /** The operator API alone; the main `Api` excludes the group from its document. */
 export class OpsDocumentApi extends HttpApi.make("laari-operator")
@@ -22,6 +23,7 @@ export class OpsDocumentApi extends HttpApi.make("laari-operator")
   .add(OpsWebhooksApi.annotate(OpenApi.Exclude, false))
   .annotate(OpenApi.Title, "laari operator API")
   .annotate(OpenApi.Version, EventType.ApiVersion)
+  .annotate(OpenApi.Transform, OpenApiDocument.finish({ internal: true }))
   .annotate(
     OpenApi.Description,
     "Merchants, outlets, keys, feature gates, customers, suspensions, recorded events and the manual clock. Authenticate with `Authorization: Bearer <LAARI_OPS_TOKEN>`. Not part of the merchant API's contract."

@@ -719,94 +719,7 @@ export interface webhooks {
          * The mandate.activated event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "mandate.activated";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "mandate";
-                                reference: string;
-                                /** @enum {string} */
-                                status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
-                                title: string;
-                                description: string | null;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                per_charge_cap: number;
-                                period_cap: number | null;
-                                period: "MONTH" | null;
-                                period_key: string | null;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                period_charged: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                setup_expires_at: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                expires_at: number;
-                                approved_at: number | null;
-                                revoked_at: number | null;
-                                revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onMandateActivated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -826,94 +739,7 @@ export interface webhooks {
          * The mandate.declined event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "mandate.declined";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "mandate";
-                                reference: string;
-                                /** @enum {string} */
-                                status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
-                                title: string;
-                                description: string | null;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                per_charge_cap: number;
-                                period_cap: number | null;
-                                period: "MONTH" | null;
-                                period_key: string | null;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                period_charged: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                setup_expires_at: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                expires_at: number;
-                                approved_at: number | null;
-                                revoked_at: number | null;
-                                revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onMandateDeclined"];
         delete?: never;
         options?: never;
         head?: never;
@@ -933,94 +759,7 @@ export interface webhooks {
          * The mandate.revoked event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "mandate.revoked";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "mandate";
-                                reference: string;
-                                /** @enum {string} */
-                                status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
-                                title: string;
-                                description: string | null;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                per_charge_cap: number;
-                                period_cap: number | null;
-                                period: "MONTH" | null;
-                                period_key: string | null;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                period_charged: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                setup_expires_at: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                expires_at: number;
-                                approved_at: number | null;
-                                revoked_at: number | null;
-                                revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onMandateRevoked"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1040,89 +779,7 @@ export interface webhooks {
          * The mandate.charge.succeeded event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "mandate.charge.succeeded";
-                        data: {
-                            object: {
-                                id: string;
-                                /** @enum {string} */
-                                object: "mandate_charge";
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                mandate_id: string;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /** @enum {string} */
-                                status: "SUCCEEDED";
-                                description: string;
-                                reference: string;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                fee: number;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                net_amount: number;
-                                period_key: string;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                period_charged: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onMandateChargeSucceeded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1142,74 +799,7 @@ export interface webhooks {
          * The mandate.charge.failed event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "mandate.charge.failed";
-                        data: {
-                            object: {
-                                /** @enum {string} */
-                                object: "mandate_charge_failure";
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                mandate_id: string;
-                                mandate_reference: string;
-                                /**
-                                 * int
-                                 * @description an integer
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                reference: string;
-                                description: string;
-                                /** @enum {string} */
-                                code: "MANDATE_NOT_FOUND" | "MANDATE_INACTIVE" | "MANDATE_EXPIRED" | "PER_CHARGE_CAP_EXCEEDED" | "PERIOD_CAP_EXCEEDED" | "MANDATE_CHARGE_AMOUNT_INVALID" | "WALLET_LIMIT_EXCEEDED" | "MANDATE_CHARGE_FAILED" | "INSUFFICIENT_FUNDS" | "SERVICE_UNAVAILABLE";
-                                message: string;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onMandateChargeFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1229,106 +819,7 @@ export interface webhooks {
          * The subscription.activated event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "subscription.activated";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "subscription";
-                                reference: string;
-                                /** @enum {string} */
-                                status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
-                                plan_name: string;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /** @enum {string} */
-                                interval: "WEEK" | "MONTH";
-                                /**
-                                 * int
-                                 * @description an integer
-                                 */
-                                interval_count: number;
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                checkout_session_id: string;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                billing_cycle_anchor: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                current_period_start: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                current_period_end: number;
-                                next_billing_at: number | null;
-                                cancel_at_period_end: boolean;
-                                cancelled_at: number | null;
-                                cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
-                                metadata: {
-                                    [key: string]: string;
-                                } | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onSubscriptionActivated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1348,96 +839,7 @@ export interface webhooks {
          * The invoice.paid event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "invoice.paid";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "invoice";
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                subscription_id: string;
-                                subscription_reference: string;
-                                period_key: string;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                period_start: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                period_end: number;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /** @enum {string} */
-                                status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
-                                /**
-                                 * int
-                                 * @description an integer
-                                 */
-                                attempt_count: number;
-                                next_retry_at: number | null;
-                                failure_reason: ("insufficient-balance" | "blocked-by-rules" | "wallet-frozen" | "executor-error") | null;
-                                payment_intent_id: string | null;
-                                paid_at: number | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onInvoicePaid"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1457,96 +859,7 @@ export interface webhooks {
          * The invoice.payment_failed event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "invoice.payment_failed";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "invoice";
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                subscription_id: string;
-                                subscription_reference: string;
-                                period_key: string;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                period_start: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                period_end: number;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /** @enum {string} */
-                                status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
-                                /**
-                                 * int
-                                 * @description an integer
-                                 */
-                                attempt_count: number;
-                                next_retry_at: number | null;
-                                failure_reason: ("insufficient-balance" | "blocked-by-rules" | "wallet-frozen" | "executor-error") | null;
-                                payment_intent_id: string | null;
-                                paid_at: number | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onInvoicePaymentFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1566,106 +879,7 @@ export interface webhooks {
          * The subscription.past_due event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "subscription.past_due";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "subscription";
-                                reference: string;
-                                /** @enum {string} */
-                                status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
-                                plan_name: string;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /** @enum {string} */
-                                interval: "WEEK" | "MONTH";
-                                /**
-                                 * int
-                                 * @description an integer
-                                 */
-                                interval_count: number;
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                checkout_session_id: string;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                billing_cycle_anchor: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                current_period_start: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                current_period_end: number;
-                                next_billing_at: number | null;
-                                cancel_at_period_end: boolean;
-                                cancelled_at: number | null;
-                                cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
-                                metadata: {
-                                    [key: string]: string;
-                                } | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onSubscriptionPastDue"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1685,106 +899,7 @@ export interface webhooks {
          * The subscription.canceled event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "subscription.canceled";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "subscription";
-                                reference: string;
-                                /** @enum {string} */
-                                status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
-                                plan_name: string;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /** @enum {string} */
-                                interval: "WEEK" | "MONTH";
-                                /**
-                                 * int
-                                 * @description an integer
-                                 */
-                                interval_count: number;
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                checkout_session_id: string;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                billing_cycle_anchor: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                current_period_start: number;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                current_period_end: number;
-                                next_billing_at: number | null;
-                                cancel_at_period_end: boolean;
-                                cancelled_at: number | null;
-                                cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
-                                metadata: {
-                                    [key: string]: string;
-                                } | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onSubscriptionCanceled"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1804,104 +919,7 @@ export interface webhooks {
          * The checkout.session.completed event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "checkout.session.completed";
-                        data: {
-                            object: {
-                                /**
-                                 * Format: uuid
-                                 * @description a Universally Unique Identifier
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                object: "checkout.session";
-                                /** @enum {string} */
-                                mode: "PAYMENT" | "SUBSCRIPTION";
-                                /** @enum {string} */
-                                status: "OPEN" | "COMPLETE" | "EXPIRED" | "CANCELLED";
-                                reference: string;
-                                title: string;
-                                description: string | null;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                price: {
-                                    name: string;
-                                    /**
-                                     * int
-                                     * @description Laari (100 laari = 1 MVR)
-                                     */
-                                    amount: number;
-                                    /** @enum {string} */
-                                    interval: "WEEK" | "MONTH";
-                                    /**
-                                     * int
-                                     * @description an integer
-                                     */
-                                    interval_count: number;
-                                } | null;
-                                subscription: {
-                                    /**
-                                     * Format: uuid
-                                     * @description a Universally Unique Identifier
-                                     */
-                                    id: string;
-                                } | null;
-                                payment_id: string | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                expires_at: number;
-                                completed_at: number | null;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onCheckoutSessionCompleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1921,78 +939,7 @@ export interface webhooks {
          * The qr_code.payment.succeeded event
          * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        api_version: "2026-07-01";
-                        /**
-                         * int
-                         * @description Unix time, whole seconds
-                         */
-                        created: number;
-                        livemode: boolean;
-                        /**
-                         * positive
-                         * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
-                         */
-                        sequence: number;
-                        /** @enum {string} */
-                        type: "qr_code.payment.succeeded";
-                        data: {
-                            object: {
-                                id: string;
-                                /** @enum {string} */
-                                object: "qr_code_payment";
-                                qrid: string;
-                                qr_code_id: string;
-                                outlet_id: string;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                amount: number;
-                                /** @enum {string} */
-                                currency: "MVR";
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                fee: number;
-                                /**
-                                 * int
-                                 * @description Laari (100 laari = 1 MVR)
-                                 */
-                                net_amount: number;
-                                reference: string;
-                                /**
-                                 * int
-                                 * @description Unix time, whole seconds
-                                 */
-                                created_at: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received. Any other answer, or none, is retried later. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onQrCodePaymentSucceeded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2992,6 +1939,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3001,6 +1956,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3010,6 +1973,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3019,6 +1990,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3028,6 +2007,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3037,6 +2024,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3046,6 +2043,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3096,6 +2101,16 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3120,6 +2135,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3129,6 +2154,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3138,6 +2173,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3147,6 +2192,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3156,6 +2211,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3165,6 +2230,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3174,6 +2249,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3183,6 +2268,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3192,6 +2289,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3215,6 +2322,14 @@ export interface operations {
             /** @description A standing authorization to charge a customer within caps */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3224,6 +2339,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3233,6 +2356,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3242,6 +2373,14 @@ export interface operations {
             /** @description Mandate not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3251,6 +2390,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3260,6 +2407,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3269,6 +2424,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3278,6 +2443,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3316,6 +2489,16 @@ export interface operations {
             /** @description A charge taken under a mandate */
             201: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3360,6 +2543,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3369,6 +2562,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3378,6 +2581,16 @@ export interface operations {
             /** @description The wallet cannot cover the charge now */
             402: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3387,6 +2600,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3396,6 +2619,16 @@ export interface operations {
             /** @description No mandate with that id or reference */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3405,6 +2638,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3414,6 +2657,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3423,6 +2676,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3432,6 +2695,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3441,6 +2714,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +2735,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3476,6 +2771,16 @@ export interface operations {
             /** @description MandateRevoked */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3485,6 +2790,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3494,6 +2809,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3503,6 +2828,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3512,6 +2847,16 @@ export interface operations {
             /** @description Mandate not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3521,6 +2866,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3530,6 +2885,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3539,6 +2904,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3548,6 +2923,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3557,6 +2942,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3566,6 +2963,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3595,6 +3002,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3604,6 +3019,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3613,6 +3036,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3622,6 +3053,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3631,6 +3070,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3640,6 +3087,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3649,6 +3106,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3693,6 +3158,16 @@ export interface operations {
             /** @description A national-scheme QR code of one of the merchant's outlets */
             201: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3730,6 +3205,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3739,6 +3224,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3748,6 +3243,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3757,6 +3262,16 @@ export interface operations {
             /** @description `outlet_id` is unknown or another merchant's */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3766,6 +3281,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3775,6 +3300,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3784,6 +3319,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3793,6 +3338,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3802,6 +3357,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3811,6 +3378,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3834,6 +3411,14 @@ export interface operations {
             /** @description A national-scheme QR code of one of the merchant's outlets */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3843,6 +3428,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3852,6 +3445,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3861,6 +3462,14 @@ export interface operations {
             /** @description QR code not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3870,6 +3479,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3879,6 +3496,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3888,6 +3513,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3897,6 +3532,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3923,6 +3566,16 @@ export interface operations {
             /** @description QrCodeDeactivated */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3932,6 +3585,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3941,6 +3604,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3950,6 +3623,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3959,6 +3642,16 @@ export interface operations {
             /** @description QR code not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3968,6 +3661,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3977,6 +3680,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3986,6 +3699,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3995,6 +3718,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4004,6 +3737,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4013,6 +3758,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4036,6 +3791,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4045,6 +3802,8 @@ export interface operations {
             /** @description No such resource */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4054,6 +3813,8 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4063,6 +3824,8 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4072,6 +3835,8 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4116,6 +3881,16 @@ export interface operations {
             /** @description CheckoutSessionCreated */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4125,6 +3900,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4134,6 +3919,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4143,6 +3938,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4152,6 +3957,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4161,6 +3976,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4170,6 +3995,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4179,6 +4014,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4188,6 +4033,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4197,6 +4054,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4220,6 +4087,14 @@ export interface operations {
             /** @description A hosted payment page for one payment or a plan */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4229,6 +4104,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4238,6 +4121,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4247,6 +4138,14 @@ export interface operations {
             /** @description Checkout session not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4256,6 +4155,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4265,6 +4172,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4274,6 +4189,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4283,6 +4208,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4309,6 +4242,16 @@ export interface operations {
             /** @description A hosted payment page for one payment or a plan */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4318,6 +4261,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4327,6 +4280,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4336,6 +4299,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4345,6 +4318,16 @@ export interface operations {
             /** @description Checkout session not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4354,6 +4337,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4363,6 +4356,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4372,6 +4375,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4381,6 +4394,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4390,6 +4413,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4399,6 +4434,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4422,6 +4467,14 @@ export interface operations {
             /** @description A plan the customer pays every cycle, renewed by the service */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4431,6 +4484,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4440,6 +4501,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4449,6 +4518,14 @@ export interface operations {
             /** @description Subscription not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4458,6 +4535,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4467,6 +4552,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4476,6 +4569,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4485,6 +4588,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4514,6 +4625,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4523,6 +4642,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4532,6 +4659,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4541,6 +4676,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4550,6 +4693,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4559,6 +4710,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4568,6 +4729,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4596,6 +4765,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4605,6 +4782,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4614,6 +4799,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4623,6 +4816,14 @@ export interface operations {
             /** @description Subscription not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4632,6 +4833,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4641,6 +4850,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4650,6 +4867,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4659,6 +4886,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4692,6 +4927,16 @@ export interface operations {
             /** @description SubscriptionCancelled */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4701,6 +4946,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4710,6 +4965,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4719,6 +4984,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4728,6 +5003,16 @@ export interface operations {
             /** @description Subscription not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4737,6 +5022,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4746,6 +5041,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4755,6 +5060,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4764,6 +5079,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4773,6 +5098,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4782,6 +5119,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4807,6 +5154,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4816,6 +5171,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4825,6 +5188,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4834,6 +5205,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4843,6 +5222,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4852,6 +5239,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4861,6 +5258,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4896,6 +5301,16 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4922,6 +5337,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4931,6 +5356,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4940,6 +5375,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4949,6 +5394,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4958,6 +5413,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4967,6 +5432,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4976,6 +5451,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4985,6 +5470,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4994,6 +5491,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5017,6 +5524,14 @@ export interface operations {
             /** @description Where the merchant receives events */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5026,6 +5541,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5035,6 +5558,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5044,6 +5575,14 @@ export interface operations {
             /** @description Webhook endpoint not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5053,6 +5592,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5062,6 +5609,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5071,6 +5626,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5080,6 +5645,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5123,6 +5696,16 @@ export interface operations {
             /** @description Where the merchant receives events */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5132,6 +5715,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5141,6 +5734,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5150,6 +5753,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5159,6 +5772,16 @@ export interface operations {
             /** @description Webhook endpoint not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5168,6 +5791,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5177,6 +5810,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5186,6 +5829,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5195,6 +5848,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5204,6 +5867,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5213,6 +5888,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5236,6 +5921,14 @@ export interface operations {
             /** @description WebhookEndpointDeleted */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5245,6 +5938,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5254,6 +5955,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5263,6 +5972,14 @@ export interface operations {
             /** @description Webhook endpoint not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5272,6 +5989,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5281,6 +6006,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5290,6 +6023,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5299,6 +6042,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5335,6 +6086,16 @@ export interface operations {
             /** @description WebhookSecretRotated */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5344,6 +6105,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5353,6 +6124,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5362,6 +6143,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5371,6 +6162,16 @@ export interface operations {
             /** @description Webhook endpoint not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5380,6 +6181,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5389,6 +6200,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5398,6 +6219,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5407,6 +6238,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5416,6 +6257,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5425,6 +6278,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5457,6 +6320,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5466,6 +6337,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5475,6 +6354,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5484,6 +6371,14 @@ export interface operations {
             /** @description Webhook endpoint not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5493,6 +6388,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5502,6 +6405,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5511,6 +6422,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5520,6 +6441,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5556,6 +6485,16 @@ export interface operations {
             /** @description One attempt to deliver an event */
             202: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5592,6 +6531,16 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5601,6 +6550,16 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5610,6 +6569,16 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5619,6 +6588,16 @@ export interface operations {
             /** @description Webhook endpoint not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5628,6 +6607,16 @@ export interface operations {
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5637,6 +6626,16 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5646,6 +6645,16 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5655,6 +6664,16 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5664,6 +6683,18 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5673,6 +6704,16 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5702,6 +6743,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5727,6 +6776,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5736,6 +6793,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5745,6 +6810,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5754,6 +6827,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5763,6 +6844,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5772,6 +6863,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5795,6 +6894,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5820,6 +6927,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5829,6 +6944,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5838,6 +6961,14 @@ export interface operations {
             /** @description Event not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5847,6 +6978,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5856,6 +6995,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5865,6 +7012,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5874,6 +7031,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5897,6 +7062,14 @@ export interface operations {
             /** @description What the approval page shows the customer */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5906,6 +7079,14 @@ export interface operations {
             /** @description Mandate not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5915,6 +7096,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5924,6 +7113,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5933,6 +7130,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5942,6 +7149,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5975,6 +7190,14 @@ export interface operations {
             /** @description ChallengeIssued */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5984,6 +7207,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5993,6 +7224,14 @@ export interface operations {
             /** @description Mandate not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6002,6 +7241,14 @@ export interface operations {
             /** @description The mandate is not waiting for the customer's approval */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6011,6 +7258,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6020,6 +7275,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6029,6 +7292,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6038,6 +7309,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6047,6 +7328,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6085,6 +7374,14 @@ export interface operations {
             /** @description A standing authorization to charge a customer within caps */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6094,6 +7391,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6103,6 +7408,14 @@ export interface operations {
             /** @description Mandate not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6112,6 +7425,14 @@ export interface operations {
             /** @description The mandate is not waiting for the customer's approval */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6121,6 +7442,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6130,6 +7459,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6139,6 +7476,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6148,6 +7493,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6157,6 +7512,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6195,6 +7558,14 @@ export interface operations {
             /** @description A standing authorization to charge a customer within caps */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6204,6 +7575,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6213,6 +7592,14 @@ export interface operations {
             /** @description Mandate not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6222,6 +7609,14 @@ export interface operations {
             /** @description The mandate is not waiting for the customer's approval */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6231,6 +7626,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6240,6 +7643,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6249,6 +7660,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6258,6 +7677,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6267,6 +7696,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6290,6 +7727,14 @@ export interface operations {
             /** @description What the payment page shows the customer */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6299,6 +7744,14 @@ export interface operations {
             /** @description Checkout session not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6308,6 +7761,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6317,6 +7778,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6326,6 +7795,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6335,6 +7814,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6368,6 +7855,14 @@ export interface operations {
             /** @description ChallengeIssued */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6377,6 +7872,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6386,6 +7889,14 @@ export interface operations {
             /** @description Checkout session not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6395,6 +7906,14 @@ export interface operations {
             /** @description The session is already paid, expired or cancelled, or cannot be completed this way */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6404,6 +7923,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6413,6 +7940,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6422,6 +7957,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6431,6 +7974,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6440,6 +7993,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6478,6 +8039,14 @@ export interface operations {
             /** @description What the payment page shows the customer */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6487,6 +8056,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6496,6 +8073,14 @@ export interface operations {
             /** @description The wallet cannot cover the payment */
             402: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6505,6 +8090,14 @@ export interface operations {
             /** @description Checkout session not found */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6514,6 +8107,14 @@ export interface operations {
             /** @description The session is already paid, expired or cancelled, or cannot be completed this way */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6523,6 +8124,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6532,6 +8141,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6541,6 +8158,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6550,6 +8175,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6559,6 +8194,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6579,6 +8222,14 @@ export interface operations {
             /** @description The merchant's sandbox payer wallet */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6588,6 +8239,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6597,6 +8256,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6606,6 +8273,14 @@ export interface operations {
             /** @description No such resource */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6615,6 +8290,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6624,6 +8307,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6633,6 +8324,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6642,6 +8343,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6680,6 +8389,14 @@ export interface operations {
             /** @description The merchant's sandbox payer wallet */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6689,6 +8406,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6698,6 +8423,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6707,6 +8440,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6716,6 +8457,14 @@ export interface operations {
             /** @description No such resource */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6725,6 +8474,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6734,6 +8491,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6743,6 +8508,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6752,6 +8525,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6761,6 +8544,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6784,6 +8575,14 @@ export interface operations {
             /** @description A standing authorization to charge a customer within caps */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6793,6 +8592,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6802,6 +8609,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6811,6 +8626,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6820,6 +8643,14 @@ export interface operations {
             /** @description No such resource */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6829,6 +8660,14 @@ export interface operations {
             /** @description The mandate cannot be revoked in its state */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6838,6 +8677,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6847,6 +8694,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6856,6 +8711,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6865,6 +8728,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6874,6 +8747,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6906,6 +8787,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6931,6 +8820,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6940,6 +8837,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6949,6 +8854,14 @@ export interface operations {
             /** @description The wallet cannot cover the payment */
             402: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6958,6 +8871,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6967,6 +8888,14 @@ export interface operations {
             /** @description No such resource */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6976,6 +8905,14 @@ export interface operations {
             /** @description The code is inactive, expired or already paid */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6985,6 +8922,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6994,6 +8939,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7003,6 +8956,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7012,6 +8973,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7021,6 +8992,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7044,6 +9023,14 @@ export interface operations {
             /** @description CheckoutSettled */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7053,6 +9040,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7062,6 +9057,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7071,6 +9074,14 @@ export interface operations {
             /** @description The wallet cannot cover the payment */
             402: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7080,6 +9091,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7089,6 +9108,14 @@ export interface operations {
             /** @description No such resource */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7098,6 +9125,14 @@ export interface operations {
             /** @description The session is already paid, expired or cancelled, or cannot be completed this way */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7107,6 +9142,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7116,6 +9159,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7125,6 +9176,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7134,6 +9193,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7143,6 +9212,14 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7166,6 +9243,14 @@ export interface operations {
             /** @description A plan the customer pays every cycle, renewed by the service */
             200: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7175,6 +9260,14 @@ export interface operations {
             /** @description The request did not match the expected schema */
             400: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7184,6 +9277,14 @@ export interface operations {
             /** @description Missing or invalid key */
             401: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7193,6 +9294,14 @@ export interface operations {
             /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
             403: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7202,6 +9311,14 @@ export interface operations {
             /** @description No such resource */
             404: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7211,6 +9328,14 @@ export interface operations {
             /** @description Subscription cannot be cancelled */
             409: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7220,6 +9345,14 @@ export interface operations {
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7229,6 +9362,14 @@ export interface operations {
             /** @description The body is not `application/json` */
             415: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7238,6 +9379,14 @@ export interface operations {
             /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
             422: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7247,6 +9396,16 @@ export interface operations {
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7256,11 +9415,1084 @@ export interface operations {
             /** @description The service is temporarily unavailable; the same request works once it is back */
             503: {
                 headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ServiceUnavailable"];
                 };
+            };
+        };
+    };
+    onMandateActivated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "mandate.activated";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "mandate";
+                            reference: string;
+                            /** @enum {string} */
+                            status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
+                            title: string;
+                            description: string | null;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            per_charge_cap: number;
+                            period_cap: number | null;
+                            period: "MONTH" | null;
+                            period_key: string | null;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            period_charged: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            setup_expires_at: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            expires_at: number;
+                            approved_at: number | null;
+                            revoked_at: number | null;
+                            revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMandateDeclined: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "mandate.declined";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "mandate";
+                            reference: string;
+                            /** @enum {string} */
+                            status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
+                            title: string;
+                            description: string | null;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            per_charge_cap: number;
+                            period_cap: number | null;
+                            period: "MONTH" | null;
+                            period_key: string | null;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            period_charged: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            setup_expires_at: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            expires_at: number;
+                            approved_at: number | null;
+                            revoked_at: number | null;
+                            revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMandateRevoked: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "mandate.revoked";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "mandate";
+                            reference: string;
+                            /** @enum {string} */
+                            status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
+                            title: string;
+                            description: string | null;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            per_charge_cap: number;
+                            period_cap: number | null;
+                            period: "MONTH" | null;
+                            period_key: string | null;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            period_charged: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            setup_expires_at: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            expires_at: number;
+                            approved_at: number | null;
+                            revoked_at: number | null;
+                            revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMandateChargeSucceeded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "mandate.charge.succeeded";
+                    data: {
+                        object: {
+                            id: string;
+                            /** @enum {string} */
+                            object: "mandate_charge";
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            mandate_id: string;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /** @enum {string} */
+                            status: "SUCCEEDED";
+                            description: string;
+                            reference: string;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            fee: number;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            net_amount: number;
+                            period_key: string;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            period_charged: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMandateChargeFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "mandate.charge.failed";
+                    data: {
+                        object: {
+                            /** @enum {string} */
+                            object: "mandate_charge_failure";
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            mandate_id: string;
+                            mandate_reference: string;
+                            /**
+                             * int
+                             * @description an integer
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            reference: string;
+                            description: string;
+                            /** @enum {string} */
+                            code: "MANDATE_NOT_FOUND" | "MANDATE_INACTIVE" | "MANDATE_EXPIRED" | "PER_CHARGE_CAP_EXCEEDED" | "PERIOD_CAP_EXCEEDED" | "MANDATE_CHARGE_AMOUNT_INVALID" | "WALLET_LIMIT_EXCEEDED" | "MANDATE_CHARGE_FAILED" | "INSUFFICIENT_FUNDS" | "SERVICE_UNAVAILABLE";
+                            message: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionActivated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "subscription.activated";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "subscription";
+                            reference: string;
+                            /** @enum {string} */
+                            status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
+                            plan_name: string;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /** @enum {string} */
+                            interval: "WEEK" | "MONTH";
+                            /**
+                             * int
+                             * @description an integer
+                             */
+                            interval_count: number;
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            checkout_session_id: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            billing_cycle_anchor: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            current_period_start: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            current_period_end: number;
+                            next_billing_at: number | null;
+                            cancel_at_period_end: boolean;
+                            cancelled_at: number | null;
+                            cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
+                            metadata: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoicePaid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "invoice.paid";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "invoice";
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            subscription_id: string;
+                            subscription_reference: string;
+                            period_key: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            period_start: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            period_end: number;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /** @enum {string} */
+                            status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
+                            /**
+                             * int
+                             * @description an integer
+                             */
+                            attempt_count: number;
+                            next_retry_at: number | null;
+                            failure_reason: ("insufficient-balance" | "blocked-by-rules" | "wallet-frozen" | "executor-error") | null;
+                            payment_intent_id: string | null;
+                            paid_at: number | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoicePaymentFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "invoice.payment_failed";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "invoice";
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            subscription_id: string;
+                            subscription_reference: string;
+                            period_key: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            period_start: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            period_end: number;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /** @enum {string} */
+                            status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
+                            /**
+                             * int
+                             * @description an integer
+                             */
+                            attempt_count: number;
+                            next_retry_at: number | null;
+                            failure_reason: ("insufficient-balance" | "blocked-by-rules" | "wallet-frozen" | "executor-error") | null;
+                            payment_intent_id: string | null;
+                            paid_at: number | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionPastDue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "subscription.past_due";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "subscription";
+                            reference: string;
+                            /** @enum {string} */
+                            status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
+                            plan_name: string;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /** @enum {string} */
+                            interval: "WEEK" | "MONTH";
+                            /**
+                             * int
+                             * @description an integer
+                             */
+                            interval_count: number;
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            checkout_session_id: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            billing_cycle_anchor: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            current_period_start: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            current_period_end: number;
+                            next_billing_at: number | null;
+                            cancel_at_period_end: boolean;
+                            cancelled_at: number | null;
+                            cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
+                            metadata: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionCanceled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "subscription.canceled";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "subscription";
+                            reference: string;
+                            /** @enum {string} */
+                            status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
+                            plan_name: string;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /** @enum {string} */
+                            interval: "WEEK" | "MONTH";
+                            /**
+                             * int
+                             * @description an integer
+                             */
+                            interval_count: number;
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            checkout_session_id: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            billing_cycle_anchor: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            current_period_start: number;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            current_period_end: number;
+                            next_billing_at: number | null;
+                            cancel_at_period_end: boolean;
+                            cancelled_at: number | null;
+                            cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
+                            metadata: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCheckoutSessionCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "checkout.session.completed";
+                    data: {
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "checkout.session";
+                            /** @enum {string} */
+                            mode: "PAYMENT" | "SUBSCRIPTION";
+                            /** @enum {string} */
+                            status: "OPEN" | "COMPLETE" | "EXPIRED" | "CANCELLED";
+                            reference: string;
+                            title: string;
+                            description: string | null;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            price: {
+                                name: string;
+                                /**
+                                 * int
+                                 * @description Laari (100 laari = 1 MVR)
+                                 */
+                                amount: number;
+                                /** @enum {string} */
+                                interval: "WEEK" | "MONTH";
+                                /**
+                                 * int
+                                 * @description an integer
+                                 */
+                                interval_count: number;
+                            } | null;
+                            subscription: {
+                                /**
+                                 * Format: uuid
+                                 * @description a Universally Unique Identifier
+                                 */
+                                id: string;
+                            } | null;
+                            payment_id: string | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            expires_at: number;
+                            completed_at: number | null;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onQrCodePaymentSucceeded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "qr_code.payment.succeeded";
+                    data: {
+                        object: {
+                            id: string;
+                            /** @enum {string} */
+                            object: "qr_code_payment";
+                            qrid: string;
+                            qr_code_id: string;
+                            outlet_id: string;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            fee: number;
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            net_amount: number;
+                            reference: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
