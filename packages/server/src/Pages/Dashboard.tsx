@@ -57,13 +57,13 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     type Visit = Effect.Effect.Success<typeof visit>
     const frame = (v: Visit): V.Frame => ({ lang: v.lang, root, assets, csrf: v.csrf })
 
-    /** The signed-in merchant's principal; a revoked key or a cookie from elsewhere is nobody. */
+    /** The signed-in merchant's principal; a revoked key, an expired session or a cookie from elsewhere is nobody. */
     const signedIn = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const key = Session.open(pages, request.cookies[Session.Cookie])
-      if (key === undefined) return undefined
-      const principal = yield* principalOf(credentials, key)
-      return principal?.kind === "secret" ? principal : undefined
+      const session = Session.open(pages, request.cookies[Session.Cookie])
+      if (session === undefined) return undefined
+      const principal = yield* principalOf(credentials, session.key)
+      return principal?.kind === "secret" ? { principal, session } : undefined
     })
 
     const signInPage = (v: Visit, error?: string, status = 200) =>
@@ -82,9 +82,11 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const v = yield* visit
           if (post && (yield* throttled)) return v.finish(signInPage(v, d(v.lang, "busy"), 429))
           if (post && !(yield* csrfValid)) return v.finish(signInPage(v, d(v.lang, "expired"), 403))
-          const principal = yield* signedIn
-          if (principal === undefined) return v.finish(signInPage(v, undefined, post ? 401 : 200))
-          return v.finish(yield* build(v, principal))
+          const signed = yield* signedIn
+          if (signed === undefined) return v.finish(signInPage(v, undefined, post ? 401 : 200))
+          // Sealed again, seen now: the idle time counts from this request.
+          const { key, signedIn: since } = signed.session
+          return v.finish(Session.start(pages, yield* build(v, signed.principal), key, since))
         })
       )
 
@@ -154,7 +156,15 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 
     yield* router.post(
       route(`${root}/sign-out`),
-      provide(Effect.map(visit, (v) => v.finish(Session.end(pages, redirect(root)))))
+      provide(
+        Effect.gen(function* () {
+          const v = yield* visit
+          if (yield* throttled) return v.finish(signInPage(v, d(v.lang, "busy"), 429))
+          // Another site must not sign the merchant out.
+          if (!(yield* csrfValid)) return v.finish(signInPage(v, d(v.lang, "expired"), 403))
+          return v.finish(Session.end(pages, redirect(root)))
+        })
+      )
     )
 
     yield* router.get(
