@@ -19,6 +19,8 @@ export const IdleSeconds = 30 * 60
 export const AbsoluteSeconds = 12 * 60 * 60
 
 export interface Session {
+  /** Random, kept while the session lasts: signing out records it as ended (`ended_sessions`). */
+  readonly id: string
   readonly key: string
   /** Epoch seconds of the sign-in. */
   readonly signedIn: number
@@ -32,7 +34,7 @@ const keyOf = (pages: PagesConfig) =>
 export const seal = (pages: PagesConfig, session: Session): string => {
   const iv = randomBytes(12)
   const cipher = createCipheriv("aes-256-gcm", keyOf(pages), iv)
-  const text = `${session.signedIn}.${session.seen}.${session.key}`
+  const text = `${session.id}.${session.signedIn}.${session.seen}.${session.key}`
   const body = Buffer.concat([cipher.update(text, "utf8"), cipher.final()])
   return [iv, cipher.getAuthTag(), body].map((b) => b.toString("base64url")).join(".")
 }
@@ -54,9 +56,9 @@ export const open = (
   } catch {
     return undefined
   }
-  const m = /^(\d{1,12})\.(\d{1,12})\.(.+)$/s.exec(text)
+  const m = /^([0-9a-f]{32})\.(\d{1,12})\.(\d{1,12})\.(.+)$/s.exec(text)
   if (m === null) return undefined
-  const session = { signedIn: Number(m[1]), seen: Number(m[2]), key: m[3]! }
+  const session = { id: m[1]!, signedIn: Number(m[2]), seen: Number(m[3]), key: m[4]! }
   if (now - session.seen >= IdleSeconds || now - session.signedIn >= AbsoluteSeconds) return undefined
   return session
 }
@@ -77,16 +79,20 @@ export const start = (
   pages: PagesConfig,
   response: HttpServerResponse.HttpServerResponse,
   secretKey: string,
-  signedIn: number = wallSeconds()
+  signedIn: number = wallSeconds(),
+  id: string = randomBytes(16).toString("hex")
 ) => {
   const now = wallSeconds()
   return HttpServerResponse.unsafeSetCookie(
     response,
     Cookie,
-    seal(pages, { key: secretKey, signedIn, seen: now }),
+    seal(pages, { id, key: secretKey, signedIn, seen: now }),
     options(pages, Math.max(0, Math.min(IdleSeconds, signedIn + AbsoluteSeconds - now)))
   )
 }
 
 export const end = (pages: PagesConfig, response: HttpServerResponse.HttpServerResponse) =>
   HttpServerResponse.unsafeSetCookie(response, Cookie, "", options(pages, 0))
+
+/** The stored form of a session's id. */
+export const idHash = (id: string) => createHash("sha256").update(id).digest("hex")

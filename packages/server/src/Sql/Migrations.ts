@@ -622,7 +622,15 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   // numbers already kept are rewritten the same way (this is `Phone`'s rule of the day, frozen as SQL).
   // Of two spellings of one number in an environment the older customer gets it; the other keeps its
   // spelling (the unique key forbids two), for an operator to resolve.
-  "0012_phone_e164": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(phoneE164))
+  "0012_phone_e164": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(phoneE164)),
+  // Dashboard sessions ended by signing out, by the SHA-256 of their id, until they would have expired.
+  "0013_ended_sessions": Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`CREATE TABLE ended_sessions (
+      id_hash text PRIMARY KEY,
+      expires_at timestamptz NOT NULL
+    )`
+  )
 }
 
 /** The Migrator's bookkeeping table; created here first (see `run`). */
