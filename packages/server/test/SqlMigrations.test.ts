@@ -71,7 +71,8 @@ const all = [
   [9, "manual_clock"],
   [10, "notification_outbox"],
   [11, "conceal_webhook_secrets"],
-  [12, "phone_e164"]
+  [12, "phone_e164"],
+  [13, "ended_sessions"]
 ]
 
 describe("PGlite", () => {
