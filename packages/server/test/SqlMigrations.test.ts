@@ -34,6 +34,7 @@ const schema = [
   "checkout_sessions",
   "customers",
   "effect_sql_migrations",
+  "ended_sessions",
   "event_sequences",
   "events",
   "idempotency_keys",
