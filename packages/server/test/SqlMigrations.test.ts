@@ -34,6 +34,7 @@ const schema = [
   "checkout_sessions",
   "customers",
   "effect_sql_migrations",
+  "ended_sessions",
   "event_sequences",
   "events",
   "idempotency_keys",
@@ -72,7 +73,8 @@ const all = [
   [10, "notification_outbox"],
   [11, "conceal_webhook_secrets"],
   [12, "phone_e164"],
-  [13, "webhook_leases"]
+  [13, "webhook_leases"],
+  [14, "ended_sessions"]
 ]
 
 describe("PGlite", () => {

@@ -5,12 +5,16 @@
  * - Headers are bounded in size and count, and every wait on a client is timed: a slow client cannot
  *   hold a socket for long (headers 10 s, the whole request 30 s, an idle keep-alive 5 s).
  * - A body declared (`Content-Length`) larger than `maxBodyBytes` gets `413` and `Connection: close`
- *   without a byte of it being read. Bodies of unknown length are cut off while read (`Middleware.ts`).
+ *   without a byte of it being read. A body of unknown length (chunked) is counted as it arrives, and
+ *   once past the limit gets the same `413`, before the app sees the byte that passed it.
+ * - An answer that goes out before its request's body has been read (a `401` before a large body) closes
+ *   the connection instead of reading the rest of the body to keep it alive.
  * - A request that arrives before the app listens (the socket opens first) waits for it, up to
  *   `attachTimeoutMs`, instead of hanging forever: Node drops requests nobody listens to.
- * - `close()` drains: new requests get `503`, in-flight requests finish with `Connection: close`, and
- *   after `drainTimeoutMs` the remaining sockets are closed. (A refused connection stays open for up
- *   to `LingerMs`, 2 s, so that its client can read the answer.)
+ * - `close()` drains: new requests get `503` (on an idle keep-alive connection too: it is not closed
+ *   under a request the client may already have sent), in-flight requests finish with
+ *   `Connection: close`, and after `drainTimeoutMs` the remaining sockets are closed. (A refused
+ *   connection stays open for up to `LingerMs`, 2 s, so that its client can read the answer.)
  */
 import * as Http from "node:http"
 import type * as Net from "node:net"
@@ -104,6 +108,10 @@ const declaredLength = (req: Http.IncomingMessage): number | undefined => {
   return header === undefined ? undefined : Number(header)
 }
 
+/** A body whose length is not declared: it ends when its last chunk says so. */
+const isChunked = (req: Http.IncomingMessage): boolean =>
+  req.headers["content-length"] === undefined && req.headers["transfer-encoding"] !== undefined
+
 interface Waiting {
   readonly req: Http.IncomingMessage
   readonly res: Http.ServerResponse
@@ -116,6 +124,7 @@ class EdgeServer extends Http.Server {
   /** Responses the app is working on, and their sockets, to close those connections when draining. */
   private readonly inFlight = new Map<Http.ServerResponse, Net.Socket>()
   private draining = false
+  private gaveUp = false
 
   constructor(private readonly options: Options) {
     super({
@@ -156,13 +165,40 @@ class EdgeServer extends Http.Server {
     }
     // Node keeps a keep-alive connection open after its response: ask each in-flight one to close.
     for (const res of this.inFlight.keys()) if (!res.headersSent) res.setHeader("connection", "close")
-    const deadline = setTimeout(() => this.closeAllConnections(), this.options.drainTimeoutMs).unref()
+    const deadline = setTimeout(() => this.giveUp(), this.options.drainTimeoutMs).unref()
     // Stops listening and closes idle connections; the callback runs once every connection is closed.
     super.close((error) => {
       clearTimeout(deadline)
       callback?.(error)
     })
     return this
+  }
+
+  /**
+   * Node closes idle keep-alive connections when closing; but "idle" only means no request parsed yet, and
+   * a client may already have sent one (a busy process has not read it): it would be reset. While
+   * draining they stay open; a request on one is answered `503` with `Connection: close`, and an unused
+   * one ends at its advertised keep-alive timeout, or at the drain deadline.
+   */
+  override closeIdleConnections(): void {
+    if (!this.draining || this.gaveUp) super.closeIdleConnections()
+  }
+
+  /**
+   * At the drain deadline: each request still unanswered gets `503` rather than a reset (with an
+   * `Idempotency-Key` its client may retry it safely), and the sockets close once it could be read.
+   */
+  private giveUp(): void {
+    this.gaveUp = true
+    for (const [res, socket] of this.inFlight) {
+      if (!res.headersSent && socket.writable) {
+        const { status, body, headers } = refusal(shuttingDown())
+        const head = [`HTTP/1.1 ${status} ${Http.STATUS_CODES[status]}`]
+        for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`)
+        socket.end(`${head.join("\r\n")}\r\n\r\n${body}`)
+      }
+    }
+    setTimeout(() => this.closeAllConnections(), LingerMs).unref()
   }
 
   private tooLarge(req: Http.IncomingMessage): boolean {
@@ -196,12 +232,54 @@ class EdgeServer extends Http.Server {
 
   private dispatch(req: Http.IncomingMessage, res: Http.ServerResponse): void {
     this.inFlight.set(res, req.socket)
-    res.once("close", () => {
-      this.inFlight.delete(res)
-      // A response whose headers went out before draining began left its connection open: close it now.
-      if (this.draining) this.closeIdleConnections()
-    })
+    res.once("close", () => this.inFlight.delete(res))
+    if (isChunked(req)) this.guardBody(req, res)
     super.emit("request", req, res)
+  }
+
+  /**
+   * A body of undeclared length as Node's parser hands it over (`push`): counted, so the chunk that passes
+   * the limit is answered `413` here; the app's own cut-off would destroy the socket before its answer
+   * could go out. And an answer sent before the body has all arrived (a `401`) closes the connection:
+   * Node would otherwise read the rest of the body, however long, to keep it alive. (A declared body is
+   * at most `maxBodyBytes`, which Node may read.)
+   */
+  private guardBody(req: Http.IncomingMessage, res: Http.ServerResponse): void {
+    const max = this.options.maxBodyBytes
+    let bytes = 0
+    let stopped = false
+    const push = req.push.bind(req)
+    // Returning false stops Node reading the socket: the client is held back by backpressure.
+    req.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
+      if (stopped) return false
+      if (chunk !== null && chunk !== undefined) {
+        bytes += (chunk as Buffer).length
+        if (bytes > max) {
+          stopped = true
+          if (res.headersSent) req.socket.destroy()
+          else refuseAndLinger(req, Problems.BodyTooLarge.of(max))
+          return false
+        }
+      }
+      return push(chunk, encoding)
+    }
+    const writeHead = res.writeHead
+    res.writeHead = ((...args: Parameters<typeof res.writeHead>) => {
+      if (!req.complete && !stopped) {
+        stopped = true
+        res.setHeader("connection", "close")
+        // Node reads ("dumps") an unread body after the answer; read none, and linger as a refusal does.
+        Object.assign(req, { _dump: () => {} })
+        const socket = req.socket
+        Object.assign(socket, {
+          destroySoon: () => {
+            socket.end()
+            setTimeout(() => socket.destroy(), LingerMs).unref()
+          }
+        })
+      }
+      return writeHead.apply(res, args)
+    }) as typeof res.writeHead
   }
 
   /** Refuses at once, unless an earlier request on the same connection still waits for its answer. */

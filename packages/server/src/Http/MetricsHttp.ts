@@ -140,7 +140,13 @@ const route = HttpApiBuilder.Router.use((router) =>
           contentType: metrics.registry.contentType,
           headers: { "cache-control": "no-store" }
         })
-      }).pipe(Effect.catchTag("Unauthorized", (e) => Effect.succeed(Problems.respond(e))))
+      }).pipe(
+        Effect.catchTags({
+          Unauthorized: (e) => Effect.succeed(Problems.respond(e)),
+          // Locked out after wrong tokens (`Security.OpsAuthenticationLive`).
+          RateLimited: (e) => Effect.succeed(Problems.respond(e))
+        })
+      )
     )
   })
 ).pipe(Layer.provide(OpsAuthenticationLive))

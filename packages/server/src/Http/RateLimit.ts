@@ -8,6 +8,9 @@
  * are added by a pre-response handler set where the decision is made, so they reach whatever response
  * goes out: the handler's, or the `429` HttpApi encodes from the middleware's failure.
  *
+ * Failed guesses at a secret (an OAuth client's, the operator token) lock their address, and an OAuth
+ * client, out for a while (`Lockout`).
+ *
  * The buckets live in this process: with several instances, each enforces the limit on its own.
  */
 import { HttpApiMiddleware, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
@@ -96,6 +99,8 @@ export const refusalMessage = (d: Decision): string =>
 
 export interface Buckets {
   readonly take: (key: string, now: number) => Decision
+  /** The decision a take would get, taking nothing. */
+  readonly peek: (key: string, now: number) => Decision
   /** How many buckets are kept. */
   readonly size: () => number
 }
@@ -120,9 +125,58 @@ export const makeBuckets = (limit: Limit, maxKeys: number): Buckets => {
       }
       return decision
     },
+    peek: (key, now) => decide(limit, buckets.get(key), now).decision,
     size: () => buckets.size
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Lock-out after failed guesses.
+
+/**
+ * Failed guesses at a secret (an OAuth client's secret, the operator token) by key: each failure takes a
+ * token from the key's bucket, and while the bucket is empty every attempt under that key is refused,
+ * the right secret too, until it refills. Only failures count, as with one-time codes: a client that
+ * knows its secret is never slowed down by its own traffic.
+ */
+export interface Lockout {
+  /** `undefined` while `key` may try; the refusal's decision (its `Retry-After`) while locked out. */
+  readonly locked: (key: string) => Effect.Effect<Decision | undefined>
+  /** Counts a failed attempt under `key`. */
+  readonly failed: (key: string) => Effect.Effect<void>
+}
+
+export const makeLockout = (
+  limit: Limit,
+  maxKeys: number = MaxKeys,
+  clock: Clock.Clock = wallClock
+): Lockout => {
+  const buckets = makeBuckets(limit, maxKeys)
+  return {
+    locked: (key) =>
+      Effect.map(clock.currentTimeMillis, (now) => {
+        const decision = buckets.peek(key, now)
+        return decision.allowed ? undefined : decision
+      }),
+    failed: (key) => Effect.asVoid(Effect.map(clock.currentTimeMillis, (now) => buckets.take(key, now)))
+  }
+}
+
+const never: Lockout = { locked: () => Effect.succeed(undefined), failed: () => Effect.void }
+
+/**
+ * Failed guesses per client address: 10 at once, then one a second (the 85 guesses a second seen
+ * against `/oauth/token` become one). Off with the rest when `LAARI_RATE_LIMIT` is `0`.
+ */
+export const GuessesPerAddress: Limit = { capacity: 10, perSecond: 1 }
+
+/**
+ * Failed guesses per OAuth client, from any address: higher, as the address limit comes first, yet it
+ * bounds guessing spread over many addresses. (A client being guessed at is locked out for seconds.)
+ */
+export const GuessesPerClient: Limit = { capacity: 30, perSecond: 1 }
+
+export const lockout = (rate: number, limit: Limit): Lockout => (rate === 0 ? never : makeLockout(limit))
 
 // ---------------------------------------------------------------------------------------------------------
 // In requests.

@@ -1,9 +1,15 @@
 /**
  * Authentication (merchant keys and the operator token), the per-key rate limit, and scope checks.
  */
-import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
+import {
+  HttpApiMiddleware,
+  HttpApiSecurity,
+  HttpApp,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { Auth, Crypto, Errors } from "@laari/core"
-import { Context, Effect, FiberRef, HashMap, Layer, Redacted, Schema } from "effect"
+import { Context, Effect, FiberRef, HashMap, Layer, Option, Redacted, Schema } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Keys from "../Keys.js"
 import * as Challenge from "./Challenge.js"
@@ -28,11 +34,11 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("laa
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
-/** The operator's token guards `/ops`. */
+/** The operator's token guards `/ops`; wrong tokens lock their address out for a while (`429`). */
 export class OpsAuthentication extends HttpApiMiddleware.Tag<OpsAuthentication>()(
   "laari/server/OpsAuthentication",
   {
-    failure: Problems.UnauthorizedProblem,
+    failure: Schema.Union(Problems.UnauthorizedProblem, Problems.RateLimitedProblem),
     security: { opsToken: HttpApiSecurity.bearer }
   }
 ) {}
@@ -152,11 +158,23 @@ export const OpsAuthenticationLive = Layer.effect(
   Effect.gen(function* () {
     const config = yield* ServerConfigTag
     const expected = config.opsToken ?? ""
+    const guesses = RateLimit.lockout(config.rateLimit, RateLimit.GuessesPerAddress)
     return OpsAuthentication.of({
       opsToken: (token) =>
-        expected !== "" && Keys.secretsEqual(Redacted.value(token).trim(), expected)
-          ? Effect.void
-          : Effect.fail(new Problems.Unauthorized({ message: "Invalid operator token" }))
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const address = RateLimit.addressKey(Option.getOrElse(request.remoteAddress, () => "unknown"))
+          const locked = yield* guesses.locked(address)
+          if (locked !== undefined) {
+            yield* HttpApp.appendPreResponseHandler((_request, response) =>
+              Effect.succeed(HttpServerResponse.setHeaders(response, RateLimit.headers(locked)))
+            )
+            return yield* Effect.fail(new Problems.RateLimited({ message: RateLimit.refusalMessage(locked) }))
+          }
+          if (expected !== "" && Keys.secretsEqual(Redacted.value(token).trim(), expected)) return
+          yield* guesses.failed(address)
+          return yield* Effect.fail(new Problems.Unauthorized({ message: "Invalid operator token" }))
+        })
     })
   })
 )

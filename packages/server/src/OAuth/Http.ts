@@ -1,12 +1,14 @@
 /**
  * The OAuth 2.0 endpoints, outside the merchant API's OpenAPI document (spec 9.5): the token endpoint
  * (RFC 6749, the client credentials grant), token revocation (RFC 7009) and the authorization server's
- * metadata (RFC 8414). Errors are RFC 6749 section 5.2's JSON, never a problem document.
+ * metadata (RFC 8414). Errors are RFC 6749 section 5.2's JSON, never a problem document. Wrong client
+ * secrets lock their address, and the client, out for a while (`429`, `Retry-After`): no online guessing.
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Auth } from "@laari/core"
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import { ServerConfigTag } from "../Config.js"
+import * as RateLimit from "../Http/RateLimit.js"
 import { OAuthClients } from "../Sql/OAuthClients.js"
 import * as Protocol from "./Protocol.js"
 
@@ -28,6 +30,25 @@ const refuse = (e: Protocol.OAuthError) =>
     { error: e.error, error_description: e.description },
     // RFC 6749 5.2: a client that failed to authenticate is told how to, with 401.
     e.error === "invalid_client" ? { "www-authenticate": 'Basic realm="laari", charset="UTF-8"' } : {}
+  )
+
+/**
+ * Locked out after failed guesses (`RateLimit.Lockout`): `429` with `Retry-After`, in RFC 6749's shape.
+ * The code is `slow_down`, the OAuth error registry's code for a client asked to wait.
+ */
+class LockedOut {
+  readonly _tag = "LockedOut"
+  constructor(readonly decision: RateLimit.Decision) {}
+}
+
+const lockedOut = (e: LockedOut) =>
+  json(
+    429,
+    {
+      error: "slow_down",
+      error_description: `Too many failed attempts to authenticate; retry after ${e.decision.retryAfterSeconds} seconds`
+    },
+    RateLimit.headers(e.decision)
   )
 
 const unavailable = json(503, {
@@ -56,7 +77,11 @@ const readRequest = Effect.gen(function* () {
 /** Runs `handle`; an OAuth error answers as RFC 6749 says, an unreachable database `503`. */
 const endpoint = <R>(handle: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>) =>
   handle.pipe(
-    Effect.catchAll((e) => Effect.succeed(e instanceof Protocol.OAuthError ? refuse(e) : unavailable))
+    Effect.catchAll((e) =>
+      Effect.succeed(
+        e instanceof Protocol.OAuthError ? refuse(e) : e instanceof LockedOut ? lockedOut(e) : unavailable
+      )
+    )
   )
 
 export const layer = HttpApiBuilder.Router.use((router) =>
@@ -64,16 +89,28 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const clients = yield* OAuthClients
     const config = yield* ServerConfigTag
 
+    const byAddress = RateLimit.lockout(config.rateLimit, RateLimit.GuessesPerAddress)
+    const byClient = RateLimit.lockout(config.rateLimit, RateLimit.GuessesPerClient)
+
+    /** The client, if its secret is right; wrong secrets lock their address and the client id out. */
     const authenticate = (credentials: Protocol.ClientCredentials | undefined) =>
       Effect.gen(function* () {
         if (credentials === undefined)
           return yield* Effect.fail(new Protocol.OAuthError("invalid_client", "The client must authenticate"))
-        const client = yield* clients.authenticate(credentials.clientId, credentials.clientSecret)
-        if (client === undefined)
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const address = RateLimit.addressKey(Option.getOrElse(request.remoteAddress, () => "unknown"))
+        const client = `client:${credentials.clientId}`
+        const locked = (yield* byAddress.locked(address)) ?? (yield* byClient.locked(client))
+        if (locked !== undefined) return yield* Effect.fail(new LockedOut(locked))
+        const found = yield* clients.authenticate(credentials.clientId, credentials.clientSecret)
+        if (found === undefined) {
+          yield* byAddress.failed(address)
+          yield* byClient.failed(client)
           return yield* Effect.fail(
             new Protocol.OAuthError("invalid_client", "Unknown client, or the wrong secret")
           )
-        return client
+        }
+        return found
       })
 
     yield* router.post(

@@ -7,6 +7,7 @@
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Auth, Errors, Mandates, QrCodes, Store, Subscriptions, Webhook } from "@laari/core"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Schema } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import { principalOf } from "../Http/Security.js"
@@ -40,6 +41,7 @@ const scopes: { readonly [S in V.Section]: Auth.Scope } = {
 export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const config = yield* ServerConfigTag
+    const sql = yield* SqlClient.SqlClient
     const pages = yield* Pages
     const directory = yield* Directory
     const credentials = { directory, oauth: yield* OAuthClients }
@@ -58,13 +60,17 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     type Visit = Effect.Effect.Success<typeof visit>
     const frame = (v: Visit): V.Frame => ({ lang: v.lang, root, assets, csrf: v.csrf })
 
-    /** The signed-in merchant's principal; a revoked key or a cookie from elsewhere is nobody. */
+    /** The signed-in merchant's principal; a revoked key, an expired session or a cookie from elsewhere is nobody. */
     const signedIn = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const key = Session.open(pages, request.cookies[Session.Cookie])
-      if (key === undefined) return undefined
-      const principal = yield* principalOf(credentials, key)
-      return principal?.kind === "secret" ? principal : undefined
+      const session = Session.open(pages, request.cookies[Session.Cookie])
+      if (session === undefined) return undefined
+      const ended = yield* sql<{
+        readonly n: number
+      }>`SELECT 1 AS n FROM ended_sessions WHERE id_hash = ${Session.idHash(session.id)}`.pipe(Effect.orDie)
+      if (ended.length > 0) return undefined
+      const principal = yield* principalOf(credentials, session.key)
+      return principal?.kind === "secret" ? { principal, session } : undefined
     })
 
     const signInPage = (v: Visit, error?: string, status = 200) =>
@@ -83,9 +89,11 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const v = yield* visit
           if (post && (yield* throttled)) return v.finish(signInPage(v, d(v.lang, "busy"), 429))
           if (post && !(yield* csrfValid)) return v.finish(signInPage(v, d(v.lang, "expired"), 403))
-          const principal = yield* signedIn
-          if (principal === undefined) return v.finish(signInPage(v, undefined, post ? 401 : 200))
-          return v.finish(yield* build(v, principal))
+          const signed = yield* signedIn
+          if (signed === undefined) return v.finish(signInPage(v, undefined, post ? 401 : 200))
+          // Sealed again, seen now: the idle time counts from this request.
+          const { key, signedIn: since, id } = signed.session
+          return v.finish(Session.start(pages, yield* build(v, signed.principal), key, since, id))
         })
       )
 
@@ -159,7 +167,23 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 
     yield* router.post(
       route(`${root}/sign-out`),
-      provide(Effect.map(visit, (v) => v.finish(Session.end(pages, redirect(root)))))
+      provide(
+        Effect.gen(function* () {
+          const v = yield* visit
+          if (yield* throttled) return v.finish(signInPage(v, d(v.lang, "busy"), 429))
+          // Another site must not sign the merchant out.
+          if (!(yield* csrfValid)) return v.finish(signInPage(v, d(v.lang, "expired"), 403))
+          // Ended here for every process, so a saved copy of the cookie no longer works.
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const session = Session.open(pages, request.cookies[Session.Cookie])
+          if (session !== undefined) {
+            const expires = new Date((session.signedIn + Session.AbsoluteSeconds) * 1000)
+            yield* sql`INSERT INTO ended_sessions (id_hash, expires_at)
+              VALUES (${Session.idHash(session.id)}, ${expires}) ON CONFLICT DO NOTHING`.pipe(Effect.orDie)
+          }
+          return v.finish(Session.end(pages, redirect(root)))
+        })
+      )
     )
 
     yield* router.get(

@@ -630,6 +630,14 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
       WHERE status = 'PENDING' AND leased_until IS NOT NULL;
       CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (endpoint_id, due_at, position)
       WHERE status = 'PENDING';`)
+  ),
+  // Dashboard sessions ended by signing out, by the SHA-256 of their id, until they would have expired.
+  "0014_ended_sessions": Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`CREATE TABLE ended_sessions (
+      id_hash text PRIMARY KEY,
+      expires_at timestamptz NOT NULL
+    )`
   )
 }
 

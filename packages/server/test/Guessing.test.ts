@@ -1,0 +1,148 @@
+/**
+ * Online guessing at secrets over real HTTP (issue 23, item 5): wrong client secrets at `/oauth/token`
+ * and wrong operator tokens at `/ops` lock their client address out (`429` with `Retry-After`, in each
+ * endpoint's error shape), a client id guessed at from many addresses is locked out too, the right
+ * secret from another address still works, and the lock-out ends when its time is up.
+ */
+import { Auth } from "@laari/core"
+import * as Http from "node:http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as RateLimit from "../src/Http/RateLimit.js"
+import * as Fixtures from "./support/Fixtures.js"
+import * as TestServer from "./support/TestServer.js"
+
+interface Answer {
+  readonly status: number
+  readonly headers: Http.IncomingHttpHeaders
+  readonly body: any
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe("guessing at secrets", { timeout: 120_000 }, () => {
+  let server: TestServer.LocalTestServer
+  let port: number
+  let client: { readonly client_id: string; readonly client_secret: string }
+
+  beforeAll(async () => {
+    // The limits are on, as in production (the suites turn them off).
+    server = await TestServer.start({ config: { rateLimit: 100 } })
+    port = Number(new URL(server.baseUrl).port)
+    const merchant = await Fixtures.merchant(server)
+    const res = await server.ops("POST", `/ops/merchants/${merchant.id}/oauth-clients`, {
+      environment: "test",
+      scopes: Auth.allScopes
+    })
+    client = res.body
+  }, 120_000)
+  afterAll(() => server?.close())
+
+  /** One request from `from` (a loopback address of its own: another client address to the server). */
+  const call = (
+    from: string,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: string
+  ): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      const req = Http.request(
+        { host: "127.0.0.1", port, method, path, headers, localAddress: from, agent: false },
+        (res) => {
+          let text = ""
+          res.setEncoding("utf8")
+          res.on("data", (s: string) => (text += s))
+          res.on("end", () =>
+            resolve({
+              status: res.statusCode!,
+              headers: res.headers,
+              body: text === "" ? null : JSON.parse(text)
+            })
+          )
+        }
+      )
+      req.on("error", reject)
+      req.end(body)
+    })
+
+  const token = (from: string, id: string, secret: string) =>
+    call(
+      from,
+      "POST",
+      "/oauth/token",
+      { "content-type": "application/x-www-form-urlencoded" },
+      new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: id,
+        client_secret: secret
+      }).toString()
+    )
+
+  const ops = (from: string, token: string) =>
+    call(from, "GET", "/ops/merchants", { authorization: `Bearer ${token}` })
+
+  /** Waits out a refusal's `Retry-After`. */
+  const waitOut = async (answer: Answer) => {
+    const seconds = Number(answer.headers["retry-after"])
+    expect(seconds).toBeGreaterThanOrEqual(1)
+    await sleep(seconds * 1000 + 200)
+  }
+
+  it("locks an address out of /oauth/token after wrong secrets; the right one from elsewhere works", async () => {
+    const wrong = `${client.client_secret.slice(0, -4)}0000`
+    const guesses = RateLimit.GuessesPerAddress.capacity
+    for (let i = 0; i < guesses; i++)
+      expect((await token("127.0.0.2", client.client_id, wrong)).status).toBe(401)
+    // Past the limit every attempt from that address is refused, the right secret too.
+    const refused = await token("127.0.0.2", client.client_id, client.client_secret)
+    expect(refused.status).toBe(429)
+    expect(refused.headers["retry-after"]).toMatch(/^[1-9]\d*$/)
+    expect(refused.headers["cache-control"]).toBe("no-store")
+    expect(refused.body).toEqual({
+      error: "slow_down",
+      error_description: expect.stringMatching(/retry after/)
+    })
+    // Another address with the right secret is not held back.
+    expect((await token("127.0.0.3", client.client_id, client.client_secret)).status).toBe(200)
+    // The lock-out ends.
+    await waitOut(refused)
+    expect((await token("127.0.0.2", client.client_id, client.client_secret)).status).toBe(200)
+  })
+
+  it("locks a client id out of /oauth/token after wrong secrets from many addresses", async () => {
+    const id = "lci_test_000000000000000000000000"
+    const capacity = RateLimit.GuessesPerClient.capacity
+    // Spread over addresses, each under its own limit.
+    for (let i = 0; i < capacity; i++)
+      expect((await token(`127.0.1.${1 + (i % 10)}`, id, `guess-${i}`)).status).toBe(401)
+    const refused = await token("127.0.2.1", id, "guess")
+    expect(refused.status).toBe(429)
+    expect(refused.body.error).toBe("slow_down")
+    // Another client is not held back.
+    expect((await token("127.0.2.1", client.client_id, client.client_secret)).status).toBe(200)
+  })
+
+  it("locks an address out of /ops after wrong operator tokens; the right one from elsewhere works", async () => {
+    const guesses = RateLimit.GuessesPerAddress.capacity
+    for (let i = 0; i < guesses; i++) expect((await ops("127.0.3.1", `ops_wrong_${i}`)).status).toBe(401)
+    const refused = await ops("127.0.3.1", TestServer.OpsToken)
+    expect(refused.status).toBe(429)
+    expect(refused.headers["retry-after"]).toMatch(/^[1-9]\d*$/)
+    expect(refused.body).toEqual({ message: expect.stringMatching(/retry after/) })
+    // `/metrics` takes the same token, under the same lock-out.
+    const metrics = await call("127.0.3.1", "GET", "/metrics", {
+      authorization: `Bearer ${TestServer.OpsToken}`
+    })
+    expect(metrics.status).toBe(429)
+    expect((await ops("127.0.3.2", TestServer.OpsToken)).status).toBe(200)
+    await waitOut(refused)
+    expect((await ops("127.0.3.1", TestServer.OpsToken)).status).toBe(200)
+  })
+
+  it("counts only failures: the right secret, many times, locks nobody out", async () => {
+    for (let i = 0; i < RateLimit.GuessesPerAddress.capacity * 2; i++) {
+      expect((await ops("127.0.4.1", TestServer.OpsToken)).status).toBe(200)
+      expect((await token("127.0.4.1", client.client_id, client.client_secret)).status).toBe(200)
+    }
+  })
+})

@@ -1,0 +1,105 @@
+/**
+ * Dashboard sessions over real HTTP (issue 23, item 4): sign-out needs the page's CSRF token and ends
+ * the session in the database (a saved cookie no longer works), and a session ends after 30 minutes idle and 12 hours after sign-in (wall time, sealed in the cookie).
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Session from "../src/Pages/DashboardSession.js"
+import type { PagesConfig } from "../src/Pages/Request.js"
+import * as ServerSecrets from "../src/Sql/ServerSecrets.js"
+import * as Fixtures from "./support/Fixtures.js"
+import { serverBackends } from "./support/PostgresServer.js"
+import * as TestServer from "./support/TestServer.js"
+
+for (const backend of serverBackends)
+  describe.skipIf(backend.skip)(`dashboard sessions on ${backend.name}`, { timeout: 120_000 }, () => {
+    let server: TestServer.LocalTestServer
+    let key: string
+    let pages: PagesConfig
+
+    beforeAll(async () => {
+      server = await backend.start()
+      key = (await Fixtures.merchant(server)).test
+      const secret = await server.sql(
+        Effect.flatMap(SqlClient.SqlClient, (sql) => ServerSecrets.ensure(sql, "pages_csrf"))
+      )
+      pages = { key: Buffer.from(secret), secure: false, limit: () => Effect.void }
+    }, 120_000)
+    afterAll(() => server?.close())
+
+    const cookieOf = (res: Response, name: string) =>
+      res.headers
+        .getSetCookie()
+        .map((c) => c.split(";")[0]!)
+        .find((c) => c.startsWith(`${name}=`))
+        ?.slice(name.length + 1)
+
+    /** A visitor's CSRF cookie and the token of its forms. */
+    const visit = async () => {
+      const res = await fetch(`${server.baseUrl}/dashboard`)
+      const csrf = cookieOf(res, "laari_csrf")!
+      const token = /name="_csrf" value="([0-9a-f]{64})"/.exec(await res.text())![1]!
+      return { csrf, token }
+    }
+
+    const post = (path: string, cookies: Record<string, string>, form: Record<string, string>) =>
+      fetch(`${server.baseUrl}${path}`, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          cookie: Object.entries(cookies)
+            .map(([k, v]) => `${k}=${v}`)
+            .join("; ")
+        },
+        body: new URLSearchParams(form).toString()
+      })
+
+    const mandatesWith = (session: string) =>
+      fetch(`${server.baseUrl}/dashboard/mandates`, {
+        headers: { cookie: `laari_dashboard=${session}` }
+      }).then(async (r) => ({ status: r.status, signedIn: !(await r.text()).includes('name="key"') }))
+
+    const signIn = async () => {
+      const { csrf, token } = await visit()
+      const res = await post("/dashboard/sign-in", { laari_csrf: csrf }, { key, _csrf: token })
+      expect(res.status).toBe(303)
+      return { csrf, token, session: cookieOf(res, Session.Cookie)! }
+    }
+
+    it("refuses a sign-out without the page's CSRF token", async () => {
+      const { csrf, token, session } = await signIn()
+      for (const form of [{}, { _csrf: "0".repeat(64) }] as ReadonlyArray<Record<string, string>>) {
+        const res = await post("/dashboard/sign-out", { laari_csrf: csrf, laari_dashboard: session }, form)
+        expect(res.status).toBe(403)
+        expect(cookieOf(res, Session.Cookie)).toBeUndefined()
+      }
+      expect((await mandatesWith(session)).signedIn).toBe(true)
+      const out = await post(
+        "/dashboard/sign-out",
+        { laari_csrf: csrf, laari_dashboard: session },
+        { _csrf: token }
+      )
+      expect(out.status).toBe(303)
+      expect(cookieOf(out, Session.Cookie)).toBe("")
+      // A saved copy of the cookie no longer works, nor does one sealed again by a later page.
+      expect((await mandatesWith(session)).signedIn).toBe(false)
+    })
+
+    it("ends a session idle for 30 minutes, or 12 hours after sign-in", async () => {
+      const now = Session.wallSeconds()
+      const sealed = (signedIn: number, seen: number) =>
+        Session.seal(pages, { id: "ab".repeat(16), key, signedIn, seen })
+      expect((await mandatesWith(sealed(now - 60, now - 60))).signedIn).toBe(true)
+      expect((await mandatesWith(sealed(now - 3_600, now - Session.IdleSeconds - 1))).signedIn).toBe(false)
+      expect((await mandatesWith(sealed(now - Session.AbsoluteSeconds - 1, now - 10))).signedIn).toBe(false)
+      // Each page seals the session again, seen now.
+      const res = await fetch(`${server.baseUrl}/dashboard/mandates`, {
+        headers: { cookie: `laari_dashboard=${sealed(now - 100, now - 1_000)}` }
+      })
+      const renewed = Session.open(pages, cookieOf(res, Session.Cookie))!
+      expect(renewed.signedIn).toBe(now - 100)
+      expect(renewed.seen).toBeGreaterThanOrEqual(now)
+    })
+  })
