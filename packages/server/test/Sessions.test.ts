@@ -1,6 +1,7 @@
 /**
- * Dashboard sessions over real HTTP (issue 23, item 4): sign-out needs the page's CSRF token and ends
- * the session in the database (a saved cookie no longer works), and a session ends after 30 minutes idle and 12 hours after sign-in (wall time, sealed in the cookie).
+ * Dashboard and wallet sessions over real HTTP (issue 23, item 4): sign-out needs the page's CSRF token
+ * and ends the session in the database (a saved cookie no longer works), and a dashboard session ends
+ * after 30 minutes idle and 12 hours after sign-in (wall time, sealed in the cookie).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
@@ -85,6 +86,37 @@ for (const backend of serverBackends)
       expect(cookieOf(out, Session.Cookie)).toBe("")
       // A saved copy of the cookie no longer works, nor does one sealed again by a later page.
       expect((await mandatesWith(session)).signedIn).toBe(false)
+    })
+
+    it("a wallet sign-out ends the session: a saved copy of the cookie no longer signs in", async () => {
+      const customer = await Fixtures.customer(server, { balance: 1_000 })
+      const { csrf, token } = await visit()
+      const cookies = { laari_csrf: csrf }
+      const asked = await post("/wallet/code", cookies, { phone: customer.phone, _csrf: token })
+      const challenge = /name="challenge_id" value="([0-9a-f-]{36})"/.exec(await asked.text())![1]!
+      const notes = await server.ops("GET", `/ops/customers/${customer.id}/notifications`)
+      const otp = notes.body.find((n: any) => n.kind === "one_time_code").data.code as string
+      const signed = await post("/wallet/sign-in", cookies, {
+        phone: customer.phone,
+        challenge_id: challenge,
+        otp,
+        action: "sign-in",
+        _csrf: token
+      })
+      expect(signed.status).toBe(303)
+      const wallet = cookieOf(signed, "laari_wallet")!
+      const home = (session: string) =>
+        fetch(`${server.baseUrl}/wallet`, { headers: { cookie: `laari_wallet=${session}` } }).then(
+          async (r) => (await r.text()).includes('id="mandates"')
+        )
+      expect(await home(wallet)).toBe(true)
+      const refused = await post("/wallet/sign-out", { ...cookies, laari_wallet: wallet }, {})
+      expect(refused.status).toBe(403)
+      expect(await home(wallet)).toBe(true)
+      const out = await post("/wallet/sign-out", { ...cookies, laari_wallet: wallet }, { _csrf: token })
+      expect(out.status).toBe(200)
+      expect(cookieOf(out, "laari_wallet")).toBe("")
+      expect(await home(wallet)).toBe(false)
     })
 
     it("ends a session idle for 30 minutes, or 12 hours after sign-in", async () => {

@@ -7,7 +7,7 @@
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Auth, Errors, Mandates, QrCodes, Store, Subscriptions, Webhook } from "@laari/core"
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as EndedSessions from "./EndedSessions.js"
 import { Effect, Schema } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import { principalOf } from "../Http/Security.js"
@@ -41,7 +41,7 @@ const scopes: { readonly [S in V.Section]: Auth.Scope } = {
 export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const config = yield* ServerConfigTag
-    const sql = yield* SqlClient.SqlClient
+    const ended = yield* EndedSessions.make
     const pages = yield* Pages
     const directory = yield* Directory
     const credentials = { directory, oauth: yield* OAuthClients }
@@ -65,10 +65,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       const request = yield* HttpServerRequest.HttpServerRequest
       const session = Session.open(pages, request.cookies[Session.Cookie])
       if (session === undefined) return undefined
-      const ended = yield* sql<{
-        readonly n: number
-      }>`SELECT 1 AS n FROM ended_sessions WHERE id_hash = ${Session.idHash(session.id)}`.pipe(Effect.orDie)
-      if (ended.length > 0) return undefined
+      if (yield* ended.isEnded(session.id)) return undefined
       const principal = yield* principalOf(credentials, session.key)
       return principal?.kind === "secret" ? { principal, session } : undefined
     })
@@ -177,9 +174,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           const session = Session.open(pages, request.cookies[Session.Cookie])
           if (session !== undefined) {
-            const expires = new Date((session.signedIn + Session.AbsoluteSeconds) * 1000)
-            yield* sql`INSERT INTO ended_sessions (id_hash, expires_at)
-              VALUES (${Session.idHash(session.id)}, ${expires}) ON CONFLICT DO NOTHING`.pipe(Effect.orDie)
+            yield* ended.end(session.id, new Date((session.signedIn + Session.AbsoluteSeconds) * 1000))
           }
           return v.finish(Session.end(pages, redirect(root)))
         })

@@ -10,6 +10,7 @@
  */
 import { HttpServerResponse } from "@effect/platform"
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
+import * as EndedSessions from "./EndedSessions.js"
 import type { PagesConfig } from "./Request.js"
 
 export const Cookie = "laari_dashboard"
@@ -80,7 +81,7 @@ export const start = (
   response: HttpServerResponse.HttpServerResponse,
   secretKey: string,
   signedIn: number = wallSeconds(),
-  id: string = randomBytes(16).toString("hex")
+  id: string = EndedSessions.newId()
 ) => {
   const now = wallSeconds()
   return HttpServerResponse.unsafeSetCookie(
@@ -93,6 +94,3 @@ export const start = (
 
 export const end = (pages: PagesConfig, response: HttpServerResponse.HttpServerResponse) =>
   HttpServerResponse.unsafeSetCookie(response, Cookie, "", options(pages, 0))
-
-/** The stored form of a session's id. */
-export const idHash = (id: string) => createHash("sha256").update(id).digest("hex")

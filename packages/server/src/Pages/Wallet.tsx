@@ -5,7 +5,7 @@
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Ids, Mandates, Notifications, QrCodes, Store, Subscriptions, WalletAccess } from "@laari/core"
-import { Clock, DateTime, Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import type { ComponentChildren } from "preact"
 import { ServerConfigTag } from "../Config.js"
 import { Ltr, respond } from "./Html.js"
@@ -14,6 +14,7 @@ import * as Paths from "./Paths.js"
 import { problemOf, redirect, route } from "./Routing.js"
 import { csrfValid, form, Pages, throttled, visit } from "./Request.js"
 import * as Views from "./Views.js"
+import * as EndedSessions from "./EndedSessions.js"
 import * as Session from "./WalletSession.js"
 import * as WalletViews from "./WalletViews.js"
 
@@ -48,10 +49,16 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 
     const merchantName = (id: Ids.MerchantId) => Effect.map(merchants.get(id), (m) => m?.name ?? "")
 
-    const signedIn = Effect.gen(function* () {
+    const ended = yield* EndedSessions.make
+
+    /** The cookie's session, unless it was signed out. */
+    const session = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      return Session.customerOf(pages, request.cookies[Session.Cookie], yield* Clock.currentTimeMillis)
+      const open = Session.open(pages, request.cookies[Session.Cookie], Date.now())
+      return open === undefined || (yield* ended.isEnded(open.id)) ? undefined : open
     })
+
+    const signedIn = Effect.map(session, (s) => s?.customerId)
 
     const frame = (v: { readonly lang: Lang; readonly csrf: string }): Views.Frame => ({
       lang: v.lang,
@@ -203,7 +210,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             const problem = problemOf(signed.left)
             return signInPage(v, { phone, challengeId: challenge, error: problem.text }, problem.status)
           }
-          return Session.start(pages, redirect(path), signed.right.id, yield* Clock.currentTimeMillis)
+          return Session.start(pages, redirect(path), signed.right.id, Date.now())
         })
       )
     )
@@ -211,7 +218,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     yield* router.post(
       route(`${path}/sign-out`),
       handle(true, (v) =>
-        Effect.succeed(Session.end(pages, signInPage(v, { notice: t(v.lang, "signedOut") })))
+        Effect.gen(function* () {
+          // Ended for every process, so a saved copy of the cookie no longer works.
+          const current = yield* session
+          if (current !== undefined) yield* ended.end(current.id, current.expiresAt)
+          return Session.end(pages, signInPage(v, { notice: t(v.lang, "signedOut") }))
+        })
       )
     )
 

@@ -1,17 +1,38 @@
 /**
- * The wallet app's session: the signed-in customer in an HttpOnly cookie, `<customer>.<expiry>.<hmac>`,
- * signed with the pages' key, valid for 30 minutes. Signing out clears it.
+ * The wallet app's session: the signed-in customer in an HttpOnly cookie,
+ * `<customer>.<expiry>.<session id>.<hmac>`, signed with the pages' key, valid for 30 minutes. Signing out
+ * clears the cookie and ends the session for good (`EndedSessions`), so a saved copy no longer works.
+ * Wall time, not the manual clock (as the dashboard's): a sandbox clock left behind must not keep a
+ * session alive for ever, nor one moved on end it.
  */
 import { HttpServerResponse } from "@effect/platform"
 import type { Ids } from "@laari/core"
 import { createHmac, timingSafeEqual } from "node:crypto"
+import * as EndedSessions from "./EndedSessions.js"
 import type { PagesConfig } from "./Request.js"
 
 export const Cookie = "laari_wallet"
 const LifetimeSeconds = 30 * 60
 
+export interface Session {
+  readonly customerId: Ids.CustomerId
+  /** Random, kept while the session lasts: signing out records it as ended. */
+  readonly id: string
+  /** When the cookie stops working. */
+  readonly expiresAt: Date
+}
+
 const sign = (key: Buffer, payload: string) =>
   createHmac("sha256", key).update(`wallet.${payload}`).digest("hex")
+
+const options = (pages: PagesConfig, seconds: number) =>
+  ({
+    httpOnly: true,
+    sameSite: "lax",
+    secure: pages.secure,
+    path: "/",
+    maxAge: `${seconds} seconds`
+  }) as const
 
 export const start = (
   pages: PagesConfig,
@@ -19,31 +40,28 @@ export const start = (
   customerId: Ids.CustomerId,
   nowMillis: number
 ) => {
-  const payload = `${customerId}.${Math.floor(nowMillis / 1000) + LifetimeSeconds}`
-  return HttpServerResponse.unsafeSetCookie(response, Cookie, `${payload}.${sign(pages.key, payload)}`, {
-    httpOnly: true,
-    sameSite: "lax",
-    secure: pages.secure,
-    path: "/",
-    maxAge: `${LifetimeSeconds} seconds`
-  })
+  const payload = `${customerId}.${Math.floor(nowMillis / 1000) + LifetimeSeconds}.${EndedSessions.newId()}`
+  return HttpServerResponse.unsafeSetCookie(
+    response,
+    Cookie,
+    `${payload}.${sign(pages.key, payload)}`,
+    options(pages, LifetimeSeconds)
+  )
 }
 
 export const end = (pages: PagesConfig, response: HttpServerResponse.HttpServerResponse) =>
-  HttpServerResponse.unsafeSetCookie(response, Cookie, "", {
-    httpOnly: true,
-    sameSite: "lax",
-    secure: pages.secure,
-    path: "/",
-    maxAge: "0 seconds"
-  })
+  HttpServerResponse.unsafeSetCookie(response, Cookie, "", options(pages, 0))
 
-/** The signed-in customer, if the cookie is genuine and current. */
-export const customerOf = (pages: PagesConfig, cookie: string | undefined, nowMillis: number) => {
-  const m = /^([0-9a-f-]{36})\.(\d{1,12})\.([0-9a-f]{64})$/.exec(cookie ?? "")
+/** The session, if the cookie is genuine and current (signed out or not: see `EndedSessions`). */
+export const open = (
+  pages: PagesConfig,
+  cookie: string | undefined,
+  nowMillis: number
+): Session | undefined => {
+  const m = /^([0-9a-f-]{36})\.(\d{1,12})\.([0-9a-f]{32})\.([0-9a-f]{64})$/.exec(cookie ?? "")
   if (m === null) return undefined
-  const expected = Buffer.from(sign(pages.key, `${m[1]}.${m[2]}`), "hex")
-  if (!timingSafeEqual(expected, Buffer.from(m[3]!, "hex"))) return undefined
+  const expected = Buffer.from(sign(pages.key, `${m[1]}.${m[2]}.${m[3]}`), "hex")
+  if (!timingSafeEqual(expected, Buffer.from(m[4]!, "hex"))) return undefined
   if (Number(m[2]) * 1000 <= nowMillis) return undefined
-  return m[1] as Ids.CustomerId
+  return { customerId: m[1] as Ids.CustomerId, id: m[3]!, expiresAt: new Date(Number(m[2]) * 1000) }
 }
