@@ -386,12 +386,36 @@ describe("the server process", () => {
         headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
         write: stream(path === "/mandates" ? 10 * MiB : 50 * MiB)
       })
+      // An API route checks the key before it reads a byte of the body (this test sends none).
+      if (path === "/mandates") {
+        expect(outcome, path).toMatchObject({ status: 401, connection: "close" })
+        continue
+      }
       expect(outcome, path).toMatchObject({ status: 413, connection: "close" })
       expect(JSON.parse((outcome as Answer).body).message).toMatch(/larger than 1048576 bytes/)
     }
     await alive()
     checkMemory("50 MB and 10 MB chunked bodies: 413", before)
   }, 30_000)
+
+  it("answers an API call with a wrong key 401 before its body has arrived", async () => {
+    // 100 bytes of a declared 500,000: a server that read the body before the key would wait for the rest.
+    for (const auth of ["Authorization: Bearer sk_test_wrong\r\n", ""]) {
+      const { socket, reply } = raw(
+        port,
+        `POST /mandates HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: 500000\r\n\r\n{"reference":"${"x".repeat(80)}`
+      )
+      // The answer's first bytes, not the connection's end: the body's rest never comes.
+      const answer = await Promise.race([
+        new Promise<string>((resolve) => socket.once("data", (b) => resolve(b.toString()))),
+        reply,
+        sleep(10_000).then(() => "no answer in 10 s")
+      ])
+      socket.destroy()
+      expect(answer, auth).toMatch(/^HTTP\/1.1 401/)
+    }
+    await alive()
+  }, 60_000)
 
   it("answers /graphql without a key 401 before reading a huge chunked body", async () => {
     const head =

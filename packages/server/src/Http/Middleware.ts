@@ -1,11 +1,15 @@
 /**
  * The edges of every request, applied inside HttpApi (before it decodes anything or encodes errors):
  *
- * - before decoding, a body is checked (DESIGN section 9): another content type than JSON `415`, over
- *   `maxBodyBytes` `413` (the edge refuses a declared length; here a body of unknown length is cut off
- *   while read), nested deeper than `MaxDepth` `400`;
- * - after, decode failures become `422` with the fields, a body that is not JSON `400`, an unknown route
- *   a JSON `404`, and a defect a JSON `500` that leaks no stack trace (and is logged).
+ * - before decoding, a body of another content type than JSON is refused `415` (DESIGN section 9), from
+ *   its headers alone: no byte of a body is read before the endpoint's security has checked the key
+ *   (HttpApi authenticates, then decodes), so a caller without a valid key gets its `401` however large
+ *   the body (issue 23 item 9);
+ * - a body is read once, by HttpApi, up to `maxBodyBytes` (`413` past it; the edge refuses a declared
+ *   length and cuts off a chunked one);
+ * - after, decode failures become `422` with the fields, or `400` for a body nested deeper than `MaxDepth`,
+ *   a body that is not JSON `400`, an unknown route a JSON `404`, and a defect a JSON `500` that leaks no
+ *   stack trace (and is logged).
  */
 import {
   HttpApiBuilder,
@@ -87,18 +91,10 @@ const isOverLimit = (error: unknown): boolean =>
   error.cause instanceof Error &&
   error.cause.message === "maxBytes exceeded"
 
-/**
- * Checks the body before HttpApi reads it. The platform caches the body text on the request, so
- * reading it here costs HttpApi nothing when it reads it again.
- */
-const checkBody = (
-  maxBodyBytes: number,
+/** Refuses, from its headers, a body HttpApi would not read as JSON. */
+const checkContentType = (
   isPage: (pathname: string) => boolean
-): Effect.Effect<
-  Problems.MalformedBody | Problems.BodyTooLarge | Problems.UnsupportedMediaType | undefined,
-  never,
-  HttpServerRequest.HttpServerRequest
-> =>
+): Effect.Effect<Problems.UnsupportedMediaType | undefined, never, HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (!hasBody(request)) return undefined
@@ -108,29 +104,38 @@ const checkBody = (
     if (OAuthHttp.isOAuthPath(pathname) || pathname === GraphQLHttp.Path) return undefined
     // The pages read their forms themselves, within the same size limit.
     if (isForm(contentType) && isPage(pathname)) return undefined
-    if (!isJson(contentType)) return new Problems.UnsupportedMediaType()
-    const text = yield* Effect.either(request.text)
-    if (Either.isLeft(text))
-      // Past the limit the platform has already destroyed the socket; the answer goes out if it still can.
-      return isOverLimit(text.left)
-        ? Problems.BodyTooLarge.of(maxBodyBytes)
-        : new Problems.MalformedBody({ message: "The request body could not be read" })
-    if (nestsDeeperThan(text.right, MaxDepth))
-      return new Problems.MalformedBody({ message: `The request body nests deeper than ${MaxDepth} levels` })
-    return undefined
+    return isJson(contentType) ? undefined : new Problems.UnsupportedMediaType()
   })
+
+/**
+ * Whether the body HttpApi read nests deeper than `MaxDepth`: the platform keeps the text it read on the
+ * request, so this reads nothing more.
+ */
+const nestedTooDeep = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+  Effect.map(
+    Effect.either(request.text),
+    (text) => Either.isRight(text) && nestsDeeperThan(text.right, MaxDepth)
+  )
+)
+
+const tooDeep = new Problems.MalformedBody({
+  message: `The request body nests deeper than ${MaxDepth} levels`
+})
 
 /** Maps what HttpApi fails or dies with to the answers of DESIGN section 9. */
 const mapCause = (maxBodyBytes: number) => (cause: Cause.Cause<never>) => {
   // The middleware's type says nothing fails here, but decode failures and security refusals do.
   const failure: unknown = Option.getOrUndefined(Cause.failureOption(cause))
-  if (failure instanceof HttpApiError.HttpApiDecodeError) {
-    // The words are core's (`Fields.summarize`); the issues read are bounded, so is what they cost.
-    const errors = Fields.summarize(failure.issues.slice(0, MaxIssuesRead))
-      .slice(0, MaxIssues)
-      .map((p) => ({ field: clip(p.field), message: clip(p.message) }))
-    return Effect.succeed(Problems.respond(Problems.Undecodable.fromIssues(errors)))
-  }
+  if (failure instanceof HttpApiError.HttpApiDecodeError)
+    return Effect.map(nestedTooDeep, (deep) => {
+      // Describing a value nested thousands deep would exhaust the stack of whatever walks it.
+      if (deep) return Problems.respond(tooDeep)
+      // The words are core's (`Fields.summarize`); the issues read are bounded, so is what they cost.
+      const errors = Fields.summarize(failure.issues.slice(0, MaxIssuesRead))
+        .slice(0, MaxIssues)
+        .map((p) => ({ field: clip(p.field), message: clip(p.message) }))
+      return Problems.respond(Problems.Undecodable.fromIssues(errors))
+    })
   if (isServerError(failure, "RouteNotFound"))
     return Effect.succeed(Problems.respond(new Problems.NotFound()))
   if (failure !== undefined || Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
@@ -141,9 +146,15 @@ const mapCause = (maxBodyBytes: number) => (cause: Cause.Cause<never>) => {
     return Effect.succeed(
       Problems.respond(new Problems.MalformedBody({ message: "The request body is not valid JSON" }))
     )
-  // Never expected, so never documented: a bare `500` that leaks nothing.
-  return Effect.logError("unhandled defect", cause).pipe(
-    Effect.as(HttpServerResponse.unsafeJson({ message: "Internal error" }, { status: 500 }))
+  // A body nested thousands deep decodes (JSON.parse is iterative) but overflows the stack of the schema's
+  // description of it: that is the body's fault, answered as such.
+  return Effect.flatMap(nestedTooDeep, (deep) =>
+    deep
+      ? Effect.succeed(Problems.respond(tooDeep))
+      : // Never expected, so never documented: a bare `500` that leaks nothing.
+        Effect.logError("unhandled defect", cause).pipe(
+          Effect.as(HttpServerResponse.unsafeJson({ message: "Internal error" }, { status: 500 }))
+        )
   )
 }
 
@@ -153,11 +164,11 @@ export const ErrorMapping = HttpApiBuilder.middleware(
     ServerConfigTag,
     ({ maxBodyBytes, checkoutUrl, baseUrl }) =>
       (app: HttpApp.Default) =>
-        Effect.flatMap(checkBody(maxBodyBytes, Paths.isPage({ checkoutUrl, baseUrl })), (refusal) =>
+        Effect.flatMap(checkContentType(Paths.isPage({ checkoutUrl, baseUrl })), (refusal) =>
           refusal === undefined ? app : Effect.succeed(Problems.respond(refusal))
         ).pipe(
           Effect.catchAllCause(mapCause(maxBodyBytes)),
-          // Every read of the body, here or in HttpApi, stops past the limit and frees what it read.
+          // Every read of the body stops past the limit and frees what it read.
           HttpIncomingMessage.withMaxBodySize(Option.some(maxBodyBytes))
         )
   )
