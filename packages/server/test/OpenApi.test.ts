@@ -227,8 +227,55 @@ describe("what /openapi.json says besides its operations (issue 23, items 14 and
           expect(JSON.stringify(schema), `${name} ${status}`).not.toContain('"additionalProperties":false')
       const body = op.requestBody?.content?.["application/json"]?.schema
       if (body !== undefined)
-        for (const schema of refs(body)) expect(schema.additionalProperties, name).toBe(false)
+        for (const schema of refs(body).flatMap((s) => s.oneOf ?? [s]))
+          expect(schema.additionalProperties, name).toBe(false)
     }
+  })
+})
+
+describe("POST /checkout/sessions in /openapi.json (issue 23, item 13)", () => {
+  const body = () =>
+    resolve(document.paths["/checkout/sessions"].post.requestBody.content["application/json"].schema)
+  const branch = (mode: string) =>
+    body()
+      .oneOf.map(resolve)
+      .find((b: any) => {
+        const m = resolve(b.properties.mode)
+        return [m, ...(m.anyOf ?? []).map(resolve)].some(
+          (s: any) => s.const === mode || s.enum?.includes(mode)
+        )
+      })
+
+  it("is a oneOf of the two modes, each with its own required fields", () => {
+    expect(document.paths["/checkout/sessions"].post.requestBody.required).toBe(true)
+    expect(body().oneOf).toHaveLength(2)
+    const payment = branch("PAYMENT")
+    const subscription = branch("SUBSCRIPTION")
+    expect(payment.required).toEqual(expect.arrayContaining(["title", "reference", "amount"]))
+    // `mode` omitted is a payment, so only the subscription branch requires it; it never says PAYMENT.
+    expect(payment.required).not.toContain("mode")
+    expect(JSON.stringify(payment.properties.mode)).not.toContain("SUBSCRIPTION")
+    expect(subscription.required).toEqual(
+      expect.arrayContaining(["mode", "title", "reference", "price_data"])
+    )
+    expect(resolve(subscription.properties.mode).enum).toEqual(["SUBSCRIPTION"])
+    const price = resolve(subscription.properties.price_data)
+    expect(price.required).toEqual(expect.arrayContaining(["name", "amount", "interval"]))
+    expect(price.required).not.toContain("interval_count")
+  })
+
+  it("accepts both examples and refuses what the server refuses for a missing field", () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true })
+    formats.default(ajv)
+    const valid = ajv.compile(body())
+    for (const example of body().examples) expect(valid(example), JSON.stringify(example)).toBe(true)
+    expect(valid({ title: "T", reference: "r" })).toBe(false)
+    expect(valid({ title: "T", amount: 100 })).toBe(false)
+    expect(valid({ mode: "SUBSCRIPTION", title: "T", reference: "r", amount: 100 })).toBe(false)
+    expect(
+      valid({ mode: "SUBSCRIPTION", title: "T", reference: "r", price_data: { name: "P", amount: 100 } })
+    ).toBe(false)
+    expect(valid({ mode: "PAYMENT", title: "T", reference: "r", amount: 100 })).toBe(true)
   })
 })
 

@@ -67,13 +67,19 @@ describe("request bodies in /openapi.json", () => {
       expect(field(s, name), name).toMatchObject(text255)
   })
 
-  it("POST /checkout/sessions: price_data per 4.3, mode an enum, texts at most 255", () => {
-    const s = body("/checkout/sessions")
-    expect(field(s, "mode").enum).toEqual(["PAYMENT", "SUBSCRIPTION"])
-    expect(field(s, "amount")).toMatchObject(amount)
-    for (const name of ["reference", "title", "description"])
-      expect(field(s, name), name).toMatchObject(text255)
-    const price = field(s, "price_data")
+  it("POST /checkout/sessions: one body per mode, price_data per 4.3, texts at most 255", () => {
+    const [payment, subscription] =
+      document.paths["/checkout/sessions"].post.requestBody.content["application/json"].schema.oneOf
+    expect(field(payment, "mode").enum).toEqual(["PAYMENT"])
+    expect(field(subscription, "mode").enum).toEqual(["SUBSCRIPTION"])
+    for (const s of [payment, subscription]) {
+      expect(s.type).toBe("object")
+      expect(field(s, "amount")).toMatchObject(amount)
+      for (const name of ["reference", "title", "description"])
+        expect(field(s, name), name).toMatchObject(text255)
+    }
+    expect(field(payment, "price_data")).toEqual({ type: "null" })
+    const price = field(subscription, "price_data")
     expect(price.additionalProperties).toBe(false)
     expect(field(price, "name")).toMatchObject({ type: "string", maxLength: 120 })
     expect(field(price, "amount")).toMatchObject(amount)

@@ -6,11 +6,24 @@ import { Calendar, CheckoutSession, Fields, Ids, Money } from "@laari/core"
 import { Schema } from "effect"
 import { Body, IdOrReference, optionalNullable, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
+import * as JsonSchema from "../Http/JsonSchema.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Security.js"
 
+/** One request of each mode, in the document. */
+const examples = [
+  {
+    mode: "SUBSCRIPTION",
+    reference: "sub-7731",
+    title: "Island Fibre 100",
+    price_data: { name: "Fibre 100 Mbps", amount: 65_000, interval: "MONTH" },
+    return_url: "https://isp.example/subscribed"
+  },
+  { reference: "order-5521", title: "Order 5521", amount: 23_900 }
+] as const
+
 /**
- * Each field's own rule is core's; which fields a mode requires, the interval span and `amount` equal to
+ * The first decode of a request: each field's own rule is core's; which fields a mode requires, the interval span and `amount` equal to
  * `price_data.amount` are `CheckoutSession.validate`'s, so those fields stay optional here.
  */
 export const CreateSession = Body({
@@ -33,18 +46,67 @@ export const CreateSession = Body({
     description:
       "Laari to pay in `PAYMENT` mode; in `SUBSCRIPTION` mode, if sent, equal to `price_data.amount`"
   })
+}).annotations({ examples: [...examples] })
+
+/**
+ * The same request as the two modes it really is: what each mode requires, as the document shows it and
+ * as the handler decodes every request it accepts (`Checkout/Http`). `CreateSession` stays the first,
+ * lenient decode so that a refusal lists every problem in `CheckoutSession.validate`'s words; a request
+ * that passed it and this union's rules both is the only one that creates a session. The interval span and
+ * `amount` equal to `price_data.amount` are not JSON Schema rules: `validate` alone decides them.
+ */
+const commonFields = {
+  title: Fields.Title,
+  reference: Fields.Reference,
+  description: optionalNullable(Fields.Description),
+  return_url: optionalNullable(Fields.ReturnUrl)
+}
+
+export const PaymentSession = Body({
+  mode: optionalNullable(Schema.Literal("PAYMENT")).annotations({
+    description: "`PAYMENT`, or omitted: a one-off payment"
+  }),
+  ...commonFields,
+  amount: Money.Amount.annotations({ description: "Laari to pay" }),
+  // Sent as `null` it is absent, which the lenient decode accepts too.
+  price_data: Schema.optional(Schema.Null)
+}).annotations({ title: "PaymentSession", description: "A one-off payment" })
+
+export const SubscriptionSession = Body({
+  mode: Schema.Literal("SUBSCRIPTION").annotations({
+    description: "`SUBSCRIPTION`: the first payment of a plan"
+  }),
+  ...commonFields,
+  price_data: Body({
+    name: CheckoutSession.PlanName,
+    amount: Money.Amount.annotations({ description: "Laari per cycle" }),
+    interval: Calendar.Interval.annotations({ description: "`WEEK` or `MONTH`" }),
+    interval_count: optionalNullable(CheckoutSession.IntervalCount)
+  }).annotations({ description: "The plan sold" }),
+  amount: optionalNullable(Money.Amount).annotations({
+    description: "Ignored; if sent, equal to `price_data.amount`"
+  })
 }).annotations({
-  examples: [
-    {
-      mode: "SUBSCRIPTION",
-      reference: "sub-7731",
-      title: "Island Fibre 100",
-      price_data: { name: "Fibre 100 Mbps", amount: 65_000, interval: "MONTH" },
-      return_url: "https://isp.example/subscribed"
-    },
-    { reference: "order-5521", title: "Order 5521", amount: 23_900 }
-  ]
+  title: "SubscriptionSession",
+  description: "The first payment of a plan; paying it starts the subscription"
 })
+
+export const CreateSessionByMode = Schema.Union(PaymentSession, SubscriptionSession)
+
+/**
+ * The request body of the document: `CreateSessionByMode`'s own JSON Schema. Its branches exclude each
+ * other (`mode` is `SUBSCRIPTION` in one, absent, `null` or `PAYMENT` in the other), so the `anyOf` Effect
+ * writes for a union is exactly a `oneOf`, which generators turn into a discriminated union.
+ */
+const documentedBody = (): unknown => {
+  const { anyOf, ...rest } = JsonSchema.standalone(CreateSessionByMode) as { readonly anyOf: unknown }
+  return {
+    ...rest,
+    oneOf: anyOf,
+    description: "`PAYMENT` mode (the default) or `SUBSCRIPTION` mode, each with its own required fields",
+    examples
+  }
+}
 
 export const SessionCreated = Schema.Struct({
   id: Ids.CheckoutSessionId,
@@ -86,6 +148,9 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
   .add(
     Idempotent.post("create", "/checkout/sessions")
       .setPayload(CreateSession)
+      .annotate(OpenApi.Override, {
+        requestBody: { required: true, content: { "application/json": { schema: documentedBody() } } }
+      })
       .addSuccess(SessionCreated)
       .addError(Problems.SubscriptionsNotEnabled)
       .addError(Problems.CheckoutReferenceTaken)

@@ -4,13 +4,13 @@
  * secret key: a publishable key is public, and must not read or cancel every session of the merchant.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Auth, Checkout } from "@laari/core"
-import { Effect } from "effect"
+import { Auth, Checkout, CheckoutSession, Errors } from "@laari/core"
+import { Effect, Either, ParseResult, Schema } from "effect"
 import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Config.js"
 import { idempotent } from "../Http/Idempotent.js"
 import { withScope } from "../Http/Security.js"
-import { CheckoutApi, type CreateSession } from "./Api.js"
+import { CheckoutApi, CreateSession, CreateSessionByMode } from "./Api.js"
 import * as Json from "./Json.js"
 
 const toRequest = (p: typeof CreateSession.Type) => ({
@@ -31,6 +31,33 @@ const toRequest = (p: typeof CreateSession.Type) => ({
         }
 })
 
+const byMode = Schema.decodeUnknownEither(CreateSessionByMode)
+const encode = Schema.encodeSync(CreateSession)
+
+/**
+ * The terms of a new session, only from a request that `CreateSessionByMode`, the documented body, decodes:
+ * what the document promises is what is enforced. A refusal is `CheckoutSession.validate`'s, which names
+ * every problem in the words the API has always used; the union's own issues are the refusal only of a
+ * request `validate` would pass (none known: a test holds the two to the same verdict).
+ */
+const byModeOrRefusal = (
+  payload: typeof CreateSession.Type
+): Effect.Effect<CheckoutSession.Request, Errors.InvalidRequest> =>
+  Either.match(byMode(encode(payload)), {
+    onRight: () => Effect.succeed(toRequest(payload)),
+    onLeft: (error) =>
+      Either.match(CheckoutSession.validate(toRequest(payload)), {
+        onLeft: (problems) => Errors.InvalidRequest.of(problems),
+        onRight: () =>
+          Errors.InvalidRequest.of(
+            ParseResult.ArrayFormatter.formatErrorSync(error).map((i) => ({
+              field: i.path.join("."),
+              message: i.message
+            }))
+          )
+      })
+  })
+
 /** Only `create` takes a publishable key (DESIGN section 9). */
 const publishable = { publishableAllowed: true }
 
@@ -46,9 +73,10 @@ export const CheckoutLive = HttpApiBuilder.group(Api, "checkout", (handlers) =>
             idempotent(
               CheckoutApi.endpoints.create,
               { principal, key: headers["idempotency-key"], payload },
-              checkout
-                .create(Auth.tenantOf(principal), toRequest(payload))
-                .pipe(Effect.map((s) => Json.created(s, config.checkoutUrl)))
+              byModeOrRefusal(payload).pipe(
+                Effect.flatMap((request) => checkout.create(Auth.tenantOf(principal), request)),
+                Effect.map((s) => Json.created(s, config.checkoutUrl))
+              )
             ),
           publishable
         )

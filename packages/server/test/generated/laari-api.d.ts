@@ -3858,21 +3858,64 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description `PAYMENT` (default): a one-off payment; `SUBSCRIPTION`: the first payment of a plan */
-                    mode?: ("PAYMENT" | "SUBSCRIPTION") | null;
-                    price_data?: {
-                        name?: string | null;
-                        /** @description Laari per cycle */
-                        amount?: number | null;
-                        /** @description `WEEK` or `MONTH` */
-                        interval?: ("WEEK" | "MONTH") | null;
-                        interval_count?: number | null;
-                    } | null;
-                    title?: string | null;
-                    reference?: string | null;
+                    /** @description `PAYMENT`, or omitted: a one-off payment */
+                    mode?: "PAYMENT" | null;
+                    /**
+                     * Title
+                     * @description Shown to the customer; at most 255 characters
+                     */
+                    title: string;
+                    /**
+                     * Reference
+                     * @description The merchant's own identifier; at most 255 characters
+                     */
+                    reference: string;
                     description?: string | null;
                     return_url?: string | null;
-                    /** @description Laari to pay in `PAYMENT` mode; in `SUBSCRIPTION` mode, if sent, equal to `price_data.amount` */
+                    /**
+                     * Amount
+                     * @description Laari to pay
+                     */
+                    amount: number;
+                    price_data?: null;
+                } | {
+                    /**
+                     * @description `SUBSCRIPTION`: the first payment of a plan
+                     * @enum {string}
+                     */
+                    mode: "SUBSCRIPTION";
+                    /**
+                     * Title
+                     * @description Shown to the customer; at most 255 characters
+                     */
+                    title: string;
+                    /**
+                     * Reference
+                     * @description The merchant's own identifier; at most 255 characters
+                     */
+                    reference: string;
+                    description?: string | null;
+                    return_url?: string | null;
+                    /** @description The plan sold */
+                    price_data: {
+                        /**
+                         * PlanName
+                         * @description The plan's name, frozen at consent; at most 120 characters
+                         */
+                        name: string;
+                        /**
+                         * Amount
+                         * @description Laari per cycle
+                         */
+                        amount: number;
+                        /**
+                         * @description `WEEK` or `MONTH`
+                         * @enum {string}
+                         */
+                        interval: "WEEK" | "MONTH";
+                        interval_count?: number | null;
+                    };
+                    /** @description Ignored; if sent, equal to `price_data.amount` */
                     amount?: number | null;
                 };
             };
