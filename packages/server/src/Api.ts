@@ -111,6 +111,8 @@ export class Api extends HttpApi.make("laari")
   .add(HealthApi)
   // Any request can be over the body limit (`Http/Edge`, `Http/Middleware`).
   .addError(Problems.BodyTooLargeProblem)
+  // An empty or dot (`.`, `..`) path parameter matches no route, answered `NOT_FOUND` on any path.
+  .addError(Problems.NotFoundProblem)
   .annotate(OpenApi.Title, "laari")
   .annotate(OpenApi.Version, EventType.ApiVersion)
   // `OpenApi.fromApi` has no notion of webhooks: the Override adds the 3.1 `webhooks` key to the document.
