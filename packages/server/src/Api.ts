@@ -111,6 +111,8 @@ export class Api extends HttpApi.make("laari")
   .add(HealthApi)
   // Any request can be over the body limit (`Http/Edge`, `Http/Middleware`).
   .addError(Problems.BodyTooLargeProblem)
+  // An empty or dot (`.`, `..`) path parameter matches no route, answered `NOT_FOUND` on any path.
+  .addError(Problems.NotFoundProblem)
   .annotate(OpenApi.Title, "laari")
   .annotate(OpenApi.Version, EventType.ApiVersion)
   // `OpenApi.fromApi` has no notion of webhooks: the Override adds the 3.1 `webhooks` key to the document.
@@ -121,7 +123,7 @@ export class Api extends HttpApi.make("laari")
     [
       "Mandates, national-scheme QR codes and subscriptions for merchants of a Maldivian wallet.",
       "Amounts are integer laari (100 laari = 1 MVR); times in reads are Maldives time (+05:00).",
-      "Authenticate with `Authorization: Bearer <key>`. Every error body is `{ message, code?, errors? }`.",
+      "Authenticate with `Authorization: Bearer <key>`. Every error body is `{ message, code, errors? }`, its `code` distinct among the errors one status of one operation can answer with.",
       "Schemas describe exactly what this version sends; additive changes (a new optional field, a new event) keep the version, so clients must ignore fields they do not know."
     ].join(" ")
   ) {}

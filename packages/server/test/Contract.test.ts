@@ -247,8 +247,15 @@ describe("the contract: every answer is the one /openapi.json documents", () => 
     const op = Contract.operations(document).find((o) => o.method === "GET" && o.path === "/mandates/{id}")!
     const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value))
     const ct = "application/json"
-    const notFound = { message: "Mandate not found" }
+    const notFound = { message: "Mandate not found", code: "MANDATE_NOT_FOUND" }
     expect(conformance(validator, op, 404, ct, json(notFound))).toBeUndefined()
+    // Every error body carries its `code` (issue 23, item 14): one missing, or another error's, is refused.
+    expect(conformance(validator, op, 404, ct, json({ message: "Mandate not found" }))?.kind).toMatch(
+      /schema/
+    )
+    expect(conformance(validator, op, 404, ct, json({ ...notFound, code: "REFERENCE_TAKEN" }))?.kind).toMatch(
+      /schema/
+    )
     expect(conformance(validator, op, 500, ct, json(notFound))?.kind).toBe("5xx")
     expect(conformance(validator, op, 418, ct, json(notFound))?.kind).toBe("undocumented status")
     expect(conformance(validator, op, 404, "text/html", json(notFound))?.kind).toMatch(/content type/)

@@ -122,7 +122,7 @@ describe("the operations of /openapi.json", () => {
     }
   })
 
-  it("documents every error body as { message, code?, errors? } and never the platform's decode error", () => {
+  it("documents every error body as { message, code, errors? } and never the platform's decode error", () => {
     expect(JSON.stringify(document)).not.toContain("HttpApiDecodeError")
     for (const [name, op] of operations())
       for (const [status, response] of Object.entries(op.responses)) {
@@ -138,6 +138,34 @@ describe("the operations of /openapi.json", () => {
           expect(body.additionalProperties, `${name} ${status}`).toBeUndefined()
         }
       }
+  })
+
+  it("gives every error body a required `code`, distinct between the alternatives of one status (issue 23, item 14)", () => {
+    /** The values `code` may take in one error body: its `const`, or its `enum`. */
+    const codes = (body: any): ReadonlyArray<string> => {
+      const code = resolve(body.properties?.code)
+      return code?.const !== undefined ? [code.const] : (code?.enum ?? [])
+    }
+    let unions = 0
+    for (const [name, op] of operations())
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue
+        const bodies = alternatives(response.content["application/json"].schema)
+        const seen = new Map<string, number>()
+        bodies.forEach((body, i) => {
+          expect(body.required, `${name} ${status}`).toContain("code")
+          const values = codes(body)
+          expect(values.length, `${name} ${status}: ${JSON.stringify(body)}`).toBeGreaterThan(0)
+          for (const value of values) {
+            expect(value, `${name} ${status}`).toMatch(/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/)
+            // A code two alternatives share would not tell a client which of them it got.
+            expect(seen.get(value) ?? i, `${name} ${status}: ${value} in two alternatives`).toBe(i)
+            seen.set(value, i)
+          }
+        })
+        if (bodies.length > 1) unions++
+      }
+    expect(unions).toBeGreaterThan(10)
   })
 
   it("lists 401 and 429 on key-authenticated operations, 413 everywhere, 400 and 415 on bodies, 422 where input is decoded", () => {
@@ -339,7 +367,7 @@ describe("path parameters as long as the document allows", () => {
       key: m.test
     })
     expect(read.status).toBe(404)
-    expect(read.body).toEqual({ message: "Subscription not found" })
+    expect(read.body).toEqual({ message: "Subscription not found", code: "SUBSCRIPTION_NOT_FOUND" })
   })
 })
 

@@ -16,11 +16,14 @@ import { Effect, Layer } from "effect"
 import { OpsApi } from "../Ops/Api.js"
 import { OpsWebhooksApi } from "../Webhooks/Api.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
+import * as Problems from "./Problems.js"
 
 /** The operator API alone; the main `Api` excludes the group from its document. */
 export class OpsDocumentApi extends HttpApi.make("laari-operator")
   .add(OpsApi.annotate(OpenApi.Exclude, false))
   .add(OpsWebhooksApi.annotate(OpenApi.Exclude, false))
+  // As on the main `Api`: an empty or dot path parameter matches no route, answered `NOT_FOUND`.
+  .addError(Problems.NotFoundProblem)
   .annotate(OpenApi.Title, "laari operator API")
   .annotate(OpenApi.Version, EventType.ApiVersion)
   .annotate(OpenApi.Transform, OpenApiDocument.finish({ internal: true }))

@@ -1,6 +1,6 @@
 /**
  * Every error answer of the API, as one schema per error: the error's status, its description and the
- * body exactly as sent, `{ message, code?, errors? }` (DESIGN section 9).
+ * body exactly as sent, `{ message, code, errors? }` (DESIGN section 9).
  *
  * Endpoints list the errors they can fail with (`addError(Problems.MandateNotFound)`): that documents
  * them in `/openapi.json` and lets the compiler refuse a handler failing with anything unlisted. HttpApi
@@ -8,6 +8,10 @@
  * status belongs to the error, not to the endpoint, and is written here once. Where one error answers
  * with several statuses (a charge refusal's code, a payment's reason) each status is its own schema,
  * accepting only its codes, so the document says which codes each status carries.
+ *
+ * Every body carries a `code`, an UPPER_SNAKE constant declared on its schema (the spec's where it names
+ * one): the alternatives one status of one operation may answer with (a `409` "request in progress" or
+ * "reference taken") are told apart by it, so a client knows whether to retry without reading `message`.
  */
 import { HttpApiEndpoint, HttpApiSchema, HttpServerResponse } from "@effect/platform"
 import {
@@ -79,7 +83,9 @@ const Message = Schema.String.annotations({ description: "What went wrong, in wo
 /** The documented shape of every error body; each error's schema below is one of its variants. */
 export const Body = Schema.Struct({
   message: Message,
-  code: Schema.optional(Schema.String),
+  code: Schema.String.annotations({
+    description: "A stable UPPER_SNAKE constant naming the error; each error's schema declares its own"
+  }),
   errors: Schema.optional(Schema.Array(Errors.FieldError))
 }).annotations({ identifier: "Error" })
 
@@ -136,20 +142,24 @@ export const respond = (e: unknown): HttpServerResponse.HttpServerResponse => {
   return HttpServerResponse.unsafeJson(found.body, { status: found.status })
 }
 
-/** An error whose body is its `message`. */
-const plain = <E extends { readonly message: string }>(
+/** The `code` of a body: the one value it may take, declared so the document tells alternatives apart. */
+const Code = <const C extends string>(code: C) => Schema.Literal(code)
+
+/** An error whose body is its `message` and its one `code`. */
+const plain = <E extends { readonly message: string }, const C extends string>(
   Class: ErrorClass<E>,
   identifier: string,
   status: number,
-  description: string
+  description: string,
+  code: C
 ) =>
   problem(
     identifier,
     status,
     description,
     isInstance(Class),
-    Schema.Struct({ message: Message }),
-    (e: E) => ({ message: e.message })
+    Schema.Struct({ message: Message, code: Code(code) }),
+    (e: E) => ({ message: e.message, code })
   )
 
 /** An error with a `code`, answered with `status` for the `codes` listed (other codes are other schemas). */
@@ -205,77 +215,107 @@ export const InvalidRequest = problem(
   422,
   "A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field",
   isInstance(Errors.InvalidRequest),
-  Schema.Struct({ message: Message, errors: Schema.Array(Errors.FieldError) }),
+  Schema.Struct({
+    message: Message,
+    code: Code("VALIDATION_FAILED"),
+    errors: Schema.Array(Errors.FieldError)
+  }),
   (e) => {
-    if (e instanceof Undecodable) return { message: e.message, errors: e.errors }
+    const code = "VALIDATION_FAILED" as const
+    if (e instanceof Undecodable) return { message: e.message, code, errors: e.errors }
     const errors = e.errors.map((p) => ({ field: wireField(p.field), message: wireText(p.message) }))
     const first = errors[0]
-    return { message: first === undefined ? e.message : `${first.field}: ${first.message}`, errors }
+    return { message: first === undefined ? e.message : `${first.field}: ${first.message}`, code, errors }
   }
 )
 
-export const ServiceUnavailable = coded(
-  Errors.ServiceUnavailable,
-  () => "SERVICE_UNAVAILABLE",
+/**
+ * One schema for every `503`, the charge refusal of spec 7.1 included: the same body and the same advice,
+ * which two alternatives of one status with one `code` could not tell apart.
+ */
+export const ServiceUnavailable = problem(
   "ServiceUnavailable",
   503,
   "The service is temporarily unavailable; the same request works once it is back",
-  ["SERVICE_UNAVAILABLE"]
+  (u): u is Errors.ServiceUnavailable | Mandates.ChargeRefused =>
+    u instanceof Errors.ServiceUnavailable ||
+    (u instanceof Mandates.ChargeRefused && u.code === "SERVICE_UNAVAILABLE"),
+  Schema.Struct({ message: Message, code: Code("SERVICE_UNAVAILABLE") }),
+  (e) => ({ message: e.message, code: "SERVICE_UNAVAILABLE" as const })
 )
 
 export const Forbidden = plain(
   Auth.Forbidden,
   "Forbidden",
   403,
-  "The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint"
+  "The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint",
+  "FORBIDDEN"
 )
 
-export const UnauthorizedProblem = plain(Unauthorized, "Unauthorized", 401, "Missing or invalid key")
+export const UnauthorizedProblem = plain(
+  Unauthorized,
+  "Unauthorized",
+  401,
+  "Missing or invalid key",
+  "UNAUTHORIZED"
+)
 
 export const RateLimitedProblem = plain(
   RateLimited,
   "TooManyRequests",
   429,
-  "Too many requests for this key or address; retry after `Retry-After` seconds"
+  "Too many requests for this key or address; retry after `Retry-After` seconds",
+  "RATE_LIMITED"
 )
 
-export const NotFoundProblem = plain(NotFound, "NotFound", 404, "No such resource")
+export const NotFoundProblem = plain(NotFound, "NotFound", 404, "No such resource", "NOT_FOUND")
 
-export const ConflictProblem = plain(Conflict, "Conflict", 409, "Another resource already holds this value")
+export const ConflictProblem = plain(
+  Conflict,
+  "Conflict",
+  409,
+  "Another resource already holds this value",
+  "VALUE_TAKEN"
+)
 
 export const MalformedBodyProblem = plain(
   MalformedBody,
   "MalformedBody",
   400,
-  "The body is not valid JSON, could not be read, or nests deeper than 64 levels"
+  "The body is not valid JSON, could not be read, or nests deeper than 64 levels",
+  "MALFORMED_BODY"
 )
 
 export const BodyTooLargeProblem = plain(
   BodyTooLarge,
   "BodyTooLarge",
   413,
-  "The body is larger than the service accepts (1 MiB unless configured)"
+  "The body is larger than the service accepts (1 MiB unless configured)",
+  "BODY_TOO_LARGE"
 )
 
 export const UnsupportedMediaTypeProblem = plain(
   UnsupportedMediaType,
   "UnsupportedMediaType",
   415,
-  "The body is not `application/json`"
+  "The body is not `application/json`",
+  "UNSUPPORTED_MEDIA_TYPE"
 )
 
 export const IdempotencyKeyInFlight = plain(
   Idempotency.KeyInFlight,
   "IdempotencyKeyInFlight",
   409,
-  "A request with this `Idempotency-Key` is still running; retry it later"
+  "A request with this `Idempotency-Key` is still running; retry it later",
+  "REQUEST_IN_PROGRESS"
 )
 
 export const IdempotencyKeyReused = plain(
   Idempotency.KeyReused,
   "IdempotencyKeyReused",
   422,
-  "This `Idempotency-Key` was already used with another request body"
+  "This `Idempotency-Key` was already used with another request body",
+  "IDEMPOTENCY_KEY_REUSED"
 )
 
 export const DuplicateReference = problem(
@@ -283,8 +323,8 @@ export const DuplicateReference = problem(
   409,
   "The reference is already in use",
   isInstance(Store.DuplicateReference),
-  Schema.Struct({ message: Message }),
-  (e) => ({ message: `The reference ${e.reference} is already in use` })
+  Schema.Struct({ message: Message, code: Code("REFERENCE_TAKEN") }),
+  (e) => ({ message: `The reference ${e.reference} is already in use`, code: "REFERENCE_TAKEN" as const })
 )
 
 // ---------------------------------------------------------------------------------------------------------
@@ -311,12 +351,17 @@ export const ChargeRefused = {
     "MANDATE_CHARGE_FAILED"
   ]),
   PaymentRequired: refusal(402, "The wallet cannot cover the charge now", ["INSUFFICIENT_FUNDS"]),
-  Unavailable: refusal(503, "The service is temporarily unavailable; retry with the same key", [
-    "SERVICE_UNAVAILABLE"
-  ])
+  /** Retry with the same key; the schema every `503` shares. */
+  Unavailable: ServiceUnavailable
 }
 
-export const MandateNotFound = plain(Mandates.MandateNotFound, "MandateNotFound", 404, "Mandate not found")
+export const MandateNotFound = plain(
+  Mandates.MandateNotFound,
+  "MandateNotFound",
+  404,
+  "Mandate not found",
+  "MANDATE_NOT_FOUND"
+)
 /**
  * The spec fixes no words for this `403`, so the message says how an operator turns the feature on (the
  * merchant reading it cannot, and would otherwise have to ask what to ask for).
@@ -326,11 +371,12 @@ export const MandatesNotEnabled = problem(
   403,
   "A live key before mandates are enabled for the merchant",
   isInstance(Mandates.MandatesNotEnabled),
-  Schema.Struct({ message: Message }),
+  Schema.Struct({ message: Message, code: Code("MANDATES_NOT_ENABLED") }),
   (e) => {
     const id = e.merchantId ?? "{merchant_id}"
     return {
-      message: `${e.message}. An operator enables them with POST /ops/merchants/${id}/features {"mandates_live": true}, or pnpm laari merchants features --merchant ${id} --mandates-live true`
+      message: `${e.message}. An operator enables them with POST /ops/merchants/${id}/features {"mandates_live": true}, or pnpm laari merchants features --merchant ${id} --mandates-live true`,
+      code: "MANDATES_NOT_ENABLED" as const
     }
   }
 )
@@ -338,31 +384,36 @@ export const MandateNotRevocable = plain(
   Mandates.MandateNotRevocable,
   "MandateNotRevocable",
   409,
-  "The mandate cannot be revoked in its state"
+  "The mandate cannot be revoked in its state",
+  "MANDATE_NOT_REVOCABLE"
 )
 export const MandateReferenceTaken = plain(
   Mandates.MandateReferenceTaken,
   "MandateReferenceTaken",
   409,
-  "A mandate with this reference already exists"
+  "A mandate with this reference already exists",
+  "REFERENCE_TAKEN"
 )
 export const MandateNotPending = plain(
   Mandates.MandateNotPending,
   "MandateNotPending",
   409,
-  "The mandate is not waiting for the customer's approval"
+  "The mandate is not waiting for the customer's approval",
+  "MANDATE_NOT_PENDING"
 )
 export const MandateNotSuspendable = plain(
   Mandates.MandateNotSuspendable,
   "MandateNotSuspendable",
   409,
-  "Only an active mandate can be suspended"
+  "Only an active mandate can be suspended",
+  "MANDATE_NOT_SUSPENDABLE"
 )
 export const CustomerNotFound = plain(
   Mandates.CustomerNotFound,
   "CustomerNotFound",
   404,
-  "No wallet is registered to this phone number"
+  "No wallet is registered to this phone number",
+  "CUSTOMER_NOT_FOUND"
 )
 
 // ---------------------------------------------------------------------------------------------------------
@@ -372,7 +423,8 @@ export const ChallengeNotFound = plain(
   Approvals.ChallengeNotFound,
   "ChallengeNotFound",
   404,
-  "No such approval in progress"
+  "No such approval in progress",
+  "CHALLENGE_NOT_FOUND"
 )
 
 const approvalRefusal = <const Code extends string>(
@@ -414,30 +466,40 @@ export const ApprovalLimited = coded(
 // ---------------------------------------------------------------------------------------------------------
 // QR codes (spec 7.3).
 
-export const QrCodeNotFound = plain(QrCodes.QrCodeNotFound, "QrCodeNotFound", 404, "QR code not found")
+export const QrCodeNotFound = plain(
+  QrCodes.QrCodeNotFound,
+  "QrCodeNotFound",
+  404,
+  "QR code not found",
+  "QR_CODE_NOT_FOUND"
+)
 export const OutletNotFound = plain(
   QrCodes.OutletNotFound,
   "OutletNotFound",
   404,
-  "`outlet_id` is unknown or another merchant's"
+  "`outlet_id` is unknown or another merchant's",
+  "OUTLET_NOT_FOUND"
 )
 export const QrReferenceTaken = plain(
   QrCodes.QrReferenceTaken,
   "QrReferenceTaken",
   409,
-  "A QR code with this reference already exists"
+  "A QR code with this reference already exists",
+  "REFERENCE_TAKEN"
 )
 export const QrCodeAlreadyInactive = plain(
   QrCodes.QrCodeAlreadyInactive,
   "QrCodeAlreadyInactive",
   400,
-  "The QR code is already deactivated"
+  "The QR code is already deactivated",
+  "QR_CODE_ALREADY_INACTIVE"
 )
 export const QrPayloadInvalid = plain(
   QrCodes.QrPayloadInvalid,
   "QrPayloadInvalid",
   422,
-  "The payload does not parse or fails its checksum"
+  "The payload does not parse or fails its checksum",
+  "QR_PAYLOAD_INVALID"
 )
 
 const qrRefusal = <const Code extends string>(
@@ -499,25 +561,29 @@ export const CheckoutSessionNotFound = plain(
   Checkout.CheckoutSessionNotFound,
   "CheckoutSessionNotFound",
   404,
-  "Checkout session not found"
+  "Checkout session not found",
+  "CHECKOUT_SESSION_NOT_FOUND"
 )
 export const PayerNotFound = plain(
   Checkout.PayerNotFound,
   "PayerNotFound",
   404,
-  "No wallet is registered to this phone number"
+  "No wallet is registered to this phone number",
+  "PAYER_NOT_FOUND"
 )
 export const SubscriptionsNotEnabled = plain(
   Checkout.SubscriptionsNotEnabled,
   "SubscriptionsNotEnabled",
   403,
-  "A live key before subscriptions are enabled for the merchant"
+  "A live key before subscriptions are enabled for the merchant",
+  "SUBSCRIPTIONS_NOT_ENABLED"
 )
 export const CheckoutReferenceTaken = plain(
   Checkout.CheckoutReferenceTaken,
   "CheckoutReferenceTaken",
   409,
-  "A checkout session with this reference already exists"
+  "A checkout session with this reference already exists",
+  "REFERENCE_TAKEN"
 )
 export const CheckoutSessionClosed = coded(
   Checkout.CheckoutSessionClosed,
@@ -533,22 +599,31 @@ export const SubscriptionNotFound = plain(
   Subscriptions.SubscriptionNotFound,
   "SubscriptionNotFound",
   404,
-  "Subscription not found"
+  "Subscription not found",
+  "SUBSCRIPTION_NOT_FOUND"
 )
 export const SubscriptionNotCancellable = plain(
   Subscriptions.SubscriptionNotCancellable,
   "SubscriptionNotCancellable",
   409,
-  "Subscription cannot be cancelled"
+  "Subscription cannot be cancelled",
+  "SUBSCRIPTION_NOT_CANCELLABLE"
 )
 
 export const WebhookEndpointNotFound = plain(
   Webhook.WebhookEndpointNotFound,
   "WebhookEndpointNotFound",
   404,
-  "Webhook endpoint not found"
+  "Webhook endpoint not found",
+  "WEBHOOK_ENDPOINT_NOT_FOUND"
 )
-export const EventNotFound = plain(Webhook.EventNotFound, "EventNotFound", 404, "Event not found")
+export const EventNotFound = plain(
+  Webhook.EventNotFound,
+  "EventNotFound",
+  404,
+  "Event not found",
+  "EVENT_NOT_FOUND"
+)
 export const WebhookEndpointLimitReached = coded(
   Webhook.EndpointLimitReached,
   () => "WEBHOOK_ENDPOINT_LIMIT_REACHED",

@@ -953,26 +953,43 @@ export interface components {
         MalformedBody: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "MALFORMED_BODY";
         };
         /** @description The body is larger than the service accepts (1 MiB unless configured) */
         BodyTooLarge: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "BODY_TOO_LARGE";
+        };
+        /** @description No such resource */
+        NotFound: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+            /** @enum {string} */
+            code: "NOT_FOUND";
         };
         /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
         Forbidden: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "FORBIDDEN";
         };
         /** @description A live key before mandates are enabled for the merchant */
         MandatesNotEnabled: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "MANDATES_NOT_ENABLED";
         };
         /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
         InvalidRequest: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "VALIDATION_FAILED";
             errors: {
                 field: string;
                 message: string;
@@ -982,6 +999,8 @@ export interface components {
         IdempotencyKeyReused: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_REUSED";
         };
         /** @description The service is temporarily unavailable; the same request works once it is back */
         ServiceUnavailable: {
@@ -994,26 +1013,36 @@ export interface components {
         Unauthorized: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "UNAUTHORIZED";
         };
         /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
         TooManyRequests: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "RATE_LIMITED";
         };
         /** @description The body is not `application/json` */
         UnsupportedMediaType: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "UNSUPPORTED_MEDIA_TYPE";
         };
         /** @description A request with this `Idempotency-Key` is still running; retry it later */
         IdempotencyKeyInFlight: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "REQUEST_IN_PROGRESS";
         };
         /** @description A mandate with this reference already exists */
         MandateReferenceTaken: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "REFERENCE_TAKEN";
         };
         /** @description A standing authorization to charge a customer within caps */
         Mandate: {
@@ -1078,6 +1107,8 @@ export interface components {
         MandateNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "MANDATE_NOT_FOUND";
         };
         /**
          * Format: uuid
@@ -1089,6 +1120,13 @@ export interface components {
          * @description an integer
          */
         NonNegativeInt: number;
+        /** @description No mandate with that id or reference */
+        ChargeRefused404: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+            /** @enum {string} */
+            code: "MANDATE_NOT_FOUND";
+        };
         /** @description The charge breaks a cap or was refused by the wallet */
         ChargeRefused422: {
             /** @description What went wrong, in words a person can act on */
@@ -1096,26 +1134,12 @@ export interface components {
             /** @enum {string} */
             code: "PER_CHARGE_CAP_EXCEEDED" | "PERIOD_CAP_EXCEEDED" | "MANDATE_CHARGE_AMOUNT_INVALID" | "WALLET_LIMIT_EXCEEDED" | "MANDATE_CHARGE_FAILED";
         };
-        /** @description The service is temporarily unavailable; retry with the same key */
-        ChargeRefused503: {
-            /** @description What went wrong, in words a person can act on */
-            message: string;
-            /** @enum {string} */
-            code: "SERVICE_UNAVAILABLE";
-        };
         /** @description The mandate is not active, or has expired */
         ChargeRefused409: {
             /** @description What went wrong, in words a person can act on */
             message: string;
             /** @enum {string} */
             code: "MANDATE_INACTIVE" | "MANDATE_EXPIRED";
-        };
-        /** @description No mandate with that id or reference */
-        ChargeRefused404: {
-            /** @description What went wrong, in words a person can act on */
-            message: string;
-            /** @enum {string} */
-            code: "MANDATE_NOT_FOUND";
         };
         /** @description The wallet cannot cover the charge now */
         ChargeRefused402: {
@@ -1138,21 +1162,27 @@ export interface components {
         MandateNotRevocable: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "MANDATE_NOT_REVOCABLE";
         };
         /**
          * int
          * @description an integer
          */
         Int: number;
-        /** @description A QR code with this reference already exists */
-        QrReferenceTaken: {
-            /** @description What went wrong, in words a person can act on */
-            message: string;
-        };
         /** @description `outlet_id` is unknown or another merchant's */
         OutletNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "OUTLET_NOT_FOUND";
+        };
+        /** @description A QR code with this reference already exists */
+        QrReferenceTaken: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+            /** @enum {string} */
+            code: "REFERENCE_TAKEN";
         };
         /** @description A national-scheme QR code of one of the merchant's outlets */
         QrCode: {
@@ -1188,6 +1218,8 @@ export interface components {
         QrCodeNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "QR_CODE_NOT_FOUND";
         };
         QrCodeDeactivated: {
             id: components["schemas"]["UUID"];
@@ -1200,11 +1232,8 @@ export interface components {
         QrCodeAlreadyInactive: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-        };
-        /** @description No such resource */
-        NotFound: {
-            /** @description What went wrong, in words a person can act on */
-            message: string;
+            /** @enum {string} */
+            code: "QR_CODE_ALREADY_INACTIVE";
         };
         CheckoutSessionCreated: {
             /**
@@ -1224,11 +1253,15 @@ export interface components {
         SubscriptionsNotEnabled: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "SUBSCRIPTIONS_NOT_ENABLED";
         };
         /** @description A checkout session with this reference already exists */
         CheckoutReferenceTaken: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "REFERENCE_TAKEN";
         };
         /** @description A hosted payment page for one payment or a plan */
         CheckoutSession: {
@@ -1294,6 +1327,8 @@ export interface components {
         CheckoutSessionNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "CHECKOUT_SESSION_NOT_FOUND";
         };
         /** @description The session is already paid, expired or cancelled, or cannot be completed this way */
         CheckoutSessionClosed: {
@@ -1372,6 +1407,8 @@ export interface components {
         SubscriptionNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "SUBSCRIPTION_NOT_FOUND";
         };
         /** @description One cycle of a subscription and its payment */
         Invoice: {
@@ -1442,6 +1479,8 @@ export interface components {
         SubscriptionNotCancellable: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "SUBSCRIPTION_NOT_CANCELLABLE";
         };
         /**
          * maxItems(12)
@@ -1476,6 +1515,8 @@ export interface components {
         WebhookEndpointNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "WEBHOOK_ENDPOINT_NOT_FOUND";
         };
         WebhookEndpointDeleted: {
             id: components["schemas"]["UUID"];
@@ -1524,6 +1565,8 @@ export interface components {
         EventNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "EVENT_NOT_FOUND";
         };
         /**
          * int
@@ -1768,6 +1811,13 @@ export interface components {
              */
             expires_at: string;
         };
+        /** @description No wallet is registered to this phone number */
+        CustomerNotFound: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+            /** @enum {string} */
+            code: "CUSTOMER_NOT_FOUND";
+        };
         /** @description Too many codes sent or wrong codes tried for this approval or phone; retry after `Retry-After` seconds */
         ApprovalLimited: {
             /** @description What went wrong, in words a person can act on */
@@ -1775,15 +1825,19 @@ export interface components {
             /** @enum {string} */
             code: "TOO_MANY_CODES" | "TOO_MANY_CODES_FOR_PHONE" | "TOO_MANY_GUESSES" | "TOO_MANY_GUESSES_FOR_PHONE";
         };
-        /** @description No wallet is registered to this phone number */
-        CustomerNotFound: {
-            /** @description What went wrong, in words a person can act on */
-            message: string;
-        };
         /** @description The mandate is not waiting for the customer's approval */
         MandateNotPending: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "MANDATE_NOT_PENDING";
+        };
+        /** @description No such approval in progress */
+        ChallengeNotFound: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+            /** @enum {string} */
+            code: "CHALLENGE_NOT_FOUND";
         };
         /** @description The code is incorrect, used or expired */
         ApprovalRefused422: {
@@ -1798,11 +1852,6 @@ export interface components {
             message: string;
             /** @enum {string} */
             code: "LOCKED";
-        };
-        /** @description No such approval in progress */
-        ChallengeNotFound: {
-            /** @description What went wrong, in words a person can act on */
-            message: string;
         };
         /** @description What the payment page shows the customer */
         SessionForPayment: {
@@ -1840,6 +1889,8 @@ export interface components {
         PayerNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "PAYER_NOT_FOUND";
         };
         /** @description The wallet refused the payment: a limit, a frozen wallet, a rule, or an error */
         CheckoutPaymentDeclined422: {
@@ -1876,6 +1927,8 @@ export interface components {
         QrPayloadInvalid: {
             /** @description What went wrong, in words a person can act on */
             message: string;
+            /** @enum {string} */
+            code: "QR_PAYLOAD_INVALID";
         };
         /** @description The payment does not match the code */
         QrPaymentRefused422: {
@@ -1985,6 +2038,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -2189,6 +2259,25 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"] | components["schemas"]["MandatesNotEnabled"];
                 };
             };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
@@ -2370,7 +2459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Mandate not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -2384,7 +2473,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MandateNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["MandateNotFound"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -2616,7 +2705,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description No mandate with that id or reference */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -2632,7 +2721,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ChargeRefused404"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["ChargeRefused404"];
                 };
             };
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
@@ -2748,7 +2837,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ServiceUnavailable"] | components["schemas"]["ChargeRefused503"];
+                    "application/json": components["schemas"]["ServiceUnavailable"];
                 };
             };
         };
@@ -2844,7 +2933,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Mandate not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -2860,7 +2949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MandateNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["MandateNotFound"];
                 };
             };
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
@@ -3048,6 +3137,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -3259,7 +3365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description `outlet_id` is unknown or another merchant's */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -3275,7 +3381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OutletNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["OutletNotFound"];
                 };
             };
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
@@ -3459,7 +3565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description QR code not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -3473,7 +3579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["QrCodeNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["QrCodeNotFound"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -3639,7 +3745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description QR code not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -3655,7 +3761,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["QrCodeNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["QrCodeNotFound"];
                 };
             };
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
@@ -3997,6 +4103,25 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"] | components["schemas"]["SubscriptionsNotEnabled"];
                 };
             };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
@@ -4178,7 +4303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Checkout session not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -4192,7 +4317,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckoutSessionNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["CheckoutSessionNotFound"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -4358,7 +4483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Checkout session not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -4374,7 +4499,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckoutSessionNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["CheckoutSessionNotFound"];
                 };
             };
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
@@ -4558,7 +4683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Subscription not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -4572,7 +4697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SubscriptionNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["SubscriptionNotFound"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -4716,6 +4841,23 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
@@ -4856,7 +4998,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Subscription not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -4870,7 +5012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SubscriptionNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["SubscriptionNotFound"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -5043,7 +5185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Subscription not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -5059,7 +5201,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SubscriptionNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["SubscriptionNotFound"];
                 };
             };
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
@@ -5243,6 +5385,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -5434,6 +5593,25 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
@@ -5615,7 +5793,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Webhook endpoint not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -5629,7 +5807,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpointNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["WebhookEndpointNotFound"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -5812,7 +5990,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Webhook endpoint not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -5828,7 +6006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpointNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["WebhookEndpointNotFound"];
                 };
             };
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
@@ -6012,7 +6190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Webhook endpoint not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -6026,7 +6204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpointNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["WebhookEndpointNotFound"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -6202,7 +6380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Webhook endpoint not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -6218,7 +6396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpointNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["WebhookEndpointNotFound"];
                 };
             };
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
@@ -6411,7 +6589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Webhook endpoint not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -6425,7 +6603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpointNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["WebhookEndpointNotFound"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -6628,7 +6806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Webhook endpoint not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -6644,7 +6822,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpointNotFound"] | components["schemas"]["EventNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["WebhookEndpointNotFound"] | components["schemas"]["EventNotFound"];
                 };
             };
             /** @description A request with this `Idempotency-Key` is still running; retry it later */
@@ -6850,6 +7028,23 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
             413: {
                 headers: {
@@ -7001,7 +7196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Event not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -7015,7 +7210,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EventNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["EventNotFound"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -7119,7 +7314,7 @@ export interface operations {
                     "application/json": components["schemas"]["MandateForApproval"];
                 };
             };
-            /** @description Mandate not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -7133,7 +7328,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MandateNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["MandateNotFound"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -7264,7 +7459,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Mandate not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -7278,7 +7473,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MandateNotFound"] | components["schemas"]["CustomerNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["MandateNotFound"] | components["schemas"]["CustomerNotFound"];
                 };
             };
             /** @description The mandate is not waiting for the customer's approval */
@@ -7448,7 +7643,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Mandate not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -7462,7 +7657,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MandateNotFound"] | components["schemas"]["ChallengeNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["MandateNotFound"] | components["schemas"]["ChallengeNotFound"];
                 };
             };
             /** @description The mandate is not waiting for the customer's approval */
@@ -7632,7 +7827,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Mandate not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -7646,7 +7841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MandateNotFound"] | components["schemas"]["ChallengeNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["MandateNotFound"] | components["schemas"]["ChallengeNotFound"];
                 };
             };
             /** @description The mandate is not waiting for the customer's approval */
@@ -7784,7 +7979,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionForPayment"];
                 };
             };
-            /** @description Checkout session not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -7798,7 +7993,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckoutSessionNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["CheckoutSessionNotFound"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -7929,7 +8124,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Checkout session not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -7943,7 +8138,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckoutSessionNotFound"] | components["schemas"]["PayerNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["CheckoutSessionNotFound"] | components["schemas"]["PayerNotFound"];
                 };
             };
             /** @description The session is already paid, expired or cancelled, or cannot be completed this way */
@@ -8130,7 +8325,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutPaymentDeclined402"];
                 };
             };
-            /** @description Checkout session not found */
+            /** @description No such resource */
             404: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -8144,7 +8339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckoutSessionNotFound"] | components["schemas"]["ChallengeNotFound"];
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["CheckoutSessionNotFound"] | components["schemas"]["ChallengeNotFound"];
                 };
             };
             /** @description The session is already paid, expired or cancelled, or cannot be completed this way */

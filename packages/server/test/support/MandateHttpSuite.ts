@@ -70,7 +70,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         ] as const) {
           const none = await server.request(method, path, { body: method === "POST" ? {} : undefined })
           expect(none.status, `${method} ${path}`).toBe(401)
-          expect(none.body).toEqual({ message: "Invalid API key" })
+          expect(none.body).toEqual({ message: "Invalid API key", code: "UNAUTHORIZED" })
           const wrong = await server.request(method, path, {
             key: "sk_test_doesnotexist0000",
             body: method === "POST" ? {} : undefined
@@ -484,7 +484,8 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         ] as const) {
           const res = await charge(m.test, id, body)
           expect(res.status, JSON.stringify(body)).toBe(422)
-          expect(res.body.code, JSON.stringify(body)).toBeUndefined()
+          // A request refused before it is a charge: not one of the refusal codes of spec 7.1.
+          expect(res.body.code, JSON.stringify(body)).toBe("VALIDATION_FAILED")
           expect(
             res.body.errors.map((e: { field: string }) => e.field),
             JSON.stringify(body)
@@ -636,7 +637,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         expect(res.body.status).toBe("REVOKED")
         const again = await server.request("POST", `/mandates/${id}/revoke`, { key: m.test })
         expect(again.status).toBe(409)
-        expect(again.body).toEqual({ message: "Mandate cannot be revoked" })
+        expect(again.body).toEqual({ message: "Mandate cannot be revoked", code: "MANDATE_NOT_REVOCABLE" })
         const read = await server.request("GET", `/mandates/${id}`, { key: m.test })
         expect(read.body.status).toBe("REVOKED")
         expect(read.body.revokedAt).toMatch(isoOffset)
@@ -821,7 +822,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         )
         const missing = await server.request("GET", "/nowhere")
         expect(missing.status).toBe(404)
-        expect(missing.body).toEqual({ message: "Not found" })
+        expect(missing.body).toEqual({ message: "Not found", code: "NOT_FOUND" })
       })
     })
   })

@@ -216,7 +216,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
           const body = path === "/checkout/sessions" ? subscriptionBody() : undefined
           const none = await server.request(method, path, { body })
           expect(none.status, `${method} ${path}`).toBe(401)
-          expect(none.body).toEqual({ message: "Invalid API key" })
+          expect(none.body).toEqual({ message: "Invalid API key", code: "UNAUTHORIZED" })
           const unknown = await server.request(method, path, { key: "sk_test_doesnotexist0000", body })
           expect(unknown.status, `${method} ${path}`).toBe(401)
         }
@@ -413,7 +413,10 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         const m = await F.merchant(server)
         const gated = await createSession(m.live, subscriptionBody())
         expect(gated.status).toBe(403)
-        expect(gated.body).toEqual({ message: "Subscriptions are not enabled for this merchant" })
+        expect(gated.body).toEqual({
+          message: "Subscriptions are not enabled for this merchant",
+          code: "SUBSCRIPTIONS_NOT_ENABLED"
+        })
         expect((await createSession(m.test, subscriptionBody())).status).toBe(200)
         const enabled = await server.ops("POST", `/ops/merchants/${m.id}/features`, {
           subscriptions_live: true
@@ -825,7 +828,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         // The other environment answers as if it did not exist.
         const hidden = await getSubscription(m.test, id)
         expect(hidden.status).toBe(404)
-        expect(hidden.body).toEqual({ message: "Subscription not found" })
+        expect(hidden.body).toEqual({ message: "Subscription not found", code: "SUBSCRIPTION_NOT_FOUND" })
         expect((await list(m.test)).body).toEqual([])
         expect((await list(m.live)).body.map((s: any) => s.id)).toEqual([id])
         expect((await F.events(server, m.id, "subscription.activated"))[0]!.livemode).toBe(true)
@@ -852,7 +855,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         expect((await invoices(m.test, reference)).map((i) => i.subscriptionId)).toEqual([subscription.id])
 
         const other = await F.merchant(server)
-        const notFound = { message: "Subscription not found" }
+        const notFound = { message: "Subscription not found", code: "SUBSCRIPTION_NOT_FOUND" }
         for (const [key, target] of [
           [m.test, "00000000-0000-4000-8000-000000000000"],
           [m.test, "no-such-reference"],
@@ -985,10 +988,16 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
 
         const again = await cancel(m.test, subscription.id)
         expect(again.status).toBe(409)
-        expect(again.body).toEqual({ message: "Subscription cannot be cancelled" })
+        expect(again.body).toEqual({
+          message: "Subscription cannot be cancelled",
+          code: "SUBSCRIPTION_NOT_CANCELLABLE"
+        })
         const atEnd = await cancel(m.test, subscription.id, { body: { at_period_end: true } })
         expect(atEnd.status).toBe(409)
-        expect(atEnd.body).toEqual({ message: "Subscription cannot be cancelled" })
+        expect(atEnd.body).toEqual({
+          message: "Subscription cannot be cancelled",
+          code: "SUBSCRIPTION_NOT_CANCELLABLE"
+        })
         expect(await F.events(server, m.id, "subscription.canceled")).toHaveLength(1)
       })
 
