@@ -205,7 +205,8 @@ describe("the edge alone", () => {
     expect(outcome).toMatchObject({ status: 413, connection: "close" })
     expect((outcome as Answer).requestId).toMatch(/^req_[0-9a-f]{32}$/)
     expect(JSON.parse((outcome as Answer).body)).toEqual({
-      message: "The request body is larger than 1000 bytes"
+      message: "The request body is larger than 1000 bytes",
+      code: "BODY_TOO_LARGE"
     })
     // `Expect: 100-continue` is refused before the client sends the body.
     const expecting = await send(port, {
@@ -235,7 +236,8 @@ describe("the edge alone", () => {
     })
     expect(outcome).toMatchObject({ status: 413, connection: "close" })
     expect(JSON.parse((outcome as Answer).body)).toEqual({
-      message: "The request body is larger than 1000 bytes"
+      message: "The request body is larger than 1000 bytes",
+      code: "BODY_TOO_LARGE"
     })
     expect(received).toBeLessThanOrEqual(1000)
     await close(server)

@@ -128,7 +128,7 @@ describe("guessing at secrets", { timeout: 120_000 }, () => {
     const refused = await ops("127.0.3.1", TestServer.OpsToken)
     expect(refused.status).toBe(429)
     expect(refused.headers["retry-after"]).toMatch(/^[1-9]\d*$/)
-    expect(refused.body).toEqual({ message: expect.stringMatching(/retry after/) })
+    expect(refused.body).toEqual({ message: expect.stringMatching(/retry after/), code: "RATE_LIMITED" })
     // `/metrics` takes the same token, under the same lock-out.
     const metrics = await call("127.0.3.1", "GET", "/metrics", {
       authorization: `Bearer ${TestServer.OpsToken}`
