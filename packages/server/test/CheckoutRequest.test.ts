@@ -10,25 +10,7 @@
 import { CheckoutSession } from "@laari/core"
 import { Arbitrary, Either, FastCheck as fc, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { CreateSession, CreateSessionByMode } from "../src/Checkout/Api.js"
-
-const toRequest = (p: typeof CreateSession.Type): CheckoutSession.Request => ({
-  mode: p.mode ?? null,
-  reference: p.reference ?? null,
-  title: p.title ?? null,
-  description: p.description ?? null,
-  returnUrl: p.return_url ?? null,
-  amount: p.amount ?? null,
-  priceData:
-    p.price_data == null
-      ? null
-      : {
-          name: p.price_data.name ?? null,
-          amount: p.price_data.amount ?? null,
-          interval: p.price_data.interval ?? null,
-          intervalCount: p.price_data.interval_count ?? null
-        }
-})
+import { CreateSession, CreateSessionByMode, toRequest } from "../src/Checkout/Api.js"
 
 const byMode = Schema.decodeUnknownEither(CreateSessionByMode)
 const encode = Schema.encodeSync(CreateSession)

@@ -12,6 +12,7 @@ import * as Security from "../src/Http/Security.js"
 import * as Onboarding from "../src/Onboarding.js"
 import * as Logs from "../src/Logs.js"
 import * as F from "./support/Fixtures.js"
+import * as ServerCluster from "./support/ServerCluster.js"
 import * as ServerProcess from "./support/ServerProcess.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 import * as TestServer from "./support/TestServer.js"
@@ -174,21 +175,12 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("the access log (Postgre
   const scope = Effect.runSync(Scope.make())
   let server: ServerProcess.ServerProcess
   beforeAll(async () => {
-    const databaseUrl = await Effect.runPromise(
-      Scope.extend(TestDatabase.createDatabase(TestDatabase.postgresUrl!), scope)
-    )
-    server = await ServerProcess.start({
-      env: {
-        DATABASE_URL: databaseUrl,
-        LAARI_PROCESSES: "2",
-        LAARI_OPS_TOKEN: TestServer.OpsToken,
-        LAARI_RATE_LIMIT: "0",
-        LAARI_LOG_FORMAT: "json"
-      }
+    server = await ServerCluster.start({
+      url: TestDatabase.postgresUrl!,
+      scope,
+      processes: 2,
+      env: { LAARI_LOG_FORMAT: "json" }
     })
-    const deadline = Date.now() + 90_000
-    while (!server.stdout().includes("all 2 processes listening") && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50))
   }, 150_000)
   afterAll(async () => {
     await server?.stop()

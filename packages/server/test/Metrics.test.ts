@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as F from "./support/Fixtures.js"
 import * as R from "./support/Receiver.js"
 import { startOnPostgres } from "./support/PostgresServer.js"
+import * as ServerCluster from "./support/ServerCluster.js"
 import * as ServerProcess from "./support/ServerProcess.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 import { postgresUrl } from "./support/TestDatabase.js"
@@ -357,21 +358,12 @@ describe.skipIf(postgresUrl === undefined)("GET /metrics of two processes (Postg
   const scope = Effect.runSync(Scope.make())
   let server: ServerProcess.ServerProcess
   beforeAll(async () => {
-    const databaseUrl = await Effect.runPromise(
-      Scope.extend(TestDatabase.createDatabase(TestDatabase.postgresUrl!), scope)
-    )
-    server = await ServerProcess.start({
-      env: {
-        DATABASE_URL: databaseUrl,
-        LAARI_PROCESSES: "2",
-        LAARI_OPS_TOKEN: TestServer.OpsToken,
-        LAARI_RATE_LIMIT: "0",
-        LAARI_ACCESS_LOG: "false"
-      }
+    server = await ServerCluster.start({
+      url: TestDatabase.postgresUrl!,
+      scope,
+      processes: 2,
+      env: { LAARI_ACCESS_LOG: "false" }
     })
-    const deadline = Date.now() + 90_000
-    while (!server.stdout().includes("all 2 processes listening") && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50))
   }, 150_000)
   afterAll(async () => {
     await server?.stop()

@@ -8,6 +8,7 @@ import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Processes from "../src/Processes.js"
 import * as F from "./support/Fixtures.js"
+import * as ServerCluster from "./support/ServerCluster.js"
 import * as ServerProcess from "./support/ServerProcess.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 import * as TestServer from "./support/TestServer.js"
@@ -37,20 +38,7 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("three processes on one 
   let server: ServerProcess.ServerProcess
 
   beforeAll(async () => {
-    const databaseUrl = await Effect.runPromise(
-      Scope.extend(TestDatabase.createDatabase(TestDatabase.postgresUrl!), scope)
-    )
-    server = await ServerProcess.start({
-      env: {
-        DATABASE_URL: databaseUrl,
-        LAARI_PROCESSES: "3",
-        LAARI_OPS_TOKEN: TestServer.OpsToken,
-        LAARI_RATE_LIMIT: "0"
-      }
-    })
-    const deadline = Date.now() + 60_000
-    while (!server.stdout().includes("all 3 processes listening") && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50))
+    server = await ServerCluster.start({ url: TestDatabase.postgresUrl!, scope, processes: 3 })
   }, 90_000)
 
   afterAll(async () => {

@@ -189,3 +189,22 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Checkout")
   .annotate(OpenApi.Description, "Hosted pages where customers pay once or subscribe to a plan") {}
+
+/** The decoded body as core's request: what core's `CheckoutSession.validate` judges. */
+export const toRequest = (p: typeof CreateSession.Type): CheckoutSession.Request => ({
+  mode: p.mode ?? null,
+  reference: p.reference ?? null,
+  title: p.title ?? null,
+  description: p.description ?? null,
+  returnUrl: p.return_url ?? null,
+  amount: p.amount ?? null,
+  priceData:
+    p.price_data == null
+      ? null
+      : {
+          name: p.price_data.name ?? null,
+          amount: p.price_data.amount ?? null,
+          interval: p.price_data.interval ?? null,
+          intervalCount: p.price_data.interval_count ?? null
+        }
+})

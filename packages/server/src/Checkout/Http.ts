@@ -10,26 +10,8 @@ import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Config.js"
 import { idempotent } from "../Http/Idempotent.js"
 import { withScope } from "../Http/Security.js"
-import { CheckoutApi, CreateSession, CreateSessionByMode } from "./Api.js"
+import { CheckoutApi, CreateSession, CreateSessionByMode, toRequest } from "./Api.js"
 import * as Json from "./Json.js"
-
-const toRequest = (p: typeof CreateSession.Type) => ({
-  mode: p.mode ?? null,
-  reference: p.reference ?? null,
-  title: p.title ?? null,
-  description: p.description ?? null,
-  returnUrl: p.return_url ?? null,
-  amount: p.amount ?? null,
-  priceData:
-    p.price_data == null
-      ? null
-      : {
-          name: p.price_data.name ?? null,
-          amount: p.price_data.amount ?? null,
-          interval: p.price_data.interval ?? null,
-          intervalCount: p.price_data.interval_count ?? null
-        }
-})
 
 const byMode = Schema.decodeUnknownEither(CreateSessionByMode)
 const encode = Schema.encodeSync(CreateSession)

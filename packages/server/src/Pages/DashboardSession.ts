@@ -11,7 +11,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
 import * as EndedSessions from "./EndedSessions.js"
-import type { PagesConfig } from "./Request.js"
+import { cookieOptions, type PagesConfig } from "./Request.js"
 
 export const Cookie = "laari_dashboard"
 /** Signed out after 30 minutes without a request. */
@@ -66,14 +66,7 @@ export const open = (
 
 export const wallSeconds = () => Math.floor(Date.now() / 1000)
 
-const options = (pages: PagesConfig, seconds: number) =>
-  ({
-    httpOnly: true,
-    sameSite: "lax",
-    secure: pages.secure,
-    path: "/",
-    maxAge: `${seconds} seconds`
-  }) as const
+const options = (pages: PagesConfig, seconds: number) => cookieOptions(pages.secure, seconds)
 
 /** Sets the session's cookie, seen now: at sign-in, and again on every page while signed in. */
 export const start = (

@@ -56,7 +56,8 @@ export interface Visit {
   readonly finish: (response: HttpServerResponse.HttpServerResponse) => HttpServerResponse.HttpServerResponse
 }
 
-const cookieOptions = (secure: boolean, maxAgeSeconds: number) =>
+/** The pages' cookies: HttpOnly, same-site lax, secure behind https, for the whole site. */
+export const cookieOptions = (secure: boolean, maxAgeSeconds: number) =>
   ({ httpOnly: true, sameSite: "lax", secure, path: "/", maxAge: `${maxAgeSeconds} seconds` }) as const
 
 export const visit: Effect.Effect<Visit, never, Pages | HttpServerRequest.HttpServerRequest> = Effect.gen(

@@ -9,7 +9,7 @@ import { HttpServerResponse } from "@effect/platform"
 import type { Ids } from "@laari/core"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import * as EndedSessions from "./EndedSessions.js"
-import type { PagesConfig } from "./Request.js"
+import { cookieOptions, type PagesConfig } from "./Request.js"
 
 export const Cookie = "laari_wallet"
 const LifetimeSeconds = 30 * 60
@@ -25,14 +25,7 @@ export interface Session {
 const sign = (key: Buffer, payload: string) =>
   createHmac("sha256", key).update(`wallet.${payload}`).digest("hex")
 
-const options = (pages: PagesConfig, seconds: number) =>
-  ({
-    httpOnly: true,
-    sameSite: "lax",
-    secure: pages.secure,
-    path: "/",
-    maxAge: `${seconds} seconds`
-  }) as const
+const options = (pages: PagesConfig, seconds: number) => cookieOptions(pages.secure, seconds)
 
 export const start = (
   pages: PagesConfig,
