@@ -318,7 +318,10 @@ const expectRefusal = (res: TestServer.Response, limit: number) => {
   expect(res.status).toBe(429)
   const retryAfter = Number(res.headers.get("retry-after"))
   expect(Number.isInteger(retryAfter) && retryAfter >= 1).toBe(true)
-  expect(res.body).toEqual({ message: `Too many requests; retry after ${retryAfter} seconds` })
+  expect(res.body).toEqual({
+    message: `Too many requests; retry after ${retryAfter} seconds`,
+    code: "RATE_LIMITED"
+  })
   expect(res.headers.get("ratelimit-limit")).toBe(String(limit))
   expect(res.headers.get("ratelimit-remaining")).toBe("0")
   expect(Number(res.headers.get("ratelimit-reset"))).toBeGreaterThanOrEqual(retryAfter)
@@ -430,7 +433,10 @@ describe("rate limits over HTTP on embedded PGlite", () => {
     })
     expect(created.status, created.text).toBe(200)
     const id: string = created.body.id
-    const secretNeeded = { message: "A publishable key cannot use this endpoint; use a secret key" }
+    const secretNeeded = {
+      message: "A publishable key cannot use this endpoint; use a secret key",
+      code: "FORBIDDEN"
+    }
 
     const read = await unlimited.request("GET", `/checkout/sessions/${id}`, { key: m.publishable })
     expect(read.status).toBe(403)

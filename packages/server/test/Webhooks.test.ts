@@ -228,7 +228,10 @@ describe("webhook endpoints", () => {
       for (const [method, path, body] of paths) {
         const res = await server.request(method, path, { key, body })
         expect(res.status, `${method} ${path}`).toBe(404)
-        expect(res.body).toEqual({ message: "Webhook endpoint not found" })
+        expect(res.body).toEqual({
+          message: "Webhook endpoint not found",
+          code: "WEBHOOK_ENDPOINT_NOT_FOUND"
+        })
       }
     }
     const narrow = await m.key("test", ["mandates:write"])
@@ -518,7 +521,10 @@ describe("deliveries", () => {
       return e?.status === "SUCCEEDED" && e
     })
     expect(entry).toMatchObject({ id: res.body.id, attempt: 2, resend: true, nextRetryAt: null })
-    expect((await resend({ event_id: "evt_unknown" })).body).toEqual({ message: "Event not found" })
+    expect((await resend({ event_id: "evt_unknown" })).body).toEqual({
+      message: "Event not found",
+      code: "EVENT_NOT_FOUND"
+    })
     const theirs = await mandate(other.test)
     const theirEvent = (await eventsOf(other.test)).find((e) => e.data.object.id === theirs)
     expect((await resend({ event_id: theirEvent.id })).status).toBe(404)
@@ -629,7 +635,7 @@ describe("events", () => {
     for (const key of [other.test, m.live]) {
       const res = await server.request("GET", `/events/${activated.id}`, { key })
       expect(res.status).toBe(404)
-      expect(res.body).toEqual({ message: "Event not found" })
+      expect(res.body).toEqual({ message: "Event not found", code: "EVENT_NOT_FOUND" })
     }
   })
 })
