@@ -39,13 +39,16 @@ grep -q "charged 12550" host.out || { echo "pack-check: the typed host did not c
 
 # The service and its CLI from the installed package: help, then `laari serve` on PGlite, answering
 # /healthz, and the CLI operating it with the token it generated.
-npx --no-install laari --help > help.out
+# The installed bin itself, not through npx (which can fail on its own, e.g. reaching the registry):
+# seen once in CI as a bare exit 1 with nothing printed, so a failure now shows what the CLI wrote.
+LAARI="$WORK/app/node_modules/.bin/laari"
+"$LAARI" --help > help.out 2>&1 || { cat help.out; echo "pack-check: laari --help failed"; exit 1; }
 for command in serve migrate "merchants create" "keys create" "customers create" "clock advance" listen trigger; do
   grep -qE "^  $command( |\$)" help.out || { echo "pack-check: laari --help does not list '$command'"; exit 1; }
 done
 PORT="$(node -e 'const s=require("net").createServer().listen(0,()=>{console.log(s.address().port);s.close()})')"
 export PORT LAARI_DATA_DIR="$WORK/data"
-npx --no-install laari serve > serve.out 2>&1 &
+"$LAARI" serve > serve.out 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 120); do
   curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break
@@ -67,7 +70,7 @@ for page in "http://127.0.0.1:$PORT/" "http://127.0.0.1:$PORT/dashboard" "http:/
     *) cat serve.out; echo "pack-check: $page answered '$answer', not 200 HTML"; exit 1 ;;
   esac
 done
-npx --no-install laari merchants list | tee merchants.out
+"$LAARI" merchants list | tee merchants.out
 grep -q "Demo Cafe" merchants.out || { echo "pack-check: laari merchants list did not list the demo merchant"; exit 1; }
 kill "$SERVER_PID"
 wait "$SERVER_PID" || true
