@@ -104,39 +104,28 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         status = 200
       ) =>
       (v: Visit, principal: Auth.Principal) =>
-        Effect.flatMap(merchants.get(principal.merchantId), (merchant) =>
-          Auth.check(principal, scopes[name]) !== undefined
-            ? Effect.succeed(
-                respond(
-                  <V.Shell
-                    frame={frame(v)}
-                    principal={principal}
-                    merchant={merchant?.name ?? ""}
-                    section={name}
-                    title={title}
-                    error={d(v.lang, "lacksScope", { scope: scopes[name] })}
-                  >
-                    {null}
-                  </V.Shell>,
-                  403
-                )
-              )
-            : Effect.map(body(v, principal), (children) =>
-                respond(
-                  <V.Shell
-                    frame={frame(v)}
-                    principal={principal}
-                    merchant={merchant?.name ?? ""}
-                    section={name}
-                    title={d(v.lang, title)}
-                    {...messages(v)}
-                  >
-                    {children}
-                  </V.Shell>,
-                  status
-                )
-              )
-        )
+        Effect.gen(function* () {
+          const merchant = yield* merchants.get(principal.merchantId)
+          const lacks = Auth.check(principal, scopes[name]) !== undefined
+          // What the key's scopes do not cover is refused on the section's own page, without its body.
+          const page = lacks
+            ? { children: null, error: d(v.lang, "lacksScope", { scope: scopes[name] }), status: 403 }
+            : { children: yield* body(v, principal), ...messages(v), status }
+          return respond(
+            <V.Shell
+              frame={frame(v)}
+              principal={principal}
+              merchant={merchant?.name ?? ""}
+              section={name}
+              title={lacks ? title : d(v.lang, title)}
+              notice={page.notice}
+              error={page.error}
+            >
+              {page.children}
+            </V.Shell>,
+            page.status
+          )
+        })
 
     const idParam = Effect.map(HttpRouter.params, (p) => p.id ?? "")
     const tenant = Auth.tenantOf
