@@ -567,6 +567,9 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
     await page.getByLabel("Secret key").fill(narrow)
     await page.getByRole("button", { name: "Sign in" }).click()
     await page.getByText("This key lacks the mandates:write scope.").waitFor()
+    // The refused section keeps its own title, in words, not its internal name.
+    expect(await page.title()).toMatch(/^Mandates\b/)
+    expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Mandates")
     const res = await fetch(`${server.baseUrl}/dashboard/webhooks`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },

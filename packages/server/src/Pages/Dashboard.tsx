@@ -117,7 +117,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
               principal={principal}
               merchant={merchant?.name ?? ""}
               section={name}
-              title={lacks ? title : d(v.lang, title)}
+              title={d(v.lang, title)}
               notice={page.notice}
               error={page.error}
             >
