@@ -749,7 +749,9 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         const refusals = results.filter((r) => r.status !== 201)
         expect(
           refusals.filter(
-            (r) => r.body.code !== "PERIOD_CAP_EXCEEDED" && !(r.status === 503 && r.body.code === "SERVICE_UNAVAILABLE")
+            (r) =>
+              r.body.code !== "PERIOD_CAP_EXCEEDED" &&
+              !(r.status === 503 && r.body.code === "SERVICE_UNAVAILABLE")
           ),
           JSON.stringify(refusals.map((r) => [r.status, r.body.code]))
         ).toEqual([])
