@@ -4,6 +4,7 @@
  * so "locked until the transaction ends" holds trivially: nothing else runs until it ends.
  */
 import {
+  Balance,
   type CheckoutSession,
   Crypto,
   Events,
@@ -18,6 +19,7 @@ import {
   type Subscription
 } from "@laari/core"
 import { Chunk, DateTime, Effect, HashMap, Layer, Option } from "effect"
+import { ledgerReads } from "./MemoryBalance.js"
 import { MemoryDb, type MemoryDbService, type Row, type SubscriptionRow, type Tables } from "./MemoryDb.js"
 
 /** Newest first: by creation time, then by insertion order. */
@@ -762,6 +764,7 @@ export const layer: Layer.Layer<
   Layer.effect(Store.CheckoutSessionsStore, Effect.map(MemoryDb, checkoutSessions)),
   Layer.effect(Store.SubscriptionsStore, Effect.map(MemoryDb, subscriptions)),
   Layer.effect(Store.InvoicesStore, Effect.map(MemoryDb, invoices)),
+  Layer.effect(Balance.LedgerReads, Effect.map(MemoryDb, ledgerReads)),
   Layer.effect(Idempotency.IdempotencyStore, Effect.map(MemoryDb, idempotency)),
   Layer.effect(Events.Outbox, Effect.map(MemoryDb, outbox)),
   Layer.effect(Notifications.Notifications, Effect.map(MemoryDb, notifications))

@@ -1,0 +1,53 @@
+/**
+ * The memory adapter of `Balance.LedgerReads`: a merchant's movements from the memory ledger's transfer
+ * records (`MemoryWallet.book`) and their entries, by kind, as the SQL adapter reads `ledger_transfers`
+ * and `ledger_entries`.
+ */
+import { Balance, type Ids } from "@laari/core"
+import { Chunk, DateTime, Effect, HashMap, Option } from "effect"
+import type { MemoryDbService, Tables } from "./MemoryDb.js"
+import { account } from "./MemoryWallet.js"
+
+/** Every movement of `tenant`'s merchant account, newest first. */
+const movementsOf = (t: Tables, tenant: Ids.Tenant): Array<Balance.Movement> => {
+  const merchantAccount = account.merchant(tenant.environment, tenant.merchantId)
+  const feeAccount = account.fee(tenant.environment)
+  const byPosting = new Map<string, { net: number; fee: number; touched: boolean }>()
+  for (const e of t.entries) {
+    if (e.account !== merchantAccount && e.account !== feeAccount) continue
+    const sums = byPosting.get(e.postingId) ?? { net: 0, fee: 0, touched: false }
+    if (e.account === merchantAccount)
+      byPosting.set(e.postingId, { ...sums, net: sums.net + e.amount, touched: true })
+    else byPosting.set(e.postingId, { ...sums, fee: sums.fee + e.amount })
+  }
+  const out: Array<Balance.Movement> = []
+  for (const r of Chunk.toReadonlyArray(t.transferLog)) {
+    const sums = byPosting.get(r.postingId)
+    if (sums === undefined || !sums.touched) continue
+    out.push({ transferId: r.id, kind: r.kind, net: sums.net, fee: sums.fee, createdAt: r.createdAt })
+  }
+  return out.sort(Balance.newestFirst)
+}
+
+export const ledgerReads = (db: MemoryDbService): Balance.LedgerReadsRepo => ({
+  available: (tenant) =>
+    Effect.map(db.get, (t) =>
+      Option.getOrElse(
+        HashMap.get(t.balances, account.merchant(tenant.environment, tenant.merchantId)),
+        () => 0
+      )
+    ),
+  movements: (tenant, cursor) =>
+    Effect.map(db.get, (t) => {
+      const all = movementsOf(t, tenant)
+      if (cursor.startingAfter === undefined) return all.slice(0, cursor.limit)
+      const at = all.findIndex((m) => m.transferId === cursor.startingAfter)
+      return at < 0 ? undefined : all.slice(at + 1, at + 1 + cursor.limit)
+    }),
+  between: (tenant, from, to) =>
+    Effect.map(db.get, (t) =>
+      movementsOf(t, tenant)
+        .filter((m) => DateTime.greaterThanOrEqualTo(m.createdAt, from) && DateTime.lessThan(m.createdAt, to))
+        .reverse()
+    )
+})
