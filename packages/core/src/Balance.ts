@@ -1,8 +1,8 @@
 /**
  * The merchant's balance and its movements, read from the ledger.
  *
- * One movement per ledger transfer that touches the merchant's account in an environment: its `net` is
- * that account's entry (what the balance moved by), its `fee` what the same transfer put in the fee
+ * One movement per ledger transfer naming the merchant in an environment (every payment and refund
+ * does): its `net` is the transfer's entry on the merchant's account (what the balance moved by), its `fee` what the same transfer put in the fee
  * account, `gross = net + fee`. A payment's fee never passes through the merchant's account (the payer's
  * money is split at once), so the fee is shown on the payment's own row rather than as a separate `fee`
  * row: each row is then exactly one ledger transfer, and a day's rows add up to the ledger's own sums. A
@@ -27,7 +27,7 @@ export const Type = Schema.Literal(
 )
 export type Type = typeof Type.Type
 
-/** A transfer touching the merchant's account, as the ledger has it. */
+/** A transfer naming the merchant, as the ledger has it. */
 export interface Movement {
   /** The ledger transfer's id. */
   readonly transferId: string

@@ -1,29 +1,28 @@
 /**
- * The memory adapter of `Balance.LedgerReads`: a merchant's movements from the memory ledger's transfer
- * records (`MemoryWallet.book`) and their entries, by kind, as the SQL adapter reads `ledger_transfers`
- * and `ledger_entries`.
+ * The memory adapter of `Balance.LedgerReads`: a merchant's movements are the memory ledger's transfer
+ * records naming it in the environment (`MemoryWallet.book`), with their entries on its account and on
+ * the fee account, whatever their kind, as the SQL adapter reads `ledger_transfers` and `ledger_entries`.
  */
 import { Balance, type Ids } from "@laari/core"
 import { Chunk, DateTime, Effect, HashMap, Option } from "effect"
 import type { MemoryDbService, Tables } from "./MemoryDb.js"
 import { account } from "./MemoryWallet.js"
 
-/** Every movement of `tenant`'s merchant account, newest first. */
+/** Every movement of `tenant`, newest first. */
 const movementsOf = (t: Tables, tenant: Ids.Tenant): Array<Balance.Movement> => {
   const merchantAccount = account.merchant(tenant.environment, tenant.merchantId)
   const feeAccount = account.fee(tenant.environment)
-  const byPosting = new Map<string, { net: number; fee: number; touched: boolean }>()
+  const byPosting = new Map<string, { net: number; fee: number }>()
   for (const e of t.entries) {
     if (e.account !== merchantAccount && e.account !== feeAccount) continue
-    const sums = byPosting.get(e.postingId) ?? { net: 0, fee: 0, touched: false }
-    if (e.account === merchantAccount)
-      byPosting.set(e.postingId, { ...sums, net: sums.net + e.amount, touched: true })
+    const sums = byPosting.get(e.postingId) ?? { net: 0, fee: 0 }
+    if (e.account === merchantAccount) byPosting.set(e.postingId, { ...sums, net: sums.net + e.amount })
     else byPosting.set(e.postingId, { ...sums, fee: sums.fee + e.amount })
   }
   const out: Array<Balance.Movement> = []
   for (const r of Chunk.toReadonlyArray(t.transferLog)) {
-    const sums = byPosting.get(r.postingId)
-    if (sums === undefined || !sums.touched) continue
+    if (r.merchantId !== tenant.merchantId || r.environment !== tenant.environment) continue
+    const sums = byPosting.get(r.postingId) ?? { net: 0, fee: 0 }
     out.push({ transferId: r.id, kind: r.kind, net: sums.net, fee: sums.fee, createdAt: r.createdAt })
   }
   return out.sort(Balance.newestFirst)

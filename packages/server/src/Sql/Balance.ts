@@ -1,7 +1,7 @@
 /**
- * `Balance.LedgerReads` over the ledger's tables: a merchant's movements are the transfers with an entry
- * on its account (`ledger_transfers` by merchant, environment and time, migration 0016's index), their
- * net that entry and their fee the same transfer's entry on the fee account, whatever the transfer's kind.
+ * `Balance.LedgerReads` over the ledger's tables: a merchant's movements are the transfers naming it in
+ * the environment (`ledger_transfers` by merchant, environment and time, migration 0016's index), their
+ * net the transfer's entry on its account and their fee the entry on the fee account, whatever the kind.
  * Ties in time are broken by id in byte order (`COLLATE "C"`), the order the memory adapter sorts in.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -37,14 +37,19 @@ export const make = (sql: SqlClient.SqlClient): Balance.LedgerReadsRepo => {
     order: "ASC" | "DESC",
     limit: number | null
   ) =>
-    sql<MovementRow>`SELECT t.id, t.kind, t.created_at, m.amount AS net, coalesce(f.amount, 0) AS fee
-      FROM ledger_transfers t
-      JOIN ledger_entries m
+    // The page of transfers first, by the index alone; then each one's two entries by primary key. (Joined
+    // first, PostgreSQL misjudges how many transfers the join keeps and scans them all.)
+    sql<MovementRow>`WITH t AS MATERIALIZED (
+        SELECT id, kind, created_at FROM ledger_transfers t
+        WHERE t.merchant_id = ${tenant.merchantId} AND t.environment = ${tenant.environment} AND ${condition}
+        ORDER BY t.created_at ${sql.literal(order)}, t.id COLLATE "C" ${sql.literal(order)}
+        ${limit === null ? sql.literal("") : sql`LIMIT ${limit}`})
+      SELECT t.id, t.kind, t.created_at, coalesce(m.amount, 0) AS net, coalesce(f.amount, 0) AS fee
+      FROM t
+      LEFT JOIN ledger_entries m
         ON m.transfer_id = t.id AND m.account_id = ${Ledger.accountId.merchant(tenant.merchantId, tenant.environment)}
       LEFT JOIN ledger_entries f ON f.transfer_id = t.id AND f.account_id = ${Ledger.accountId.fee(tenant.environment)}
-      WHERE t.merchant_id = ${tenant.merchantId} AND t.environment = ${tenant.environment} AND ${condition}
-      ORDER BY t.created_at ${sql.literal(order)}, t.id COLLATE "C" ${sql.literal(order)}
-      ${limit === null ? sql.literal("") : sql`LIMIT ${limit}`}`.pipe(
+      ORDER BY t.created_at ${sql.literal(order)}, t.id COLLATE "C" ${sql.literal(order)}`.pipe(
       Effect.map((rows) => rows.map(movement))
     )
 
