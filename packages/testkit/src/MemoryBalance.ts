@@ -4,8 +4,8 @@
  * the fee account, whatever their kind, as the SQL adapter reads `ledger_transfers` and `ledger_entries`.
  */
 import { Balance, type Ids } from "@laari/core"
-import { Chunk, DateTime, Effect, HashMap, Option } from "effect"
-import type { MemoryDbService, Tables } from "./MemoryDb.js"
+import { Chunk, DateTime, Effect, HashMap, Layer, Option } from "effect"
+import { MemoryDb, type MemoryDbService, type Tables } from "./MemoryDb.js"
 import { account } from "./MemoryWallet.js"
 
 /** Every movement of `tenant`, newest first. */
@@ -50,3 +50,13 @@ export const ledgerReads = (db: MemoryDbService): Balance.LedgerReadsRepo => ({
         .reverse()
     )
 })
+
+/**
+ * The memory ledger's reads, provided beside `MemoryWallet.layer` (`Testkit.ports` does). Not part of
+ * `MemoryStore.layer`: a host that brings its own ledger as the `Wallet` brings its reads of it too, as
+ * `examples/host-wallet` does.
+ */
+export const layer: Layer.Layer<Balance.LedgerReads, never, MemoryDb> = Layer.effect(
+  Balance.LedgerReads,
+  Effect.map(MemoryDb, ledgerReads)
+)

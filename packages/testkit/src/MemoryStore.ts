@@ -4,7 +4,7 @@
  * so "locked until the transaction ends" holds trivially: nothing else runs until it ends.
  */
 import {
-  Balance,
+  type Balance,
   type CheckoutSession,
   Crypto,
   Events,
@@ -19,7 +19,6 @@ import {
   type Subscription
 } from "@laari/core"
 import { Chunk, DateTime, Effect, HashMap, Layer, Option } from "effect"
-import { ledgerReads } from "./MemoryBalance.js"
 import { MemoryDb, type MemoryDbService, type Row, type SubscriptionRow, type Tables } from "./MemoryDb.js"
 
 /** Newest first: by creation time, then by insertion order. */
@@ -749,7 +748,10 @@ export const notifications = (db: MemoryDbService): Notifications.NotificationsS
 
 /** Every storage port over the `MemoryDb` (the `Transactor` comes with `MemoryDb.layer`). */
 export const layer: Layer.Layer<
-  Store.Repositories | Idempotency.IdempotencyStore | Events.Outbox | Notifications.Notifications,
+  | Exclude<Store.Repositories, Balance.LedgerReads>
+  | Idempotency.IdempotencyStore
+  | Events.Outbox
+  | Notifications.Notifications,
   never,
   MemoryDb
 > = Layer.mergeAll(
@@ -764,7 +766,6 @@ export const layer: Layer.Layer<
   Layer.effect(Store.CheckoutSessionsStore, Effect.map(MemoryDb, checkoutSessions)),
   Layer.effect(Store.SubscriptionsStore, Effect.map(MemoryDb, subscriptions)),
   Layer.effect(Store.InvoicesStore, Effect.map(MemoryDb, invoices)),
-  Layer.effect(Balance.LedgerReads, Effect.map(MemoryDb, ledgerReads)),
   Layer.effect(Idempotency.IdempotencyStore, Effect.map(MemoryDb, idempotency)),
   Layer.effect(Events.Outbox, Effect.map(MemoryDb, outbox)),
   Layer.effect(Notifications.Notifications, Effect.map(MemoryDb, notifications))
