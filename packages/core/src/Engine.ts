@@ -6,6 +6,7 @@
 import { Layer } from "effect"
 import { Approvals } from "./Approvals.js"
 import * as Background from "./Background.js"
+import { Balances } from "./Balances.js"
 import { Billing } from "./Billing.js"
 import { Checkout } from "./Checkout.js"
 import type * as Crypto from "./Crypto.js"
@@ -32,12 +33,20 @@ export type Services =
   | Checkout
   | Subscriptions
   | Billing
+  | Balances
   | Work.Jobs
 
 /** Every service of core over `Ports`. */
 export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
   Layer.provideMerge(
-    Layer.mergeAll(Mandates.Default, QrCodes.Default, Checkout.Default, Billing.Default, WalletAccess.Default)
+    Layer.mergeAll(
+      Mandates.Default,
+      QrCodes.Default,
+      Checkout.Default,
+      Billing.Default,
+      WalletAccess.Default,
+      Balances.Default
+    )
   ),
   Layer.provideMerge(Subscriptions.Default),
   Layer.provideMerge(Approvals.Default)

@@ -24,6 +24,7 @@ import { AddressRateLimitLive } from "./Http/RateLimit.js"
 import * as RequestId from "./Http/RequestId.js"
 import { AuthenticationLive, OpsAuthenticationLive } from "./Http/Security.js"
 import { MandatesLive } from "./Mandates/Http.js"
+import { BalanceLive } from "./Balance/Http.js"
 import * as OAuthHttp from "./OAuth/Http.js"
 import * as Metrics from "./Metrics.js"
 import * as Notify from "./Notify/Delivery.js"
@@ -54,6 +55,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     QrImagesLive,
     CheckoutLive,
     SubscriptionsLive,
+    BalanceLive,
     ApprovalsLive,
     OpsLive,
     TestHelpersLive,

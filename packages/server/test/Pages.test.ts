@@ -3,6 +3,7 @@
  * test mode, in English and Dhivehi; escaping, CSRF and framing. Screenshots at 375 and 1280 px go to
  * `artifacts/screenshots`.
  */
+import { readFile } from "node:fs/promises"
 import http from "node:http"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
@@ -557,6 +558,39 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
     await page.getByRole("button", { name: "Sign out" }).click()
     await page.getByLabel("Secret key").waitFor()
     await B.capture(page, "dashboard-sign-in")
+  })
+
+  it("shows the balance and its movements, and downloads a day's settlement report", async () => {
+    const m = await F.merchant(server)
+    const created = await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })
+    await server.request("POST", `/mandates/${created.body.id}/charges`, {
+      key: m.test,
+      body: { amount: 12_550 }
+    })
+    const { page } = await newPage()
+    await page.goto(`${server.baseUrl}/dashboard`)
+    await page.getByLabel("Secret key").fill(m.test)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Mandates" }).waitFor()
+    await page.getByRole("link", { name: "Balance", exact: true }).click()
+    await page.getByRole("heading", { name: "Balance" }).waitFor()
+    const main = await page.textContent("main")
+    // 12,550 less the 1% fee (126): the balance, and the one movement with its figures.
+    expect(main).toContain("Available: MVR 124.24")
+    expect(main).toContain("charge")
+    expect(main).toContain("MVR 125.50")
+    await B.capture(page, "dashboard-balance")
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download settlement report" }).click()
+    ])
+    const today = await page.getByLabel("Day (Maldives time)").inputValue()
+    expect(download.suggestedFilename()).toBe(`settlement-test-${today}.csv`)
+    const csv = await readFile(await download.path(), "utf8")
+    expect(csv.split("\r\n").at(-2)).toBe(`total,,,${today},12550,126,12424`)
+    const bad = await page.goto(`${server.baseUrl}/dashboard/balance/settlement?date=2026-02-30`)
+    expect(bad?.status()).toBe(400)
+    expect(await page.textContent("main")).toContain("2026-02-30 is not a calendar date")
   })
 
   it("shows a narrow key only what its scopes allow, and refuses forged posts", async () => {

@@ -74,7 +74,8 @@ const all = [
   [11, "conceal_webhook_secrets"],
   [12, "phone_e164"],
   [13, "webhook_leases"],
-  [14, "ended_sessions"]
+  [14, "ended_sessions"],
+  [16, "balance_transactions"]
 ]
 
 describe("PGlite", () => {

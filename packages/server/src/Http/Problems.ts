@@ -146,7 +146,7 @@ export const respond = (e: unknown): HttpServerResponse.HttpServerResponse => {
 const Code = <const C extends string>(code: C) => Schema.Literal(code)
 
 /** An error whose body is its `message` and its one `code`. */
-const plain = <E extends { readonly message: string }, const C extends string>(
+export const plain = <E extends { readonly message: string }, const C extends string>(
   Class: ErrorClass<E>,
   identifier: string,
   status: number,

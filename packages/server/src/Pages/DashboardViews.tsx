@@ -24,6 +24,7 @@ export const Sections = [
   ["qr-codes", "qrCodes"],
   ["checkout-sessions", "checkoutSessions"],
   ["subscriptions", "subscriptions"],
+  ["balance", "balance"],
   ["events", "events"],
   ["webhooks", "webhooks"]
 ] as const satisfies ReadonlyArray<readonly [string, Word]>

@@ -568,3 +568,9 @@ WITH spelled AS (
 )
 UPDATE customers SET phone = chosen.e164 FROM chosen WHERE customers.id = chosen.id;
 `
+
+export const balanceTransactions = `
+CREATE INDEX ledger_transfers_merchant
+  ON ledger_transfers (merchant_id, environment, created_at DESC, id COLLATE "C" DESC)
+  WHERE merchant_id IS NOT NULL;
+`

@@ -75,6 +75,11 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
       id_hash text PRIMARY KEY,
       expires_at timestamptz NOT NULL
     )`
+  ),
+  // A merchant's balance transactions and settlement days read its transfers newest first or by day
+  // (`Sql/Balance`); ties in time in byte order of the id.
+  "0016_balance_transactions": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(MigrationSql.balanceTransactions)
   )
 }
 

@@ -6,6 +6,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Store } from "@laari/core"
 import { Effect, Layer } from "effect"
+import { ledgerReadsLayer } from "./Balance.js"
 import { challengesLayer } from "./Challenges.js"
 import { outboxLayer } from "./Events.js"
 import { idempotencyLayer } from "./Idempotency.js"
@@ -50,5 +51,6 @@ export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient | RowCache.Row
   idempotencyLayer,
   outboxLayer,
   notificationsLayer,
-  walletLayer
+  walletLayer,
+  ledgerReadsLayer
 )
