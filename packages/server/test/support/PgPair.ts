@@ -1,6 +1,7 @@
 /**
  * A PostgreSQL primary and its hot standby on this machine, to stage a failover without pg_auto_failover:
- * made with the Debian binaries of PostgreSQL 15 (`initdb`, `pg_basebackup -R`), on free ports, trust
+ * made with the Debian binaries of PostgreSQL 15 (`initdb`, `pg_basebackup -R`), replicating
+ * synchronously (`synchronous_standby_names = '*'` on the primary), on free ports, trust
  * authentication on 127.0.0.1, in a temporary directory owned by the `postgres` user (as which they run
  * when this process is root). `crashPrimary` stops the primary at once (`pg_ctl -m immediate`, as a
  * crash), `promote` makes the standby the primary. Every step is bounded; `stop` stops both clusters and
@@ -116,6 +117,17 @@ const waitFor = async (
   )
 }
 
+/** Runs one statement on a node. */
+const sql = async (port: number, statement: string) => {
+  const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres" })
+  await client.connect()
+  try {
+    await client.query(statement)
+  } finally {
+    await client.end()
+  }
+}
+
 export const make = async (): Promise<PgPair> => {
   const root = mkdtempSync(Path.join(tmpdir(), "laari-pgpair-"))
   if (asPostgres) {
@@ -166,6 +178,18 @@ export const make = async (): Promise<PgPair> => {
     )
     started.push(standby)
     await waitFor(standbyPort, "postgres", "SELECT pg_is_in_recovery()", "true", 20_000)
+    // Synchronous replication, as pg_auto_failover runs it: a commit returns once the standby has it.
+    // Set after the copy, so the standby, once promoted, waits for no one (as pg_auto_failover does
+    // while the other node is down).
+    await sql(primaryPort, "ALTER SYSTEM SET synchronous_standby_names = '*'")
+    await sql(primaryPort, "SELECT pg_reload_conf()")
+    await waitFor(
+      primaryPort,
+      "postgres",
+      "SELECT string_agg(sync_state, ',') FROM pg_stat_replication",
+      "sync",
+      20_000
+    )
     const url = (port: number, database = "postgres") => `postgres://postgres@127.0.0.1:${port}/${database}`
     return {
       primaryPort,
