@@ -13,6 +13,23 @@
  *   finds the primary again. Errors of an older generation's connections change nothing.
  * - Waiting: a connection, the finding included, is had within the connect bound or refused (a 503 to
  *   the request), never waited for past it.
+ *
+ * What a `201` means with a primary and a standby (issue 24, item 2). laari answers once its COMMIT
+ * returned. With synchronous replication (pg_auto_failover sets `synchronous_standby_names` on the
+ * primary) a COMMIT returns only once the standby has the transaction's WAL on disk, so the standby a
+ * failover promotes has every acknowledged payment; asynchronously, the last commits before a crash can
+ * be lost (Failover.pg.test saw 1 of 68 201s missing on the promoted standby before it replicated
+ * synchronously). The trade-off is pg_auto_failover's, per formation:
+ * - `number_sync_standbys = 0` (the default, and what a primary and one secondary run): the secondary is
+ *   synchronous while healthy. When it is down or lags, the monitor removes it from
+ *   `synchronous_standby_names` (the primary is `wait_primary`): writes go on, acknowledged on the primary
+ *   alone, and failover is not allowed until the secondary has caught up, so nothing acknowledged is lost
+ *   by a failover; losing the primary's disk in that window loses those writes.
+ * - `number_sync_standbys >= 1` (needs at least that many standbys, plus one to stay writable with one
+ *   down): a COMMIT waits for that many; with fewer standbys up, commits wait. laari's client then gives
+ *   the connection up after `queryTimeout` and answers `503` `OUTCOME_UNKNOWN` (the commit is on the
+ *   primary, not yet acknowledged): the retry with the same key replays it once the wait ends.
+ * A commit cut off from its connection is always `OUTCOME_UNKNOWN` (`Repository.OutcomeUnknown`).
  */
 import pg from "pg"
 import * as HostList from "./HostList.js"
