@@ -162,12 +162,17 @@ describe.skipIf(unavailable !== undefined)("failover to a promoted standby", { t
       const unavailableCount = statuses[503] ?? 0
       console.log(
         `Failover: primary crashed; promoted after ${Math.round(promotedAt - crashedAt)} ms; first 201 ${
-          firstBack === undefined ? "never" : `${Math.round(firstBack.at - crashedAt)} ms`
-        } after the crash; statuses ${JSON.stringify(statuses)}`
+          firstBack === undefined
+            ? "never"
+            : `${Math.round(firstBack.at - crashedAt)} ms after the crash, ${Math.round(firstBack.at - promotedAt)} ms after the promotion`
+        }; statuses ${JSON.stringify(statuses)}; slowest ${Math.round(Math.max(...outcomes.map((o) => o.at - o.started)))} ms`
       )
       expect(firstBack, JSON.stringify(statuses)).toBeDefined()
       expect(Object.keys(statuses).sort()).toEqual(unavailableCount > 0 ? ["201", "503"] : ["201"])
       for (const o of outcomes.filter((x) => x.status === 503)) expect(o.retryAfter).toBe("1")
+      // No wait past the pool's bounds (a connection within 5 s, a reply within 7 s).
+      const worst = Math.max(...outcomes.map((o) => o.at - o.started))
+      expect(worst).toBeLessThan(12_000)
 
       // Every 201 is a charge the new primary has: the commit waited for it (synchronous replication;
       // asynchronous, this lost one 201 of 68 in a run).

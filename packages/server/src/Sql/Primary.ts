@@ -37,6 +37,9 @@ import * as HostList from "./HostList.js"
 /** SQLSTATEs by which a server says it is not, or is no longer, a primary that takes writes. */
 const NotPrimaryStates = new Set(["25006", "57P01", "57P02", "57P03"])
 
+/** How long a finding that found no primary stands before the next one. */
+const RetryFindingMs = 100
+
 /** pg's error for a TLS request to a server without TLS: `sslmode=prefer` then tries without. */
 const NoTls = "The server does not support SSL connections"
 
@@ -89,6 +92,7 @@ export class Finder {
   generation = 0
   private chosen: Chosen | undefined
   private finding: Promise<Chosen> | undefined
+  private none: { readonly at: number; readonly error: unknown } | undefined
   private readonly live = new Map<pg.Client, number>()
 
   constructor(
@@ -101,14 +105,25 @@ export class Finder {
   /** The primary of this generation; asked for once, however many wait for it. */
   primary(): Promise<Chosen> {
     if (this.chosen !== undefined) return Promise.resolve(this.chosen)
+    // A finding that found none is the answer for a moment: requests arriving during a switch must not
+    // each open a connection to every host (to the standby being promoted, among them).
+    if (this.finding === undefined && this.none !== undefined && Date.now() - this.none.at < RetryFindingMs)
+      return Promise.reject(this.none.error)
     if (this.finding === undefined) {
       const generation = this.generation
       this.finding = this.find()
-        .then((url) => {
-          const chosen = { url, generation }
-          if (this.generation === generation) this.chosen = chosen
-          return chosen
-        })
+        .then(
+          (url) => {
+            const chosen = { url, generation }
+            if (this.generation === generation) this.chosen = chosen
+            this.none = undefined
+            return chosen
+          },
+          (error: unknown) => {
+            this.none = { at: Date.now(), error }
+            throw error
+          }
+        )
         .finally(() => {
           this.finding = undefined
         })
