@@ -5,6 +5,7 @@
  */
 import { Cause } from "effect"
 import { describe, expect, it } from "vitest"
+import { redactUrl } from "../src/Banner.js"
 import * as HostList from "../src/Sql/HostList.js"
 import * as Primary from "../src/Sql/Primary.js"
 import * as Startup from "../src/Startup.js"
@@ -70,6 +71,16 @@ describe("HostList.parse", () => {
     expect(badness("postgres://a,b/d?sslmode=sometimes")).toContain("sslmode=sometimes")
     expect(badness("postgres://a,b/d?port=5")).toContain("port cannot be combined")
     expect(badness("postgres://a,b/d#frag")).toContain("is not postgres://")
+  })
+})
+
+describe("the banner's database line", () => {
+  it("hides the password of a host list, as of one host", () => {
+    expect(redactUrl("postgres://app:s3cr%40t@a:1,b:2/d?target_session_attrs=read-write")).toBe(
+      "postgres://app:***@a:1,b:2/d?target_session_attrs=read-write"
+    )
+    expect(redactUrl("postgres://app@a:1,b:2/d")).toBe("postgres://app@a:1,b:2/d")
+    expect(redactUrl("postgres://app:pw@a:1/d")).toBe("postgres://app:***@a:1/d")
   })
 })
 
