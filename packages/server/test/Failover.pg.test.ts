@@ -96,6 +96,51 @@ describe.skipIf(unavailable !== undefined)("failover to a promoted standby", { t
     }
   })
 
+  it("a primary that turns read-only (SQLSTATE 25006): 503s with Retry-After, no 500, and back once it takes writes", async () => {
+    const server = await TestServer.start({ databaseUrl: list(pair.primaryPort, pair.standbyPort) })
+    const setReadOnly = async (on: boolean) => {
+      const client = new pg.Client({ connectionString: pair.url(pair.primaryPort) })
+      await client.connect()
+      try {
+        await client.query(
+          on
+            ? "ALTER SYSTEM SET default_transaction_read_only = on"
+            : "ALTER SYSTEM RESET default_transaction_read_only"
+        )
+        await client.query("SELECT pg_reload_conf()")
+      } finally {
+        await client.end()
+      }
+    }
+    try {
+      const m = await F.merchant(server)
+      const mandate = (await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })).body
+        .id as string
+      expect((await charge(server, m.test, mandate)).status).toBe(201)
+      await setReadOnly(true)
+      await sleep(300)
+      const refused = [await charge(server, m.test, mandate), await charge(server, m.test, mandate)]
+      expect(refused.map((o) => [o.status, o.retryAfter])).toEqual([
+        [503, "1"],
+        [503, "1"]
+      ])
+      await setReadOnly(false)
+      const deadline = Date.now() + 10_000
+      let back: Outcome | undefined
+      while (Date.now() < deadline && back?.status !== 201) {
+        back = await charge(server, m.test, mandate)
+        if (back.status !== 201) {
+          expect(back.status).toBe(503)
+          await sleep(100)
+        }
+      }
+      expect(back?.status).toBe(201)
+    } finally {
+      await setReadOnly(false).catch(() => {})
+      await server.close()
+    }
+  })
+
   it("the primary crashes under load and the standby is promoted: 503s with Retry-After, no 500, every 201 kept, LISTEN follows", async () => {
     const url = list(pair.primaryPort, pair.standbyPort)
     const server = await TestServer.start({ databaseUrl: url })

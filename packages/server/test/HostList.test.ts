@@ -3,11 +3,13 @@
  * `sslmode`, what `pg_autoctl show uri` prints, and the bad input said in one start-up line
  * (`Startup.explain`), without PostgreSQL.
  */
+import { SqlError } from "@effect/sql/SqlError"
 import { Cause } from "effect"
 import { describe, expect, it } from "vitest"
 import { redactUrl } from "../src/Banner.js"
 import * as HostList from "../src/Sql/HostList.js"
 import * as Primary from "../src/Sql/Primary.js"
+import * as Repository from "../src/Sql/Repository.js"
 import * as Startup from "../src/Startup.js"
 
 const badness = (url: string) => {
@@ -136,5 +138,16 @@ describe("Primary.isLost", () => {
     expect(Primary.isLost(new Error("Connection terminated unexpectedly"))).toBe(true)
     expect(Primary.isLost(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }))).toBe(true)
     expect(Primary.isLost(new TypeError("Cannot read properties of undefined"))).toBe(false)
+  })
+
+  it("a write refused as read-only is a 503 (Repository.isUnavailable), not a bug in the statement", () => {
+    const cause = {
+      severity: "ERROR",
+      code: "25006",
+      message: "cannot execute INSERT in a read-only transaction"
+    }
+    expect(Repository.isUnavailable(new SqlError({ cause, message: "Failed to execute statement" }))).toBe(
+      true
+    )
   })
 })

@@ -13,6 +13,7 @@ import { DateTime, Effect, Option } from "effect"
 
 /** SQLSTATEs that say "try again later" rather than "this statement is wrong". */
 const transientStates = new Set([
+  "25006", // read_only_sql_transaction: a primary turned standby, until the pool finds the new one
   "40001", // serialization_failure
   "40P01", // deadlock_detected
   "55P03", // lock_not_available
