@@ -12,6 +12,7 @@ import type * as Crypto from "./Crypto.js"
 import { Mandates } from "./Mandates.js"
 import type * as QrImages from "./QrImages.js"
 import { QrCodes } from "./QrCodes.js"
+import { Refunds } from "./Refunds.js"
 import type * as Store from "./Store.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { WalletAccess } from "./WalletAccess.js"
@@ -32,12 +33,20 @@ export type Services =
   | Checkout
   | Subscriptions
   | Billing
+  | Refunds
   | Work.Jobs
 
 /** Every service of core over `Ports`. */
 export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
   Layer.provideMerge(
-    Layer.mergeAll(Mandates.Default, QrCodes.Default, Checkout.Default, Billing.Default, WalletAccess.Default)
+    Layer.mergeAll(
+      Mandates.Default,
+      QrCodes.Default,
+      Checkout.Default,
+      Billing.Default,
+      WalletAccess.Default,
+      Refunds.Default
+    )
   ),
   Layer.provideMerge(Subscriptions.Default),
   Layer.provideMerge(Approvals.Default)

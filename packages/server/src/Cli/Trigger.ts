@@ -57,6 +57,8 @@ const recipes = (
     }),
   "mandate.revoked": (client) =>
     Effect.flatMap(mandate(client), (m) => client.mandates.revoke({ headers: {}, path: { id: m.id } })),
+  "refund.created":
+    "refund a payment instead: POST /refunds with its charge_id, qr_payment_id or invoice_id.",
   "mandate.declined":
     "sandbox mandates approve themselves (spec 4): decline a live mandate on its approval page instead.",
   "qr_code.payment.succeeded": (client) =>

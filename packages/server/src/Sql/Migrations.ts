@@ -75,7 +75,9 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
       id_hash text PRIMARY KEY,
       expires_at timestamptz NOT NULL
     )`
-  )
+  ),
+  // Refunds of charges, QR payments and paid invoices, and the ledger's `refund` transfers (issue 26).
+  "0015_refunds": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(MigrationSql.refunds))
 }
 
 /** The Migrator's bookkeeping table; created here first (see `run`). */

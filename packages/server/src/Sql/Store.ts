@@ -15,6 +15,7 @@ import { customersLayer, merchantsLayer } from "./Merchants.js"
 import { notificationsLayer } from "./Notifications.js"
 import { outletsLayer, qrCodesLayer, qrPaymentsLayer } from "./QrCodes.js"
 import { guard, inTransaction } from "./Repository.js"
+import { refundsLayer } from "./Refunds.js"
 import type * as RowCache from "./RowCache.js"
 import { checkoutSessionsLayer, invoicesLayer, subscriptionsLayer } from "./Subscriptions.js"
 import * as WriteBehind from "./WriteBehind.js"
@@ -47,6 +48,7 @@ export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient | RowCache.Row
   checkoutSessionsLayer,
   subscriptionsLayer,
   invoicesLayer,
+  refundsLayer,
   idempotencyLayer,
   outboxLayer,
   notificationsLayer,
