@@ -54,6 +54,7 @@ const schema = [
   "qr_codes",
   "qr_images",
   "qr_payments",
+  "refunds",
   "server_secrets",
   "subscriptions",
   "webhook_deliveries",
@@ -74,7 +75,8 @@ const all = [
   [11, "conceal_webhook_secrets"],
   [12, "phone_e164"],
   [13, "webhook_leases"],
-  [14, "ended_sessions"]
+  [14, "ended_sessions"],
+  [15, "refunds"]
 ]
 
 describe("PGlite", () => {
