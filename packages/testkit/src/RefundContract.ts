@@ -305,11 +305,15 @@ export const tests = (it: Vitest.MethodsNonLive<Services, true>, h: Helpers): vo
         const { merchant, tenant, charges } = yield* charged([10_000, 10_000])
         const charge = charges[0]!
         const before = yield* balances(merchant)
+        const started = performance.now()
         const outcomes = yield* Effect.all(
           Array.from({ length: 100 }, () =>
             Effect.either(refunds.create(tenant, { source: source(charge.id), amount: 150 }))
           ),
           { concurrency: "unbounded" }
+        )
+        console.info(
+          `100 concurrent partial refunds of one payment: ${Math.round(performance.now() - started)} ms`
         )
         const succeeded = outcomes.filter(Either.isRight).map((o) => o.right)
         const refused = outcomes.filter(Either.isLeft).map((o) => o.left)
@@ -327,6 +331,31 @@ export const tests = (it: Vitest.MethodsNonLive<Services, true>, h: Helpers): vo
         const stored = yield* (yield* Store.ChargesStore).listByMandate(charge.mandateId)
         expect(stored.find((c) => c.id === charge.id)?.amountRefunded).toBe(sum)
         expect(yield* eventsOf(merchant, "refund.created")).toHaveLength(66)
+      }).pipe(at("2026-03-15T10:00:00Z"))
+    )
+
+    it.effect("concurrent refunds of many payments never take the merchant's balance below zero", () =>
+      Effect.gen(function* () {
+        const refunds = yield* Refunds.Refunds
+        // Ten charges of 1,000 at 1%: the merchant holds 9,900, so nine full refunds fit and a tenth does not.
+        const { merchant, tenant, charges } = yield* charged(
+          Array.from({ length: 10 }, () => 1_000),
+          100
+        )
+        const before = yield* balances(merchant)
+        expect(before.merchant).toBe(9_900)
+        const outcomes = yield* Effect.all(
+          charges.map((c) => Effect.either(refunds.create(tenant, { source: source(c.id), amount: 1_000 }))),
+          { concurrency: "unbounded" }
+        )
+        const succeeded = outcomes.filter(Either.isRight)
+        const refused = outcomes.filter(Either.isLeft).map((o) => o.left)
+        expect(succeeded).toHaveLength(9)
+        expect(refused).toEqual([expect.objectContaining({ code: "INSUFFICIENT_MERCHANT_BALANCE" })])
+        const after = yield* balances(merchant)
+        expect(after.merchant).toBe(900)
+        expect(after.payer - before.payer).toBe(9_000)
+        expect(after.total).toBe(0)
       }).pipe(at("2026-03-15T10:00:00Z"))
     )
 
