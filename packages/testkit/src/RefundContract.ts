@@ -21,6 +21,7 @@ import {
   Refund,
   Refunds,
   Store,
+  Subscriptions,
   Wallet,
   Work
 } from "@laari/core"
@@ -357,6 +358,38 @@ export const tests = (it: Vitest.MethodsNonLive<Services, true>, h: Helpers): vo
         expect(after.payer - before.payer).toBe(9_000)
         expect(after.total).toBe(0)
       }).pipe(at("2026-03-15T10:00:00Z"))
+    )
+
+    it.effect(
+      "a refund of a paid invoice racing the subscription's cancellation: both happen, once each",
+      () =>
+        Effect.gen(function* () {
+          const refunds = yield* Refunds.Refunds
+          const subscriptions = yield* Subscriptions.Subscriptions
+          // A charge first, so the merchant's balance can fund the invoice's refund.
+          const { merchant, tenant } = yield* charged([10_000])
+          const sub = yield* h.subscribe(tenant, merchant.sandboxPayer)
+          const [refund, cancelled] = yield* Effect.all(
+            [
+              refunds.create(tenant, { source: { kind: "invoice", id: sub.invoice.id }, amount: 1_000 }),
+              subscriptions.cancel(tenant, sub.subscription.id, false)
+            ],
+            { concurrency: "unbounded" }
+          )
+          expect(refund.amount).toBe(1_000)
+          expect(cancelled.status).toBe("CANCELLED")
+          const invoices = yield* (yield* Store.InvoicesStore).list(sub.subscription.id, {
+            limit: 10,
+            offset: 0
+          })
+          expect(invoices.find((i) => i.id === sub.invoice.id)).toMatchObject({
+            status: "PAID",
+            amountRefunded: 1_000
+          })
+          // A cancelled subscription's paid invoice stays refundable.
+          yield* refunds.create(tenant, { source: { kind: "invoice", id: sub.invoice.id }, amount: 500 })
+          expect(yield* (yield* Seed).ledgerTotal).toBe(0)
+        }).pipe(at("2026-03-15T10:00:00Z"))
     )
 
     it.effect("a refund racing the mandate's revocation: both happen, once each", () =>
