@@ -166,6 +166,8 @@ export interface HostLedgerService {
   readonly balance: (accountId: string) => Effect.Effect<number>
   readonly accounts: Effect.Effect<ReadonlyArray<Account>>
   readonly postings: Effect.Effect<ReadonlyArray<Posting>>
+  /** The receipt of laari's transfer `id`, if it happened. */
+  readonly receipt: (id: string) => Effect.Effect<Wallet.TransferReceipt | undefined>
   readonly trialBalance: Effect.Effect<TrialBalance>
   /** The book as laari's `Wallet` port. */
   readonly wallet: Wallet.WalletService
@@ -398,6 +400,7 @@ export const make: Effect.Effect<HostLedgerService> = Effect.sync(() => {
     balance: (id) => Effect.map(read, (book) => balanceOf(book, id)),
     accounts: Effect.map(read, (book) => Array.from(HashMap.values(book.accounts))),
     postings: Effect.map(read, (book) => Chunk.toReadonlyArray(book.postings)),
+    receipt: (id) => Effect.map(read, (book) => Option.getOrUndefined(HashMap.get(book.receipts, id))),
     trialBalance,
     wallet: {
       payer: (customerId) => Effect.map(read, (book) => payerOf(book, customerId)),

@@ -1,11 +1,13 @@
 /**
  * The host's ports for laari: the testkit's in-memory storage for everything but money, and the host's
- * own ledger as the `Wallet`. `Testkit.ports()` is taken apart rather than used whole, so that the host
- * ledger REPLACES `MemoryWallet` (there is no second book in this world to drift from the first).
+ * own ledger as the `Wallet`, with its reads of a merchant's balance (`HostBalance`). `Testkit.ports()` is
+ * taken apart rather than used whole, so that the host ledger REPLACES `MemoryWallet` (there is no second
+ * book in this world to drift from the first).
  */
 import { Crypto, Engine, Store } from "@laari/core"
 import { MemoryDb, MemoryQrImages, MemorySeed, MemoryStore, type MemoryWallet, Seed } from "@laari/testkit"
 import { Chunk, Effect, Layer } from "effect"
+import * as HostBalance from "./HostBalance.js"
 import { HostLedger, accountId } from "./HostLedger.js"
 import * as HostLedgerModule from "./HostLedger.js"
 
@@ -66,7 +68,7 @@ const seed = Layer.effect(
 
 /** A fresh world's ports: an empty memory database (without its own `Transactor`) and an empty host book. */
 export const ports = (): Layer.Layer<Ports> =>
-  Layer.mergeAll(seed, transactor, MemoryStore.layer).pipe(
+  Layer.mergeAll(seed, transactor, MemoryStore.layer, HostBalance.layer).pipe(
     Layer.provideMerge(HostLedgerModule.layer),
     Layer.provideMerge(Layer.merge(Layer.effect(MemoryDb.MemoryDb, MemoryDb.make()), Crypto.layerWeb))
   )

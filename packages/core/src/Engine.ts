@@ -6,6 +6,7 @@
 import { Layer } from "effect"
 import { Approvals } from "./Approvals.js"
 import * as Background from "./Background.js"
+import { Balances } from "./Balances.js"
 import { Billing } from "./Billing.js"
 import { Checkout } from "./Checkout.js"
 import type * as Crypto from "./Crypto.js"
@@ -34,6 +35,7 @@ export type Services =
   | Subscriptions
   | Billing
   | Refunds
+  | Balances
   | Work.Jobs
 
 /** Every service of core over `Ports`. */
@@ -45,7 +47,8 @@ export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
       Checkout.Default,
       Billing.Default,
       WalletAccess.Default,
-      Refunds.Default
+      Refunds.Default,
+      Balances.Default
     )
   ),
   Layer.provideMerge(Subscriptions.Default),

@@ -4,6 +4,7 @@
  */
 import { Context, type DateTime, Effect, Schema } from "effect"
 import type { Challenge } from "./Approval.js"
+import type { LedgerReads } from "./Balance.js"
 import type { ServiceUnavailable } from "./Errors.js"
 import type { Outbox } from "./Events.js"
 import type { IdempotencyStore } from "./Idempotency.js"
@@ -405,6 +406,7 @@ export type Repositories =
   | SubscriptionsStore
   | InvoicesStore
   | RefundsStore
+  | LedgerReads
 
 /**
  * Everything a storage adapter provides: transactions, the repositories, idempotency records, the event

@@ -5,6 +5,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { Events, EventType } from "@laari/core"
 import { ApprovalsApi } from "./Approvals/Api.js"
+import { BalanceApi } from "./Balance/Api.js"
 import { CheckoutApi } from "./Checkout/Api.js"
 import { HealthApi } from "./Health/Api.js"
 import * as JsonSchema from "./Http/JsonSchema.js"
@@ -104,6 +105,7 @@ export class Api extends HttpApi.make("laari")
   .add(CheckoutApi)
   .add(SubscriptionsApi)
   .add(RefundsApi)
+  .add(BalanceApi)
   .add(WebhookEndpointsApi)
   .add(EventsApi)
   .add(ApprovalsApi)

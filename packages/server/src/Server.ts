@@ -22,8 +22,10 @@ import * as MetricsHttp from "./Http/MetricsHttp.js"
 import { ErrorMapping } from "./Http/Middleware.js"
 import { AddressRateLimitLive } from "./Http/RateLimit.js"
 import * as RequestId from "./Http/RequestId.js"
+import * as RetryAfter from "./Http/RetryAfter.js"
 import { AuthenticationLive, OpsAuthenticationLive } from "./Http/Security.js"
 import { MandatesLive } from "./Mandates/Http.js"
+import { BalanceLive } from "./Balance/Http.js"
 import * as OAuthHttp from "./OAuth/Http.js"
 import * as Metrics from "./Metrics.js"
 import * as Notify from "./Notify/Delivery.js"
@@ -56,6 +58,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     CheckoutLive,
     SubscriptionsLive,
     RefundsLive,
+    BalanceLive,
     ApprovalsLive,
     OpsLive,
     TestHelpersLive,
@@ -93,7 +96,9 @@ const coreLayer = (config: Config.ServerConfig, readiness: Layer.Layer<Readiness
 
 /** The HTTP API, served on the `HttpServer` below it, and the workers. */
 const ServingLive = Layer.mergeAll(
-  HttpApiBuilder.serve((app) => RequestId.middleware(MetricsHttp.middleware(Challenge.middleware(app)))).pipe(
+  HttpApiBuilder.serve((app) =>
+    RequestId.middleware(RetryAfter.middleware(MetricsHttp.middleware(Challenge.middleware(app))))
+  ).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(Docs.layer),
     // OAuth 2.0's token, revocation and metadata endpoints, outside the API's document (spec 9.5).

@@ -346,6 +346,7 @@ describe.skipIf(!B.available)("axe-core on every page, in English and Dhivehi", 
         "qr-codes",
         "checkout-sessions",
         "subscriptions",
+        "balance",
         "events",
         "webhooks"
       ])

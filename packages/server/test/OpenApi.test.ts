@@ -197,9 +197,14 @@ describe("the operations of /openapi.json", () => {
     expect(listed.length).toBeGreaterThanOrEqual(3)
     for (const [name, op] of listed) {
       const limit = op.parameters.find((p) => p.name === "limit")!
-      const offset = op.parameters.find((p) => p.name === "offset")!
+      const offset = op.parameters.find((p) => p.name === "offset")
+      const cursor = op.parameters.find((p) => p.name === "starting_after")
       expect(limit.schema, name).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 25 })
-      expect(offset.schema, name).toMatchObject({ type: "integer", minimum: 0, default: 0 })
+      // Paged by offset, or (balance transactions) by a cursor: one of the two, never neither.
+      expect((offset === undefined) !== (cursor === undefined), name).toBe(true)
+      if (offset !== undefined)
+        expect(offset.schema, name).toMatchObject({ type: "integer", minimum: 0, default: 0 })
+      if (cursor !== undefined) expect(cursor.schema, name).toMatchObject({ type: "string" })
     }
   })
 

@@ -3,6 +3,7 @@
  * test mode, in English and Dhivehi; escaping, CSRF and framing. Screenshots at 375 and 1280 px go to
  * `artifacts/screenshots`.
  */
+import { readFile } from "node:fs/promises"
 import http from "node:http"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
@@ -559,6 +560,39 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
     await B.capture(page, "dashboard-sign-in")
   })
 
+  it("shows the balance and its movements, and downloads a day's settlement report", async () => {
+    const m = await F.merchant(server)
+    const created = await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })
+    await server.request("POST", `/mandates/${created.body.id}/charges`, {
+      key: m.test,
+      body: { amount: 12_550 }
+    })
+    const { page } = await newPage()
+    await page.goto(`${server.baseUrl}/dashboard`)
+    await page.getByLabel("Secret key").fill(m.test)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Mandates" }).waitFor()
+    await page.getByRole("link", { name: "Balance", exact: true }).click()
+    await page.getByRole("heading", { name: "Balance" }).waitFor()
+    const main = await page.textContent("main")
+    // 12,550 less the 1% fee (126): the balance, and the one movement with its figures.
+    expect(main).toContain("Available: MVR 124.24")
+    expect(main).toContain("charge")
+    expect(main).toContain("MVR 125.50")
+    await B.capture(page, "dashboard-balance")
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download settlement report" }).click()
+    ])
+    const today = await page.getByLabel("Day (Maldives time)").inputValue()
+    expect(download.suggestedFilename()).toBe(`settlement-test-${today}.csv`)
+    const csv = await readFile(await download.path(), "utf8")
+    expect(csv.split("\r\n").at(-2)).toBe(`total,,,${today},12550,126,12424`)
+    const bad = await page.goto(`${server.baseUrl}/dashboard/balance/settlement?date=2026-02-30`)
+    expect(bad?.status()).toBe(400)
+    expect(await page.textContent("main")).toContain("2026-02-30 is not a calendar date")
+  })
+
   it("shows a narrow key only what its scopes allow, and refuses forged posts", async () => {
     const m = await F.merchant(server)
     const narrow = await m.key("test", ["qr:write"])
@@ -567,6 +601,9 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
     await page.getByLabel("Secret key").fill(narrow)
     await page.getByRole("button", { name: "Sign in" }).click()
     await page.getByText("This key lacks the mandates:write scope.").waitFor()
+    // The refused section keeps its own title, in words, not its internal name.
+    expect(await page.title()).toMatch(/^Mandates\b/)
+    expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Mandates")
     const res = await fetch(`${server.baseUrl}/dashboard/webhooks`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },

@@ -76,7 +76,8 @@ const all = [
   [12, "phone_e164"],
   [13, "webhook_leases"],
   [14, "ended_sessions"],
-  [15, "refunds"]
+  [15, "refunds"],
+  [16, "balance_transactions"]
 ]
 
 describe("PGlite", () => {

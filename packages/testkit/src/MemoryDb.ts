@@ -60,6 +60,19 @@ export interface Entry {
   readonly amount: number
 }
 
+/**
+ * A transfer between a customer and a merchant as the ledger records it (SQL's `ledger_transfers`): its
+ * kind (`payment`, `refund`, ...), whose it is and when; its money is the entries of posting `postingId`.
+ */
+export interface TransferRecord {
+  readonly id: string
+  readonly postingId: string
+  readonly kind: string
+  readonly environment: "test" | "live"
+  readonly merchantId: string
+  readonly createdAt: DateTime.Utc
+}
+
 export interface Tables {
   /** Counter for `Row.seq`. */
   readonly seq: number
@@ -91,6 +104,8 @@ export interface Tables {
   readonly balances: HashMap.HashMap<string, number>
   readonly transfers: HashMap.HashMap<string, Wallet.TransferReceipt>
   readonly entries: Chunk.Chunk<Entry>
+  /** Oldest first. */
+  readonly transferLog: Chunk.Chunk<TransferRecord>
 }
 
 export const empty: Tables = {
@@ -115,7 +130,8 @@ export const empty: Tables = {
   wallets: HashMap.empty(),
   balances: HashMap.empty(),
   transfers: HashMap.empty(),
-  entries: Chunk.empty()
+  entries: Chunk.empty(),
+  transferLog: Chunk.empty()
 }
 
 export interface MemoryDbService extends Store.TransactorService {

@@ -4,6 +4,7 @@
  * so "locked until the transaction ends" holds trivially: nothing else runs until it ends.
  */
 import {
+  type Balance,
   type CheckoutSession,
   Crypto,
   Events,
@@ -750,7 +751,10 @@ export const notifications = (db: MemoryDbService): Notifications.NotificationsS
 
 /** Every storage port over the `MemoryDb` (the `Transactor` comes with `MemoryDb.layer`). */
 export const layer: Layer.Layer<
-  Store.Repositories | Idempotency.IdempotencyStore | Events.Outbox | Notifications.Notifications,
+  | Exclude<Store.Repositories, Balance.LedgerReads>
+  | Idempotency.IdempotencyStore
+  | Events.Outbox
+  | Notifications.Notifications,
   never,
   MemoryDb
 > = Layer.mergeAll(

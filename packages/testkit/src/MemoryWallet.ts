@@ -15,7 +15,14 @@
 import { type Ids, Wallet } from "@laari/core"
 import { Calendar } from "@laari/core"
 import { Chunk, Context, DateTime, Effect, HashMap, Layer, Option } from "effect"
-import { type Entry, MemoryDb, type MemoryDbService, type Tables, type WalletSettings } from "./MemoryDb.js"
+import {
+  type Entry,
+  MemoryDb,
+  type MemoryDbService,
+  type Tables,
+  type TransferRecord,
+  type WalletSettings
+} from "./MemoryDb.js"
 import type { PayerPatch } from "./Seed.js"
 
 export const account = {
@@ -41,6 +48,20 @@ export const post = (
     balances = HashMap.modifyAt(balances, name, (b) => Option.some(Option.getOrElse(b, () => 0) + amount))
   const entries = legs.map(([name, amount]): Entry => ({ postingId, account: name, amount }))
   return { ...t, balances, entries: Chunk.appendAll(t.entries, Chunk.fromIterable(entries)) }
+}
+
+/**
+ * Records a transfer between a customer and a merchant: its posting and its record, which the balance
+ * reads list (`MemoryStore.ledgerReads`). A refund is booked the same way, kind `refund`.
+ */
+export const book = (
+  t: Tables,
+  record: Omit<TransferRecord, "postingId">,
+  legs: ReadonlyArray<readonly [string, number]>
+): Tables => {
+  const postingId = `transfer:${record.id}`
+  const posted = post(t, postingId, legs)
+  return { ...posted, transferLog: Chunk.append(posted.transferLog, { ...record, postingId }) }
 }
 
 const payerOf = (t: Tables, customerId: string): Wallet.PayerAccount | undefined =>
@@ -170,11 +191,21 @@ export const make = (db: MemoryDbService): MemoryWalletService => {
         createdAt: yield* DateTime.now
       }
       yield* db.update((t) => ({
-        ...post(t, `transfer:${tr.id}`, [
-          [account.customer(tr.payer), -tr.amount],
-          [account.merchant(tr.environment, tr.merchant), tr.amount - tr.fee],
-          [account.fee(tr.environment), tr.fee]
-        ]),
+        ...book(
+          t,
+          {
+            id: tr.id,
+            kind: "payment",
+            environment: tr.environment,
+            merchantId: tr.merchant,
+            createdAt: receipt.createdAt
+          },
+          [
+            [account.customer(tr.payer), -tr.amount],
+            [account.merchant(tr.environment, tr.merchant), tr.amount - tr.fee],
+            [account.fee(tr.environment), tr.fee]
+          ]
+        ),
         transfers: HashMap.set(t.transfers, tr.id, receipt)
       }))
       return receipt

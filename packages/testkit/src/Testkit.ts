@@ -6,6 +6,7 @@ import { Crypto, Engine, type QrImages, type Store } from "@laari/core"
 import type { DateTime } from "effect"
 import { Layer } from "effect"
 import * as ControllableClock from "./ControllableClock.js"
+import * as MemoryBalance from "./MemoryBalance.js"
 import * as MemoryDb from "./MemoryDb.js"
 import * as MemoryQrImages from "./MemoryQrImages.js"
 import * as MemorySeed from "./MemorySeed.js"
@@ -19,7 +20,7 @@ export type CorePorts = Store.Ports | Crypto.Crypto
 /** The ports over a fresh `MemoryDb`, with `Seed` and the memory-only handles. */
 export const ports = (): Layer.Layer<CorePorts | Seed.Seed | MemoryDb.MemoryDb | MemoryWallet.MemoryWallet> =>
   MemorySeed.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(MemoryStore.layer, MemoryWallet.layer)),
+    Layer.provideMerge(Layer.mergeAll(MemoryStore.layer, MemoryWallet.layer, MemoryBalance.layer)),
     Layer.provideMerge(Layer.merge(MemoryDb.layer, Crypto.layerWeb))
   )
 

@@ -1,4 +1,5 @@
 export * as Arbitraries from "./Arbitraries.js"
+export * as MemoryBalance from "./MemoryBalance.js"
 export * as ControllableClock from "./ControllableClock.js"
 export * as MemoryDb from "./MemoryDb.js"
 export * as MemoryQrImages from "./MemoryQrImages.js"

@@ -9,7 +9,7 @@ import { Context, DateTime, Effect, Layer } from "effect"
 import { makeNotifications } from "../Sql/Notifications.js"
 import { fromDate, fromDateOrNull, int, repository, toDate } from "../Sql/Repository.js"
 import * as WriteBehind from "../Sql/WriteBehind.js"
-import { Lease } from "../Webhooks/Sql.js"
+import { Lease } from "../Webhooks/Records.js"
 import * as Document from "./Document.js"
 
 /** The channel that wakes notice workers (sent on commit, like the webhook outbox's). */

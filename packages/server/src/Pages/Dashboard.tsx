@@ -6,9 +6,20 @@
  * delivery log with "Resend". Forms post back with the CSRF token and work without JavaScript.
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Auth, Errors, Mandates, QrCodes, Store, Subscriptions, Webhook } from "@laari/core"
+import {
+  Auth,
+  Balance,
+  Balances,
+  Calendar,
+  Errors,
+  Mandates,
+  QrCodes,
+  Store,
+  Subscriptions,
+  Webhook
+} from "@laari/core"
 import * as EndedSessions from "./EndedSessions.js"
-import { Effect, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import { principalOf } from "../Http/Security.js"
 import { OAuthClients } from "../Sql/OAuthClients.js"
@@ -18,6 +29,7 @@ import { Endpoints } from "../Webhooks/Endpoints.js"
 import { d, type Word } from "./DashboardText.js"
 import * as Session from "./DashboardSession.js"
 import * as V from "./DashboardViews.js"
+import { BalanceView } from "./DashboardBalance.js"
 import { respond } from "./Html.js"
 import * as Paths from "./Paths.js"
 import { problemOf, redirect, route } from "./Routing.js"
@@ -34,6 +46,7 @@ const scopes: { readonly [S in V.Section]: Auth.Scope } = {
   "qr-codes": "qr:write",
   "checkout-sessions": "checkout:write",
   subscriptions: "subscriptions:write",
+  balance: "payments:write",
   events: "webhooks:write",
   webhooks: "webhooks:write"
 }
@@ -53,6 +66,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const events = yield* makeEvents
     const endpoints = yield* Endpoints
     const merchants = yield* Store.Merchants
+    const balances = yield* Balances.Balances
     const root = `${Paths.prefixOf(config.baseUrl)}/dashboard`
     const assets = Paths.prefixOf(config.checkoutUrl)
     const provide = Effect.provideService(Pages, pages)
@@ -117,7 +131,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
               principal={principal}
               merchant={merchant?.name ?? ""}
               section={name}
-              title={lacks ? title : d(v.lang, title)}
+              title={d(v.lang, title)}
               notice={page.notice}
               error={page.error}
             >
@@ -239,6 +253,48 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             />
           ))
         )
+      )
+    )
+
+    /** The balance section, with `error` (a refused report day) when there is one. */
+    const balancePage = (error?: string, status = 200) =>
+      section(
+        "balance",
+        "balance",
+        (v, p) =>
+          Effect.gen(function* () {
+            const now = yield* balances.get(tenant(p))
+            const latest = yield* balances.list(tenant(p), { limit: 50 })
+            const today = Calendar.formatMaldives(now.asOf).slice(0, 10)
+            return (
+              <BalanceView frame={frame(v)} available={now.available} today={today} latest={latest.data} />
+            )
+          }),
+        () => (error === undefined ? {} : { error }),
+        status
+      )
+
+    yield* router.get(route(`${root}/balance`), handle(false, balancePage()))
+
+    yield* router.get(
+      route(`${root}/balance/settlement`),
+      handle(false, (v, p) =>
+        Effect.gen(function* () {
+          if (Auth.check(p, scopes.balance) !== undefined) return yield* balancePage()(v, p)
+          const q = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://dashboard").searchParams
+          const report = yield* balances.settlement(tenant(p), q.get("date") ?? "").pipe(
+            Effect.map(Either.right),
+            Effect.catchTag("InvalidReportDate", (e) => Effect.succeed(Either.left(e.message)))
+          )
+          if (Either.isLeft(report)) return yield* balancePage(report.left, 400)(v, p)
+          return HttpServerResponse.text(Balance.csv(report.right), {
+            contentType: "text/csv; charset=utf-8",
+            headers: {
+              "content-disposition": `attachment; filename="settlement-${p.environment}-${report.right.day.date}.csv"`,
+              "cache-control": "no-store"
+            }
+          })
+        })
       )
     )
 

@@ -82,7 +82,15 @@ const en = {
   invalidKey: "That is not a valid secret key.",
   expired: "This form has expired. Reload the page and try again.",
   busy: "Too many requests from this address. Wait a moment and try again.",
-  lacksScope: "This key lacks the {scope} scope."
+  lacksScope: "This key lacks the {scope} scope.",
+  balance: "Balance",
+  available: "Available",
+  reportDay: "Day (Maldives time)",
+  downloadReport: "Download settlement report",
+  movements: "Movements",
+  gross: "Gross",
+  net: "Net",
+  noMovements: "No movements yet."
 }
 
 type Words = typeof en
@@ -165,7 +173,15 @@ const dv: Words = {
   invalidKey: "މިއީ ސައްޙަ ސީކްރެޓް ކީއެއް ނޫން.",
   expired: "މި ފޯމުގެ މުއްދަތު ހަމަވެއްޖެ. ޞަފްޙާ އަލުން ލޯޑްކޮށް އަނެއްކާ މަސައްކަތް ކުރައްވާ.",
   busy: "މި އެޑްރެހުން ގިނަ އެދުންތަކެއް އައިސްފި. ކުޑަ ވަގުތަކަށް މަޑުކޮށްލައްވާ.",
-  lacksScope: "މި ކީގައި {scope} ސްކޯޕް ނެތް."
+  lacksScope: "މި ކީގައި {scope} ސްކޯޕް ނެތް.",
+  balance: "ބެލެންސް",
+  available: "ލިބެން ހުރި",
+  reportDay: "ދުވަސް (ދިވެހި ވަގުތު)",
+  downloadReport: "ސެޓްލްމަންޓް ރިޕޯޓް ޑައުންލޯޑް ކުރޭ",
+  movements: "ފައިސާ ހަރަކާތްތައް",
+  gross: "ޖުމްލަ",
+  net: "ނެޓް",
+  noMovements: "އަދި އެއްވެސް ހަރަކާތެއް ނެތް."
 }
 
 export type Word = keyof Words

@@ -6,7 +6,7 @@ import type { Auth, CheckoutSession, Invoice, Mandate, QrCode, Subscription, Web
 import { EventType } from "@laari/core"
 import { DateTime } from "effect"
 import type { ComponentChildren } from "preact"
-import type { Attempt } from "../Webhooks/Sql.js"
+import type { Attempt } from "../Webhooks/Records.js"
 import { Csrf, Given, Ltr, Messages, Page, When } from "./Html.js"
 import { d, type Word } from "./DashboardText.js"
 import { type Lang, money, status } from "./I18n.js"
@@ -24,6 +24,7 @@ export const Sections = [
   ["qr-codes", "qrCodes"],
   ["checkout-sessions", "checkoutSessions"],
   ["subscriptions", "subscriptions"],
+  ["balance", "balance"],
   ["events", "events"],
   ["webhooks", "webhooks"]
 ] as const satisfies ReadonlyArray<readonly [string, Word]>

@@ -588,7 +588,7 @@ ALTER TABLE invoices ADD COLUMN amount_refunded bigint NOT NULL DEFAULT 0
 ALTER TABLE ledger_transfers DROP CONSTRAINT ledger_transfers_kind_check,
   ADD CONSTRAINT ledger_transfers_kind_check CHECK (kind IN ('payment', 'funding', 'refund')),
   DROP CONSTRAINT ledger_transfers_check1,
-  ADD CONSTRAINT ledger_transfers_merchant CHECK ((kind IN ('payment', 'refund')) = (merchant_id IS NOT NULL)),
+  ADD CONSTRAINT ledger_transfers_kind_merchant CHECK ((kind IN ('payment', 'refund')) = (merchant_id IS NOT NULL)),
   ADD CONSTRAINT ledger_transfers_refund_fee CHECK (kind <> 'refund' OR fee = 0);
 
 CREATE TABLE refunds (
@@ -616,4 +616,10 @@ CREATE INDEX refunds_list ON refunds (merchant_id, environment, created_at DESC,
 CREATE INDEX refunds_charge ON refunds (charge_id) WHERE charge_id IS NOT NULL;
 CREATE INDEX refunds_qr_payment ON refunds (qr_payment_id) WHERE qr_payment_id IS NOT NULL;
 CREATE INDEX refunds_invoice ON refunds (invoice_id) WHERE invoice_id IS NOT NULL;
+`
+
+export const balanceTransactions = `
+CREATE INDEX ledger_transfers_merchant
+  ON ledger_transfers (merchant_id, environment, created_at DESC, id COLLATE "C" DESC)
+  WHERE merchant_id IS NOT NULL;
 `

@@ -6,6 +6,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Store } from "@laari/core"
 import { Effect, Layer } from "effect"
+import { ledgerReadsLayer } from "./Balance.js"
 import { challengesLayer } from "./Challenges.js"
 import { outboxLayer } from "./Events.js"
 import { idempotencyLayer } from "./Idempotency.js"
@@ -14,20 +15,21 @@ import { chargesLayer, mandatesLayer } from "./Mandates.js"
 import { customersLayer, merchantsLayer } from "./Merchants.js"
 import { notificationsLayer } from "./Notifications.js"
 import { outletsLayer, qrCodesLayer, qrPaymentsLayer } from "./QrCodes.js"
-import { guard, inTransaction } from "./Repository.js"
 import { refundsLayer } from "./Refunds.js"
+import { committing, guard, inTransaction } from "./Repository.js"
 import type * as RowCache from "./RowCache.js"
 import { checkoutSessionsLayer, invoicesLayer, subscriptionsLayer } from "./Subscriptions.js"
 import * as WriteBehind from "./WriteBehind.js"
 
 /**
  * One transaction around a command, with write-behind (`WriteBehind`); nested calls join the outer one.
- * A database that cannot be reached (at BEGIN, mid-way or at COMMIT) is `ServiceUnavailable`.
+ * A database that cannot be reached (at BEGIN, mid-way or at COMMIT) is `ServiceUnavailable`; at COMMIT
+ * its `OutcomeUnknown` kind, which tells the client to retry with the same key.
  */
 export const transactorLayer: Layer.Layer<Store.Transactor, never, SqlClient.SqlClient> = Layer.effect(
   Store.Transactor,
   Effect.map(SqlClient.SqlClient, (sql) => {
-    const transaction = inTransaction(sql, WriteBehind.transaction(sql))
+    const transaction = committing(inTransaction(sql, WriteBehind.transaction(sql)))
     return { withTransaction: (effect) => guard(transaction(effect)) }
   })
 )
@@ -52,5 +54,6 @@ export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient | RowCache.Row
   idempotencyLayer,
   outboxLayer,
   notificationsLayer,
-  walletLayer
+  walletLayer,
+  ledgerReadsLayer
 )

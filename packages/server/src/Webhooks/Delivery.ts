@@ -13,7 +13,8 @@ import { DeliveryChannel } from "../Sql/Events.js"
 import * as Address from "./Address.js"
 import * as Sender from "./Sender.js"
 import * as Signing from "./Signing.js"
-import { type Caps, type Claimed, WebhookStore } from "./Sql.js"
+import type { Caps, Claimed } from "./Records.js"
+import { WebhookStore } from "./Sql.js"
 
 export const JobName = "webhook-deliveries"
 

@@ -8,7 +8,8 @@ import { ServerConfigTag } from "../Config.js"
 import * as Address from "./Address.js"
 import * as Replay from "./Replay.js"
 import * as Signing from "./Signing.js"
-import { type EndpointChanges, type Owner, WebhookStore } from "./Sql.js"
+import type { EndpointChanges, Owner } from "./Records.js"
+import { WebhookStore } from "./Sql.js"
 
 const make = Effect.gen(function* () {
   const store = yield* WebhookStore

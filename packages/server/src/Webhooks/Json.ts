@@ -3,7 +3,7 @@
  */
 import { Calendar, type Webhook } from "@laari/core"
 import type { WebhookDeliveryRead, WebhookEndpointRead } from "./Api.js"
-import type { Attempt } from "./Sql.js"
+import type { Attempt } from "./Records.js"
 import { timeOrNull } from "../Http/Fields.js"
 
 export const endpoint = (e: Webhook.Endpoint): typeof WebhookEndpointRead.Type => ({

@@ -4,7 +4,9 @@
  * - every transfer's entries sum to zero, and every balance equals the sum of its folded entries;
  * - one transfer per mandate charge and none without its charge;
  * - one transfer per paid invoice attempt, none for an invoice that is not PAID with that payment;
- * - no idempotency key left without its response (nothing stuck in flight).
+ * - no idempotency key left without its response (nothing stuck in flight);
+ * - per merchant and environment, payments minus refunds equal the balance plus the fees taken (issue 26):
+ *   no other transfer moves a merchant's money, and none moves it but by what it says.
  */
 import pg from "pg"
 
@@ -17,6 +19,7 @@ export interface Violations {
   readonly invoiceTransfersNotPaid: ReadonlyArray<string>
   readonly paidInvoicesWithoutTransfer: ReadonlyArray<string>
   readonly keysInFlight: ReadonlyArray<string>
+  readonly merchantBalancesOff: ReadonlyArray<string>
 }
 
 export const none: Violations = {
@@ -27,7 +30,8 @@ export const none: Violations = {
   invoicesWithSeveralTransfers: [],
   invoiceTransfersNotPaid: [],
   paidInvoicesWithoutTransfer: [],
-  keysInFlight: []
+  keysInFlight: [],
+  merchantBalancesOff: []
 }
 
 const InvoiceTransfer = "'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:[0-9]+$'"
@@ -50,7 +54,16 @@ const queries: Record<keyof Violations, string> = {
       WHERE i.id::text = split_part(t.id, ':', 1) AND i.status = 'PAID' AND i.payment_intent_id = t.id)`,
   paidInvoicesWithoutTransfer: `SELECT i.id::text AS id FROM invoices i WHERE i.status = 'PAID'
     AND NOT EXISTS (SELECT 1 FROM ledger_transfers t WHERE t.id = i.payment_intent_id)`,
-  keysInFlight: "SELECT key AS id FROM idempotency_keys WHERE response_status IS NULL"
+  keysInFlight: "SELECT key AS id FROM idempotency_keys WHERE response_status IS NULL",
+  merchantBalancesOff: `SELECT a.id FROM ledger_accounts a
+    LEFT JOIN (SELECT account_id, sum(amount) AS pending FROM ledger_entries WHERE NOT rolled GROUP BY account_id) u
+      ON u.account_id = a.id
+    LEFT JOIN (SELECT merchant_id, environment,
+        sum(CASE kind WHEN 'payment' THEN amount WHEN 'refund' THEN -amount ELSE 0 END) AS paid,
+        sum(CASE kind WHEN 'payment' THEN fee ELSE 0 END) AS fees
+      FROM ledger_transfers WHERE merchant_id IS NOT NULL GROUP BY 1, 2) t
+      ON t.merchant_id = a.merchant_id AND t.environment = a.environment
+    WHERE a.kind = 'merchant' AND coalesce(t.paid, 0) <> a.balance + coalesce(u.pending, 0) + coalesce(t.fees, 0)`
 }
 
 /** Every violation found in the database at `url` (all empty when the invariants hold). */

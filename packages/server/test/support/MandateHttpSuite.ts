@@ -746,11 +746,25 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         const results = await Promise.all(
           Array.from({ length: 200 }, () => charge(m.test, id, { amount: 1000 }))
         )
-        const ok = results.filter((r) => r.status === 201)
-        expect(ok).toHaveLength(50)
+        // On a busy machine a charge may wait on the mandate's row lock past its bound and answer 503
+        // (moving nothing): allowed, and topped up one at a time afterwards. Anything else is a defect.
+        const refusals = results.filter((r) => r.status !== 201)
         expect(
-          results.filter((r) => r.status !== 201).every((r) => r.body.code === "PERIOD_CAP_EXCEEDED")
-        ).toBe(true)
+          refusals.filter(
+            (r) =>
+              r.body.code !== "PERIOD_CAP_EXCEEDED" &&
+              !(r.status === 503 && r.body.code === "SERVICE_UNAVAILABLE")
+          ),
+          JSON.stringify(refusals.map((r) => [r.status, r.body.code]))
+        ).toEqual([])
+        let ok = results.filter((r) => r.status === 201).length
+        expect(ok).toBeLessThanOrEqual(50)
+        for (const _ of refusals.filter((r) => r.status === 503)) {
+          const again = await charge(m.test, id, { amount: 1000 })
+          if (again.status === 201) ok++
+          else expect(again.body.code).toBe("PERIOD_CAP_EXCEEDED")
+        }
+        expect(ok).toBe(50)
         expect((await server.request("GET", `/mandates/${id}`, { key: m.test })).body.periodCharged).toBe(
           50_000
         )

@@ -1,0 +1,48 @@
+/**
+ * laari's `Balance.LedgerReads` over the host's book: a host that brings its own ledger brings the reads of
+ * a merchant's balance too. A merchant's movements are laari's postings (`laari/<transfer id>`) with a line
+ * on its settlement account; the fee is the same posting's line on the fee account, the moment the
+ * transfer's receipt. The host's book records no kinds: every laari posting here is a payment.
+ */
+import { Balance, type Ids } from "@laari/core"
+import { DateTime, Effect, Layer } from "effect"
+import { HostLedger, type HostLedgerService, accountId } from "./HostLedger.js"
+
+const movements = (ledger: HostLedgerService, tenant: Ids.Tenant) =>
+  Effect.gen(function* () {
+    const merchant = accountId.merchant(tenant.environment, tenant.merchantId)
+    const fees = accountId.fees(tenant.environment)
+    const out: Array<Balance.Movement> = []
+    for (const posting of yield* ledger.postings) {
+      if (!posting.id.startsWith("laari/")) continue
+      const line = posting.lines.find((l) => l.account === merchant)
+      if (line === undefined) continue
+      const transferId = posting.id.slice("laari/".length)
+      const receipt = yield* ledger.receipt(transferId)
+      if (receipt === undefined) continue
+      const fee = posting.lines.filter((l) => l.account === fees).reduce((s, l) => s + l.amount, 0)
+      out.push({ transferId, kind: "payment", net: line.amount, fee, createdAt: receipt.createdAt })
+    }
+    return out.sort(Balance.newestFirst)
+  })
+
+export const make = (ledger: HostLedgerService): Balance.LedgerReadsRepo => ({
+  available: (tenant) => ledger.balance(accountId.merchant(tenant.environment, tenant.merchantId)),
+  movements: (tenant, cursor) =>
+    Effect.map(movements(ledger, tenant), (all) => {
+      if (cursor.startingAfter === undefined) return all.slice(0, cursor.limit)
+      const at = all.findIndex((m) => m.transferId === cursor.startingAfter)
+      return at < 0 ? undefined : all.slice(at + 1, at + 1 + cursor.limit)
+    }),
+  between: (tenant, from, to) =>
+    Effect.map(movements(ledger, tenant), (all) =>
+      all
+        .filter((m) => DateTime.greaterThanOrEqualTo(m.createdAt, from) && DateTime.lessThan(m.createdAt, to))
+        .reverse()
+    )
+})
+
+export const layer: Layer.Layer<Balance.LedgerReads, never, HostLedger> = Layer.effect(
+  Balance.LedgerReads,
+  Effect.map(HostLedger, make)
+)

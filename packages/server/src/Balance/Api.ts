@@ -1,0 +1,122 @@
+/**
+ * The merchant's balance, its movements and the daily settlement report (issue 26, item 3). Scope
+ * `payments:write`: the scope that governs the merchant's money.
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Balance, Balances, Ids } from "@laari/core"
+import { Schema } from "effect"
+import { Paging, Text, Timestamp } from "../Http/Fields.js"
+import * as Problems from "../Http/Problems.js"
+import { Authentication } from "../Http/Security.js"
+
+const Laari = Schema.Int.annotations({ description: "Laari (100 laari = 1 MVR)" })
+
+export const BalanceRead = Schema.Struct({
+  available: Laari.annotations({ description: "What the merchant holds now in this environment, in laari" }),
+  currency: Schema.Literal("MVR"),
+  environment: Ids.Environment,
+  asOf: Timestamp
+}).annotations({ identifier: "Balance", description: "The merchant's available balance" })
+
+export const BalanceTransactionRead = Schema.Struct({
+  id: Text.annotations({ description: "The ledger transfer's id; the cursor of the list" }),
+  type: Balance.Type.annotations({
+    description:
+      "`charge` (a mandate charge), `qr_payment`, `checkout_payment` (a checkout session's payment, the first cycle of a subscription included), `invoice` (a renewal), `refund`, or `adjustment`"
+  }),
+  gross: Laari.annotations({ description: "What the payer paid (negative: what went back), in laari" }),
+  fee: Laari.annotations({ description: "The service's fee on it, in laari (a refund returns none)" }),
+  net: Laari.annotations({ description: "What the merchant's balance moved by: `gross - fee`" }),
+  currency: Schema.Literal("MVR"),
+  sourceId: Text.annotations({
+    description: "The id of the charge, QR payment, checkout session, invoice or refund"
+  }),
+  createdAt: Timestamp
+}).annotations({
+  identifier: "BalanceTransaction",
+  description: "One movement of the merchant's balance: one ledger transfer"
+})
+
+export const BalanceTransactionList = Schema.Struct({
+  data: Schema.Array(BalanceTransactionRead),
+  hasMore: Schema.Boolean.annotations({ description: "Whether older movements follow the last one" })
+}).annotations({ identifier: "BalanceTransactionList" })
+
+export const ListParams = Schema.Struct({
+  starting_after: Schema.optional(
+    Text.pipe(Schema.maxLength(255)).annotations({
+      description: "A balance transaction's `id`: list the ones after it (older)"
+    })
+  ),
+  limit: Paging.limit
+})
+
+export const ReportParams = Schema.Struct({
+  date: Text.pipe(Schema.maxLength(64)).annotations({
+    description: "The Maldives calendar day, `YYYY-MM-DD` (00:00 to 24:00 at +05:00)",
+    examples: ["2026-03-31"]
+  })
+})
+
+export const BalanceTransactionNotFound = Problems.plain(
+  Balances.BalanceTransactionNotFound,
+  "BalanceTransactionNotFound",
+  404,
+  "`starting_after` names no balance transaction of this merchant in this environment",
+  "BALANCE_TRANSACTION_NOT_FOUND"
+)
+
+export const InvalidReportDate = Problems.plain(
+  Balances.InvalidReportDate,
+  "InvalidReportDate",
+  400,
+  "`date` is not a calendar day of the form `YYYY-MM-DD`",
+  "INVALID_DATE"
+)
+
+export const SettlementCsv = HttpApiSchema.withEncoding(
+  Schema.String.annotations({
+    description:
+      "A header line (`id,type,source_id,created_at,gross,fee,net`), one line per movement oldest first, and a `total` line whose gross, fee and net are the sums of the lines above"
+  }),
+  { kind: "Text", contentType: "text/csv" }
+)
+
+export class BalanceApi extends HttpApiGroup.make("balance")
+  .add(
+    HttpApiEndpoint.get("get", "/balance")
+      .addSuccess(BalanceRead)
+      .annotate(OpenApi.Summary, "Fetch the balance")
+      .annotate(
+        OpenApi.Description,
+        "The merchant's available balance in the key's environment now: payments received net of fees, less refunds. Scope `payments:write`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("transactions", "/balance-transactions")
+      .setUrlParams(ListParams)
+      .addSuccess(BalanceTransactionList)
+      .addError(BalanceTransactionNotFound)
+      .annotate(OpenApi.Summary, "List balance transactions")
+      .annotate(
+        OpenApi.Description,
+        "Every movement of the merchant's balance, newest first: one per payment or refund, its fee shown on it. Page with `starting_after` (the last `id` seen) while `hasMore`. Scope `payments:write`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("settlement", "/reports/settlement")
+      .setUrlParams(ReportParams)
+      .addSuccess(SettlementCsv)
+      .addError(InvalidReportDate)
+      .annotate(OpenApi.Summary, "Download a settlement report")
+      .annotate(
+        OpenApi.Description,
+        "One Maldives day's movements as CSV (an attachment), with a totals line equal to the ledger's sums for the day. Scope `payments:write`."
+      )
+  )
+  .addError(Problems.Forbidden)
+  .addError(Problems.InvalidRequest)
+  .addError(Problems.ServiceUnavailable)
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Balance")
+  .annotate(OpenApi.Description, "The merchant's balance, its movements and daily settlement reports") {}

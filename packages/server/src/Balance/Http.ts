@@ -1,0 +1,69 @@
+/**
+ * Handlers of the balance endpoints: the `Balances` service, its reads as camelCase JSON in Maldives
+ * time, and the settlement report as a CSV attachment.
+ */
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Auth, Balance, Balances, Calendar, Money } from "@laari/core"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { withScope } from "../Http/Security.js"
+import type { BalanceTransactionRead } from "./Api.js"
+
+export const transactionJson = (t: Balance.Transaction): typeof BalanceTransactionRead.Type => ({
+  id: t.id,
+  type: t.type,
+  gross: t.gross,
+  fee: t.fee,
+  net: t.net,
+  currency: Money.Currency,
+  sourceId: t.sourceId,
+  createdAt: Calendar.formatMaldives(t.createdAt)
+})
+
+/** The report's file name: whose, which environment and which day (the date is checked by then). */
+export const reportFileName = (s: Balance.Settlement): string =>
+  `settlement-${s.tenant.environment}-${s.day.date}.csv`
+
+export const BalanceLive = HttpApiBuilder.group(Api, "balance", (handlers) =>
+  Effect.gen(function* () {
+    const balances = yield* Balances.Balances
+    return handlers
+      .handle("get", () =>
+        withScope("payments:write", (principal) =>
+          balances.get(Auth.tenantOf(principal)).pipe(
+            Effect.map((b) => ({
+              available: b.available,
+              currency: b.currency,
+              environment: principal.environment,
+              asOf: Calendar.formatMaldives(b.asOf)
+            }))
+          )
+        )
+      )
+      .handle("transactions", ({ urlParams }) =>
+        withScope("payments:write", (principal) =>
+          balances
+            .list(Auth.tenantOf(principal), {
+              startingAfter: urlParams.starting_after,
+              limit: urlParams.limit ?? 25
+            })
+            .pipe(Effect.map((page) => ({ data: page.data.map(transactionJson), hasMore: page.hasMore })))
+        )
+      )
+      .handle("settlement", ({ urlParams }) =>
+        withScope("payments:write", (principal) =>
+          balances.settlement(Auth.tenantOf(principal), urlParams.date).pipe(
+            Effect.map((s) =>
+              HttpServerResponse.text(Balance.csv(s), {
+                contentType: "text/csv; charset=utf-8",
+                headers: {
+                  "content-disposition": `attachment; filename="${reportFileName(s)}"`,
+                  "cache-control": "no-store"
+                }
+              })
+            )
+          )
+        )
+      )
+  })
+)

@@ -1,0 +1,82 @@
+/**
+ * `Balance.LedgerReads` over the ledger's tables: a merchant's movements are the transfers naming it in
+ * the environment (`ledger_transfers` by merchant, environment and time, migration 0016's index), their
+ * net the transfer's entry on its account and their fee the entry on the fee account, whatever the kind.
+ * Ties in time are broken by id in byte order (`COLLATE "C"`), the order the memory adapter sorts in.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
+import { Balance, type Ids } from "@laari/core"
+import { type DateTime, Effect, Layer } from "effect"
+import * as Ledger from "./Ledger.js"
+import { fromDate, int, isStorable, repository, toDate } from "./Repository.js"
+
+interface MovementRow {
+  readonly id: string
+  readonly kind: string
+  readonly net: number | string
+  readonly fee: number | string
+  readonly created_at: Date
+}
+
+const movement = (row: MovementRow): Balance.Movement => ({
+  transferId: row.id,
+  kind: row.kind,
+  net: int(row.net),
+  fee: int(row.fee),
+  createdAt: fromDate(row.created_at)
+})
+
+export const make = (sql: SqlClient.SqlClient): Balance.LedgerReadsRepo => {
+  const ledger = Ledger.make(sql)
+
+  /** The tenant's movements, with `condition` on the transfer `t`, in `order`, at most `limit`. */
+  const select = (
+    tenant: Ids.Tenant,
+    condition: Statement.Fragment,
+    order: "ASC" | "DESC",
+    limit: number | null
+  ) =>
+    // The page of transfers first, by the index alone; then each one's two entries by primary key. (Joined
+    // first, PostgreSQL misjudges how many transfers the join keeps and scans them all.)
+    sql<MovementRow>`WITH t AS MATERIALIZED (
+        SELECT id, kind, created_at FROM ledger_transfers t
+        WHERE t.merchant_id = ${tenant.merchantId} AND t.environment = ${tenant.environment} AND ${condition}
+        ORDER BY t.created_at ${sql.literal(order)}, t.id COLLATE "C" ${sql.literal(order)}
+        ${limit === null ? sql.literal("") : sql`LIMIT ${limit}`})
+      SELECT t.id, t.kind, t.created_at, coalesce(m.amount, 0) AS net, coalesce(f.amount, 0) AS fee
+      FROM t
+      LEFT JOIN ledger_entries m
+        ON m.transfer_id = t.id AND m.account_id = ${Ledger.accountId.merchant(tenant.merchantId, tenant.environment)}
+      LEFT JOIN ledger_entries f ON f.transfer_id = t.id AND f.account_id = ${Ledger.accountId.fee(tenant.environment)}
+      ORDER BY t.created_at ${sql.literal(order)}, t.id COLLATE "C" ${sql.literal(order)}`.pipe(
+      Effect.map((rows) => rows.map(movement))
+    )
+
+  const movements = (tenant: Ids.Tenant, cursor: Balance.Cursor) =>
+    Effect.gen(function* () {
+      if (cursor.startingAfter === undefined) return yield* select(tenant, sql`true`, "DESC", cursor.limit)
+      if (!isStorable(cursor.startingAfter)) return undefined
+      const [after] = yield* select(tenant, sql`t.id = ${cursor.startingAfter}`, "DESC", 1)
+      if (after === undefined) return undefined
+      return yield* select(
+        tenant,
+        sql`(t.created_at, t.id COLLATE "C") < (${toDate(after.createdAt)}, ${after.transferId} COLLATE "C")`,
+        "DESC",
+        cursor.limit
+      )
+    })
+
+  return repository({
+    available: (tenant: Ids.Tenant) =>
+      ledger.balance({ kind: "merchant", merchantId: tenant.merchantId, environment: tenant.environment }),
+    movements,
+    between: (tenant: Ids.Tenant, from: DateTime.Utc, to: DateTime.Utc) =>
+      select(tenant, sql`t.created_at >= ${toDate(from)} AND t.created_at < ${toDate(to)}`, "ASC", null)
+  } satisfies Record<keyof Balance.LedgerReadsRepo, unknown>)
+}
+
+export const ledgerReadsLayer: Layer.Layer<Balance.LedgerReads, never, SqlClient.SqlClient> = Layer.effect(
+  Balance.LedgerReads,
+  Effect.map(SqlClient.SqlClient, make)
+)
