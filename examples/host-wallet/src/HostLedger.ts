@@ -348,6 +348,38 @@ export const make: Effect.Effect<HostLedgerService> = Effect.sync(() => {
       })
     )
 
+  /** A refund: the merchant's account back to the customer's, no fee; the book refuses an overdraft. */
+  const reverse = (r: Wallet.Reversal) =>
+    withTransaction(
+      Effect.gen(function* () {
+        if (!Number.isSafeInteger(r.amount) || r.amount <= 0)
+          return yield* Effect.dieMessage(`reversal ${r.id}: amount ${r.amount} does not make sense`)
+        const book = yield* read
+        const done = Option.getOrUndefined(HashMap.get(book.receipts, r.id))
+        if (done !== undefined) return done
+        const merchant = accountId.merchant(r.environment, r.merchant)
+        const posted = post(book, {
+          id: `laari/${r.id}`,
+          memo: r.memo,
+          lines: [
+            { account: merchant, amount: -r.amount },
+            { account: accountId.customer(r.payer), amount: r.amount }
+          ]
+        })
+        if (Either.isLeft(posted))
+          return yield* new Wallet.InsufficientMerchantBalance({ balance: balanceOf(book, merchant) })
+        const receipt: Wallet.TransferReceipt = {
+          id: r.id,
+          amount: r.amount,
+          fee: 0 as Wallet.TransferReceipt["fee"],
+          netAmount: r.amount,
+          createdAt: yield* DateTime.now
+        }
+        yield* write({ ...posted.right, receipts: HashMap.set(posted.right.receipts, r.id, receipt) })
+        return receipt
+      })
+    )
+
   const trialBalance = Effect.map(read, (book): TrialBalance => {
     let debits = 0
     let credits = 0
@@ -372,7 +404,8 @@ export const make: Effect.Effect<HostLedgerService> = Effect.sync(() => {
     trialBalance,
     wallet: {
       payer: (customerId) => Effect.map(read, (book) => payerOf(book, customerId)),
-      transfer
+      transfer,
+      reverse
     }
   }
 })

@@ -13,6 +13,7 @@ import type * as Crypto from "./Crypto.js"
 import { Mandates } from "./Mandates.js"
 import type * as QrImages from "./QrImages.js"
 import { QrCodes } from "./QrCodes.js"
+import { Refunds } from "./Refunds.js"
 import type * as Store from "./Store.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { WalletAccess } from "./WalletAccess.js"
@@ -33,6 +34,7 @@ export type Services =
   | Checkout
   | Subscriptions
   | Billing
+  | Refunds
   | Balances
   | Work.Jobs
 
@@ -45,6 +47,7 @@ export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
       Checkout.Default,
       Billing.Default,
       WalletAccess.Default,
+      Refunds.Default,
       Balances.Default
     )
   ),

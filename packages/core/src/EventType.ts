@@ -7,7 +7,7 @@ import { Schema } from "effect"
 /** The API version, carried as `api_version` in every delivery. */
 export const ApiVersion = "2026-07-01"
 
-/** Every event type the service emits: spec section 6, plus the QR payment event. */
+/** Every event type the service emits: spec section 6, plus the QR payment and refund events. */
 export const Types = [
   "mandate.activated",
   "mandate.declined",
@@ -20,7 +20,8 @@ export const Types = [
   "subscription.past_due",
   "subscription.canceled",
   "checkout.session.completed",
-  "qr_code.payment.succeeded"
+  "qr_code.payment.succeeded",
+  "refund.created"
 ] as const
 
 export const Type = Schema.Literal(...Types)

@@ -13,6 +13,7 @@ import * as Invoice from "./Invoice.js"
 import * as Mandate from "./Mandate.js"
 import { Currency } from "./Money.js"
 import type { Payment as QrPayment } from "./QrCode.js"
+import { RefundObject } from "./Refund.js"
 import * as Subscription from "./Subscription.js"
 
 // The names live in EventType (so domain modules can use them without importing this one); kept here too.
@@ -181,7 +182,8 @@ export const Objects = {
   "subscription.past_due": SubscriptionObject,
   "subscription.canceled": SubscriptionObject,
   "checkout.session.completed": CheckoutSessionObject,
-  "qr_code.payment.succeeded": QrPaymentObject
+  "qr_code.payment.succeeded": QrPaymentObject,
+  "refund.created": RefundObject
 } as const satisfies { readonly [T in Type]: Schema.Schema.Any }
 
 export const WebhookObject = Schema.Union(
@@ -191,7 +193,8 @@ export const WebhookObject = Schema.Union(
   QrPaymentObject,
   SubscriptionObject,
   InvoiceObject,
-  CheckoutSessionObject
+  CheckoutSessionObject,
+  RefundObject
 )
 export type WebhookObject = typeof WebhookObject.Type
 

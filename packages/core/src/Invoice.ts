@@ -53,6 +53,8 @@ export interface Invoice {
   readonly periodStart: DateTime.Utc
   readonly periodEnd: DateTime.Utc
   readonly amount: number
+  /** How much of a `PAID` invoice has gone back to the payer by refunds (`Refund`); at most `amount`. */
+  readonly amountRefunded: number
   readonly status: Status
   /** Every attempt, the successful one included. */
   readonly attemptCount: number
@@ -84,6 +86,7 @@ export const open = (sub: Subscription, periodIndex: number, now: DateTime.Utc, 
     periodStart: p.start,
     periodEnd: p.end,
     amount: sub.amount,
+    amountRefunded: 0,
     status: "PENDING",
     attemptCount: 0,
     nextRetryAt: null,

@@ -262,6 +262,8 @@ export interface Charge {
   readonly reference: string
   readonly fee: number
   readonly netAmount: number
+  /** How much has gone back to the payer by refunds (`Refund`); at most `amount`. */
+  readonly amountRefunded: number
   readonly periodKey: string
   readonly periodCharged: number
   readonly createdAt: DateTime.Utc

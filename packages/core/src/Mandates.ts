@@ -272,6 +272,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
               reference,
               fee: transfer.right.fee,
               netAmount: transfer.right.netAmount,
+              amountRefunded: 0,
               periodKey: auth.periodKey,
               periodCharged: auth.periodCharged,
               createdAt: now

@@ -16,6 +16,7 @@ export type Kind =
   | "balance_warning"
   | "payment_failed"
   | "subscription.cancelled"
+  | "refund"
 
 export interface Notification {
   readonly id: string

@@ -193,6 +193,8 @@ export interface Payment {
   readonly amount: number
   readonly fee: number
   readonly netAmount: number
+  /** How much has gone back to the payer by refunds (`Refund`); at most `amount`. */
+  readonly amountRefunded: number
   readonly reference: string
   readonly createdAt: DateTime.Utc
 }

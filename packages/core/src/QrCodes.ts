@@ -237,6 +237,7 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
               amount,
               fee: receipt.fee,
               netAmount: receipt.netAmount,
+              amountRefunded: 0,
               reference: code.reference,
               createdAt: now
             }

@@ -16,6 +16,7 @@ import type { CheckoutSession } from "./CheckoutSession.js"
 import type { Invoice } from "./Invoice.js"
 import type { Payment as QrPayment, QrCode, Type as QrType } from "./QrCode.js"
 import type { Status as SubscriptionStatus, Subscription } from "./Subscription.js"
+import type { Payment as RefundablePayment, Refund, Source as RefundSource } from "./Refund.js"
 
 export interface TransactorService {
   /**
@@ -352,6 +353,42 @@ export interface InvoicesRepo {
 export class InvoicesStore extends Context.Tag("laari/Store/Invoices")<InvoicesStore, InvoicesRepo>() {}
 
 // ---------------------------------------------------------------------------------------------------
+// Refunds
+// ---------------------------------------------------------------------------------------------------
+
+export interface RefundFilter extends Page {
+  readonly chargeId?: string | undefined
+  readonly qrPaymentId?: string | undefined
+  readonly invoiceId?: string | undefined
+}
+
+export interface RefundsRepo {
+  /** Fails with `DuplicateReference` when the tenant already has a refund with that reference. */
+  readonly insert: (refund: Refund) => Effect.Effect<void, DuplicateReference | ServiceUnavailable>
+  /** One of the tenant's refunds by id or reference. */
+  readonly find: (tenant: Tenant, lookup: Lookup) => Effect.Effect<Refund | undefined, ServiceUnavailable>
+  /** Newest first. */
+  readonly list: (
+    tenant: Tenant,
+    filter: RefundFilter
+  ) => Effect.Effect<ReadonlyArray<Refund>, ServiceUnavailable>
+  /**
+   * The tenant's payment `source` names, locked until the transaction ends (so refunds of one payment
+   * are decided one at a time); `undefined` when there is none or it is another tenant's.
+   */
+  readonly lockPayment: (
+    tenant: Tenant,
+    source: RefundSource
+  ) => Effect.Effect<RefundablePayment | undefined, ServiceUnavailable>
+  /** Records how much of the payment (locked by `lockPayment`) has gone back in all. */
+  readonly setRefunded: (
+    source: RefundSource,
+    amountRefunded: number
+  ) => Effect.Effect<void, ServiceUnavailable>
+}
+export class RefundsStore extends Context.Tag("laari/Store/Refunds")<RefundsStore, RefundsRepo>() {}
+
+// ---------------------------------------------------------------------------------------------------
 // All together
 // ---------------------------------------------------------------------------------------------------
 
@@ -368,6 +405,7 @@ export type Repositories =
   | CheckoutSessionsStore
   | SubscriptionsStore
   | InvoicesStore
+  | RefundsStore
   | LedgerReads
 
 /**

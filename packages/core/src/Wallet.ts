@@ -59,6 +59,23 @@ export interface TransferReceipt {
   readonly createdAt: DateTime.Utc
 }
 
+/** A refund's transfer: `amount` from the merchant's wallet back to the payer's; no fee moves. */
+export interface Reversal {
+  /** Unique per refund (`Refund.transferId`): a retried reversal never moves money twice. */
+  readonly id: string
+  readonly environment: Environment
+  readonly payer: CustomerId
+  readonly merchant: MerchantId
+  readonly amount: Laari
+  readonly memo: string
+}
+
+/** The merchant's wallet holds less than the reversal would take from it. */
+export class InsufficientMerchantBalance extends Schema.TaggedError<InsufficientMerchantBalance>()(
+  "InsufficientMerchantBalance",
+  { balance: Schema.Number }
+) {}
+
 export interface WalletService {
   /** The payer's wallet, or `undefined` when there is none. */
   readonly payer: (customerId: CustomerId) => Effect.Effect<PayerAccount | undefined, ServiceUnavailable>
@@ -70,6 +87,15 @@ export interface WalletService {
   readonly transfer: (
     transfer: Transfer
   ) => Effect.Effect<TransferReceipt, TransferRefused | ServiceUnavailable>
+  /**
+   * Moves `amount` from the merchant's wallet back to the payer's, fee untouched. Idempotent on `id`
+   * like `transfer`. Refused with `InsufficientMerchantBalance` when the merchant's balance is short;
+   * reversals of one merchant are serialized (a ledger locks the merchant's wallet), so two cannot
+   * together overdraw it. Joins the caller's transaction.
+   */
+  readonly reverse: (
+    reversal: Reversal
+  ) => Effect.Effect<TransferReceipt, InsufficientMerchantBalance | ServiceUnavailable>
   /**
    * Optional: the caller is about to read or pay from these wallets in its transaction (the renewal
    * engine, a batch at a time). A ledger in the caller's database may lock them all now, in one go and

@@ -9,6 +9,7 @@ import type * as Ids from "../src/Ids.js"
 import * as Invoice from "../src/Invoice.js"
 import * as Mandate from "../src/Mandate.js"
 import type * as QrCode from "../src/QrCode.js"
+import * as Refund from "../src/Refund.js"
 import * as Subscription from "../src/Subscription.js"
 
 // -------------------------------------------------------------------------------------------------
@@ -63,6 +64,7 @@ const charge: fc.Arbitrary<Mandate.Charge> = fc.record({
   reference: text,
   fee: laari,
   netAmount: laari,
+  amountRefunded: laari,
   periodKey: fc.constant("2026-07"),
   periodCharged: laari,
   createdAt: instant
@@ -89,6 +91,7 @@ const qrPayment: fc.Arbitrary<QrCode.Payment> = fc.record({
   amount: laari,
   fee: laari,
   netAmount: laari,
+  amountRefunded: laari,
   reference: text,
   createdAt: instant
 })
@@ -130,6 +133,7 @@ const invoice: fc.Arbitrary<Invoice.Invoice> = fc.record({
   periodStart: instant,
   periodEnd: instant,
   amount: laari,
+  amountRefunded: laari,
   status: fc.constantFrom(...Invoice.Status.literals),
   attemptCount: fc.nat(4),
   nextRetryAt: nullable(instant),
@@ -138,6 +142,19 @@ const invoice: fc.Arbitrary<Invoice.Invoice> = fc.record({
   paidAt: nullable(instant),
   lastAttemptAt: nullable(instant),
   voidedAt: nullable(instant),
+  createdAt: instant
+})
+
+const refund: fc.Arbitrary<Refund.Refund> = fc.record({
+  id: uuid<Refund.RefundId>(),
+  merchantId,
+  environment,
+  source: fc.record({ kind: fc.constantFrom(...Refund.SourceKind.literals), id: fc.uuid() }),
+  customerId,
+  amount: laari,
+  reason: nullable(fc.constantFrom(...Refund.Reason.literals)),
+  reference: nullable(text),
+  description: nullable(text),
   createdAt: instant
 })
 
@@ -178,7 +195,8 @@ const built: { readonly [T in EventType.Type]: fc.Arbitrary<Events.WebhookObject
   "subscription.past_due": subscription.map(Events.subscriptionObject),
   "subscription.canceled": subscription.map(Events.subscriptionObject),
   "checkout.session.completed": session.map(Events.checkoutSessionObject),
-  "qr_code.payment.succeeded": qrPayment.map(Events.qrPaymentObject)
+  "qr_code.payment.succeeded": qrPayment.map(Events.qrPaymentObject),
+  "refund.created": refund.map(Refund.refundObject)
 }
 
 /** The object as a webhook receiver sees it: JSON text, parsed. */

@@ -14,6 +14,7 @@ import * as Problems from "./Http/Problems.js"
 import { MandatesApi } from "./Mandates/Api.js"
 import { OpsApi } from "./Ops/Api.js"
 import { QrCodesApi, QrImagesApi } from "./QrCodes/Api.js"
+import { RefundsApi } from "./Refunds/Api.js"
 import { SubscriptionsApi } from "./Subscriptions/Api.js"
 import { TestHelpersApi } from "./TestHelpers/Api.js"
 import { EventsApi, OpsWebhooksApi, WebhookEndpointsApi } from "./Webhooks/Api.js"
@@ -103,6 +104,7 @@ export class Api extends HttpApi.make("laari")
   .add(QrImagesApi)
   .add(CheckoutApi)
   .add(SubscriptionsApi)
+  .add(RefundsApi)
   .add(BalanceApi)
   .add(WebhookEndpointsApi)
   .add(EventsApi)
@@ -123,7 +125,7 @@ export class Api extends HttpApi.make("laari")
   .annotate(
     OpenApi.Description,
     [
-      "Mandates, national-scheme QR codes and subscriptions for merchants of a Maldivian wallet.",
+      "Mandates, national-scheme QR codes, subscriptions and refunds for merchants of a Maldivian wallet.",
       "Amounts are integer laari (100 laari = 1 MVR); times in reads are Maldives time (+05:00).",
       "Authenticate with `Authorization: Bearer <key>`. Every error body is `{ message, code, errors? }`, its `code` distinct among the errors one status of one operation can answer with.",
       "Schemas describe exactly what this version sends; additive changes (a new optional field, a new event) keep the version, so clients must ignore fields they do not know."

@@ -37,6 +37,7 @@ import * as PagesRequest from "./Pages/Request.js"
 import * as WalletPages from "./Pages/Wallet.js"
 import * as QrPng from "./QrPng.js"
 import { QrCodesLive, QrImagesLive } from "./QrCodes/Http.js"
+import { RefundsLive } from "./Refunds/Http.js"
 import * as Database from "./Sql/Database.js"
 import { SubscriptionsLive } from "./Subscriptions/Http.js"
 import { TestHelpersLive } from "./TestHelpers/Http.js"
@@ -56,6 +57,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     QrImagesLive,
     CheckoutLive,
     SubscriptionsLive,
+    RefundsLive,
     BalanceLive,
     ApprovalsLive,
     OpsLive,

@@ -247,22 +247,13 @@ describe("the invariant on PGlite", () => {
     async () => {
       const m = await merchantWithMandate()
       const c = await m.charge(10_000)
-      const payer = (await get(m.test, "/test-helpers/payer")).body.customerId as string
-      const refundId = crypto.randomUUID()
-      await server.sql(
-        Effect.flatMap(SqlClient.SqlClient, (sql) =>
-          sql.withTransaction(
-            Effect.gen(function* () {
-              yield* sql`INSERT INTO ledger_transfers (id, kind, environment, merchant_id, customer_id, amount, fee, memo, created_at)
-                VALUES (${`refund:${refundId}`}, 'refund', 'test', ${m.id}, ${payer}, 4000, 0, 'refund', now())`
-              yield* sql`INSERT INTO ledger_entries (transfer_id, account_id, amount, rolled) VALUES
-                (${`refund:${refundId}`}, ${`merchant:test:${m.id}`}, -4000, false),
-                (${`refund:${refundId}`}, ${`customer:${payer}`}, 4000, true)`
-              yield* sql`UPDATE ledger_accounts SET balance = balance + 4000 WHERE id = ${`customer:${payer}`}`
-            })
-          )
-        )
-      )
+      // A real refund (POST /refunds): stamped by the service's clock like the charge, so it is the newest row.
+      const refund = await server.request("POST", "/refunds", {
+        key: m.test,
+        body: { charge_id: c.id, amount: 4_000 }
+      })
+      expect(refund.status, refund.text).toBe(201)
+      const refundId = refund.body.id as string
       const rows = (await get(m.test, "/balance-transactions")).body.data
       expect(rows[0]).toMatchObject({
         type: "refund",

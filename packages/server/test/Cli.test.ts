@@ -307,6 +307,8 @@ describe("laari CLI", { timeout: 300_000 }, () => {
       expect(declined.stderr).toContain("sandbox mandates approve themselves")
       const live = await cli(["trigger", "mandate.activated", "--key", "sk_live_x"])
       expect(live.stderr).toContain("use a test secret key")
+      const refunded = await ok(["trigger", "refund.created", "--key", key])
+      expect(refunded).toMatch(/mandate\.charge\.succeeded\nevt_\w+ {2}refund\.created/)
     } finally {
       await receiver.close()
     }

@@ -70,6 +70,8 @@ for (const backend of serverBackends) {
           "mandates",
           "qrCode",
           "qrCodes",
+          "refund",
+          "refunds",
           "subscription",
           "subscriptions",
           "webhookDeliveries",
@@ -148,10 +150,20 @@ for (const backend of serverBackends) {
         body: { url: "https://example.com/laari", enabled_events: ["*"] }
       })
       expect(hook.status, hook.text).toBe(201)
+      const mandate = await server.request("POST", "/mandates", { key, body: Fixtures.mandateBody() })
+      const charge = await server.request("POST", `/mandates/${mandate.body.id}/charges`, {
+        key,
+        body: { amount: 5_000 }
+      })
+      const refund = await server.request("POST", "/refunds", {
+        key,
+        body: { charge_id: charge.body.id, amount: 1_000, reference: Fixtures.unique("refund") }
+      })
+      expect(refund.status, refund.text).toBe(201)
 
       const graph = async (source: string) => {
         const res = await query(key, source)
-        expect(res.body.errors, source).toBeUndefined()
+        expect(res.body.errors, `${source} ${JSON.stringify(res.body.errors)}`).toBeUndefined()
         return res.body.data
       }
       const fields = (schema: { fields: Record<string, unknown> }) => Object.keys(schema.fields).join(" ")
@@ -159,6 +171,19 @@ for (const backend of serverBackends) {
       const { SubscriptionRead, InvoiceRead } = await import("../src/Subscriptions/Api.js")
       const { SessionRead } = await import("../src/Checkout/Api.js")
       const { WebhookEndpointRead } = await import("../src/Webhooks/Api.js")
+      const { RefundRead } = await import("../src/Refunds/Api.js")
+      const { ChargeRead } = await import("../src/Mandates/Api.js")
+      expect((await graph(`{ refunds { ${fields(RefundRead)} } }`)).refunds).toEqual(await get("/refunds"))
+      expect(
+        (await graph(`{ refunds(charge_id: "${charge.body.id}") { ${fields(RefundRead)} } }`)).refunds
+      ).toEqual(await get(`/refunds?charge_id=${charge.body.id}`))
+      expect(
+        (await graph(`{ refund(id: "${refund.body.reference}") { ${fields(RefundRead)} } }`)).refund
+      ).toEqual(refund.body)
+      const graphCharges = (
+        await graph(`{ mandate(id: "${mandate.body.id}") { charges { ${fields(ChargeRead)} } } }`)
+      ).mandate.charges
+      expect(graphCharges).toMatchObject([{ id: charge.body.id, amountRefunded: 1_000 }])
 
       expect((await graph(`{ qrCodes { ${fields(QrCodeRead)} } }`)).qrCodes).toEqual(await get("/qr-codes"))
       expect((await graph(`{ qrCode(id: "${qr.body.id}") { ${fields(QrCodeRead)} } }`)).qrCode).toEqual(
@@ -171,9 +196,13 @@ for (const backend of serverBackends) {
           )
         ).checkoutSession
       ).toEqual(await get(`/checkout/sessions/${session.body.id}`))
-      const subs = (
-        await graph(`{ subscriptions { ${fields(SubscriptionRead)} invoices { ${fields(InvoiceRead)} } } }`)
-      ).subscriptions as Array<{ id: string; invoices: unknown }>
+      const subs =
+        // Nested pages of 10: the default 25 x 25 would cost over the limit since invoices read amountRefunded.
+        (
+          await graph(
+            `{ subscriptions { ${fields(SubscriptionRead)} invoices(limit: 10) { ${fields(InvoiceRead)} } } }`
+          )
+        ).subscriptions as Array<{ id: string; invoices: unknown }>
       const restSubs = (await get("/subscriptions")) as Array<{ id: string }>
       expect(subs.map(({ invoices: _, ...s }) => s)).toEqual(restSubs)
       for (const s of subs) expect(s.invoices).toEqual(await get(`/subscriptions/${s.id}/invoices`))

@@ -54,6 +54,7 @@ const schema = [
   "qr_codes",
   "qr_images",
   "qr_payments",
+  "refunds",
   "server_secrets",
   "subscriptions",
   "webhook_deliveries",
@@ -75,6 +76,7 @@ const all = [
   [12, "phone_e164"],
   [13, "webhook_leases"],
   [14, "ended_sessions"],
+  [15, "refunds"],
   [16, "balance_transactions"]
 ]
 

@@ -145,6 +145,7 @@ for (const backend of TestDatabase.backends) {
                 amount: 1_000,
                 fee: 10,
                 netAmount: 990,
+                amountRefunded: 0,
                 reference: mine.reference,
                 createdAt: at("2030-01-01T00:01:00Z"),
                 ...overrides

@@ -19,6 +19,7 @@ import {
   type Mandate,
   type Notifications,
   type QrCode,
+  type Refund,
   Store,
   type Subscription,
   type Wallet
@@ -89,6 +90,7 @@ export interface Tables {
   readonly checkoutSessions: HashMap.HashMap<string, Row<CheckoutSession.CheckoutSession>>
   readonly subscriptions: HashMap.HashMap<string, SubscriptionRow>
   readonly invoices: HashMap.HashMap<string, Row<Invoice.Invoice>>
+  readonly refunds: HashMap.HashMap<string, Row<Refund.Refund>>
   /** Keyed by `scopeKey(scope)`. */
   readonly idempotency: HashMap.HashMap<string, Idempotency.Record>
   /** Oldest first. */
@@ -120,6 +122,7 @@ export const empty: Tables = {
   checkoutSessions: HashMap.empty(),
   subscriptions: HashMap.empty(),
   invoices: HashMap.empty(),
+  refunds: HashMap.empty(),
   idempotency: HashMap.empty(),
   events: Chunk.empty(),
   eventSequences: HashMap.empty(),

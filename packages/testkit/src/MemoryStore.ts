@@ -19,6 +19,7 @@ import {
   type Subscription
 } from "@laari/core"
 import { Chunk, DateTime, Effect, HashMap, Layer, Option } from "effect"
+import * as MemoryRefunds from "./MemoryRefunds.js"
 import { MemoryDb, type MemoryDbService, type Row, type SubscriptionRow, type Tables } from "./MemoryDb.js"
 
 /** Newest first: by creation time, then by insertion order. */
@@ -464,6 +465,8 @@ const updateInvoice = updater<Invoice.Invoice>()(
     "periodStart",
     "periodEnd",
     "amount",
+    // Only a refund changes it (`RefundsRepo.setRefunded`), never an attempt.
+    "amountRefunded",
     "createdAt"
   ]
 )
@@ -766,6 +769,7 @@ export const layer: Layer.Layer<
   Layer.effect(Store.CheckoutSessionsStore, Effect.map(MemoryDb, checkoutSessions)),
   Layer.effect(Store.SubscriptionsStore, Effect.map(MemoryDb, subscriptions)),
   Layer.effect(Store.InvoicesStore, Effect.map(MemoryDb, invoices)),
+  Layer.effect(Store.RefundsStore, Effect.map(MemoryDb, MemoryRefunds.refunds)),
   Layer.effect(Idempotency.IdempotencyStore, Effect.map(MemoryDb, idempotency)),
   Layer.effect(Events.Outbox, Effect.map(MemoryDb, outbox)),
   Layer.effect(Notifications.Notifications, Effect.map(MemoryDb, notifications))

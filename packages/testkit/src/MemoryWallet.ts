@@ -211,9 +211,41 @@ export const make = (db: MemoryDbService): MemoryWalletService => {
       return receipt
     }).pipe(db.withTransaction)
 
+  /** A refund: merchant -amount, payer +amount, no fee; refused when the merchant's balance is short. */
+  const reverse = (r: Wallet.Reversal) =>
+    Effect.gen(function* () {
+      if (!Number.isSafeInteger(r.amount) || r.amount <= 0)
+        return yield* Effect.dieMessage(`reversal ${r.id}: amount ${r.amount} does not make sense`)
+      const t = yield* db.get
+      const done = Option.getOrUndefined(HashMap.get(t.transfers, r.id))
+      if (done !== undefined) return done
+      const payer = payerOf(t, r.payer)
+      if (payer === undefined || payer.environment !== r.environment)
+        return yield* Effect.dieMessage(`reversal ${r.id}: no wallet ${r.payer} in ${r.environment}`)
+      const merchantAccount = account.merchant(r.environment, r.merchant)
+      const balance = balanceOf(t, merchantAccount)
+      if (balance < r.amount) return yield* new Wallet.InsufficientMerchantBalance({ balance })
+      const receipt: Wallet.TransferReceipt = {
+        id: r.id,
+        amount: r.amount,
+        fee: 0 as Wallet.TransferReceipt["fee"],
+        netAmount: r.amount,
+        createdAt: yield* DateTime.now
+      }
+      yield* db.update((t) => ({
+        ...post(t, `refund:${r.id}`, [
+          [merchantAccount, -r.amount],
+          [account.customer(r.payer), r.amount]
+        ]),
+        transfers: HashMap.set(t.transfers, r.id, receipt)
+      }))
+      return receipt
+    }).pipe(db.withTransaction)
+
   return {
     payer: (customerId) => Effect.map(db.get, (t) => payerOf(t, customerId)),
     transfer,
+    reverse,
     open,
     setPayer,
     balance: (name) => Effect.map(db.get, (t) => balanceOf(t, name)),

@@ -40,6 +40,7 @@ import {
 } from "@laari/core"
 import { Cause, Data, DateTime, Deferred, Effect, Either, Exit, Fiber, Layer } from "effect"
 import * as MemoryQrImages from "./MemoryQrImages.js"
+import * as RefundContract from "./RefundContract.js"
 import { type MerchantInput, type PayerPatch, SandboxPayerBalance, Seed } from "./Seed.js"
 
 /** Every port of core: what a host brings. */
@@ -71,10 +72,10 @@ const uuid = Effect.flatMap(Crypto.Crypto, (c) => c.uuid)
 
 let merchantCount = 0
 /** A fresh merchant, so no test sees another's data. */
-const freshMerchant = (input: Partial<MerchantInput> = {}) =>
+export const freshMerchant = (input: Partial<MerchantInput> = {}) =>
   Effect.flatMap(Seed, (seed) => seed.merchant({ name: `Contract merchant ${++merchantCount}`, ...input }))
 
-const tenantOf = (merchant: Store.Merchant, environment: Ids.Environment = "test"): Ids.Tenant => ({
+export const tenantOf = (merchant: Store.Merchant, environment: Ids.Environment = "test"): Ids.Tenant => ({
   merchantId: merchant.id,
   environment
 })
@@ -149,7 +150,7 @@ const freshQrid = Effect.flatMap(Crypto.Crypto, (c) =>
 )
 
 /** A fresh merchant with one outlet. */
-const merchantWithOutlet = (input: Partial<MerchantInput> = {}) =>
+export const merchantWithOutlet = (input: Partial<MerchantInput> = {}) =>
   Effect.gen(function* () {
     const merchant = yield* freshMerchant(input)
     const outlet = yield* (yield* Seed).outlet(merchant.id, "Majeedhee Magu")
@@ -217,6 +218,7 @@ const newQrPayment = (
       amount: 12_550,
       fee: 126,
       netAmount: 12_424,
+      amountRefunded: 0,
       reference: code.reference,
       createdAt: T0,
       ...overrides
@@ -227,7 +229,7 @@ const newQrPayment = (
 const imageBytes = (seed: number, size = 20_000): Uint8Array =>
   Uint8Array.from({ length: size }, (_, i) => (i * 131 + seed * 17 + (i >> 8)) & 255)
 
-const qrRequest = (outletId: number, overrides: Partial<QrCode.Request> = {}): QrCode.Request => ({
+export const qrRequest = (outletId: number, overrides: Partial<QrCode.Request> = {}): QrCode.Request => ({
   outletId,
   type: "STATIC",
   amount: null,
@@ -327,7 +329,7 @@ const storeActivation = (a: Activated, dueAt?: DateTime.Utc | null) =>
   })
 
 /** A stored subscription of `tenant` paid by `customerId` (see `activation`), due at `dueAt` if given. */
-const subscribe = (
+export const subscribe = (
   tenant: Ids.Tenant,
   customerId: Ids.CustomerId,
   options: Parameters<typeof activation>[2] & { readonly dueAt?: DateTime.Utc | null } = {}
@@ -339,7 +341,7 @@ const subscribe = (
   })
 
 /** The invoice of period `n` of `sub`, opened at that period's start. */
-const cycleInvoice = (sub: Subscription.Subscription, n: number) =>
+export const cycleInvoice = (sub: Subscription.Subscription, n: number) =>
   Effect.map(uuid, (id) =>
     Invoice.open(
       sub,
@@ -741,6 +743,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
                     reference: m.reference,
                     fee: 10,
                     netAmount: 990,
+                    amountRefunded: 0,
                     periodKey: "2026-03",
                     periodCharged: 0,
                     createdAt: T0
@@ -903,6 +906,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
                 reference: `charge-ref-${i}`,
                 fee: 10,
                 netAmount: 990 + i,
+                amountRefunded: 0,
                 periodKey: "2026-03",
                 periodCharged: 1_000 * i,
                 createdAt: plus(T0, i * second + i)
@@ -938,6 +942,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
                 reference: "r",
                 fee: 1,
                 netAmount: 99 + i,
+                amountRefunded: 0,
                 periodKey: "2026-03",
                 periodCharged: 100 * (i + 1),
                 createdAt: plus(T0, i * second)
@@ -1711,6 +1716,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
               amount: 1_000 + i,
               fee: 10 + i,
               netAmount: 990,
+              amountRefunded: 0,
               createdAt: plus(T0, i * second + i)
             })
           )
@@ -3014,6 +3020,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
                 amount: 12_550,
                 fee: 126,
                 netAmount: 12_424,
+                amountRefunded: 0,
                 reference: "order-1"
               })
               expect(DateTime.formatIso(payment.createdAt)).toBe(iso(Now + 15 * minute - 1))
@@ -3068,7 +3075,8 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
             expect(yield* pay(customer.id, code.payload, 100)).toMatchObject({
               amount: 100,
               fee: 1,
-              netAmount: 99
+              netAmount: 99,
+              amountRefunded: 0
             })
             expect(yield* pay(customer.id, code.payload, 1_000)).toMatchObject({ amount: 1_000, fee: 10 })
             expect(yield* moneyOf(merchant, customer.id)).toEqual({
@@ -3367,6 +3375,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
               amount: 5_000,
               fee: 50,
               netAmount: 4_950,
+              amountRefunded: 0,
               customerId: customer.id
             })
             expect((yield* (yield* Wallet.Wallet).payer(customer.id))?.balance).toBe(15_000)
@@ -3377,6 +3386,15 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
             expect(types).toEqual(["mandate.activated", "mandate.charge.succeeded"])
           }).pipe(at("2026-03-15T10:00:00Z"))
       )
+    })
+
+    RefundContract.tests(it, {
+      freshMerchant,
+      tenantOf,
+      subscribe,
+      cycleInvoice,
+      merchantWithOutlet,
+      qrRequest
     })
   })
 }

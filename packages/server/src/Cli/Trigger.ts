@@ -57,6 +57,17 @@ const recipes = (
     }),
   "mandate.revoked": (client) =>
     Effect.flatMap(mandate(client), (m) => client.mandates.revoke({ headers: {}, path: { id: m.id } })),
+  // A charge, then half of it back (the whole would be short by the fee, which laari keeps).
+  "refund.created": (client) =>
+    Effect.gen(function* () {
+      const m = yield* mandate(client)
+      const charge = yield* client.mandates.charge({
+        headers: {},
+        path: { id: m.id },
+        payload: { amount: 1_000 }
+      })
+      return yield* client.refunds.create({ headers: {}, payload: { charge_id: charge.id, amount: 500 } })
+    }),
   "mandate.declined":
     "sandbox mandates approve themselves (spec 4): decline a live mandate on its approval page instead.",
   "qr_code.payment.succeeded": (client) =>

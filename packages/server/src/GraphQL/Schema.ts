@@ -15,6 +15,7 @@ import {
   Mandates,
   QrCode as QrCodeModel,
   QrCodes,
+  Refunds,
   Store,
   Subscription as SubscriptionModel,
   Subscriptions
@@ -29,6 +30,8 @@ import { ChargeRead, ListParams as MandatesParams, MandateRead } from "../Mandat
 import * as MandateJson from "../Mandates/Json.js"
 import { ListParams as QrParams, QrCodeRead } from "../QrCodes/Api.js"
 import * as QrJson from "../QrCodes/Json.js"
+import { ListParams as RefundsParams, RefundRead } from "../Refunds/Api.js"
+import * as RefundJson from "../Refunds/Http.js"
 import { makeEvents } from "../Sql/Events.js"
 import { InvoiceRead, ListParams as SubscriptionsParams, SubscriptionRead } from "../Subscriptions/Api.js"
 import * as SubscriptionJson from "../Subscriptions/Json.js"
@@ -112,6 +115,7 @@ export const make = Effect.gen(function* () {
   const qrCodes = yield* QrCodes.QrCodes
   const checkout = yield* Checkout.Checkout
   const subscriptions = yield* Subscriptions.Subscriptions
+  const refunds = yield* Refunds.Refunds
   const charges = yield* Store.ChargesStore
   const invoices = yield* Store.InvoicesStore
   const events = yield* makeEvents
@@ -149,6 +153,7 @@ export const make = Effect.gen(function* () {
   const Event = types.fromSchema(Events.Envelope.annotations({ identifier: "Event" }))
   const WebhookEndpoint = types.fromSchema(WebhookEndpointRead)
   const WebhookDelivery = types.fromSchema(WebhookDeliveryRead)
+  const Refund = types.fromSchema(RefundRead)
 
   const list = (type: G.GraphQLObjectType) =>
     new G.GraphQLNonNull(new G.GraphQLList(new G.GraphQLNonNull(type)))
@@ -260,6 +265,43 @@ export const make = Effect.gen(function* () {
                 offset: p.offset ?? 0
               })
               .pipe(Effect.map((l) => l.map(SubscriptionJson.subscription)))
+          )
+        }
+      },
+      refunds: {
+        type: list(Refund),
+        description: "Refunds, newest first, optionally of one payment (scope payments:write)",
+        args: {
+          charge_id: { type: G.GraphQLString },
+          qr_payment_id: { type: G.GraphQLString },
+          invoice_id: { type: G.GraphQLString },
+          ...pageArgs
+        },
+        resolve: (_, args, ctx) => {
+          allow(ctx, "payments:write")
+          const p = params(RefundsParams, args)
+          return ctx.run(
+            refunds
+              .list(Auth.tenantOf(ctx.principal), {
+                chargeId: p.charge_id,
+                qrPaymentId: p.qr_payment_id,
+                invoiceId: p.invoice_id,
+                limit: p.limit ?? 25,
+                offset: p.offset ?? 0
+              })
+              .pipe(Effect.map((l) => l.map(RefundJson.json)))
+          )
+        }
+      },
+      refund: {
+        type: Refund,
+        args: byId,
+        resolve: (_, args: { id: string }, ctx) => {
+          allow(ctx, "payments:write")
+          return ctx.run(
+            orNull(refunds.get(Auth.tenantOf(ctx.principal), args.id).pipe(Effect.map(RefundJson.json)), [
+              "RefundNotFound"
+            ])
           )
         }
       },

@@ -23,6 +23,7 @@ import {
   Mandate,
   Mandates,
   QrCodes,
+  Refunds,
   Store,
   Subscriptions,
   Webhook
@@ -643,6 +644,53 @@ export const WebhookEndpointLimitReached = coded(
   `The merchant already has ${Webhook.MaxEndpoints} webhook endpoints in this environment; delete one first`,
   ["WEBHOOK_ENDPOINT_LIMIT_REACHED"]
 )
+
+// ---------------------------------------------------------------------------------------------------------
+// Refunds (issue 26).
+
+export const RefundNotFound = plain(
+  Refunds.RefundNotFound,
+  "RefundNotFound",
+  404,
+  "Refund not found",
+  "REFUND_NOT_FOUND"
+)
+export const PaymentNotFound = coded(
+  Refunds.PaymentNotFound,
+  (e) => `${e.kind.toUpperCase()}_NOT_FOUND`,
+  "PaymentNotFound",
+  404,
+  "No charge, QR payment or invoice of the merchant in this environment with that id",
+  ["CHARGE_NOT_FOUND", "QR_PAYMENT_NOT_FOUND", "INVOICE_NOT_FOUND"]
+)
+export const RefundReferenceTaken = plain(
+  Refunds.RefundReferenceTaken,
+  "RefundReferenceTaken",
+  409,
+  "A refund with this reference already exists",
+  "REFERENCE_TAKEN"
+)
+
+const refundRefusal = <const Code extends string>(
+  status: number,
+  description: string,
+  codes: readonly [Code, ...Array<Code>]
+) => coded(Refunds.RefundRefused, (e) => e.code, `RefundRefused${status}`, status, description, codes)
+
+/** A refused refund moves nothing; one schema per status. */
+export const RefundRefused = {
+  Conflict: refundRefusal(409, "The payment is not settled, or has been refunded in full", [
+    "PAYMENT_NOT_REFUNDABLE",
+    "PAYMENT_ALREADY_REFUNDED"
+  ]),
+  Unprocessable: refundRefusal(422, "The amount is more than remains to be refunded, or not an amount", [
+    "REFUND_EXCEEDS_PAYMENT",
+    "REFUND_AMOUNT_INVALID"
+  ]),
+  PaymentRequired: refundRefusal(402, "The merchant's balance cannot cover the refund now", [
+    "INSUFFICIENT_MERCHANT_BALANCE"
+  ])
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Endpoints.

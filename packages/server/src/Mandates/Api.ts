@@ -58,6 +58,9 @@ export const ChargeRead = Schema.Struct({
   reference: Text,
   fee: Schema.NonNegativeInt.annotations({ description: "The platform's fee, in laari" }),
   netAmount: Schema.NonNegativeInt.annotations({ description: "What the merchant receives, in laari" }),
+  amountRefunded: Schema.NonNegativeInt.annotations({
+    description: "Laari given back by refunds so far (`POST /refunds`); at most `amount`"
+  }),
   periodKey: Text,
   periodCharged: Schema.NonNegativeInt,
   createdAt: Timestamp

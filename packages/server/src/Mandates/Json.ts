@@ -45,6 +45,7 @@ export const charge = (c: Mandate.Charge): typeof ChargeRead.Type => ({
   reference: c.reference,
   fee: c.fee,
   netAmount: c.netAmount,
+  amountRefunded: c.amountRefunded,
   periodKey: c.periodKey,
   periodCharged: c.periodCharged,
   createdAt: Calendar.formatMaldives(c.createdAt)

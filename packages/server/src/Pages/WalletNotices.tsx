@@ -51,6 +51,10 @@ const dv: { readonly [K in Notifications.Kind]: Words } = {
   "subscription.cancelled": {
     title: "{plan} ނިމިއްޖެ",
     body: "ތިބާގެ {plan} ސަބްސްކްރިޕްޝަން ނިމިއްޖެ؛ އިތުރު ފައިސާއެއް ނުނެގޭނެ."
+  },
+  refund: {
+    title: "{merchant} ން {amount} އަނބުރާ ދީފި",
+    body: "{merchant} ން ތިބާގެ ވޯލެޓަށް {amount} އަނބުރާ ދީފި."
   }
 }
 

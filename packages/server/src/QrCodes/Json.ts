@@ -36,5 +36,6 @@ export const payment = (p: QrCode.Payment) => ({
   amount: p.amount,
   fee: p.fee,
   netAmount: p.netAmount,
+  amountRefunded: p.amountRefunded,
   createdAt: Calendar.formatMaldives(p.createdAt)
 })

@@ -75,7 +75,7 @@ export interface WalletSettings {
 
 interface TransferRow {
   readonly id: string
-  readonly kind: "payment" | "funding"
+  readonly kind: "payment" | "funding" | "refund"
   readonly environment: string
   readonly merchant_id: string | null
   readonly customer_id: string
@@ -260,6 +260,43 @@ export const make = (sql: SqlClient.SqlClient) => {
       })
     )
 
+  /**
+   * `Wallet.reverse` (a refund): lock the merchant's wallet, so reversals of one merchant are decided
+   * one at a time (payments only ever add to it, unlocked, and `rollUp` folds without changing the sum);
+   * refuse when its exact balance is short; else book merchant -amount, payer +amount, no fee. The
+   * merchant's leg is appended unfolded like a payment's, and counted at once by `balance`.
+   */
+  const reverse = (
+    r: Wallet.Reversal
+  ): Effect.Effect<Wallet.TransferReceipt, Wallet.InsufficientMerchantBalance | SqlError> =>
+    transaction(
+      Effect.gen(function* () {
+        const merchant: HouseAccount = {
+          kind: "merchant",
+          merchantId: r.merchant,
+          environment: r.environment
+        }
+        yield* sql`SELECT id FROM ledger_accounts WHERE id = ${houseAccountId(merchant)} FOR UPDATE`
+        // A statement after the lock: it sees every reversal committed before the lock was granted.
+        const available = yield* balance(merchant)
+        if (available < r.amount) return yield* new Wallet.InsufficientMerchantBalance({ balance: available })
+        const now = yield* DateTime.now
+        const row: TransferRow = {
+          id: r.id,
+          kind: "refund",
+          environment: r.environment,
+          merchant_id: r.merchant,
+          customer_id: r.payer,
+          amount: r.amount,
+          fee: 0,
+          memo: r.memo,
+          created_at: toDate(now)
+        }
+        yield* book(row, r.amount, [[merchant, -r.amount]])
+        return receiptFromRow(row)
+      })
+    )
+
   /** Opens a customer's wallet (empty); call in the transaction that creates the customer. */
   const openWallet = (
     customerId: string,
@@ -368,6 +405,7 @@ export const make = (sql: SqlClient.SqlClient) => {
     lockPayers,
     receipt,
     transfer,
+    reverse,
     openWallet,
     fund,
     configure,
@@ -393,6 +431,6 @@ export const walletLayer: Layer.Layer<Wallet.Wallet, never, SqlClient.SqlClient>
       Effect.flatMap(WriteBehind.Locked.active, (active) =>
         active ? ledger.lockPayers(customerIds) : Effect.void
       )
-    return repository({ payer, transfer: ledger.transfer, prepare })
+    return repository({ payer, transfer: ledger.transfer, reverse: ledger.reverse, prepare })
   })
 )

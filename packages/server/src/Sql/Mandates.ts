@@ -229,6 +229,8 @@ interface ChargeRow {
   readonly reference: string
   readonly fee: number | string
   readonly net_amount: number | string
+  /** Written only by a refund (`Refunds`), never by an insert: read, not written, here. */
+  readonly amount_refunded?: number | string
   readonly period_key: string
   readonly period_charged: number | string
   readonly created_at: Date
@@ -245,6 +247,7 @@ const chargeFromRow = (row: ChargeRow): Mandate.Charge => ({
   reference: row.reference,
   fee: int(row.fee),
   netAmount: int(row.net_amount),
+  amountRefunded: int(row.amount_refunded ?? 0),
   periodKey: row.period_key,
   periodCharged: int(row.period_charged),
   createdAt: fromDate(row.created_at)

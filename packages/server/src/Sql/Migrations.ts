@@ -76,6 +76,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
       expires_at timestamptz NOT NULL
     )`
   ),
+  // Refunds of charges, QR payments and paid invoices, and the ledger's `refund` transfers (issue 26).
+  "0015_refunds": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(MigrationSql.refunds)),
   // A merchant's balance transactions and settlement days read its transfers newest first or by day
   // (`Sql/Balance`); ties in time in byte order of the id.
   "0016_balance_transactions": Effect.flatMap(SqlClient.SqlClient, (sql) =>

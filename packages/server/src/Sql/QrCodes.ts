@@ -222,6 +222,8 @@ interface QrPaymentRow {
   readonly amount: number | string
   readonly fee: number | string
   readonly net_amount: number | string
+  /** Written only by a refund (`Refunds`), never by an insert: read, not written, here. */
+  readonly amount_refunded?: number | string
   readonly reference: string
   readonly created_at: Date
 }
@@ -237,6 +239,7 @@ const paymentFromRow = (row: QrPaymentRow): QrCode.Payment => ({
   amount: int(row.amount),
   fee: int(row.fee),
   netAmount: int(row.net_amount),
+  amountRefunded: int(row.amount_refunded ?? 0),
   reference: row.reference,
   createdAt: fromDate(row.created_at)
 })

@@ -15,6 +15,7 @@ import { chargesLayer, mandatesLayer } from "./Mandates.js"
 import { customersLayer, merchantsLayer } from "./Merchants.js"
 import { notificationsLayer } from "./Notifications.js"
 import { outletsLayer, qrCodesLayer, qrPaymentsLayer } from "./QrCodes.js"
+import { refundsLayer } from "./Refunds.js"
 import { committing, guard, inTransaction } from "./Repository.js"
 import type * as RowCache from "./RowCache.js"
 import { checkoutSessionsLayer, invoicesLayer, subscriptionsLayer } from "./Subscriptions.js"
@@ -49,6 +50,7 @@ export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient | RowCache.Row
   checkoutSessionsLayer,
   subscriptionsLayer,
   invoicesLayer,
+  refundsLayer,
   idempotencyLayer,
   outboxLayer,
   notificationsLayer,

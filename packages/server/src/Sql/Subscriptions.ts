@@ -400,6 +400,8 @@ interface InvoiceRow {
   readonly period_start: Date
   readonly period_end: Date
   readonly amount: number | string
+  /** Written only by a refund (`Refunds`), never by the billing engine: read, not written, here. */
+  readonly amount_refunded?: number | string
   readonly status: string
   readonly attempt_count: number
   readonly next_retry_at: Date | null
@@ -422,6 +424,7 @@ const invoiceFromRow = (row: InvoiceRow): Invoice.Invoice => ({
   periodStart: fromDate(row.period_start),
   periodEnd: fromDate(row.period_end),
   amount: int(row.amount),
+  amountRefunded: int(row.amount_refunded ?? 0),
   status: row.status as Invoice.Status,
   attemptCount: int(row.attempt_count),
   nextRetryAt: fromDateOrNull(row.next_retry_at),

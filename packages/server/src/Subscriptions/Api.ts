@@ -44,6 +44,9 @@ export const InvoiceRead = Schema.Struct({
   periodStart: Timestamp,
   periodEnd: Timestamp,
   amount: Money.Amount,
+  amountRefunded: Schema.NonNegativeInt.annotations({
+    description: "Laari given back by refunds so far (`POST /refunds`); at most `amount`"
+  }),
   currency: Schema.Literal("MVR"),
   status: Invoice.Status,
   attemptCount: Schema.NonNegativeInt,

@@ -43,6 +43,7 @@ export const invoice = (i: Invoice.Invoice): typeof InvoiceRead.Type => ({
   periodStart: Calendar.formatMaldives(i.periodStart),
   periodEnd: Calendar.formatMaldives(i.periodEnd),
   amount: i.amount,
+  amountRefunded: i.amountRefunded,
   currency: "MVR",
   status: i.status,
   attemptCount: i.attemptCount,

@@ -58,6 +58,9 @@ export const QrPaymentRead = Schema.Struct({
   amount: QrCode.Amount,
   fee: Schema.NonNegativeInt,
   netAmount: Schema.NonNegativeInt,
+  amountRefunded: Schema.NonNegativeInt.annotations({
+    description: "Laari given back by refunds so far (`POST /refunds`); at most `amount`"
+  }),
   createdAt: Timestamp
 }).annotations({ identifier: "QrPayment" })
 

@@ -308,6 +308,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List refunds
+         * @description Newest first, optionally of one payment. Scope `payments:write`.
+         */
+        get: operations["refunds.list"];
+        put?: never;
+        /**
+         * Refund a payment
+         * @description Gives back `amount` laari (default: all that remains) of a mandate charge, a QR payment or a paid invoice to the wallet that paid, from the merchant's balance, in one transaction with its ledger entries and the `refund.created` event; the customer is notified. Several partial refunds may follow one another up to the amount paid. A refusal moves nothing and carries its `code`. laari keeps its fee (as Stripe does): a refund takes the refunded amount from the merchant's balance in full and gives no fee back, so payments minus refunds equals the merchant's balance plus fees. Scope `payments:write`.
+         */
+        post: operations["refunds.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refunds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch a refund
+         * @description By id or by the merchant's reference. Scope `payments:write`.
+         */
+        get: operations["refunds.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/balance": {
         parameters: {
             query?: never;
@@ -1006,6 +1050,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "refund.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The refund.created event
+         * @description Delivered to the merchant's endpoint with Standard Webhooks signature headers; `data.object` is the object this event carries.
+         */
+        post: operations["onRefundCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1501,6 +1565,11 @@ export interface components {
              * @description Laari (100 laari = 1 MVR), from 100 to 500000
              */
             amount: number;
+            /**
+             * int
+             * @description Laari given back by refunds so far (`POST /refunds`); at most `amount`
+             */
+            amountRefunded: components["schemas"]["NonNegative"];
             /** @enum {string} */
             currency: "MVR";
             /** @enum {string} */
@@ -1544,6 +1613,76 @@ export interface components {
             message: string;
             /** @enum {string} */
             code: "SUBSCRIPTION_NOT_CANCELLABLE";
+        };
+        /** @description No charge, QR payment or invoice of the merchant in this environment with that id */
+        PaymentNotFound: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+            /** @enum {string} */
+            code: "CHARGE_NOT_FOUND" | "QR_PAYMENT_NOT_FOUND" | "INVOICE_NOT_FOUND";
+        };
+        /** @description The amount is more than remains to be refunded, or not an amount */
+        RefundRefused422: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+            /** @enum {string} */
+            code: "REFUND_EXCEEDS_PAYMENT" | "REFUND_AMOUNT_INVALID";
+        };
+        /** @description A refund with this reference already exists */
+        RefundReferenceTaken: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+            /** @enum {string} */
+            code: "REFERENCE_TAKEN";
+        };
+        /** @description The payment is not settled, or has been refunded in full */
+        RefundRefused409: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+            /** @enum {string} */
+            code: "PAYMENT_NOT_REFUNDABLE" | "PAYMENT_ALREADY_REFUNDED";
+        };
+        /** @description The merchant's balance cannot cover the refund now */
+        RefundRefused402: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+            /** @enum {string} */
+            code: "INSUFFICIENT_MERCHANT_BALANCE";
+        };
+        /** @description Money given back to the wallet that paid: one of `chargeId`, `qrPaymentId`, `invoiceId` names the payment. laari keeps its fee (as Stripe does): a refund takes the refunded amount from the merchant's balance in full and gives no fee back, so payments minus refunds equals the merchant's balance plus fees. */
+        Refund: {
+            /**
+             * Format: uuid
+             * @description a Universally Unique Identifier
+             */
+            id: string;
+            /**
+             * positive
+             * @description Laari given back
+             */
+            amount: components["schemas"]["Int"];
+            /** @enum {string} */
+            currency: "MVR";
+            /** @enum {string} */
+            status: "SUCCEEDED";
+            chargeId: components["schemas"]["UUID"] | null;
+            qrPaymentId: components["schemas"]["UUID"] | null;
+            invoiceId: components["schemas"]["UUID"] | null;
+            reason: ("requested_by_customer" | "duplicate" | "fraudulent") | null;
+            reference: string | null;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @description Maldives time (+05:00), whole seconds
+             */
+            createdAt: string;
+        };
+        /** @description Refund not found */
+        RefundNotFound: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+            /** @enum {string} */
+            code: "REFUND_NOT_FOUND";
         };
         /** @description The merchant's available balance */
         Balance: {
@@ -1616,10 +1755,10 @@ export interface components {
             code: "INVALID_DATE";
         };
         /**
-         * maxItems(12)
-         * @description an array of at most 12 item(s)
+         * maxItems(13)
+         * @description an array of at most 13 item(s)
          */
-        EnabledEvents: ("mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded" | "*")[];
+        EnabledEvents: ("mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded" | "refund.created" | "*")[];
         /** @description The merchant already has 16 webhook endpoints in this environment; delete one first */
         WebhookEndpointLimitReached: {
             /** @description What went wrong, in words a person can act on */
@@ -1894,6 +2033,36 @@ export interface components {
             expires_at: components["schemas"]["EventUnixSeconds"];
             completed_at: components["schemas"]["EventUnixSeconds"] | null;
             created_at: components["schemas"]["EventUnixSeconds"];
+        };
+        /** @description A refund: the amount went back from the merchant's balance to the paying wallet. laari keeps its fee: no fee is returned. */
+        RefundEventObject: {
+            /**
+             * Format: uuid
+             * @description a Universally Unique Identifier
+             */
+            id: string;
+            /** @enum {string} */
+            object: "refund";
+            /**
+             * int
+             * @description Laari (100 laari = 1 MVR)
+             */
+            amount: components["schemas"]["NonNegative"];
+            /** @enum {string} */
+            currency: "MVR";
+            /** @enum {string} */
+            status: "SUCCEEDED";
+            charge_id: string | null;
+            qr_payment_id: string | null;
+            invoice_id: string | null;
+            reason: ("requested_by_customer" | "duplicate" | "fraudulent") | null;
+            reference: string | null;
+            description: string | null;
+            /**
+             * int
+             * @description Unix time, whole seconds
+             */
+            created_at: number;
         };
         /** @description What the approval page shows the customer */
         MandateForApproval: {
@@ -2752,6 +2921,11 @@ export interface operations {
                          * @description What the merchant receives, in laari
                          */
                         netAmount: components["schemas"]["NonNegative"];
+                        /**
+                         * int
+                         * @description Laari given back by refunds so far (`POST /refunds`); at most `amount`
+                         */
+                        amountRefunded: components["schemas"]["NonNegative"];
                         periodKey: string;
                         periodCharged: components["schemas"]["NonNegativeInt"];
                         /**
@@ -5455,6 +5629,617 @@ export interface operations {
             };
         };
     };
+    "refunds.list": {
+        parameters: {
+            query?: {
+                /** @description Only refunds of this charge */
+                charge_id?: components["schemas"]["UUID"];
+                /** @description Only refunds of this QR payment */
+                qr_payment_id?: components["schemas"]["UUID"];
+                /** @description Only refunds of this invoice */
+                invoice_id?: components["schemas"]["UUID"];
+                /** @description How many items to return, newest first */
+                limit?: number;
+                /** @description How many items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"][];
+                };
+            };
+            /** @description Missing or invalid key */
+            401: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
+            403: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /** @description The body is larger than the service accepts (1 MiB unless configured) */
+            413: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLarge"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
+            422: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+            /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description The service is temporarily unavailable; the same request works once it is back */
+            503: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "refunds.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key (for 72 hours) replays the first response byte for byte, with the header `Idempotent-Replay: true`. The same key with another body is refused (`422`); while the first request runs, `409`. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The mandate charge to refund; exactly one of `charge_id`, `qr_payment_id`, `invoice_id`
+                     */
+                    charge_id?: string;
+                    /**
+                     * Format: uuid
+                     * @description The QR payment to refund; exactly one of `charge_id`, `qr_payment_id`, `invoice_id`
+                     */
+                    qr_payment_id?: string;
+                    /**
+                     * Format: uuid
+                     * @description The paid invoice to refund; exactly one of `charge_id`, `qr_payment_id`, `invoice_id`
+                     */
+                    invoice_id?: string;
+                    /**
+                     * RefundAmount
+                     * @description Laari, at least 1 and at most what remains to be refunded of the payment (default: all that remains)
+                     */
+                    amount?: components["schemas"]["Int"];
+                    /** @description Why the money goes back: `requested_by_customer`, `duplicate` or `fraudulent` */
+                    reason?: ("requested_by_customer" | "duplicate" | "fraudulent") | null;
+                    reference?: string | null;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Money given back to the wallet that paid: one of `chargeId`, `qrPaymentId`, `invoiceId` names the payment. laari keeps its fee (as Stripe does): a refund takes the refunded amount from the merchant's balance in full and gives no fee back, so payments minus refunds equals the merchant's balance plus fees. */
+            201: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description a Universally Unique Identifier
+                         */
+                        id: string;
+                        /**
+                         * positive
+                         * @description Laari given back
+                         */
+                        amount: components["schemas"]["Int"];
+                        /** @enum {string} */
+                        currency: "MVR";
+                        /** @enum {string} */
+                        status: "SUCCEEDED";
+                        chargeId: components["schemas"]["UUID"] | null;
+                        qrPaymentId: components["schemas"]["UUID"] | null;
+                        invoiceId: components["schemas"]["UUID"] | null;
+                        reason: ("requested_by_customer" | "duplicate" | "fraudulent") | null;
+                        reference: string | null;
+                        description: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Maldives time (+05:00), whole seconds
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description Missing or invalid key */
+            401: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The merchant's balance cannot cover the refund now */
+            402: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundRefused402"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
+            403: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["PaymentNotFound"];
+                };
+            };
+            /** @description A request with this `Idempotency-Key` is still running; retry it later */
+            409: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInFlight"] | components["schemas"]["RefundReferenceTaken"] | components["schemas"]["RefundRefused409"];
+                };
+            };
+            /** @description The body is larger than the service accepts (1 MiB unless configured) */
+            413: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLarge"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
+            422: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["IdempotencyKeyReused"] | components["schemas"]["RefundRefused422"];
+                };
+            };
+            /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description The service is temporarily unavailable; the same request works once it is back */
+            503: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "refunds.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The refund's UUID, or the merchant's reference for it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Money given back to the wallet that paid: one of `chargeId`, `qrPaymentId`, `invoiceId` names the payment. laari keeps its fee (as Stripe does): a refund takes the refunded amount from the merchant's balance in full and gives no fee back, so payments minus refunds equals the merchant's balance plus fees. */
+            200: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description Missing or invalid key */
+            401: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
+            403: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"] | components["schemas"]["RefundNotFound"];
+                };
+            };
+            /** @description The body is larger than the service accepts (1 MiB unless configured) */
+            413: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLarge"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
+            422: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+            /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description The service is temporarily unavailable; the same request works once it is back */
+            503: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
     "balance.get": {
         parameters: {
             query?: never;
@@ -7552,7 +8337,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of this type */
-                type?: "mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded";
+                type?: "mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded" | "refund.created";
                 /** @description Only events created after this Unix second */
                 created_after?: number;
                 /** @description How many items to return, newest first */
@@ -7592,9 +8377,9 @@ export interface operations {
                          */
                         sequence: components["schemas"]["Int"];
                         /** @enum {string} */
-                        type: "mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded";
+                        type: "mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded" | "refund.created";
                         data: {
-                            object: components["schemas"]["MandateEventObject"] | components["schemas"]["MandateChargeEventObject"] | components["schemas"]["MandateChargeFailureEventObject"] | components["schemas"]["QrCodePaymentEventObject"] | components["schemas"]["SubscriptionEventObject"] | components["schemas"]["InvoiceEventObject"] | components["schemas"]["CheckoutSessionEventObject"];
+                            object: components["schemas"]["MandateEventObject"] | components["schemas"]["MandateChargeEventObject"] | components["schemas"]["MandateChargeFailureEventObject"] | components["schemas"]["QrCodePaymentEventObject"] | components["schemas"]["SubscriptionEventObject"] | components["schemas"]["InvoiceEventObject"] | components["schemas"]["CheckoutSessionEventObject"] | components["schemas"]["RefundEventObject"];
                         };
                     }[];
                 };
@@ -7760,9 +8545,9 @@ export interface operations {
                          */
                         sequence: components["schemas"]["Int"];
                         /** @enum {string} */
-                        type: "mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded";
+                        type: "mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded" | "refund.created";
                         data: {
-                            object: components["schemas"]["MandateEventObject"] | components["schemas"]["MandateChargeEventObject"] | components["schemas"]["MandateChargeFailureEventObject"] | components["schemas"]["QrCodePaymentEventObject"] | components["schemas"]["SubscriptionEventObject"] | components["schemas"]["InvoiceEventObject"] | components["schemas"]["CheckoutSessionEventObject"];
+                            object: components["schemas"]["MandateEventObject"] | components["schemas"]["MandateChargeEventObject"] | components["schemas"]["MandateChargeFailureEventObject"] | components["schemas"]["QrCodePaymentEventObject"] | components["schemas"]["SubscriptionEventObject"] | components["schemas"]["InvoiceEventObject"] | components["schemas"]["CheckoutSessionEventObject"] | components["schemas"]["RefundEventObject"];
                         };
                     };
                 };
@@ -9653,6 +10438,11 @@ export interface operations {
                         fee: components["schemas"]["NonNegativeInt"];
                         netAmount: components["schemas"]["NonNegativeInt"];
                         /**
+                         * int
+                         * @description Laari given back by refunds so far (`POST /refunds`); at most `amount`
+                         */
+                        amountRefunded: components["schemas"]["NonNegative"];
+                        /**
                          * Format: date-time
                          * @description Maldives time (+05:00), whole seconds
                          */
@@ -11319,6 +12109,77 @@ export interface operations {
                              */
                             net_amount: number;
                             reference: string;
+                            /**
+                             * int
+                             * @description Unix time, whole seconds
+                             */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none, is retried later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onRefundCreated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    api_version: "2026-07-01";
+                    /**
+                     * int
+                     * @description Unix time, whole seconds
+                     */
+                    created: number;
+                    livemode: boolean;
+                    /**
+                     * positive
+                     * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
+                     */
+                    sequence: number;
+                    /** @enum {string} */
+                    type: "refund.created";
+                    data: {
+                        /** @description A refund: the amount went back from the merchant's balance to the paying wallet. laari keeps its fee: no fee is returned. */
+                        object: {
+                            /**
+                             * Format: uuid
+                             * @description a Universally Unique Identifier
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            object: "refund";
+                            /**
+                             * int
+                             * @description Laari (100 laari = 1 MVR)
+                             */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "MVR";
+                            /** @enum {string} */
+                            status: "SUCCEEDED";
+                            charge_id: string | null;
+                            qr_payment_id: string | null;
+                            invoice_id: string | null;
+                            reason: ("requested_by_customer" | "duplicate" | "fraudulent") | null;
+                            reference: string | null;
+                            description: string | null;
                             /**
                              * int
                              * @description Unix time, whole seconds

@@ -421,6 +421,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         expect(Object.keys(res.body).sort()).toEqual(
           [
             "amount",
+            "amountRefunded",
             "createdAt",
             "currency",
             "description",
@@ -443,6 +444,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
           reference: "ORD-42",
           fee: 126,
           netAmount: 12_424,
+          amountRefunded: 0,
           periodCharged: 12_550
         })
         expect(res.body.periodKey).toMatch(/^\d{4}-\d{2}$/)

@@ -256,6 +256,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         expect(res.status).toBe(201)
         expect(Object.keys(res.body).sort()).toEqual([
           "amount",
+          "amountRefunded",
           "createdAt",
           "fee",
           "id",
@@ -268,7 +269,8 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
           qrCodeId: code.id,
           amount: 12_550,
           fee: 126,
-          netAmount: 12_424
+          netAmount: 12_424,
+          amountRefunded: 0
         })
         expect(await balance(m.test)).toBe(before - 12_550)
         const events = await F.events(server, m.id, "qr_code.payment.succeeded")

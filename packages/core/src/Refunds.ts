@@ -1,0 +1,152 @@
+/**
+ * The refund service: lock the payment, decide with `Refund.decide`, move the money back and record the
+ * refund, the payment's `amountRefunded` and `refund.created`, all in one transaction.
+ */
+import { DateTime, Effect, Either, Schema } from "effect"
+import { Crypto } from "./Crypto.js"
+import type { ServiceUnavailable } from "./Errors.js"
+import * as Events from "./Events.js"
+import { lookup, type Tenant } from "./Ids.js"
+import { display, Laari } from "./Money.js"
+import { Notifications } from "./Notifications.js"
+import * as Refund from "./Refund.js"
+import { Merchants, RefundsStore, registeredMerchant, type RefundFilter, Transactor } from "./Store.js"
+import * as Telemetry from "./Telemetry.js"
+import { Wallet } from "./Wallet.js"
+
+export class RefundNotFound extends Schema.TaggedError<RefundNotFound>()("RefundNotFound", {
+  message: Schema.optionalWith(Schema.String, { default: () => "Refund not found" })
+}) {}
+
+/** The charge, QR payment or invoice named is not the tenant's (or does not exist). */
+export class PaymentNotFound extends Schema.TaggedError<PaymentNotFound>()("PaymentNotFound", {
+  kind: Refund.SourceKind,
+  message: Schema.String
+}) {
+  static of(kind: Refund.SourceKind): PaymentNotFound {
+    const what = kind === "charge" ? "Charge" : kind === "qr_payment" ? "QR payment" : "Invoice"
+    return new PaymentNotFound({ kind, message: `${what} not found` })
+  }
+}
+
+/** A refused refund: nothing moved, nothing recorded. */
+export class RefundRefused extends Schema.TaggedError<RefundRefused>()("RefundRefused", {
+  code: Refund.RefusalCode,
+  message: Schema.String
+}) {
+  static of(code: Refund.RefusalCode): RefundRefused {
+    return new RefundRefused({ code, message: Refund.refusalMessages[code] })
+  }
+}
+
+export class RefundReferenceTaken extends Schema.TaggedError<RefundReferenceTaken>()("RefundReferenceTaken", {
+  message: Schema.optionalWith(Schema.String, {
+    default: () => "A refund with this reference already exists"
+  })
+}) {}
+
+export interface RefundRequest {
+  readonly source: Refund.Source
+  /** `undefined`: all that remains of the payment. */
+  readonly amount?: number | undefined
+  readonly reason?: Refund.Reason | undefined
+  readonly reference?: string | undefined
+  readonly description?: string | undefined
+}
+
+export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
+  effect: Effect.gen(function* () {
+    const tx = yield* Transactor
+    const store = yield* RefundsStore
+    const merchants = yield* Merchants
+    const wallet = yield* Wallet
+    const outbox = yield* Events.Outbox
+    const notifications = yield* Notifications
+    const crypto = yield* Crypto
+    const emit = Events.emitter(outbox, crypto.uuid)
+
+    /** `POST /refunds`. */
+    const create = (tenant: Tenant, request: RefundRequest) =>
+      Effect.gen(function* () {
+        const id = Refund.RefundId.make(yield* crypto.uuid)
+        return yield* tx.withTransaction(
+          Effect.gen(function* () {
+            // The payment's lock first: refunds of one payment are decided one after the other, each
+            // against what the previous one left.
+            const payment = yield* store.lockPayment(tenant, request.source)
+            if (payment === undefined) return yield* PaymentNotFound.of(request.source.kind)
+            const decided = Refund.decide(payment, request.amount)
+            if (Either.isLeft(decided)) return yield* RefundRefused.of(decided.left)
+            const amount = Laari(decided.right)
+            const now = yield* DateTime.now
+            const merchant = yield* registeredMerchant(merchants, tenant.merchantId)
+            const refund: Refund.Refund = {
+              id,
+              merchantId: tenant.merchantId,
+              environment: tenant.environment,
+              // As the store names it (an id in its canonical lower case).
+              source: payment.source,
+              customerId: payment.customerId,
+              amount,
+              reason: request.reason ?? null,
+              reference: request.reference ?? null,
+              description: request.description ?? null,
+              createdAt: now
+            }
+            yield* store
+              .insert(refund)
+              .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new RefundReferenceTaken())))
+            yield* wallet
+              .reverse({
+                id: Refund.transferId(id),
+                environment: tenant.environment,
+                payer: payment.customerId,
+                merchant: tenant.merchantId,
+                amount,
+                memo: `Refund from ${merchant.name}${refund.description === null ? "" : `: ${refund.description}`}`
+              })
+              .pipe(
+                Effect.catchTag("InsufficientMerchantBalance", () =>
+                  Effect.fail(RefundRefused.of("INSUFFICIENT_MERCHANT_BALANCE"))
+                )
+              )
+            yield* store.setRefunded(payment.source, Refund.apply(payment, amount).amountRefunded)
+            yield* emit("refund.created", refund, Refund.refundObject(refund), now)
+            yield* notifications.send({
+              id: yield* crypto.uuid,
+              customerId: payment.customerId,
+              environment: tenant.environment,
+              kind: "refund",
+              title: `${merchant.name} refunded ${display(amount)}`,
+              body: `${merchant.name} refunded ${display(amount)} to your wallet${refund.description === null ? "" : `: ${refund.description}`}.`,
+              data: {
+                refund_id: id,
+                amount,
+                ...Refund.sourceFields(payment.source),
+                merchant_name: merchant.name
+              },
+              createdAt: now
+            })
+            return refund
+          })
+        )
+      })
+
+    const get = (tenant: Tenant, idOrReference: string) =>
+      Effect.flatMap(store.find(tenant, lookup(idOrReference)), (r) =>
+        r === undefined ? Effect.fail(new RefundNotFound()) : Effect.succeed(r)
+      )
+
+    const list = (tenant: Tenant, filter: RefundFilter) => store.list(tenant, filter)
+
+    return Telemetry.traced("Refunds", { create, get, list } as const)
+  })
+}) {}
+
+/** Every error a refund command can end with, for exhaustive mapping at the edges. */
+export type RefundError =
+  | RefundNotFound
+  | PaymentNotFound
+  | RefundRefused
+  | RefundReferenceTaken
+  | ServiceUnavailable

@@ -1,0 +1,111 @@
+/**
+ * The refund endpoints (issue 26): give back all or part of a mandate charge, a QR payment or a paid
+ * invoice, from the merchant's balance to the paying wallet.
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Fields, Refund } from "@laari/core"
+import { Schema } from "effect"
+import { Body, IdOrReference, optionalNullable, Paging, Text, Timestamp } from "../Http/Fields.js"
+import * as Idempotent from "../Http/Idempotent.js"
+import * as Problems from "../Http/Problems.js"
+import { Authentication } from "../Http/Security.js"
+
+/** What a refund does with the fee, said wherever a refund is documented. */
+export const FeePolicy =
+  "laari keeps its fee (as Stripe does): a refund takes the refunded amount from the merchant's balance in full and gives no fee back, so payments minus refunds equals the merchant's balance plus fees."
+
+const PaymentId = (what: string) =>
+  Schema.UUID.annotations({
+    description: `The ${what} to refund; exactly one of \`charge_id\`, \`qr_payment_id\`, \`invoice_id\``
+  })
+
+export const RefundRead = Schema.Struct({
+  id: Refund.RefundId,
+  amount: Schema.Int.pipe(Schema.positive()).annotations({ description: "Laari given back" }),
+  currency: Schema.Literal("MVR"),
+  status: Schema.Literal("SUCCEEDED"),
+  chargeId: Schema.NullOr(Schema.UUID),
+  qrPaymentId: Schema.NullOr(Schema.UUID),
+  invoiceId: Schema.NullOr(Schema.UUID),
+  reason: Schema.NullOr(Refund.Reason),
+  reference: Schema.NullOr(Text),
+  description: Schema.NullOr(Text),
+  createdAt: Timestamp
+}).annotations({
+  identifier: "Refund",
+  description: `Money given back to the wallet that paid: one of \`chargeId\`, \`qrPaymentId\`, \`invoiceId\` names the payment. ${FeePolicy}`
+})
+
+export const CreateRefund = Body({
+  charge_id: Schema.optional(PaymentId("mandate charge")),
+  qr_payment_id: Schema.optional(PaymentId("QR payment")),
+  invoice_id: Schema.optional(PaymentId("paid invoice")),
+  amount: Schema.optional(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(Refund.MinAmount)).annotations({
+      title: "RefundAmount",
+      description: `Laari, at least ${Refund.MinAmount} and at most what remains to be refunded of the payment (default: all that remains)`,
+      message: () => ({
+        message: `must be a whole number of laari of at least ${Refund.MinAmount}`,
+        override: true
+      })
+    })
+  ),
+  reason: optionalNullable(Refund.Reason).annotations({
+    description: "Why the money goes back: `requested_by_customer`, `duplicate` or `fraudulent`"
+  }),
+  reference: optionalNullable(Fields.Reference),
+  description: optionalNullable(Fields.Description)
+}).annotations({
+  examples: [
+    { charge_id: "5e0b9f1a-1c2d-4e3f-8a9b-0c1d2e3f4a5b", amount: 2_500, reason: "requested_by_customer" }
+  ]
+})
+
+/** The URL parameters of the list. */
+export const ListParams = Schema.Struct({
+  charge_id: Schema.optional(Schema.UUID).annotations({ description: "Only refunds of this charge" }),
+  qr_payment_id: Schema.optional(Schema.UUID).annotations({ description: "Only refunds of this QR payment" }),
+  invoice_id: Schema.optional(Schema.UUID).annotations({ description: "Only refunds of this invoice" }),
+  ...Paging
+})
+
+export class RefundsApi extends HttpApiGroup.make("refunds")
+  .add(
+    Idempotent.post("create", "/refunds")
+      .setPayload(CreateRefund)
+      .addSuccess(RefundRead, { status: 201 })
+      .addError(Problems.PaymentNotFound)
+      .addError(Problems.RefundReferenceTaken)
+      .addError(Problems.RefundRefused.Conflict)
+      .addError(Problems.RefundRefused.Unprocessable)
+      .addError(Problems.RefundRefused.PaymentRequired)
+      .annotate(OpenApi.Summary, "Refund a payment")
+      .annotate(
+        OpenApi.Description,
+        `Gives back \`amount\` laari (default: all that remains) of a mandate charge, a QR payment or a paid invoice to the wallet that paid, from the merchant's balance, in one transaction with its ledger entries and the \`refund.created\` event; the customer is notified. Several partial refunds may follow one another up to the amount paid. A refusal moves nothing and carries its \`code\`. ${FeePolicy} Scope \`payments:write\`.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/refunds/:id")
+      .setPath(IdOrReference("refund"))
+      .addSuccess(RefundRead)
+      .addError(Problems.RefundNotFound)
+      .annotate(OpenApi.Summary, "Fetch a refund")
+      .annotate(OpenApi.Description, "By id or by the merchant's reference. Scope `payments:write`.")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/refunds")
+      .setUrlParams(ListParams)
+      .addSuccess(Schema.Array(RefundRead))
+      .annotate(OpenApi.Summary, "List refunds")
+      .annotate(OpenApi.Description, "Newest first, optionally of one payment. Scope `payments:write`.")
+  )
+  .addError(Problems.Forbidden)
+  .addError(Problems.InvalidRequest)
+  .addError(Problems.ServiceUnavailable)
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Refunds")
+  .annotate(
+    OpenApi.Description,
+    `Money given back from the merchant's balance to the paying wallet. ${FeePolicy}`
+  ) {}

@@ -1,0 +1,87 @@
+/**
+ * Handlers of the refund endpoints: check the scope, name the one payment, call the service.
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import { Auth, Calendar, Errors, Refund, Refunds } from "@laari/core"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { page } from "../Http/Fields.js"
+import { idempotent } from "../Http/Idempotent.js"
+import { withScope } from "../Http/Security.js"
+import { type CreateRefund, RefundsApi, type RefundRead } from "./Api.js"
+
+export const json = (r: Refund.Refund): typeof RefundRead.Type => {
+  const source = Refund.sourceFields(r.source)
+  return {
+    id: r.id,
+    amount: r.amount,
+    currency: "MVR",
+    status: "SUCCEEDED",
+    chargeId: source.charge_id,
+    qrPaymentId: source.qr_payment_id,
+    invoiceId: source.invoice_id,
+    reason: r.reason,
+    reference: r.reference,
+    description: r.description,
+    createdAt: Calendar.formatMaldives(r.createdAt)
+  }
+}
+
+const sourceFields = ["charge_id", "qr_payment_id", "invoice_id"] as const
+
+/** The one payment the body names, or the refusal naming the fields. */
+const sourceOf = (p: typeof CreateRefund.Type): Effect.Effect<Refund.Source, Errors.InvalidRequest> => {
+  const given = sourceFields.filter((f) => p[f] !== undefined)
+  if (given.length === 1) {
+    const field = given[0]!
+    return Effect.succeed({ kind: field.slice(0, -3) as Refund.SourceKind, id: p[field]! })
+  }
+  const message =
+    given.length === 0
+      ? "one of charge_id, qr_payment_id and invoice_id is required"
+      : `only one of ${given.join(", ")} may be given`
+  return Effect.fail(
+    Errors.InvalidRequest.of((given.length === 0 ? sourceFields : given).map((field) => ({ field, message })))
+  )
+}
+
+export const RefundsLive = HttpApiBuilder.group(Api, "refunds", (handlers) =>
+  Effect.gen(function* () {
+    const refunds = yield* Refunds.Refunds
+    return handlers
+      .handle("create", ({ headers, payload }) =>
+        withScope("payments:write", (principal) =>
+          idempotent(
+            RefundsApi.endpoints.create,
+            { principal, key: headers["idempotency-key"], payload },
+            Effect.flatMap(sourceOf(payload), (source) =>
+              refunds.create(Auth.tenantOf(principal), {
+                source,
+                amount: payload.amount,
+                reason: payload.reason ?? undefined,
+                reference: payload.reference ?? undefined,
+                description: payload.description ?? undefined
+              })
+            ).pipe(Effect.map(json))
+          )
+        )
+      )
+      .handle("get", ({ path }) =>
+        withScope("payments:write", (principal) =>
+          refunds.get(Auth.tenantOf(principal), path.id).pipe(Effect.map(json))
+        )
+      )
+      .handle("list", ({ urlParams }) =>
+        withScope("payments:write", (principal) =>
+          refunds
+            .list(Auth.tenantOf(principal), {
+              chargeId: urlParams.charge_id,
+              qrPaymentId: urlParams.qr_payment_id,
+              invoiceId: urlParams.invoice_id,
+              ...page(urlParams)
+            })
+            .pipe(Effect.map((list) => list.map(json)))
+        )
+      )
+  })
+)

@@ -1,0 +1,125 @@
+/**
+ * The memory adapter of core's `RefundsRepo`. Like every memory adapter its operations join the caller's
+ * `MemoryDb` transaction, so "locked until the transaction ends" holds: nothing else runs until it ends.
+ */
+import { type Ids, type Refund, Store } from "@laari/core"
+import { DateTime, Effect, HashMap, Option } from "effect"
+import type { MemoryDbService, Row, Tables } from "./MemoryDb.js"
+
+const belongsTo = (m: { readonly merchantId: string; readonly environment: string }, tenant: Ids.Tenant) =>
+  m.merchantId === tenant.merchantId && m.environment === tenant.environment
+
+const rowValue = <A>(table: HashMap.HashMap<string, Row<A>>, id: string): A | undefined =>
+  Option.getOrUndefined(HashMap.get(table, id.toLowerCase()))?.value
+
+const paymentOf = (t: Tables, source: Refund.Source): Refund.Payment | undefined => {
+  const base = { source: { kind: source.kind, id: source.id.toLowerCase() } }
+  switch (source.kind) {
+    case "charge": {
+      const c = rowValue(t.charges, source.id)
+      return c && { ...base, ...c, settled: true }
+    }
+    case "qr_payment": {
+      const p = rowValue(t.qrPayments, source.id)
+      return p && { ...base, ...p, settled: true }
+    }
+    case "invoice": {
+      const i = rowValue(t.invoices, source.id)
+      if (i === undefined) return undefined
+      const sub = Option.getOrUndefined(HashMap.get(t.subscriptions, i.subscriptionId))?.value
+      if (sub === undefined) return undefined
+      return { ...base, ...i, customerId: sub.customerId, settled: i.status === "PAID" }
+    }
+  }
+}
+
+/** Only the fields of `Refund.Payment` (the spreads above carry the whole record). */
+const narrow = (p: Refund.Payment): Refund.Payment => ({
+  source: p.source,
+  merchantId: p.merchantId,
+  environment: p.environment,
+  customerId: p.customerId,
+  amount: p.amount,
+  amountRefunded: p.amountRefunded,
+  settled: p.settled
+})
+
+const setRefunded = <A extends { readonly amount: number; readonly amountRefunded: number }>(
+  table: HashMap.HashMap<string, Row<A>>,
+  id: string,
+  amountRefunded: number
+) =>
+  HashMap.modify(table, id.toLowerCase(), (row) => {
+    // The CHECK of the SQL tables, here as a defect: a refund beyond the payment is a bug.
+    if (amountRefunded < 0 || amountRefunded > row.value.amount)
+      throw new Error(`amount refunded ${amountRefunded} outside 0..${row.value.amount}`)
+    return { ...row, value: { ...row.value, amountRefunded } }
+  })
+
+export const refunds = (db: MemoryDbService): Store.RefundsRepo => ({
+  insert: (refund) =>
+    db.withTransaction(
+      Effect.gen(function* () {
+        const t = yield* db.get
+        if (HashMap.has(t.refunds, refund.id)) return yield* Effect.dieMessage(`refund ${refund.id} exists`)
+        const taken =
+          refund.reference !== null &&
+          Array.from(HashMap.values(t.refunds)).some(
+            (row) => belongsTo(row.value, refund) && row.value.reference === refund.reference
+          )
+        if (taken) return yield* new Store.DuplicateReference({ reference: refund.reference! })
+        yield* db.update((t) => ({
+          ...t,
+          refunds: HashMap.set(t.refunds, refund.id, { seq: t.seq, value: refund }),
+          seq: t.seq + 1
+        }))
+      })
+    ),
+  find: (tenant, lookup) =>
+    Effect.map(db.get, (t) => {
+      if (lookup._tag === "ById") {
+        const found = rowValue(t.refunds, lookup.id)
+        return found !== undefined && belongsTo(found, tenant) ? found : undefined
+      }
+      for (const row of HashMap.values(t.refunds))
+        if (belongsTo(row.value, tenant) && row.value.reference === lookup.reference) return row.value
+      return undefined
+    }),
+  list: (tenant, filter) =>
+    Effect.map(db.get, (t) =>
+      Array.from(HashMap.values(t.refunds))
+        .filter(({ value: r }) => {
+          const matches = (kind: Refund.SourceKind, id: string | undefined) =>
+            id === undefined || (r.source.kind === kind && r.source.id === id.toLowerCase())
+          return (
+            belongsTo(r, tenant) &&
+            matches("charge", filter.chargeId) &&
+            matches("qr_payment", filter.qrPaymentId) &&
+            matches("invoice", filter.invoiceId)
+          )
+        })
+        .sort(
+          (a, b) =>
+            DateTime.toEpochMillis(b.value.createdAt) - DateTime.toEpochMillis(a.value.createdAt) ||
+            b.seq - a.seq
+        )
+        .map((row) => row.value)
+        .slice(filter.offset, filter.offset + filter.limit)
+    ),
+  lockPayment: (tenant, source) =>
+    Effect.map(db.get, (t) => {
+      const p = paymentOf(t, source)
+      return p !== undefined && belongsTo(p, tenant) ? narrow(p) : undefined
+    }),
+  setRefunded: (source, amountRefunded) =>
+    db.update((t) => {
+      switch (source.kind) {
+        case "charge":
+          return { ...t, charges: setRefunded(t.charges, source.id, amountRefunded) }
+        case "qr_payment":
+          return { ...t, qrPayments: setRefunded(t.qrPayments, source.id, amountRefunded) }
+        case "invoice":
+          return { ...t, invoices: setRefunded(t.invoices, source.id, amountRefunded) }
+      }
+    })
+})
