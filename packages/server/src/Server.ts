@@ -22,6 +22,7 @@ import * as MetricsHttp from "./Http/MetricsHttp.js"
 import { ErrorMapping } from "./Http/Middleware.js"
 import { AddressRateLimitLive } from "./Http/RateLimit.js"
 import * as RequestId from "./Http/RequestId.js"
+import * as RetryAfter from "./Http/RetryAfter.js"
 import { AuthenticationLive, OpsAuthenticationLive } from "./Http/Security.js"
 import { MandatesLive } from "./Mandates/Http.js"
 import * as OAuthHttp from "./OAuth/Http.js"
@@ -91,7 +92,9 @@ const coreLayer = (config: Config.ServerConfig, readiness: Layer.Layer<Readiness
 
 /** The HTTP API, served on the `HttpServer` below it, and the workers. */
 const ServingLive = Layer.mergeAll(
-  HttpApiBuilder.serve((app) => RequestId.middleware(MetricsHttp.middleware(Challenge.middleware(app)))).pipe(
+  HttpApiBuilder.serve((app) =>
+    RequestId.middleware(RetryAfter.middleware(MetricsHttp.middleware(Challenge.middleware(app))))
+  ).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(Docs.layer),
     // OAuth 2.0's token, revocation and metadata endpoints, outside the API's document (spec 9.5).

@@ -1,11 +1,14 @@
 /**
  * Start-up failures a newcomer can act on: the port is taken, the database named in `DATABASE_URL` does
- * not exist, PostgreSQL cannot be reached or refuses the user. Each becomes one line saying what to do,
+ * not exist, PostgreSQL cannot be reached or refuses the user, `DATABASE_URL` is malformed (a host list
+ * libpq would not read, an unknown `target_session_attrs`), or every host it lists is a standby. Each becomes one line saying what to do,
  * and the process exits with `ConfigExitCode`, which the supervisor of several processes (`Processes`)
  * never answers with a restart: starting again cannot help until the configuration changes.
  */
 import * as Net from "node:net"
 import { Cause } from "effect"
+import * as HostList from "./Sql/HostList.js"
+import * as Primary from "./Sql/Primary.js"
 
 /** `EX_CONFIG` of sysexits.h: a configuration error. */
 export const ConfigExitCode = 78
@@ -30,10 +33,15 @@ const chain = (cause: Cause.Cause<unknown>): ReadonlyArray<Record<string, unknow
 
 const postgres = (databaseUrl: string) => {
   try {
-    const u = new URL(databaseUrl)
+    // A host list is no WHATWG URL: its first host's own URL has the same user and database.
+    const list = HostList.parse(databaseUrl)
+    const u = new URL(list === undefined ? databaseUrl : list.hosts[0]!.urls[0]!)
+    const host = u.hostname === "" ? "localhost" : decodeURIComponent(u.hostname)
+    const port = u.port === "" ? "5432" : u.port
     return {
-      host: u.hostname === "" ? "localhost" : decodeURIComponent(u.hostname),
-      port: u.port === "" ? "5432" : u.port,
+      host,
+      port,
+      where: `PostgreSQL at ${list === undefined ? `${host}:${port}` : HostList.describe(list)}`,
       user: u.username === "" ? "postgres" : decodeURIComponent(u.username),
       database: decodeURIComponent(u.pathname.replace(/^\//, "")) || "postgres"
     }
@@ -62,9 +70,16 @@ export const explain = (cause: Cause.Cause<unknown>, target: Target): string | u
   if (code("EACCES") !== undefined && errors.some((e) => e.syscall === "listen"))
     return `port ${target.port} needs privileges this process does not have: use PORT=<port> with a port above 1023`
   if (target.databaseUrl === undefined) return undefined
+  const malformed = code("LAARI_BAD_DATABASE_URL")
+  if (malformed !== undefined) return `DATABASE_URL cannot be used: ${String(malformed.message)}`
   const db = postgres(target.databaseUrl)
   if (db === undefined) return undefined
-  const where = `PostgreSQL at ${db.host}:${db.port}`
+  const { where } = db
+  const noPrimary = errors.find(
+    (e): e is Record<string, unknown> & Primary.NoPrimary => e instanceof Primary.NoPrimary
+  )
+  if (noPrimary?.allStandbys)
+    return `every host of DATABASE_URL is a standby (read-only): ${where}. Name the primary among them, or promote one (pg_autoctl show state tells which is which)`
   if (code("3D000") !== undefined)
     return `database "${db.database}" does not exist: create it with createdb -h ${db.host} -p ${db.port} -U ${db.user} ${db.database}, or name another in DATABASE_URL`
   if (code("28P01") !== undefined)

@@ -31,7 +31,8 @@ export interface Config {
  * The SQL client alone. The pg pool opens connections on demand and drops broken ones, so it recovers
  * by itself when the database comes back; while it is away, statements fail within the bounds of
  * `PgPool` and the adapters answer `ServiceUnavailable`. Building it fails if the database is
- * unreachable at start. With it, `PoolStats`: how busy the connections are.
+ * unreachable at start. With it, `PoolStats`: how busy the connections are. On PostgreSQL it also
+ * provides `PgPool.Connector` (not in the type, as PGlite has none), which `Wakeup` looks up.
  */
 export const clientLayer = (config: Config): Layer.Layer<SqlClient.SqlClient | PgPool.PoolStats, SqlError> =>
   config.databaseUrl !== undefined

@@ -9,11 +9,15 @@
  *   the pool replaces it instead of queueing the next statement behind a reply that never comes.
  * - TCP keepalive finds dead idle connections; connecting and waiting for a free connection are bounded
  *   by `connectTimeout`.
+ * - A `DATABASE_URL` of several hosts (`HostList`) follows the primary among them (`Primary`): the pool
+ *   connects only to the host that takes writes, and finds it again after a failover.
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Context, Duration, Effect, Layer } from "effect"
 import pg from "pg"
+import * as HostList from "./HostList.js"
+import * as Primary from "./Primary.js"
 
 export interface Bounds {
   /** Longest a statement may run on the server. */
@@ -73,25 +77,48 @@ export interface Options {
   readonly bounds: Bounds
 }
 
+/** The pool, and connections of their own outside it (LISTEN): to the one host, or to the primary. */
+const open = (options: Options): { readonly pool: pg.Pool; readonly connect: () => Promise<pg.Client> } => {
+  const { bounds } = options
+  const connectMs = millis(bounds.connectTimeout)
+  const session = {
+    application_name: "laari",
+    statement_timeout: millis(bounds.statementTimeout),
+    lock_timeout: millis(bounds.lockTimeout),
+    idle_in_transaction_session_timeout: millis(bounds.idleInTransactionTimeout),
+    query_timeout: millis(bounds.queryTimeout),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000
+  }
+  const list = HostList.parse(options.url)
+  if (list !== undefined) {
+    const finder = new Primary.Finder(list, session, connectMs)
+    return Primary.make(
+      finder,
+      BoundedClient,
+      { ...session, max: options.maxConnections, connectionTimeoutMillis: connectMs },
+      connectMs
+    )
+  }
+  const config = { ...session, connectionString: options.url, connectionTimeoutMillis: connectMs }
+  return {
+    pool: new pg.Pool({ ...config, Client: BoundedClient, max: options.maxConnections }),
+    connect: async () => {
+      const client = new BoundedClient(config)
+      client.on("error", () => {})
+      await client.connect()
+      return client
+    }
+  }
+}
+
 /** The bounded pool, ended with the scope; fails if the database cannot be reached. */
 const acquire = (options: Options) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const { bounds } = options
-        const pool = new pg.Pool({
-          connectionString: options.url,
-          Client: BoundedClient,
-          max: options.maxConnections,
-          application_name: "laari",
-          connectionTimeoutMillis: millis(bounds.connectTimeout),
-          statement_timeout: millis(bounds.statementTimeout),
-          lock_timeout: millis(bounds.lockTimeout),
-          idle_in_transaction_session_timeout: millis(bounds.idleInTransactionTimeout),
-          query_timeout: millis(bounds.queryTimeout),
-          keepAlive: true,
-          keepAliveInitialDelayMillis: 10_000
-        })
+        const opened = open(options)
+        const { pool } = opened
         // An idle client that errors is dropped by the pool; without a listener the error would crash.
         pool.on("error", () => {})
         // Fail the layer now if the database cannot be reached, as PgClient.layer does.
@@ -99,7 +126,7 @@ const acquire = (options: Options) =>
           await pool.end().catch(() => {})
           throw error
         })
-        return pool
+        return opened
       },
       catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
     }).pipe(
@@ -108,7 +135,7 @@ const acquire = (options: Options) =>
         onTimeout: () => new SqlError({ message: "PgClient: Connection timed out" })
       })
     ),
-    (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("2 seconds"))
+    ({ pool }) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("2 seconds"))
   )
 
 /** How busy the database connections are, for `/metrics`. */
@@ -126,15 +153,25 @@ export class PoolStats extends Context.Tag("laari/server/PoolStats")<
   { readonly counts: () => PoolCounts }
 >() {}
 
-/** The SQL client over a bounded pool, closed with the layer, and the pool's `PoolStats`. */
+/**
+ * A connection of its own, outside the pool, to where the pool's connections go (the primary of a host
+ * list): for `LISTEN`, which holds its connection. The caller ends it.
+ */
+export class Connector extends Context.Tag("laari/server/PgConnector")<
+  Connector,
+  { readonly connect: () => Promise<pg.Client> }
+>() {}
+
+/** The SQL client over a bounded pool, closed with the layer, the pool's `PoolStats`, and `Connector`. */
 export const layer = (options: Options) =>
   Layer.unwrapScoped(
-    Effect.map(acquire(options), (pool) =>
-      Layer.merge(
+    Effect.map(acquire(options), ({ pool, connect }) =>
+      Layer.mergeAll(
         PgClient.layerFromPool({ applicationName: "laari", acquire: Effect.succeed(pool) }),
         Layer.succeed(PoolStats, {
           counts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount })
-        })
+        }),
+        Layer.succeed(Connector, { connect })
       )
     )
   )
