@@ -169,14 +169,24 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
     )
 
   let stopped = false
-  const stop = async () => {
-    if (stopped) return
-    stopped = true
+  const killAll = () => {
     for (const k of keepers) if (k.child.pid !== undefined) kill(-k.child.pid)
     for (const n of [monitor, ...nodes]) {
       const pid = postmasterPid(n.pgdata)
       if (pid !== undefined) kill(pid)
     }
+  }
+  // Should the test process end without `stop` (a timeout, a signal), the formation does not outlive it.
+  const onExit = () => {
+    killAll()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  process.once("exit", onExit)
+  const stop = async () => {
+    if (stopped) return
+    stopped = true
+    process.off("exit", onExit)
+    killAll()
     // Anything else still running from our folder (a pg_basebackup, a pg_rewind, a keeper's child).
     const left = await run("pgrep", ["-f", dir]).then(
       (r) => r.stdout.split("\n").filter(Boolean).map(Number),
