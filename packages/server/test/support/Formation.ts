@@ -35,13 +35,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 const PgBin = "/usr/lib/postgresql/15/bin"
 
-/** Whether pg_auto_failover (`pg_autoctl`, with its PostgreSQL 15 extension) and HAProxy are installed. */
+/** Whether pg_auto_failover (`pg_autoctl`, with its PostgreSQL 15 extension) and HAProxy are installed, and we are root. */
 export const installed = (): { readonly ok: boolean; readonly missing: ReadonlyArray<string> } => {
   const missing: Array<string> = []
   if (!existsSync("/usr/bin/pg_autoctl") || !existsSync(`${PgBin}/pg_ctl`))
     missing.push("postgresql-15-auto-failover")
   if (!existsSync("/usr/sbin/haproxy")) missing.push("haproxy")
   if (!existsSync("/usr/sbin/runuser")) missing.push("runuser (util-linux)")
+  // `runuser -u postgres` (PostgreSQL refuses to run as root) needs root.
+  if (process.getuid?.() !== 0) missing.push("root (to run pg_autoctl as the postgres user)")
   return { ok: missing.length === 0, missing }
 }
 
