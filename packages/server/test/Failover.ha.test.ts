@@ -48,11 +48,24 @@ describe.skipIf(!tools.ok)("failover: pg_auto_failover, two laari hosts behind H
   let cycles = 1
   const figures: Array<Record<string, unknown>> = []
 
+  /** Synchronous replication is back once the old primary has rejoined as the secondary. */
+  const expectSynchronous = async () => {
+    const deadline = Date.now() + 30_000
+    let names = await formation.synchronousStandbys()
+    while (!/^ANY 1 /.test(names) && Date.now() < deadline) {
+      await sleep(250)
+      names = await formation.synchronousStandbys()
+    }
+    expect(names).toMatch(/^ANY 1 \(pgautofailover_standby_\d+\)$/)
+  }
+
   /** A URL to whichever node is primary now, for the checks (not through any proxy). */
   const primaryUrl = async () => formation.nodeUrl((await formation.waitForPrimary()).port)
 
   beforeAll(async () => {
     formation = await Formation.start()
+    // A COMMIT (and a 201) waits for the secondary: what makes "every 201 is on the new primary" hold.
+    await expectSynchronous()
     const nodes = formation.nodes.map((n) => ({ host: "127.0.0.1", port: n.port }))
     hosts = await LaariHosts.start({
       count: 2,
@@ -121,6 +134,12 @@ describe.skipIf(!tools.ok)("failover: pg_auto_failover, two laari hosts behind H
       .filter((a) => a.sent >= faultAt && a.status === 201)
       .sort((x, y) => x.at - y.at)[0]
     const during = log.answers.filter((a) => a.sent >= faultAt - 1_000)
+    // The longest time without any success from the fault on: how long the service was down for clients.
+    const successes = log.answers
+      .filter((a) => a.at >= faultAt && (a.status === 201 || a.status === 200))
+      .map((a) => a.at)
+      .sort((x, y) => x - y)
+    const longestGap = Math.max(0, ...successes.map((t, i) => t - (i === 0 ? faultAt : successes[i - 1]!)))
     const url = await primaryUrl()
 
     // Renewals: both hosts' clocks to the next cycle at once; each subscription is paid once more.
@@ -167,6 +186,7 @@ describe.skipIf(!tools.ok)("failover: pg_auto_failover, two laari hosts behind H
       firstSuccessAfterFaultSeconds: firstAfter
         ? Number(((firstAfter.at - faultAt) / 1_000).toFixed(1))
         : null,
+      longestGapWithoutSuccessSeconds: Number((longestGap / 1_000).toFixed(1)),
       status503DuringSwitch: during.filter((a) => a.status === 503).length,
       status502DuringSwitch: during.filter((a) => a.status === 502).length
     }
@@ -203,10 +223,12 @@ describe.skipIf(!tools.ok)("failover: pg_auto_failover, two laari hosts behind H
       await formation.waitForPrimary({ not: old.name, timeoutMs: 60_000 })
     })
     await formation.waitForSteady(120_000)
+    await expectSynchronous()
   }, 240_000)
 
   it("(b) pg_autoctl perform switchover", async () => {
     await round("switchover", () => formation.switchover())
     await formation.waitForSteady(120_000)
+    await expectSynchronous()
   }, 240_000)
 })

@@ -74,6 +74,8 @@ export interface Formation {
   readonly waitForSteady: (timeoutMs?: number) => Promise<{ primary: Node; secondary: Node }>
   /** Waits until a node reports and is assigned `primary` (or `wait_primary`, `single`), other than `not`. */
   readonly waitForPrimary: (options?: { readonly not?: string; readonly timeoutMs?: number }) => Promise<Node>
+  /** The primary's `synchronous_standby_names` (`ANY 1 (pgautofailover_standby_N)` when writes wait for both). */
+  readonly synchronousStandbys: () => Promise<string>
   /** `kill -9` of the primary's postmaster (its keeper stays: it restarts it or takes the demotion). */
   readonly killPrimaryPostmaster: () => Promise<Node>
   /** `pg_autoctl perform switchover`: resolves when the command returns. */
@@ -348,6 +350,10 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
       state,
       waitForSteady,
       waitForPrimary,
+      synchronousStandbys: async () => {
+        const primary = await waitForPrimary()
+        return (await psql(primary.port, "laari", "SHOW synchronous_standby_names")).stdout.trim()
+      },
       killPrimaryPostmaster: async () => {
         const primary = await waitForPrimary()
         const pid = postmasterPid(primary.pgdata)
