@@ -231,4 +231,52 @@ describe.skipIf(!tools.ok)("failover: pg_auto_failover, two laari hosts behind H
     await formation.waitForSteady(120_000)
     await expectSynchronous()
   }, 240_000)
+
+  // Figures only (issue 24, item 6): what waiting for the secondary at COMMIT costs. The same hosts and
+  // formation, charges from 8 clients for 5 s with synchronous replication, then with the secondary out
+  // of the quorum (the primary commits alone, as a single database does). Noisy on a shared machine:
+  // the ratio, measured in the same run, is the figure.
+  it("figures: charge throughput with synchronous replication against the primary committing alone", async () => {
+    const merchant = await Traffic.setup(api, hosts.baseUrl, receiver.url("/throughput"))
+    const rate = async () => {
+      const log = Traffic.emptyLog()
+      const started = performance.now()
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, w) => {
+          for (let n = 0; performance.now() - started < 5_000; n++) {
+            const res = await fetch(`${hosts.baseUrl}/mandates/${merchant.mandates[(w + n) % 4]}/charges`, {
+              method: "POST",
+              signal: AbortSignal.timeout(30_000),
+              headers: {
+                authorization: `Bearer ${merchant.key}`,
+                "content-type": "application/json",
+                "idempotency-key": F.unique("rate")
+              },
+              body: JSON.stringify({ amount: 1_000 })
+            })
+            await res.arrayBuffer()
+            log.answers.push({ status: res.status, sent: 0, at: 0 })
+          }
+        })
+      )
+      const ok = log.answers.filter((a) => a.status === 201).length
+      expect(log.answers.length - ok).toBe(0)
+      return ok / ((performance.now() - started) / 1_000)
+    }
+    const synchronous = await rate()
+    await formation.setSynchronous(false)
+    try {
+      const alone = await rate()
+      const figure = {
+        fault: "none (throughput)",
+        synchronousChargesPerSecond: Math.round(synchronous),
+        primaryAloneChargesPerSecond: Math.round(alone),
+        ratio: Number((synchronous / alone).toFixed(2))
+      }
+      figures.push(figure)
+      console.log(`failover throughput: ${JSON.stringify(figure)}`)
+    } finally {
+      await formation.setSynchronous(true)
+    }
+  }, 120_000)
 })

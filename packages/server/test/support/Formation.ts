@@ -76,6 +76,12 @@ export interface Formation {
   readonly waitForPrimary: (options?: { readonly not?: string; readonly timeoutMs?: number }) => Promise<Node>
   /** The primary's `synchronous_standby_names` (`ANY 1 (pgautofailover_standby_N)` when writes wait for both). */
   readonly synchronousStandbys: () => Promise<string>
+  /**
+   * `pg_autoctl set node replication-quorum` on the secondary: `false` makes the primary commit alone
+   * (asynchronous replication, as a single database commits), `true` brings synchronous commits back.
+   * Resolves once the primary's `synchronous_standby_names` says so.
+   */
+  readonly setSynchronous: (on: boolean) => Promise<void>
   /** `kill -9` of the primary's postmaster (its keeper stays: it restarts it or takes the demotion). */
   readonly killPrimaryPostmaster: () => Promise<Node>
   /** `pg_autoctl perform switchover`: resolves when the command returns. */
@@ -353,6 +359,19 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
       synchronousStandbys: async () => {
         const primary = await waitForPrimary()
         return (await psql(primary.port, "laari", "SHOW synchronous_standby_names")).stdout.trim()
+      },
+      setSynchronous: async (on) => {
+        const { secondary } = await waitForSteady()
+        await asPostgres(dir, ["set", "node", "replication-quorum", "--pgdata", secondary.pgdata, String(on)])
+        const deadline = Date.now() + 30_000
+        for (;;) {
+          const primary = await waitForPrimary()
+          const names = (await psql(primary.port, "laari", "SHOW synchronous_standby_names")).stdout.trim()
+          if ((names !== "") === on) return
+          if (Date.now() > deadline)
+            throw new Error(`formation: synchronous_standby_names is still '${names}'`)
+          await sleep(250)
+        }
       },
       killPrimaryPostmaster: async () => {
         const primary = await waitForPrimary()
