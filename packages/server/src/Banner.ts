@@ -23,6 +23,9 @@ export const redactUrl = (url: string): string => {
     if (u.password !== "") u.password = "***"
     return u.toString()
   } catch {
+    // libpq's host list (`h1:5432,h2:5433`) is no WHATWG URL: its password is hidden by hand.
+    if (/^postgres(?:ql)?:\/\/[^/?#]*,/.test(url))
+      return url.replace(/^(postgres(?:ql)?:\/\/[^:@/?#]*:)[^/?#]*@/, "$1***@")
     return "(unparsable DATABASE_URL)"
   }
 }

@@ -96,6 +96,51 @@ describe.skipIf(unavailable !== undefined)("failover to a promoted standby", { t
     }
   })
 
+  it("a primary that turns read-only (SQLSTATE 25006): 503s with Retry-After, no 500, and back once it takes writes", async () => {
+    const server = await TestServer.start({ databaseUrl: list(pair.primaryPort, pair.standbyPort) })
+    const setReadOnly = async (on: boolean) => {
+      const client = new pg.Client({ connectionString: pair.url(pair.primaryPort) })
+      await client.connect()
+      try {
+        await client.query(
+          on
+            ? "ALTER SYSTEM SET default_transaction_read_only = on"
+            : "ALTER SYSTEM RESET default_transaction_read_only"
+        )
+        await client.query("SELECT pg_reload_conf()")
+      } finally {
+        await client.end()
+      }
+    }
+    try {
+      const m = await F.merchant(server)
+      const mandate = (await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })).body
+        .id as string
+      expect((await charge(server, m.test, mandate)).status).toBe(201)
+      await setReadOnly(true)
+      await sleep(300)
+      const refused = [await charge(server, m.test, mandate), await charge(server, m.test, mandate)]
+      expect(refused.map((o) => [o.status, o.retryAfter])).toEqual([
+        [503, "1"],
+        [503, "1"]
+      ])
+      await setReadOnly(false)
+      const deadline = Date.now() + 10_000
+      let back: Outcome | undefined
+      while (Date.now() < deadline && back?.status !== 201) {
+        back = await charge(server, m.test, mandate)
+        if (back.status !== 201) {
+          expect(back.status).toBe(503)
+          await sleep(100)
+        }
+      }
+      expect(back?.status).toBe(201)
+    } finally {
+      await setReadOnly(false).catch(() => {})
+      await server.close()
+    }
+  })
+
   it("the primary crashes under load and the standby is promoted: 503s with Retry-After, no 500, every 201 kept, LISTEN follows", async () => {
     const url = list(pair.primaryPort, pair.standbyPort)
     const server = await TestServer.start({ databaseUrl: url })
@@ -162,12 +207,17 @@ describe.skipIf(unavailable !== undefined)("failover to a promoted standby", { t
       const unavailableCount = statuses[503] ?? 0
       console.log(
         `Failover: primary crashed; promoted after ${Math.round(promotedAt - crashedAt)} ms; first 201 ${
-          firstBack === undefined ? "never" : `${Math.round(firstBack.at - crashedAt)} ms`
-        } after the crash; statuses ${JSON.stringify(statuses)}`
+          firstBack === undefined
+            ? "never"
+            : `${Math.round(firstBack.at - crashedAt)} ms after the crash, ${Math.round(firstBack.at - promotedAt)} ms after the promotion`
+        }; statuses ${JSON.stringify(statuses)}; slowest ${Math.round(Math.max(...outcomes.map((o) => o.at - o.started)))} ms`
       )
       expect(firstBack, JSON.stringify(statuses)).toBeDefined()
       expect(Object.keys(statuses).sort()).toEqual(unavailableCount > 0 ? ["201", "503"] : ["201"])
       for (const o of outcomes.filter((x) => x.status === 503)) expect(o.retryAfter).toBe("1")
+      // No wait past the pool's bounds (a connection within 5 s, a reply within 7 s).
+      const worst = Math.max(...outcomes.map((o) => o.at - o.started))
+      expect(worst).toBeLessThan(12_000)
 
       // Every 201 is a charge the new primary has: the commit waited for it (synchronous replication;
       // asynchronous, this lost one 201 of 68 in a run).

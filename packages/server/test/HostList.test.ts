@@ -3,10 +3,13 @@
  * `sslmode`, what `pg_autoctl show uri` prints, and the bad input said in one start-up line
  * (`Startup.explain`), without PostgreSQL.
  */
+import { SqlError } from "@effect/sql/SqlError"
 import { Cause } from "effect"
 import { describe, expect, it } from "vitest"
+import { redactUrl } from "../src/Banner.js"
 import * as HostList from "../src/Sql/HostList.js"
 import * as Primary from "../src/Sql/Primary.js"
+import * as Repository from "../src/Sql/Repository.js"
 import * as Startup from "../src/Startup.js"
 
 const badness = (url: string) => {
@@ -73,6 +76,16 @@ describe("HostList.parse", () => {
   })
 })
 
+describe("the banner's database line", () => {
+  it("hides the password of a host list, as of one host", () => {
+    expect(redactUrl("postgres://app:s3cr%40t@a:1,b:2/d?target_session_attrs=read-write")).toBe(
+      "postgres://app:***@a:1,b:2/d?target_session_attrs=read-write"
+    )
+    expect(redactUrl("postgres://app@a:1,b:2/d")).toBe("postgres://app@a:1,b:2/d")
+    expect(redactUrl("postgres://app:pw@a:1/d")).toBe("postgres://app:***@a:1/d")
+  })
+})
+
 describe("start-up lines for a host list", () => {
   const failed = (cause: unknown) =>
     Cause.fail({ _tag: "SqlError", message: "PgClient: Failed to connect", cause })
@@ -125,5 +138,16 @@ describe("Primary.isLost", () => {
     expect(Primary.isLost(new Error("Connection terminated unexpectedly"))).toBe(true)
     expect(Primary.isLost(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }))).toBe(true)
     expect(Primary.isLost(new TypeError("Cannot read properties of undefined"))).toBe(false)
+  })
+
+  it("a write refused as read-only is a 503 (Repository.isUnavailable), not a bug in the statement", () => {
+    const cause = {
+      severity: "ERROR",
+      code: "25006",
+      message: "cannot execute INSERT in a read-only transaction"
+    }
+    expect(Repository.isUnavailable(new SqlError({ cause, message: "Failed to execute statement" }))).toBe(
+      true
+    )
   })
 })

@@ -88,6 +88,19 @@ describe("start-up errors of configuration", { timeout: 300_000 }, () => {
     }
   )
 
+  it("a host list with an unknown target_session_attrs, with two processes: one line, exit 78, no restart", async () => {
+    const run = await failedStart({
+      DATABASE_URL: "postgres://app:secret@127.0.0.1:1,127.0.0.1:2/laari?target_session_attrs=read-mostly",
+      LAARI_PROCESSES: "2"
+    })
+    expect(run.exit).toEqual({ code: 78, signal: null })
+    expect(run.stderr).toBe(
+      "laari: DATABASE_URL cannot be used: target_session_attrs=read-mostly is unknown: use read-write, primary or any\n"
+    )
+    expect(run.stderr).not.toContain("starting another")
+    expect(run.stdout).not.toMatch(stacks)
+  })
+
   it("explains a refused password and user, and leaves other failures alone", () => {
     const pg = (code: string, message: string) =>
       Cause.fail({ _tag: "SqlError", message: "PgClient: Failed to connect", cause: { code, message } })

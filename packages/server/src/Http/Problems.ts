@@ -28,6 +28,7 @@ import {
   Webhook
 } from "@laari/core"
 import { Option, ParseResult, Schema } from "effect"
+import { OutcomeUnknown } from "../Sql/Repository.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // Errors only the HTTP edge has.
@@ -231,7 +232,8 @@ export const InvalidRequest = problem(
 
 /**
  * One schema for every `503`, the charge refusal of spec 7.1 included: the same body and the same advice,
- * which two alternatives of one status with one `code` could not tell apart.
+ * which two alternatives of one status with one `code` could not tell apart. Its `code` is
+ * `OUTCOME_UNKNOWN` for a commit whose connection was lost (`Sql/Repository.OutcomeUnknown`).
  */
 export const ServiceUnavailable = problem(
   "ServiceUnavailable",
@@ -240,8 +242,17 @@ export const ServiceUnavailable = problem(
   (u): u is Errors.ServiceUnavailable | Mandates.ChargeRefused =>
     u instanceof Errors.ServiceUnavailable ||
     (u instanceof Mandates.ChargeRefused && u.code === "SERVICE_UNAVAILABLE"),
-  Schema.Struct({ message: Message, code: Code("SERVICE_UNAVAILABLE") }),
-  (e) => ({ message: e.message, code: "SERVICE_UNAVAILABLE" as const })
+  Schema.Struct({
+    message: Message,
+    code: Schema.Literal("SERVICE_UNAVAILABLE", "OUTCOME_UNKNOWN").annotations({
+      description:
+        "`OUTCOME_UNKNOWN`: the database connection was lost while the request committed, so whether it took effect is unknown; retry with the same `Idempotency-Key` (never a new one), which returns the first result if it took effect and runs the request once if it did not"
+    })
+  }),
+  (e) => ({
+    message: e.message,
+    code: e instanceof OutcomeUnknown ? ("OUTCOME_UNKNOWN" as const) : ("SERVICE_UNAVAILABLE" as const)
+  })
 )
 
 export const Forbidden = plain(

@@ -9,6 +9,7 @@ import { ServerConfigTag } from "../Config.js"
 import { page } from "../Http/Fields.js"
 import { idempotent } from "../Http/Idempotent.js"
 import { withScope } from "../Http/Security.js"
+import { OutcomeUnknown } from "../Sql/Repository.js"
 import { type CreateMandate, MandatesApi } from "./Api.js"
 import * as Json from "./Json.js"
 
@@ -72,8 +73,11 @@ export const MandatesLive = HttpApiBuilder.group(Api, "mandates", (handlers) =>
                 Effect.catchTag("MandateNotFound", () =>
                   Effect.fail(Mandates.ChargeRefused.of("MANDATE_NOT_FOUND"))
                 ),
-                Effect.catchTag("ServiceUnavailable", () =>
-                  Effect.fail(Mandates.ChargeRefused.of("SERVICE_UNAVAILABLE"))
+                // A commit of unknown outcome keeps its own code: its advice is to retry with the same key.
+                Effect.catchTag("ServiceUnavailable", (e) =>
+                  Effect.fail(
+                    e instanceof OutcomeUnknown ? e : Mandates.ChargeRefused.of("SERVICE_UNAVAILABLE")
+                  )
                 )
               )
           )

@@ -13,12 +13,32 @@
  *   finds the primary again. Errors of an older generation's connections change nothing.
  * - Waiting: a connection, the finding included, is had within the connect bound or refused (a 503 to
  *   the request), never waited for past it.
+ *
+ * What a `201` means with a primary and a standby (issue 24, item 2). laari answers once its COMMIT
+ * returned. With synchronous replication (pg_auto_failover sets `synchronous_standby_names` on the
+ * primary) a COMMIT returns only once the standby has the transaction's WAL on disk, so the standby a
+ * failover promotes has every acknowledged payment; asynchronously, the last commits before a crash can
+ * be lost (Failover.pg.test saw 1 of 68 201s missing on the promoted standby before it replicated
+ * synchronously). The trade-off is pg_auto_failover's, per formation:
+ * - `number_sync_standbys = 0` (the default, and what a primary and one secondary run): the secondary is
+ *   synchronous while healthy. When it is down or lags, the monitor removes it from
+ *   `synchronous_standby_names` (the primary is `wait_primary`): writes go on, acknowledged on the primary
+ *   alone, and failover is not allowed until the secondary has caught up, so nothing acknowledged is lost
+ *   by a failover; losing the primary's disk in that window loses those writes.
+ * - `number_sync_standbys >= 1` (needs at least that many standbys, plus one to stay writable with one
+ *   down): a COMMIT waits for that many; with fewer standbys up, commits wait. laari's client then gives
+ *   the connection up after `queryTimeout` and answers `503` `OUTCOME_UNKNOWN` (the commit is on the
+ *   primary, not yet acknowledged): the retry with the same key replays it once the wait ends.
+ * A commit cut off from its connection is always `OUTCOME_UNKNOWN` (`Repository.OutcomeUnknown`).
  */
 import pg from "pg"
 import * as HostList from "./HostList.js"
 
 /** SQLSTATEs by which a server says it is not, or is no longer, a primary that takes writes. */
 const NotPrimaryStates = new Set(["25006", "57P01", "57P02", "57P03"])
+
+/** How long a finding that found no primary stands before the next one. */
+const RetryFindingMs = 100
 
 /** pg's error for a TLS request to a server without TLS: `sslmode=prefer` then tries without. */
 const NoTls = "The server does not support SSL connections"
@@ -72,6 +92,7 @@ export class Finder {
   generation = 0
   private chosen: Chosen | undefined
   private finding: Promise<Chosen> | undefined
+  private none: { readonly at: number; readonly error: unknown } | undefined
   private readonly live = new Map<pg.Client, number>()
 
   constructor(
@@ -84,14 +105,25 @@ export class Finder {
   /** The primary of this generation; asked for once, however many wait for it. */
   primary(): Promise<Chosen> {
     if (this.chosen !== undefined) return Promise.resolve(this.chosen)
+    // A finding that found none is the answer for a moment: requests arriving during a switch must not
+    // each open a connection to every host (to the standby being promoted, among them).
+    if (this.finding === undefined && this.none !== undefined && Date.now() - this.none.at < RetryFindingMs)
+      return Promise.reject(this.none.error)
     if (this.finding === undefined) {
       const generation = this.generation
       this.finding = this.find()
-        .then((url) => {
-          const chosen = { url, generation }
-          if (this.generation === generation) this.chosen = chosen
-          return chosen
-        })
+        .then(
+          (url) => {
+            const chosen = { url, generation }
+            if (this.generation === generation) this.chosen = chosen
+            this.none = undefined
+            return chosen
+          },
+          (error: unknown) => {
+            this.none = { at: Date.now(), error }
+            throw error
+          }
+        )
         .finally(() => {
           this.finding = undefined
         })

@@ -14,19 +14,20 @@ import { chargesLayer, mandatesLayer } from "./Mandates.js"
 import { customersLayer, merchantsLayer } from "./Merchants.js"
 import { notificationsLayer } from "./Notifications.js"
 import { outletsLayer, qrCodesLayer, qrPaymentsLayer } from "./QrCodes.js"
-import { guard, inTransaction } from "./Repository.js"
+import { committing, guard, inTransaction } from "./Repository.js"
 import type * as RowCache from "./RowCache.js"
 import { checkoutSessionsLayer, invoicesLayer, subscriptionsLayer } from "./Subscriptions.js"
 import * as WriteBehind from "./WriteBehind.js"
 
 /**
  * One transaction around a command, with write-behind (`WriteBehind`); nested calls join the outer one.
- * A database that cannot be reached (at BEGIN, mid-way or at COMMIT) is `ServiceUnavailable`.
+ * A database that cannot be reached (at BEGIN, mid-way or at COMMIT) is `ServiceUnavailable`; at COMMIT
+ * its `OutcomeUnknown` kind, which tells the client to retry with the same key.
  */
 export const transactorLayer: Layer.Layer<Store.Transactor, never, SqlClient.SqlClient> = Layer.effect(
   Store.Transactor,
   Effect.map(SqlClient.SqlClient, (sql) => {
-    const transaction = inTransaction(sql, WriteBehind.transaction(sql))
+    const transaction = committing(inTransaction(sql, WriteBehind.transaction(sql)))
     return { withTransaction: (effect) => guard(transaction(effect)) }
   })
 )

@@ -1006,8 +1006,11 @@ export interface components {
         ServiceUnavailable: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
-            code: "SERVICE_UNAVAILABLE";
+            /**
+             * @description `OUTCOME_UNKNOWN`: the database connection was lost while the request committed, so whether it took effect is unknown; retry with the same `Idempotency-Key` (never a new one), which returns the first result if it took effect and runs the request once if it did not
+             * @enum {string}
+             */
+            code: "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
         };
         /** @description Missing or invalid key */
         Unauthorized: {
