@@ -188,7 +188,8 @@ describe.skipIf(!tools.ok)("failover: pg_auto_failover, two laari hosts behind H
         : null,
       longestGapWithoutSuccessSeconds: Number((longestGap / 1_000).toFixed(1)),
       status503DuringSwitch: during.filter((a) => a.status === 503).length,
-      status502DuringSwitch: during.filter((a) => a.status === 502).length
+      status502DuringSwitch: during.filter((a) => a.status === 502).length,
+      status503WithoutRetryAfter: log.answers.filter((a) => a.status === 503 && !a.retryAfter).length
     }
     figures.push(figure)
     console.log(`failover ${name}: ${JSON.stringify(figure)}`)
@@ -197,6 +198,8 @@ describe.skipIf(!tools.ok)("failover: pg_auto_failover, two laari hosts behind H
     expect(counts.doubled).toBe(0)
     expect(counts.statuses["500"] ?? 0).toBe(0)
     expect(counts.statuses["-1"] ?? 0).toBe(0)
+    // Every 503 says when to retry, laari's and HAProxy's own (no host ready) alike.
+    expect(figure.status503WithoutRetryAfter).toBe(0)
     expect(missing).toEqual([])
     expect(await Invariants.check(url)).toEqual(Invariants.none)
   }

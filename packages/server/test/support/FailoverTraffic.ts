@@ -20,6 +20,8 @@ export interface Answer {
   /** When the request was sent and answered, `performance.now()`. */
   readonly sent: number
   readonly at: number
+  /** For a 503: whether it said when to retry (`Retry-After`). */
+  readonly retryAfter?: boolean
 }
 
 export interface Log {
@@ -59,6 +61,7 @@ const call = async (
   const sent = performance.now()
   let status: number
   let parsed: any
+  let retryAfter: boolean | undefined
   try {
     const res = await fetch(`${baseUrl}${path}`, {
       method,
@@ -71,6 +74,7 @@ const call = async (
       ...(body === undefined ? {} : { body: JSON.stringify(body) })
     })
     status = res.status
+    if (status === 503) retryAfter = res.headers.get("retry-after") !== null
     const text = await res.text()
     try {
       parsed = JSON.parse(text)
@@ -80,7 +84,12 @@ const call = async (
   } catch (e) {
     status = e instanceof Error && e.name === "TimeoutError" ? -1 : 0
   }
-  log.answers.push({ status, sent, at: performance.now() })
+  log.answers.push({
+    status,
+    sent,
+    at: performance.now(),
+    ...(retryAfter === undefined ? {} : { retryAfter })
+  })
   return { status, body: parsed }
 }
 
