@@ -25,6 +25,7 @@ interface Answer {
   readonly status: number
   readonly connection: string | undefined
   readonly requestId: string | undefined
+  readonly retryAfter: string | undefined
   readonly body: string
 }
 /** An answer, or the error code of a request that got none (`ECONNRESET`, `TIMEOUT`, ...). */
@@ -67,6 +68,7 @@ const send = (
           status: res.statusCode!,
           connection: res.headers.connection,
           requestId: res.headers["request-id"] as string | undefined,
+          retryAfter: res.headers["retry-after"],
           body
         })
         // A client answered before it sent all its body stops and hangs up, as a real one would.
@@ -180,7 +182,8 @@ describe("the edge alone", () => {
   it("answers 503 when the app does not listen in time", async () => {
     const { server, port } = await listen({ attachTimeoutMs: 200 })
     const outcome = await send(port, { path: "/" })
-    expect(outcome).toMatchObject({ status: 503, connection: "close" })
+    // Told when to come back, like every other 503.
+    expect(outcome).toMatchObject({ status: 503, connection: "close", retryAfter: "1" })
     // Refused by the edge, and still with a `Request-Id` like every other answer.
     expect((outcome as Answer).requestId).toMatch(/^req_[0-9a-f]{32}$/)
     // The documented 503 body, with its code, like every other 503.
@@ -523,7 +526,13 @@ describe("the server process", () => {
           return Date.now() - signalled
         })
         // Not ready any more: new connections are refused (or answered 503) while those requests run.
-        let probe: Outcome = { status: 200, connection: undefined, requestId: undefined, body: "" }
+        let probe: Outcome = {
+          status: 200,
+          connection: undefined,
+          requestId: undefined,
+          retryAfter: undefined,
+          body: ""
+        }
         // Within seconds on a quiet machine; the bound is for a busy one.
         const notReadyBy = Date.now() + 30_000
         while (Date.now() < notReadyBy && isAnswer(probe) && probe.status === 200) {

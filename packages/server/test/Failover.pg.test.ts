@@ -2,7 +2,8 @@
  * A primary lost and its standby promoted (issue 24, item 1), on a real pair of PostgreSQL 15 clusters
  * (`support/PgPair`), with laari on the host list `127.0.0.1:<primary>,127.0.0.1:<standby>`: charges
  * through the switch get `201` or `503` with `Retry-After`, never `500`, every `201` is committed on the
- * new primary, charges work again without a restart, and a LISTEN follows the primary. A standby listed
+ * new primary, charges work again without a restart, a LISTEN follows the primary, and the webhook
+ * worker delivers again. A standby listed
  * first is skipped; hosts that are all standbys stop the start. Needs the PostgreSQL 15 binaries and root
  * (or the postgres user); skipped, loudly, without them.
  */
@@ -15,6 +16,7 @@ import * as Wakeup from "../src/Sql/Wakeup.js"
 import * as Startup from "../src/Startup.js"
 import * as F from "./support/Fixtures.js"
 import * as PgPair from "./support/PgPair.js"
+import * as Receiver from "./support/Receiver.js"
 import * as TestServer from "./support/TestServer.js"
 
 const unavailable = PgPair.available()
@@ -144,6 +146,7 @@ describe.skipIf(unavailable !== undefined)("failover to a promoted standby", { t
   it("the primary crashes under load and the standby is promoted: 503s with Retry-After, no 500, every 201 kept, LISTEN follows", async () => {
     const url = list(pair.primaryPort, pair.standbyPort)
     const server = await TestServer.start({ databaseUrl: url })
+    const receiver = await Receiver.start()
     // A listener of its own over the same host list, as the row cache and the dispatcher have.
     const listener = ManagedRuntime.make(Database.clientLayer({ databaseUrl: url }))
     const heard: Array<string> = []
@@ -173,6 +176,12 @@ describe.skipIf(unavailable !== undefined)("failover to a promoted standby", { t
       expect(await heardWithin(pair.primaryPort, "before", 5_000)).toBe(true)
 
       const m = await F.merchant(server)
+      // Webhooks, to see their worker deliver after the switch as well.
+      const hook = await server.request("POST", "/webhook-endpoints", {
+        key: m.test,
+        body: { url: receiver.url("/failover"), enabled_events: ["mandate.activated"] }
+      })
+      expect(hook.status, hook.text).toBe(201)
       const mandates: Array<string> = []
       for (let i = 0; i < 4; i++) {
         const created = await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })
@@ -236,10 +245,18 @@ describe.skipIf(unavailable !== undefined)("failover to a promoted standby", { t
       // Charges work again, and the listener hears the new primary by itself.
       expect((await charge(server, m.test, mandates[0]!)).status).toBe(201)
       expect(await heardWithin(pair.standbyPort, "after", 15_000)).toBe(true)
+      // The webhook worker delivers an event made after the switch.
+      const later = await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })
+      expect(later.status).toBe(201)
+      const deadline2 = Date.now() + 15_000
+      const delivered = () => receiver.received.some((r) => r.body.includes(later.body.id as string))
+      while (!delivered() && Date.now() < deadline2) await sleep(100)
+      expect(delivered(), "a webhook of a mandate made after the switch").toBe(true)
       await listener.runPromise(Fiber.interrupt(fiber))
     } finally {
       await server.close()
       await listener.dispose()
+      await receiver.close()
     }
   })
 })

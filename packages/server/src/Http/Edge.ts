@@ -21,6 +21,7 @@ import type * as Net from "node:net"
 import { Errors } from "@laari/core"
 import * as Problems from "./Problems.js"
 import * as RequestId from "./RequestId.js"
+import * as RetryAfter from "./RetryAfter.js"
 
 export interface Options {
   /** Largest body accepted, in bytes; a larger `Content-Length` is answered `413` at once. */
@@ -73,7 +74,9 @@ const refusal = (error: Refusal) => {
     "content-type": "application/json",
     "content-length": String(Buffer.byteLength(body)),
     connection: "close",
-    [RequestId.Header]: RequestId.make()
+    [RequestId.Header]: RequestId.make(),
+    // A draining process's 503 says when to come back, as the app's do (`RetryAfter`).
+    ...(status === 503 ? { "retry-after": String(RetryAfter.Seconds) } : {})
   }
   return { status, body, headers }
 }

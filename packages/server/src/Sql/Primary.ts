@@ -141,7 +141,12 @@ export class Finder {
     if (generation !== this.generation || !isLost(error)) return
     this.generation++
     this.chosen = undefined
-    for (const [client, of] of this.live) if (of < this.generation) destroy(client)
+    // Forgotten as well: a connection that never connected ends with no `end` event.
+    for (const [client, of] of this.live)
+      if (of < this.generation) {
+        this.live.delete(client)
+        destroy(client)
+      }
   }
 
   track(client: pg.Client, generation: number): void {
