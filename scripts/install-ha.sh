@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs what the failover suite (packages/server/test/Failover.ha.test.ts) needs, from Debian:
+# pg_auto_failover for PostgreSQL 15 (`pg_autoctl` and the monitor's extension) and HAProxy. Idempotent:
+# does nothing when both are there. Called from .ci/run; by hand: `scripts/install-ha.sh`.
+set -euo pipefail
+
+if [ ! -x /usr/bin/pg_autoctl ] || [ ! -x /usr/sbin/haproxy ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    postgresql-15-auto-failover haproxy >/dev/null
+fi
+pg_autoctl --version | head -n 1
+haproxy -v | head -n 1
