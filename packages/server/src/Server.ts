@@ -2,7 +2,9 @@
  * The standalone service: the database, the domain services on its adapters, the HTTP API, the workers
  * and the clock, as one layer.
  */
-import { HttpApiBuilder, HttpRouter, HttpServer } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServer from "@effect/platform/HttpServer"
 // The module itself: the package's index loads every Node adapter (cluster, RPC, workers), ~0.5 s of start-up.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Crypto, Engine } from "@laari/core"
@@ -92,7 +94,7 @@ const coreLayer = (config: Config.ServerConfig, readiness: Layer.Layer<Readiness
 /** The HTTP API, served on the `HttpServer` below it, and the workers. */
 const ServingLive = Layer.mergeAll(
   HttpApiBuilder.serve((app) => RequestId.middleware(MetricsHttp.middleware(Challenge.middleware(app)))).pipe(
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(Docs.apiDocument),
     Layer.provide(Docs.layer),
     // OAuth 2.0's token, revocation and metadata endpoints, outside the API's document (spec 9.5).
     Layer.provide(OAuthHttp.layer),
