@@ -17,7 +17,9 @@ import * as Smoke from "./Smoke.js"
 import * as Spawn from "./Spawn.js"
 
 const runs = Number(process.env.BENCH_QUICKSTART_RUNS ?? Smoke.size(5, 1))
-const refs = ["HEAD", ...(process.env.BENCH_QUICKSTART_BEFORE ? [process.env.BENCH_QUICKSTART_BEFORE] : [])]
+// The checkout's own HEAD, by commit: in a clone of a worktree, "HEAD" would be the repository's default branch.
+const head = execFileSync("git", ["-C", Spawn.root, "rev-parse", "HEAD"]).toString().trim()
+const refs = [head, ...(process.env.BENCH_QUICKSTART_BEFORE ? [process.env.BENCH_QUICKSTART_BEFORE] : [])]
 /** How long the server idles before its memory is read. */
 const idleMs = Smoke.size(5_000, 1_000)
 const log = (line: string) => console.error(`[quickstart] ${line}`)

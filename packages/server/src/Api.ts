@@ -2,7 +2,8 @@
  * The whole HTTP API. Its OpenAPI description (`GET /openapi.json`) covers the merchant endpoints and, as
  * OpenAPI 3.1 `webhooks`, every event the service delivers.
  */
-import { HttpApi, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Events, EventType } from "@laari/core"
 import { ApprovalsApi } from "./Approvals/Api.js"
 import { BalanceApi } from "./Balance/Api.js"

@@ -12,7 +12,6 @@
  */
 import { Errors, QrImages } from "@laari/core"
 import { Effect, Layer } from "effect"
-import QRCode from "qrcode"
 
 export const ErrorCorrectionLevel = "M"
 /** Modules of quiet zone on each side. */
@@ -28,6 +27,8 @@ export const scaleFor = (size: number): number => Math.max(1, Math.ceil(MinWidth
 export const renderPng = (payload: string): Effect.Effect<Uint8Array, Errors.ServiceUnavailable> =>
   Effect.tryPromise({
     try: async () => {
+      // Loaded on the first image, not at start-up: the library and its PNG encoder are ~60 modules.
+      const { default: QRCode } = await import("qrcode")
       const symbol = QRCode.create(payload, { errorCorrectionLevel: ErrorCorrectionLevel })
       const png = await QRCode.toBuffer(payload, {
         type: "png",

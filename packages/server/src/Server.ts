@@ -2,11 +2,13 @@
  * The standalone service: the database, the domain services on its adapters, the HTTP API, the workers
  * and the clock, as one layer.
  */
-import { HttpApiBuilder, HttpRouter, HttpServer } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServer from "@effect/platform/HttpServer"
 // The module itself: the package's index loads every Node adapter (cluster, RPC, workers), ~0.5 s of start-up.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Crypto, Engine } from "@laari/core"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "./Api.js"
 import { ApprovalsLive } from "./Approvals/Http.js"
 import { CheckoutLive } from "./Checkout/Http.js"
@@ -94,12 +96,24 @@ const coreLayer = (config: Config.ServerConfig, readiness: Layer.Layer<Readiness
   return Clockwork.layer.pipe(Layer.provideMerge(jobs), Layer.provideMerge(services))
 }
 
+/**
+ * Background work that starts once start-up is done (`Readiness`): its first sweep of every job would
+ * otherwise compete with the start-up for the one PGlite session and the CPU. At once in an embedded
+ * server (`Readiness.immediate`).
+ */
+const afterReady = <R>(work: Layer.Layer<never, never, R>) =>
+  Layer.scopedDiscard(
+    Effect.flatMap(Readiness.Readiness, (readiness) =>
+      Effect.forkScoped(Effect.zipRight(readiness.awaitDone, Layer.launch(work)))
+    )
+  )
+
 /** The HTTP API, served on the `HttpServer` below it, and the workers. */
 const ServingLive = Layer.mergeAll(
   HttpApiBuilder.serve((app) =>
     RequestId.middleware(RetryAfter.middleware(MetricsHttp.middleware(Challenge.middleware(app))))
   ).pipe(
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(Docs.apiDocument),
     Layer.provide(Docs.layer),
     // OAuth 2.0's token, revocation and metadata endpoints, outside the API's document (spec 9.5).
     Layer.provide(OAuthHttp.layer),
@@ -117,9 +131,7 @@ const ServingLive = Layer.mergeAll(
     // 255 characters (percent-encoded, up to three times that), and must reach its handler's 404.
     Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: 1024 }))
   ),
-  Workers.layer,
-  Delivery.worker,
-  Notify.worker
+  afterReady(Layer.mergeAll(Workers.layer, Delivery.worker, Notify.worker))
 )
 
 /** Everything but the listening socket: tests put a server under it. */

@@ -7,7 +7,7 @@
  * Unset, the tracer is disabled: spans are not even created, and the exporter (OpenTelemetry's API and
  * its semantic conventions, about a tenth of the service's start-up) is not even loaded.
  */
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Config, Effect, Layer, Option } from "effect"
 
 const stripSlash = (url: string) => url.replace(/\/+$/, "")

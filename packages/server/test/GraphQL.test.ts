@@ -11,7 +11,7 @@ import * as G from "graphql"
 import { auditServer } from "graphql-http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Config from "../src/Config.js"
-import * as GraphQLHttp from "../src/GraphQL/Http.js"
+import * as GraphQLEngine from "../src/GraphQL/Engine.js"
 import * as GraphQLSchema from "../src/GraphQL/Schema.js"
 import { MandateRead } from "../src/Mandates/Api.js"
 import * as WebhookEndpoints from "../src/Webhooks/Endpoints.js"
@@ -409,7 +409,7 @@ for (const backend of serverBackends) {
       ])
       expect(res.status).toBe(400)
       expect(res.body.errors[0].message).toBe(
-        `The query is longer than ${GraphQLHttp.MaxTokens} tokens: ask for fewer fields or aliases, or split it`
+        `The query is longer than ${GraphQLEngine.MaxTokens} tokens: ask for fewer fields or aliases, or split it`
       )
       expect(health.status).toBe(200)
       // Refused before any rule walks it: well under a second on a quiet machine, bounded on a busy one.
@@ -423,16 +423,16 @@ for (const backend of serverBackends) {
       const res = await query(merchant.test, deep)
       expect(res.status).toBe(400)
       expect(res.body.errors.map((e: { message: string }) => e.message)).toContain(
-        `The query nests 35 levels deep; at most ${GraphQLHttp.MaxTotalDepth} are allowed`
+        `The query nests 35 levels deep; at most ${GraphQLEngine.MaxTotalDepth} are allowed`
       )
     })
   })
 }
 
-describe("GraphQLHttp.depthLimit", () => {
+describe("GraphQLEngine.depthLimit", () => {
   const schema = G.buildSchema("type Q { a: Q, n: Int } schema { query: Q }")
   const check = (source: string, max: number) =>
-    G.validate(schema, G.parse(source), [GraphQLHttp.depthLimit(max)]).map((e) => e.message)
+    G.validate(schema, G.parse(source), [GraphQLEngine.depthLimit(max)]).map((e) => e.message)
   it("refuses nesting past the limit, through fragments too, and lets introspection through", () => {
     expect(check("{ a { a { n } } }", 3)).toEqual([])
     expect(check("{ a { a { a { n } } } }", 3)).toEqual([

@@ -2,7 +2,9 @@
  * The customer's approval API, used by the hosted approval page: a one-time code sent to the wallet app,
  * then approve or decline with it. No merchant key: the customer proves themselves with the code.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Calendar, CheckoutSession, Fields, Ids, Mandate, Money } from "@laari/core"
 import { Schema } from "effect"
 import { Body, Text, Timestamp } from "../Http/Fields.js"

@@ -1,7 +1,9 @@
 /**
  * Handlers of the customer's approval API.
  */
-import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Approvals, Calendar, Checkout, type CheckoutSession, Ids, Mandates, Store } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"

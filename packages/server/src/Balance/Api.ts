@@ -2,7 +2,10 @@
  * The merchant's balance, its movements and the daily settlement report (issue 26, item 3). Scope
  * `payments:write`: the scope that governs the merchant's money.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Balance, Balances, Ids } from "@laari/core"
 import { Schema } from "effect"
 import { Paging, Text, Timestamp } from "../Http/Fields.js"

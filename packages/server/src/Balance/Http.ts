@@ -2,7 +2,8 @@
  * Handlers of the balance endpoints: the `Balances` service, its reads as camelCase JSON in Maldives
  * time, and the settlement report as a CSV attachment.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Balance, Balances, Calendar, Money } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"

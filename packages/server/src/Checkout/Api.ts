@@ -1,14 +1,16 @@
 /**
  * Checkout sessions (spec 4.3): a one-off payment, or the first payment of a subscription.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Calendar, CheckoutSession, Fields, Ids, Money } from "@laari/core"
 import { Schema } from "effect"
 import { Body, IdOrReference, optionalNullable, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as JsonSchema from "../Http/JsonSchema.js"
 import * as Problems from "../Http/Problems.js"
-import { Authentication } from "../Http/Security.js"
+import { Authentication } from "../Http/Authentication.js"
 
 /** One request of each mode, in the document. */
 const examples = [

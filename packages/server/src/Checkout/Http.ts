@@ -3,7 +3,7 @@
  * `checkout:write`): a session moves no money until the customer pays it. Reading and cancelling need a
  * secret key: a publishable key is public, and must not read or cancel every session of the merchant.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Auth, Checkout, CheckoutSession, Errors } from "@laari/core"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { Api } from "../Api.js"

@@ -4,8 +4,8 @@
  * ready: the socket no longer listens, and the edge answers `503` to any request still arriving on an
  * open connection (`Http/Edge.ts`).
  */
-import { HttpApiBuilder } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Errors } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"

@@ -9,6 +9,8 @@ export interface ReadinessService {
   /** Says start-up is done; later calls change nothing. */
   readonly done: Effect.Effect<void>
   readonly isDone: Effect.Effect<boolean>
+  /** Waits until start-up is done. */
+  readonly awaitDone: Effect.Effect<void>
 }
 
 export class Readiness extends Context.Tag("laari/server/Readiness")<Readiness, ReadinessService>() {}
@@ -17,7 +19,11 @@ const make = (startedDone: boolean) =>
   Effect.gen(function* () {
     const done = yield* Deferred.make<void>()
     if (startedDone) yield* Deferred.succeed(done, undefined)
-    return { done: Deferred.succeed(done, undefined).pipe(Effect.asVoid), isDone: Deferred.isDone(done) }
+    return {
+      done: Deferred.succeed(done, undefined).pipe(Effect.asVoid),
+      isDone: Deferred.isDone(done),
+      awaitDone: Deferred.await(done)
+    }
   })
 
 /** Not ready until `done` is called: the standalone service, which says it after seeding (`Serve.ts`). */

@@ -9,7 +9,8 @@
  *
  * Answers that carry their own challenge (the OAuth token endpoint's `Basic`) keep it.
  */
-import { HttpApp, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@laari/core"
 import { Effect, FiberRef } from "effect"
 

@@ -2,7 +2,9 @@
  * `Idempotency-Key` on creates, charges, revokes, deactivations and cancellations (DESIGN section 9):
  * a retry replays the first response byte for byte with `Idempotent-Replay: true`.
  */
-import { HttpApiSchema, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { type Auth, type Errors, Idempotency, Store } from "@laari/core"
 import { DateTime, Effect, Either, Schema } from "effect"
 import * as Keys from "../Keys.js"

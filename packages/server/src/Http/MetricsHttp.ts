@@ -3,14 +3,12 @@
  * times every request and writes its access log line (`Logs.AccessLog`). The route is added to the router directly, not to the `HttpApi`, so it stays out
  * of `/openapi.json`, the merchants' contract.
  */
-import {
-  HttpApiBuilder,
-  HttpApiSecurity,
-  HttpApp,
-  HttpRouter,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Chunk, Context, Effect, FiberRef, type HashMap, Layer } from "effect"
 import * as Logs from "../Logs.js"
 import { Metrics } from "../Metrics.js"

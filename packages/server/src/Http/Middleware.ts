@@ -11,16 +11,14 @@
  *   a body that is not JSON `400`, an unknown route a JSON `404`, and a defect a JSON `500` that leaks no
  *   stack trace (and is logged).
  */
-import {
-  HttpApiBuilder,
-  HttpApiError,
-  type HttpApp,
-  HttpIncomingMessage,
-  HttpMethod,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpMethod from "@effect/platform/HttpMethod"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Fields } from "@laari/core"
 import { Cause, Effect, Either, Option } from "effect"
 import { Api } from "../Api.js"

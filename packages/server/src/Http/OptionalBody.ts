@@ -3,7 +3,7 @@
  * must be the JSON object of the schema. Read by the handler, since HttpApi's payloads are always
  * required; `document` puts the same schema in the OpenAPI document as an optional request body.
  */
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Errors } from "@laari/core"
 import { Effect, ParseResult, Schema } from "effect"
 import * as JsonSchema from "./JsonSchema.js"

@@ -13,7 +13,9 @@
  * one): the alternatives one status of one operation may answer with (a `409` "request in progress" or
  * "reference taken") are told apart by it, so a client knows whether to retry without reading `message`.
  */
-import { HttpApiEndpoint, HttpApiSchema, HttpServerResponse } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import {
   Approvals,
   Auth,

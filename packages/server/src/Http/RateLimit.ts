@@ -13,7 +13,10 @@
  *
  * The buckets live in this process: with several instances, each enforces the limit on its own.
  */
-import { HttpApiMiddleware, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Layer, Option } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Problems from "./Problems.js"

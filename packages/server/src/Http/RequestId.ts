@@ -3,7 +3,9 @@
  * it as `request_id`, so an operator can go from what a client saw to what the server logged. A
  * well-formed `Request-Id` sent by the client (a proxy's, say) is kept; anything else is replaced.
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 
 export const Header = "request-id"

@@ -3,7 +3,8 @@
  * that cannot answer now (a failover, an outage within its bounds) or a process draining, all of which
  * pass in seconds; a client told so waits a second instead of retrying at once into the same switch.
  */
-import { HttpApp, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 
 export const Seconds = 1

@@ -1,15 +1,11 @@
 /**
  * Authentication (merchant keys and the operator token), the per-key rate limit, and scope checks.
  */
-import {
-  HttpApiMiddleware,
-  HttpApiSecurity,
-  HttpApp,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Crypto, Errors } from "@laari/core"
-import { Context, Effect, FiberRef, HashMap, Layer, Option, Redacted, Schema } from "effect"
+import { Context, Effect, FiberRef, HashMap, Layer, Option, Redacted } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Keys from "../Keys.js"
 import * as Challenge from "./Challenge.js"
@@ -18,30 +14,9 @@ import { OAuthClients } from "../Sql/OAuthClients.js"
 import * as OAuthProtocol from "../OAuth/Protocol.js"
 import * as Problems from "./Problems.js"
 import * as RateLimit from "./RateLimit.js"
+import { Authentication, CurrentPrincipal, OpsAuthentication } from "./Authentication.js"
 
-export class CurrentPrincipal extends Context.Tag("laari/server/CurrentPrincipal")<
-  CurrentPrincipal,
-  Auth.Principal
->() {}
-
-export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("laari/server/Authentication", {
-  provides: CurrentPrincipal,
-  failure: Schema.Union(
-    Problems.UnauthorizedProblem,
-    Problems.ServiceUnavailable,
-    Problems.RateLimitedProblem
-  ),
-  security: { bearer: HttpApiSecurity.bearer }
-}) {}
-
-/** The operator's token guards `/ops`; wrong tokens lock their address out for a while (`429`). */
-export class OpsAuthentication extends HttpApiMiddleware.Tag<OpsAuthentication>()(
-  "laari/server/OpsAuthentication",
-  {
-    failure: Schema.Union(Problems.UnauthorizedProblem, Problems.RateLimitedProblem),
-    security: { opsToken: HttpApiSecurity.bearer }
-  }
-) {}
+export { Authentication, CurrentPrincipal, OpsAuthentication }
 
 /** What finds a principal: the directory of keys, and the OAuth clients' access tokens. */
 export interface Credentials {

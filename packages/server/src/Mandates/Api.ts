@@ -1,7 +1,9 @@
 /**
  * The mandate endpoints of spec 4.1.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Fields, Ids, Mandate, Money } from "@laari/core"
 import { Schema } from "effect"
 import {
@@ -15,7 +17,7 @@ import {
 } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as Problems from "../Http/Problems.js"
-import { Authentication } from "../Http/Security.js"
+import { Authentication } from "../Http/Authentication.js"
 
 export const MandateRead = Schema.Struct({
   id: Ids.MandateId,

@@ -1,7 +1,7 @@
 /**
  * Handlers of the mandate endpoints: check the scope, decode into the domain's terms, call the service.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Auth, Calendar, Mandates } from "@laari/core"
 import { Effect, Option } from "effect"
 import { Api } from "../Api.js"

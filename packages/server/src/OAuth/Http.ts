@@ -4,7 +4,9 @@
  * metadata (RFC 8414). Errors are RFC 6749 section 5.2's JSON, never a problem document. Wrong client
  * secrets lock their address, and the client, out for a while (`429`, `Retry-After`): no online guessing.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth } from "@laari/core"
 import { DateTime, Effect, Option } from "effect"
 import { ServerConfigTag } from "../Config.js"

@@ -2,12 +2,14 @@
  * The operator API (`Authorization: Bearer <LAARI_OPS_TOKEN>`): merchants, outlets, keys, feature gates,
  * customers, suspensions, recorded events and the manual clock.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Auth, Events, Ids, Phone } from "@laari/core"
 import { Schema } from "effect"
 import * as Problems from "../Http/Problems.js"
 import { Body, optionalNullable, TimeZone, Text } from "../Http/Fields.js"
-import { OpsAuthentication } from "../Http/Security.js"
+import { OpsAuthentication } from "../Http/Authentication.js"
 import { MandateRead } from "../Mandates/Api.js"
 import { SubscriptionRead } from "../Subscriptions/Api.js"
 

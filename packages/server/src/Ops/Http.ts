@@ -1,7 +1,7 @@
 /**
  * Handlers of the operator API.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import {
   Approval,
   Calendar,

@@ -5,7 +5,10 @@
  * problem; a finished flow ends on a result page that sends the customer to the merchant's
  * `return_url` with the outcome in its query.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Checkout, type CheckoutSession, Ids, type Mandate, Mandates, Store } from "@laari/core"
 import { DateTime, Effect } from "effect"
 import { ServerConfigTag } from "../Config.js"

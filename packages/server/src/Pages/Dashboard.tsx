@@ -5,7 +5,10 @@
  * and webhook endpoints: create (the secret shown once), edit, rotate, delete, and each endpoint's
  * delivery log with "Resend". Forms post back with the CSRF token and work without JavaScript.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import {
   Auth,
   Balance,

@@ -8,7 +8,7 @@
  * on every page. Wall time, not the manual clock: an operator who advances the sandbox by a month must
  * not sign everyone out, and one who leaves it behind must not keep sessions alive for ever.
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
 import * as EndedSessions from "./EndedSessions.js"
 import { cookieOptions, type PagesConfig } from "./Request.js"

@@ -3,7 +3,8 @@
  * reference, the merchant dashboard, the sandbox wallet) instead of a JSON `404`, and the site's icon, so
  * a browser's `/favicon.ico` is not a `404` in every log.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import { Page, respond } from "./Html.js"

@@ -4,7 +4,7 @@
  * with the headers a payments page needs: a strict Content-Security-Policy with no third-party origin,
  * no framing (`frame-ancestors 'none'` and `X-Frame-Options`), no referrer (URLs carry ids), no caching.
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Calendar } from "@laari/core"
 import type { DateTime } from "effect"
 import type { ComponentChildren, VNode } from "preact"

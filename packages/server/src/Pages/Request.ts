@@ -6,7 +6,9 @@
  * its HMAC under the pages' key from `server_secrets` (shared by every process). A post whose token is
  * not the HMAC of its cookie is refused; another site can neither read the cookie nor compute the token.
  */
-import { HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as UrlParams from "@effect/platform/UrlParams"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer, Option } from "effect"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"

@@ -2,8 +2,8 @@
  * What every page module shares about answering: routes under a prefix, the redirect after a post, and
  * what a person may be told about a refusal.
  */
-import type { HttpRouter } from "@effect/platform"
-import { HttpServerResponse } from "@effect/platform"
+import type * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Approvals, Errors } from "@laari/core"
 
 /** A page's route under a prefix (which may be empty). */

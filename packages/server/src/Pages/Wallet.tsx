@@ -3,7 +3,10 @@
  * see and end mandates and subscriptions, read charges, invoices and notifications (the current code
  * while it is live), pay a scanned QR payload through the same rules as every QR payment.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Ids, Mandates, Notifications, QrCodes, Store, Subscriptions, WalletAccess } from "@laari/core"
 import { DateTime, Effect } from "effect"
 import type { ComponentChildren } from "preact"

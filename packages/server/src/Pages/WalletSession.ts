@@ -5,7 +5,7 @@
  * Wall time, not the manual clock (as the dashboard's): a sandbox clock left behind must not keep a
  * session alive for ever, nor one moved on end it.
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Ids } from "@laari/core"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import * as EndedSessions from "./EndedSessions.js"

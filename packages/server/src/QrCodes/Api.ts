@@ -1,13 +1,16 @@
 /**
  * The QR code endpoints of spec 4.2, and the hosted PNG of static codes.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Fields, QrCode } from "@laari/core"
 import { Schema } from "effect"
 import { Body, IdOrReference, optionalNullable, Paging, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as Problems from "../Http/Problems.js"
-import { Authentication } from "../Http/Security.js"
+import { Authentication } from "../Http/Authentication.js"
 
 export const QrCodeRead = Schema.Struct({
   id: Schema.UUID,

@@ -1,7 +1,8 @@
 /**
  * Handlers of the QR code endpoints and the hosted PNG.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, QrCodes } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"

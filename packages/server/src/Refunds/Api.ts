@@ -2,7 +2,9 @@
  * The refund endpoints (issue 26): give back all or part of a mandate charge, a QR payment or a paid
  * invoice, from the merchant's balance to the paying wallet.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Fields, Refund } from "@laari/core"
 import { Schema } from "effect"
 import { Body, IdOrReference, optionalNullable, Paging, Text, Timestamp } from "../Http/Fields.js"

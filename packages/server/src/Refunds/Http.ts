@@ -1,7 +1,7 @@
 /**
  * Handlers of the refund endpoints: check the scope, name the one payment, call the service.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Auth, Calendar, Errors, Refund, Refunds } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"

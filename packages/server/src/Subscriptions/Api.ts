@@ -2,14 +2,16 @@
  * Subscriptions and their invoices (spec 4.3). There is no `POST /subscriptions`: a subscription is
  * created by paying a `SUBSCRIPTION` checkout session.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Calendar, CheckoutSession, Fields, Ids, Invoice, Money, Subscription } from "@laari/core"
 import { Schema } from "effect"
 import { Body, IdOrReference, Paging, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as OptionalBody from "../Http/OptionalBody.js"
 import * as Problems from "../Http/Problems.js"
-import { Authentication } from "../Http/Security.js"
+import { Authentication } from "../Http/Authentication.js"
 
 export const SubscriptionRead = Schema.Struct({
   id: Ids.SubscriptionId,

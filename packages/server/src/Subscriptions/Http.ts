@@ -1,7 +1,7 @@
 /**
  * Handlers of the subscription endpoints.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Auth, Subscriptions } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"

@@ -1,12 +1,14 @@
 /**
  * Sandbox test helpers (a `sk_test_` secret key; live keys get `404`): the customer's side simulated.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Ids, QrCode } from "@laari/core"
 import { Schema } from "effect"
 import { Body, IdOrReference, TimeZone, Text, Timestamp } from "../Http/Fields.js"
 import * as Problems from "../Http/Problems.js"
-import { Authentication } from "../Http/Security.js"
+import { Authentication } from "../Http/Authentication.js"
 import { SessionRead } from "../Checkout/Api.js"
 import { MandateRead } from "../Mandates/Api.js"
 import { SubscriptionRead } from "../Subscriptions/Api.js"

@@ -1,7 +1,7 @@
 /**
  * Handlers of the sandbox test helpers.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Auth, Checkout, type Ids, Mandates, QrCodes, Store, Subscriptions } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"

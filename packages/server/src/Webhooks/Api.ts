@@ -2,14 +2,16 @@
  * Webhook endpoints, their delivery log, and the events themselves (spec 6, issue 9). Scope
  * `webhooks:write`, which secret keys hold by default.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Events, EventType, Fields, Webhook } from "@laari/core"
 import { Schema } from "effect"
 import { Body, optionalNullable, Paging, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as OptionalBody from "../Http/OptionalBody.js"
 import * as Problems from "../Http/Problems.js"
-import { Authentication, OpsAuthentication } from "../Http/Security.js"
+import { Authentication, OpsAuthentication } from "../Http/Authentication.js"
 
 const Url = Text.pipe(Schema.minLength(1), Schema.maxLength(2048)).annotations({
   description:

@@ -1,7 +1,8 @@
 /**
  * Handlers of the webhook endpoint and event endpoints.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Calendar, Webhook } from "@laari/core"
 import { DateTime, Duration, Effect } from "effect"
 import { Api } from "../Api.js"
