@@ -12,6 +12,12 @@ import { type DateTime, Option, Schema } from "effect"
 export const Text = CoreFields.Text
 
 /**
+ * An id in a path: never empty (an empty segment names no resource, and the document must not call it
+ * valid: `/events/` is the list, not an event), at most 255 characters.
+ */
+export const PathSegment = Text.pipe(Schema.minLength(1), Schema.maxLength(255))
+
+/**
  * A request body: unknown fields are refused by name (as Stripe refuses unknown parameters) instead of
  * being silently dropped, and every problem is reported at once. Applies to nested objects too.
  */

@@ -8,7 +8,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Auth, Events, Ids, Phone } from "@laari/core"
 import { Schema } from "effect"
 import * as Problems from "../Http/Problems.js"
-import { Body, optionalNullable, TimeZone, Text } from "../Http/Fields.js"
+import { Body, optionalNullable, PathSegment, TimeZone, Text } from "../Http/Fields.js"
 import { OpsAuthentication } from "../Http/Authentication.js"
 import { MandateRead } from "../Mandates/Api.js"
 import { SubscriptionRead } from "../Subscriptions/Api.js"
@@ -120,7 +120,7 @@ export const codesNeedDevelopment =
 
 export const ClockRead = Schema.Struct({ now: Text, mode: Schema.Literal("system", "manual") })
 
-const IdPath = Schema.Struct({ id: Text })
+const IdPath = Schema.Struct({ id: PathSegment })
 const MerchantPath = Schema.Struct({ id: Schema.UUID })
 
 export class OpsApi extends HttpApiGroup.make("ops")
@@ -173,7 +173,7 @@ export class OpsApi extends HttpApiGroup.make("ops")
   )
   .add(
     Problems.post("revokeKey", "/ops/merchants/:id/keys/:key/revoke")
-      .setPath(Schema.Struct({ id: Schema.UUID, key: Text }))
+      .setPath(Schema.Struct({ id: Schema.UUID, key: PathSegment }))
       .addSuccess(KeyRead)
       .annotate(OpenApi.Summary, "Revoke a key")
       .annotate(OpenApi.Description, "From now on the key is refused with 401, in every process.")
@@ -198,7 +198,7 @@ export class OpsApi extends HttpApiGroup.make("ops")
   )
   .add(
     Problems.post("revokeOAuthClient", "/ops/merchants/:id/oauth-clients/:client/revoke")
-      .setPath(Schema.Struct({ id: Schema.UUID, client: Text }))
+      .setPath(Schema.Struct({ id: Schema.UUID, client: PathSegment }))
       .addSuccess(OAuthClientRead)
       .annotate(OpenApi.Summary, "Revoke an OAuth client")
       .annotate(

@@ -7,7 +7,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Events, EventType, Fields, Webhook } from "@laari/core"
 import { Schema } from "effect"
-import { Body, optionalNullable, Paging, Text, Timestamp } from "../Http/Fields.js"
+import { Body, optionalNullable, Paging, PathSegment, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as OptionalBody from "../Http/OptionalBody.js"
 import * as Problems from "../Http/Problems.js"
@@ -105,7 +105,7 @@ export const RotateSecret = Body({
 
 export const Resend = Body({ event_id: Text.pipe(Schema.minLength(1), Schema.maxLength(255)) })
 
-const IdPath = Schema.Struct({ id: Text.pipe(Schema.maxLength(255)) })
+const IdPath = Schema.Struct({ id: PathSegment })
 
 /** The URL parameters of the list, which the GraphQL read API takes as its arguments too. */
 export const DeliveriesParams = Schema.Struct({
@@ -268,7 +268,7 @@ export class OpsWebhooksApi extends HttpApiGroup.make("opsWebhooks")
   )
   .add(
     HttpApiEndpoint.get("deliveries", "/ops/merchants/:id/webhook-endpoints/:endpoint/deliveries")
-      .setPath(Schema.Struct({ id: Schema.UUID, endpoint: Text.pipe(Schema.maxLength(255)) }))
+      .setPath(Schema.Struct({ id: Schema.UUID, endpoint: PathSegment }))
       .setUrlParams(
         Schema.Struct({
           event_id: Schema.optional(Text),
