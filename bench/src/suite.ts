@@ -9,7 +9,9 @@
  * - the raw `node:http` + `pg` baseline (`bench/baseline/server.ts`) on the same data, as many processes;
  * - renewals (`renewals.ts`), the library (`library.ts`), start-up on a warm PGlite data directory,
  *   charges on PGlite, webhook deliveries (`webhooks.ts`) on both databases, and the quick start
- *   (`quickstart.ts`: a fresh clone installed, built and started, the CLI timed).
+ *   (`quickstart.ts`: a fresh clone installed, built and started, the CLI timed);
+ * - refunds beside charges (`refunds.ts`, `refundsLibrary.ts`): over HTTP on PostgreSQL and on PGlite,
+ *   and through the library, with the ratios refund/charge.
  *
  * Prints a table and writes `bench/results/suite.json` (and each part's JSON). The rate limit is off
  * (`LAARI_RATE_LIMIT=0`) for every server it starts. A part whose figures are broken (`Check.ts`: 0/s,
@@ -17,7 +19,7 @@
  *
  *   pnpm bench                                  # DATABASE_URL: an admin URL (default local postgres)
  *   BENCH_SECONDS=10 BENCH_RENEWALS=20000 pnpm bench
- *   BENCH_ONLY=charges,library pnpm bench       # parts: pgbench charges baseline renewals library startup pglite webhooks quickstart
+ *   BENCH_ONLY=charges,library pnpm bench       # parts: pgbench charges baseline renewals library startup pglite webhooks quickstart refunds
  *   BENCH_ONLY=table pnpm bench                 # the table of what is in bench/results
  *   pnpm bench:smoke                            # BENCH_SMOKE=1: every part, tiny (CI), into bench/results/smoke
  */
@@ -28,6 +30,7 @@ import path from "node:path"
 import pg from "pg"
 import * as Check from "./Check.js"
 import * as Load from "./Load.js"
+import * as Refunds from "./refunds.js"
 import * as Renewals from "./renewals.js"
 import * as Smoke from "./Smoke.js"
 import * as Spawn from "./Spawn.js"
@@ -243,6 +246,28 @@ if (runs("quickstart")) {
   save("quickstart", await script("bench/src/quickstart.ts", {}))
 }
 
+if (runs("refunds")) {
+  const refunds = async (base: string) => {
+    const client = Load.client(base)
+    const targets = await Workload.seed(client, seeded.merchants, seeded.mandates)
+    client.close()
+    return Refunds.run({ base, targets, seconds, concurrency: 32 })
+  }
+  log(`refunds beside charges on PostgreSQL (${processes} processes)`)
+  const onPg = await Spawn.laari({ DATABASE_URL: await freshDatabase("refunds") }, { processes })
+  const postgresql = { processes, ...(await refunds(onPg.base)) }
+  await onPg.stop()
+  log("refunds beside charges on PGlite")
+  const dir = mkdtempSync(path.join(os.tmpdir(), "laari-refunds-"))
+  const onLite = await Spawn.laari({ DATABASE_URL: undefined, LAARI_DATA_DIR: dir })
+  const pglite = { processes: 1, ...(await refunds(onLite.base)) }
+  await onLite.stop()
+  rmSync(dir, { recursive: true, force: true })
+  log("refunds beside charges through the library")
+  const library = await script("bench/src/refundsLibrary.ts", {})
+  save("refunds", { postgresql, pglite, library })
+}
+
 if (Smoke.on) {
   const client = new pg.Client({ connectionString: admin })
   await client.connect()
@@ -261,7 +286,8 @@ if (only?.includes("table"))
     "startup",
     "charges-pglite",
     "webhooks",
-    "quickstart"
+    "quickstart",
+    "refunds"
   ]) {
     const file = path.join(resultsDir, `${name}.json`)
     if (existsSync(file)) results[name] = JSON.parse(readFileSync(file, "utf8"))
@@ -367,6 +393,37 @@ if (q !== undefined)
       "",
       "<= 60 s; 3 s; 1.5 s; 2 s; 200 MiB"
     )
+
+const refundRuns = r.refunds as Record<string, any> | undefined
+if (refundRuns !== undefined) {
+  const fig = (x: Load.Run) => `${x.perSecond}/s, p50 ${x.latencyMs.p50} ms, p99 ${x.latencyMs.p99} ms`
+  const over = (x: { perSecond: number; p50: number; p99: number }) =>
+    `refund/charge: ${x.perSecond}x rate, ${x.p50}x p50, ${x.p99}x p99`
+  for (const name of ["postgresql", "pglite"]) {
+    const x = refundRuns[name]
+    if (x === undefined) continue
+    row(
+      `charges vs partial refunds of distinct charges on ${name} (${x.processes} processes, ${x.concurrency} in flight)`,
+      `${fig(x.spread.charges)} vs ${fig(x.spread.refunds)}`,
+      over(x.spread.refundOverCharge),
+      ""
+    )
+    row(
+      `charges on one mandate vs refunds of one charge on ${name}, one at a time`,
+      `${fig(x.sequence.charges)} vs ${fig(x.sequence.refunds)}`,
+      over(x.sequence.refundOverCharge),
+      ""
+    )
+  }
+  const l = refundRuns.library
+  if (l !== undefined)
+    row(
+      "library (memory adapters): charges vs refunds of distinct charges vs refunds of one charge",
+      `${l.chargesPerSecond}/s vs ${l.refundsDistinctPerSecond}/s vs ${l.refundsOneChargePerSecond}/s`,
+      `refund/charge: ${l.refundOverCharge.distinct}x distinct, ${l.refundOverCharge.oneCharge}x one charge`,
+      ""
+    )
+}
 
 const table = [
   "| measure | figure | ratio | goal |",
