@@ -7,19 +7,27 @@ import fc from "fast-check"
 
 export type JsonSchema = { readonly [key: string]: any }
 
-/** Resolves `#/components/schemas/...` references against the document's components. */
+/**
+ * Resolves `#/components/schemas/...` references against the document's components, and an `allOf` of
+ * one schema (how a reference carries its own description) into that schema with the description.
+ */
 export type Resolver = (schema: JsonSchema) => JsonSchema
 
 export const resolver =
   (components: { readonly schemas?: Record<string, JsonSchema> } = {}): Resolver =>
   (schema) => {
     let s = schema
-    for (let depth = 0; typeof s.$ref === "string" && depth < 20; depth++) {
-      const name = s.$ref.replace("#/components/schemas/", "")
-      const target = components.schemas?.[name]
-      if (target === undefined) throw new Error(`Unresolved ${s.$ref}`)
-      const { $ref: _, ...rest } = s
-      s = { ...target, ...rest }
+    for (let depth = 0; depth < 20; depth++) {
+      if (typeof s.$ref === "string") {
+        const name = s.$ref.replace("#/components/schemas/", "")
+        const target = components.schemas?.[name]
+        if (target === undefined) throw new Error(`Unresolved ${s.$ref}`)
+        const { $ref: _, ...rest } = s
+        s = { ...target, ...rest }
+      } else if (Array.isArray(s.allOf) && s.allOf.length === 1) {
+        const { allOf, ...rest } = s
+        s = { ...allOf[0], ...rest }
+      } else break
     }
     return s
   }
