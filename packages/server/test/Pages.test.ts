@@ -326,14 +326,11 @@ describe.skipIf(!B.available)("wallet app", () => {
     await server.request("POST", `/approvals/mandates/${mandateId}/approve`, {
       body: { challenge_id: c1.body.challenge_id, otp: await lastCode(customer.id) }
     })
-    expect(
-      (
-        await server.request("POST", `/mandates/${mandateId}/charges`, {
-          key: m.live,
-          body: { amount: 1_500 }
-        })
-      ).status
-    ).toBe(201)
+    const charge = await server.request("POST", `/mandates/${mandateId}/charges`, {
+      key: m.live,
+      body: { amount: 1_500 }
+    })
+    expect(charge.status).toBe(201)
     const s = await server.request("POST", "/checkout/sessions", {
       key: m.live,
       body: {
@@ -350,7 +347,13 @@ describe.skipIf(!B.available)("wallet app", () => {
       body: { challenge_id: c2.body.challenge_id, otp: await lastCode(customer.id) }
     })
     expect(paid.status, paid.text).toBe(200)
-    return { m, customer, mandateId, subscriptionId: paid.body.subscriptionId as string }
+    return {
+      m,
+      customer,
+      mandateId,
+      chargeId: charge.body.id as string,
+      subscriptionId: paid.body.subscriptionId as string
+    }
   }
 
   const signIn = async (page: Page, customer: { id: string; phone: string }) => {
@@ -437,6 +440,26 @@ describe.skipIf(!B.available)("wallet app", () => {
         [dynamicCode.body.qrid, 4_250]
       ].sort()
     )
+  })
+
+  it("shows what was refunded of a charge and of an invoice, in English and Dhivehi", async () => {
+    const { m, customer, chargeId, subscriptionId } = await customerWithThings()
+    const invoices = await server.request("GET", `/subscriptions/${subscriptionId}/invoices`, { key: m.live })
+    for (const body of [
+      { charge_id: chargeId, amount: 500 },
+      { invoice_id: invoices.body[0].id, amount: 2_500 }
+    ]) {
+      const refund = await server.request("POST", "/refunds", { key: m.live, body })
+      expect(refund.status, refund.text).toBe(201)
+    }
+    const { page } = await newPage()
+    await signIn(page, customer)
+    expect(await page.textContent("#charges ~ ul")).toContain("MVR 15.00 · Refunded MVR 5.00")
+    expect(await page.textContent("#invoices ~ ul")).toContain("Refunded MVR 25.00")
+    await B.capture(page, "wallet-refunded")
+    await page.goto(`${server.baseUrl}/wallet?lang=dv`)
+    expect(await page.textContent("#charges ~ ul")).toContain("MVR 5.00 ރީފަންޑްކުރި")
+    await page.goto(`${server.baseUrl}/wallet?lang=en`)
   })
 
   it("refuses actions without a session or a CSRF token", async () => {
