@@ -24,7 +24,7 @@ import { randomUUID } from "node:crypto"
 import { DateTime, Effect, Either, Schema } from "effect"
 import type { ComponentChildren } from "preact"
 import * as Keys from "../Keys.js"
-import { d, type Word } from "./DashboardText.js"
+import { d, dn, type Word } from "./DashboardText.js"
 import { type Frame, type Section, Table } from "./DashboardViews.js"
 import { Csrf, Given, Ltr, When } from "./Html.js"
 import { type Lang, money, parseMvr } from "./I18n.js"
@@ -39,7 +39,7 @@ export type Shell = (
     readonly section: Section
     readonly title: Word
     readonly children: ComponentChildren
-    readonly notice?: string | undefined
+    readonly notice?: ComponentChildren | undefined
     readonly error?: string | undefined
     readonly status?: number | undefined
   }
@@ -132,7 +132,7 @@ const Confirm = (p: {
           aria-describedby="amount-note"
         />
         <p id="amount-note" class="note">
-          {d(lang, "refundAmountNote")}
+          {dn(lang, "refundAmountNote", { example: <Ltr>25.50</Ltr> })}
         </p>
         <label for="reason">{d(lang, "reason")}</label>
         <select id="reason" name="reason">
@@ -321,9 +321,9 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
   })
 
 /** The notice of `?refunded=` on a payment's page, after a refund. */
-export const notice = (lang: Lang, url: string): string | undefined => {
+export const notice = (lang: Lang, url: string): ComponentChildren | undefined => {
   const amount = new URL(url, "http://dashboard").searchParams.get("refunded")
   return amount !== null && /^\d{1,9}$/.test(amount)
-    ? d(lang, "refundDone", { amount: money(Number(amount)) })
+    ? dn(lang, "refundDone", { amount: <Ltr>{money(Number(amount))}</Ltr> })
     : undefined
 }

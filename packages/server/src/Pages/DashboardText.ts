@@ -1,7 +1,8 @@
 /**
  * The dashboard's words in English and Dhivehi (see `I18n` for the customer pages').
  */
-import { fill, type Lang } from "./I18n.js"
+import type { ComponentChild } from "preact"
+import { fill, fillNodes, type Lang } from "./I18n.js"
 
 const en = {
   dashboard: "Dashboard",
@@ -99,7 +100,7 @@ const en = {
   refundInvoice: "Refund an invoice",
   refundNote: "The amount goes back from your balance to the customer's wallet. laari keeps its fee.",
   refundAmount: "Amount to refund (MVR)",
-  refundAmountNote: "In MVR with up to 2 decimals, like 25.50; at most what remains.",
+  refundAmountNote: "In MVR with up to two decimals, like {example}; at most what remains.",
   reason: "Reason",
   reasonRequested: "Requested by the customer",
   reasonDuplicate: "Duplicate payment",
@@ -217,7 +218,7 @@ const dv: Words = {
   refundInvoice: "އިންވޮއިހެއް ރީފަންޑްކުރުން",
   refundNote: "އަދަދު ތިޔަ ބެލެންސުން ކަސްޓަމަރުގެ ވޯލެޓަށް އަނބުރާ ދާނެ. ލާރީގެ ފީ އަނބުރާ ނުދޭނެ.",
   refundAmount: "ރީފަންޑްކުރާ އަދަދު (ރުފިޔާ)",
-  refundAmountNote: "ރުފިޔާއިން، ޑެސިމަލް 2 އަށް، މިސާލަކަށް 25.50؛ ބާކީ ހުރި އަދަދަށްވުރެ ގިނަނުވާ ގޮތަށް.",
+  refundAmountNote: "ރުފިޔާއިން، ޑެސިމަލް ދެ ދަރަޖައަށް، މިސާލަކަށް {example}؛ ބާކީ ހުރި އަދަދަށްވުރެ ގިނަނުވާ ގޮތަށް.",
   reason: "ސަބަބު",
   reasonRequested: "ކަސްޓަމަރު އެދިގެން",
   reasonDuplicate: "ދެ ފަހަރު ދެއްކި",
@@ -225,7 +226,7 @@ const dv: Words = {
   confirmRefund: "ރީފަންޑް ކަށަވަރުކުރޭ",
   cancel: "ކެންސަލް",
   refundDone: "{amount} ކަސްޓަމަރުގެ ވޯލެޓަށް ރީފަންޑްކޮށްފި.",
-  badAmount: "ރުފިޔާއިން އަދަދެއް ލިޔުއްވާ، މިސާލަކަށް 25.50.",
+  badAmount: "ރުފިޔާއިން އަދަދެއް ލިޔުއްވާ، ޑެސިމަލް ދެ ދަރަޖައަށް.",
   badReason: "ލިސްޓުން ސަބަބެއް ޚިޔާރުކުރައްވާ.",
   refundUsed: "މި ކަށަވަރުކުރުން އެހެން ރީފަންޑަކަށް ބޭނުންކޮށްފި. އަލުން ރީފަންޑްކުރުމުގެ ކުރިން ފައިސާ ދެއްކުން ބައްލަވާ.",
   refundInFlight: "މި ރީފަންޑް އަދި ކުރަމުންދަނީ. ކުޑަ ވަގުތަކުން ފައިސާ ދެއްކުން އަލުން ބައްލަވާ.",
@@ -244,3 +245,10 @@ const words: { readonly [L in Lang]: Words } = { en, dv }
 /** The dashboard's text of `key` in `lang`, `{name}` placeholders filled from `params`. */
 export const d = (lang: Lang, key: Word, params: Record<string, string> = {}): string =>
   fill(words[lang][key], params)
+
+/** `d` as page content: placeholders filled with nodes (an amount isolated left to right). */
+export const dn = (
+  lang: Lang,
+  key: Word,
+  params: Record<string, ComponentChild>
+): ReadonlyArray<ComponentChild> => fillNodes(words[lang][key], params) ?? [d(lang, key)]

@@ -37,7 +37,7 @@ export const Shell = (p: {
   readonly merchant: string
   readonly section: Section
   readonly title: string
-  readonly notice?: string | undefined
+  readonly notice?: ComponentChildren | undefined
   readonly error?: string | undefined
   readonly children: ComponentChildren
 }) => (
