@@ -3,7 +3,8 @@
  * encrypted HttpOnly cookie and authenticated on every request, with its scopes), then mandates with
  * their charges, QR codes with their images, checkout sessions, subscriptions with invoices, events,
  * and webhook endpoints: create (the secret shown once), edit, rotate, delete, and each endpoint's
- * delivery log with "Resend". Forms post back with the CSRF token and work without JavaScript.
+ * delivery log with "Resend"; refunds of charges and invoices (`DashboardRefunds`). Forms post back
+ * with the CSRF token and work without JavaScript.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
@@ -113,21 +114,17 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       )
 
     /** A page of the dashboard in its section's frame, with the signed-in merchant's name. */
-    const shell: Refunds.Shell = (v, principal, page) =>
+    const shell: Refunds.Shell = (v, principal, { title, status, ...page }) =>
       Effect.map(merchants.get(principal.merchantId), (merchant) =>
         respond(
           <V.Shell
             frame={frame(v)}
             principal={principal}
             merchant={merchant?.name ?? ""}
-            section={page.section}
-            title={d(v.lang, page.title)}
-            notice={page.notice}
-            error={page.error}
-          >
-            {page.children}
-          </V.Shell>,
-          page.status ?? 200
+            {...page}
+            title={d(v.lang, title)}
+          />,
+          status ?? 200
         )
       )
 
