@@ -114,13 +114,15 @@ const stage = async () => {
   ).body.challenge_id as string
   const approved = await mandate("Daily coffee")
   await answer(approved, "approve")
-  ok(
+  const charge = ok(
     await server.request("POST", `/mandates/${approved}/charges`, {
       key: m.live,
       headers: { "idempotency-key": F.unique("k") },
       body: { amount: 150_000, description: "Order 1042" }
     })
-  )
+  ).body.id as string
+  // Part of it given back: the wallet and the dashboard show refunded amounts.
+  ok(await server.request("POST", "/refunds", { key: m.live, body: { charge_id: charge, amount: 2_500 } }))
   const declined = await mandate("Magazine")
   await answer(declined, "decline")
 
@@ -169,6 +171,7 @@ const stage = async () => {
     pending,
     challenge,
     approved,
+    charge,
     declined,
     payment,
     subscription,
@@ -352,8 +355,19 @@ describe.skipIf(!B.available)("axe-core on every page, in English and Dhivehi", 
       ])
         await visit(`dashboard-${section}`, `/dashboard/${section}`, 200)
       await visit("dashboard-mandate", `/dashboard/mandates/${s.approved}`, 200)
+      const refund = `/dashboard/mandates/${s.approved}/charges/${s.charge}/refund`
+      await visit("dashboard-refund", refund, 200)
+      // The refusal, as the confirmation page shows it (what was typed kept).
+      await page.locator("#amount").fill("99999.00")
+      await page.locator("form[action$='/refund'] button[type=submit]").click()
+      await page.locator(".error, [role=alert]").first().waitFor()
+      findings.push(...(await audit(page, `dashboard-refund-refused-${lang}`, lang)))
       const subscriptions = await server.request("GET", "/subscriptions", { key: s.m.live })
       await visit("dashboard-subscription", `/dashboard/subscriptions/${subscriptions.body[0].id}`, 200)
+      const sub = subscriptions.body[0].id
+      const invoices = await server.request("GET", `/subscriptions/${sub}/invoices`, { key: s.m.live })
+      const invoice = `/dashboard/subscriptions/${sub}/invoices/${invoices.body[0].id}/refund`
+      await visit("dashboard-invoice-refund", invoice, 200)
       const endpoints = await server.request("GET", "/webhook-endpoints", { key: s.m.live })
       await visit("dashboard-webhook", `/dashboard/webhooks/${endpoints.body[0].id}`, 200)
       await ctx.close()

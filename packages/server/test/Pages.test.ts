@@ -326,14 +326,11 @@ describe.skipIf(!B.available)("wallet app", () => {
     await server.request("POST", `/approvals/mandates/${mandateId}/approve`, {
       body: { challenge_id: c1.body.challenge_id, otp: await lastCode(customer.id) }
     })
-    expect(
-      (
-        await server.request("POST", `/mandates/${mandateId}/charges`, {
-          key: m.live,
-          body: { amount: 1_500 }
-        })
-      ).status
-    ).toBe(201)
+    const charge = await server.request("POST", `/mandates/${mandateId}/charges`, {
+      key: m.live,
+      body: { amount: 1_500 }
+    })
+    expect(charge.status).toBe(201)
     const s = await server.request("POST", "/checkout/sessions", {
       key: m.live,
       body: {
@@ -350,7 +347,13 @@ describe.skipIf(!B.available)("wallet app", () => {
       body: { challenge_id: c2.body.challenge_id, otp: await lastCode(customer.id) }
     })
     expect(paid.status, paid.text).toBe(200)
-    return { m, customer, mandateId, subscriptionId: paid.body.subscriptionId as string }
+    return {
+      m,
+      customer,
+      mandateId,
+      chargeId: charge.body.id as string,
+      subscriptionId: paid.body.subscriptionId as string
+    }
   }
 
   const signIn = async (page: Page, customer: { id: string; phone: string }) => {
@@ -437,6 +440,35 @@ describe.skipIf(!B.available)("wallet app", () => {
         [dynamicCode.body.qrid, 4_250]
       ].sort()
     )
+  })
+
+  it("shows what was refunded of a charge and of an invoice, in English and Dhivehi", async () => {
+    const { m, customer, chargeId, subscriptionId } = await customerWithThings()
+    const refund = await server.request("POST", "/refunds", {
+      key: m.live,
+      body: { charge_id: chargeId, amount: 500 }
+    })
+    expect(refund.status, refund.text).toBe(201)
+    // The invoice through the dashboard's confirmation step.
+    const { page } = await newPage()
+    await page.goto(`${server.baseUrl}/dashboard/subscriptions/${subscriptionId}`)
+    await page.getByLabel("Secret key").fill(m.live)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.goto(`${server.baseUrl}/dashboard/subscriptions/${subscriptionId}`)
+    await page.getByRole("link", { name: /^Refund: / }).click()
+    await page.getByRole("heading", { name: "Refund an invoice" }).waitFor()
+    expect(await page.getByLabel("Amount to refund (MVR)").inputValue()).toBe("250.00")
+    await page.getByLabel("Amount to refund (MVR)").fill("25")
+    await page.getByRole("button", { name: "Confirm refund" }).click()
+    await page.getByText("Refunded MVR 25.00 to the customer's wallet.").waitFor()
+    expect(await page.textContent("table[aria-label=Invoices]")).toContain("MVR 25.00")
+    await signIn(page, customer)
+    expect(await page.textContent("#charges ~ ul")).toContain("MVR 15.00 · Refunded MVR 5.00")
+    expect(await page.textContent("#invoices ~ ul")).toContain("Refunded MVR 25.00")
+    await B.capture(page, "wallet-refunded")
+    await page.goto(`${server.baseUrl}/wallet?lang=dv`)
+    expect(await page.textContent("#charges ~ ul")).toContain("MVR 5.00 ރީފަންޑްކުރި")
+    await page.goto(`${server.baseUrl}/wallet?lang=en`)
   })
 
   it("refuses actions without a session or a CSRF token", async () => {
@@ -611,6 +643,134 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
       redirect: "manual"
     })
     expect(res.status).toBe(403)
+  })
+})
+
+describe.skipIf(!B.available)("dashboard refunds", () => {
+  /** A test merchant with one charge of `amount`, and a page signed in to its dashboard with `key`. */
+  const charged = async (amount: number, scopes?: ReadonlyArray<string>) => {
+    const m = await F.merchant(server)
+    const mandate = await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })
+    const charge = await server.request("POST", `/mandates/${mandate.body.id}/charges`, {
+      key: m.test,
+      body: { amount }
+    })
+    expect(charge.status, charge.text).toBe(201)
+    const { page } = await newPage()
+    await page.goto(`${server.baseUrl}/dashboard/mandates/${mandate.body.id}`)
+    await page.getByLabel("Secret key").fill(scopes === undefined ? m.test : await m.key("test", scopes))
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Mandates" }).waitFor()
+    await page.goto(`${server.baseUrl}/dashboard/mandates/${mandate.body.id}`)
+    const refunds = async () =>
+      (await server.request("GET", `/refunds?charge_id=${charge.body.id}`, { key: m.test }))
+        .body as Array<any>
+    return { m, page, mandateId: mandate.body.id as string, chargeId: charge.body.id as string, refunds }
+  }
+
+  /** The confirmation's post, answered: its status and the page it led to. */
+  const confirm = async (page: Page) => {
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === "POST"),
+      page.getByRole("button", { name: "Confirm refund" }).click()
+    ])
+    await page.waitForLoadState()
+    return response
+  }
+
+  it("refunds part of a charge after a confirmation, then refuses more than remains", async () => {
+    const { page, mandateId, chargeId, refunds } = await charged(12_550)
+    await page.getByRole("link", { name: /^Refund: / }).click()
+    await page.getByRole("heading", { name: "Refund a charge" }).waitFor()
+    expect(page.url()).toContain(`/dashboard/mandates/${mandateId}/charges/${chargeId}/refund`)
+    expect(await page.getByLabel("Amount to refund (MVR)").inputValue()).toBe("125.50")
+    await B.capture(page, "dashboard-refund")
+    await page.getByLabel("Amount to refund (MVR)").fill("40.00")
+    await page.getByLabel("Reason").selectOption("duplicate")
+    const done = await confirm(page)
+    // Post, redirect, get: back on the mandate's page with the notice.
+    expect(done.status()).toBe(303)
+    await page.getByText("Refunded MVR 40.00 to the customer's wallet.").waitFor()
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/mandates/${mandateId}`)
+    expect(await page.textContent("table[aria-label=Charges]")).toContain("MVR 40.00")
+    expect((await refunds()).map((r) => [r.amount, r.reason])).toEqual([[4_000, "duplicate"]])
+
+    // What remains is the default now; more than that is refused, keeping what was typed.
+    await page.getByRole("link", { name: /^Refund: / }).click()
+    expect(await page.getByLabel("Amount to refund (MVR)").inputValue()).toBe("85.50")
+    expect(await page.textContent("main")).toContain("MVR 85.50")
+    await page.getByLabel("Amount to refund (MVR)").fill("85.51")
+    await page.getByLabel("Reason").selectOption("fraudulent")
+    const refused = await confirm(page)
+    expect(refused.status()).toBe(422)
+    await page.getByText("Refund amount exceeds what remains to be refunded of the payment").waitFor()
+    expect(await page.getByLabel("Amount to refund (MVR)").inputValue()).toBe("85.51")
+    expect(await page.getByLabel("Reason").inputValue()).toBe("fraudulent")
+    // Not an amount: refused before anything is tried.
+    await page.getByLabel("Amount to refund (MVR)").fill("12,00")
+    expect((await confirm(page)).status()).toBe(422)
+    await page.getByText("Enter an amount in MVR, like 25.50.").waitFor()
+    expect(await refunds()).toHaveLength(1)
+
+    // The rest, in Dhivehi: more than the balance holds (laari kept its fee of 1.26), then what it holds.
+    await page.goto(`${page.url()}?lang=dv`)
+    await page.getByRole("heading", { name: "ފައިސާ ނެގުމެއް ރީފަންޑްކުރުން" }).waitFor()
+    const [short] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === "POST"),
+      page.getByRole("button", { name: "ރީފަންޑް ކަށަވަރުކުރޭ" }).click()
+    ])
+    expect(short.status()).toBe(402)
+    await page.getByText("ވިޔަފާރިވެރިޔާގެ ބެލެންސް މި ރީފަންޑަށް ފުދޭވަރަށް ނެތް").waitFor()
+    await page.locator("#amount").fill("84.24")
+    await page.getByRole("button", { name: "ރީފަންޑް ކަށަވަރުކުރޭ" }).click()
+    await page.getByText("MVR 84.24 ކަސްޓަމަރުގެ ވޯލެޓަށް ރީފަންޑްކޮށްފި.").waitFor()
+    expect((await refunds()).map((r) => r.amount).sort()).toEqual([4_000, 8_424])
+  })
+
+  it("refunds once when one confirmation is submitted twice", async () => {
+    const { page, mandateId, refunds } = await charged(5_000)
+    await page.getByRole("link", { name: /^Refund: / }).click()
+    await page.getByLabel("Amount to refund (MVR)").fill("10.00")
+    // Two posts of the same form at once, as a double click sends them (the page's cookies, its fields).
+    const fields = await page.evaluate(() => {
+      const form = document.querySelector("form[action$='/refund']") as HTMLFormElement
+      return { action: form.action, fields: Object.fromEntries(new FormData(form) as any) }
+    })
+    const send = async () => {
+      const r = await page.request.post(fields.action, { form: fields.fields })
+      return { status: r.status(), url: r.url() }
+    }
+    const answers = await Promise.all([send(), send()])
+    for (const a of answers) {
+      expect(a.status).toBe(200)
+      expect(new URL(a.url).pathname).toBe(`/dashboard/mandates/${mandateId}`)
+    }
+    expect((await refunds()).map((r) => r.amount)).toEqual([1_000])
+    // The same token with another amount is not a second refund either.
+    await page.getByLabel("Amount to refund (MVR)").fill("20.00")
+    expect((await confirm(page)).status()).toBe(409)
+    await page.getByText("This confirmation was already used for another refund.", { exact: false }).waitFor()
+    expect((await refunds()).map((r) => r.amount)).toEqual([1_000])
+  })
+
+  it("refuses a key without payments:write, on the page and on a post", async () => {
+    const { page, mandateId, chargeId, refunds } = await charged(5_000, ["mandates:write"])
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/refund")),
+      page.getByRole("link", { name: /^Refund: / }).click()
+    ])
+    expect(response.status()).toBe(403)
+    await page.getByText("This key lacks the payments:write scope.").waitFor()
+    expect(await page.locator("form[action$='/refund']").count()).toBe(0)
+    // A post made by hand, with a valid CSRF token, is refused the same way.
+    const csrf = await page.locator("input[name=_csrf]").first().inputValue()
+    const post = await page.request.post(
+      `${server.baseUrl}/dashboard/mandates/${mandateId}/charges/${chargeId}/refund`,
+      { form: { _csrf: csrf, token: crypto.randomUUID(), amount: "10.00", reason: "duplicate" } }
+    )
+    const status = post.status()
+    expect(status).toBe(403)
+    expect(await refunds()).toEqual([])
   })
 })
 

@@ -3,7 +3,8 @@
  * encrypted HttpOnly cookie and authenticated on every request, with its scopes), then mandates with
  * their charges, QR codes with their images, checkout sessions, subscriptions with invoices, events,
  * and webhook endpoints: create (the secret shown once), edit, rotate, delete, and each endpoint's
- * delivery log with "Resend". Forms post back with the CSRF token and work without JavaScript.
+ * delivery log with "Resend"; refunds of charges and invoices (`DashboardRefunds`). Forms post back
+ * with the CSRF token and work without JavaScript.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
@@ -33,6 +34,7 @@ import { d, type Word } from "./DashboardText.js"
 import * as Session from "./DashboardSession.js"
 import * as V from "./DashboardViews.js"
 import { BalanceView } from "./DashboardBalance.js"
+import * as Refunds from "./DashboardRefunds.js"
 import { respond } from "./Html.js"
 import * as Paths from "./Paths.js"
 import { problemOf, redirect, route } from "./Routing.js"
@@ -111,6 +113,21 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         })
       )
 
+    /** A page of the dashboard in its section's frame, with the signed-in merchant's name. */
+    const shell: Refunds.Shell = (v, principal, { title, status, ...page }) =>
+      Effect.map(merchants.get(principal.merchantId), (merchant) =>
+        respond(
+          <V.Shell
+            frame={frame(v)}
+            principal={principal}
+            merchant={merchant?.name ?? ""}
+            {...page}
+            title={d(v.lang, title)}
+          />,
+          status ?? 200
+        )
+      )
+
     /** A section's page, or what it lacks when the key's scopes do not cover it. */
     const section =
       <E, R>(
@@ -122,26 +139,16 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       ) =>
       (v: Visit, principal: Auth.Principal) =>
         Effect.gen(function* () {
-          const merchant = yield* merchants.get(principal.merchantId)
-          const lacks = Auth.check(principal, scopes[name]) !== undefined
           // What the key's scopes do not cover is refused on the section's own page, without its body.
-          const page = lacks
-            ? { children: null, error: d(v.lang, "lacksScope", { scope: scopes[name] }), status: 403 }
-            : { children: yield* body(v, principal), ...messages(v), status }
-          return respond(
-            <V.Shell
-              frame={frame(v)}
-              principal={principal}
-              merchant={merchant?.name ?? ""}
-              section={name}
-              title={d(v.lang, title)}
-              notice={page.notice}
-              error={page.error}
-            >
-              {page.children}
-            </V.Shell>,
-            page.status
-          )
+          if (Auth.check(principal, scopes[name]) !== undefined) {
+            const error = d(v.lang, "lacksScope", { scope: scopes[name] })
+            return yield* shell(v, principal, { section: name, title, children: null, error, status: 403 })
+          }
+          const children = yield* body(v, principal)
+          // After a refund, the payment's page (`?refunded=`) tells of it.
+          const notice = Refunds.notice(v.lang, (yield* HttpServerRequest.HttpServerRequest).url)
+          const page = { section: name, title, children, notice, ...messages(v), status }
+          return yield* shell(v, principal, page)
         })
 
     const idParam = Effect.map(HttpRouter.params, (p) => p.id ?? "")
@@ -231,8 +238,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
                 <h2>{d(v.lang, "charges")}</h2>
                 <V.Table
                   label={d(v.lang, "charges")}
-                  head={heads(v.lang, ["when", "amount", "fee", "reference", "period"])}
-                  rows={V.chargeRows(yield* charges.listByMandate(m.id))}
+                  head={heads(v.lang, V.chargeColumns)}
+                  rows={V.chargeRows(
+                    v.lang,
+                    `${root}/mandates/${m.id}/charges`,
+                    yield* charges.listByMandate(m.id)
+                  )}
                   empty={d(v.lang, "noCharges")}
                 />
               </>
@@ -355,9 +366,10 @@ export const layer = HttpApiBuilder.Router.use((router) =>
                 <h2>{d(v.lang, "invoices")}</h2>
                 <V.Table
                   label={d(v.lang, "invoices")}
-                  head={heads(v.lang, ["period", "status", "amount", "attempts", "nextRetry", "paid"])}
+                  head={heads(v.lang, V.invoiceColumns)}
                   rows={V.invoiceRows(
                     v.lang,
+                    `${root}/subscriptions/${found.right.id}/invoices`,
                     yield* subscriptions.listInvoices(tenant(p), found.right.id, Page)
                   )}
                   empty={d(v.lang, "noInvoices")}
@@ -368,6 +380,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         )
       )
     )
+
+    const refundPages = yield* Refunds.make(root, frame, shell)
+    for (const kind of ["charges", "invoices"] as const) {
+      yield* router.get(route(Refunds.path(root, kind)), handle(false, refundPages.confirm(kind)))
+      yield* router.post(route(Refunds.path(root, kind)), handle(true, refundPages.submit(kind)))
+    }
 
     yield* router.get(
       route(`${root}/events`),

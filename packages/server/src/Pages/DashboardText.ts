@@ -1,7 +1,8 @@
 /**
  * The dashboard's words in English and Dhivehi (see `I18n` for the customer pages').
  */
-import { fill, type Lang } from "./I18n.js"
+import type { ComponentChild } from "preact"
+import { fill, fillNodes, type Lang } from "./I18n.js"
 
 const en = {
   dashboard: "Dashboard",
@@ -90,7 +91,34 @@ const en = {
   movements: "Movements",
   gross: "Gross",
   net: "Net",
-  noMovements: "No movements yet."
+  noMovements: "No movements yet.",
+  refund: "Refund",
+  refunded: "Refunded",
+  remaining: "Remaining",
+  actions: "Actions",
+  refundCharge: "Refund a charge",
+  refundInvoice: "Refund an invoice",
+  refundNote: "The amount goes back from your balance to the customer's wallet. laari keeps its fee.",
+  refundAmount: "Amount to refund (MVR)",
+  refundAmountNote: "In MVR with up to two decimals, like {example}; at most what remains.",
+  reason: "Reason",
+  reasonRequested: "Requested by the customer",
+  reasonDuplicate: "Duplicate payment",
+  reasonFraudulent: "Fraudulent",
+  confirmRefund: "Confirm refund",
+  cancel: "Cancel",
+  refundDone: "Refunded {amount} to the customer's wallet.",
+  badAmount: "Enter an amount in MVR, like 25.50.",
+  badReason: "Choose a reason from the list.",
+  refundUsed:
+    "This confirmation was already used for another refund. Check the payment before refunding again.",
+  refundInFlight: "This refund is still being made. Open the payment again in a moment.",
+  paymentNotFound: "No such payment.",
+  refusedAmountInvalid: "Refund amount must be a whole number of laari of at least 1",
+  refusedExceeds: "Refund amount exceeds what remains to be refunded of the payment",
+  refusedNotRefundable: "Only a settled payment can be refunded",
+  refusedAlready: "The payment has already been refunded in full",
+  refusedBalance: "The merchant's balance is too low to fund this refund"
 }
 
 type Words = typeof en
@@ -181,7 +209,33 @@ const dv: Words = {
   movements: "ފައިސާ ހަރަކާތްތައް",
   gross: "ޖުމްލަ",
   net: "ނެޓް",
-  noMovements: "އަދި އެއްވެސް ހަރަކާތެއް ނެތް."
+  noMovements: "އަދި އެއްވެސް ހަރަކާތެއް ނެތް.",
+  refund: "ރީފަންޑް",
+  refunded: "ރީފަންޑްކުރި",
+  remaining: "ބާކީ",
+  actions: "ޢަމަލުތައް",
+  refundCharge: "ފައިސާ ނެގުމެއް ރީފަންޑްކުރުން",
+  refundInvoice: "އިންވޮއިހެއް ރީފަންޑްކުރުން",
+  refundNote: "އަދަދު ތިޔަ ބެލެންސުން ކަސްޓަމަރުގެ ވޯލެޓަށް އަނބުރާ ދާނެ. ލާރީގެ ފީ އަނބުރާ ނުދޭނެ.",
+  refundAmount: "ރީފަންޑްކުރާ އަދަދު (ރުފިޔާ)",
+  refundAmountNote: "ރުފިޔާއިން، ޑެސިމަލް ދެ ދަރަޖައަށް، މިސާލަކަށް {example}؛ ބާކީ ހުރި އަދަދަށްވުރެ ގިނަނުވާ ގޮތަށް.",
+  reason: "ސަބަބު",
+  reasonRequested: "ކަސްޓަމަރު އެދިގެން",
+  reasonDuplicate: "ދެ ފަހަރު ދެއްކި",
+  reasonFraudulent: "ޙީލަތްތެރި",
+  confirmRefund: "ރީފަންޑް ކަށަވަރުކުރޭ",
+  cancel: "ކެންސަލް",
+  refundDone: "{amount} ކަސްޓަމަރުގެ ވޯލެޓަށް ރީފަންޑްކޮށްފި.",
+  badAmount: "ރުފިޔާއިން އަދަދެއް ލިޔުއްވާ، ޑެސިމަލް ދެ ދަރަޖައަށް.",
+  badReason: "ލިސްޓުން ސަބަބެއް ޚިޔާރުކުރައްވާ.",
+  refundUsed: "މި ކަށަވަރުކުރުން އެހެން ރީފަންޑަކަށް ބޭނުންކޮށްފި. އަލުން ރީފަންޑްކުރުމުގެ ކުރިން ފައިސާ ދެއްކުން ބައްލަވާ.",
+  refundInFlight: "މި ރީފަންޑް އަދި ކުރަމުންދަނީ. ކުޑަ ވަގުތަކުން ފައިސާ ދެއްކުން އަލުން ބައްލަވާ.",
+  paymentNotFound: "އެފަދަ ފައިސާ ދެއްކުމެއް ނެތް.",
+  refusedAmountInvalid: "ރީފަންޑްކުރާ އަދަދަކީ މަދުވެގެން 1 ލާރީގެ ފުރިހަމަ އަދަދަކަށް ވާންޖެހޭ",
+  refusedExceeds: "ރީފަންޑްކުރާ އަދަދު، ފައިސާ ދެއްކުމުން ރީފަންޑްކުރަން ބާކީ ހުރި އަދަދަށްވުރެ ގިނަ",
+  refusedNotRefundable: "ރީފަންޑްކުރެވޭނީ ނިމިފައިވާ ފައިސާ ދެއްކުމެއް ހަމައެކަނި",
+  refusedAlready: "މި ފައިސާ ދެއްކުން ފުރިހަމައަށް ރީފަންޑްކޮށްފައި",
+  refusedBalance: "ވިޔަފާރިވެރިޔާގެ ބެލެންސް މި ރީފަންޑަށް ފުދޭވަރަށް ނެތް"
 }
 
 export type Word = keyof Words
@@ -191,3 +245,10 @@ const words: { readonly [L in Lang]: Words } = { en, dv }
 /** The dashboard's text of `key` in `lang`, `{name}` placeholders filled from `params`. */
 export const d = (lang: Lang, key: Word, params: Record<string, string> = {}): string =>
   fill(words[lang][key], params)
+
+/** `d` as page content: placeholders filled with nodes (an amount isolated left to right). */
+export const dn = (
+  lang: Lang,
+  key: Word,
+  params: Record<string, ComponentChild>
+): ReadonlyArray<ComponentChild> => fillNodes(words[lang][key], params) ?? [d(lang, key)]

@@ -37,7 +37,7 @@ export const Shell = (p: {
   readonly merchant: string
   readonly section: Section
   readonly title: string
-  readonly notice?: string | undefined
+  readonly notice?: ComponentChildren | undefined
   readonly error?: string | undefined
   readonly children: ComponentChildren
 }) => (
@@ -149,13 +149,46 @@ export const mandateRows = (lang: Lang, root: string, list: ReadonlyArray<Mandat
     <When at={m.createdAt} />
   ])
 
-export const chargeRows = (list: ReadonlyArray<Mandate.Charge>) =>
+/**
+ * What has gone back of a payment, and a link to refund the rest (`{base}/{id}/refund`, a confirmation
+ * page) while something remains; `refundable` false (an unpaid invoice): no link.
+ */
+const refundCells = (
+  lang: Lang,
+  base: string,
+  p: { readonly id: string; readonly amount: number; readonly amountRefunded: number },
+  label: string,
+  refundable = true
+) => [
+  p.amountRefunded === 0 ? "" : <Ltr>{money(p.amountRefunded)}</Ltr>,
+  refundable && p.amount - p.amountRefunded > 0 ? (
+    <a href={`${base}/${p.id}/refund`} aria-label={`${d(lang, "refund")}: ${label}`}>
+      {d(lang, "refund")}
+    </a>
+  ) : (
+    ""
+  )
+]
+
+export const chargeColumns: ReadonlyArray<Word> = [
+  "when",
+  "amount",
+  "fee",
+  "reference",
+  "period",
+  "refunded",
+  "actions"
+]
+
+/** A mandate's charges; `base` is `{root}/mandates/{id}/charges`. */
+export const chargeRows = (lang: Lang, base: string, list: ReadonlyArray<Mandate.Charge>) =>
   list.map((c) => [
     <When at={c.createdAt} />,
     <Ltr>{money(c.amount)}</Ltr>,
     <Ltr>{money(c.fee)}</Ltr>,
     <Given text={c.reference} />,
-    <Ltr>{c.periodKey}</Ltr>
+    <Ltr>{c.periodKey}</Ltr>,
+    ...refundCells(lang, base, c, c.reference)
   ])
 
 export const qrRows = (lang: Lang, list: ReadonlyArray<QrCode.QrCode>, imageBase: string) =>
@@ -192,14 +225,27 @@ export const subscriptionRows = (lang: Lang, root: string, list: ReadonlyArray<S
     <When at={s.nextBillingAt} />
   ])
 
-export const invoiceRows = (lang: Lang, list: ReadonlyArray<Invoice.Invoice>) =>
+export const invoiceColumns: ReadonlyArray<Word> = [
+  "period",
+  "status",
+  "amount",
+  "attempts",
+  "nextRetry",
+  "paid",
+  "refunded",
+  "actions"
+]
+
+/** A subscription's invoices; `base` is `{root}/subscriptions/{id}/invoices`. */
+export const invoiceRows = (lang: Lang, base: string, list: ReadonlyArray<Invoice.Invoice>) =>
   list.map((i) => [
     <Ltr>{i.periodKey}</Ltr>,
     status(lang, i.status),
     <Ltr>{money(i.amount)}</Ltr>,
     String(i.attemptCount),
     <When at={i.nextRetryAt} />,
-    <When at={i.paidAt} />
+    <When at={i.paidAt} />,
+    ...refundCells(lang, base, i, i.periodKey, i.status === "PAID")
   ])
 
 /** Events carry Unix seconds. */

@@ -74,6 +74,7 @@ const en = {
   cancelSubscription: "Cancel subscription",
   nextBilling: "Next payment",
   charges: "Recent charges",
+  refundedAmount: "Refunded {amount}",
   noCharges: "No charges yet.",
   invoices: "Invoices",
   notifications: "Notifications",
@@ -154,6 +155,7 @@ const dv: Messages = {
   cancelSubscription: "ސަބްސްކްރިޕްޝަން ބާތިލުކުރޭ",
   nextBilling: "ދެން ދައްކަންޖެހޭ",
   charges: "ފަހުގެ ފައިސާ ނެގުންތައް",
+  refundedAmount: "{amount} ރީފަންޑްކުރި",
   noCharges: "އަދި ފައިސާއެއް ނުނަގާ.",
   invoices: "އިންވޮއިސްތައް",
   notifications: "އެންގުންތައް",
@@ -207,6 +209,15 @@ export const fill = (text: string, params: Record<string, string>): string =>
 /** The text of `key` in `lang`, `{name}` placeholders filled from `params`. */
 export const t = (lang: Lang, key: Key, params: Record<string, string> = {}): string =>
   fill(messages[lang][key], params)
+
+/** `25.50` MVR as laari; empty is no amount; anything else `"invalid"`. */
+export const parseMvr = (text: string): number | null | "invalid" => {
+  const s = text.trim()
+  if (s === "") return null
+  const m = /^(\d{1,7})(?:\.(\d{1,2}))?$/.exec(s)
+  if (m === null) return "invalid"
+  return Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"))
+}
 
 /** `MVR 1,200.00`: amounts in laari, as the pages (and the customer's notices) show them. */
 export const money: (laari: number) => string = Money.display

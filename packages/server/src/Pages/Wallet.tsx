@@ -12,7 +12,7 @@ import { DateTime, Effect } from "effect"
 import type { ComponentChildren } from "preact"
 import { ServerConfigTag } from "../Config.js"
 import { Ltr, respond } from "./Html.js"
-import { type Lang, money, t, tn } from "./I18n.js"
+import { type Lang, money, parseMvr, t, tn } from "./I18n.js"
 import * as Paths from "./Paths.js"
 import { problemOf, redirect, route } from "./Routing.js"
 import { csrfValid, form, Pages, throttled, visit } from "./Request.js"
@@ -23,15 +23,6 @@ import * as WalletViews from "./WalletViews.js"
 
 /** The wallet app is the live wallet's: sandbox payers are driven by the test helpers. */
 const Environment = "live" as const
-
-/** `25.50` MVR as laari; empty is no amount; anything else `"invalid"`. */
-export const parseMvr = (text: string): number | null | "invalid" => {
-  const s = text.trim()
-  if (s === "") return null
-  const m = /^(\d{1,7})(?:\.(\d{1,2}))?$/.exec(s)
-  if (m === null) return "invalid"
-  return Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"))
-}
 
 export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {

@@ -5,7 +5,7 @@
 import type { Invoice, Mandate, Notifications, Subscription } from "@laari/core"
 import type { ComponentChildren } from "preact"
 import { Csrf, Given, Ltr, Messages, Page, When } from "./Html.js"
-import { interval, money, status, t, tn } from "./I18n.js"
+import { interval, type Lang, money, status, t, tn } from "./I18n.js"
 import { CodeForms, type Frame } from "./Views.js"
 import { Notice } from "./WalletNotices.js"
 
@@ -34,6 +34,15 @@ export const SignIn = (p: {
     </Page>
   )
 }
+
+/** " · Refunded MVR 5.00" after a payment some of which went back; nothing when none did. */
+const Refunded = (p: { readonly lang: Lang; readonly amount: number }) =>
+  p.amount === 0 ? null : (
+    <span class="refunded">
+      {" · "}
+      {tn(p.lang, "refundedAmount", { amount: <Ltr>{money(p.amount)}</Ltr> })}
+    </span>
+  )
 
 const Section = (p: {
   readonly id: string
@@ -172,6 +181,7 @@ export const Wallet = (p: {
           {h.charges.map(({ charge: c, merchant }) => (
             <li key={c.id}>
               <When at={c.createdAt} /> · <Given text={merchant} /> · <Ltr>{money(c.amount)}</Ltr>
+              <Refunded lang={lang} amount={c.amountRefunded} />
             </li>
           ))}
         </ul>
@@ -182,6 +192,7 @@ export const Wallet = (p: {
           {h.invoices.map((i) => (
             <li key={i.id}>
               <Ltr>{i.periodKey}</Ltr> · <Ltr>{money(i.amount)}</Ltr> · {status(lang, i.status)}
+              <Refunded lang={lang} amount={i.amountRefunded} />
             </li>
           ))}
         </ul>

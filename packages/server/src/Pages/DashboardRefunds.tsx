@@ -1,0 +1,329 @@
+/**
+ * The dashboard's refund step: from a mandate's charge or a paid invoice, a confirmation page (the
+ * payment, what went back, what remains) with the amount and reason, and its post, which calls the core
+ * `Refunds` service under the key's tenant. The page carries a random token made when it was rendered;
+ * the post claims it as an idempotency key in the refund's own transaction, so a double submit of one
+ * confirmation refunds once and the second gets the first's answer.
+ */
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import {
+  Auth,
+  type Errors,
+  Idempotency,
+  type Invoice,
+  type Mandate,
+  Mandates,
+  Money,
+  Refund,
+  Refunds,
+  Store,
+  Subscriptions
+} from "@laari/core"
+import { randomUUID } from "node:crypto"
+import { DateTime, Effect, Either, Schema } from "effect"
+import type { ComponentChildren } from "preact"
+import * as Keys from "../Keys.js"
+import { d, dn, type Word } from "./DashboardText.js"
+import { type Frame, type Section, Table } from "./DashboardViews.js"
+import { Csrf, Given, Ltr, When } from "./Html.js"
+import { type Lang, money, parseMvr } from "./I18n.js"
+import { problemOf, redirect } from "./Routing.js"
+import { form, type Visit } from "./Request.js"
+
+/** The dashboard page a refund page sits in, as `Dashboard` renders it. */
+export type Shell = (
+  v: Visit,
+  principal: Auth.Principal,
+  page: {
+    readonly section: Section
+    readonly title: Word
+    readonly children: ComponentChildren
+    readonly notice?: ComponentChildren | undefined
+    readonly error?: string | undefined
+    readonly status?: number | undefined
+  }
+) => Effect.Effect<HttpServerResponse.HttpServerResponse, Errors.ServiceUnavailable>
+
+/** What a refund page refunds, whatever its kind. */
+interface Payment {
+  readonly source: Refund.Source
+  readonly amount: number
+  readonly amountRefunded: number
+  readonly createdAt: DateTime.Utc | null
+  /** Its reference (a charge) or period (an invoice). */
+  readonly label: string
+  /** The payment's page, where a refund returns. */
+  readonly back: string
+}
+
+export type Kind = "charges" | "invoices"
+
+const kinds = {
+  charges: { section: "mandates", scope: "mandates:write", title: "refundCharge" },
+  invoices: { section: "subscriptions", scope: "subscriptions:write", title: "refundInvoice" }
+} as const satisfies Record<Kind, { section: Section; scope: Auth.Scope; title: Word }>
+
+/** The refund route of `kind` under the dashboard's root. */
+export const path = (root: string, kind: Kind) =>
+  kind === "charges"
+    ? `${root}/mandates/:id/charges/:payment/refund`
+    : `${root}/subscriptions/:id/invoices/:payment/refund`
+
+const reasons: ReadonlyArray<readonly [Refund.Reason, Word]> = [
+  ["requested_by_customer", "reasonRequested"],
+  ["duplicate", "reasonDuplicate"],
+  ["fraudulent", "reasonFraudulent"]
+]
+
+const refusals: Record<Refund.RefusalCode, { readonly word: Word; readonly status: number }> = {
+  REFUND_AMOUNT_INVALID: { word: "refusedAmountInvalid", status: 422 },
+  REFUND_EXCEEDS_PAYMENT: { word: "refusedExceeds", status: 422 },
+  PAYMENT_NOT_REFUNDABLE: { word: "refusedNotRefundable", status: 409 },
+  PAYMENT_ALREADY_REFUNDED: { word: "refusedAlready", status: 409 },
+  INSUFFICIENT_MERCHANT_BALANCE: { word: "refusedBalance", status: 402 }
+}
+
+/** What the form held, kept when it is shown again. */
+interface Typed {
+  readonly amount: string
+  readonly reason: string
+  readonly token: string
+}
+
+const Confirm = (p: {
+  readonly frame: Frame
+  readonly payment: Payment
+  readonly action: string
+  readonly typed: Typed
+}) => {
+  const { lang } = p.frame
+  const left = p.payment.amount - p.payment.amountRefunded
+  return (
+    <>
+      <Table
+        label={d(lang, "refund")}
+        head={(["when", "reference", "amount", "refunded", "remaining"] as const).map((w) => d(lang, w))}
+        rows={[
+          [
+            <When at={p.payment.createdAt} />,
+            <Given text={p.payment.label} />,
+            <Ltr>{money(p.payment.amount)}</Ltr>,
+            <Ltr>{money(p.payment.amountRefunded)}</Ltr>,
+            <Ltr>{money(left)}</Ltr>
+          ]
+        ]}
+        empty=""
+      />
+      <p class="note">{d(lang, "refundNote")}</p>
+      <form method="post" action={p.action}>
+        <Csrf token={p.frame.csrf} />
+        <input type="hidden" name="token" value={p.typed.token} />
+        <label for="amount">{d(lang, "refundAmount")}</label>
+        <input
+          id="amount"
+          name="amount"
+          type="text"
+          inputmode="decimal"
+          required
+          maxlength={12}
+          value={p.typed.amount}
+          dir="ltr"
+          aria-describedby="amount-note"
+        />
+        <p id="amount-note" class="note">
+          {dn(lang, "refundAmountNote", { example: <Ltr>25.50</Ltr> })}
+        </p>
+        <label for="reason">{d(lang, "reason")}</label>
+        <select id="reason" name="reason">
+          {reasons.map(([value, word]) => (
+            <option key={value} value={value} selected={p.typed.reason === value}>
+              {d(lang, word)}
+            </option>
+          ))}
+        </select>
+        <div class="actions">
+          <button type="submit">{d(lang, "confirmRefund")}</button>{" "}
+          <a href={p.payment.back}>{d(lang, "cancel")}</a>
+        </div>
+      </form>
+    </>
+  )
+}
+
+export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
+  Effect.gen(function* () {
+    const refunds = yield* Refunds.Refunds
+    const mandates = yield* Mandates.Mandates
+    const charges = yield* Store.ChargesStore
+    const subscriptions = yield* Subscriptions.Subscriptions
+    const keys = yield* Idempotency.IdempotencyStore
+    const tx = yield* Store.Transactor
+    const params = Effect.map(HttpRouter.params, (p) => ({ id: p.id ?? "", payment: p.payment ?? "" }))
+
+    const ofCharge = (base: string, c: Mandate.Charge): Payment => ({
+      source: { kind: "charge", id: c.id },
+      amount: c.amount,
+      amountRefunded: c.amountRefunded,
+      createdAt: c.createdAt,
+      label: c.reference,
+      back: base
+    })
+    const ofInvoice = (base: string, i: Invoice.Invoice): Payment => ({
+      source: { kind: "invoice", id: i.id },
+      amount: i.amount,
+      amountRefunded: i.amountRefunded,
+      createdAt: i.paidAt,
+      label: i.periodKey,
+      back: base
+    })
+
+    /** The tenant's payment the path names (through its mandate or subscription), or `undefined`. */
+    const load = (kind: Kind, p: Auth.Principal) =>
+      Effect.gen(function* () {
+        const { id, payment } = yield* params
+        const tenant = Auth.tenantOf(p)
+        if (kind === "charges") {
+          const m = yield* Effect.either(mandates.get(tenant, id))
+          if (Either.isLeft(m)) return undefined
+          const c = (yield* charges.listByMandate(m.right.id)).find((c) => c.id === payment)
+          return c === undefined ? undefined : ofCharge(`${root}/mandates/${m.right.id}`, c)
+        }
+        const s = yield* Effect.either(subscriptions.get(tenant, id))
+        if (Either.isLeft(s)) return undefined
+        const list = yield* subscriptions.listInvoices(tenant, s.right.id, { limit: 500, offset: 0 })
+        const i = list.find((i) => i.id === payment)
+        return i === undefined ? undefined : ofInvoice(`${root}/subscriptions/${s.right.id}`, i)
+      })
+
+    /** The confirmation page, or the refusal of a scope the key lacks or of an unknown payment. */
+    const page = (
+      kind: Kind,
+      v: Visit,
+      p: Auth.Principal,
+      typed: Partial<Typed>,
+      error?: string,
+      status = 200
+    ) =>
+      Effect.gen(function* () {
+        const { section, scope, title } = kinds[kind]
+        const lacks = [scope, "payments:write" as const].find((s) => Auth.check(p, s) !== undefined)
+        if (lacks !== undefined)
+          return yield* shell(v, p, {
+            section,
+            title,
+            children: null,
+            error: d(v.lang, "lacksScope", { scope: lacks }),
+            status: 403
+          })
+        const payment = yield* load(kind, p)
+        if (payment === undefined)
+          return yield* shell(v, p, {
+            section,
+            title,
+            children: null,
+            error: d(v.lang, "paymentNotFound"),
+            status: 404
+          })
+        const { id, payment: paymentId } = yield* params
+        const left = payment.amount - payment.amountRefunded
+        const children = (
+          <Confirm
+            frame={frame(v)}
+            payment={payment}
+            action={path(root, kind).replace(":id", id).replace(":payment", paymentId)}
+            typed={{
+              amount: typed.amount ?? Money.formatMvr(Math.max(left, 0)),
+              reason: typed.reason ?? "requested_by_customer",
+              // A new confirmation each time the page is made; a refused one keeps its token, which
+              // the refusal left unclaimed.
+              token: typed.token ?? randomUUID()
+            }}
+          />
+        )
+        return yield* shell(v, p, { section, title, children, error, status })
+      })
+
+    /**
+     * Runs the refund once per token: the claim, the refund and the stored answer commit together; a
+     * refusal rolls the claim back with everything else, so the corrected form can use it again.
+     */
+    const once = (p: Auth.Principal, token: string, request: Refunds.RefundRequest) =>
+      Effect.gen(function* () {
+        const scope: Idempotency.Scope = {
+          merchantId: p.merchantId,
+          environment: p.environment,
+          method: "POST",
+          path: "/dashboard/refunds",
+          key: token
+        }
+        const fingerprint = Keys.hash(JSON.stringify([request.source, request.amount, request.reason]))
+        const now = yield* DateTime.now
+        return yield* tx.withTransaction(
+          Effect.gen(function* () {
+            const claim = yield* keys.claim(scope, fingerprint, now)
+            if (claim._tag === "Busy") return yield* new Idempotency.KeyInFlight()
+            if (claim._tag === "Held") {
+              const decision = Idempotency.decide(claim.record, fingerprint, now)
+              if (decision._tag === "Replay") return JSON.parse(decision.response.body).amount as number
+              if (decision._tag === "Mismatch") return yield* new Idempotency.KeyReused()
+              yield* keys.replace(scope, fingerprint, now)
+            }
+            const refund = yield* refunds.create(Auth.tenantOf(p), request)
+            yield* keys.complete(scope, {
+              status: 201,
+              headers: {},
+              body: JSON.stringify({ id: refund.id, amount: refund.amount })
+            })
+            return refund.amount
+          })
+        )
+      })
+
+    const confirm = (kind: Kind) => (v: Visit, p: Auth.Principal) => page(kind, v, p, {})
+
+    const submit = (kind: Kind) => (v: Visit, p: Auth.Principal) =>
+      Effect.gen(function* () {
+        const field = yield* form
+        const typed: Typed = {
+          amount: field("amount") ?? "",
+          reason: field("reason") ?? "",
+          token: field("token") ?? ""
+        }
+        const again = (error: string, status: number, keep = true) =>
+          page(kind, v, p, keep ? typed : { amount: typed.amount, reason: typed.reason }, error, status)
+        const { scope } = kinds[kind]
+        // The scopes first, so a key without them learns nothing of the payment.
+        if (Auth.check(p, scope) !== undefined || Auth.check(p, "payments:write") !== undefined)
+          return yield* page(kind, v, p, typed)
+        if (!/^[0-9a-f-]{36}$/.test(typed.token)) return yield* again(d(v.lang, "expired"), 400, false)
+        if (!Schema.is(Refund.Reason)(typed.reason)) return yield* again(d(v.lang, "badReason"), 422)
+        const amount = parseMvr(typed.amount)
+        if (amount === null || amount === "invalid") return yield* again(d(v.lang, "badAmount"), 422)
+        const payment = yield* load(kind, p)
+        if (payment === undefined) return yield* page(kind, v, p, typed)
+        const done = yield* Effect.either(
+          once(p, typed.token, { source: payment.source, amount, reason: typed.reason })
+        )
+        if (Either.isRight(done)) return redirect(`${payment.back}?refunded=${done.right}`)
+        const e = done.left
+        if (e._tag === "RefundRefused") {
+          const r = refusals[e.code]
+          return yield* again(d(v.lang, r.word), r.status)
+        }
+        if (e._tag === "IdempotencyKeyReused") return yield* again(d(v.lang, "refundUsed"), 409, false)
+        if (e._tag === "IdempotencyKeyInFlight") return yield* again(d(v.lang, "refundInFlight"), 409)
+        const problem = problemOf(e)
+        return yield* again(problem.text, problem.status)
+      })
+
+    return { confirm, submit } as const
+  })
+
+/** The notice of `?refunded=` on a payment's page, after a refund. */
+export const notice = (lang: Lang, url: string): ComponentChildren | undefined => {
+  const amount = new URL(url, "http://dashboard").searchParams.get("refunded")
+  return amount !== null && /^\d{1,9}$/.test(amount)
+    ? dn(lang, "refundDone", { amount: <Ltr>{money(Number(amount))}</Ltr> })
+    : undefined
+}
