@@ -10,5 +10,7 @@ if [ ! -x /usr/bin/pg_autoctl ] || [ ! -x /usr/sbin/haproxy ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
     postgresql-15-auto-failover haproxy >/dev/null
 fi
-pg_autoctl --version | head -n 1
-haproxy -v | head -n 1
+# The first line of each version (sed reads to the end: `head -n 1` could close the pipe while the program
+# still writes, and its SIGPIPE would fail the script under pipefail, as it once did in CI).
+pg_autoctl --version | sed -n 1p
+haproxy -v | sed -n 1p
