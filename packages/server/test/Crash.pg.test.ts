@@ -119,24 +119,7 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("kill -9 and restart on 
   it("during a renewal run: every cycle is paid exactly once after the restart", async () => {
     let api = await restart()
     const merchant = await F.merchant(api as TestServer.TestServer)
-    const subscriptions: Array<string> = []
-    for (let i = 0; i < 60; i++) {
-      const session = await api.request("POST", "/checkout/sessions", {
-        key: merchant.test,
-        body: {
-          mode: "SUBSCRIPTION",
-          title: "Island Fibre",
-          reference: F.unique("sub"),
-          price_data: { name: "Fibre 50", amount: 1_000, interval: "MONTH" }
-        }
-      })
-      expect(session.status, session.text).toBe(200)
-      const paid = await api.request("POST", `/test-helpers/checkout/sessions/${session.body.id}/pay`, {
-        key: merchant.test
-      })
-      expect(paid.status, paid.text).toBe(200)
-      subscriptions.push(paid.body.subscription.id)
-    }
+    const subscriptions = await F.paidSubscriptions(api as TestServer.TestServer, merchant.test, 60, "sub")
     const month = 32 * 24 * 3600
     // The renewal run happens inside this request; the process dies part-way through it.
     const run = api.ops("POST", "/ops/clock/advance", { by_seconds: month }).catch(() => undefined)

@@ -82,24 +82,7 @@ describe.skipIf(!tools.ok)("failover: pg_auto_failover, two laari hosts behind H
     receiver = await Receiver.start()
     // Subscriptions to renew after every fault, on both hosts' clocks at once.
     const merchant = await F.merchant(api as TestServer.TestServer)
-    const subscriptions: Array<string> = []
-    for (let i = 0; i < 6; i++) {
-      const session = await api.request("POST", "/checkout/sessions", {
-        key: merchant.test,
-        body: {
-          mode: "SUBSCRIPTION",
-          title: "Island Fibre",
-          reference: F.unique("ha-sub"),
-          price_data: { name: "Fibre 50", amount: 1_000, interval: "MONTH" }
-        }
-      })
-      expect(session.status, session.text).toBe(200)
-      const paid = await api.request("POST", `/test-helpers/checkout/sessions/${session.body.id}/pay`, {
-        key: merchant.test
-      })
-      expect(paid.status, paid.text).toBe(200)
-      subscriptions.push(paid.body.subscription.id)
-    }
+    const subscriptions = await F.paidSubscriptions(api as TestServer.TestServer, merchant.test, 6, "ha-sub")
     renewals = { merchant, subscriptions }
     // Each host keeps its own manual clock: the later of the two, so that `to` is in neither's past.
     const clocks = await Promise.all(

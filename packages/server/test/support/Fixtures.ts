@@ -69,6 +69,32 @@ export const mandateBody = (overrides: Record<string, unknown> = {}) => ({
   ...overrides
 })
 
+/**
+ * `count` monthly subscriptions of 10.00 MVR, each paid through its checkout session by the sandbox payer:
+ * their ids (renewals to watch after a fault).
+ */
+export const paidSubscriptions = async (server: TestServer, key: string, count: number, prefix = "sub") => {
+  const ids: Array<string> = []
+  for (let i = 0; i < count; i++) {
+    const session = await server.request("POST", "/checkout/sessions", {
+      key,
+      body: {
+        mode: "SUBSCRIPTION",
+        title: "Island Fibre",
+        reference: unique(prefix),
+        price_data: { name: "Fibre 50", amount: 1_000, interval: "MONTH" }
+      }
+    })
+    if (session.status !== 200) throw new Error(`checkout session: ${session.status} ${session.text}`)
+    const paid = await server.request("POST", `/test-helpers/checkout/sessions/${session.body.id}/pay`, {
+      key
+    })
+    if (paid.status !== 200) throw new Error(`paying the session: ${paid.status} ${paid.text}`)
+    ids.push(paid.body.subscription.id)
+  }
+  return ids
+}
+
 /** Recorded events of a merchant, newest first. */
 export const events = async (server: TestServer, merchantId: string, type?: string) => {
   const res = await server.ops(
