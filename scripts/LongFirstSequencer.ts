@@ -3,24 +3,27 @@
  * together instead of one long file running alone at the end.
  *
  * Vitest's own order runs files by their last durations when its cache has them, and by size when it
- * does not, as in a clean clone (CI): there the smallest files start last, and two of the longest
- * are four lines (`Subscriptions.http.test.ts` and `Subscriptions.pg.test.ts` run a shared suite).
- * `Long` names the files that take a minute or more on a quiet 2-core machine, longest first; the
- * rest keep vitest's order after them. A file missing from the list only starts later than it could.
+ * does not, as in a clean clone (CI): there the smallest files start last, and some of the longest
+ * are a few lines that run a shared suite (`Subscriptions.*`, `Mandates.*`: `support/*HttpSuite.ts`).
+ * `Long` names the files that take a minute or more, about longest first (measured side by side, two
+ * files at a time); the rest keep vitest's order after them. A file missing from the list only
+ * starts later than it could.
  */
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
-/** Repository paths, longest first (a clean-clone run with `DATABASE_URL` set). */
+/** Repository paths, about longest first, with `DATABASE_URL` set (the PostgreSQL files run). */
 export const Long: ReadonlyArray<string> = [
   "packages/server/test/Failover.ha.test.ts",
+  "packages/server/test/Cli.test.ts",
   "packages/server/test/Pages.test.ts",
-  "packages/server/test/Accessibility.test.ts",
   "packages/server/test/Subscriptions.http.test.ts",
   "packages/server/test/Subscriptions.pg.test.ts",
+  "packages/server/test/Accessibility.test.ts",
+  "packages/server/test/Mandates.pg.test.ts",
   "packages/server/test/Edge.test.ts",
-  "packages/server/test/Webhooks.test.ts",
   "packages/server/test/GraphQL.test.ts",
-  "packages/server/test/Cli.test.ts",
+  "packages/server/test/Webhooks.test.ts",
+  "packages/server/test/Mandates.http.test.ts",
   "packages/server/test/Contract.test.ts",
   "packages/server/test/Notify.test.ts",
   "packages/server/test/Billing.test.ts",
