@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import LongFirstSequencer from "./scripts/LongFirstSequencer"
 
 export default defineConfig({
   test: {
@@ -8,6 +9,9 @@ export default defineConfig({
     // wait on processes, PostgreSQL, Chromium and timers (retries, clocks) rather than compute, so two
     // files at a time overlap those waits; the budgets of vitest.shared.ts hold with both cores busy.
     maxWorkers: 2,
-    minWorkers: 1
+    minWorkers: 1,
+    // The long files first (scripts/LongFirstSequencer.ts): a clean clone has no timings, and vitest's
+    // order by size would start the four-line Subscriptions.*.test.ts files last.
+    sequence: { sequencer: LongFirstSequencer }
   }
 })

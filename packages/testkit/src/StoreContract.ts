@@ -367,7 +367,9 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
     Layer.provideMerge(makeLayer())
   )
 
-  layer(services, { excludeTestServices: true, timeout: "60 seconds" })(`store contract: ${name}`, (it) => {
+  // The layer is a database and its migrations: the hook budget of the repository's projects (120 s,
+  // vitest.shared.ts), which a 2-core machine shared with a CPU hog needs.
+  layer(services, { excludeTestServices: true, timeout: "120 seconds" })(`store contract: ${name}`, (it) => {
     describe("merchants and customers", () => {
       it.effect("the seeded merchant, its sandbox payer and a customer are found", () =>
         Effect.gen(function* () {
