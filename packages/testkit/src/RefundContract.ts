@@ -318,12 +318,24 @@ export const tests = (it: Vitest.MethodsNonLive<Services, true>, h: Helpers): vo
         )
         const succeeded = outcomes.filter(Either.isRight).map((o) => o.right)
         const refused = outcomes.filter(Either.isLeft).map((o) => o.left)
+        // On a loaded machine some refunds wait on the payment's row lock past the store's lock bound
+        // and are `ServiceUnavailable` (they move nothing); the rest are refused for the amount. The ones
+        // that timed out are tried again one at a time: still exactly what fits, never more.
+        const timedOut = refused.filter((r) => r._tag === "ServiceUnavailable").length
+        for (const r of refused)
+          if (r._tag !== "ServiceUnavailable")
+            expect(r).toMatchObject({ _tag: "RefundRefused", code: "REFUND_EXCEEDS_PAYMENT" })
+        for (let i = 0; i < timedOut; i++) {
+          const again = yield* Effect.either(
+            refunds.create(tenant, { source: source(charge.id), amount: 150 })
+          )
+          if (Either.isRight(again)) succeeded.push(again.right)
+          else expect(again.left).toMatchObject({ _tag: "RefundRefused", code: "REFUND_EXCEEDS_PAYMENT" })
+        }
         const sum = succeeded.reduce((s, r) => s + r.amount, 0)
         // 66 fit (9,900); the 100 laari left cannot take another 150.
         expect(succeeded).toHaveLength(66)
         expect(sum).toBe(9_900)
-        for (const r of refused)
-          expect(r).toMatchObject({ _tag: "RefundRefused", code: "REFUND_EXCEEDS_PAYMENT" })
         const after = yield* balances(merchant)
         expect(after.payer - before.payer).toBe(sum)
         expect(before.merchant - after.merchant).toBe(sum)
