@@ -76,6 +76,19 @@ describe.skipIf(url === undefined)("limits shared in PostgreSQL, two limiters on
     }).pipe(Effect.provide(database))
   )
 
+  it.scopedLive("a take commits on its own, also inside a request's transaction that rolls back", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const a = RateBuckets.limiter(sql, "test", { capacity: 1, perSecond: 1 })
+      yield* sql
+        .withTransaction(Effect.zipRight(allowed(a, "k3"), Effect.fail("rolled back")))
+        .pipe(Effect.ignore)
+      const rows = yield* sql<{ readonly granted: number }>`
+        SELECT granted FROM rate_buckets WHERE scope = 'test' AND key = 'k3'`
+      expect(rows).toEqual([{ granted: 1 }])
+    }).pipe(Effect.provide(database))
+  )
+
   it.scopedLive(
     "lock-outs: failures counted by either lock the key out in both after the limit's guesses",
     () =>

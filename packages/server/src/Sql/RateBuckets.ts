@@ -21,7 +21,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Deferred, Duration, Effect, Layer, Schedule, type Scope } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Layer, Schedule, type Scope } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as RateLimit from "../Http/RateLimit.js"
 
@@ -130,6 +130,11 @@ export const makeGuard = (): Guard => {
         Date.now() < downUntil
           ? fallback
           : statement.pipe(
+              // Never in a transaction of the request's: a take commits at once, holding its row for
+              // one statement, and no rollback gives tokens back.
+              Effect.mapInputContext((context: Context.Context<never>) =>
+                Context.omit(SqlClient.TransactionConnection)(context)
+              ),
               Effect.timeoutFail({
                 duration: Wait,
                 onTimeout: () => `no answer within ${Duration.format(Wait)}`
