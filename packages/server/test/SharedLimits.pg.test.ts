@@ -10,12 +10,12 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Auth } from "@laari/core"
 import { Context, Duration, Effect, Exit, Layer, Scope } from "effect"
-import * as Http from "node:http"
 import { afterAll, beforeAll, it as vit } from "vitest"
 import * as RateLimit from "../src/Http/RateLimit.js"
 import * as Database from "../src/Sql/Database.js"
 import * as RateBuckets from "../src/Sql/RateBuckets.js"
 import * as F from "./support/Fixtures.js"
+import * as FromAddress from "./support/FromAddress.js"
 import * as ServerProcess from "./support/ServerProcess.js"
 import * as TcpProxy from "./support/TcpProxy.js"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -177,11 +177,6 @@ describe.skipIf(url === undefined)("limits shared in PostgreSQL, two limiters on
 // ---------------------------------------------------------------------------------------------------------
 // Two real server processes on one database.
 
-interface Answer {
-  readonly status: number
-  readonly body: any
-}
-
 /** One request to `base` from the local address `from` (another client address to the server). */
 const call = (
   base: string,
@@ -190,21 +185,7 @@ const call = (
   path: string,
   headers: Record<string, string> = {},
   body?: string
-): Promise<Answer> =>
-  new Promise((resolve, reject) => {
-    const { port } = new URL(base)
-    const req = Http.request(
-      { host: "127.0.0.1", port, method, path, headers, localAddress: from, agent: false },
-      (res) => {
-        let text = ""
-        res.setEncoding("utf8")
-        res.on("data", (s: string) => (text += s))
-        res.on("end", () => resolve({ status: res.statusCode!, body: text === "" ? null : JSON.parse(text) }))
-      }
-    )
-    req.on("error", reject)
-    req.end(body)
-  })
+) => FromAddress.request(new URL(base).port, from, method, path, headers, body)
 
 /**
  * `n` requests at once, the i-th by `send(i)`: each answer's status and when it came, in milliseconds
