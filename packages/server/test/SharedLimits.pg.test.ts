@@ -145,11 +145,13 @@ describe.skipIf(url === undefined)("limits shared in PostgreSQL, two limiters on
         const first = yield* timed(allowed(limits.perKey, "frozen"))
         expect(first.a).toBe(true)
         expect(first.ms).toBeLessThan(3_000)
-        // Still a limit, this process's: 10 of 15.
+        // Still a limit, this process's: 10 of 15 (and its refill, 10 a second).
         const rest = yield* timed(
           Effect.all(Array.from({ length: 14 }, () => allowed(limits.perKey, "frozen")))
         )
-        expect(rest.a.filter(Boolean).length).toBe(9)
+        const kept = rest.a.filter(Boolean).length
+        expect(kept).toBeGreaterThanOrEqual(9)
+        expect(kept).toBeLessThanOrEqual(9 + Math.floor((10 * rest.ms) / 1000))
         expect(rest.ms).toBeLessThan(500)
         // Lock-outs too, without waiting.
         const guesses = yield* timed(
