@@ -41,6 +41,7 @@ import * as QrPng from "./QrPng.js"
 import { QrCodesLive, QrImagesLive } from "./QrCodes/Http.js"
 import { RefundsLive } from "./Refunds/Http.js"
 import * as Database from "./Sql/Database.js"
+import * as RateBuckets from "./Sql/RateBuckets.js"
 import { SubscriptionsLive } from "./Subscriptions/Http.js"
 import { TestHelpersLive } from "./TestHelpers/Http.js"
 import * as Delivery from "./Webhooks/Delivery.js"
@@ -80,9 +81,11 @@ const coreLayer = (config: Config.ServerConfig, readiness: Layer.Layer<Readiness
     Config.layer(config),
     readiness
   )
+  // The rate limits, shared in the database with `DATABASE_URL`.
+  const limited = RateBuckets.layer.pipe(Layer.provideMerge(base))
   // The notices' port (queued for the notification service too, with `LAARI_NOTIFY_URL`) over the
   // database's own, which it replaces.
-  const notices = Notify.layer(config).pipe(Layer.provideMerge(base))
+  const notices = Notify.layer(config).pipe(Layer.provideMerge(limited))
   const services = ServicesLive.pipe(Layer.provideMerge(notices))
   const deliveries = Delivery.layer().pipe(
     Layer.provideMerge(WebhookEndpoints.layer),

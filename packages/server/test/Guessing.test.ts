@@ -5,17 +5,13 @@
  * secret from another address still works, and the lock-out ends when its time is up.
  */
 import { Auth } from "@laari/core"
-import * as Http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as RateLimit from "../src/Http/RateLimit.js"
 import * as Fixtures from "./support/Fixtures.js"
+import * as FromAddress from "./support/FromAddress.js"
 import * as TestServer from "./support/TestServer.js"
 
-interface Answer {
-  readonly status: number
-  readonly headers: Http.IncomingHttpHeaders
-  readonly body: any
-}
+type Answer = FromAddress.Answer
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -38,32 +34,8 @@ describe("guessing at secrets", { timeout: 120_000 }, () => {
   afterAll(() => server?.close())
 
   /** One request from `from` (a loopback address of its own: another client address to the server). */
-  const call = (
-    from: string,
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    body?: string
-  ): Promise<Answer> =>
-    new Promise((resolve, reject) => {
-      const req = Http.request(
-        { host: "127.0.0.1", port, method, path, headers, localAddress: from, agent: false },
-        (res) => {
-          let text = ""
-          res.setEncoding("utf8")
-          res.on("data", (s: string) => (text += s))
-          res.on("end", () =>
-            resolve({
-              status: res.statusCode!,
-              headers: res.headers,
-              body: text === "" ? null : JSON.parse(text)
-            })
-          )
-        }
-      )
-      req.on("error", reject)
-      req.end(body)
-    })
+  const call = (from: string, method: string, path: string, headers: Record<string, string>, body?: string) =>
+    FromAddress.request(port, from, method, path, headers, body)
 
   const token = (from: string, id: string, secret: string) =>
     call(

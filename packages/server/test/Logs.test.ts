@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Seed } from "@laari/testkit"
 import { Cause, Effect, Exit, HashMap, Layer, Logger, Option, Redacted, Scope } from "effect"
 import * as Config from "../src/Config.js"
+import * as RateLimit from "../src/Http/RateLimit.js"
 import * as RequestId from "../src/Http/RequestId.js"
 import * as Security from "../src/Http/Security.js"
 import * as Onboarding from "../src/Onboarding.js"
@@ -122,6 +123,7 @@ describe("logs", () => {
       Effect.provide(
         Security.AuthenticationLive.pipe(
           Layer.provideMerge(TestDatabase.pglite()),
+          Layer.provide(RateLimit.memoryLayer),
           Layer.provide(Config.layer({ ...serverConfig, rateLimit: 0 }))
         )
       )

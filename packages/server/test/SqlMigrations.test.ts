@@ -54,6 +54,7 @@ const schema = [
   "qr_codes",
   "qr_images",
   "qr_payments",
+  "rate_buckets",
   "refunds",
   "server_secrets",
   "subscriptions",
@@ -77,7 +78,8 @@ const all = [
   [13, "webhook_leases"],
   [14, "ended_sessions"],
   [15, "refunds"],
-  [16, "balance_transactions"]
+  [16, "balance_transactions"],
+  [17, "rate_buckets"]
 ]
 
 describe("PGlite", () => {

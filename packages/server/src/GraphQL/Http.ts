@@ -12,7 +12,6 @@ import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Redacted } from "effect"
-import { ServerConfigTag } from "../Config.js"
 import * as Problems from "../Http/Problems.js"
 import * as RateLimit from "../Http/RateLimit.js"
 import { principalOf, refusalOf } from "../Http/Security.js"
@@ -25,8 +24,7 @@ export const Path = "/graphql"
 export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const credentials = { directory: yield* Directory, oauth: yield* OAuthClients }
-    const config = yield* ServerConfigTag
-    const limitKey = RateLimit.perKey(config.rateLimit)
+    const limitKey = (yield* RateLimit.RateLimits).perKey
     const runtime = yield* Effect.runtime<never>()
     // `graphql` and the schema are built on the first request, once, in the services of this layer: a
     // server nobody asks by GraphQL never loads them (about 0.3 s of start-up and 15 MiB). Uninterruptible,

@@ -1,7 +1,8 @@
 /**
  * Rate limits (DESIGN section 9): a token bucket per API key on the merchant API (`LAARI_RATE_LIMIT`
- * requests per second, bursts of as many) and one per client address on the customer's approval
- * endpoints, which take no key. `0` turns both off.
+ * requests per second, bursts of as many; the REST API and GraphQL spend one bucket) and one per client
+ * address on the customer's endpoints (the approvals API and the hosted pages' forms), which take no
+ * key. `0` turns both off.
  *
  * A limited request's response carries the IETF draft headers `RateLimit-Limit`, `RateLimit-Remaining`
  * and `RateLimit-Reset`; over the limit it is a `429` `{ message }` with `Retry-After` as well. The headers
@@ -11,13 +12,15 @@
  * Failed guesses at a secret (an OAuth client's, the operator token) lock their address, and an OAuth
  * client, out for a while (`Lockout`).
  *
- * The buckets live in this process: with several instances, each enforces the limit on its own.
+ * Where the buckets are kept is the `RateLimits` port: in this process (`inMemory`, PGlite, one process)
+ * or in PostgreSQL, shared by every process and host (`Sql/RateBuckets`), so that `LAARI_PROCESSES=N` or
+ * N hosts do not give a key N times the limit. The decisions (`decide`) are the same pure ones for both.
  */
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Clock, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Problems from "./Problems.js"
 
@@ -202,15 +205,11 @@ const wallClock = Clock.make()
 /** More keys than any merchant base has; as buckets (a couple of hundred bytes each) ~10 MB at most. */
 export const MaxKeys = 50_000
 
-export const makeLimiter = (
-  limit: Limit,
-  maxKeys: number = MaxKeys,
-  clock: Clock.Clock = wallClock
-): Limiter => {
-  const buckets = makeBuckets(limit, maxKeys)
-  return (key) =>
-    Effect.flatMap(clock.currentTimeMillis, (now) => {
-      const decision = buckets.take(key, now)
+/** The limiter of a way to take a token: sets the decision's headers, and fails over the limit. */
+export const limiterOf =
+  (take: (key: string) => Effect.Effect<Decision>): Limiter =>
+  (key) =>
+    Effect.flatMap(take(key), (decision) => {
       const set = HttpApp.appendPreResponseHandler((_request, response) =>
         Effect.succeed(HttpServerResponse.setHeaders(response, headers(decision)))
       )
@@ -218,11 +217,18 @@ export const makeLimiter = (
         ? set
         : Effect.zipRight(set, Effect.fail(new RateLimited({ message: refusalMessage(decision) })))
     })
+
+export const makeLimiter = (
+  limit: Limit,
+  maxKeys: number = MaxKeys,
+  clock: Clock.Clock = wallClock
+): Limiter => {
+  const buckets = makeBuckets(limit, maxKeys)
+  return limiterOf((key) => Effect.map(clock.currentTimeMillis, (now) => buckets.take(key, now)))
 }
 
 /** Per API key: `rate` requests per second with bursts of as many (Stripe's shape); `0` is off. */
-export const perKey = (rate: number): Limiter =>
-  rate === 0 ? off : makeLimiter({ capacity: rate, perSecond: rate })
+export const perKey = (rate: number): Limiter => (rate === 0 ? off : makeLimiter(keyLimit(rate)))
 
 /**
  * Per client address on the customer endpoints. A person on the approval page makes a few requests a
@@ -233,6 +239,42 @@ export const perKey = (rate: number): Limiter =>
 export const AddressLimit: Limit = { capacity: 20, perSecond: 10 }
 
 export const perAddress = (rate: number): Limiter => (rate === 0 ? off : makeLimiter(AddressLimit))
+
+/** The limit per API key of `LAARI_RATE_LIMIT` = `rate` (not `0`). */
+export const keyLimit = (rate: number): Limit => ({ capacity: rate, perSecond: rate })
+
+// ---------------------------------------------------------------------------------------------------------
+// The port: every limit of the service, wherever its buckets are kept.
+
+export interface RateLimitsService {
+  /** The merchant API by API key (or OAuth client), REST and GraphQL alike. */
+  readonly perKey: Limiter
+  /** The customer endpoints by client address: the approvals API and the hosted pages' forms. */
+  readonly perAddress: Limiter
+  /** Wrong operator tokens (`/ops`, `/metrics`) by client address. */
+  readonly opsGuesses: Lockout
+  /** Wrong OAuth client secrets by client address. */
+  readonly secretGuessesByAddress: Lockout
+  /** Wrong OAuth client secrets by client id (`client:<id>`), from any address. */
+  readonly secretGuessesByClient: Lockout
+}
+
+export class RateLimits extends Context.Tag("laari/server/RateLimits")<RateLimits, RateLimitsService>() {}
+
+/** Every limit in this process's memory: right for one process (PGlite); `rate` `0` turns all off. */
+export const inMemory = (rate: number): RateLimitsService => ({
+  perKey: perKey(rate),
+  perAddress: perAddress(rate),
+  opsGuesses: lockout(rate, GuessesPerAddress),
+  secretGuessesByAddress: lockout(rate, GuessesPerAddress),
+  secretGuessesByClient: lockout(rate, GuessesPerClient)
+})
+
+/** `inMemory` at the configured `LAARI_RATE_LIMIT`. */
+export const memoryLayer: Layer.Layer<RateLimits, never, ServerConfigTag> = Layer.effect(
+  RateLimits,
+  Effect.map(ServerConfigTag, (config) => inMemory(config.rateLimit))
+)
 
 /**
  * The bucket key of a client address: an IPv4 address (also when mapped into IPv6) as it is, an IPv6
@@ -266,10 +308,9 @@ export class AddressRateLimit extends HttpApiMiddleware.Tag<AddressRateLimit>()(
 
 export const AddressRateLimitLive = Layer.effect(
   AddressRateLimit,
-  Effect.map(ServerConfigTag, (config) => {
-    const limit = perAddress(config.rateLimit)
-    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      limit(addressKey(Option.getOrElse(request.remoteAddress, () => "unknown")))
+  Effect.map(RateLimits, (limits) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      limits.perAddress(addressKey(Option.getOrElse(request.remoteAddress, () => "unknown")))
     )
-  })
+  )
 )

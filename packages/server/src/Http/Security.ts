@@ -111,8 +111,7 @@ export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function* () {
     const credentials: Credentials = { directory: yield* Directory, oauth: yield* OAuthClients }
-    const config = yield* ServerConfigTag
-    const limitKey = RateLimit.perKey(config.rateLimit)
+    const limits = yield* RateLimit.RateLimits
     return Authentication.of({
       bearer: (token) =>
         Effect.gen(function* () {
@@ -120,7 +119,7 @@ export const AuthenticationLive = Layer.effect(
           const found = yield* principalOf(credentials, text)
           if (found === undefined) return yield* Effect.fail(refusalOf(text))
           // Only once the key is known: an unknown key spends nobody's budget.
-          yield* limitKey(found.keyId)
+          yield* limits.perKey(found.keyId)
           yield* annotateMerchant(found)
           return found
         })
@@ -133,7 +132,7 @@ export const OpsAuthenticationLive = Layer.effect(
   Effect.gen(function* () {
     const config = yield* ServerConfigTag
     const expected = config.opsToken ?? ""
-    const guesses = RateLimit.lockout(config.rateLimit, RateLimit.GuessesPerAddress)
+    const guesses = (yield* RateLimit.RateLimits).opsGuesses
     return OpsAuthentication.of({
       opsToken: (token) =>
         Effect.gen(function* () {

@@ -91,8 +91,9 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const clients = yield* OAuthClients
     const config = yield* ServerConfigTag
 
-    const byAddress = RateLimit.lockout(config.rateLimit, RateLimit.GuessesPerAddress)
-    const byClient = RateLimit.lockout(config.rateLimit, RateLimit.GuessesPerClient)
+    const limits = yield* RateLimit.RateLimits
+    const byAddress = limits.secretGuessesByAddress
+    const byClient = limits.secretGuessesByClient
 
     /** The client, if its secret is right; wrong secrets lock their address and the client id out. */
     const authenticate = (credentials: Protocol.ClientCredentials | undefined) =>

@@ -42,7 +42,7 @@ export const layer = Layer.effect(
     return {
       key: Buffer.from(key),
       secure: config.checkoutUrl.startsWith("https:"),
-      limit: RateLimit.perAddress(config.rateLimit)
+      limit: (yield* RateLimit.RateLimits).perAddress
     }
   }).pipe(Effect.orDie)
 )

@@ -82,7 +82,9 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   // (`Sql/Balance`); ties in time in byte order of the id.
   "0016_balance_transactions": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.unsafe(MigrationSql.balanceTransactions)
-  )
+  ),
+  // The rate limits' buckets and lock-outs, shared by every process and host (`RateBuckets`, issue 24).
+  "0017_rate_buckets": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(MigrationSql.rateBuckets))
 }
 
 /** The Migrator's bookkeeping table; created here first (see `run`). */
