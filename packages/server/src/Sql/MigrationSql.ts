@@ -623,3 +623,14 @@ CREATE INDEX ledger_transfers_merchant
   ON ledger_transfers (merchant_id, environment, created_at DESC, id COLLATE "C" DESC)
   WHERE merchant_id IS NOT NULL;
 `
+
+/**
+ * A refund may name a charge or a QR payment by the merchant's reference (issue 26): the tenant's
+ * payments with a reference, newest first, without a scan.
+ */
+export const paymentReferences = `
+CREATE INDEX mandate_charges_reference
+  ON mandate_charges (merchant_id, environment, reference, created_at DESC, position DESC);
+CREATE INDEX qr_payments_reference
+  ON qr_payments (merchant_id, environment, reference, created_at DESC, position DESC);
+`

@@ -82,6 +82,10 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   // (`Sql/Balance`); ties in time in byte order of the id.
   "0016_balance_transactions": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.unsafe(MigrationSql.balanceTransactions)
+  ),
+  // A refund names a charge or a QR payment by the merchant's reference (issue 26).
+  "0017_payment_references": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(MigrationSql.paymentReferences)
   )
 }
 
