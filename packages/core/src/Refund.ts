@@ -27,6 +27,19 @@ export interface Source {
   readonly id: string
 }
 
+/**
+ * The kinds of payment a request may name by the merchant's reference: a charge (spec 2.2: its
+ * `reference`, by default its mandate's) and a QR payment (the reference of the code it paid, spec 2.3).
+ * An invoice has none of its own (spec 2.5; its subscription's reference names every cycle).
+ */
+export const ReferencedKind = Schema.Literal("charge", "qr_payment")
+export type ReferencedKind = typeof ReferencedKind.Type
+
+/** How a request names its payment: by id, or by reference where the kind has one. */
+export type Selector =
+  | Source
+  | { readonly kind: ReferencedKind; readonly reference: string; readonly id?: undefined }
+
 /** The smallest refund: one laari (a partial refund may be any whole amount up to what remains). */
 export const MinAmount = 1
 

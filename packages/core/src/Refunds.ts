@@ -29,6 +29,20 @@ export class PaymentNotFound extends Schema.TaggedError<PaymentNotFound>()("Paym
   }
 }
 
+/** A reference several of the tenant's payments carry: the request must name one by id. */
+export class PaymentReferenceAmbiguous extends Schema.TaggedError<PaymentReferenceAmbiguous>()(
+  "PaymentReferenceAmbiguous",
+  { kind: Refund.ReferencedKind, message: Schema.String }
+) {
+  static of(kind: Refund.ReferencedKind): PaymentReferenceAmbiguous {
+    const [what, field] = kind === "charge" ? ["charges", "charge_id"] : ["QR payments", "qr_payment_id"]
+    return new PaymentReferenceAmbiguous({
+      kind,
+      message: `Several ${what} carry this reference; name the one to refund by ${field}`
+    })
+  }
+}
+
 /** A refused refund: nothing moved, nothing recorded. */
 export class RefundRefused extends Schema.TaggedError<RefundRefused>()("RefundRefused", {
   code: Refund.RefusalCode,
@@ -46,7 +60,8 @@ export class RefundReferenceTaken extends Schema.TaggedError<RefundReferenceTake
 }) {}
 
 export interface RefundRequest {
-  readonly source: Refund.Source
+  /** The payment, by id or (a charge, a QR payment) by the merchant's reference. */
+  readonly source: Refund.Selector
   /** `undefined`: all that remains of the payment. */
   readonly amount?: number | undefined
   readonly reason?: Refund.Reason | undefined
@@ -65,6 +80,21 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
     const crypto = yield* Crypto
     const emit = Events.emitter(outbox, crypto.uuid)
 
+    /** The one payment of the tenant's that `selector` names, or why there is none. */
+    const resolve = (tenant: Tenant, selector: Refund.Selector) =>
+      selector.id !== undefined
+        ? Effect.succeed<Refund.Source>(selector)
+        : Effect.flatMap(
+            // Two are enough to know the reference names more than one payment.
+            store.paymentIdsByReference(tenant, selector.kind, selector.reference, 2),
+            (ids): Effect.Effect<Refund.Source, PaymentNotFound | PaymentReferenceAmbiguous> =>
+              ids.length === 1
+                ? Effect.succeed({ kind: selector.kind, id: ids[0]! })
+                : ids.length === 0
+                  ? Effect.fail(PaymentNotFound.of(selector.kind))
+                  : Effect.fail(PaymentReferenceAmbiguous.of(selector.kind))
+          )
+
     /** `POST /refunds`. */
     const create = (tenant: Tenant, request: RefundRequest) =>
       Effect.gen(function* () {
@@ -73,8 +103,9 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
           Effect.gen(function* () {
             // The payment's lock first: refunds of one payment are decided one after the other, each
             // against what the previous one left.
-            const payment = yield* store.lockPayment(tenant, request.source)
-            if (payment === undefined) return yield* PaymentNotFound.of(request.source.kind)
+            const source = yield* resolve(tenant, request.source)
+            const payment = yield* store.lockPayment(tenant, source)
+            if (payment === undefined) return yield* PaymentNotFound.of(source.kind)
             const decided = Refund.decide(payment, request.amount)
             if (Either.isLeft(decided)) return yield* RefundRefused.of(decided.left)
             const amount = Laari(decided.right)
@@ -147,6 +178,7 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
 export type RefundError =
   | RefundNotFound
   | PaymentNotFound
+  | PaymentReferenceAmbiguous
   | RefundRefused
   | RefundReferenceTaken
   | ServiceUnavailable

@@ -16,7 +16,12 @@ import type { CheckoutSession } from "./CheckoutSession.js"
 import type { Invoice } from "./Invoice.js"
 import type { Payment as QrPayment, QrCode, Type as QrType } from "./QrCode.js"
 import type { Status as SubscriptionStatus, Subscription } from "./Subscription.js"
-import type { Payment as RefundablePayment, Refund, Source as RefundSource } from "./Refund.js"
+import type {
+  Payment as RefundablePayment,
+  ReferencedKind,
+  Refund,
+  Source as RefundSource
+} from "./Refund.js"
 
 export interface TransactorService {
   /**
@@ -145,6 +150,8 @@ export class MandatesStore extends Context.Tag("laari/Store/Mandates")<MandatesS
 
 export interface ChargesRepo {
   readonly insert: (charge: Charge) => Effect.Effect<void, ServiceUnavailable>
+  /** One of the tenant's charges by id; another tenant's (or an id that is no UUID) is none. */
+  readonly find: (tenant: Tenant, id: string) => Effect.Effect<Charge | undefined, ServiceUnavailable>
   readonly listByMandate: (mandateId: string) => Effect.Effect<ReadonlyArray<Charge>, ServiceUnavailable>
   /**
    * The newest `perMandate` charges of each mandate, newest first within each, in one go (a read API
@@ -236,6 +243,8 @@ export class QrCodesStore extends Context.Tag("laari/Store/QrCodes")<QrCodesStor
 
 export interface QrPaymentsRepo {
   readonly insert: (payment: QrPayment) => Effect.Effect<void, ServiceUnavailable>
+  /** One of the tenant's QR payments by id; another tenant's (or an id that is no UUID) is none. */
+  readonly find: (tenant: Tenant, id: string) => Effect.Effect<QrPayment | undefined, ServiceUnavailable>
   /** Newest first. */
   readonly listByCode: (qrCodeId: string) => Effect.Effect<ReadonlyArray<QrPayment>, ServiceUnavailable>
 }
@@ -333,6 +342,8 @@ export interface InvoicesRepo {
   /** Unique per (subscription, period key): a second invoice for a cycle dies, so a cycle is charged once. */
   readonly insert: (invoice: Invoice) => Effect.Effect<void, ServiceUnavailable>
   readonly update: (invoice: Invoice) => Effect.Effect<void, ServiceUnavailable>
+  /** One of the tenant's invoices by id; another tenant's (or an id that is no UUID) is none. */
+  readonly find: (tenant: Tenant, id: string) => Effect.Effect<Invoice | undefined, ServiceUnavailable>
   /** The invoice of the subscription's latest period (the open one, if any). */
   readonly latest: (subscriptionId: string) => Effect.Effect<Invoice | undefined, ServiceUnavailable>
   /** `latest` of each subscription, in one go; a subscription without invoices has none in the result. */
@@ -380,6 +391,17 @@ export interface RefundsRepo {
     tenant: Tenant,
     source: RefundSource
   ) => Effect.Effect<RefundablePayment | undefined, ServiceUnavailable>
+  /**
+   * The ids of the tenant's payments of `kind` whose merchant reference is `reference`, newest first,
+   * at most `limit` (a charge's reference defaults to its mandate's and a QR payment's is its code's, so
+   * several may share one).
+   */
+  readonly paymentIdsByReference: (
+    tenant: Tenant,
+    kind: ReferencedKind,
+    reference: string,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<string>, ServiceUnavailable>
   /** Records how much of the payment (locked by `lockPayment`) has gone back in all. */
   readonly setRefunded: (
     source: RefundSource,

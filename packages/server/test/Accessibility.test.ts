@@ -350,6 +350,7 @@ describe.skipIf(!B.available)("axe-core on every page, in English and Dhivehi", 
         "checkout-sessions",
         "subscriptions",
         "balance",
+        "refunds",
         "events",
         "webhooks"
       ])
@@ -368,6 +369,8 @@ describe.skipIf(!B.available)("axe-core on every page, in English and Dhivehi", 
       const invoices = await server.request("GET", `/subscriptions/${sub}/invoices`, { key: s.m.live })
       const invoice = `/dashboard/subscriptions/${sub}/invoices/${invoices.body[0].id}/refund`
       await visit("dashboard-invoice-refund", invoice, 200)
+      const codes = await server.request("GET", "/qr-codes", { key: s.m.live })
+      await visit("dashboard-qr-code", `/dashboard/qr-codes/${codes.body[0].id}`, 200)
       const endpoints = await server.request("GET", "/webhook-endpoints", { key: s.m.live })
       await visit("dashboard-webhook", `/dashboard/webhooks/${endpoints.body[0].id}`, 200)
       await ctx.close()

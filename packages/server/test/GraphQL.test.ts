@@ -63,6 +63,8 @@ for (const backend of serverBackends) {
       const queryFields = Object.keys(schema.getQueryType()!.getFields()).sort()
       expect(queryFields).toEqual(
         [
+          "balance",
+          "balanceTransactions",
           "checkoutSession",
           "event",
           "events",
@@ -185,6 +187,20 @@ for (const backend of serverBackends) {
       ).mandate.charges
       expect(graphCharges).toMatchObject([{ id: charge.body.id, amountRefunded: 1_000 }])
 
+      // The balance and its movements, as REST reads them (the same service, the same JSON).
+      const { BalanceRead, BalanceTransactionRead } = await import("../src/Balance/Api.js")
+      const movements = `data { ${fields(BalanceTransactionRead)} } hasMore`
+      const money = await graph(`{ balance { ${fields(BalanceRead)} } balanceTransactions { ${movements} } }`)
+      const restBalance = await get("/balance")
+      expect({ ...money.balance, asOf: "" }).toEqual({ ...restBalance, asOf: "" })
+      expect(money.balanceTransactions).toEqual(await get("/balance-transactions"))
+      expect(money.balanceTransactions.data.map((t: { type: string }) => t.type)).toContain("refund")
+      const first = money.balanceTransactions.data[0].id
+      expect(
+        (await graph(`{ balanceTransactions(starting_after: "${first}", limit: 2) { ${movements} } }`))
+          .balanceTransactions
+      ).toEqual(await get(`/balance-transactions?starting_after=${first}&limit=2`))
+
       expect((await graph(`{ qrCodes { ${fields(QrCodeRead)} } }`)).qrCodes).toEqual(await get("/qr-codes"))
       expect((await graph(`{ qrCode(id: "${qr.body.id}") { ${fields(QrCodeRead)} } }`)).qrCode).toEqual(
         await get(`/qr-codes/${qr.body.id}`)
@@ -274,6 +290,7 @@ for (const backend of serverBackends) {
         events(limit: 100) { id }
         webhookEndpoints(limit: 100) { id }
         webhookDeliveries(endpoint_id: "${hook.body.id}") { id }
+        balanceTransactions(limit: 100) { data { id sourceId } }
       }`
       const singles = `{
         mandate(id: "${mandate.body.id}") { id }
@@ -292,6 +309,18 @@ for (const backend of serverBackends) {
         const seen = JSON.stringify(listed.body.data)
         for (const id of ids) expect(seen).not.toContain(id)
         expect(listed.body.data.webhookDeliveries).toEqual([])
+        // The owner's movements are not theirs: a cursor of the owner's names nothing of theirs either.
+        const cursor = (await query(key, "{ balanceTransactions(limit: 1) { data { id } } }")).body.data
+          .balanceTransactions.data[0].id
+        const foreign = await query(
+          stranger,
+          `{ balanceTransactions(starting_after: "${cursor}") { hasMore } }`
+        )
+        expect(foreign.body.data).toBeNull()
+        expect(foreign.body.errors[0]).toMatchObject({
+          message: "starting_after: Balance transaction not found",
+          extensions: { code: "BAD_USER_INPUT" }
+        })
         const single = await query(stranger, singles)
         expect(single.body.errors).toBeUndefined()
         expect(single.body.data).toEqual({
@@ -306,6 +335,11 @@ for (const backend of serverBackends) {
     })
 
     it("filters and pages are decoded as the REST lists decode them", async () => {
+      const badPage = await query(merchant.test, "{ balanceTransactions(limit: 0) { hasMore } }")
+      expect(badPage.body.errors[0]).toMatchObject({
+        message: "limit: limit must be a whole number from 1 to 100",
+        extensions: { code: "BAD_USER_INPUT" }
+      })
       const bad = await query(merchant.test, "{ mandates(limit: 500) { id } }")
       expect(bad.body.errors[0]).toMatchObject({
         message: "limit: limit must be a whole number from 1 to 100",
@@ -354,6 +388,8 @@ for (const backend of serverBackends) {
         ["subscriptions { id }", "subscriptions:write"],
         ["events { id }", "webhooks:write"],
         ["webhookEndpoints { id }", "webhooks:write"],
+        ["balance { available }", "payments:write"],
+        ["balanceTransactions { hasMore }", "payments:write"],
         [`checkoutSession(id: "x") { id }`, "checkout:write"]
       ] as const)
         expect((await query(qrOnly, `{ ${field} }`)).body.errors[0].extensions.scope).toBe(scope)

@@ -465,9 +465,14 @@ describe.skipIf(!B.available)("wallet app", () => {
     await signIn(page, customer)
     expect(await page.textContent("#charges ~ ul")).toContain("MVR 15.00 · Refunded MVR 5.00")
     expect(await page.textContent("#invoices ~ ul")).toContain("Refunded MVR 25.00")
+    // The customer is notified of each refund (core's Notifications port), in the wallet's notices.
+    const notices = await page.textContent("#notifications ~ ul")
+    expect(notices).toMatch(/refunded MVR 5\.00 to your wallet\./)
+    expect(notices).toMatch(/refunded MVR 25\.00 to your wallet\./)
     await B.capture(page, "wallet-refunded")
     await page.goto(`${server.baseUrl}/wallet?lang=dv`)
     expect(await page.textContent("#charges ~ ul")).toContain("MVR 5.00 ރީފަންޑްކުރި")
+    expect(await page.textContent("#notifications ~ ul")).toContain("ވޯލެޓަށް MVR 25.00 އަނބުރާ ދީފި")
     await page.goto(`${server.baseUrl}/wallet?lang=en`)
   })
 
@@ -771,6 +776,80 @@ describe.skipIf(!B.available)("dashboard refunds", () => {
     const status = post.status()
     expect(status).toBe(403)
     expect(await refunds()).toEqual([])
+  })
+
+  it("refunds a QR payment from its code's page, and lists refunds newest first with links to their payments", async () => {
+    const { m, page, mandateId, chargeId } = await charged(8_000)
+    // The charge first (older), through the API; then a QR payment, refunded through the dashboard.
+    expect(
+      (await server.request("POST", "/refunds", { key: m.test, body: { charge_id: chargeId, amount: 300 } }))
+        .status
+    ).toBe(201)
+    const code = await server.request("POST", "/qr-codes", {
+      key: m.test,
+      body: { outlet_id: m.outletId, type: "DYNAMIC", amount: 4_000, title: "Table 9" }
+    })
+    const paid = await server.request("POST", "/test-helpers/qr-codes/pay", {
+      key: m.test,
+      body: { payload: code.body.payload }
+    })
+    expect(paid.status, paid.text).toBe(201)
+    await page.goto(`${server.baseUrl}/dashboard/qr-codes`)
+    await page.getByRole("link", { name: "Table 9" }).click()
+    await page.getByRole("heading", { name: "QR code" }).waitFor()
+    await page.getByRole("link", { name: /^Refund: / }).click()
+    await page.getByRole("heading", { name: "Refund a QR payment" }).waitFor()
+    expect(page.url()).toContain(`/dashboard/qr-codes/${code.body.id}/payments/${paid.body.id}/refund`)
+    expect(await page.getByLabel("Amount to refund (MVR)").inputValue()).toBe("40.00")
+    await page.getByLabel("Amount to refund (MVR)").fill("10")
+    expect((await confirm(page)).status()).toBe(303)
+    await page.getByText("Refunded MVR 10.00 to the customer's wallet.").waitFor()
+    expect(page.url()).toContain(`/dashboard/qr-codes/${code.body.id}?refunded=1000`)
+    expect(await page.textContent("table[aria-label=Payments]")).toContain("MVR 10.00")
+    const listed = (await server.request("GET", `/refunds?qr_payment_id=${paid.body.id}`, { key: m.test }))
+      .body
+    expect(listed.map((r: { amount: number }) => r.amount)).toEqual([1_000])
+
+    // Another merchant's QR payment under this code's path, and this payment under another code: none.
+    const other = await server.request("POST", "/qr-codes", {
+      key: m.test,
+      body: { outlet_id: m.outletId, type: "STATIC", title: "Counter" }
+    })
+    await page.goto(`${server.baseUrl}/dashboard/qr-codes/${other.body.id}/payments/${paid.body.id}/refund`)
+    await page.getByText("No such payment.").waitFor()
+
+    await page.goto(`${server.baseUrl}/dashboard/refunds`)
+    await page.getByRole("heading", { name: "Refunds" }).waitFor()
+    const rows = page.locator("table[aria-label=Refunds] tbody tr")
+    expect(await rows.count()).toBe(2)
+    expect(await rows.nth(0).textContent()).toContain("MVR 10.00")
+    expect(await rows.nth(0).textContent()).toContain("QR payment")
+    expect(await rows.nth(1).textContent()).toContain("MVR 3.00")
+    await rows.nth(1).getByRole("link", { name: "Charge" }).click()
+    await page.getByRole("heading", { name: "Mandate" }).waitFor()
+    expect(page.url()).toBe(`${server.baseUrl}/dashboard/mandates/${mandateId}`)
+    await page.goto(`${server.baseUrl}/dashboard/refunds`)
+    await rows.nth(0).getByRole("link", { name: "QR payment" }).click()
+    await page.getByRole("heading", { name: "QR code" }).waitFor()
+    expect(page.url()).toBe(`${server.baseUrl}/dashboard/qr-codes/${code.body.id}`)
+
+    // Another merchant's refund names no payment here.
+    const stranger = await charged(2_000)
+    const theirs = await server.request("POST", "/refunds", {
+      key: stranger.m.test,
+      body: { charge_id: stranger.chargeId, amount: 100 }
+    })
+    const hidden = await page.goto(`${server.baseUrl}/dashboard/refunds/${theirs.body.id}/payment`)
+    expect(hidden?.status()).toBe(404)
+    await page.getByText("No such payment.").waitFor()
+    // Paged: no "Older" link while one page holds them all.
+    await page.goto(`${server.baseUrl}/dashboard/refunds`)
+    expect(await page.getByRole("link", { name: "Older" }).count()).toBe(0)
+    await page.goto(`${server.baseUrl}/dashboard/refunds?offset=1`)
+    expect(await rows.count()).toBe(1)
+    expect(await page.getByRole("link", { name: "Newer" }).getAttribute("href")).toBe(
+      "/dashboard/refunds?offset=0"
+    )
   })
 })
 

@@ -120,9 +120,21 @@ describe("refunds over HTTP on embedded PGlite", () => {
     expect(none.body.code).toBe("VALIDATION_FAILED")
     expect(none.body.errors.map((e: { field: string }) => e.field)).toEqual([
       "charge_id",
+      "charge_reference",
       "qr_payment_id",
+      "qr_payment_reference",
       "invoice_id"
     ])
+    expect(none.body.message).toBe(
+      "charge_id: one of charge_id, charge_reference, qr_payment_id, qr_payment_reference, invoice_id is required"
+    )
+    const idAndReference = await refund(m.test, { charge_id: charge.id, charge_reference: "x" })
+    expect(idAndReference.status).toBe(422)
+    expect(idAndReference.body.message).toBe(
+      "charge_id: only one of charge_id, charge_reference may be given"
+    )
+    for (const bad of ["", "x".repeat(256), 7])
+      expect((await refund(m.test, { qr_payment_reference: bad })).status, String(bad)).toBe(422)
     const two = await refund(m.test, { charge_id: charge.id, invoice_id: charge.id })
     expect(two.status).toBe(422)
     expect(two.body.message).toBe("charge_id: only one of charge_id, invoice_id may be given")
@@ -156,6 +168,76 @@ describe("refunds over HTTP on embedded PGlite", () => {
     expect(taken.status).toBe(409)
     expect(taken.body.code).toBe("REFERENCE_TAKEN")
     expect((await server.request("GET", "/refunds", { key: m.test })).body).toHaveLength(1)
+  })
+
+  it("names a charge or a QR payment by the merchant's reference: one of the tenant's, else 404 or 409", async () => {
+    const m = await F.merchant(server)
+    const mandate = await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })
+    const charge = (body: Record<string, unknown>) =>
+      server.request("POST", `/mandates/${mandate.body.id}/charges`, { key: m.test, body })
+    const order = F.unique("order")
+    const named = await charge({ amount: 6_000, reference: order })
+    expect(named.body.reference).toBe(order)
+    // Two charges with the mandate's reference (the default).
+    expect((await charge({ amount: 2_000 })).body.reference).toBe(mandate.body.reference)
+    expect((await charge({ amount: 2_000 })).status).toBe(201)
+
+    const byRef = await refund(m.test, { charge_reference: order, amount: 1_000 })
+    expect(byRef.status).toBe(201)
+    expect(byRef.body).toMatchObject({ chargeId: named.body.id, qrPaymentId: null, amount: 1_000 })
+    const listed = await server.request("GET", `/refunds?charge_id=${named.body.id}`, { key: m.test })
+    expect(listed.body.map((r: { id: string }) => r.id)).toEqual([byRef.body.id])
+
+    const ambiguous = await refund(m.test, { charge_reference: mandate.body.reference, amount: 100 })
+    expect(ambiguous.status).toBe(409)
+    expect(ambiguous.body).toEqual({
+      message: "Several charges carry this reference; name the one to refund by charge_id",
+      code: "PAYMENT_REFERENCE_AMBIGUOUS"
+    })
+    const other = await F.merchant(server)
+    for (const key of [other.test, m.live]) {
+      const hidden = await refund(key, { charge_reference: order, amount: 100 })
+      expect(hidden.status).toBe(404)
+      expect(hidden.body).toEqual({ message: "Charge not found", code: "CHARGE_NOT_FOUND" })
+    }
+
+    // A dynamic code's payment by the code's reference; a static code's several payments are ambiguous.
+    const qrRef = F.unique("qr")
+    const code = await server.request("POST", "/qr-codes", {
+      key: m.test,
+      body: { outlet_id: m.outletId, type: "DYNAMIC", amount: 3_000, reference: qrRef }
+    })
+    expect(code.status).toBe(201)
+    const paid = await server.request("POST", "/test-helpers/qr-codes/pay", {
+      key: m.test,
+      body: { payload: code.body.payload }
+    })
+    expect(paid.status).toBe(201)
+    const qrRefund = await refund(m.test, { qr_payment_reference: qrRef })
+    expect(qrRefund.status).toBe(201)
+    expect(qrRefund.body).toMatchObject({ qrPaymentId: paid.body.id, chargeId: null, amount: 3_000 })
+    const till = F.unique("till")
+    const stat = await server.request("POST", "/qr-codes", {
+      key: m.test,
+      body: { outlet_id: m.outletId, type: "STATIC", reference: till }
+    })
+    for (const amount of [500, 600])
+      expect(
+        (
+          await server.request("POST", "/test-helpers/qr-codes/pay", {
+            key: m.test,
+            body: { payload: stat.body.payload, amount }
+          })
+        ).status
+      ).toBe(201)
+    const several = await refund(m.test, { qr_payment_reference: till })
+    expect(several.status).toBe(409)
+    expect(several.body.code).toBe("PAYMENT_REFERENCE_AMBIGUOUS")
+    const none = await refund(m.test, { qr_payment_reference: order })
+    expect(none.status).toBe(404)
+    expect(none.body.code).toBe("QR_PAYMENT_NOT_FOUND")
+    const all = await server.request("GET", "/refunds", { key: m.test })
+    expect(all.body.map((r: { id: string }) => r.id)).toEqual([qrRefund.body.id, byRef.body.id])
   })
 
   it("Idempotency-Key: a retry replays the first refund and moves nothing again", async () => {

@@ -79,7 +79,8 @@ const all = [
   [14, "ended_sessions"],
   [15, "refunds"],
   [16, "balance_transactions"],
-  [17, "rate_buckets"]
+  [17, "rate_buckets"],
+  [18, "payment_references"]
 ]
 
 describe("PGlite", () => {

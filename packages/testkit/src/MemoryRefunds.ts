@@ -33,6 +33,15 @@ const paymentOf = (t: Tables, source: Refund.Source): Refund.Payment | undefined
   }
 }
 
+/** What a payment a reference can name has in common, whatever its kind. */
+interface Referenced {
+  readonly id: string
+  readonly merchantId: string
+  readonly environment: string
+  readonly reference: string
+  readonly createdAt: DateTime.Utc
+}
+
 /** Only the fields of `Refund.Payment` (the spreads above carry the whole record). */
 const narrow = (p: Refund.Payment): Refund.Payment => ({
   source: p.source,
@@ -110,6 +119,20 @@ export const refunds = (db: MemoryDbService): Store.RefundsRepo => ({
     Effect.map(db.get, (t) => {
       const p = paymentOf(t, source)
       return p !== undefined && belongsTo(p, tenant) ? narrow(p) : undefined
+    }),
+  paymentIdsByReference: (tenant, kind, reference, limit) =>
+    Effect.map(db.get, (t) => {
+      const rows: ReadonlyArray<Row<Referenced>> =
+        kind === "charge" ? Array.from(HashMap.values(t.charges)) : Array.from(HashMap.values(t.qrPayments))
+      return rows
+        .filter((row) => belongsTo(row.value, tenant) && row.value.reference === reference)
+        .sort(
+          (a, b) =>
+            DateTime.toEpochMillis(b.value.createdAt) - DateTime.toEpochMillis(a.value.createdAt) ||
+            b.seq - a.seq
+        )
+        .slice(0, limit)
+        .map((row) => row.value.id)
     }),
   setRefunded: (source, amountRefunded) =>
     db.update((t) => {

@@ -122,6 +122,20 @@ export const mandates = (db: MemoryDbService): Store.MandatesRepo => ({
   })
 })
 
+/** The row `id` names (in any case), when it is the tenant's. */
+const ownRow = <A extends { readonly merchantId: string; readonly environment: string }>(
+  table: HashMap.HashMap<string, Row<A>>,
+  tenant: Ids.Tenant,
+  id: string
+): A | undefined => {
+  const found = Option.getOrUndefined(HashMap.get(table, id.toLowerCase()))?.value
+  return found !== undefined &&
+    found.merchantId === tenant.merchantId &&
+    found.environment === tenant.environment
+    ? found
+    : undefined
+}
+
 export const charges = (db: MemoryDbService): Store.ChargesRepo => ({
   insert: (charge) =>
     db.withTransaction(
@@ -134,6 +148,7 @@ export const charges = (db: MemoryDbService): Store.ChargesRepo => ({
         })
       })
     ),
+  find: (tenant, id) => Effect.map(db.get, (t) => ownRow(t.charges, tenant, id)),
   listByMandate: (mandateId) =>
     Effect.map(db.get, (t) =>
       newestFirst(Array.from(HashMap.values(t.charges)).filter((row) => row.value.mandateId === mandateId))
@@ -327,6 +342,7 @@ export const qrPayments = (db: MemoryDbService): Store.QrPaymentsRepo => ({
         })
       })
     ),
+  find: (tenant, id) => Effect.map(db.get, (t) => ownRow(t.qrPayments, tenant, id)),
   listByCode: (qrCodeId) =>
     Effect.map(db.get, (t) =>
       newestFirst(
@@ -651,6 +667,7 @@ export const invoices = (db: MemoryDbService): Store.InvoicesRepo => ({
       const next = updateInvoice(row.value, invoice)
       return { ...t, invoices: HashMap.set(t.invoices, invoice.id, { ...row, value: next }) }
     }),
+  find: (tenant, id) => Effect.map(db.get, (t) => ownRow(t.invoices, tenant, id)),
   latest: (subscriptionId) => Effect.map(db.get, (t) => invoicesOf(t, subscriptionId)[0]),
   latestOf: (subscriptionIds) =>
     Effect.map(db.get, (t) =>

@@ -40,6 +40,7 @@ import {
 } from "@laari/core"
 import { Cause, Data, DateTime, Deferred, Effect, Either, Exit, Fiber, Layer } from "effect"
 import * as MemoryQrImages from "./MemoryQrImages.js"
+import * as PaymentReadContract from "./PaymentReadContract.js"
 import * as RefundContract from "./RefundContract.js"
 import { type MerchantInput, type PayerPatch, SandboxPayerBalance, Seed } from "./Seed.js"
 
@@ -3390,13 +3391,8 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | 
       )
     })
 
-    RefundContract.tests(it, {
-      freshMerchant,
-      tenantOf,
-      subscribe,
-      cycleInvoice,
-      merchantWithOutlet,
-      qrRequest
-    })
+    const helpers = { freshMerchant, tenantOf, subscribe, cycleInvoice, merchantWithOutlet, qrRequest }
+    RefundContract.tests(it, helpers)
+    PaymentReadContract.tests(it, helpers)
   })
 }

@@ -4,11 +4,11 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Auth, Balance, Balances, Calendar, Money } from "@laari/core"
+import { Auth, Balance, Balances, Calendar, type Ids, Money } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { withScope } from "../Http/Security.js"
-import type { BalanceTransactionRead } from "./Api.js"
+import type { BalanceRead, BalanceTransactionList, BalanceTransactionRead } from "./Api.js"
 
 export const transactionJson = (t: Balance.Transaction): typeof BalanceTransactionRead.Type => ({
   id: t.id,
@@ -21,6 +21,22 @@ export const transactionJson = (t: Balance.Transaction): typeof BalanceTransacti
   createdAt: Calendar.formatMaldives(t.createdAt)
 })
 
+export const balanceJson = (
+  b: Balances.BalanceNow,
+  environment: Ids.Environment
+): typeof BalanceRead.Type => ({
+  available: b.available,
+  currency: b.currency,
+  environment,
+  asOf: Calendar.formatMaldives(b.asOf)
+})
+
+/** A page of movements, as `GET /balance-transactions` (and GraphQL's `balanceTransactions`) reads it. */
+export const pageJson = (page: Balances.Page): typeof BalanceTransactionList.Type => ({
+  data: page.data.map(transactionJson),
+  hasMore: page.hasMore
+})
+
 /** The report's file name: whose, which environment and which day (the date is checked by then). */
 export const reportFileName = (s: Balance.Settlement): string =>
   `settlement-${s.tenant.environment}-${s.day.date}.csv`
@@ -31,14 +47,9 @@ export const BalanceLive = HttpApiBuilder.group(Api, "balance", (handlers) =>
     return handlers
       .handle("get", () =>
         withScope("payments:write", (principal) =>
-          balances.get(Auth.tenantOf(principal)).pipe(
-            Effect.map((b) => ({
-              available: b.available,
-              currency: b.currency,
-              environment: principal.environment,
-              asOf: Calendar.formatMaldives(b.asOf)
-            }))
-          )
+          balances
+            .get(Auth.tenantOf(principal))
+            .pipe(Effect.map((b) => balanceJson(b, principal.environment)))
         )
       )
       .handle("transactions", ({ urlParams }) =>
@@ -48,7 +59,7 @@ export const BalanceLive = HttpApiBuilder.group(Api, "balance", (handlers) =>
               startingAfter: urlParams.starting_after,
               limit: urlParams.limit ?? 25
             })
-            .pipe(Effect.map((page) => ({ data: page.data.map(transactionJson), hasMore: page.hasMore })))
+            .pipe(Effect.map(pageJson))
         )
       )
       .handle("settlement", ({ urlParams }) =>

@@ -6,6 +6,7 @@
  */
 import {
   Auth,
+  Balances,
   Checkout,
   type Errors,
   Fields,
@@ -23,6 +24,12 @@ import {
 import DataLoader from "dataloader"
 import { DateTime, Effect, Either, ParseResult, Schema } from "effect"
 import * as G from "graphql"
+import {
+  BalanceRead,
+  BalanceTransactionList,
+  ListParams as BalanceTransactionsParams
+} from "../Balance/Api.js"
+import * as BalanceJson from "../Balance/Http.js"
 import { SessionRead } from "../Checkout/Api.js"
 import * as CheckoutJson from "../Checkout/Json.js"
 import { ServerConfigTag } from "../Config.js"
@@ -116,6 +123,7 @@ export const make = Effect.gen(function* () {
   const checkout = yield* Checkout.Checkout
   const subscriptions = yield* Subscriptions.Subscriptions
   const refunds = yield* Refunds.Refunds
+  const balances = yield* Balances.Balances
   const charges = yield* Store.ChargesStore
   const invoices = yield* Store.InvoicesStore
   const events = yield* makeEvents
@@ -154,6 +162,8 @@ export const make = Effect.gen(function* () {
   const WebhookEndpoint = types.fromSchema(WebhookEndpointRead)
   const WebhookDelivery = types.fromSchema(WebhookDeliveryRead)
   const Refund = types.fromSchema(RefundRead)
+  const Balance = types.fromSchema(BalanceRead)
+  const BalanceTransactions = types.fromSchema(BalanceTransactionList)
 
   const list = (type: G.GraphQLObjectType) =>
     new G.GraphQLNonNull(new G.GraphQLList(new G.GraphQLNonNull(type)))
@@ -302,6 +312,46 @@ export const make = Effect.gen(function* () {
             orNull(refunds.get(Auth.tenantOf(ctx.principal), args.id).pipe(Effect.map(RefundJson.json)), [
               "RefundNotFound"
             ])
+          )
+        }
+      },
+      balance: {
+        type: new G.GraphQLNonNull(Balance),
+        description: "The merchant's available balance in the key's environment (scope payments:write)",
+        resolve: (_, __, ctx) => {
+          allow(ctx, "payments:write")
+          return ctx.run(
+            balances
+              .get(Auth.tenantOf(ctx.principal))
+              .pipe(Effect.map((b) => BalanceJson.balanceJson(b, ctx.principal.environment)))
+          )
+        }
+      },
+      balanceTransactions: {
+        type: new G.GraphQLNonNull(BalanceTransactions),
+        description:
+          "Every movement of the merchant's balance, newest first, `limit` at a time after the `starting_after` movement (scope payments:write)",
+        args: { starting_after: { type: G.GraphQLString }, limit: pageArgs.limit },
+        resolve: (_, args, ctx) => {
+          allow(ctx, "payments:write")
+          const p = params(BalanceTransactionsParams, args)
+          return ctx.run(
+            balances
+              .list(Auth.tenantOf(ctx.principal), { startingAfter: p.starting_after, limit: p.limit ?? 25 })
+              .pipe(
+                Effect.map(BalanceJson.pageJson),
+                // As REST's 404: the cursor is the caller's input, so it is theirs to correct.
+                Effect.catchTag("BalanceTransactionNotFound", (e) =>
+                  Effect.fail(
+                    new G.GraphQLError(`starting_after: ${e.message}`, {
+                      extensions: {
+                        code: "BAD_USER_INPUT",
+                        errors: [{ field: "starting_after", message: e.message }]
+                      }
+                    })
+                  )
+                )
+              )
           )
         }
       },

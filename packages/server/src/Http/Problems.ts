@@ -665,6 +665,13 @@ export const PaymentNotFound = coded(
   "No charge, QR payment or invoice of the merchant in this environment with that id",
   ["CHARGE_NOT_FOUND", "QR_PAYMENT_NOT_FOUND", "INVOICE_NOT_FOUND"]
 )
+export const PaymentReferenceAmbiguous = plain(
+  Refunds.PaymentReferenceAmbiguous,
+  "PaymentReferenceAmbiguous",
+  409,
+  "Several of the merchant's charges (or QR payments) carry that reference: name the one to refund by its id",
+  "PAYMENT_REFERENCE_AMBIGUOUS"
+)
 export const RefundReferenceTaken = plain(
   Refunds.RefundReferenceTaken,
   "RefundReferenceTaken",

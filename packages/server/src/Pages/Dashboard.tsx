@@ -34,6 +34,7 @@ import { d, type Word } from "./DashboardText.js"
 import * as Session from "./DashboardSession.js"
 import * as V from "./DashboardViews.js"
 import { BalanceView } from "./DashboardBalance.js"
+import * as RefundList from "./DashboardRefundList.js"
 import * as Refunds from "./DashboardRefunds.js"
 import { respond } from "./Html.js"
 import * as Paths from "./Paths.js"
@@ -52,6 +53,7 @@ const scopes: { readonly [S in V.Section]: Auth.Scope } = {
   "checkout-sessions": "checkout:write",
   subscriptions: "subscriptions:write",
   balance: "payments:write",
+  refunds: "payments:write",
   events: "webhooks:write",
   webhooks: "webhooks:write"
 }
@@ -66,6 +68,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const mandates = yield* Mandates.Mandates
     const charges = yield* Store.ChargesStore
     const qrCodes = yield* QrCodes.QrCodes
+    const qrPayments = yield* Store.QrPaymentsStore
     const sessions = yield* Store.CheckoutSessionsStore
     const subscriptions = yield* Subscriptions.Subscriptions
     const events = yield* makeEvents
@@ -262,10 +265,45 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             <V.Table
               label={d(v.lang, "qrCodes")}
               head={heads(v.lang, ["image", "titleColumn", "type", "status", "amount", "id"])}
-              rows={V.qrRows(v.lang, list, Paths.prefixOf(config.baseUrl))}
+              rows={V.qrRows(v.lang, root, list, Paths.prefixOf(config.baseUrl))}
               empty={d(v.lang, "noQrCodes")}
             />
           ))
+        )
+      )
+    )
+
+    yield* router.get(
+      route(`${root}/qr-codes/:id`),
+      handle(
+        false,
+        section("qr-codes", "qrCode", (v, p) =>
+          Effect.gen(function* () {
+            const found = yield* Effect.either(qrCodes.get(tenant(p), yield* idParam))
+            if (found._tag === "Left") return <p class="error">{problemOf(found.left).text}</p>
+            const code = found.right
+            return (
+              <>
+                <V.Table
+                  label={d(v.lang, "qrCode")}
+                  head={heads(v.lang, ["image", "titleColumn", "type", "status", "amount", "id"])}
+                  rows={V.qrRows(v.lang, root, [code], Paths.prefixOf(config.baseUrl))}
+                  empty=""
+                />
+                <h2>{d(v.lang, "payments")}</h2>
+                <V.Table
+                  label={d(v.lang, "payments")}
+                  head={heads(v.lang, V.qrPaymentColumns)}
+                  rows={V.qrPaymentRows(
+                    v.lang,
+                    `${root}/qr-codes/${code.id}/payments`,
+                    (yield* qrPayments.listByCode(code.id)).slice(0, Page.limit)
+                  )}
+                  empty={d(v.lang, "noPayments")}
+                />
+              </>
+            )
+          })
         )
       )
     )
@@ -382,10 +420,38 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     )
 
     const refundPages = yield* Refunds.make(root, frame, shell)
-    for (const kind of ["charges", "invoices"] as const) {
+    for (const kind of Refunds.Kinds) {
       yield* router.get(route(Refunds.path(root, kind)), handle(false, refundPages.confirm(kind)))
       yield* router.post(route(Refunds.path(root, kind)), handle(true, refundPages.submit(kind)))
     }
+
+    const refundList = yield* RefundList.make(root)
+    yield* router.get(
+      route(`${root}/refunds`),
+      handle(
+        false,
+        section("refunds", "refunds", (v, p) => refundList.body(frame(v), p))
+      )
+    )
+
+    // A refund's payment: its page, or the section's refusal (a scope the key lacks, another's refund).
+    yield* router.get(
+      route(`${root}/refunds/:id/payment`),
+      handle(false, (v, p) =>
+        Effect.gen(function* () {
+          const found =
+            Auth.check(p, scopes.refunds) === undefined ? yield* refundList.paymentPage(p) : undefined
+          if (found !== undefined) return found
+          return yield* section(
+            "refunds",
+            "refunds",
+            () => Effect.succeed(null),
+            () => ({ error: d(v.lang, "paymentNotFound") }),
+            404
+          )(v, p)
+        })
+      )
+    )
 
     yield* router.get(
       route(`${root}/events`),

@@ -1,5 +1,5 @@
 /**
- * The dashboard's refund step: from a mandate's charge or a paid invoice, a confirmation page (the
+ * The dashboard's refund step: from a mandate's charge, a QR payment or a paid invoice, a confirmation page (the
  * payment, what went back, what remains) with the amount and reason, and its post, which calls the core
  * `Refunds` service under the key's tenant. The page carries a random token made when it was rendered;
  * the post claims it as an idempotency key in the refund's own transaction, so a double submit of one
@@ -15,6 +15,8 @@ import {
   type Mandate,
   Mandates,
   Money,
+  type QrCode,
+  QrCodes,
   Refund,
   Refunds,
   Store,
@@ -57,18 +59,23 @@ interface Payment {
   readonly back: string
 }
 
-export type Kind = "charges" | "invoices"
+export type Kind = "charges" | "invoices" | "qr-payments"
 
 const kinds = {
   charges: { section: "mandates", scope: "mandates:write", title: "refundCharge" },
-  invoices: { section: "subscriptions", scope: "subscriptions:write", title: "refundInvoice" }
+  invoices: { section: "subscriptions", scope: "subscriptions:write", title: "refundInvoice" },
+  "qr-payments": { section: "qr-codes", scope: "qr:write", title: "refundQrPayment" }
 } as const satisfies Record<Kind, { section: Section; scope: Auth.Scope; title: Word }>
 
-/** The refund route of `kind` under the dashboard's root. */
+export const Kinds = Object.keys(kinds) as ReadonlyArray<Kind>
+
+/** The refund route of `kind` under the dashboard's root: under the page that lists the payment. */
 export const path = (root: string, kind: Kind) =>
   kind === "charges"
     ? `${root}/mandates/:id/charges/:payment/refund`
-    : `${root}/subscriptions/:id/invoices/:payment/refund`
+    : kind === "invoices"
+      ? `${root}/subscriptions/:id/invoices/:payment/refund`
+      : `${root}/qr-codes/:id/payments/:payment/refund`
 
 const reasons: ReadonlyArray<readonly [Refund.Reason, Word]> = [
   ["requested_by_customer", "reasonRequested"],
@@ -156,7 +163,10 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
     const refunds = yield* Refunds.Refunds
     const mandates = yield* Mandates.Mandates
     const charges = yield* Store.ChargesStore
+    const qrCodes = yield* QrCodes.QrCodes
+    const qrPayments = yield* Store.QrPaymentsStore
     const subscriptions = yield* Subscriptions.Subscriptions
+    const invoices = yield* Store.InvoicesStore
     const keys = yield* Idempotency.IdempotencyStore
     const tx = yield* Store.Transactor
     const params = Effect.map(HttpRouter.params, (p) => ({ id: p.id ?? "", payment: p.payment ?? "" }))
@@ -178,22 +188,42 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
       back: base
     })
 
-    /** The tenant's payment the path names (through its mandate or subscription), or `undefined`. */
+    const ofQrPayment = (base: string, q: QrCode.Payment): Payment => ({
+      source: { kind: "qr_payment", id: q.id },
+      amount: q.amount,
+      amountRefunded: q.amountRefunded,
+      createdAt: q.createdAt,
+      label: q.qrid,
+      back: base
+    })
+
+    /**
+     * The tenant's payment the path names, read by id, when it is the one of the mandate, subscription
+     * or QR code the path names too (by id or reference); else `undefined`.
+     */
     const load = (kind: Kind, p: Auth.Principal) =>
       Effect.gen(function* () {
         const { id, payment } = yield* params
         const tenant = Auth.tenantOf(p)
         if (kind === "charges") {
           const m = yield* Effect.either(mandates.get(tenant, id))
-          if (Either.isLeft(m)) return undefined
-          const c = (yield* charges.listByMandate(m.right.id)).find((c) => c.id === payment)
-          return c === undefined ? undefined : ofCharge(`${root}/mandates/${m.right.id}`, c)
+          const c = Either.isLeft(m) ? undefined : yield* charges.find(tenant, payment)
+          return c !== undefined && Either.isRight(m) && c.mandateId === m.right.id
+            ? ofCharge(`${root}/mandates/${c.mandateId}`, c)
+            : undefined
+        }
+        if (kind === "qr-payments") {
+          const code = yield* Effect.either(qrCodes.get(tenant, id))
+          const q = Either.isLeft(code) ? undefined : yield* qrPayments.find(tenant, payment)
+          return q !== undefined && Either.isRight(code) && q.qrCodeId === code.right.id
+            ? ofQrPayment(`${root}/qr-codes/${q.qrCodeId}`, q)
+            : undefined
         }
         const s = yield* Effect.either(subscriptions.get(tenant, id))
-        if (Either.isLeft(s)) return undefined
-        const list = yield* subscriptions.listInvoices(tenant, s.right.id, { limit: 500, offset: 0 })
-        const i = list.find((i) => i.id === payment)
-        return i === undefined ? undefined : ofInvoice(`${root}/subscriptions/${s.right.id}`, i)
+        const i = Either.isLeft(s) ? undefined : yield* invoices.find(tenant, payment)
+        return i !== undefined && Either.isRight(s) && i.subscriptionId === s.right.id
+          ? ofInvoice(`${root}/subscriptions/${i.subscriptionId}`, i)
+          : undefined
       })
 
     /** The confirmation page, or the refusal of a scope the key lacks or of an unknown payment. */

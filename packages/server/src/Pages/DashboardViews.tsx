@@ -25,6 +25,7 @@ export const Sections = [
   ["checkout-sessions", "checkoutSessions"],
   ["subscriptions", "subscriptions"],
   ["balance", "balance"],
+  ["refunds", "refunds"],
   ["events", "events"],
   ["webhooks", "webhooks"]
 ] as const satisfies ReadonlyArray<readonly [string, Word]>
@@ -191,18 +192,40 @@ export const chargeRows = (lang: Lang, base: string, list: ReadonlyArray<Mandate
     ...refundCells(lang, base, c, c.reference)
   ])
 
-export const qrRows = (lang: Lang, list: ReadonlyArray<QrCode.QrCode>, imageBase: string) =>
+/** QR codes, each title a link to the code's page (its payments); `root` is the dashboard's. */
+export const qrRows = (lang: Lang, root: string, list: ReadonlyArray<QrCode.QrCode>, imageBase: string) =>
   list.map((c) => [
     c.type === "STATIC" ? (
       <img src={`${imageBase}/qr/${c.id}.png`} alt={`QR code ${c.qrid}`} width={96} height={96} />
     ) : (
       ""
     ),
-    <Given text={c.title} />,
+    <a href={`${root}/qr-codes/${c.id}`}>
+      <Given text={c.title} />
+    </a>,
     status(lang, c.type),
     status(lang, c.status),
     c.amount === null ? "" : <Ltr>{money(c.amount)}</Ltr>,
     <code>{c.qrid}</code>
+  ])
+
+export const qrPaymentColumns: ReadonlyArray<Word> = [
+  "when",
+  "amount",
+  "fee",
+  "reference",
+  "refunded",
+  "actions"
+]
+
+/** A QR code's payments; `base` is `{root}/qr-codes/{id}/payments`. */
+export const qrPaymentRows = (lang: Lang, base: string, list: ReadonlyArray<QrCode.Payment>) =>
+  list.map((q) => [
+    <When at={q.createdAt} />,
+    <Ltr>{money(q.amount)}</Ltr>,
+    <Ltr>{money(q.fee)}</Ltr>,
+    <Given text={q.reference} />,
+    ...refundCells(lang, base, q, `${q.reference} ${money(q.amount)}`)
   ])
 
 export const sessionRows = (lang: Lang, list: ReadonlyArray<CheckoutSession.CheckoutSession>) =>

@@ -16,9 +16,23 @@ import { Authentication } from "../Http/Security.js"
 export const FeePolicy =
   "laari keeps its fee (as Stripe does): a refund takes the refunded amount from the merchant's balance in full and gives no fee back, so payments minus refunds equals the merchant's balance plus fees."
 
+/** The request fields that name the payment; a request gives exactly one. */
+export const selectorFields = [
+  "charge_id",
+  "charge_reference",
+  "qr_payment_id",
+  "qr_payment_reference",
+  "invoice_id"
+] as const
+
+const oneOf = `exactly one of ${selectorFields.map((f) => `\`${f}\``).join(", ")}`
+
 const PaymentId = (what: string) =>
-  Schema.UUID.annotations({
-    description: `The ${what} to refund; exactly one of \`charge_id\`, \`qr_payment_id\`, \`invoice_id\``
+  Schema.UUID.annotations({ description: `The ${what} to refund; ${oneOf}` })
+
+const PaymentReference = (what: string) =>
+  Fields.Reference.annotations({
+    description: `The merchant's reference of the ${what} to refund; ${oneOf}. It must name one payment of the merchant in this environment: when several carry it, \`409\` \`PAYMENT_REFERENCE_AMBIGUOUS\`.`
   })
 
 export const RefundRead = Schema.Struct({
@@ -40,7 +54,13 @@ export const RefundRead = Schema.Struct({
 
 export const CreateRefund = Body({
   charge_id: Schema.optional(PaymentId("mandate charge")),
+  charge_reference: Schema.optional(
+    PaymentReference("mandate charge (its `reference`, spec 2.2; by default its mandate's)")
+  ),
   qr_payment_id: Schema.optional(PaymentId("QR payment")),
+  qr_payment_reference: Schema.optional(
+    PaymentReference("QR payment (the `reference` of the code it paid, spec 2.3)")
+  ),
   invoice_id: Schema.optional(PaymentId("paid invoice")),
   amount: Schema.optional(
     Schema.Int.pipe(Schema.greaterThanOrEqualTo(Refund.MinAmount)).annotations({
@@ -77,6 +97,7 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
       .setPayload(CreateRefund)
       .addSuccess(RefundRead, { status: 201 })
       .addError(Problems.PaymentNotFound)
+      .addError(Problems.PaymentReferenceAmbiguous)
       .addError(Problems.RefundReferenceTaken)
       .addError(Problems.RefundRefused.Conflict)
       .addError(Problems.RefundRefused.Unprocessable)
@@ -84,7 +105,7 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
       .annotate(OpenApi.Summary, "Refund a payment")
       .annotate(
         OpenApi.Description,
-        `Gives back \`amount\` laari (default: all that remains) of a mandate charge, a QR payment or a paid invoice to the wallet that paid, from the merchant's balance, in one transaction with its ledger entries and the \`refund.created\` event; the customer is notified. Several partial refunds may follow one another up to the amount paid. A refusal moves nothing and carries its \`code\`. ${FeePolicy} Scope \`payments:write\`.`
+        `Gives back \`amount\` laari (default: all that remains) of a mandate charge, a QR payment or a paid invoice to the wallet that paid (named by ${oneOf}; an invoice has no reference of its own), from the merchant's balance, in one transaction with its ledger entries and the \`refund.created\` event; the customer is notified. Several partial refunds may follow one another up to the amount paid. A refusal moves nothing and carries its \`code\`. ${FeePolicy} Scope \`payments:write\`.`
       )
   )
   .add(

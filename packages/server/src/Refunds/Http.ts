@@ -8,7 +8,7 @@ import { Api } from "../Api.js"
 import { page } from "../Http/Fields.js"
 import { idempotent } from "../Http/Idempotent.js"
 import { withScope } from "../Http/Security.js"
-import { type CreateRefund, RefundsApi, type RefundRead } from "./Api.js"
+import { type CreateRefund, RefundsApi, type RefundRead, selectorFields } from "./Api.js"
 
 export const json = (r: Refund.Refund): typeof RefundRead.Type => {
   const source = Refund.sourceFields(r.source)
@@ -27,21 +27,28 @@ export const json = (r: Refund.Refund): typeof RefundRead.Type => {
   }
 }
 
-const sourceFields = ["charge_id", "qr_payment_id", "invoice_id"] as const
-
-/** The one payment the body names, or the refusal naming the fields. */
-const sourceOf = (p: typeof CreateRefund.Type): Effect.Effect<Refund.Source, Errors.InvalidRequest> => {
-  const given = sourceFields.filter((f) => p[f] !== undefined)
+/** The one payment the body names (by id, or by reference), or the refusal naming the fields. */
+const sourceOf = (p: typeof CreateRefund.Type): Effect.Effect<Refund.Selector, Errors.InvalidRequest> => {
+  const given = selectorFields.filter((f) => p[f] !== undefined)
   if (given.length === 1) {
     const field = given[0]!
-    return Effect.succeed({ kind: field.slice(0, -3) as Refund.SourceKind, id: p[field]! })
+    const value = p[field]!
+    return Effect.succeed(
+      field === "charge_reference"
+        ? { kind: "charge", reference: value }
+        : field === "qr_payment_reference"
+          ? { kind: "qr_payment", reference: value }
+          : { kind: field.slice(0, -3) as Refund.SourceKind, id: value }
+    )
   }
   const message =
     given.length === 0
-      ? "one of charge_id, qr_payment_id and invoice_id is required"
+      ? `one of ${selectorFields.join(", ")} is required`
       : `only one of ${given.join(", ")} may be given`
   return Effect.fail(
-    Errors.InvalidRequest.of((given.length === 0 ? sourceFields : given).map((field) => ({ field, message })))
+    Errors.InvalidRequest.of(
+      (given.length === 0 ? selectorFields : given).map((field) => ({ field, message }))
+    )
   )
 }
 

@@ -275,6 +275,13 @@ export const makeCharges = Effect.map(SqlClient.SqlClient, (sql) =>
       WriteBehind.hold(sql, [], () => [
         { alias: "c", statement: sql`INSERT INTO mandate_charges ${sql.insert({ ...chargeToRow(c) })}` }
       ]),
+    find: (tenant: Ids.Tenant, id: string) =>
+      Ids.isUuid(id)
+        ? sql<ChargeRow>`SELECT * FROM mandate_charges WHERE id = ${id.toLowerCase()}
+            AND merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment}`.pipe(
+            Effect.map(one(chargeFromRow))
+          )
+        : Effect.succeed(undefined),
     /** Newest first, like every list. */
     listByMandate: (mandateId: string) =>
       Ids.isUuid(mandateId)

@@ -641,3 +641,14 @@ CREATE UNLOGGED TABLE rate_buckets (
   PRIMARY KEY (scope, key)
 );
 `
+
+/**
+ * A refund may name a charge or a QR payment by the merchant's reference (issue 26): the tenant's
+ * payments with a reference, newest first, without a scan.
+ */
+export const paymentReferences = `
+CREATE INDEX mandate_charges_reference
+  ON mandate_charges (merchant_id, environment, reference, created_at DESC, position DESC);
+CREATE INDEX qr_payments_reference
+  ON qr_payments (merchant_id, environment, reference, created_at DESC, position DESC);
+`

@@ -84,7 +84,11 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
     sql.unsafe(MigrationSql.balanceTransactions)
   ),
   // The rate limits' buckets and lock-outs, shared by every process and host (`RateBuckets`, issue 24).
-  "0017_rate_buckets": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(MigrationSql.rateBuckets))
+  "0017_rate_buckets": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(MigrationSql.rateBuckets)),
+  // A refund names a charge or a QR payment by the merchant's reference (issue 26).
+  "0018_payment_references": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(MigrationSql.paymentReferences)
+  )
 }
 
 /** The Migrator's bookkeeping table; created here first (see `run`). */

@@ -263,6 +263,13 @@ export const makeQrPayments = Effect.map(SqlClient.SqlClient, (sql) =>
   repository({
     insert: (p: QrCode.Payment) =>
       sql`INSERT INTO qr_payments ${sql.insert({ ...paymentToRow(p) })}`.pipe(Effect.asVoid),
+    find: (tenant: Ids.Tenant, id: string) =>
+      Ids.isUuid(id)
+        ? sql<QrPaymentRow>`SELECT * FROM qr_payments WHERE id = ${id.toLowerCase()}
+            AND merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment}`.pipe(
+            Effect.map(one(paymentFromRow))
+          )
+        : Effect.succeed(undefined),
     /** Newest first, like every list. */
     listByCode: (qrCodeId: string) =>
       Ids.isUuid(qrCodeId)

@@ -108,6 +108,24 @@ export const makeRefunds = Effect.map(SqlClient.SqlClient, (sql) => {
     return Effect.asVoid(statement)
   }
 
+  /** Newest first, like every list; served by the `*_reference` indexes of 0018. */
+  const paymentIdsByReference = (
+    tenant: Ids.Tenant,
+    kind: Refund.ReferencedKind,
+    reference: string,
+    limit: number
+  ) =>
+    !isStorable(reference)
+      ? Effect.succeed([])
+      : (kind === "charge"
+          ? sql<{ readonly id: string }>`SELECT id FROM mandate_charges
+              WHERE ${tenantIs(tenant)} AND reference = ${reference}
+              ORDER BY created_at DESC, position DESC LIMIT ${limit}`
+          : sql<{ readonly id: string }>`SELECT id FROM qr_payments
+              WHERE ${tenantIs(tenant)} AND reference = ${reference}
+              ORDER BY created_at DESC, position DESC LIMIT ${limit}`
+        ).pipe(Effect.map((rows) => rows.map((row) => row.id)))
+
   return repository({
     // ON CONFLICT on the reference constraint rather than catching 23505: a failed statement would
     // abort the caller's transaction on PostgreSQL.
@@ -152,6 +170,7 @@ export const makeRefunds = Effect.map(SqlClient.SqlClient, (sql) => {
       )
     },
     lockPayment,
+    paymentIdsByReference,
     setRefunded
   })
 })

@@ -506,6 +506,14 @@ export const makeInvoices = Effect.map(SqlClient.SqlClient, (sql) => {
       )
     },
 
+    find: (tenant: Ids.Tenant, id: string) =>
+      Ids.isUuid(id)
+        ? sql<InvoiceRow>`SELECT * FROM invoices WHERE id = ${id.toLowerCase()}
+            AND merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment}`.pipe(
+            Effect.map(one(invoiceFromRow))
+          )
+        : Effect.succeed(undefined),
+
     latest: (subscriptionId: string) =>
       Ids.isUuid(subscriptionId)
         ? sql<InvoiceRow>`SELECT * FROM invoices WHERE subscription_id = ${subscriptionId}

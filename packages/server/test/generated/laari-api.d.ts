@@ -323,7 +323,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description Gives back `amount` laari (default: all that remains) of a mandate charge, a QR payment or a paid invoice to the wallet that paid, from the merchant's balance, in one transaction with its ledger entries and the `refund.created` event; the customer is notified. Several partial refunds may follow one another up to the amount paid. A refusal moves nothing and carries its `code`. laari keeps its fee (as Stripe does): a refund takes the refunded amount from the merchant's balance in full and gives no fee back, so payments minus refunds equals the merchant's balance plus fees. Scope `payments:write`.
+         * @description Gives back `amount` laari (default: all that remains) of a mandate charge, a QR payment or a paid invoice to the wallet that paid (named by exactly one of `charge_id`, `charge_reference`, `qr_payment_id`, `qr_payment_reference`, `invoice_id`; an invoice has no reference of its own), from the merchant's balance, in one transaction with its ledger entries and the `refund.created` event; the customer is notified. Several partial refunds may follow one another up to the amount paid. A refusal moves nothing and carries its `code`. laari keeps its fee (as Stripe does): a refund takes the refunded amount from the merchant's balance in full and gives no fee back, so payments minus refunds equals the merchant's balance plus fees. Scope `payments:write`.
          */
         post: operations["refunds.create"];
         delete?: never;
@@ -1627,6 +1627,13 @@ export interface components {
             message: string;
             /** @enum {string} */
             code: "REFUND_EXCEEDS_PAYMENT" | "REFUND_AMOUNT_INVALID";
+        };
+        /** @description Several of the merchant's charges (or QR payments) carry that reference: name the one to refund by its id */
+        PaymentReferenceAmbiguous: {
+            /** @description What went wrong, in words a person can act on */
+            message: string;
+            /** @enum {string} */
+            code: "PAYMENT_REFERENCE_AMBIGUOUS";
         };
         /** @description A refund with this reference already exists */
         RefundReferenceTaken: {
@@ -5804,17 +5811,27 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uuid
-                     * @description The mandate charge to refund; exactly one of `charge_id`, `qr_payment_id`, `invoice_id`
+                     * @description The mandate charge to refund; exactly one of `charge_id`, `charge_reference`, `qr_payment_id`, `qr_payment_reference`, `invoice_id`
                      */
                     charge_id?: string;
                     /**
+                     * Reference
+                     * @description The merchant's reference of the mandate charge (its `reference`, spec 2.2; by default its mandate's) to refund; exactly one of `charge_id`, `charge_reference`, `qr_payment_id`, `qr_payment_reference`, `invoice_id`. It must name one payment of the merchant in this environment: when several carry it, `409` `PAYMENT_REFERENCE_AMBIGUOUS`.
+                     */
+                    charge_reference?: string;
+                    /**
                      * Format: uuid
-                     * @description The QR payment to refund; exactly one of `charge_id`, `qr_payment_id`, `invoice_id`
+                     * @description The QR payment to refund; exactly one of `charge_id`, `charge_reference`, `qr_payment_id`, `qr_payment_reference`, `invoice_id`
                      */
                     qr_payment_id?: string;
                     /**
+                     * Reference
+                     * @description The merchant's reference of the QR payment (the `reference` of the code it paid, spec 2.3) to refund; exactly one of `charge_id`, `charge_reference`, `qr_payment_id`, `qr_payment_reference`, `invoice_id`. It must name one payment of the merchant in this environment: when several carry it, `409` `PAYMENT_REFERENCE_AMBIGUOUS`.
+                     */
+                    qr_payment_reference?: string;
+                    /**
                      * Format: uuid
-                     * @description The paid invoice to refund; exactly one of `charge_id`, `qr_payment_id`, `invoice_id`
+                     * @description The paid invoice to refund; exactly one of `charge_id`, `charge_reference`, `qr_payment_id`, `qr_payment_reference`, `invoice_id`
                      */
                     invoice_id?: string;
                     /**
@@ -5986,7 +6003,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IdempotencyKeyInFlight"] | components["schemas"]["RefundReferenceTaken"] | components["schemas"]["RefundRefused409"];
+                    "application/json": components["schemas"]["IdempotencyKeyInFlight"] | components["schemas"]["PaymentReferenceAmbiguous"] | components["schemas"]["RefundReferenceTaken"] | components["schemas"]["RefundRefused409"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
