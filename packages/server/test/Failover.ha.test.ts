@@ -49,15 +49,8 @@ describe.skipIf(!tools.ok)("failover: pg_auto_failover, two laari hosts behind H
   const figures: Array<Record<string, unknown>> = []
 
   /** Synchronous replication is back once the old primary has rejoined as the secondary. */
-  const expectSynchronous = async () => {
-    const deadline = Date.now() + 30_000
-    let names = await formation.synchronousStandbys()
-    while (!/^ANY 1 /.test(names) && Date.now() < deadline) {
-      await sleep(250)
-      names = await formation.synchronousStandbys()
-    }
-    expect(names).toMatch(/^ANY 1 \(pgautofailover_standby_\d+\)$/)
-  }
+  const expectSynchronous = async () =>
+    expect(await formation.waitSynchronous()).toMatch(/^ANY 1 \(pgautofailover_standby_\d+\)$/)
 
   /** A URL to whichever node is primary now, for the checks (not through any proxy). */
   const primaryUrl = async () => formation.nodeUrl((await formation.waitForPrimary()).port)

@@ -18,10 +18,13 @@
  *   about 2.5 s rather than 20 s;
  * - monitor `pgautofailover.node_considered_unhealthy_timeout` 3000 ms [20000]: a node that stopped
  *   reporting is failed over after 3 s;
- * - monitor `pgautofailover.primary_demote_timeout` 10000 ms [30000] and keeper
- *   `timeout.network_partition_timeout` 5 s [20]: an isolated primary demotes itself after 5 s, before
- *   the monitor gives up waiting for it (10 s) and promotes the secondary; meanwhile synchronous
- *   replication blocks its commits, so nothing it acknowledges can be lost.
+ * - monitor `pgautofailover.primary_demote_timeout` 5000 ms [30000] and keeper
+ *   `timeout.network_partition_timeout` 3 s [20]: an isolated primary demotes itself after 3 s, before
+ *   the monitor gives up waiting for it (5 s after it has seen it unhealthy, itself at least 2.5 s after
+ *   the loss) and promotes the secondary; meanwhile synchronous replication blocks its commits, so
+ *   nothing it acknowledges can be lost. Every failover and switchover waits out this timeout (the
+ *   monitor's events show `demote_timeout` expiring): at 10 s it was 6-7 s of each switch (bench
+ *   `failover` part, BENCHMARKS.md).
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -77,6 +80,13 @@ export interface Formation {
   /** The primary's `synchronous_standby_names` (`ANY 1 (pgautofailover_standby_N)` when writes wait for both). */
   readonly synchronousStandbys: () => Promise<string>
   /**
+   * Waits until commits wait for the secondary again (`synchronousStandbys` is `ANY 1 (...)`), e.g. once a
+   * failed primary has rejoined; resolves with the last value seen, which says otherwise after `timeoutMs`.
+   */
+  readonly waitSynchronous: (timeoutMs?: number) => Promise<string>
+  /** What the formation runs with: the monitor's `pgautofailover.*` settings, the formation's and each node's. */
+  readonly settings: () => Promise<Record<string, string>>
+  /**
    * `pg_autoctl set node replication-quorum` on the secondary: `false` makes the primary commit alone
    * (asynchronous replication, as a single database commits), `true` brings synchronous commits back.
    * Resolves once the primary's `synchronous_standby_names` says so.
@@ -90,6 +100,11 @@ export interface Formation {
   readonly stop: () => Promise<void>
   /** What the keepers and the monitor wrote, for a failure message. */
   readonly logs: () => string
+  /**
+   * The monitor's events (`pg_autoctl show events`) since `since` (epoch ms), each as "+seconds since
+   * `since`  node: reported -> assigned: description", to tell where the time of a failover went.
+   */
+  readonly events: (since: number) => Promise<ReadonlyArray<string>>
 }
 
 /** pg_autoctl keeps its configuration and state under XDG folders: inside our folder, so stop removes them. */
@@ -265,6 +280,11 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
       return found ? byName(found.name) : undefined
     })
 
+  const synchronousStandbys = async () => {
+    const primary = await waitForPrimary()
+    return (await psql(primary.port, "laari", "SHOW synchronous_standby_names")).stdout.trim()
+  }
+
   try {
     await asPostgres(dir, [
       "create",
@@ -286,7 +306,7 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
         "ALTER SYSTEM SET pgautofailover.health_check_max_retries = 1",
         "ALTER SYSTEM SET pgautofailover.health_check_retry_delay = 500",
         "ALTER SYSTEM SET pgautofailover.node_considered_unhealthy_timeout = 3000",
-        "ALTER SYSTEM SET pgautofailover.primary_demote_timeout = 10000",
+        "ALTER SYSTEM SET pgautofailover.primary_demote_timeout = 5000",
         "SELECT pg_reload_conf()"
       ]
     )
@@ -317,7 +337,7 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
         "--pgdata",
         node.pgdata,
         "timeout.network_partition_timeout",
-        "5"
+        "3"
       ])
       runKeeper(node)
       if (i === 0) {
@@ -356,9 +376,36 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
       state,
       waitForSteady,
       waitForPrimary,
-      synchronousStandbys: async () => {
-        const primary = await waitForPrimary()
-        return (await psql(primary.port, "laari", "SHOW synchronous_standby_names")).stdout.trim()
+      synchronousStandbys,
+      waitSynchronous: async (timeoutMs = 30_000) => {
+        const deadline = Date.now() + timeoutMs
+        let names = await synchronousStandbys()
+        while (!/^ANY 1 /.test(names) && Date.now() < deadline) {
+          await sleep(250)
+          names = await synchronousStandbys()
+        }
+        return names
+      },
+      settings: async () => {
+        const rows = await psql(
+          monitorPort,
+          "pg_auto_failover",
+          "SELECT name, setting FROM pg_settings WHERE name LIKE 'pgautofailover.%' ORDER BY name",
+          "SELECT 'formation.number_sync_standbys', number_sync_standbys FROM pgautofailover.formation WHERE formationid = 'default'",
+          "SELECT 'node.' || nodename || '.replication_quorum', replicationquorum FROM pgautofailover.node ORDER BY nodeid"
+        )
+        const found: Record<string, string> = Object.fromEntries(
+          rows.stdout
+            .split("\n")
+            .filter(Boolean)
+            .map((line) => line.split("|") as [string, string])
+        )
+        for (const node of nodes)
+          for (const key of KeeperTimeouts)
+            found[`node.${node.name}.${key}`] = (
+              await asPostgres(dir, ["config", "get", "--pgdata", node.pgdata, key])
+            ).stdout.trim()
+        return found
       },
       setSynchronous: async (on) => {
         const { secondary } = await waitForSteady()
@@ -388,13 +435,36 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
         )
       },
       stop,
-      logs
+      logs,
+      events: async (since) => {
+        const { stdout } = await psql(
+          monitorPort,
+          "pg_auto_failover",
+          `SELECT round(extract(epoch FROM eventtime) * 1000), nodename, reportedstate, goalstate, description
+             FROM pgautofailover.event WHERE eventtime >= to_timestamp(${since / 1000}) ORDER BY eventid`
+        )
+        return stdout
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => {
+            const [at, node, reported, assigned, ...description] = line.split("|")
+            const seconds = ((Number(at) - since) / 1000).toFixed(2)
+            return `+${seconds} s  ${node}: ${reported} -> ${assigned}: ${description.join("|")}`
+          })
+      }
     }
   } catch (error) {
     await stop()
     throw error
   }
 }
+
+/** The keeper's timeouts `settings` reports. */
+const KeeperTimeouts = [
+  "timeout.network_partition_timeout",
+  "timeout.postgresql_restart_failure_timeout",
+  "timeout.postgresql_restart_failure_max_retries"
+] as const
 
 const waitReady = async (attempt: () => Promise<unknown>, timeoutMs: number, what: string) => {
   const deadline = Date.now() + timeoutMs
