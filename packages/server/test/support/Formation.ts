@@ -22,9 +22,9 @@
  *   `timeout.network_partition_timeout` 3 s [20]: an isolated primary demotes itself after 3 s, before
  *   the monitor gives up waiting for it (5 s after it has seen it unhealthy, itself at least 2.5 s after
  *   the loss) and promotes the secondary; meanwhile synchronous replication blocks its commits, so
- *   nothing it acknowledges can be lost. Every failover and switchover waits out this timeout (the
- *   monitor's events show `demote_timeout` expiring): at 10 s it was 6-7 s of each switch (bench
- *   `failover` part, BENCHMARKS.md).
+ *   nothing it acknowledges can be lost. Every failover and switchover passes through `demote_timeout`
+ *   (the monitor's events, bench `failover` part, BENCHMARKS.md): on a quiet machine this timer is what
+ *   remains of a switch once the secondary has stopped replicating.
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
