@@ -1,14 +1,15 @@
 /**
- * Losing the database primary (issue 24, item 6), as figures: a pg_auto_failover formation (a monitor, a
- * primary and a synchronous secondary) and two laari hosts behind HAProxy (`deploy/haproxy.cfg`), built
- * by the failover suite's own `Formation` and `LaariHosts`, under a steady charge load (`FaultLoad.ts`):
+ * Losing the database primary (issue 24, item 6), as figures: a pg_auto_failover formation (a monitor and
+ * three PostgreSQL nodes with `number_sync_standbys` 1, or two with 0: `dataNodes`) and two laari hosts
+ * behind HAProxy (`deploy/haproxy.cfg`), built by the failover suite's own `Formation` and `LaariHosts`,
+ * under a steady charge load (`FaultLoad.ts`):
  *
  * - (a) `kill -9` of the primary's postmaster, `kills` times: seconds from the kill to the formation's
  *   new primary and to the first 201 of a request sent after the kill, and every answer after the kill
  *   by status (503s expected, never a 500);
- * - (b) `pg_autoctl perform switchover`: the same figures;
+ * - (b) `pg_autoctl perform switchover`, `switchovers` times: the same figures;
  * - after each, every charge a 201 acknowledged is looked up on the new primary (none may be lost), and
- *   the formation is back to a primary and a synchronous secondary before the next;
+ *   the formation is back to a primary and synchronous secondaries before the next;
  * - (c), measured first, on the formation as it starts: charge throughput (`Load.closedLoop` with the
  *   fault load's charges, 32 in flight) through the formation with synchronous replication against the
  *   same two hosts' configuration on a single PostgreSQL (a database the part creates on the admin URL's
@@ -37,6 +38,10 @@ export interface Options {
   readonly mandates: number
   /** How many times the primary is killed (the figures are their medians). */
   readonly kills: number
+  /** How many `pg_autoctl perform switchover`s follow the kills. */
+  readonly switchovers: number
+  /** PostgreSQL nodes of the formation: 3 (`number_sync_standbys` 1) or 2 (0; see `Formation.ts`). */
+  readonly dataNodes: 2 | 3
   /** Seconds of load before each fault and after its first 201. */
   readonly calm: number
   /** Clients of the load during the faults. */
@@ -107,23 +112,21 @@ export const run = async (options: Options) => {
   let single: LaariHosts.Hosts | undefined
   let created = false
   try {
-    log("failover: starting the formation (monitor, primary, synchronous secondary)")
-    formation = await Formation.start()
+    log(`failover: starting the formation (monitor, ${options.dataNodes} synchronous nodes)`)
+    const startedAt = performance.now()
+    // A loaded machine clones a standby in minutes.
+    formation = await Formation.start({ dataNodes: options.dataNodes, timeoutMs: 300_000 })
     const f = formation
-    const synchronous = await f.waitSynchronous()
-    if (!/^ANY 1 /.test(synchronous))
-      throw new Error(`failover: commits do not wait for the secondary (${synchronous})`)
+    const synchronous = await f.waitSynchronous(60_000)
+    if (!Formation.allStandbys(synchronous, options.dataNodes))
+      throw new Error(`failover: commits do not wait for a standby (${synchronous})`)
+    const formationStartSeconds = secondsSince(startedAt, performance.now())
+    log(`failover: formation up in ${formationStartSeconds} s, synchronous_standby_names '${synchronous}'`)
     const settings = await f.settings()
     hosts = await hostsOn(
       options,
       f.nodes.map((n) => ({ host: "127.0.0.1", port: n.port })),
-      // The formation's URI (`pg_autoctl show uri`), each node's address replaced by the host's proxy to it.
-      (ports) =>
-        f.nodes.reduce(
-          (uri, n, i) =>
-            uri.replace(new RegExp(`127\\.0\\.0\\.1:${n.port}(?=[,/])`), `127.0.0.1:${ports[i]}`),
-          f.uri
-        )
+      (ports) => LaariHosts.formationUrl(f.uri, f.nodes, ports)
     )
     const h = hosts
     const seeding = Load.client(h.baseUrl)
@@ -187,13 +190,13 @@ export const run = async (options: Options) => {
       await sleep(options.calm * 1_000)
       const faultAt = performance.now()
       const faultWallClock = Date.now()
-      const newPrimary = f.waitForPrimary({ not: before.name, timeoutMs: 90_000 }).then((node) => ({
+      const newPrimary = f.waitForFailover(before.name, 180_000).then((node) => ({
         node,
         at: performance.now()
       }))
       await act()
       const promoted = await newPrimary
-      const first = await load.firstSuccessAfter(faultAt, 60_000)
+      const first = await load.firstSuccessAfter(faultAt, 120_000)
       await sleep(options.calm * 1_000)
       const answers = (await load.stop()).answers
       const after = answers.filter((a) => a.sent >= faultAt)
@@ -231,10 +234,11 @@ export const run = async (options: Options) => {
         noChargeLost: found === charges.length
       }
       log(`failover ${fault}: ${JSON.stringify(figure)}`)
-      // Back to a primary and a synchronous secondary, and both hosts ready, before anything else.
-      await f.waitForSteady(120_000)
+      // Back to a primary and synchronous secondaries, and both hosts ready, before anything else.
+      await f.waitForSteady(240_000)
       const names = await f.waitSynchronous(60_000)
-      if (!/^ANY 1 /.test(names)) throw new Error(`failover: not synchronous again after ${fault} (${names})`)
+      if (!Formation.allStandbys(names, options.dataNodes))
+        throw new Error(`failover: not synchronous again after ${fault} (${names})`)
       await h.waitAllUp(90_000)
       return figure
     }
@@ -246,11 +250,19 @@ export const run = async (options: Options) => {
           await f.killPrimaryPostmaster()
         })
       )
-    const switchover = await round("pg_autoctl perform switchover", () => f.switchover())
+    const switchovers: Array<Record<string, unknown>> = []
+    for (let i = 0; i < options.switchovers; i++)
+      switchovers.push(
+        await round(`pg_autoctl perform switchover (${i + 1} of ${options.switchovers})`, () =>
+          f.switchover()
+        )
+      )
 
     const figure = (key: string) => kills.map((k) => k[key] as number)
     return {
       hosts: 2,
+      dataNodes: options.dataNodes,
+      formationStartSeconds,
       processesPerHost: options.processes,
       faultConcurrency: options.faultConcurrency,
       settings,
@@ -261,7 +273,14 @@ export const run = async (options: Options) => {
         status503: median(figure("status503"))
       },
       kills,
-      switchover,
+      switchovers,
+      switchoverMedian: {
+        toFirst201Seconds: median(
+          switchovers.map((s) => (s.toFirst201Seconds as number | null) ?? Number.POSITIVE_INFINITY)
+        ),
+        lostCharges: switchovers.reduce((a, s) => a + (s.lostCharges as number), 0),
+        acknowledged: switchovers.reduce((a, s) => a + (s.acknowledged as number), 0)
+      },
       throughput
     }
   } finally {

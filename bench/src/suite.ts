@@ -12,8 +12,9 @@
  *   (`quickstart.ts`: a fresh clone installed, built and started, the CLI timed);
  * - refunds beside charges (`refunds.ts`, `refundsLibrary.ts`): over HTTP on PostgreSQL and on PGlite,
  *   and through the library, with the ratios refund/charge;
- * - losing the database primary (`failover.ts`): a pg_auto_failover formation and two laari hosts behind
- *   HAProxy under charges; `kill -9` of the primary (3 times, medians) and a switchover, to the first 201
+ * - losing the database primary (`failover.ts`): a pg_auto_failover formation (three nodes,
+ *   `BENCH_FAILOVER_NODES=2` for two) and two laari hosts behind HAProxy under charges; `kill -9` of the
+ *   primary and `perform switchover` (3 times each, medians; `BENCH_FAILOVER_KILLS`, `_SWITCHOVERS`), to the first 201
  *   again, the 503s, no acknowledged charge lost; charges with synchronous replication against a single
  *   PostgreSQL. Needs pg_autoctl and HAProxy (`scripts/install-ha.sh`) and root; skipped loudly without
  *   them, failing under CI=true.
@@ -276,7 +277,7 @@ if (runs("refunds")) {
 }
 
 if (runs("failover") && Failover.available(log)) {
-  log("failover: kill -9 of the primary, a switchover; synchronous replication against a single database")
+  log("failover: kill -9 of the primary, switchovers; synchronous replication against a single database")
   save(
     "failover",
     await Failover.run({
@@ -285,7 +286,10 @@ if (runs("failover") && Failover.available(log)) {
       processes: Smoke.size(processes, 1),
       merchants: seeded.merchants,
       mandates: seeded.mandates,
-      kills: Smoke.size(3, 1),
+      // BENCH_FAILOVER_KILLS, _SWITCHOVERS, _NODES: to repeat a fault (e.g. proving a formation loses nothing).
+      kills: Number(process.env.BENCH_FAILOVER_KILLS ?? Smoke.size(3, 1)),
+      switchovers: Number(process.env.BENCH_FAILOVER_SWITCHOVERS ?? Smoke.size(3, 1)),
+      dataNodes: process.env.BENCH_FAILOVER_NODES === "2" ? 2 : 3,
       calm: Smoke.size(3, 1),
       faultConcurrency: 8,
       seconds,
@@ -458,13 +462,14 @@ if (f !== undefined) {
   const fault = (x: any) =>
     `${x.toNewPrimarySeconds} s; ${x.toFirst201Seconds} s (longest without a 201: ${x.longestGapWithout201Seconds} s); ${x.status503} x 503, ${x.status500} x 500; ${x.found} of ${x.acknowledged} acknowledged charges found`
   row(
-    `failover: kill -9 of the primary's postmaster, median of ${f.kills.length} (2 hosts, ${f.processesPerHost} processes each): to the new primary; to the first 201; 503s`,
+    `failover: kill -9 of the primary's postmaster, median of ${f.kills.length} (${f.dataNodes} data nodes, 2 hosts, ${f.processesPerHost} processes each): to the new primary; to the first 201; 503s`,
     `${f.killMedian.toNewPrimarySeconds} s; ${f.killMedian.toFirst201Seconds} s; ${f.killMedian.status503} x 503 (each: ${f.kills.map((k: any) => `${k.toFirst201Seconds} s`).join(", ")})`,
     "",
     "first 201 <= 30 s; 0 x 500; none lost"
   )
   for (const k of f.kills) row(`failover: ${k.fault}`, fault(k), "", "")
-  row(`failover: ${f.switchover.fault}`, fault(f.switchover), "", "first 201 <= 30 s; 0 x 500; none lost")
+  for (const s of f.switchovers)
+    row(`failover: ${s.fault}`, fault(s), "", "first 201 <= 30 s; 0 x 500; none lost")
   const t = f.throughput
   const fig = (x: any) => `${x.perSecond}/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms`
   row(

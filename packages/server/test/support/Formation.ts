@@ -1,16 +1,23 @@
 /**
- * A pg_auto_failover formation on this machine, for the failover suite: a monitor and two PostgreSQL
- * nodes (own free ports, own data directories under one temporary folder), run by `pg_autoctl` as the
- * `postgres` user, trust authentication, no TLS (every packet stays on 127.0.0.1), synchronous
- * replication. Everything it starts is killed and its folder removed by `stop`, also after a failure.
+ * A pg_auto_failover formation on this machine, for the failover suite and the bench's failover part: a
+ * monitor and two or three PostgreSQL nodes (own free ports, own data directories under one temporary
+ * folder), run by `pg_autoctl` as the `postgres` user, trust authentication, no TLS (every packet stays
+ * on 127.0.0.1), synchronous replication. Everything it starts is killed and its folder removed by
+ * `stop`, also after a failure.
  *
- * Replication: with two nodes, `number_sync_standbys` stays 0 and both nodes keep `replication-quorum
- * true`: pg_auto_failover then sets `synchronous_standby_names = 'ANY 1 (pgautofailover_standby_N)'` on
- * the primary while the secondary is healthy, so a COMMIT (and laari's 201) returns only once the WAL
- * is on both nodes. `number_sync_standbys = 1` would need two standbys. The trade-off: when the secondary
- * is gone, the monitor moves the primary to `wait_primary`, which clears `synchronous_standby_names` and
- * goes on accepting writes alone (availability first); a 201 acknowledged in that window lives on one
- * node only until the secondary is back.
+ * Replication, by the number of data nodes (`start({ dataNodes })`):
+ * - three (the callers' default): `pg_autoctl set formation number-sync-standbys 1`, every node with
+ *   `replication-quorum true`; the primary's `synchronous_standby_names` is `ANY 1
+ *   (pgautofailover_standby_N, pgautofailover_standby_M)`. The primary never commits alone: with one
+ *   standby gone the other confirms, with both gone commits wait. A switchover (one standby in
+ *   `prepare_promotion`) leaves the other standby to confirm, so no acknowledged commit is lost.
+ * - two: `number_sync_standbys` stays 0 (1 would need two standbys), both nodes in the quorum, so the
+ *   primary's `synchronous_standby_names` is `ANY 1 (pgautofailover_standby_N)` while the secondary is
+ *   healthy. When the monitor sees no healthy standby, the primary is moved to `wait_primary`, which clears
+ *   `synchronous_standby_names` and commits alone (availability first). That includes `perform switchover`:
+ *   the monitor may move the primary to `wait_primary` as soon as the secondary is in `prepare_promotion`,
+ *   and what the old primary acknowledges then is lost when it rejoins (measured: 37 of 416 charges in one
+ *   bench run, BENCHMARKS.md). pg_auto_failover promises nothing for `wait_primary` commits.
  *
  * Timeouts, tuned so that a failover completes well under 30 s (defaults in brackets):
  * - monitor `pgautofailover.health_check_period` 1000 ms [5000], `health_check_timeout` 1000 ms [5000],
@@ -18,13 +25,13 @@
  *   about 2.5 s rather than 20 s;
  * - monitor `pgautofailover.node_considered_unhealthy_timeout` 3000 ms [20000]: a node that stopped
  *   reporting is failed over after 3 s;
- * - monitor `pgautofailover.primary_demote_timeout` 5000 ms [30000] and keeper
- *   `timeout.network_partition_timeout` 3 s [20]: an isolated primary demotes itself after 3 s, before
- *   the monitor gives up waiting for it (5 s after it has seen it unhealthy, itself at least 2.5 s after
- *   the loss) and promotes the secondary; meanwhile synchronous replication blocks its commits, so
- *   nothing it acknowledges can be lost. Every failover and switchover passes through `demote_timeout`
- *   (the monitor's events, bench `failover` part, BENCHMARKS.md): on a quiet machine this timer is what
- *   remains of a switch once the secondary has stopped replicating.
+ * - monitor `pgautofailover.primary_demote_timeout` 10000 ms [30000] and keeper
+ *   `timeout.network_partition_timeout` 5 s [20]: an isolated primary demotes itself after 5 s, before
+ *   the monitor gives up waiting for it (10 s after it has seen it unhealthy, itself at least 2.5 s after
+ *   the loss) and promotes a standby; meanwhile synchronous replication blocks its commits, so nothing it
+ *   acknowledges can be lost. Every failover and switchover passes through `demote_timeout` (the
+ *   monitor's events, bench `failover` part, BENCHMARKS.md); 5000 ms and 3 s measured no faster at load 25,
+ *   where the promoted node's `stop_replication`, not the timer, gated the switch.
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -73,23 +80,41 @@ export interface Formation {
   readonly nodeUrl: (port: number) => string
   /** `pg_autoctl show state`, parsed. */
   readonly state: () => Promise<ReadonlyArray<NodeState>>
-  /** Waits until one node is `primary` and another `secondary` (both reported and assigned). */
-  readonly waitForSteady: (timeoutMs?: number) => Promise<{ primary: Node; secondary: Node }>
+  /**
+   * Waits until one node is `primary` and every other `secondary` (reported and assigned); `secondary` is
+   * the first of them.
+   */
+  readonly waitForSteady: (
+    timeoutMs?: number
+  ) => Promise<{ primary: Node; secondary: Node; secondaries: ReadonlyArray<Node> }>
   /** Waits until a node reports and is assigned `primary` (or `wait_primary`, `single`), other than `not`. */
   readonly waitForPrimary: (options?: { readonly not?: string; readonly timeoutMs?: number }) => Promise<Node>
-  /** The primary's `synchronous_standby_names` (`ANY 1 (pgautofailover_standby_N)` when writes wait for both). */
+  /**
+   * Waits until the monitor has moved the primary `from` out of `primary` (or made another node primary),
+   * then for a primary again: the failover after a kill or a switchover. With three nodes the new primary
+   * may be `from` itself: the monitor elects the node with the most WAL, which after a `kill -9` whose
+   * keeper restarted PostgreSQL can be the old primary (seen: `draining`, `report_lsn`, `prepare_promotion`,
+   * `wait_primary`, `primary`, all on the same node).
+   */
+  readonly waitForFailover: (from: string, timeoutMs?: number) => Promise<Node>
+  /**
+   * The primary's `synchronous_standby_names`: `ANY 1 (pgautofailover_standby_N)` with two nodes,
+   * `ANY 1 (pgautofailover_standby_N, pgautofailover_standby_M)` with three, when commits wait for a standby.
+   */
   readonly synchronousStandbys: () => Promise<string>
   /**
-   * Waits until commits wait for the secondary again (`synchronousStandbys` is `ANY 1 (...)`), e.g. once a
-   * failed primary has rejoined; resolves with the last value seen, which says otherwise after `timeoutMs`.
+   * Waits until commits wait for a standby again and every standby is named (`synchronousStandbys` is
+   * `ANY 1 (...)` with one name per standby), e.g. once a failed primary has rejoined; resolves with the
+   * last value seen, which says otherwise after `timeoutMs`.
    */
   readonly waitSynchronous: (timeoutMs?: number) => Promise<string>
   /** What the formation runs with: the monitor's `pgautofailover.*` settings, the formation's and each node's. */
   readonly settings: () => Promise<Record<string, string>>
   /**
-   * `pg_autoctl set node replication-quorum` on the secondary: `false` makes the primary commit alone
-   * (asynchronous replication, as a single database commits), `true` brings synchronous commits back.
-   * Resolves once the primary's `synchronous_standby_names` says so.
+   * `pg_autoctl set node replication-quorum` on every secondary (with three nodes, `number-sync-standbys`
+   * 0 first, 1 after): `false` makes the primary commit alone (asynchronous replication, as a single
+   * database commits), `true` brings synchronous commits back. Resolves once the primary's
+   * `synchronous_standby_names` says so.
    */
   readonly setSynchronous: (on: boolean) => Promise<void>
   /** `kill -9` of the primary's postmaster (its keeper stays: it restarts it or takes the demotion). */
@@ -142,16 +167,21 @@ const kill = (pid: number, signal: NodeJS.Signals = "SIGKILL") => {
   }
 }
 
-/** Creates and starts the formation; resolves once it has a primary and a synchronous secondary. */
-export const start = async (options: { readonly timeoutMs?: number } = {}): Promise<Formation> => {
+/**
+ * Creates and starts the formation with `dataNodes` PostgreSQL nodes (2 unless told); resolves once it has a
+ * primary and synchronous secondaries. `timeoutMs` bounds each node's clone and the final steady state.
+ */
+export const start = async (
+  options: { readonly timeoutMs?: number; readonly dataNodes?: 2 | 3 } = {}
+): Promise<Formation> => {
+  const dataNodes = options.dataNodes ?? 2
   const dir = mkdtempSync(Path.join(tmpdir(), "laari-formation-"))
   chownSync(dir, uidOf("postgres"), gidOf("postgres"))
-  const [monitorPort, port1, port2] = [await freePort(), await freePort(), await freePort()]
+  const monitorPort = await freePort()
   const monitor: Node = { name: "monitor", port: monitorPort, pgdata: Path.join(dir, "monitor") }
-  const nodes: ReadonlyArray<Node> = [
-    { name: "node1", port: port1, pgdata: Path.join(dir, "node1") },
-    { name: "node2", port: port2, pgdata: Path.join(dir, "node2") }
-  ]
+  const nodes: Array<Node> = []
+  for (let i = 1; i <= dataNodes; i++)
+    nodes.push({ name: `node${i}`, port: await freePort(), pgdata: Path.join(dir, `node${i}`) })
   const keepers: Array<{ readonly node: Node; readonly child: ChildProcess; output: string }> = []
   const common = ["--pgctl", `${PgBin}/pg_ctl`, "--hostname", "127.0.0.1", "--auth", "trust", "--no-ssl"]
   const monitorUrl = `postgres://autoctl_node@127.0.0.1:${monitorPort}/pg_auto_failover?sslmode=disable`
@@ -261,11 +291,15 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
   }
 
   const waitForSteady = (timeoutMs = 90_000) =>
-    waitFor("primary and secondary", timeoutMs, (s) => {
+    waitFor("primary and secondaries", timeoutMs, (s) => {
       const primary = s.find((n) => n.reported === "primary" && n.assigned === "primary")
-      const secondary = s.find((n) => n.reported === "secondary" && n.assigned === "secondary")
-      return primary && secondary
-        ? { primary: byName(primary.name), secondary: byName(secondary.name) }
+      const secondaries = s.filter((n) => n.reported === "secondary" && n.assigned === "secondary")
+      return primary && secondaries.length === dataNodes - 1
+        ? {
+            primary: byName(primary.name),
+            secondary: byName(secondaries[0]!.name),
+            secondaries: secondaries.map((n) => byName(n.name))
+          }
         : undefined
     })
 
@@ -280,10 +314,24 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
       return found ? byName(found.name) : undefined
     })
 
+  const waitForFailover = async (from: string, timeoutMs = 90_000) => {
+    const deadline = Date.now() + timeoutMs
+    await waitFor(`failover from ${from}`, timeoutMs, (s) =>
+      s.some((n) => (n.name === from ? n.assigned !== "primary" : n.assigned === "primary"))
+        ? true
+        : undefined
+    )
+    return waitForPrimary({ timeoutMs: Math.max(1_000, deadline - Date.now()) })
+  }
+
   const synchronousStandbys = async () => {
     const primary = await waitForPrimary()
     return (await psql(primary.port, "laari", "SHOW synchronous_standby_names")).stdout.trim()
   }
+
+  /** `pg_autoctl set formation number-sync-standbys`, run against the monitor through a node's keeper. */
+  const setNumberSyncStandbys = (n: number) =>
+    asPostgres(dir, ["set", "formation", "number-sync-standbys", "--pgdata", nodes[0]!.pgdata, String(n)])
 
   try {
     await asPostgres(dir, [
@@ -306,7 +354,7 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
         "ALTER SYSTEM SET pgautofailover.health_check_max_retries = 1",
         "ALTER SYSTEM SET pgautofailover.health_check_retry_delay = 500",
         "ALTER SYSTEM SET pgautofailover.node_considered_unhealthy_timeout = 3000",
-        "ALTER SYSTEM SET pgautofailover.primary_demote_timeout = 5000",
+        "ALTER SYSTEM SET pgautofailover.primary_demote_timeout = 10000",
         "SELECT pg_reload_conf()"
       ]
     )
@@ -337,7 +385,7 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
         "--pgdata",
         node.pgdata,
         "timeout.network_partition_timeout",
-        "3"
+        "5"
       ])
       runKeeper(node)
       if (i === 0) {
@@ -353,6 +401,7 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
       )
     }
     await waitForSteady(options.timeoutMs ?? 60_000)
+    if (dataNodes === 3) await setNumberSyncStandbys(1)
     const { stdout } = await asPostgres(dir, [
       "show",
       "uri",
@@ -376,11 +425,12 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
       state,
       waitForSteady,
       waitForPrimary,
+      waitForFailover,
       synchronousStandbys,
       waitSynchronous: async (timeoutMs = 30_000) => {
         const deadline = Date.now() + timeoutMs
         let names = await synchronousStandbys()
-        while (!/^ANY 1 /.test(names) && Date.now() < deadline) {
+        while (!allStandbys(names, dataNodes) && Date.now() < deadline) {
           await sleep(250)
           names = await synchronousStandbys()
         }
@@ -408,8 +458,19 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
         return found
       },
       setSynchronous: async (on) => {
-        const { secondary } = await waitForSteady()
-        await asPostgres(dir, ["set", "node", "replication-quorum", "--pgdata", secondary.pgdata, String(on)])
+        const { secondaries } = await waitForSteady()
+        // With three nodes `number_sync_standbys` 1 needs standbys in the quorum: lowered first, raised last.
+        if (dataNodes === 3 && !on) await setNumberSyncStandbys(0)
+        for (const secondary of secondaries)
+          await asPostgres(dir, [
+            "set",
+            "node",
+            "replication-quorum",
+            "--pgdata",
+            secondary.pgdata,
+            String(on)
+          ])
+        if (dataNodes === 3 && on) await setNumberSyncStandbys(1)
         const deadline = Date.now() + 30_000
         for (;;) {
           const primary = await waitForPrimary()
@@ -458,6 +519,12 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
     throw error
   }
 }
+
+/** Whether `synchronous_standby_names` makes commits wait for one of the `dataNodes - 1` standbys, all named. */
+export const allStandbys = (names: string, dataNodes: number) =>
+  new RegExp(
+    `^ANY 1 \\(pgautofailover_standby_\\d+(, pgautofailover_standby_\\d+){${dataNodes - 2}}\\)$`
+  ).test(names)
 
 /** The keeper's timeouts `settings` reports. */
 const KeeperTimeouts = [
