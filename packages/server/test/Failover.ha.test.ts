@@ -264,5 +264,6 @@ describe.skipIf(!tools.ok)("failover: pg_auto_failover, two laari hosts behind H
     }
     figures.push(figure)
     console.log(`failover throughput: ${JSON.stringify(figure)}`)
-  }, 120_000)
+    // Each of the four changes of the quorum waits for the formation to settle: minutes under load.
+  }, 480_000)
 })

@@ -329,10 +329,6 @@ export const start = async (
     return (await psql(primary.port, "laari", "SHOW synchronous_standby_names")).stdout.trim()
   }
 
-  /** `pg_autoctl set formation number-sync-standbys`, run against the monitor through a node's keeper. */
-  const setNumberSyncStandbys = (n: number) =>
-    asPostgres(dir, ["set", "formation", "number-sync-standbys", "--pgdata", nodes[0]!.pgdata, String(n)])
-
   try {
     await asPostgres(dir, [
       "create",
@@ -401,7 +397,9 @@ export const start = async (
       )
     }
     await waitForSteady(options.timeoutMs ?? 60_000)
-    if (dataNodes === 3) await setNumberSyncStandbys(1)
+    // `pg_autoctl set formation number-sync-standbys`, through a node's keeper (it finds the monitor).
+    if (dataNodes === 3)
+      await asPostgres(dir, ["set", "formation", "number-sync-standbys", "--pgdata", nodes[0]!.pgdata, "1"])
     const { stdout } = await asPostgres(dir, [
       "show",
       "uri",
@@ -458,24 +456,24 @@ export const start = async (
         return found
       },
       setSynchronous: async (on) => {
+        // The monitor refuses a change while the primary still applies the previous one (`apply_settings`):
+        // each step waits for the primary and its secondaries to be steady again.
+        const step = async (args: ReadonlyArray<string>) => {
+          await waitForSteady(120_000)
+          await asPostgres(dir, args)
+        }
         const { secondaries } = await waitForSteady()
         // With three nodes `number_sync_standbys` 1 needs standbys in the quorum: lowered first, raised last.
-        if (dataNodes === 3 && !on) await setNumberSyncStandbys(0)
+        const syncStandbys = ["set", "formation", "number-sync-standbys", "--pgdata", nodes[0]!.pgdata]
+        if (dataNodes === 3 && !on) await step([...syncStandbys, "0"])
         for (const secondary of secondaries)
-          await asPostgres(dir, [
-            "set",
-            "node",
-            "replication-quorum",
-            "--pgdata",
-            secondary.pgdata,
-            String(on)
-          ])
-        if (dataNodes === 3 && on) await setNumberSyncStandbys(1)
-        const deadline = Date.now() + 30_000
+          await step(["set", "node", "replication-quorum", "--pgdata", secondary.pgdata, String(on)])
+        if (dataNodes === 3 && on) await step([...syncStandbys, "1"])
+        const deadline = Date.now() + 60_000
         for (;;) {
           const primary = await waitForPrimary()
           const names = (await psql(primary.port, "laari", "SHOW synchronous_standby_names")).stdout.trim()
-          if ((names !== "") === on) return
+          if (on ? allStandbys(names, dataNodes) : names === "") return
           if (Date.now() > deadline)
             throw new Error(`formation: synchronous_standby_names is still '${names}'`)
           await sleep(250)
