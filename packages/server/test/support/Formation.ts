@@ -8,9 +8,10 @@
  * Replication, by the number of data nodes (`start({ dataNodes })`):
  * - three (the callers' default): `pg_autoctl set formation number-sync-standbys 1`, every node with
  *   `replication-quorum true`; the primary's `synchronous_standby_names` is `ANY 1
- *   (pgautofailover_standby_N, pgautofailover_standby_M)`. The primary never commits alone: with one
- *   standby gone the other confirms, with both gone commits wait. A switchover (one standby in
- *   `prepare_promotion`) leaves the other standby to confirm, so no acknowledged commit is lost.
+ *   (pgautofailover_standby_N, pgautofailover_standby_M)`. Commits need a second node: with one
+ *   standby gone the other confirms. In a switchover the old primary goes `draining` (writes stop),
+ *   `report_lsn`, `join_secondary`, never `wait_primary`: measured, five switchovers and a kill under
+ *   charges lost no acknowledged charge (BENCHMARKS.md).
  * - two: `number_sync_standbys` stays 0 (1 would need two standbys), both nodes in the quorum, so the
  *   primary's `synchronous_standby_names` is `ANY 1 (pgautofailover_standby_N)` while the secondary is
  *   healthy. When the monitor sees no healthy standby, the primary is moved to `wait_primary`, which clears
