@@ -11,7 +11,13 @@
  *   charges on PGlite, webhook deliveries (`webhooks.ts`) on both databases, and the quick start
  *   (`quickstart.ts`: a fresh clone installed, built and started, the CLI timed);
  * - refunds beside charges (`refunds.ts`, `refundsLibrary.ts`): over HTTP on PostgreSQL and on PGlite,
- *   and through the library, with the ratios refund/charge.
+ *   and through the library, with the ratios refund/charge;
+ * - losing the database primary (`failover.ts`): a pg_auto_failover formation (three nodes,
+ *   `BENCH_FAILOVER_NODES=2` for two) and two laari hosts behind HAProxy under charges; `kill -9` of the
+ *   primary and `perform switchover` (3 times each, medians; `BENCH_FAILOVER_KILLS`, `_SWITCHOVERS`), to the first 201
+ *   again, the 503s, no acknowledged charge lost; charges with synchronous replication against a single
+ *   PostgreSQL. Needs pg_autoctl and HAProxy (`scripts/install-ha.sh`) and root; skipped loudly without
+ *   them, failing under CI=true.
  *
  * Prints a table and writes `bench/results/suite.json` (and each part's JSON). The rate limit is off
  * (`LAARI_RATE_LIMIT=0`) for every server it starts. A part whose figures are broken (`Check.ts`: 0/s,
@@ -19,7 +25,8 @@
  *
  *   pnpm bench                                  # DATABASE_URL: an admin URL (default local postgres)
  *   BENCH_SECONDS=10 BENCH_RENEWALS=20000 pnpm bench
- *   BENCH_ONLY=charges,library pnpm bench       # parts: pgbench charges baseline renewals library startup pglite webhooks quickstart refunds
+ *   BENCH_ONLY=charges,library pnpm bench       # parts: pgbench charges baseline renewals library startup pglite webhooks quickstart refunds failover
+ *   BENCH_ONLY=failover pnpm bench:smoke        # one part's smoke
  *   BENCH_ONLY=table pnpm bench                 # the table of what is in bench/results
  *   pnpm bench:smoke                            # BENCH_SMOKE=1: every part, tiny (CI), into bench/results/smoke
  */
@@ -29,6 +36,7 @@ import os from "node:os"
 import path from "node:path"
 import pg from "pg"
 import * as Check from "./Check.js"
+import * as Failover from "./failover.js"
 import * as Load from "./Load.js"
 import * as Refunds from "./refunds.js"
 import * as Renewals from "./renewals.js"
@@ -268,6 +276,29 @@ if (runs("refunds")) {
   save("refunds", { postgresql, pglite, library })
 }
 
+if (runs("failover") && Failover.available(log)) {
+  log("failover: kill -9 of the primary, switchovers; synchronous replication against a single database")
+  save(
+    "failover",
+    await Failover.run({
+      admin,
+      database: `${prefix}failover`,
+      processes: Smoke.size(processes, 1),
+      merchants: seeded.merchants,
+      mandates: seeded.mandates,
+      // BENCH_FAILOVER_KILLS, _SWITCHOVERS, _NODES: to repeat a fault (e.g. proving a formation loses nothing).
+      kills: Number(process.env.BENCH_FAILOVER_KILLS ?? Smoke.size(3, 1)),
+      switchovers: Number(process.env.BENCH_FAILOVER_SWITCHOVERS ?? Smoke.size(3, 1)),
+      dataNodes: process.env.BENCH_FAILOVER_NODES === "2" ? 2 : 3,
+      calm: Smoke.size(3, 1),
+      faultConcurrency: 8,
+      seconds,
+      rounds: Smoke.size(2, 1),
+      log
+    })
+  )
+}
+
 if (Smoke.on) {
   const client = new pg.Client({ connectionString: admin })
   await client.connect()
@@ -287,7 +318,8 @@ if (only?.includes("table"))
     "charges-pglite",
     "webhooks",
     "quickstart",
-    "refunds"
+    "refunds",
+    "failover"
   ]) {
     const file = path.join(resultsDir, `${name}.json`)
     if (existsSync(file)) results[name] = JSON.parse(readFileSync(file, "utf8"))
@@ -423,6 +455,29 @@ if (refundRuns !== undefined) {
       `refund/charge: ${l.refundOverCharge.distinct}x distinct, ${l.refundOverCharge.oneCharge}x one charge`,
       ""
     )
+}
+
+const f = r.failover
+if (f !== undefined) {
+  const fault = (x: any) =>
+    `${x.toNewPrimarySeconds} s; ${x.toFirst201Seconds} s (longest without a 201: ${x.longestGapWithout201Seconds} s); ${x.status503} x 503, ${x.status500} x 500; ${x.found} of ${x.acknowledged} acknowledged charges found`
+  row(
+    `failover: kill -9 of the primary's postmaster, median of ${f.kills.length} (${f.dataNodes} data nodes, 2 hosts, ${f.processesPerHost} processes each): to the new primary; to the first 201; 503s`,
+    `${f.killMedian.toNewPrimarySeconds} s; ${f.killMedian.toFirst201Seconds} s; ${f.killMedian.status503} x 503 (each: ${f.kills.map((k: any) => `${k.toFirst201Seconds} s`).join(", ")})`,
+    "",
+    "first 201 <= 30 s; 0 x 500; none lost"
+  )
+  for (const k of f.kills) row(`failover: ${k.fault}`, fault(k), "", "")
+  for (const s of f.switchovers)
+    row(`failover: ${s.fault}`, fault(s), "", "first 201 <= 30 s; 0 x 500; none lost")
+  const t = f.throughput
+  const fig = (x: any) => `${x.perSecond}/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms`
+  row(
+    "charges through the formation (synchronous replication) vs a single PostgreSQL, same hosts and load",
+    `${fig(t.formation)} vs ${fig(t.single)}`,
+    `${t.synchronousOverSingle}x`,
+    ""
+  )
 }
 
 const table = [

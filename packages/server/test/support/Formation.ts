@@ -1,16 +1,24 @@
 /**
- * A pg_auto_failover formation on this machine, for the failover suite: a monitor and two PostgreSQL
- * nodes (own free ports, own data directories under one temporary folder), run by `pg_autoctl` as the
- * `postgres` user, trust authentication, no TLS (every packet stays on 127.0.0.1), synchronous
- * replication. Everything it starts is killed and its folder removed by `stop`, also after a failure.
+ * A pg_auto_failover formation on this machine, for the failover suite and the bench's failover part: a
+ * monitor and two or three PostgreSQL nodes (own free ports, own data directories under one temporary
+ * folder), run by `pg_autoctl` as the `postgres` user, trust authentication, no TLS (every packet stays
+ * on 127.0.0.1), synchronous replication. Everything it starts is killed and its folder removed by
+ * `stop`, also after a failure.
  *
- * Replication: with two nodes, `number_sync_standbys` stays 0 and both nodes keep `replication-quorum
- * true`: pg_auto_failover then sets `synchronous_standby_names = 'ANY 1 (pgautofailover_standby_N)'` on
- * the primary while the secondary is healthy, so a COMMIT (and laari's 201) returns only once the WAL
- * is on both nodes. `number_sync_standbys = 1` would need two standbys. The trade-off: when the secondary
- * is gone, the monitor moves the primary to `wait_primary`, which clears `synchronous_standby_names` and
- * goes on accepting writes alone (availability first); a 201 acknowledged in that window lives on one
- * node only until the secondary is back.
+ * Replication, by the number of data nodes (`start({ dataNodes })`):
+ * - three (the callers' default): `pg_autoctl set formation number-sync-standbys 1`, every node with
+ *   `replication-quorum true`; the primary's `synchronous_standby_names` is `ANY 1
+ *   (pgautofailover_standby_N, pgautofailover_standby_M)`. Commits need a second node: with one
+ *   standby gone the other confirms. In a switchover the old primary goes `draining` (writes stop),
+ *   `report_lsn`, `join_secondary`, never `wait_primary`: measured, five switchovers and a kill under
+ *   charges lost no acknowledged charge (BENCHMARKS.md).
+ * - two: `number_sync_standbys` stays 0 (1 would need two standbys), both nodes in the quorum, so the
+ *   primary's `synchronous_standby_names` is `ANY 1 (pgautofailover_standby_N)` while the secondary is
+ *   healthy. When the monitor sees no healthy standby, the primary is moved to `wait_primary`, which clears
+ *   `synchronous_standby_names` and commits alone (availability first). That includes `perform switchover`:
+ *   the monitor may move the primary to `wait_primary` as soon as the secondary is in `prepare_promotion`,
+ *   and what the old primary acknowledges then is lost when it rejoins (measured: 37 of 416 charges in one
+ *   bench run, BENCHMARKS.md). pg_auto_failover promises nothing for `wait_primary` commits.
  *
  * Timeouts, tuned so that a failover completes well under 30 s (defaults in brackets):
  * - monitor `pgautofailover.health_check_period` 1000 ms [5000], `health_check_timeout` 1000 ms [5000],
@@ -20,8 +28,11 @@
  *   reporting is failed over after 3 s;
  * - monitor `pgautofailover.primary_demote_timeout` 10000 ms [30000] and keeper
  *   `timeout.network_partition_timeout` 5 s [20]: an isolated primary demotes itself after 5 s, before
- *   the monitor gives up waiting for it (10 s) and promotes the secondary; meanwhile synchronous
- *   replication blocks its commits, so nothing it acknowledges can be lost.
+ *   the monitor gives up waiting for it (10 s after it has seen it unhealthy, itself at least 2.5 s after
+ *   the loss) and promotes a standby; meanwhile synchronous replication blocks its commits, so nothing it
+ *   acknowledges can be lost. Every failover and switchover passes through `demote_timeout` (the
+ *   monitor's events, bench `failover` part, BENCHMARKS.md); 5000 ms and 3 s measured no faster at load 25,
+ *   where the promoted node's `stop_replication`, not the timer, gated the switch.
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -70,16 +81,41 @@ export interface Formation {
   readonly nodeUrl: (port: number) => string
   /** `pg_autoctl show state`, parsed. */
   readonly state: () => Promise<ReadonlyArray<NodeState>>
-  /** Waits until one node is `primary` and another `secondary` (both reported and assigned). */
-  readonly waitForSteady: (timeoutMs?: number) => Promise<{ primary: Node; secondary: Node }>
+  /**
+   * Waits until one node is `primary` and every other `secondary` (reported and assigned); `secondary` is
+   * the first of them.
+   */
+  readonly waitForSteady: (
+    timeoutMs?: number
+  ) => Promise<{ primary: Node; secondary: Node; secondaries: ReadonlyArray<Node> }>
   /** Waits until a node reports and is assigned `primary` (or `wait_primary`, `single`), other than `not`. */
   readonly waitForPrimary: (options?: { readonly not?: string; readonly timeoutMs?: number }) => Promise<Node>
-  /** The primary's `synchronous_standby_names` (`ANY 1 (pgautofailover_standby_N)` when writes wait for both). */
+  /**
+   * Waits until the monitor has moved the primary `from` out of `primary` (or made another node primary),
+   * then for a primary again: the failover after a kill or a switchover. With three nodes the new primary
+   * may be `from` itself: the monitor elects the node with the most WAL, which after a `kill -9` whose
+   * keeper restarted PostgreSQL can be the old primary (seen: `draining`, `report_lsn`, `prepare_promotion`,
+   * `wait_primary`, `primary`, all on the same node).
+   */
+  readonly waitForFailover: (from: string, timeoutMs?: number) => Promise<Node>
+  /**
+   * The primary's `synchronous_standby_names`: `ANY 1 (pgautofailover_standby_N)` with two nodes,
+   * `ANY 1 (pgautofailover_standby_N, pgautofailover_standby_M)` with three, when commits wait for a standby.
+   */
   readonly synchronousStandbys: () => Promise<string>
   /**
-   * `pg_autoctl set node replication-quorum` on the secondary: `false` makes the primary commit alone
-   * (asynchronous replication, as a single database commits), `true` brings synchronous commits back.
-   * Resolves once the primary's `synchronous_standby_names` says so.
+   * Waits until commits wait for a standby again and every standby is named (`synchronousStandbys` is
+   * `ANY 1 (...)` with one name per standby), e.g. once a failed primary has rejoined; resolves with the
+   * last value seen, which says otherwise after `timeoutMs`.
+   */
+  readonly waitSynchronous: (timeoutMs?: number) => Promise<string>
+  /** What the formation runs with: the monitor's `pgautofailover.*` settings, the formation's and each node's. */
+  readonly settings: () => Promise<Record<string, string>>
+  /**
+   * `pg_autoctl set node replication-quorum` on every secondary (with three nodes, `number-sync-standbys`
+   * 0 first, 1 after): `false` makes the primary commit alone (asynchronous replication, as a single
+   * database commits), `true` brings synchronous commits back. Resolves once the primary's
+   * `synchronous_standby_names` says so.
    */
   readonly setSynchronous: (on: boolean) => Promise<void>
   /** `kill -9` of the primary's postmaster (its keeper stays: it restarts it or takes the demotion). */
@@ -90,6 +126,11 @@ export interface Formation {
   readonly stop: () => Promise<void>
   /** What the keepers and the monitor wrote, for a failure message. */
   readonly logs: () => string
+  /**
+   * The monitor's events (`pg_autoctl show events`) since `since` (epoch ms), each as "+seconds since
+   * `since`  node: reported -> assigned: description", to tell where the time of a failover went.
+   */
+  readonly events: (since: number) => Promise<ReadonlyArray<string>>
 }
 
 /** pg_autoctl keeps its configuration and state under XDG folders: inside our folder, so stop removes them. */
@@ -127,16 +168,21 @@ const kill = (pid: number, signal: NodeJS.Signals = "SIGKILL") => {
   }
 }
 
-/** Creates and starts the formation; resolves once it has a primary and a synchronous secondary. */
-export const start = async (options: { readonly timeoutMs?: number } = {}): Promise<Formation> => {
+/**
+ * Creates and starts the formation with `dataNodes` PostgreSQL nodes (2 unless told); resolves once it has a
+ * primary and synchronous secondaries. `timeoutMs` bounds each node's clone and the final steady state.
+ */
+export const start = async (
+  options: { readonly timeoutMs?: number; readonly dataNodes?: 2 | 3 } = {}
+): Promise<Formation> => {
+  const dataNodes = options.dataNodes ?? 2
   const dir = mkdtempSync(Path.join(tmpdir(), "laari-formation-"))
   chownSync(dir, uidOf("postgres"), gidOf("postgres"))
-  const [monitorPort, port1, port2] = [await freePort(), await freePort(), await freePort()]
+  const monitorPort = await freePort()
   const monitor: Node = { name: "monitor", port: monitorPort, pgdata: Path.join(dir, "monitor") }
-  const nodes: ReadonlyArray<Node> = [
-    { name: "node1", port: port1, pgdata: Path.join(dir, "node1") },
-    { name: "node2", port: port2, pgdata: Path.join(dir, "node2") }
-  ]
+  const nodes: Array<Node> = []
+  for (let i = 1; i <= dataNodes; i++)
+    nodes.push({ name: `node${i}`, port: await freePort(), pgdata: Path.join(dir, `node${i}`) })
   const keepers: Array<{ readonly node: Node; readonly child: ChildProcess; output: string }> = []
   const common = ["--pgctl", `${PgBin}/pg_ctl`, "--hostname", "127.0.0.1", "--auth", "trust", "--no-ssl"]
   const monitorUrl = `postgres://autoctl_node@127.0.0.1:${monitorPort}/pg_auto_failover?sslmode=disable`
@@ -246,11 +292,15 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
   }
 
   const waitForSteady = (timeoutMs = 90_000) =>
-    waitFor("primary and secondary", timeoutMs, (s) => {
+    waitFor("primary and secondaries", timeoutMs, (s) => {
       const primary = s.find((n) => n.reported === "primary" && n.assigned === "primary")
-      const secondary = s.find((n) => n.reported === "secondary" && n.assigned === "secondary")
-      return primary && secondary
-        ? { primary: byName(primary.name), secondary: byName(secondary.name) }
+      const secondaries = s.filter((n) => n.reported === "secondary" && n.assigned === "secondary")
+      return primary && secondaries.length === dataNodes - 1
+        ? {
+            primary: byName(primary.name),
+            secondary: byName(secondaries[0]!.name),
+            secondaries: secondaries.map((n) => byName(n.name))
+          }
         : undefined
     })
 
@@ -264,6 +314,21 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
       )
       return found ? byName(found.name) : undefined
     })
+
+  const waitForFailover = async (from: string, timeoutMs = 90_000) => {
+    const deadline = Date.now() + timeoutMs
+    await waitFor(`failover from ${from}`, timeoutMs, (s) =>
+      s.some((n) => (n.name === from ? n.assigned !== "primary" : n.assigned === "primary"))
+        ? true
+        : undefined
+    )
+    return waitForPrimary({ timeoutMs: Math.max(1_000, deadline - Date.now()) })
+  }
+
+  const synchronousStandbys = async () => {
+    const primary = await waitForPrimary()
+    return (await psql(primary.port, "laari", "SHOW synchronous_standby_names")).stdout.trim()
+  }
 
   try {
     await asPostgres(dir, [
@@ -333,6 +398,9 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
       )
     }
     await waitForSteady(options.timeoutMs ?? 60_000)
+    // `pg_autoctl set formation number-sync-standbys`, through a node's keeper (it finds the monitor).
+    if (dataNodes === 3)
+      await asPostgres(dir, ["set", "formation", "number-sync-standbys", "--pgdata", nodes[0]!.pgdata, "1"])
     const { stdout } = await asPostgres(dir, [
       "show",
       "uri",
@@ -356,18 +424,57 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
       state,
       waitForSteady,
       waitForPrimary,
-      synchronousStandbys: async () => {
-        const primary = await waitForPrimary()
-        return (await psql(primary.port, "laari", "SHOW synchronous_standby_names")).stdout.trim()
+      waitForFailover,
+      synchronousStandbys,
+      waitSynchronous: async (timeoutMs = 30_000) => {
+        const deadline = Date.now() + timeoutMs
+        let names = await synchronousStandbys()
+        while (!allStandbys(names, dataNodes) && Date.now() < deadline) {
+          await sleep(250)
+          names = await synchronousStandbys()
+        }
+        return names
+      },
+      settings: async () => {
+        const rows = await psql(
+          monitorPort,
+          "pg_auto_failover",
+          "SELECT name, setting FROM pg_settings WHERE name LIKE 'pgautofailover.%' ORDER BY name",
+          "SELECT 'formation.number_sync_standbys', number_sync_standbys FROM pgautofailover.formation WHERE formationid = 'default'",
+          "SELECT 'node.' || nodename || '.replication_quorum', replicationquorum FROM pgautofailover.node ORDER BY nodeid"
+        )
+        const found: Record<string, string> = Object.fromEntries(
+          rows.stdout
+            .split("\n")
+            .filter(Boolean)
+            .map((line) => line.split("|") as [string, string])
+        )
+        for (const node of nodes)
+          for (const key of KeeperTimeouts)
+            found[`node.${node.name}.${key}`] = (
+              await asPostgres(dir, ["config", "get", "--pgdata", node.pgdata, key])
+            ).stdout.trim()
+        return found
       },
       setSynchronous: async (on) => {
-        const { secondary } = await waitForSteady()
-        await asPostgres(dir, ["set", "node", "replication-quorum", "--pgdata", secondary.pgdata, String(on)])
-        const deadline = Date.now() + 30_000
+        // The monitor refuses a change while the primary still applies the previous one (`apply_settings`):
+        // each step waits for the primary and its secondaries to be steady again.
+        const step = async (args: ReadonlyArray<string>) => {
+          await waitForSteady(120_000)
+          await asPostgres(dir, args)
+        }
+        const { secondaries } = await waitForSteady()
+        // With three nodes `number_sync_standbys` 1 needs standbys in the quorum: lowered first, raised last.
+        const syncStandbys = ["set", "formation", "number-sync-standbys", "--pgdata", nodes[0]!.pgdata]
+        if (dataNodes === 3 && !on) await step([...syncStandbys, "0"])
+        for (const secondary of secondaries)
+          await step(["set", "node", "replication-quorum", "--pgdata", secondary.pgdata, String(on)])
+        if (dataNodes === 3 && on) await step([...syncStandbys, "1"])
+        const deadline = Date.now() + 60_000
         for (;;) {
           const primary = await waitForPrimary()
           const names = (await psql(primary.port, "laari", "SHOW synchronous_standby_names")).stdout.trim()
-          if ((names !== "") === on) return
+          if (on ? allStandbys(names, dataNodes) : names === "") return
           if (Date.now() > deadline)
             throw new Error(`formation: synchronous_standby_names is still '${names}'`)
           await sleep(250)
@@ -388,13 +495,42 @@ export const start = async (options: { readonly timeoutMs?: number } = {}): Prom
         )
       },
       stop,
-      logs
+      logs,
+      events: async (since) => {
+        const { stdout } = await psql(
+          monitorPort,
+          "pg_auto_failover",
+          `SELECT round(extract(epoch FROM eventtime) * 1000), nodename, reportedstate, goalstate, description
+             FROM pgautofailover.event WHERE eventtime >= to_timestamp(${since / 1000}) ORDER BY eventid`
+        )
+        return stdout
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => {
+            const [at, node, reported, assigned, ...description] = line.split("|")
+            const seconds = ((Number(at) - since) / 1000).toFixed(2)
+            return `+${seconds} s  ${node}: ${reported} -> ${assigned}: ${description.join("|")}`
+          })
+      }
     }
   } catch (error) {
     await stop()
     throw error
   }
 }
+
+/** Whether `synchronous_standby_names` makes commits wait for one of the `dataNodes - 1` standbys, all named. */
+export const allStandbys = (names: string, dataNodes: number) =>
+  new RegExp(
+    `^ANY 1 \\(pgautofailover_standby_\\d+(, pgautofailover_standby_\\d+){${dataNodes - 2}}\\)$`
+  ).test(names)
+
+/** The keeper's timeouts `settings` reports. */
+const KeeperTimeouts = [
+  "timeout.network_partition_timeout",
+  "timeout.postgresql_restart_failure_timeout",
+  "timeout.postgresql_restart_failure_max_retries"
+] as const
 
 const waitReady = async (attempt: () => Promise<unknown>, timeoutMs: number, what: string) => {
   const deadline = Date.now() + timeoutMs

@@ -45,6 +45,22 @@ export interface Hosts {
   readonly stop: () => Promise<void>
 }
 
+/**
+ * A host's multi-host `DATABASE_URL`: the formation's URI (`pg_autoctl show uri`, naming every data node,
+ * two or three) with each node's `127.0.0.1:port` replaced by the host's proxy to it (`proxyPorts`, in the
+ * order of `nodes`). Fails loudly should the URI not name a node, rather than leave a host a node short.
+ */
+export const formationUrl = (
+  uri: string,
+  nodes: ReadonlyArray<{ readonly port: number }>,
+  proxyPorts: ReadonlyArray<number>
+): string =>
+  nodes.reduce((url, n, i) => {
+    const address = new RegExp(`127\\.0\\.0\\.1:${n.port}(?=[,/])`)
+    if (!address.test(url)) throw new Error(`LaariHosts: ${uri} does not name the node on port ${n.port}`)
+    return url.replace(address, `127.0.0.1:${proxyPorts[i]}`)
+  }, uri)
+
 /** Every process under `pid`, deepest first, then `pid`. */
 const tree = (pid: number): Array<number> => {
   let children: Array<number> = []
