@@ -2,69 +2,37 @@
  * The merchant dashboard at `{base_url}/dashboard`: sign in by pasting a secret key (kept only in an
  * encrypted HttpOnly cookie and authenticated on every request, with its scopes), then mandates with
  * their charges, QR codes with their images, checkout sessions, subscriptions with invoices, events,
- * and webhook endpoints: create (the secret shown once), edit, rotate, delete, and each endpoint's
- * delivery log with "Resend"; refunds of charges and invoices (`DashboardRefunds`). Forms post back
- * with the CSRF token and work without JavaScript.
+ * the balance and its settlement report, refunds (`DashboardRefunds`, `DashboardRefundList`) and webhook
+ * endpoints (`DashboardWebhooks`). What every page shares (session, CSRF, frame, scopes) is
+ * `DashboardKit`. Forms post back with the CSRF token and work without JavaScript.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import {
-  Auth,
-  Balance,
-  Balances,
-  Calendar,
-  Errors,
-  Mandates,
-  QrCodes,
-  Store,
-  Subscriptions,
-  Webhook
-} from "@laari/core"
-import * as EndedSessions from "./EndedSessions.js"
-import { Effect, Either, Schema } from "effect"
+import { Auth, Balance, Balances, Calendar, Mandates, QrCodes, Store, Subscriptions } from "@laari/core"
+import { Effect, Either } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import { principalOf } from "../Http/Security.js"
-import { OAuthClients } from "../Sql/OAuthClients.js"
-import { Directory } from "../Sql/Directory.js"
 import { makeEvents, parsed } from "../Sql/Events.js"
-import { Endpoints } from "../Webhooks/Endpoints.js"
-import { d, type Word } from "./DashboardText.js"
+import { d } from "./DashboardText.js"
 import * as Session from "./DashboardSession.js"
 import * as V from "./DashboardViews.js"
 import { BalanceView } from "./DashboardBalance.js"
 import * as RefundList from "./DashboardRefundList.js"
+import * as Kit from "./DashboardKit.js"
+import { heads, Page, scopes } from "./DashboardKit.js"
 import * as Refunds from "./DashboardRefunds.js"
-import { respond } from "./Html.js"
+import * as Webhooks from "./DashboardWebhooks.js"
 import * as Paths from "./Paths.js"
 import { problemOf, redirect, route } from "./Routing.js"
-import { csrfValid, form, Pages, throttled, visit } from "./Request.js"
-
-const Page = { limit: 50, offset: 0 } as const
-
-/** A table's column headings. */
-const heads = (lang: Parameters<typeof d>[0], words: ReadonlyArray<Word>) => words.map((w) => d(lang, w))
-
-/** The scope each section needs. */
-const scopes: { readonly [S in V.Section]: Auth.Scope } = {
-  mandates: "mandates:write",
-  "qr-codes": "qr:write",
-  "checkout-sessions": "checkout:write",
-  subscriptions: "subscriptions:write",
-  balance: "payments:write",
-  refunds: "payments:write",
-  events: "webhooks:write",
-  webhooks: "webhooks:write"
-}
+import { csrfValid, form, throttled, visit } from "./Request.js"
 
 export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
+    const kit = yield* Kit.make
+    const { root, pages, ended, credentials, provide, frame, signInPage, handle, shell, section, idParam } =
+      kit
     const config = yield* ServerConfigTag
-    const ended = yield* EndedSessions.make
-    const pages = yield* Pages
-    const directory = yield* Directory
-    const credentials = { directory, oauth: yield* OAuthClients }
     const mandates = yield* Mandates.Mandates
     const charges = yield* Store.ChargesStore
     const qrCodes = yield* QrCodes.QrCodes
@@ -72,89 +40,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const sessions = yield* Store.CheckoutSessionsStore
     const subscriptions = yield* Subscriptions.Subscriptions
     const events = yield* makeEvents
-    const endpoints = yield* Endpoints
-    const merchants = yield* Store.Merchants
     const balances = yield* Balances.Balances
-    const root = `${Paths.prefixOf(config.baseUrl)}/dashboard`
-    const assets = Paths.prefixOf(config.checkoutUrl)
-    const provide = Effect.provideService(Pages, pages)
-
-    type Visit = Effect.Effect.Success<typeof visit>
-    const frame = (v: Visit): V.Frame => ({ lang: v.lang, root, assets, csrf: v.csrf })
-
-    /** The signed-in merchant's principal; a revoked key, an expired session or a cookie from elsewhere is nobody. */
-    const signedIn = Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const session = Session.open(pages, request.cookies[Session.Cookie])
-      if (session === undefined) return undefined
-      if (yield* ended.isEnded(session.id)) return undefined
-      const principal = yield* principalOf(credentials, session.key)
-      return principal?.kind === "secret" ? { principal, session } : undefined
-    })
-
-    const signInPage = (v: Visit, error?: string, status = 200) =>
-      respond(<V.SignIn frame={frame(v)} error={error} />, status)
-
-    /** A dashboard page: signed out, the sign-in page; a post needs the CSRF token. */
-    const handle = <E, R>(
-      post: boolean,
-      build: (
-        v: Visit,
-        principal: Auth.Principal
-      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-    ) =>
-      provide(
-        Effect.gen(function* () {
-          const v = yield* visit
-          if (post && (yield* throttled)) return v.finish(signInPage(v, d(v.lang, "busy"), 429))
-          if (post && !(yield* csrfValid)) return v.finish(signInPage(v, d(v.lang, "expired"), 403))
-          const signed = yield* signedIn
-          if (signed === undefined) return v.finish(signInPage(v, undefined, post ? 401 : 200))
-          // Sealed again, seen now: the idle time counts from this request.
-          const { key, signedIn: since, id } = signed.session
-          return v.finish(Session.start(pages, yield* build(v, signed.principal), key, since, id))
-        })
-      )
-
-    /** A page of the dashboard in its section's frame, with the signed-in merchant's name. */
-    const shell: Refunds.Shell = (v, principal, { title, status, ...page }) =>
-      Effect.map(merchants.get(principal.merchantId), (merchant) =>
-        respond(
-          <V.Shell
-            frame={frame(v)}
-            principal={principal}
-            merchant={merchant?.name ?? ""}
-            {...page}
-            title={d(v.lang, title)}
-          />,
-          status ?? 200
-        )
-      )
-
-    /** A section's page, or what it lacks when the key's scopes do not cover it. */
-    const section =
-      <E, R>(
-        name: V.Section,
-        title: Word,
-        body: (v: Visit, principal: Auth.Principal) => Effect.Effect<preact.ComponentChildren, E, R>,
-        messages: (v: Visit) => { readonly notice?: string; readonly error?: string } = () => ({}),
-        status = 200
-      ) =>
-      (v: Visit, principal: Auth.Principal) =>
-        Effect.gen(function* () {
-          // What the key's scopes do not cover is refused on the section's own page, without its body.
-          if (Auth.check(principal, scopes[name]) !== undefined) {
-            const error = d(v.lang, "lacksScope", { scope: scopes[name] })
-            return yield* shell(v, principal, { section: name, title, children: null, error, status: 403 })
-          }
-          const children = yield* body(v, principal)
-          // After a refund, the payment's page (`?refunded=`) tells of it.
-          const notice = Refunds.notice(v.lang, (yield* HttpServerRequest.HttpServerRequest).url)
-          const page = { section: name, title, children, notice, ...messages(v), status }
-          return yield* shell(v, principal, page)
-        })
-
-    const idParam = Effect.map(HttpRouter.params, (p) => p.id ?? "")
     const tenant = Auth.tenantOf
 
     yield* router.get(
@@ -473,205 +359,6 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       )
     )
 
-    // ---- Webhook endpoints ----------------------------------------------------------------------------
-
-    const webhooksPage = (
-      messages: { readonly notice?: string; readonly error?: string; readonly secret?: string },
-      status = 200
-    ) =>
-      section(
-        "webhooks",
-        "webhookEndpoints",
-        (v, p) =>
-          Effect.map(endpoints.list(p, Page), (list) => (
-            <>
-              {messages.secret === undefined ? null : <V.SecretOnce lang={v.lang} secret={messages.secret} />}
-              <V.Table
-                label={d(v.lang, "webhookEndpoints")}
-                head={heads(v.lang, ["url", "events", "status", "why"])}
-                rows={V.endpointRows(v.lang, root, list)}
-                empty={d(v.lang, "noEndpoints")}
-              />
-              <h2>{d(v.lang, "addEndpoint")}</h2>
-              <V.EndpointForm
-                frame={frame(v)}
-                action={`${root}/webhooks`}
-                submit={d(v.lang, "addEndpointButton")}
-              />
-            </>
-          )),
-        () => messages,
-        status
-      )
-
-    const endpointPage = (
-      id: string,
-      messages: { readonly notice?: string; readonly error?: string; readonly secret?: string },
-      status = 200
-    ) =>
-      section(
-        "webhooks",
-        "webhookEndpoint",
-        (v, p) =>
-          Effect.gen(function* () {
-            const found = yield* Effect.either(endpoints.get(p, id))
-            if (found._tag === "Left") return <p class="error">{problemOf(found.left).text}</p>
-            const e = found.right
-            const log = yield* endpoints.deliveries(tenant(p), e.id, { limit: 50, offset: 0 })
-            return (
-              <>
-                {messages.secret === undefined ? null : (
-                  <V.SecretOnce lang={v.lang} secret={messages.secret} />
-                )}
-                <V.EndpointForm
-                  frame={frame(v)}
-                  action={`${root}/webhooks/${e.id}`}
-                  endpoint={e}
-                  submit={d(v.lang, "save")}
-                />
-                <div class="actions">
-                  <form method="post" action={`${root}/webhooks/${e.id}/rotate`} class="inline">
-                    <input type="hidden" name="_csrf" value={v.csrf} />
-                    <button type="submit" class="secondary">
-                      {d(v.lang, "rotate")}
-                    </button>
-                  </form>
-                  <form method="post" action={`${root}/webhooks/${e.id}/delete`} class="inline">
-                    <input type="hidden" name="_csrf" value={v.csrf} />
-                    <button type="submit" class="secondary">
-                      {d(v.lang, "remove")}
-                    </button>
-                  </form>
-                </div>
-                <h2>{d(v.lang, "deliveries")}</h2>
-                <V.Table
-                  label={d(v.lang, "deliveries")}
-                  head={heads(v.lang, ["when", "event", "attempt", "status", "response", "took"])}
-                  rows={V.deliveryRows(frame(v), e.id, log)}
-                  empty={d(v.lang, "noDeliveries")}
-                />
-              </>
-            )
-          }),
-        () => messages,
-        status
-      )
-
-    /** The events and fields of an endpoint form. */
-    const endpointFields = Effect.map(form, (field) => {
-      const ticked = field.all("events")
-      return { field, chosen: ticked.includes("*") || ticked.length === 0 ? ["*"] : ticked }
-    })
-
-    /** The ticked events, checked by the API's own rule. */
-    const enabledEvents = (chosen: ReadonlyArray<string>) =>
-      Schema.decodeUnknown(Webhook.EnabledEvents)(chosen).pipe(
-        Effect.mapError(() =>
-          Errors.InvalidRequest.field("enabled_events", "must be event types of spec 6, or all")
-        )
-      )
-
-    yield* router.get(route(`${root}/webhooks`), handle(false, webhooksPage({})))
-
-    yield* router.post(
-      route(`${root}/webhooks`),
-      handle(true, (v, p) =>
-        Effect.gen(function* () {
-          const { field, chosen } = yield* endpointFields
-          const created = yield* Effect.either(
-            Effect.flatMap(enabledEvents(chosen), (events) =>
-              endpoints.create(p, {
-                url: (field("url") ?? "").trim(),
-                enabledEvents: events,
-                description: (field("description") ?? "").trim() || null
-              })
-            )
-          )
-          if (created._tag === "Left")
-            return yield* webhooksPage({ error: problemOf(created.left).text }, 422)(v, p)
-          return yield* endpointPage(created.right.endpoint.id, {
-            notice: d(v.lang, "added"),
-            secret: created.right.secret
-          })(v, p)
-        })
-      )
-    )
-
-    yield* router.get(
-      route(`${root}/webhooks/:id`),
-      handle(false, (v, p) =>
-        Effect.gen(function* () {
-          const id = yield* idParam
-          const q = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://dashboard").searchParams
-          const notice = q.get("resent") !== null ? d(v.lang, "resent") : undefined
-          return yield* endpointPage(id, notice === undefined ? {} : { notice })(v, p)
-        })
-      )
-    )
-
-    yield* router.post(
-      route(`${root}/webhooks/:id`),
-      handle(true, (v, p) =>
-        Effect.gen(function* () {
-          const id = yield* idParam
-          const { field, chosen } = yield* endpointFields
-          const status = field("status")
-          const updated = yield* Effect.either(
-            Effect.flatMap(enabledEvents(chosen), (events) =>
-              endpoints.update(p, id, {
-                url: (field("url") ?? "").trim(),
-                enabledEvents: events,
-                description: (field("description") ?? "").trim() || null,
-                status: status === "ENABLED" || status === "DISABLED" ? status : undefined
-              })
-            )
-          )
-          if (updated._tag === "Left")
-            return yield* endpointPage(id, { error: problemOf(updated.left).text }, 422)(v, p)
-          return yield* endpointPage(id, { notice: d(v.lang, "saved") })(v, p)
-        })
-      )
-    )
-
-    yield* router.post(
-      route(`${root}/webhooks/:id/rotate`),
-      handle(true, (v, p) =>
-        Effect.gen(function* () {
-          const id = yield* idParam
-          const rotated = yield* Effect.either(endpoints.rotate(p, id))
-          if (rotated._tag === "Left")
-            return yield* endpointPage(id, { error: problemOf(rotated.left).text }, 404)(v, p)
-          return yield* endpointPage(id, {
-            notice: d(v.lang, "rotated"),
-            secret: rotated.right.secret
-          })(v, p)
-        })
-      )
-    )
-
-    yield* router.post(
-      route(`${root}/webhooks/:id/delete`),
-      handle(true, (v, p) =>
-        Effect.gen(function* () {
-          const removed = yield* Effect.either(endpoints.remove(p, yield* idParam))
-          if (removed._tag === "Left")
-            return yield* webhooksPage({ error: problemOf(removed.left).text }, 404)(v, p)
-          return yield* webhooksPage({ notice: d(v.lang, "deleted") })(v, p)
-        })
-      )
-    )
-
-    yield* router.post(
-      route(`${root}/webhooks/:id/resend`),
-      handle(true, (v, p) =>
-        Effect.gen(function* () {
-          const id = yield* idParam
-          const resent = yield* Effect.either(endpoints.resend(p, id, (yield* form)("event_id") ?? ""))
-          if (resent._tag === "Left")
-            return yield* endpointPage(id, { error: problemOf(resent.left).text }, 404)(v, p)
-          return redirect(`${root}/webhooks/${id}?resent=1`)
-        })
-      )
-    )
+    yield* Webhooks.routes(router, kit)
   })
 )
