@@ -20,7 +20,7 @@ import * as ServerProcess from "./support/ServerProcess.js"
 import * as TestServer from "./support/TestServer.js"
 
 B.requireOrWarn("the accessibility (axe-core) tests")
-vi.setConfig({ testTimeout: 180_000 })
+vi.setConfig({ testTimeout: 420_000 })
 
 const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
 
