@@ -2,12 +2,10 @@
  * The memory adapter of core's `RefundsRepo`. Like every memory adapter its operations join the caller's
  * `MemoryDb` transaction, so "locked until the transaction ends" holds: nothing else runs until it ends.
  */
-import { type Ids, type Refund, Store } from "@laari/core"
+import { type Refund, Store } from "@laari/core"
 import { DateTime, Effect, HashMap, Option } from "effect"
 import type { MemoryDbService, Row, Tables } from "./MemoryDb.js"
-
-const belongsTo = (m: { readonly merchantId: string; readonly environment: string }, tenant: Ids.Tenant) =>
-  m.merchantId === tenant.merchantId && m.environment === tenant.environment
+import { belongsTo } from "./MemoryRows.js"
 
 const rowValue = <A>(table: HashMap.HashMap<string, Row<A>>, id: string): A | undefined =>
   Option.getOrUndefined(HashMap.get(table, id.toLowerCase()))?.value

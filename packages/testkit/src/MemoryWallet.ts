@@ -52,7 +52,7 @@ export const post = (
 
 /**
  * Records a transfer between a customer and a merchant: its posting and its record, which the balance
- * reads list (`MemoryStore.ledgerReads`). A refund is booked the same way, kind `refund`.
+ * reads list (`MemoryBalance.ledgerReads`). A refund is booked the same way, kind `refund`.
  */
 export const book = (
   t: Tables,

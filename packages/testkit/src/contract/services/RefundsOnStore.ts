@@ -8,50 +8,39 @@
  * refund moves and records nothing.
  */
 import { describe, expect } from "@effect/vitest"
-import type { Vitest } from "@effect/vitest"
 import {
-  Crypto,
-  type Engine,
   type Events,
   type Ids,
   Mandates,
   Notifications,
   QrCodes,
-  type QrImages,
   Refund,
   Refunds,
   Store,
   Subscriptions,
-  Wallet,
-  Work
+  Wallet
 } from "@laari/core"
 import { DateTime, Effect, Either } from "effect"
-import { SandboxPayerBalance, Seed } from "./Seed.js"
-import type * as StoreContract from "./StoreContract.js"
+import { SandboxPayerBalance, Seed } from "../../Seed.js"
+import {
+  type It,
+  cycleInvoice,
+  freshMerchant,
+  merchantWithOutlet,
+  qrRequest,
+  subscribe,
+  tenantOf,
+  uuid
+} from "../Helpers.js"
+import { at } from "./ManualClock.js"
 
-/** What the contract's own helpers lend this part (passed in: StoreContract imports this module). */
-export interface Helpers {
-  readonly freshMerchant: typeof StoreContract.freshMerchant
-  readonly tenantOf: typeof StoreContract.tenantOf
-  readonly subscribe: typeof StoreContract.subscribe
-  readonly cycleInvoice: typeof StoreContract.cycleInvoice
-  readonly merchantWithOutlet: typeof StoreContract.merchantWithOutlet
-  readonly qrRequest: typeof StoreContract.qrRequest
-}
-
-const uuid = Effect.flatMap(Crypto.Crypto, (c) => c.uuid)
-const at = (iso: string) => Effect.withClock(Work.makeManualClock(Date.parse(iso)).clock)
-
-/** What the contract's tests run with: core's services over the adapter's ports, and seeding. */
-export type Services = Engine.Services | Store.Ports | Crypto.Crypto | QrImages.QrImages | Seed
-
-export const tests = (it: Vitest.MethodsNonLive<Services, true>, h: Helpers): void => {
+export const tests = (it: It): void => {
   /** A fresh merchant with an active sandbox mandate and `amounts` charged under it. */
   const charged = (amounts: ReadonlyArray<number>, feeBps?: number) =>
     Effect.gen(function* () {
       const mandates = yield* Mandates.Mandates
-      const merchant = yield* h.freshMerchant(feeBps === undefined ? {} : { feeBps })
-      const tenant = h.tenantOf(merchant)
+      const merchant = yield* freshMerchant(feeBps === undefined ? {} : { feeBps })
+      const tenant = tenantOf(merchant)
       const m = yield* mandates.create(tenant, {
         reference: `refund-${yield* uuid}`,
         title: "Refunds",
@@ -179,8 +168,8 @@ export const tests = (it: Vitest.MethodsNonLive<Services, true>, h: Helpers): vo
         for (const id of [yield* uuid, "not-a-uuid"])
           expect(yield* refused({ source: source(id) })).toMatchObject({ _tag: "PaymentNotFound" })
         // Another merchant's charge, and this merchant's charge named as a QR payment: not found.
-        const other = yield* h.freshMerchant()
-        expect(yield* refused({ source: source(charge.id) }, h.tenantOf(other))).toMatchObject({
+        const other = yield* freshMerchant()
+        expect(yield* refused({ source: source(charge.id) }, tenantOf(other))).toMatchObject({
           _tag: "PaymentNotFound"
         })
         expect(yield* refused({ source: { kind: "qr_payment", id: charge.id } })).toMatchObject({
@@ -239,13 +228,13 @@ export const tests = (it: Vitest.MethodsNonLive<Services, true>, h: Helpers): vo
         const refunds = yield* Refunds.Refunds
         const seed = yield* Seed
         const qr = yield* QrCodes.QrCodes
-        const { merchant, outlet, tenant } = yield* h.merchantWithOutlet()
+        const { merchant, outlet, tenant } = yield* merchantWithOutlet()
         const customer = yield* seed.customer({
           environment: "test",
           phone: `+960 ${yield* uuid}`,
           balance: 50_000
         })
-        const code = yield* qr.create(tenant, h.qrRequest(outlet.id, { type: "DYNAMIC", amount: 12_000 }))
+        const code = yield* qr.create(tenant, qrRequest(outlet.id, { type: "DYNAMIC", amount: 12_000 }))
         const payment = yield* qr.pay({
           environment: "test",
           customerId: customer.id,
@@ -264,9 +253,9 @@ export const tests = (it: Vitest.MethodsNonLive<Services, true>, h: Helpers): vo
         expect(byQr.map((r) => r.id)).toEqual([refund.id])
 
         // A subscription's first invoice is paid at activation; the next cycle's is open.
-        const sub = yield* h.subscribe(tenant, customer.id)
+        const sub = yield* subscribe(tenant, customer.id)
         expect(sub.invoice.status).toBe("PAID")
-        const open = yield* h.cycleInvoice(sub.subscription, 1)
+        const open = yield* cycleInvoice(sub.subscription, 1)
         yield* (yield* Store.InvoicesStore).insert(open)
         expect(
           yield* Effect.flip(
@@ -380,7 +369,7 @@ export const tests = (it: Vitest.MethodsNonLive<Services, true>, h: Helpers): vo
           const subscriptions = yield* Subscriptions.Subscriptions
           // A charge first, so the merchant's balance can fund the invoice's refund.
           const { merchant, tenant } = yield* charged([10_000])
-          const sub = yield* h.subscribe(tenant, merchant.sandboxPayer)
+          const sub = yield* subscribe(tenant, merchant.sandboxPayer)
           const [refund, cancelled] = yield* Effect.all(
             [
               refunds.create(tenant, { source: { kind: "invoice", id: sub.invoice.id }, amount: 1_000 }),

@@ -4,23 +4,28 @@
  * by the merchant's reference, which must name exactly one payment of the tenant's.
  */
 import { describe, expect } from "@effect/vitest"
-import type { Vitest } from "@effect/vitest"
-import { Crypto, type Ids, Mandates, QrCodes, Refunds, Store, Wallet, Work } from "@laari/core"
+import { type Ids, Mandates, QrCodes, Refunds, Store, Wallet } from "@laari/core"
 import { Effect } from "effect"
-import type { Helpers, Services } from "./RefundContract.js"
-import { Seed } from "./Seed.js"
-
-const uuid = Effect.flatMap(Crypto.Crypto, (c) => c.uuid)
-const at = (iso: string) => Effect.withClock(Work.makeManualClock(Date.parse(iso)).clock)
+import { Seed } from "../../Seed.js"
+import {
+  type It,
+  freshMerchant,
+  merchantWithOutlet,
+  qrRequest,
+  subscribe,
+  tenantOf,
+  uuid
+} from "../Helpers.js"
+import { at } from "./ManualClock.js"
 
 /** Plain data, so records from two adapters' mappings compare by value. */
 const plain = (u: unknown) => JSON.parse(JSON.stringify(u))
 
-export const tests = (it: Vitest.MethodsNonLive<Services, true>, h: Helpers): void => {
+export const tests = (it: It): void => {
   /** A merchant with an outlet, a funded customer, and a mandate of the customer's to charge. */
   const setting = Effect.gen(function* () {
     const seed = yield* Seed
-    const { merchant, outlet, tenant } = yield* h.merchantWithOutlet()
+    const { merchant, outlet, tenant } = yield* merchantWithOutlet()
     const customer = yield* seed.customer({
       environment: "test",
       phone: `+960 ${yield* uuid}`,
@@ -49,15 +54,15 @@ export const tests = (it: Vitest.MethodsNonLive<Services, true>, h: Helpers): vo
     it.effect("a charge, a QR payment and an invoice by id: the tenant's, in any case, else none", () =>
       Effect.gen(function* () {
         const { tenant, outlet, customer, mandate } = yield* setting
-        const other = h.tenantOf(yield* h.freshMerchant())
+        const other = tenantOf(yield* freshMerchant())
         const live: Ids.Tenant = { ...tenant, environment: "live" }
         const charge = yield* (yield* Mandates.Mandates).charge(tenant, mandate.id, { amount: 3_000 })
         const code = yield* (yield* QrCodes.QrCodes).create(
           tenant,
-          h.qrRequest(outlet.id, { type: "DYNAMIC", amount: 4_000 })
+          qrRequest(outlet.id, { type: "DYNAMIC", amount: 4_000 })
         )
         const payment = yield* pay(customer.id, code, null)
-        const sub = yield* h.subscribe(tenant, customer.id)
+        const sub = yield* subscribe(tenant, customer.id)
 
         const charges = yield* Store.ChargesStore
         const qrPayments = yield* Store.QrPaymentsStore
@@ -97,7 +102,7 @@ export const tests = (it: Vitest.MethodsNonLive<Services, true>, h: Helpers): vo
           const qr = yield* QrCodes.QrCodes
           const seed = yield* Seed
           const { merchant, tenant, outlet, customer, mandate } = yield* setting
-          const other = h.tenantOf(yield* h.freshMerchant())
+          const other = tenantOf(yield* freshMerchant())
           const unique = `order-${yield* uuid}`
           const charge = yield* mandates.charge(tenant, mandate.id, { amount: 5_000, reference: unique })
           // Two charges with the mandate's reference (the default): the reference names neither.
@@ -133,11 +138,11 @@ export const tests = (it: Vitest.MethodsNonLive<Services, true>, h: Helpers): vo
           const dynamicRef = `qr-${yield* uuid}`
           const dynamic = yield* qr.create(
             tenant,
-            h.qrRequest(outlet.id, { type: "DYNAMIC", amount: 2_000, reference: dynamicRef })
+            qrRequest(outlet.id, { type: "DYNAMIC", amount: 2_000, reference: dynamicRef })
           )
           const paid = yield* pay(customer.id, dynamic, null)
           const staticRef = `till-${yield* uuid}`
-          const till = yield* qr.create(tenant, h.qrRequest(outlet.id, { reference: staticRef }))
+          const till = yield* qr.create(tenant, qrRequest(outlet.id, { reference: staticRef }))
           yield* pay(customer.id, till, 700)
           yield* pay(customer.id, till, 800)
           const wallet = yield* Wallet.Wallet
