@@ -11,7 +11,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { OpenApi } from "@effect/platform"
 import { Api } from "../src/Api.js"
-import { OpsDocumentApi } from "../src/Http/Docs.js"
+import { OpsDocumentApi } from "../src/Routes.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../../..")
 

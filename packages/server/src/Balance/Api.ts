@@ -6,9 +6,10 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Balance, Balances, Ids } from "@laari/core"
+import { Balance, Ids } from "@laari/core"
 import { Schema } from "effect"
 import { Paging, Text, Timestamp } from "../Http/Fields.js"
+import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Security.js"
 
@@ -61,22 +62,6 @@ export const ReportParams = Schema.Struct({
   })
 })
 
-export const BalanceTransactionNotFound = Problems.plain(
-  Balances.BalanceTransactionNotFound,
-  "BalanceTransactionNotFound",
-  404,
-  "`starting_after` names no balance transaction of this merchant in this environment",
-  "BALANCE_TRANSACTION_NOT_FOUND"
-)
-
-export const InvalidReportDate = Problems.plain(
-  Balances.InvalidReportDate,
-  "InvalidReportDate",
-  400,
-  "`date` is not a calendar day of the form `YYYY-MM-DD`",
-  "INVALID_DATE"
-)
-
 export const SettlementCsv = HttpApiSchema.withEncoding(
   Schema.String.annotations({
     description:
@@ -99,7 +84,7 @@ export class BalanceApi extends HttpApiGroup.make("balance")
     HttpApiEndpoint.get("transactions", "/balance-transactions")
       .setUrlParams(ListParams)
       .addSuccess(BalanceTransactionList)
-      .addError(BalanceTransactionNotFound)
+      .addError(DomainProblems.BalanceTransactionNotFound)
       .annotate(OpenApi.Summary, "List balance transactions")
       .annotate(
         OpenApi.Description,
@@ -110,7 +95,7 @@ export class BalanceApi extends HttpApiGroup.make("balance")
     HttpApiEndpoint.get("settlement", "/reports/settlement")
       .setUrlParams(ReportParams)
       .addSuccess(SettlementCsv)
-      .addError(InvalidReportDate)
+      .addError(DomainProblems.InvalidReportDate)
       .annotate(OpenApi.Summary, "Download a settlement report")
       .annotate(
         OpenApi.Description,

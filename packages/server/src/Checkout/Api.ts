@@ -9,6 +9,7 @@ import { Schema } from "effect"
 import { Body, IdOrReference, optionalNullable, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as JsonSchema from "../Http/JsonSchema.js"
+import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Authentication.js"
 
@@ -154,8 +155,8 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
         requestBody: { required: true, content: { "application/json": { schema: documentedBody() } } }
       })
       .addSuccess(SessionCreated)
-      .addError(Problems.SubscriptionsNotEnabled)
-      .addError(Problems.CheckoutReferenceTaken)
+      .addError(DomainProblems.SubscriptionsNotEnabled)
+      .addError(DomainProblems.CheckoutReferenceTaken)
       .annotate(OpenApi.Summary, "Create a checkout session")
       .annotate(
         OpenApi.Description,
@@ -166,7 +167,7 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
     HttpApiEndpoint.get("get", "/checkout/sessions/:id")
       .setPath(IdPath)
       .addSuccess(SessionRead)
-      .addError(Problems.CheckoutSessionNotFound)
+      .addError(DomainProblems.CheckoutSessionNotFound)
       .annotate(OpenApi.Summary, "Fetch a checkout session")
       .annotate(
         OpenApi.Description,
@@ -177,8 +178,8 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
     Idempotent.post("cancel", "/checkout/sessions/:id/cancel")
       .setPath(IdPath)
       .addSuccess(SessionRead)
-      .addError(Problems.CheckoutSessionNotFound)
-      .addError(Problems.CheckoutSessionClosed)
+      .addError(DomainProblems.CheckoutSessionNotFound)
+      .addError(DomainProblems.CheckoutSessionClosed)
       .annotate(OpenApi.Summary, "Cancel a checkout session")
       .annotate(
         OpenApi.Description,

@@ -12,7 +12,7 @@ import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Redacted } from "effect"
-import * as Problems from "../Http/Problems.js"
+import * as Answers from "../Http/Answers.js"
 import * as RateLimit from "../Http/RateLimit.js"
 import { principalOf, refusalOf } from "../Http/Security.js"
 import { Directory } from "../Sql/Directory.js"
@@ -43,7 +43,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       // The key or token read as the merchant API reads it.
       const token = yield* HttpApiBuilder.securityDecode(HttpApiSecurity.bearer)
       const principal = yield* principalOf(credentials, Redacted.value(token))
-      if (principal === undefined) return Problems.respond(refusalOf(Redacted.value(token)))
+      if (principal === undefined) return Answers.respond(refusalOf(Redacted.value(token)))
       yield* limitKey(principal.keyId)
       const body = request.method === "POST" ? yield* Effect.orElseSucceed(request.text, () => "") : null
       const { handler, run, loaders } = yield* engine
@@ -64,8 +64,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       })
     }).pipe(
       Effect.catchTags({
-        RateLimited: (e) => Effect.succeed(Problems.respond(e)),
-        ServiceUnavailable: (e) => Effect.succeed(Problems.respond(e))
+        RateLimited: (e) => Effect.succeed(Answers.respond(e)),
+        ServiceUnavailable: (e) => Effect.succeed(Answers.respond(e))
       })
     )
 

@@ -1,7 +1,7 @@
 /**
  * The API's descriptions for people: `/docs` renders `/openapi.json` with Scalar (the platform inlines its
- * bundle, and remote fonts are off, so the page works without internet access), and the operator API
- * has its own document at `/ops/openapi.json`, kept out of the merchants' contract.
+ * bundle, and remote fonts are off, so the page works without internet access). Which other documents
+ * are served, and where (the operator API's at `/ops/openapi.json`), is `Routes`' to say.
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
@@ -10,26 +10,7 @@ import type * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { EventType } from "@laari/core"
 import { Effect, Layer } from "effect"
-import { OpsApi } from "../Ops/Api.js"
-import { OpsWebhooksApi } from "../Webhooks/Api.js"
-import * as OpenApiDocument from "./OpenApiDocument.js"
-import * as Problems from "./Problems.js"
-
-/** The operator API alone; the main `Api` excludes the group from its document. */
-export class OpsDocumentApi extends HttpApi.make("laari-operator")
-  .add(OpsApi.annotate(OpenApi.Exclude, false))
-  .add(OpsWebhooksApi.annotate(OpenApi.Exclude, false))
-  // As on the main `Api`: an empty or dot path parameter matches no route, answered `NOT_FOUND`.
-  .addError(Problems.NotFoundProblem)
-  .annotate(OpenApi.Title, "laari operator API")
-  .annotate(OpenApi.Version, EventType.ApiVersion)
-  .annotate(OpenApi.Transform, OpenApiDocument.finish({ internal: true }))
-  .annotate(
-    OpenApi.Description,
-    "Merchants, outlets, keys, feature gates, customers, suspensions, recorded events and the manual clock. Authenticate with `Authorization: Bearer <LAARI_OPS_TOKEN>`. Not part of the merchant API's contract."
-  ) {}
 
 /**
  * The OpenAPI document of `api`, generated on its first request and kept: generating the two documents
@@ -54,9 +35,14 @@ export const apiDocument = HttpApiBuilder.Router.use((router) =>
   })
 )
 
-const opsDocument = HttpApiBuilder.Router.use((router) =>
-  Effect.flatMap(lazyDocument(OpsDocumentApi), (document) => router.get("/ops/openapi.json", document))
-)
+/** `GET path`: the OpenAPI document of another API than the one served (the operator API's). */
+export const document = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  path: `/${string}`,
+  api: HttpApi.HttpApi<Id, Groups, E, R>
+) =>
+  HttpApiBuilder.Router.use((router) =>
+    Effect.flatMap(lazyDocument(api), (response) => router.get(path, response))
+  )
 
 /**
  * What the reference page may load: only this origin. Scalar's bundle and the document are inline
@@ -81,7 +67,7 @@ export const DocsContentSecurityPolicy = [
 const DocsPath = "/docs"
 
 /** The security headers of the reference page. */
-const docsHeaders = HttpApiBuilder.middleware((app) =>
+export const headers = HttpApiBuilder.middleware((app) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
     new URL(request.url, "http://laari").pathname === DocsPath
       ? Effect.map(app, (response) =>
@@ -108,7 +94,7 @@ const scalarOptions: Parameters<typeof HttpApiScalar.layer>[0] = {
  * own, which then answers each request; uninterruptible, so a first reader who goes away does not leave
  * the interruption cached.
  */
-const docsPage = HttpApiBuilder.Router.use((router) =>
+export const page = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const api = yield* HttpApi.Api
     const page = yield* Effect.cached(
@@ -125,5 +111,3 @@ const docsPage = HttpApiBuilder.Router.use((router) =>
     yield* router.get(DocsPath, Effect.orDie(Effect.flatten(page)))
   })
 )
-
-export const layer = Layer.mergeAll(docsPage, opsDocument, docsHeaders)

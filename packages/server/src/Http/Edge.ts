@@ -19,6 +19,7 @@
 import * as Http from "node:http"
 import type * as Net from "node:net"
 import { Errors } from "@laari/core"
+import * as Answers from "./Answers.js"
 import * as Problems from "./Problems.js"
 import * as RequestId from "./RequestId.js"
 import * as RetryAfter from "./RetryAfter.js"
@@ -65,9 +66,9 @@ type Refusal = Problems.BodyTooLarge | Errors.ServiceUnavailable
 
 const shuttingDown = () => new Errors.ServiceUnavailable({ message: "This service is shutting down" })
 
-/** An error the edge answers by itself, encoded by its schema (`Problems`): its status, body and headers. */
+/** An error the edge answers by itself, encoded by its schema (`Answers`): its status, body and headers. */
 const refusal = (error: Refusal) => {
-  const answer = Problems.answer(error)!
+  const answer = Answers.answer(error)!
   const status = answer.status
   const body = JSON.stringify(answer.body)
   const headers = {

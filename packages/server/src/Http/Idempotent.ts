@@ -8,6 +8,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { type Auth, type Errors, Idempotency, Store } from "@laari/core"
 import { DateTime, Effect, Either, Schema } from "effect"
 import * as Keys from "../Keys.js"
+import * as Answers from "./Answers.js"
 import * as Problems from "./Problems.js"
 
 /** The headers of every endpoint that takes a key. */
@@ -110,7 +111,7 @@ export const idempotent = <A, E, R>(
       }
       const outcome = yield* Effect.either(command)
       if (Either.isLeft(outcome)) {
-        const answer = Problems.answer(outcome.left)
+        const answer = Answers.answer(outcome.left)
         // A 5xx (or an error without a schema, answered as a defect) rolls everything back.
         if (answer === undefined || answer.status >= 500) return yield* Effect.fail(new Abort(outcome.left))
         yield* store.complete(scope, {

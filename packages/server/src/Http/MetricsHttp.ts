@@ -12,7 +12,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Chunk, Context, Effect, FiberRef, type HashMap, Layer } from "effect"
 import * as Logs from "../Logs.js"
 import { Metrics } from "../Metrics.js"
-import * as Problems from "./Problems.js"
+import * as Answers from "./Answers.js"
 import { OpsAuthentication, OpsAuthenticationLive } from "./Security.js"
 
 export const Path = "/metrics"
@@ -140,9 +140,9 @@ const route = HttpApiBuilder.Router.use((router) =>
         })
       }).pipe(
         Effect.catchTags({
-          Unauthorized: (e) => Effect.succeed(Problems.respond(e)),
+          Unauthorized: (e) => Effect.succeed(Answers.respond(e)),
           // Locked out after wrong tokens (`Security.OpsAuthenticationLive`).
-          RateLimited: (e) => Effect.succeed(Problems.respond(e))
+          RateLimited: (e) => Effect.succeed(Answers.respond(e))
         })
       )
     )

@@ -10,8 +10,9 @@
  * - after, decode failures become `422` with the fields, or `400` for a body nested deeper than `MaxDepth`,
  *   a body that is not JSON `400`, an unknown route a JSON `404`, and a defect a JSON `500` that leaks no
  *   stack trace (and is logged).
+ *
+ * Which paths read their bodies themselves is the caller's to say (`Routes`): the edge names no feature.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiError from "@effect/platform/HttpApiError"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
@@ -21,12 +22,8 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Fields } from "@laari/core"
 import { Cause, Effect, Either, Option } from "effect"
-import { Api } from "../Api.js"
-import { ServerConfigTag } from "../Config.js"
-import * as Paths from "../Pages/Paths.js"
+import * as Answers from "./Answers.js"
 import * as Problems from "./Problems.js"
-import * as GraphQLHttp from "../GraphQL/Http.js"
-import * as OAuthHttp from "../OAuth/Http.js"
 
 /**
  * Deepest nesting of arrays and objects a body may have. Every request schema is a few levels deep; far
@@ -89,19 +86,25 @@ const isOverLimit = (error: unknown): boolean =>
   error.cause instanceof Error &&
   error.cause.message === "maxBytes exceeded"
 
+/** The routes that read their own bodies, which the content type check leaves alone. */
+export interface OwnBodies {
+  /** Paths that answer every body themselves, as their specifications say. */
+  readonly anyBody: (pathname: string) => boolean
+  /** Paths that read form posts themselves, within the same size limit. */
+  readonly forms: (pathname: string) => boolean
+}
+
 /** Refuses, from its headers, a body HttpApi would not read as JSON. */
 const checkContentType = (
-  isPage: (pathname: string) => boolean
+  own: OwnBodies
 ): Effect.Effect<Problems.UnsupportedMediaType | undefined, never, HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (!hasBody(request)) return undefined
     const contentType = request.headers["content-type"]
     const pathname = new URL(request.url, "http://laari").pathname
-    // OAuth's and GraphQL's endpoints answer every body themselves, as their specifications say.
-    if (OAuthHttp.isOAuthPath(pathname) || pathname === GraphQLHttp.Path) return undefined
-    // The pages read their forms themselves, within the same size limit.
-    if (isForm(contentType) && isPage(pathname)) return undefined
+    if (own.anyBody(pathname)) return undefined
+    if (isForm(contentType) && own.forms(pathname)) return undefined
     return isJson(contentType) ? undefined : new Problems.UnsupportedMediaType()
   })
 
@@ -127,28 +130,27 @@ const mapCause = (maxBodyBytes: number) => (cause: Cause.Cause<never>) => {
   if (failure instanceof HttpApiError.HttpApiDecodeError)
     return Effect.map(nestedTooDeep, (deep) => {
       // Describing a value nested thousands deep would exhaust the stack of whatever walks it.
-      if (deep) return Problems.respond(tooDeep)
+      if (deep) return Answers.respond(tooDeep)
       // The words are core's (`Fields.summarize`); the issues read are bounded, so is what they cost.
       const errors = Fields.summarize(failure.issues.slice(0, MaxIssuesRead))
         .slice(0, MaxIssues)
         .map((p) => ({ field: clip(p.field), message: clip(p.message) }))
-      return Problems.respond(Problems.Undecodable.fromIssues(errors))
+      return Answers.respond(Problems.Undecodable.fromIssues(errors))
     })
-  if (isServerError(failure, "RouteNotFound"))
-    return Effect.succeed(Problems.respond(new Problems.NotFound()))
+  if (isServerError(failure, "RouteNotFound")) return Effect.succeed(Answers.respond(new Problems.NotFound()))
   if (failure !== undefined || Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
   // HttpApi reads a JSON body with `orDie`: a body that does not parse, or is too large, arrives here.
   const defect = Option.getOrUndefined(Cause.dieOption(cause))
-  if (isOverLimit(defect)) return Effect.succeed(Problems.respond(Problems.BodyTooLarge.of(maxBodyBytes)))
+  if (isOverLimit(defect)) return Effect.succeed(Answers.respond(Problems.BodyTooLarge.of(maxBodyBytes)))
   if (isServerError(defect, "RequestError"))
     return Effect.succeed(
-      Problems.respond(new Problems.MalformedBody({ message: "The request body is not valid JSON" }))
+      Answers.respond(new Problems.MalformedBody({ message: "The request body is not valid JSON" }))
     )
   // A body nested thousands deep decodes (JSON.parse is iterative) but overflows the stack of the schema's
   // description of it: that is the body's fault, answered as such.
   return Effect.flatMap(nestedTooDeep, (deep) =>
     deep
-      ? Effect.succeed(Problems.respond(tooDeep))
+      ? Effect.succeed(Answers.respond(tooDeep))
       : // Never expected, so never documented: a bare `500` that leaks nothing.
         Effect.logError("unhandled defect", cause).pipe(
           Effect.as(HttpServerResponse.unsafeJson({ message: "Internal error" }, { status: 500 }))
@@ -156,18 +158,16 @@ const mapCause = (maxBodyBytes: number) => (cause: Cause.Cause<never>) => {
   )
 }
 
-export const ErrorMapping = HttpApiBuilder.middleware(
-  Api,
-  Effect.map(
-    ServerConfigTag,
-    ({ maxBodyBytes, checkoutUrl, baseUrl }) =>
-      (app: HttpApp.Default) =>
-        Effect.flatMap(checkContentType(Paths.isPage({ checkoutUrl, baseUrl })), (refusal) =>
-          refusal === undefined ? app : Effect.succeed(Problems.respond(refusal))
-        ).pipe(
-          Effect.catchAllCause(mapCause(maxBodyBytes)),
-          // Every read of the body stops past the limit and frees what it read.
-          HttpIncomingMessage.withMaxBodySize(Option.some(maxBodyBytes))
-        )
-  )
-)
+/**
+ * The edges above as a middleware of HttpApi's app: `Routes` installs it on the API
+ * (`HttpApiBuilder.middleware`) with the configured body limit and the routes that read their own bodies.
+ */
+export const mapErrors =
+  (options: { readonly maxBodyBytes: number; readonly own: OwnBodies }) => (app: HttpApp.Default) =>
+    Effect.flatMap(checkContentType(options.own), (refusal) =>
+      refusal === undefined ? app : Effect.succeed(Answers.respond(refusal))
+    ).pipe(
+      Effect.catchAllCause(mapCause(options.maxBodyBytes)),
+      // Every read of the body stops past the limit and frees what it read.
+      HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes))
+    )

@@ -16,6 +16,7 @@ import {
   Timestamp
 } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
+import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Authentication.js"
 
@@ -129,8 +130,8 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
     Idempotent.post("create", "/mandates")
       .setPayload(CreateMandate)
       .addSuccess(MandateCreated, { status: 201 })
-      .addError(Problems.MandatesNotEnabled)
-      .addError(Problems.MandateReferenceTaken)
+      .addError(DomainProblems.MandatesNotEnabled)
+      .addError(DomainProblems.MandateReferenceTaken)
       .annotate(OpenApi.Summary, "Create a mandate")
       .annotate(
         OpenApi.Description,
@@ -141,7 +142,7 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
     HttpApiEndpoint.get("get", "/mandates/:id")
       .setPath(IdPath)
       .addSuccess(MandateRead)
-      .addError(Problems.MandateNotFound)
+      .addError(DomainProblems.MandateNotFound)
       .annotate(OpenApi.Summary, "Fetch a mandate")
       .annotate(OpenApi.Description, "By id or by the merchant's reference. Scope `mandates:write`.")
   )
@@ -160,11 +161,11 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
       .setPath(IdPath)
       .setPayload(CreateCharge)
       .addSuccess(ChargeRead, { status: 201 })
-      .addError(Problems.ChargeRefused.NotFound)
-      .addError(Problems.ChargeRefused.Conflict)
-      .addError(Problems.ChargeRefused.Unprocessable)
-      .addError(Problems.ChargeRefused.PaymentRequired)
-      .addError(Problems.ChargeRefused.Unavailable)
+      .addError(DomainProblems.ChargeRefused.NotFound)
+      .addError(DomainProblems.ChargeRefused.Conflict)
+      .addError(DomainProblems.ChargeRefused.Unprocessable)
+      .addError(DomainProblems.ChargeRefused.PaymentRequired)
+      .addError(DomainProblems.ChargeRefused.Unavailable)
       .annotate(OpenApi.Summary, "Charge a mandate")
       .annotate(
         OpenApi.Description,
@@ -175,8 +176,8 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
     Idempotent.post("revoke", "/mandates/:id/revoke")
       .setPath(IdPath)
       .addSuccess(Revoked)
-      .addError(Problems.MandateNotFound)
-      .addError(Problems.MandateNotRevocable)
+      .addError(DomainProblems.MandateNotFound)
+      .addError(DomainProblems.MandateNotRevocable)
       .annotate(OpenApi.Summary, "Revoke a mandate")
       .annotate(
         OpenApi.Description,

@@ -7,6 +7,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Auth, Events, Ids, Phone } from "@laari/core"
 import { Schema } from "effect"
+import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Body, optionalNullable, PathSegment, TimeZone, Text } from "../Http/Fields.js"
 import { OpsAuthentication } from "../Http/Authentication.js"
@@ -304,10 +305,10 @@ export class OpsApi extends HttpApiGroup.make("ops")
   )
   .addError(Problems.NotFoundProblem)
   .addError(Problems.ConflictProblem)
-  .addError(Problems.MandateNotFound)
-  .addError(Problems.MandateNotSuspendable)
-  .addError(Problems.SubscriptionNotFound)
-  .addError(Problems.SubscriptionNotCancellable)
+  .addError(DomainProblems.MandateNotFound)
+  .addError(DomainProblems.MandateNotSuspendable)
+  .addError(DomainProblems.SubscriptionNotFound)
+  .addError(DomainProblems.SubscriptionNotCancellable)
   .addError(Problems.InvalidRequest)
   .addError(Problems.ServiceUnavailable)
   .middleware(OpsAuthentication)

@@ -9,6 +9,7 @@ import { Fields, QrCode } from "@laari/core"
 import { Schema } from "effect"
 import { Body, IdOrReference, optionalNullable, Paging, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
+import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Authentication.js"
 
@@ -79,8 +80,8 @@ export class QrCodesApi extends HttpApiGroup.make("qrCodes")
     Idempotent.post("create", "/qr-codes")
       .setPayload(CreateQrCode)
       .addSuccess(QrCodeRead, { status: 201 })
-      .addError(Problems.OutletNotFound)
-      .addError(Problems.QrReferenceTaken)
+      .addError(DomainProblems.OutletNotFound)
+      .addError(DomainProblems.QrReferenceTaken)
       .annotate(OpenApi.Summary, "Create a QR code")
       .annotate(
         OpenApi.Description,
@@ -91,7 +92,7 @@ export class QrCodesApi extends HttpApiGroup.make("qrCodes")
     HttpApiEndpoint.get("get", "/qr-codes/:id")
       .setPath(IdPath)
       .addSuccess(QrCodeRead)
-      .addError(Problems.QrCodeNotFound)
+      .addError(DomainProblems.QrCodeNotFound)
       .annotate(OpenApi.Summary, "Fetch a QR code")
       .annotate(OpenApi.Description, "By id or by the merchant's reference. Scope `qr:write`.")
   )
@@ -106,8 +107,8 @@ export class QrCodesApi extends HttpApiGroup.make("qrCodes")
     Idempotent.post("deactivate", "/qr-codes/:id/deactivate")
       .setPath(IdPath)
       .addSuccess(QrCodeDeactivated)
-      .addError(Problems.QrCodeNotFound)
-      .addError(Problems.QrCodeAlreadyInactive)
+      .addError(DomainProblems.QrCodeNotFound)
+      .addError(DomainProblems.QrCodeAlreadyInactive)
       .annotate(OpenApi.Summary, "Deactivate a QR code")
       .annotate(
         OpenApi.Description,

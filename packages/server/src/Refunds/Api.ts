@@ -9,6 +9,7 @@ import { Fields, Refund } from "@laari/core"
 import { Schema } from "effect"
 import { Body, IdOrReference, optionalNullable, Paging, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
+import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Security.js"
 
@@ -96,12 +97,12 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
     Idempotent.post("create", "/refunds")
       .setPayload(CreateRefund)
       .addSuccess(RefundRead, { status: 201 })
-      .addError(Problems.PaymentNotFound)
-      .addError(Problems.PaymentReferenceAmbiguous)
-      .addError(Problems.RefundReferenceTaken)
-      .addError(Problems.RefundRefused.Conflict)
-      .addError(Problems.RefundRefused.Unprocessable)
-      .addError(Problems.RefundRefused.PaymentRequired)
+      .addError(DomainProblems.PaymentNotFound)
+      .addError(DomainProblems.PaymentReferenceAmbiguous)
+      .addError(DomainProblems.RefundReferenceTaken)
+      .addError(DomainProblems.RefundRefused.Conflict)
+      .addError(DomainProblems.RefundRefused.Unprocessable)
+      .addError(DomainProblems.RefundRefused.PaymentRequired)
       .annotate(OpenApi.Summary, "Refund a payment")
       .annotate(
         OpenApi.Description,
@@ -112,7 +113,7 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
     HttpApiEndpoint.get("get", "/refunds/:id")
       .setPath(IdOrReference("refund"))
       .addSuccess(RefundRead)
-      .addError(Problems.RefundNotFound)
+      .addError(DomainProblems.RefundNotFound)
       .annotate(OpenApi.Summary, "Fetch a refund")
       .annotate(OpenApi.Description, "By id or by the merchant's reference. Scope `payments:write`.")
   )

@@ -10,6 +10,7 @@ import { Schema } from "effect"
 import { Body, IdOrReference, Paging, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as OptionalBody from "../Http/OptionalBody.js"
+import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Authentication.js"
 
@@ -92,7 +93,7 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
     HttpApiEndpoint.get("get", "/subscriptions/:id")
       .setPath(IdPath)
       .addSuccess(SubscriptionRead)
-      .addError(Problems.SubscriptionNotFound)
+      .addError(DomainProblems.SubscriptionNotFound)
       .annotate(OpenApi.Summary, "Fetch a subscription")
       .annotate(
         OpenApi.Description,
@@ -114,7 +115,7 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
       .setPath(IdPath)
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(Schema.Array(InvoiceRead))
-      .addError(Problems.SubscriptionNotFound)
+      .addError(DomainProblems.SubscriptionNotFound)
       .annotate(OpenApi.Summary, "List a subscription's invoices")
       .annotate(OpenApi.Description, "One per cycle, newest first. Scope `subscriptions:write`.")
   )
@@ -122,8 +123,8 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
     Idempotent.post("cancel", "/subscriptions/:id/cancel")
       .setPath(IdPath)
       .addSuccess(Cancelled)
-      .addError(Problems.SubscriptionNotFound)
-      .addError(Problems.SubscriptionNotCancellable)
+      .addError(DomainProblems.SubscriptionNotFound)
+      .addError(DomainProblems.SubscriptionNotCancellable)
       .annotate(OpenApi.Summary, "Cancel a subscription")
       .annotate(
         OpenApi.Description,

@@ -1,0 +1,119 @@
+/**
+ * Every route of the service, assembled here and only here: the HTTP API's handlers, its errors' edge
+ * (`Http/Middleware`), its documents and reference page, OAuth, GraphQL, `/metrics` and the pages. `Http/`
+ * holds the mechanics and names no feature; this module binds them to the features, so no feature folder
+ * and `Http/` import each other both ways.
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { EventType } from "@laari/core"
+import { Effect, Layer } from "effect"
+import { Api } from "./Api.js"
+import { ApprovalsLive } from "./Approvals/Http.js"
+import { BalanceLive } from "./Balance/Http.js"
+import { CheckoutLive } from "./Checkout/Http.js"
+import { ServerConfigTag } from "./Config.js"
+import * as GraphQLHttp from "./GraphQL/Http.js"
+import { HealthLive } from "./Health/Http.js"
+import * as Challenge from "./Http/Challenge.js"
+import * as Docs from "./Http/Docs.js"
+import * as MetricsHttp from "./Http/MetricsHttp.js"
+import * as Middleware from "./Http/Middleware.js"
+import * as OpenApiDocument from "./Http/OpenApiDocument.js"
+import * as Problems from "./Http/Problems.js"
+import { AddressRateLimitLive } from "./Http/RateLimit.js"
+import * as RequestId from "./Http/RequestId.js"
+import * as RetryAfter from "./Http/RetryAfter.js"
+import { AuthenticationLive, OpsAuthenticationLive } from "./Http/Security.js"
+import { MandatesLive } from "./Mandates/Http.js"
+import * as Metrics from "./Metrics.js"
+import * as OAuthHttp from "./OAuth/Http.js"
+import { OpsApi } from "./Ops/Api.js"
+import { OpsLive } from "./Ops/Http.js"
+import * as CustomerPages from "./Pages/Customer.js"
+import * as DashboardPages from "./Pages/Dashboard.js"
+import * as HomePage from "./Pages/Home.js"
+import * as Paths from "./Pages/Paths.js"
+import * as PagesRequest from "./Pages/Request.js"
+import * as WalletPages from "./Pages/Wallet.js"
+import { QrCodesLive, QrImagesLive } from "./QrCodes/Http.js"
+import { RefundsLive } from "./Refunds/Http.js"
+import { SubscriptionsLive } from "./Subscriptions/Http.js"
+import { TestHelpersLive } from "./TestHelpers/Http.js"
+import { OpsWebhooksApi } from "./Webhooks/Api.js"
+import { EventsLive, OpsWebhooksLive, WebhookEndpointsLive } from "./Webhooks/Http.js"
+
+/** The operator API alone; the main `Api` excludes the group from its document. */
+export class OpsDocumentApi extends HttpApi.make("laari-operator")
+  .add(OpsApi.annotate(OpenApi.Exclude, false))
+  .add(OpsWebhooksApi.annotate(OpenApi.Exclude, false))
+  // As on the main `Api`: an empty or dot path parameter matches no route, answered `NOT_FOUND`.
+  .addError(Problems.NotFoundProblem)
+  .annotate(OpenApi.Title, "laari operator API")
+  .annotate(OpenApi.Version, EventType.ApiVersion)
+  .annotate(OpenApi.Transform, OpenApiDocument.finish({ internal: true }))
+  .annotate(
+    OpenApi.Description,
+    "Merchants, outlets, keys, feature gates, customers, suspensions, recorded events and the manual clock. Authenticate with `Authorization: Bearer <LAARI_OPS_TOKEN>`. Not part of the merchant API's contract."
+  ) {}
+
+/** The edges of every API request (`Http/Middleware`), told which routes read their own bodies. */
+const ErrorMapping = HttpApiBuilder.middleware(
+  Api,
+  Effect.map(ServerConfigTag, ({ maxBodyBytes, checkoutUrl, baseUrl }) =>
+    Middleware.mapErrors({
+      maxBodyBytes,
+      own: {
+        // OAuth's and GraphQL's endpoints answer every body themselves, as their specifications say.
+        anyBody: (pathname) => OAuthHttp.isOAuthPath(pathname) || pathname === GraphQLHttp.Path,
+        // The pages read their forms themselves.
+        forms: Paths.isPage({ checkoutUrl, baseUrl })
+      }
+    })
+  )
+)
+
+const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([
+    MandatesLive,
+    QrCodesLive,
+    QrImagesLive,
+    CheckoutLive,
+    SubscriptionsLive,
+    RefundsLive,
+    BalanceLive,
+    ApprovalsLive,
+    OpsLive,
+    TestHelpersLive,
+    WebhookEndpointsLive,
+    EventsLive,
+    OpsWebhooksLive,
+    HealthLive
+  ]),
+  Layer.provide([ErrorMapping, AuthenticationLive, OpsAuthenticationLive, AddressRateLimitLive])
+)
+
+/** The HTTP app, served on the `HttpServer` below it. */
+export const layer = HttpApiBuilder.serve((app) =>
+  RequestId.middleware(RetryAfter.middleware(MetricsHttp.middleware(Challenge.middleware(app))))
+).pipe(
+  Layer.provide(Docs.apiDocument),
+  Layer.provide(Layer.mergeAll(Docs.page, Docs.document("/ops/openapi.json", OpsDocumentApi), Docs.headers)),
+  // OAuth 2.0's token, revocation and metadata endpoints, outside the API's document (spec 9.5).
+  Layer.provide(OAuthHttp.layer),
+  // The GraphQL read API, self-describing by introspection (spec 9.5).
+  Layer.provide(GraphQLHttp.layer),
+  // `/metrics`, outside the API's document, and the request timing.
+  Layer.provide(MetricsHttp.layer.pipe(Layer.provide(Metrics.layer))),
+  Layer.provide(
+    Layer.mergeAll(CustomerPages.layer, WalletPages.layer, DashboardPages.layer, HomePage.layer).pipe(
+      Layer.provide(PagesRequest.layer)
+    )
+  ),
+  Layer.provide(ApiLive),
+  // find-my-way refuses path parameters over 100 characters as unknown routes; a reference is up to
+  // 255 characters (percent-encoded, up to three times that), and must reach its handler's 404.
+  Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: 1024 }))
+)
