@@ -1,14 +1,15 @@
 /**
  * The library without a server (issue 11, goal 4): pure charge decisions (`Mandate.authorizeCharge`)
  * per second, and whole charges per second through `Mandates.charge` on the testkit's memory adapters.
- * Also what the services' spans cost (issue 12): charges with no tracer listening (the server without
- * `OTEL_EXPORTER_OTLP_ENDPOINT`, a host that installs none) against charges under an installed tracer
- * that records every span and exports nowhere, in interleaved rounds; and the span wrapper's own cost
- * per call when nobody listens.
+ * Also what the services' spans cost (issues 12 and 25): charges with no tracer listening (a host that
+ * installs none: Effect's default tracer), with tracing disabled (the server without
+ * `OTEL_EXPORTER_OTLP_ENDPOINT`) and under an installed tracer that records every span and exports
+ * nowhere, in interleaved rounds; and what naming a method with `Effect.fn` costs per call when nobody
+ * listens, with its stack-trace capture and without.
  * Prints JSON; `suite.ts` runs it as its own process so nothing else shares its heap.
  */
 import { DateTime, Effect, Either, Tracer } from "effect"
-import { Mandate, Mandates, Telemetry } from "@laari/core"
+import { Mandate, Mandates } from "@laari/core"
 import { Seed, Testkit } from "@laari/testkit"
 import * as Smoke from "./Smoke.js"
 
@@ -60,39 +61,46 @@ const program = Effect.gen(function* () {
   for (let i = 0; i < total; i++) yield* mandates.charge(tenant, created.id, { amount: 100 })
   const chargesPerSecond = total / ((performance.now() - started) / 1000)
 
-  // Spans: the same charges with nobody listening and under a recording tracer, alternating; medians.
+  // Spans: the same charges with nobody listening, tracing disabled and under a recording tracer,
+  // alternating; medians.
   const native = yield* Effect.tracer
   const recording = Tracer.make({ span: native.span, context: native.context })
-  const round = (listening: boolean) =>
+  const round = (mode: "unheard" | "disabled" | "recorded") =>
     Effect.gen(function* () {
       const n = Smoke.size(1_000, 100)
       const t0 = performance.now()
       for (let i = 0; i < n; i++) {
         const charge = mandates.charge(tenant, created.id, { amount: 100 })
-        yield* listening ? Effect.withTracer(charge, recording) : charge
+        yield* mode === "recorded"
+          ? Effect.withTracer(charge, recording)
+          : mode === "disabled"
+            ? Effect.withTracerEnabled(charge, false)
+            : charge
       }
       return n / ((performance.now() - t0) / 1000)
     })
   const off: Array<number> = []
+  const disabled: Array<number> = []
   const on: Array<number> = []
   for (let r = 0; r < rounds.charges; r++) {
-    off.push(yield* round(false))
-    on.push(yield* round(true))
+    off.push(yield* round("unheard"))
+    disabled.push(yield* round("disabled"))
+    on.push(yield* round("recorded"))
   }
   const median = (xs: Array<number>) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-  // The wrapper alone, nobody listening: a traced no-op against the bare one.
+  // Naming alone, nobody listening: a no-op as the services' methods are written (`Effect.fn`), and
+  // without the stack trace `Effect.fn` captures at each call, against the bare one.
   const bare = () => Effect.void
-  const wrapped = Telemetry.traced("Bench", { bare }).bare
-  const bareRates: Array<number> = []
-  const wrappedRates: Array<number> = []
-  for (let r = 0; r < rounds.wrapper; r++) {
-    bareRates.push(rate(() => Effect.runSync(bare()), 1_000, Smoke.size(0.2, 0.05)))
-    wrappedRates.push(rate(() => Effect.runSync(wrapped()), 1_000, Smoke.size(0.2, 0.05)))
-  }
-  const bareRate = median(bareRates)
-  const wrappedRate = median(wrappedRates)
-  const wrapperMicros = Math.max(0, (1 / wrappedRate - 1 / bareRate) * 1e6)
+  const named = Effect.fn("Bench.bare")(bare)
+  const namedNoStack = Effect.fn("Bench.bare", { captureStackTrace: false })(bare)
+  const rates = { bare: [] as Array<number>, named: [] as Array<number>, namedNoStack: [] as Array<number> }
+  const fns = { bare, named, namedNoStack }
+  for (let r = 0; r < rounds.wrapper; r++)
+    for (const k of ["bare", "named", "namedNoStack"] as const)
+      rates[k].push(rate(() => Effect.runSync(fns[k]()), 1_000, Smoke.size(0.2, 0.05)))
+  const extraMicros = (rs: Array<number>) => Math.max(0, (1 / median(rs) - 1 / median(rates.bare)) * 1e6)
+  const wrapperMicros = extraMicros(rates.named)
   const chargeMicros = 1e6 / median(off)
 
   const after = yield* mandates.get(tenant, created.id)
@@ -102,10 +110,12 @@ const program = Effect.gen(function* () {
     memoryChargesPerSecond: Math.round(chargesPerSecond),
     charges: total,
     chargesUnheardPerSecond: Math.round(median(off)),
+    chargesDisabledPerSecond: Math.round(median(disabled)),
     chargesRecordedPerSecond: Math.round(median(on)),
     recordedOverUnheard: Number((median(on) / median(off)).toFixed(3)),
     spanWrapperMicrosUnheard: Number(wrapperMicros.toFixed(3)),
     spanWrapperShareOfCharge: Number((wrapperMicros / chargeMicros).toFixed(4)),
+    spanWrapperNoStackMicrosUnheard: Number(extraMicros(rates.namedNoStack).toFixed(3)),
     periodChargedAfter: after.periodCharged
   }
 })

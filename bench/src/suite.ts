@@ -386,9 +386,9 @@ if (r.library !== undefined) {
   row("library: pure charge decisions", `${r.library.decisionsPerSecond}/s`, "", ">= 50,000/s")
   row("library: charges on memory adapters", `${r.library.memoryChargesPerSecond}/s`, "", ">= 10,000/s")
   row(
-    "library: charges, no tracer listening vs spans recorded",
-    `${r.library.chargesUnheardPerSecond}/s vs ${r.library.chargesRecordedPerSecond}/s`,
-    `recorded/unheard ${r.library.recordedOverUnheard}; wrapper ${r.library.spanWrapperMicrosUnheard} us = ${(r.library.spanWrapperShareOfCharge * 100).toFixed(2)}% of a charge`,
+    "library: charges, no tracer listening vs tracing disabled vs spans recorded",
+    `${r.library.chargesUnheardPerSecond}/s vs ${r.library.chargesDisabledPerSecond}/s vs ${r.library.chargesRecordedPerSecond}/s`,
+    `recorded/unheard ${r.library.recordedOverUnheard}; Effect.fn ${r.library.spanWrapperMicrosUnheard} us = ${(r.library.spanWrapperShareOfCharge * 100).toFixed(2)}% of a charge (${r.library.spanWrapperNoStackMicrosUnheard} us without its stack trace)`,
     "unheard: no measurable cost"
   )
 }

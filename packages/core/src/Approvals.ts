@@ -10,7 +10,6 @@ import { ChallengeId as ChallengeIdSchema } from "./Ids.js"
 import { Notifications } from "./Notifications.js"
 import { ChallengesStore, type Customer, Transactor } from "./Store.js"
 import * as Work from "./Work.js"
-import * as Telemetry from "./Telemetry.js"
 
 export class ChallengeNotFound extends Schema.TaggedError<ChallengeNotFound>()("ChallengeNotFound", {
   message: Schema.optionalWith(Schema.String, { default: () => "Challenge not found" })
@@ -69,78 +68,84 @@ export class Approvals extends Effect.Service<Approvals>()("laari/Approvals", {
      * Sends a fresh code to `customer`; `what` says in the notification what it approves. Call inside the
      * transaction that locked the subject: with the customer's lock taken here, the caps hold exactly.
      */
-    const issue = (subject: Subject, customer: Customer, what: string) =>
-      Effect.gen(function* () {
-        const now = yield* DateTime.now
-        yield* challenges.lockCustomer(customer.id)
-        const seen = yield* recent(subject, customer.id, Approval.IssueWindowMinutes, now)
-        const allowed = Approval.decideIssue(
-          seen,
-          { subjectKind: subject.kind, subjectId: subject.id, customerId: customer.id },
-          now
-        )
-        if (Either.isLeft(allowed)) return yield* ApprovalLimited.of(allowed.left)
-        const id = ChallengeIdSchema.make(yield* crypto.uuid)
-        const code = yield* crypto.digits(Approval.CodeLength)
-        const challenge = Approval.issue({
-          id,
-          subjectKind: subject.kind,
-          subjectId: subject.id,
-          customerId: customer.id,
-          environment: customer.environment,
-          codeHash: yield* hash(id, code),
-          now
-        })
-        yield* challenges.insert(challenge)
-        yield* notifications.send({
-          id: Approval.noticeId(id),
-          customerId: customer.id,
-          environment: customer.environment,
-          kind: "one_time_code",
-          title: "Your laari code",
-          body: `${code} is your code to approve ${what}. It expires in ${Approval.LifetimeMinutes} minutes. Never share it.`,
-          data: { code, challenge_id: challenge.id, subject_kind: subject.kind, subject_id: subject.id },
-          createdAt: now,
-          expiresAt: challenge.expiresAt
-        })
-        return challenge
+    const issue = Effect.fn("Approvals.issue")(function* (
+      subject: Subject,
+      customer: Customer,
+      what: string
+    ) {
+      const now = yield* DateTime.now
+      yield* challenges.lockCustomer(customer.id)
+      const seen = yield* recent(subject, customer.id, Approval.IssueWindowMinutes, now)
+      const allowed = Approval.decideIssue(
+        seen,
+        { subjectKind: subject.kind, subjectId: subject.id, customerId: customer.id },
+        now
+      )
+      if (Either.isLeft(allowed)) return yield* ApprovalLimited.of(allowed.left)
+      const id = ChallengeIdSchema.make(yield* crypto.uuid)
+      const code = yield* crypto.digits(Approval.CodeLength)
+      const challenge = Approval.issue({
+        id,
+        subjectKind: subject.kind,
+        subjectId: subject.id,
+        customerId: customer.id,
+        environment: customer.environment,
+        codeHash: yield* hash(id, code),
+        now
       })
+      yield* challenges.insert(challenge)
+      yield* notifications.send({
+        id: Approval.noticeId(id),
+        customerId: customer.id,
+        environment: customer.environment,
+        kind: "one_time_code",
+        title: "Your laari code",
+        body: `${code} is your code to approve ${what}. It expires in ${Approval.LifetimeMinutes} minutes. Never share it.`,
+        data: { code, challenge_id: challenge.id, subject_kind: subject.kind, subject_id: subject.id },
+        createdAt: now,
+        expiresAt: challenge.expiresAt
+      })
+      return challenge
+    })
 
     /**
      * Checks `code` against the challenge for `subject`. Counts the attempt even when the guess is wrong,
      * so call it inside a transaction that locked the subject and commits in both cases, and fail
      * afterwards on `Left`.
      */
-    const verify = (subject: Subject, challengeId: ChallengeId, code: string) =>
-      Effect.gen(function* () {
-        const challenge = yield* challenges.lock(challengeId)
-        if (
-          challenge === undefined ||
-          challenge.subjectKind !== subject.kind ||
-          challenge.subjectId !== subject.id
-        )
-          return yield* new ChallengeNotFound()
-        const now = yield* DateTime.now
-        yield* challenges.lockCustomer(challenge.customerId)
-        const seen = yield* recent(subject, challenge.customerId, Approval.GuessWindowMinutes, now)
-        const allowed = Approval.decideGuess(seen, challenge, now)
-        if (Either.isLeft(allowed))
-          return Either.left<ApprovalRefused | ApprovalLimited>(ApprovalLimited.of(allowed.left))
-        const matches = constantTimeEqual(yield* hash(challenge.id, code), challenge.codeHash)
-        const result = Approval.verify(challenge, matches, now)
-        const next = yield* redactIfSpent(result.challenge, now)
-        if (next !== challenge) yield* challenges.update(next)
-        return Either.match(result.outcome, {
-          onLeft: (reason) =>
-            Either.left<ApprovalRefused | ApprovalLimited>(
-              new ApprovalRefused({ reason, message: Approval.refusalMessages[reason] })
-            ),
-          onRight: () => Either.right(next)
-        })
+    const verify = Effect.fn("Approvals.verify")(function* (
+      subject: Subject,
+      challengeId: ChallengeId,
+      code: string
+    ) {
+      const challenge = yield* challenges.lock(challengeId)
+      if (
+        challenge === undefined ||
+        challenge.subjectKind !== subject.kind ||
+        challenge.subjectId !== subject.id
+      )
+        return yield* new ChallengeNotFound()
+      const now = yield* DateTime.now
+      yield* challenges.lockCustomer(challenge.customerId)
+      const seen = yield* recent(subject, challenge.customerId, Approval.GuessWindowMinutes, now)
+      const allowed = Approval.decideGuess(seen, challenge, now)
+      if (Either.isLeft(allowed))
+        return Either.left<ApprovalRefused | ApprovalLimited>(ApprovalLimited.of(allowed.left))
+      const matches = constantTimeEqual(yield* hash(challenge.id, code), challenge.codeHash)
+      const result = Approval.verify(challenge, matches, now)
+      const next = yield* redactIfSpent(result.challenge, now)
+      if (next !== challenge) yield* challenges.update(next)
+      return Either.match(result.outcome, {
+        onLeft: (reason) =>
+          Either.left<ApprovalRefused | ApprovalLimited>(
+            new ApprovalRefused({ reason, message: Approval.refusalMessages[reason] })
+          ),
+        onRight: () => Either.right(next)
       })
+    })
 
     /** Redacts the notices of codes that expired unused; returns how many. */
-    const redactExpired = (batch = 100) =>
+    const redactDue = (batch: number) =>
       Work.inBatches(
         batch,
         tx.withTransaction(
@@ -157,13 +162,16 @@ export class Approvals extends Effect.Service<Approvals>()("laari/Approvals", {
         )
       )
 
+    const redactExpired = Effect.fn("Approvals.redactExpired")((batch: number = 100) => redactDue(batch))
+
     /** Redaction of expired codes as background work, for workers and the manual clock. */
     const redactionJob: Work.Job = {
       name: "code-redaction",
-      runDue: redactExpired(),
+      // Unnamed, unlike `redactExpired`: a span per poll would bury the traces.
+      runDue: redactDue(100),
       nextDueAt: challenges.nextRedactionAt
     }
 
-    return Telemetry.traced("Approvals", { issue, verify, redactExpired, redactionJob } as const)
+    return { issue, verify, redactExpired, redactionJob } as const
   })
 }) {}

@@ -35,46 +35,43 @@ export class Balances extends Effect.Service<Balances>()("laari/Balances", {
     const ledger = yield* Balance.LedgerReads
 
     /** The tenant's available balance now. */
-    const get = (tenant: Tenant) =>
-      Effect.gen(function* () {
-        const asOf = yield* DateTime.now
-        const available = yield* ledger.available(tenant)
-        return { available, currency: Money.Currency, asOf } satisfies BalanceNow
-      })
+    const get = Effect.fn("Balances.get")(function* (tenant: Tenant) {
+      const asOf = yield* DateTime.now
+      const available = yield* ledger.available(tenant)
+      return { available, currency: Money.Currency, asOf } satisfies BalanceNow
+    }, Telemetry.withTenant)
 
     /**
      * Newest first, `limit` (1 to 100) at a time after the `startingAfter` movement; `hasMore` when older
      * ones remain. A cursor that is not one of the tenant's movements is `BalanceTransactionNotFound`.
      */
-    const list = (tenant: Tenant, cursor: Balance.Cursor) =>
-      Effect.gen(function* () {
-        if (!Number.isInteger(cursor.limit) || cursor.limit < 1 || cursor.limit > 100)
-          return yield* InvalidRequest.field("limit", "must be a whole number from 1 to 100")
-        // One more than asked tells whether there is more.
-        const rows = yield* ledger.movements(tenant, { ...cursor, limit: cursor.limit + 1 })
-        if (rows === undefined) return yield* new BalanceTransactionNotFound()
-        return {
-          data: rows.slice(0, cursor.limit).map(Balance.transaction),
-          hasMore: rows.length > cursor.limit
-        } satisfies Page
-      })
+    const list = Effect.fn("Balances.list")(function* (tenant: Tenant, cursor: Balance.Cursor) {
+      if (!Number.isInteger(cursor.limit) || cursor.limit < 1 || cursor.limit > 100)
+        return yield* InvalidRequest.field("limit", "must be a whole number from 1 to 100")
+      // One more than asked tells whether there is more.
+      const rows = yield* ledger.movements(tenant, { ...cursor, limit: cursor.limit + 1 })
+      if (rows === undefined) return yield* new BalanceTransactionNotFound()
+      return {
+        data: rows.slice(0, cursor.limit).map(Balance.transaction),
+        hasMore: rows.length > cursor.limit
+      } satisfies Page
+    }, Telemetry.withTenant)
 
     /** The Maldives day `date`'s movements, oldest first, with their totals. */
-    const settlement = (tenant: Tenant, date: string) =>
-      Effect.gen(function* () {
-        const day = yield* Either.match(Balance.day(date), {
-          onLeft: (message) => Effect.fail(new InvalidReportDate({ message })),
-          onRight: Effect.succeed
-        })
-        const transactions = (yield* ledger.between(tenant, day.from, day.to)).map(Balance.transaction)
-        return {
-          tenant,
-          day,
-          transactions,
-          totals: Balance.totals(transactions)
-        } satisfies Balance.Settlement
+    const settlement = Effect.fn("Balances.settlement")(function* (tenant: Tenant, date: string) {
+      const day = yield* Either.match(Balance.day(date), {
+        onLeft: (message) => Effect.fail(new InvalidReportDate({ message })),
+        onRight: Effect.succeed
       })
+      const transactions = (yield* ledger.between(tenant, day.from, day.to)).map(Balance.transaction)
+      return {
+        tenant,
+        day,
+        transactions,
+        totals: Balance.totals(transactions)
+      } satisfies Balance.Settlement
+    }, Telemetry.withTenant)
 
-    return Telemetry.traced("Balances", { get, list, settlement } as const)
+    return { get, list, settlement } as const
   })
 }) {}

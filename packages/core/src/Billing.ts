@@ -23,7 +23,6 @@ import { Subscriptions } from "./Subscriptions.js"
 import * as Counters from "./Counters.js"
 import { Wallet } from "./Wallet.js"
 import type * as Work from "./Work.js"
-import * as Telemetry from "./Telemetry.js"
 
 /** How long a claim keeps other workers off a subscription; a crashed worker's claim lapses after it. */
 export const LeaseSeconds = 60
@@ -373,7 +372,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
      * Claims due subscriptions in batches and renews them; returns how many it claimed. `concurrency`
      * claims run side by side, each over its own batch.
      */
-    const runDue = (batch = 100, concurrency = RenewalConcurrency) =>
+    const renewDue = (batch: number, concurrency: number) =>
       Effect.map(
         Effect.all(
           Array.from({ length: concurrency }, () =>
@@ -391,8 +390,17 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
         (totals) => totals.reduce((a, b) => a + b, 0)
       )
 
-    const renewalJob: Work.Job = { name: "renewals", runDue: runDue(), nextDueAt: store.nextDueAt }
+    const runDue = Effect.fn("Billing.runDue")(
+      (batch: number = 100, concurrency: number = RenewalConcurrency) => renewDue(batch, concurrency)
+    )
 
-    return Telemetry.traced("Billing", { runDue, renewalJob } as const)
+    const renewalJob: Work.Job = {
+      name: "renewals",
+      // Unnamed, unlike `runDue`: a span per poll would bury the traces.
+      runDue: renewDue(100, RenewalConcurrency),
+      nextDueAt: store.nextDueAt
+    }
+
+    return { runDue, renewalJob } as const
   })
 }) {}

@@ -131,195 +131,194 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
     const emit = Events.emitter(outbox, crypto.uuid)
 
     /** `POST /checkout/sessions`. */
-    const create = (tenant: Tenant, request: CheckoutSession.Request) =>
-      Effect.gen(function* () {
-        const terms = yield* Either.match(CheckoutSession.validate(request), {
-          onLeft: (problems) => Effect.fail(InvalidRequest.of(problems)),
-          onRight: Effect.succeed
-        })
-        const merchant = yield* merchantOf(tenant.merchantId)
-        if (
-          terms.mode === "SUBSCRIPTION" &&
-          tenant.environment === "live" &&
-          !merchant.features.subscriptionsLive
-        )
-          return yield* new SubscriptionsNotEnabled()
-        const now = yield* DateTime.now
-        const session = CheckoutSession.open(
-          { id: CheckoutSession.CheckoutSessionId.make(yield* crypto.uuid), ...tenant, terms },
-          now
-        )
-        yield* tx.withTransaction(
-          sessions
-            .insert(session)
-            .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new CheckoutReferenceTaken())))
-        )
-        return session
+    const create = Effect.fn("Checkout.create")(function* (tenant: Tenant, request: CheckoutSession.Request) {
+      const terms = yield* Either.match(CheckoutSession.validate(request), {
+        onLeft: (problems) => Effect.fail(InvalidRequest.of(problems)),
+        onRight: Effect.succeed
       })
-
-    const get = (tenant: Tenant, idOrReference: string) =>
-      Effect.flatMap(sessions.find(tenant, lookup(idOrReference)), (s) =>
-        s === undefined ? Effect.fail(new CheckoutSessionNotFound()) : Effect.succeed(s)
+      const merchant = yield* merchantOf(tenant.merchantId)
+      if (
+        terms.mode === "SUBSCRIPTION" &&
+        tenant.environment === "live" &&
+        !merchant.features.subscriptionsLive
       )
+        return yield* new SubscriptionsNotEnabled()
+      const now = yield* DateTime.now
+      const session = CheckoutSession.open(
+        { id: CheckoutSession.CheckoutSessionId.make(yield* crypto.uuid), ...tenant, terms },
+        now
+      )
+      yield* tx.withTransaction(
+        sessions
+          .insert(session)
+          .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new CheckoutReferenceTaken())))
+      )
+      return session
+    }, Telemetry.withTenant)
+
+    const get = Effect.fn("Checkout.get")(function* (tenant: Tenant, idOrReference: string) {
+      const s = yield* sessions.find(tenant, lookup(idOrReference))
+      if (s === undefined) return yield* new CheckoutSessionNotFound()
+      return s
+    }, Telemetry.withTenant)
 
     /** The merchant withdraws an open session. */
-    const cancel = (tenant: Tenant, idOrReference: string) =>
-      tx.withTransaction(
-        Effect.gen(function* () {
-          const s = yield* sessions.find(tenant, lookup(idOrReference), { forUpdate: true })
-          if (s === undefined) return yield* new CheckoutSessionNotFound()
-          const cancelled = yield* Either.match(CheckoutSession.cancel(s, yield* DateTime.now), {
-            onLeft: (reason) => Effect.fail(closed(reason)),
-            onRight: Effect.succeed
-          })
-          yield* sessions.update(cancelled)
-          return cancelled
+    const cancel = Effect.fn("Checkout.cancel")(
+      function* (tenant: Tenant, idOrReference: string) {
+        const s = yield* sessions.find(tenant, lookup(idOrReference), { forUpdate: true })
+        if (s === undefined) return yield* new CheckoutSessionNotFound()
+        const cancelled = yield* Either.match(CheckoutSession.cancel(s, yield* DateTime.now), {
+          onLeft: (reason) => Effect.fail(closed(reason)),
+          onRight: Effect.succeed
         })
-      )
+        yield* sessions.update(cancelled)
+        return cancelled
+      },
+      tx.withTransaction,
+      Telemetry.withTenant
+    )
 
     /** A session as the hosted page shows it, whoever's it is (the id is unguessable). */
-    const forPayment = (id: string) =>
-      Effect.flatMap(tx.withTransaction(sessions.lockById(id)), (s) =>
-        s === undefined ? Effect.fail(new CheckoutSessionNotFound()) : Effect.succeed(s)
-      )
+    const forPayment = Effect.fn("Checkout.forPayment")(function* (id: string) {
+      const s = yield* tx.withTransaction(sessions.lockById(id))
+      if (s === undefined) return yield* new CheckoutSessionNotFound()
+      return s
+    })
 
     /**
      * The customer pays the session. One transaction: lock the session, check it is open, move the money,
      * complete it and, in `SUBSCRIPTION` mode, create the subscription with invoice 0 `PAID`. Concurrent
      * settlements queue on the session's lock; the second finds it complete.
      */
-    const settle = (sessionId: string, customerId: CustomerId) =>
-      tx.withTransaction(
-        Effect.gen(function* () {
-          const now = yield* DateTime.now
-          const s = yield* sessions.lockById(sessionId)
-          if (s === undefined) return yield* new CheckoutSessionNotFound()
-          // Checked before any money moves; `complete` checks again when it writes.
-          const refusal = CheckoutSession.whyNotOpen(s, now)
-          if (refusal !== undefined) return yield* closed(refusal)
-          const merchant = yield* merchantOf(s.merchantId)
-          const split = Fees.split(s.amount, merchant.feeBps)
-          const receipt = yield* wallet
-            .transfer({
-              id: CheckoutSession.transferId(s),
-              environment: s.environment,
-              payer: customerId,
-              merchant: s.merchantId,
-              amount: Laari(s.amount),
-              fee: split.fee,
-              memo: `${merchant.name}: ${s.title}`
-            })
-            .pipe(
-              Effect.catchTag("TransferRefused", (e) =>
-                Effect.fail(
-                  new CheckoutPaymentDeclined({
-                    reason: e.reason,
-                    message:
-                      e.reason === "insufficient-balance" &&
-                      s.environment === "test" &&
-                      customerId === merchant.sandboxPayer
-                        ? sandboxUnfunded(s.amount)
-                        : declinedMessages[e.reason]
-                  })
-                )
-              )
-            )
-          const owner = { merchantId: s.merchantId, environment: s.environment }
-          if (s.mode === "PAYMENT") {
-            const completed = yield* Either.match(
-              CheckoutSession.complete(s, now, { customerId, paymentId: receipt.id }),
-              { onLeft: (reason) => Effect.fail(closed(reason)), onRight: Effect.succeed }
-            )
-            yield* sessions.update(completed)
-            yield* emit("checkout.session.completed", owner, Events.checkoutSessionObject(completed), now)
-            yield* notifications.send({
-              id: yield* crypto.uuid,
-              customerId,
-              environment: s.environment,
-              kind: "payment",
-              title: `Paid ${display(s.amount)} to ${merchant.name}`,
-              body: `You paid ${display(s.amount)} to ${merchant.name} for ${s.title}.`,
-              data: { checkout_session_id: s.id, amount: s.amount, merchant_name: merchant.name },
-              createdAt: now
-            })
-            return { session: completed, subscription: null } satisfies Settlement
-          }
-          const activation = yield* Either.match(
-            Subscription.activate(s, customerId, now, {
-              subscriptionId: Subscription.SubscriptionId.make(yield* crypto.uuid),
-              invoiceId: Invoice.InvoiceId.make(yield* crypto.uuid),
-              paymentId: receipt.id
-            }),
-            { onLeft: (reason) => Effect.fail(closed(reason)), onRight: Effect.succeed }
-          )
-          const { subscription, invoice, session } = activation
-          yield* sessions.update(session)
-          yield* subscriptions.insert(subscription, Subscription.nextDueAt(subscription, invoice) ?? null)
-          yield* invoices.insert(invoice)
-          for (const type of activation.events)
-            yield* emit(
-              type,
-              owner,
-              Events.subscriptionEventObject(type, { subscription, invoice, session }),
-              now
-            )
-          yield* notifications.send({
-            id: yield* crypto.uuid,
-            customerId,
-            environment: s.environment,
-            kind: "payment",
-            title: `Subscribed to ${subscription.planName}`,
-            body: `You paid ${display(s.amount)} to ${merchant.name} and subscribed to ${subscription.planName}. It renews every ${subscription.intervalCount > 1 ? `${subscription.intervalCount} ` : ""}${subscription.interval.toLowerCase()}${subscription.intervalCount > 1 ? "s" : ""}; you can cancel it at any time in the app.`,
-            data: {
-              checkout_session_id: s.id,
-              subscription_id: subscription.id,
-              amount: s.amount,
-              merchant_name: merchant.name,
-              plan_name: subscription.planName
-            },
-            createdAt: now
-          })
-          return { session, subscription } satisfies Settlement
+    const settle = Effect.fn("Checkout.settle")(function* (sessionId: string, customerId: CustomerId) {
+      const now = yield* DateTime.now
+      const s = yield* sessions.lockById(sessionId)
+      if (s === undefined) return yield* new CheckoutSessionNotFound()
+      // Checked before any money moves; `complete` checks again when it writes.
+      const refusal = CheckoutSession.whyNotOpen(s, now)
+      if (refusal !== undefined) return yield* closed(refusal)
+      const merchant = yield* merchantOf(s.merchantId)
+      const split = Fees.split(s.amount, merchant.feeBps)
+      const receipt = yield* wallet
+        .transfer({
+          id: CheckoutSession.transferId(s),
+          environment: s.environment,
+          payer: customerId,
+          merchant: s.merchantId,
+          amount: Laari(s.amount),
+          fee: split.fee,
+          memo: `${merchant.name}: ${s.title}`
         })
+        .pipe(
+          Effect.catchTag("TransferRefused", (e) =>
+            Effect.fail(
+              new CheckoutPaymentDeclined({
+                reason: e.reason,
+                message:
+                  e.reason === "insufficient-balance" &&
+                  s.environment === "test" &&
+                  customerId === merchant.sandboxPayer
+                    ? sandboxUnfunded(s.amount)
+                    : declinedMessages[e.reason]
+              })
+            )
+          )
+        )
+      const owner = { merchantId: s.merchantId, environment: s.environment }
+      if (s.mode === "PAYMENT") {
+        const completed = yield* Either.match(
+          CheckoutSession.complete(s, now, { customerId, paymentId: receipt.id }),
+          { onLeft: (reason) => Effect.fail(closed(reason)), onRight: Effect.succeed }
+        )
+        yield* sessions.update(completed)
+        yield* emit("checkout.session.completed", owner, Events.checkoutSessionObject(completed), now)
+        yield* notifications.send({
+          id: yield* crypto.uuid,
+          customerId,
+          environment: s.environment,
+          kind: "payment",
+          title: `Paid ${display(s.amount)} to ${merchant.name}`,
+          body: `You paid ${display(s.amount)} to ${merchant.name} for ${s.title}.`,
+          data: { checkout_session_id: s.id, amount: s.amount, merchant_name: merchant.name },
+          createdAt: now
+        })
+        return { session: completed, subscription: null } satisfies Settlement
+      }
+      const activation = yield* Either.match(
+        Subscription.activate(s, customerId, now, {
+          subscriptionId: Subscription.SubscriptionId.make(yield* crypto.uuid),
+          invoiceId: Invoice.InvoiceId.make(yield* crypto.uuid),
+          paymentId: receipt.id
+        }),
+        { onLeft: (reason) => Effect.fail(closed(reason)), onRight: Effect.succeed }
       )
+      const { subscription, invoice, session } = activation
+      yield* sessions.update(session)
+      yield* subscriptions.insert(subscription, Subscription.nextDueAt(subscription, invoice) ?? null)
+      yield* invoices.insert(invoice)
+      for (const type of activation.events)
+        yield* emit(
+          type,
+          owner,
+          Events.subscriptionEventObject(type, { subscription, invoice, session }),
+          now
+        )
+      yield* notifications.send({
+        id: yield* crypto.uuid,
+        customerId,
+        environment: s.environment,
+        kind: "payment",
+        title: `Subscribed to ${subscription.planName}`,
+        body: `You paid ${display(s.amount)} to ${merchant.name} and subscribed to ${subscription.planName}. It renews every ${subscription.intervalCount > 1 ? `${subscription.intervalCount} ` : ""}${subscription.interval.toLowerCase()}${subscription.intervalCount > 1 ? "s" : ""}; you can cancel it at any time in the app.`,
+        data: {
+          checkout_session_id: s.id,
+          subscription_id: subscription.id,
+          amount: s.amount,
+          merchant_name: merchant.name,
+          plan_name: subscription.planName
+        },
+        createdAt: now
+      })
+      return { session, subscription } satisfies Settlement
+    }, tx.withTransaction)
 
     /** The hosted page, step one: a one-time code to the wallet registered to `phone`. */
-    const requestPayment = (sessionId: string, phone: string) =>
-      tx.withTransaction(
-        Effect.gen(function* () {
-          const now = yield* DateTime.now
-          const s = yield* sessions.lockById(sessionId)
-          if (s === undefined) return yield* new CheckoutSessionNotFound()
-          const refusal = CheckoutSession.whyNotOpen(s, now)
-          if (refusal !== undefined) return yield* closed(refusal)
-          const customer = yield* customers.findByPhone(s.environment, Phone.lookupKey(phone))
-          if (customer === undefined) return yield* new PayerNotFound()
-          const merchant = yield* merchantOf(s.merchantId)
-          return yield* approvals.issue(
-            { kind: "checkout", id: s.id },
-            customer,
-            `a payment of ${display(s.amount)} to ${merchant.name}`
-          )
-        })
+    const requestPayment = Effect.fn("Checkout.requestPayment")(function* (sessionId: string, phone: string) {
+      const now = yield* DateTime.now
+      const s = yield* sessions.lockById(sessionId)
+      if (s === undefined) return yield* new CheckoutSessionNotFound()
+      const refusal = CheckoutSession.whyNotOpen(s, now)
+      if (refusal !== undefined) return yield* closed(refusal)
+      const customer = yield* customers.findByPhone(s.environment, Phone.lookupKey(phone))
+      if (customer === undefined) return yield* new PayerNotFound()
+      const merchant = yield* merchantOf(s.merchantId)
+      return yield* approvals.issue(
+        { kind: "checkout", id: s.id },
+        customer,
+        `a payment of ${display(s.amount)} to ${merchant.name}`
       )
+    }, tx.withTransaction)
 
     /** The hosted page, step two: the code, then the payment. A wrong code still counts its attempt. */
-    const pay = (sessionId: string, challengeId: ChallengeId, code: string) =>
-      Effect.gen(function* () {
-        const verified = yield* tx.withTransaction(
-          Effect.gen(function* () {
-            // The session's lock queues its guesses, so its caps hold under concurrent requests.
-            const s = yield* sessions.lockById(sessionId)
-            if (s === undefined) return yield* new CheckoutSessionNotFound()
-            return yield* approvals.verify({ kind: "checkout", id: s.id }, challengeId, code)
-          })
-        )
-        if (Either.isLeft(verified)) return yield* verified.left
-        return yield* settle(sessionId, verified.right.customerId)
-      })
+    const pay = Effect.fn("Checkout.pay")(function* (
+      sessionId: string,
+      challengeId: ChallengeId,
+      code: string
+    ) {
+      const verified = yield* tx.withTransaction(
+        Effect.gen(function* () {
+          // The session's lock queues its guesses, so its caps hold under concurrent requests.
+          const s = yield* sessions.lockById(sessionId)
+          if (s === undefined) return yield* new CheckoutSessionNotFound()
+          return yield* approvals.verify({ kind: "checkout", id: s.id }, challengeId, code)
+        })
+      )
+      if (Either.isLeft(verified)) return yield* verified.left
+      return yield* settle(sessionId, verified.right.customerId)
+    })
 
     /** Expires open sessions 24 hours after creation; an unpaid session leaves nothing behind. */
-    const sweep = (batch = 100) =>
+    const expireDue = (batch: number) =>
       Work.inBatches(
         batch,
         tx.withTransaction(
@@ -334,9 +333,16 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
         )
       )
 
-    const expiryJob: Work.Job = { name: "checkout-expiry", runDue: sweep(), nextDueAt: sessions.nextExpiryAt }
+    const sweep = Effect.fn("Checkout.sweep")((batch: number = 100) => expireDue(batch))
 
-    return Telemetry.traced("Checkout", {
+    const expiryJob: Work.Job = {
+      name: "checkout-expiry",
+      // Unnamed, unlike `sweep`: a span per poll would bury the traces.
+      runDue: expireDue(100),
+      nextDueAt: sessions.nextExpiryAt
+    }
+
+    return {
       create,
       get,
       cancel,
@@ -346,6 +352,6 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
       pay,
       sweep,
       expiryJob
-    } as const)
+    } as const
   })
 }) {}

@@ -149,46 +149,51 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
       )
 
     /** `POST /mandates`. A test-mode mandate approves itself, bound to the merchant's sandbox payer. */
-    const create = (tenant: Tenant, terms: Mandate.Terms) =>
-      Effect.gen(function* () {
-        const now = yield* DateTime.now
-        const problems = Mandate.validateTerms(terms, now)
-        if (problems.length > 0) return yield* InvalidRequest.of(problems)
-        const merchant = yield* merchantOf(tenant.merchantId)
-        if (tenant.environment === "live" && !merchant.features.mandatesLive)
-          return yield* new MandatesNotEnabled({ merchantId: tenant.merchantId })
-        const id = MandateId.make(yield* crypto.uuid)
-        const initiated = Mandate.initiate(
-          { id, merchantId: tenant.merchantId, environment: tenant.environment, terms },
-          now
-        )
-        const mandate =
-          tenant.environment === "test"
-            ? Either.getOrThrow(Mandate.approve(initiated, merchant.sandboxPayer, now))
-            : initiated
-        return yield* tx.withTransaction(
-          Effect.gen(function* () {
-            yield* store
-              .insert(mandate)
-              .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new MandateReferenceTaken())))
-            if (mandate.status === "ACTIVE")
-              yield* emit("mandate.activated", mandate, Events.mandateObject(mandate), now)
-            return mandate
-          })
-        )
-      })
+    const create = Effect.fn("Mandates.create")(function* (tenant: Tenant, terms: Mandate.Terms) {
+      const now = yield* DateTime.now
+      const problems = Mandate.validateTerms(terms, now)
+      if (problems.length > 0) return yield* InvalidRequest.of(problems)
+      const merchant = yield* merchantOf(tenant.merchantId)
+      if (tenant.environment === "live" && !merchant.features.mandatesLive)
+        return yield* new MandatesNotEnabled({ merchantId: tenant.merchantId })
+      const id = MandateId.make(yield* crypto.uuid)
+      const initiated = Mandate.initiate(
+        { id, merchantId: tenant.merchantId, environment: tenant.environment, terms },
+        now
+      )
+      const mandate =
+        tenant.environment === "test"
+          ? Either.getOrThrow(Mandate.approve(initiated, merchant.sandboxPayer, now))
+          : initiated
+      return yield* tx.withTransaction(
+        Effect.gen(function* () {
+          yield* store
+            .insert(mandate)
+            .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new MandateReferenceTaken())))
+          if (mandate.status === "ACTIVE")
+            yield* emit("mandate.activated", mandate, Events.mandateObject(mandate), now)
+          return mandate
+        })
+      )
+    }, Telemetry.withTenant)
 
-    const get = (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference)
+    const get = Effect.fn("Mandates.get")(
+      (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference),
+      Telemetry.withTenant
+    )
 
-    const list = (tenant: Tenant, filter: MandateFilter) => store.list(tenant, filter)
+    const list = Effect.fn("Mandates.list")(
+      (tenant: Tenant, filter: MandateFilter) => store.list(tenant, filter),
+      Telemetry.withTenant
+    )
 
     /**
      * `POST /mandates/{id}/charges`. One transaction: lock the mandate, authorize against the caps, move
      * the money, record the charge and its events. A refusal commits only its `mandate.charge.failed`
      * event (and the customer's notice when the wallet refused), then fails.
      */
-    const charge = (tenant: Tenant, idOrReference: string, request: ChargeRequest) =>
-      Effect.gen(function* () {
+    const charge = Effect.fn("Mandates.charge")(
+      function* (tenant: Tenant, idOrReference: string, request: ChargeRequest) {
         const chargeId = yield* crypto.uuid
         const outcome = yield* tx.withTransaction(
           Effect.gen(function* () {
@@ -306,14 +311,15 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
           Either.isRight(outcome) ? "succeeded" : outcome.left.code
         )
         return yield* outcome
-      }).pipe(
-        // A mandate not found fails the transaction rather than refusing inside it; it is a refusal all the same.
-        Effect.tapError((e) =>
-          e._tag === "MandateNotFound"
-            ? Counters.count(Counters.MandateCharges, "MANDATE_NOT_FOUND")
-            : Effect.void
-        )
-      )
+      },
+      // A mandate not found fails the transaction rather than refusing inside it; it is a refusal all the same.
+      Effect.tapError((e) =>
+        e._tag === "MandateNotFound"
+          ? Counters.count(Counters.MandateCharges, "MANDATE_NOT_FOUND")
+          : Effect.void
+      ),
+      Telemetry.withTenant
+    )
 
     /** Revocation by the merchant, the customer or the service: immediate and irreversible. */
     const revokeMandate = (m: Mandate.Mandate, by: Mandate.RevokedBy, now: DateTime.Utc) =>
@@ -338,44 +344,43 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
         return revoked
       })
 
-    const revoke = (tenant: Tenant, idOrReference: string, by: Mandate.RevokedBy = "MERCHANT") =>
-      tx.withTransaction(
-        Effect.gen(function* () {
-          const m = yield* find(tenant, idOrReference, true)
-          return yield* revokeMandate(m, by, yield* DateTime.now)
-        })
-      )
+    const revoke = Effect.fn("Mandates.revoke")(
+      function* (tenant: Tenant, idOrReference: string, by: Mandate.RevokedBy = "MERCHANT") {
+        const m = yield* find(tenant, idOrReference, true)
+        return yield* revokeMandate(m, by, yield* DateTime.now)
+      },
+      tx.withTransaction,
+      Telemetry.withTenant
+    )
 
     /** The customer ends a mandate from the wallet app: no second factor. */
-    const revokeAsCustomer = (customerId: CustomerId, mandateId: string) =>
-      tx.withTransaction(
-        Effect.gen(function* () {
-          const m = yield* store.lockById(mandateId)
-          if (m === undefined || m.customerId !== customerId) return yield* new MandateNotFound()
-          return yield* revokeMandate(m, "CUSTOMER", yield* DateTime.now)
-        })
-      )
+    const revokeAsCustomer = Effect.fn("Mandates.revokeAsCustomer")(function* (
+      customerId: CustomerId,
+      mandateId: string
+    ) {
+      const m = yield* store.lockById(mandateId)
+      if (m === undefined || m.customerId !== customerId) return yield* new MandateNotFound()
+      return yield* revokeMandate(m, "CUSTOMER", yield* DateTime.now)
+    }, tx.withTransaction)
 
     /** Operations hold a mandate during a dispute (by id: operators act across merchants). */
-    const suspend = (mandateId: string) =>
-      tx.withTransaction(
-        Effect.gen(function* () {
-          const m = yield* store.lockById(mandateId)
-          if (m === undefined) return yield* new MandateNotFound()
-          const suspended = yield* Either.match(Mandate.suspend(m), {
-            onLeft: () => Effect.fail(new MandateNotSuspendable()),
-            onRight: Effect.succeed
-          })
-          yield* store.update(suspended)
-          return suspended
-        })
-      )
+    const suspend = Effect.fn("Mandates.suspend")(function* (mandateId: string) {
+      const m = yield* store.lockById(mandateId)
+      if (m === undefined) return yield* new MandateNotFound()
+      const suspended = yield* Either.match(Mandate.suspend(m), {
+        onLeft: () => Effect.fail(new MandateNotSuspendable()),
+        onRight: Effect.succeed
+      })
+      yield* store.update(suspended)
+      return suspended
+    }, tx.withTransaction)
 
     /** A mandate as the customer's approval page shows it, before any code is asked for. */
-    const forApproval = (mandateId: string) =>
-      Effect.flatMap(tx.withTransaction(store.lockById(mandateId)), (m) =>
-        m === undefined ? Effect.fail(new MandateNotFound()) : Effect.succeed(m)
-      )
+    const forApproval = Effect.fn("Mandates.forApproval")(function* (mandateId: string) {
+      const m = yield* tx.withTransaction(store.lockById(mandateId))
+      if (m === undefined) return yield* new MandateNotFound()
+      return m
+    })
 
     const pending = (mandateId: string, now: DateTime.Utc) =>
       Effect.gen(function* () {
@@ -387,21 +392,21 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
       })
 
     /** Step one of approval: send a one-time code to the wallet registered to `phone`. */
-    const requestApproval = (mandateId: string, phone: string) =>
-      tx.withTransaction(
-        Effect.gen(function* () {
-          const now = yield* DateTime.now
-          const m = yield* pending(mandateId, now)
-          const customer = yield* customers.findByPhone(m.environment, Phone.lookupKey(phone))
-          if (customer === undefined) return yield* new CustomerNotFound()
-          const merchant = yield* merchantOf(m.merchantId)
-          return yield* approvals.issue(
-            { kind: "mandate", id: m.id },
-            customer,
-            `the mandate "${m.title}" for ${merchant.name}`
-          )
-        })
+    const requestApproval = Effect.fn("Mandates.requestApproval")(function* (
+      mandateId: string,
+      phone: string
+    ) {
+      const now = yield* DateTime.now
+      const m = yield* pending(mandateId, now)
+      const customer = yield* customers.findByPhone(m.environment, Phone.lookupKey(phone))
+      if (customer === undefined) return yield* new CustomerNotFound()
+      const merchant = yield* merchantOf(m.merchantId)
+      return yield* approvals.issue(
+        { kind: "mandate", id: m.id },
+        customer,
+        `the mandate "${m.title}" for ${merchant.name}`
       )
+    }, tx.withTransaction)
 
     /** Step two: the customer's answer, approving or declining with the code. */
     const answer = (
@@ -444,13 +449,17 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
         return yield* outcome
       })
 
-    const approve = (mandateId: string, challengeId: ChallengeId, code: string) =>
-      answer(mandateId, challengeId, code, "approve")
-    const decline = (mandateId: string, challengeId: ChallengeId, code: string) =>
-      answer(mandateId, challengeId, code, "decline")
+    const approve = Effect.fn("Mandates.approve")(
+      (mandateId: string, challengeId: ChallengeId, code: string) =>
+        answer(mandateId, challengeId, code, "approve")
+    )
+    const decline = Effect.fn("Mandates.decline")(
+      (mandateId: string, challengeId: ChallengeId, code: string) =>
+        answer(mandateId, challengeId, code, "decline")
+    )
 
     /** Expires lapsed approval links and mandates past `expiresAt`; returns how many it expired. */
-    const sweep = (batch = 100) =>
+    const expireDue = (batch: number) =>
       Work.inBatches(
         batch,
         tx.withTransaction(
@@ -463,16 +472,21 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
         )
       )
 
-    const listForCustomer = (customerId: CustomerId) => store.listByCustomer(customerId)
+    const sweep = Effect.fn("Mandates.sweep")((batch: number = 100) => expireDue(batch))
+
+    const listForCustomer = Effect.fn("Mandates.listForCustomer")((customerId: CustomerId) =>
+      store.listByCustomer(customerId)
+    )
 
     /** Expiry as background work, for workers and the manual clock. */
     const expiryJob: Work.Job = {
       name: "mandate-expiry",
-      runDue: sweep(),
+      // Unnamed, unlike `sweep`: a span per poll would bury the traces.
+      runDue: expireDue(100),
       nextDueAt: store.nextExpiryAt
     }
 
-    return Telemetry.traced("Mandates", {
+    return {
       create,
       get,
       list,
@@ -487,7 +501,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
       sweep,
       expiryJob,
       listForCustomer
-    } as const)
+    } as const
   })
 }) {}
 

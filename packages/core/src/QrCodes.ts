@@ -113,63 +113,69 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
       )
 
     /** `POST /qr-codes`: a static code is rendered and stored in the same transaction. */
-    const create = (tenant: Tenant, request: QrCode.Request) =>
-      Effect.gen(function* () {
-        const problems = QrCode.validate(request)
-        if (problems.length > 0) return yield* InvalidRequest.of(problems)
-        const outlet = yield* outlets.find(tenant.merchantId, request.outletId)
-        if (outlet === undefined) return yield* new OutletNotFound()
-        const merchant = yield* registeredMerchant(merchants, tenant.merchantId)
-        const now = yield* DateTime.now
-        const qrid = QrScheme.makeQrid(yield* crypto.bytes(QrScheme.QridBytes))
-        const payload = yield* QrScheme.build({
-          type: request.type,
+    const create = Effect.fn("QrCodes.create")(function* (tenant: Tenant, request: QrCode.Request) {
+      const problems = QrCode.validate(request)
+      if (problems.length > 0) return yield* InvalidRequest.of(problems)
+      const outlet = yield* outlets.find(tenant.merchantId, request.outletId)
+      if (outlet === undefined) return yield* new OutletNotFound()
+      const merchant = yield* registeredMerchant(merchants, tenant.merchantId)
+      const now = yield* DateTime.now
+      const qrid = QrScheme.makeQrid(yield* crypto.bytes(QrScheme.QridBytes))
+      const payload = yield* QrScheme.build({
+        type: request.type,
+        qrid,
+        merchant: { id: merchant.id, name: merchant.name, city: merchant.city, mcc: merchant.mcc },
+        outletId: outlet.id,
+        outletLabel: outlet.name,
+        ...(request.type === "DYNAMIC" && request.amount !== null ? { amount: request.amount } : {})
+      }).pipe(Effect.orDie)
+      const code = QrCode.make(
+        {
+          id: yield* crypto.uuid,
+          merchantId: tenant.merchantId,
+          environment: tenant.environment,
+          request,
+          outletName: outlet.name,
           qrid,
-          merchant: { id: merchant.id, name: merchant.name, city: merchant.city, mcc: merchant.mcc },
-          outletId: outlet.id,
-          outletLabel: outlet.name,
-          ...(request.type === "DYNAMIC" && request.amount !== null ? { amount: request.amount } : {})
-        }).pipe(Effect.orDie)
-        const code = QrCode.make(
-          {
-            id: yield* crypto.uuid,
-            merchantId: tenant.merchantId,
-            environment: tenant.environment,
-            request,
-            outletName: outlet.name,
-            qrid,
-            payload
-          },
-          now
-        )
-        return yield* tx.withTransaction(
-          Effect.gen(function* () {
-            yield* store
-              .insert(code)
-              .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new QrReferenceTaken())))
-            if (code.type === "STATIC") yield* store.saveImage(code, yield* images.renderPng(code.payload))
-            return code
-          })
-        )
-      })
-
-    const get = (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference)
-
-    const list = (tenant: Tenant, filter: QrCodeFilter) => store.list(tenant, filter)
-
-    /** Kept, `INACTIVE`; a customer who scans it is told it is no longer active. */
-    const deactivate = (tenant: Tenant, idOrReference: string) =>
-      tx.withTransaction(
+          payload
+        },
+        now
+      )
+      return yield* tx.withTransaction(
         Effect.gen(function* () {
-          const code = yield* find(tenant, idOrReference, true)
-          const next = yield* Either.match(QrCode.deactivate(code, yield* DateTime.now), {
-            onLeft: () => Effect.fail(new QrCodeAlreadyInactive()),
-            onRight: Effect.succeed
-          })
-          yield* store.update(next)
-          return next
+          yield* store
+            .insert(code)
+            .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new QrReferenceTaken())))
+          if (code.type === "STATIC") yield* store.saveImage(code, yield* images.renderPng(code.payload))
+          return code
         })
       )
+    }, Telemetry.withTenant)
+
+    const get = Effect.fn("QrCodes.get")(
+      (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference),
+      Telemetry.withTenant
+    )
+
+    const list = Effect.fn("QrCodes.list")(
+      (tenant: Tenant, filter: QrCodeFilter) => store.list(tenant, filter),
+      Telemetry.withTenant
+    )
+
+    /** Kept, `INACTIVE`; a customer who scans it is told it is no longer active. */
+    const deactivate = Effect.fn("QrCodes.deactivate")(
+      function* (tenant: Tenant, idOrReference: string) {
+        const code = yield* find(tenant, idOrReference, true)
+        const next = yield* Either.match(QrCode.deactivate(code, yield* DateTime.now), {
+          onLeft: () => Effect.fail(new QrCodeAlreadyInactive()),
+          onRight: Effect.succeed
+        })
+        yield* store.update(next)
+        return next
+      },
+      tx.withTransaction,
+      Telemetry.withTenant
+    )
 
     /** A dynamic code is paid once; the caller holds the code's lock, so two payments cannot both pass. */
     const alreadyPaid = (code: QrCode.QrCode) =>
@@ -178,93 +184,90 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
         : Effect.succeed(false)
 
     /** The PNG of a static code. */
-    const image = (id: string) => store.image(id)
+    const image = Effect.fn("QrCodes.image")((id: string) => store.image(id))
 
     /**
      * A customer pays a scanned code: verify the payload, find the code by `qrid`, check it may be paid,
      * move the money payer -> merchant, record the payment with its `qrid`, notify, emit the event.
      */
-    const pay = (request: PayRequest) =>
-      Effect.gen(function* () {
-        const parsed = yield* Either.match(QrScheme.parse(request.payload), {
-          onLeft: (e) =>
-            e._tag === "ForeignScheme"
-              ? Effect.fail(new QrCodeNotFound({ message: "This QR code is not one of ours" }))
-              : Effect.fail(new QrPayloadInvalid({ message: `The QR payload is not valid: ${e.message}` })),
-          onRight: Effect.succeed
-        })
-        return yield* tx.withTransaction(
-          Effect.gen(function* () {
-            const now = yield* DateTime.now
-            const code = yield* store.lockByQrid(request.environment, parsed.qrid)
-            if (code === undefined) return yield* new QrCodeNotFound()
-            const amount = yield* Either.match(
-              QrCode.authorizePayment(code, request.payload, request.amount, now, yield* alreadyPaid(code)),
-              {
-                onLeft: (reason) =>
-                  Effect.fail(new QrPaymentRefused({ reason, message: QrCode.paymentMessages[reason] })),
-                onRight: Effect.succeed
-              }
-            )
-            const merchant = yield* registeredMerchant(merchants, code.merchantId)
-            const split = Fees.split(amount, merchant.feeBps)
-            const id = yield* crypto.uuid
-            const receipt = yield* wallet
-              .transfer({
-                id: `qr-payment:${id}`,
-                environment: code.environment,
-                payer: request.customerId,
-                merchant: code.merchantId,
-                amount: Laari(amount),
-                fee: split.fee,
-                memo: `${merchant.name}: ${code.title}`
-              })
-              .pipe(
-                Effect.catchTag("TransferRefused", (e) =>
-                  Effect.fail(
-                    new QrPaymentDeclined({ reason: e.reason, message: declinedMessages[e.reason] })
-                  )
-                )
-              )
-            const payment: QrCode.Payment = {
-              id,
-              qrCodeId: code.id,
-              qrid: code.qrid,
-              merchantId: code.merchantId,
-              environment: code.environment,
-              outletId: code.outletId,
-              customerId: request.customerId,
-              amount,
-              fee: receipt.fee,
-              netAmount: receipt.netAmount,
-              amountRefunded: 0,
-              reference: code.reference,
-              createdAt: now
-            }
-            yield* payments.insert(payment)
-            yield* emit("qr_code.payment.succeeded", code, Events.qrPaymentObject(payment), now)
-            yield* notifications.send({
-              id: yield* crypto.uuid,
-              customerId: request.customerId,
-              environment: code.environment,
-              kind: "payment",
-              title: `Paid ${display(amount)} to ${merchant.name}`,
-              body: `You paid ${display(amount)} to ${merchant.name} (${code.title}) by QR code.`,
-              data: {
-                qr_code_id: code.id,
-                qrid: code.qrid,
-                payment_id: payment.id,
-                amount,
-                merchant_name: merchant.name
-              },
-              createdAt: now
-            })
-            return payment
-          })
-        )
+    const pay = Effect.fn("QrCodes.pay")(function* (request: PayRequest) {
+      const parsed = yield* Either.match(QrScheme.parse(request.payload), {
+        onLeft: (e) =>
+          e._tag === "ForeignScheme"
+            ? Effect.fail(new QrCodeNotFound({ message: "This QR code is not one of ours" }))
+            : Effect.fail(new QrPayloadInvalid({ message: `The QR payload is not valid: ${e.message}` })),
+        onRight: Effect.succeed
       })
+      return yield* tx.withTransaction(
+        Effect.gen(function* () {
+          const now = yield* DateTime.now
+          const code = yield* store.lockByQrid(request.environment, parsed.qrid)
+          if (code === undefined) return yield* new QrCodeNotFound()
+          const amount = yield* Either.match(
+            QrCode.authorizePayment(code, request.payload, request.amount, now, yield* alreadyPaid(code)),
+            {
+              onLeft: (reason) =>
+                Effect.fail(new QrPaymentRefused({ reason, message: QrCode.paymentMessages[reason] })),
+              onRight: Effect.succeed
+            }
+          )
+          const merchant = yield* registeredMerchant(merchants, code.merchantId)
+          const split = Fees.split(amount, merchant.feeBps)
+          const id = yield* crypto.uuid
+          const receipt = yield* wallet
+            .transfer({
+              id: `qr-payment:${id}`,
+              environment: code.environment,
+              payer: request.customerId,
+              merchant: code.merchantId,
+              amount: Laari(amount),
+              fee: split.fee,
+              memo: `${merchant.name}: ${code.title}`
+            })
+            .pipe(
+              Effect.catchTag("TransferRefused", (e) =>
+                Effect.fail(new QrPaymentDeclined({ reason: e.reason, message: declinedMessages[e.reason] }))
+              )
+            )
+          const payment: QrCode.Payment = {
+            id,
+            qrCodeId: code.id,
+            qrid: code.qrid,
+            merchantId: code.merchantId,
+            environment: code.environment,
+            outletId: code.outletId,
+            customerId: request.customerId,
+            amount,
+            fee: receipt.fee,
+            netAmount: receipt.netAmount,
+            amountRefunded: 0,
+            reference: code.reference,
+            createdAt: now
+          }
+          yield* payments.insert(payment)
+          yield* emit("qr_code.payment.succeeded", code, Events.qrPaymentObject(payment), now)
+          yield* notifications.send({
+            id: yield* crypto.uuid,
+            customerId: request.customerId,
+            environment: code.environment,
+            kind: "payment",
+            title: `Paid ${display(amount)} to ${merchant.name}`,
+            body: `You paid ${display(amount)} to ${merchant.name} (${code.title}) by QR code.`,
+            data: {
+              qr_code_id: code.id,
+              qrid: code.qrid,
+              payment_id: payment.id,
+              amount,
+              merchant_name: merchant.name
+            },
+            createdAt: now
+          })
+          return payment
+        })
+      )
+    })
 
-    return Telemetry.traced("QrCodes", { create, get, list, deactivate, image, pay } as const)
+    return { create, get, list, deactivate, image, pay } as const
   })
 }) {}
 

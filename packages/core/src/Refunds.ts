@@ -96,81 +96,84 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
           )
 
     /** `POST /refunds`. */
-    const create = (tenant: Tenant, request: RefundRequest) =>
-      Effect.gen(function* () {
-        const id = Refund.RefundId.make(yield* crypto.uuid)
-        return yield* tx.withTransaction(
-          Effect.gen(function* () {
-            // The payment's lock first: refunds of one payment are decided one after the other, each
-            // against what the previous one left.
-            const source = yield* resolve(tenant, request.source)
-            const payment = yield* store.lockPayment(tenant, source)
-            if (payment === undefined) return yield* PaymentNotFound.of(source.kind)
-            const decided = Refund.decide(payment, request.amount)
-            if (Either.isLeft(decided)) return yield* RefundRefused.of(decided.left)
-            const amount = Laari(decided.right)
-            const now = yield* DateTime.now
-            const merchant = yield* registeredMerchant(merchants, tenant.merchantId)
-            const refund: Refund.Refund = {
-              id,
-              merchantId: tenant.merchantId,
+    const create = Effect.fn("Refunds.create")(function* (tenant: Tenant, request: RefundRequest) {
+      const id = Refund.RefundId.make(yield* crypto.uuid)
+      return yield* tx.withTransaction(
+        Effect.gen(function* () {
+          // The payment's lock first: refunds of one payment are decided one after the other, each
+          // against what the previous one left.
+          const source = yield* resolve(tenant, request.source)
+          const payment = yield* store.lockPayment(tenant, source)
+          if (payment === undefined) return yield* PaymentNotFound.of(source.kind)
+          const decided = Refund.decide(payment, request.amount)
+          if (Either.isLeft(decided)) return yield* RefundRefused.of(decided.left)
+          const amount = Laari(decided.right)
+          const now = yield* DateTime.now
+          const merchant = yield* registeredMerchant(merchants, tenant.merchantId)
+          const refund: Refund.Refund = {
+            id,
+            merchantId: tenant.merchantId,
+            environment: tenant.environment,
+            // As the store names it (an id in its canonical lower case).
+            source: payment.source,
+            customerId: payment.customerId,
+            amount,
+            reason: request.reason ?? null,
+            reference: request.reference ?? null,
+            description: request.description ?? null,
+            createdAt: now
+          }
+          yield* store
+            .insert(refund)
+            .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new RefundReferenceTaken())))
+          yield* wallet
+            .reverse({
+              id: Refund.transferId(id),
               environment: tenant.environment,
-              // As the store names it (an id in its canonical lower case).
-              source: payment.source,
-              customerId: payment.customerId,
+              payer: payment.customerId,
+              merchant: tenant.merchantId,
               amount,
-              reason: request.reason ?? null,
-              reference: request.reference ?? null,
-              description: request.description ?? null,
-              createdAt: now
-            }
-            yield* store
-              .insert(refund)
-              .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new RefundReferenceTaken())))
-            yield* wallet
-              .reverse({
-                id: Refund.transferId(id),
-                environment: tenant.environment,
-                payer: payment.customerId,
-                merchant: tenant.merchantId,
-                amount,
-                memo: `Refund from ${merchant.name}${refund.description === null ? "" : `: ${refund.description}`}`
-              })
-              .pipe(
-                Effect.catchTag("InsufficientMerchantBalance", () =>
-                  Effect.fail(RefundRefused.of("INSUFFICIENT_MERCHANT_BALANCE"))
-                )
-              )
-            yield* store.setRefunded(payment.source, Refund.apply(payment, amount).amountRefunded)
-            yield* emit("refund.created", refund, Refund.refundObject(refund), now)
-            yield* notifications.send({
-              id: yield* crypto.uuid,
-              customerId: payment.customerId,
-              environment: tenant.environment,
-              kind: "refund",
-              title: `${merchant.name} refunded ${display(amount)}`,
-              body: `${merchant.name} refunded ${display(amount)} to your wallet${refund.description === null ? "" : `: ${refund.description}`}.`,
-              data: {
-                refund_id: id,
-                amount,
-                ...Refund.sourceFields(payment.source),
-                merchant_name: merchant.name
-              },
-              createdAt: now
+              memo: `Refund from ${merchant.name}${refund.description === null ? "" : `: ${refund.description}`}`
             })
-            return refund
+            .pipe(
+              Effect.catchTag("InsufficientMerchantBalance", () =>
+                Effect.fail(RefundRefused.of("INSUFFICIENT_MERCHANT_BALANCE"))
+              )
+            )
+          yield* store.setRefunded(payment.source, Refund.apply(payment, amount).amountRefunded)
+          yield* emit("refund.created", refund, Refund.refundObject(refund), now)
+          yield* notifications.send({
+            id: yield* crypto.uuid,
+            customerId: payment.customerId,
+            environment: tenant.environment,
+            kind: "refund",
+            title: `${merchant.name} refunded ${display(amount)}`,
+            body: `${merchant.name} refunded ${display(amount)} to your wallet${refund.description === null ? "" : `: ${refund.description}`}.`,
+            data: {
+              refund_id: id,
+              amount,
+              ...Refund.sourceFields(payment.source),
+              merchant_name: merchant.name
+            },
+            createdAt: now
           })
-        )
-      })
-
-    const get = (tenant: Tenant, idOrReference: string) =>
-      Effect.flatMap(store.find(tenant, lookup(idOrReference)), (r) =>
-        r === undefined ? Effect.fail(new RefundNotFound()) : Effect.succeed(r)
+          return refund
+        })
       )
+    }, Telemetry.withTenant)
 
-    const list = (tenant: Tenant, filter: RefundFilter) => store.list(tenant, filter)
+    const get = Effect.fn("Refunds.get")(function* (tenant: Tenant, idOrReference: string) {
+      const r = yield* store.find(tenant, lookup(idOrReference))
+      if (r === undefined) return yield* new RefundNotFound()
+      return r
+    }, Telemetry.withTenant)
 
-    return Telemetry.traced("Refunds", { create, get, list } as const)
+    const list = Effect.fn("Refunds.list")(
+      (tenant: Tenant, filter: RefundFilter) => store.list(tenant, filter),
+      Telemetry.withTenant
+    )
+
+    return { create, get, list } as const
   })
 }) {}
 

@@ -36,57 +36,75 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
         s === undefined ? Effect.fail(new SubscriptionNotFound()) : Effect.succeed(s)
       )
 
-    const get = (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference)
+    const get = Effect.fn("Subscriptions.get")(
+      (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference),
+      Telemetry.withTenant
+    )
 
-    const list = (tenant: Tenant, filter: SubscriptionFilter) => store.list(tenant, filter)
+    const list = Effect.fn("Subscriptions.list")(
+      (tenant: Tenant, filter: SubscriptionFilter) => store.list(tenant, filter),
+      Telemetry.withTenant
+    )
 
-    const listInvoices = (tenant: Tenant, idOrReference: string, page: Page) =>
-      Effect.flatMap(find(tenant, idOrReference), (s) => invoices.list(s.id, page))
+    const listInvoices = Effect.fn("Subscriptions.listInvoices")(function* (
+      tenant: Tenant,
+      idOrReference: string,
+      page: Page
+    ) {
+      const s = yield* find(tenant, idOrReference)
+      return yield* invoices.list(s.id, page)
+    }, Telemetry.withTenant)
 
     /**
      * What a transition says to the world: its events, with the subscription and invoice as they stand
      * after it, and the customer's notice of a cancellation. The renewal engine writes the rows itself
      * (once per batch) and calls this for each transition.
      */
-    const announce = (change: Subscription.Change, now: DateTime.Utc, latest: Invoice.Invoice | undefined) =>
-      Effect.gen(function* () {
-        const { subscription, invoice } = change
-        for (const type of change.events) {
-          yield* emit(
-            type,
-            subscription,
-            Events.subscriptionEventObject(type, { subscription, invoice: invoice ?? latest }),
-            now
-          )
-          if (type === "subscription.canceled")
-            yield* notifications.send({
-              id: yield* crypto.uuid,
-              customerId: subscription.customerId,
-              environment: subscription.environment,
-              kind: "subscription.cancelled",
-              title: `${subscription.planName} has ended`,
-              body:
-                subscription.cancellationInitiator === "DUNNING"
-                  ? `Your subscription to ${subscription.planName} has ended after four payments could not be taken.`
-                  : `Your subscription to ${subscription.planName} has ended; nothing more will be charged.`,
-              data: {
-                subscription_id: subscription.id,
-                cancellation_initiator: subscription.cancellationInitiator,
-                plan_name: subscription.planName
-              },
-              createdAt: now
-            })
-        }
-      })
+    const announce = Effect.fn("Subscriptions.announce")(function* (
+      change: Subscription.Change,
+      now: DateTime.Utc,
+      latest: Invoice.Invoice | undefined
+    ) {
+      const { subscription, invoice } = change
+      for (const type of change.events) {
+        yield* emit(
+          type,
+          subscription,
+          Events.subscriptionEventObject(type, { subscription, invoice: invoice ?? latest }),
+          now
+        )
+        if (type === "subscription.canceled")
+          yield* notifications.send({
+            id: yield* crypto.uuid,
+            customerId: subscription.customerId,
+            environment: subscription.environment,
+            kind: "subscription.cancelled",
+            title: `${subscription.planName} has ended`,
+            body:
+              subscription.cancellationInitiator === "DUNNING"
+                ? `Your subscription to ${subscription.planName} has ended after four payments could not be taken.`
+                : `Your subscription to ${subscription.planName} has ended; nothing more will be charged.`,
+            data: {
+              subscription_id: subscription.id,
+              cancellation_initiator: subscription.cancellationInitiator,
+              plan_name: subscription.planName
+            },
+            createdAt: now
+          })
+      }
+    })
 
     /** Writes what a transition left behind: the subscription with its next due moment, the invoice it touched, and `announce`. */
-    const record = (change: Subscription.Change, now: DateTime.Utc, latest: Invoice.Invoice | undefined) =>
-      Effect.gen(function* () {
-        const { subscription, invoice } = change
-        if (invoice !== undefined) yield* invoices.update(invoice)
-        yield* store.update(subscription, Subscription.nextDueAt(subscription, invoice ?? latest) ?? null)
-        yield* announce(change, now, latest)
-      })
+    const record = Effect.fn("Subscriptions.record")(function* (
+      change: Subscription.Change,
+      now: DateTime.Utc,
+      latest: Invoice.Invoice | undefined
+    ) {
+      const { subscription, invoice } = change
+      if (invoice !== undefined) yield* invoices.update(invoice)
+      yield* store.update(subscription, Subscription.nextDueAt(subscription, invoice ?? latest) ?? null)
+      yield* announce(change, now, latest)
+    })
 
     const cancelLocked = (
       sub: Subscription.Subscription,
@@ -113,34 +131,37 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
       })
 
     /** `POST /subscriptions/{id}/cancel`: now (voiding an open unpaid cycle) or at the period's end. */
-    const cancel = (tenant: Tenant, idOrReference: string, atPeriodEnd: boolean) =>
-      tx.withTransaction(
-        Effect.flatMap(find(tenant, idOrReference, true), (s) => cancelLocked(s, "MERCHANT", atPeriodEnd))
-      )
+    const cancel = Effect.fn("Subscriptions.cancel")(
+      function* (tenant: Tenant, idOrReference: string, atPeriodEnd: boolean) {
+        const s = yield* find(tenant, idOrReference, true)
+        return yield* cancelLocked(s, "MERCHANT", atPeriodEnd)
+      },
+      tx.withTransaction,
+      Telemetry.withTenant
+    )
 
     /** The customer ends it from the wallet app, with no second factor. */
-    const cancelAsPayer = (customerId: CustomerId, subscriptionId: string) =>
-      tx.withTransaction(
-        Effect.gen(function* () {
-          const s = yield* store.lockById(subscriptionId)
-          if (s === undefined || s.customerId !== customerId) return yield* new SubscriptionNotFound()
-          return yield* cancelLocked(s, "PAYER", false)
-        })
-      )
+    const cancelAsPayer = Effect.fn("Subscriptions.cancelAsPayer")(function* (
+      customerId: CustomerId,
+      subscriptionId: string
+    ) {
+      const s = yield* store.lockById(subscriptionId)
+      if (s === undefined || s.customerId !== customerId) return yield* new SubscriptionNotFound()
+      return yield* cancelLocked(s, "PAYER", false)
+    }, tx.withTransaction)
 
     /** Operations end it. */
-    const cancelByOps = (subscriptionId: string) =>
-      tx.withTransaction(
-        Effect.gen(function* () {
-          const s = yield* store.lockById(subscriptionId)
-          if (s === undefined) return yield* new SubscriptionNotFound()
-          return yield* cancelLocked(s, "OPS", false)
-        })
-      )
+    const cancelByOps = Effect.fn("Subscriptions.cancelByOps")(function* (subscriptionId: string) {
+      const s = yield* store.lockById(subscriptionId)
+      if (s === undefined) return yield* new SubscriptionNotFound()
+      return yield* cancelLocked(s, "OPS", false)
+    }, tx.withTransaction)
 
-    const listForCustomer = (customerId: CustomerId) => store.listByCustomer(customerId)
+    const listForCustomer = Effect.fn("Subscriptions.listForCustomer")((customerId: CustomerId) =>
+      store.listByCustomer(customerId)
+    )
 
-    return Telemetry.traced("Subscriptions", {
+    return {
       get,
       list,
       listInvoices,
@@ -150,6 +171,6 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
       listForCustomer,
       record,
       announce
-    } as const)
+    } as const
   })
 }) {}

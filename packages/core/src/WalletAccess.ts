@@ -8,7 +8,6 @@ import { Approvals } from "./Approvals.js"
 import type { ChallengeId, Environment } from "./Ids.js"
 import { CustomerNotFound } from "./Mandates.js"
 import { Customers, Transactor } from "./Store.js"
-import * as Telemetry from "./Telemetry.js"
 
 export class WalletAccess extends Effect.Service<WalletAccess>()("laari/WalletAccess", {
   effect: Effect.gen(function* () {
@@ -22,29 +21,38 @@ export class WalletAccess extends Effect.Service<WalletAccess>()("laari/WalletAc
       )
 
     /** Sends a sign-in code to the wallet registered to `phone`. */
-    const requestSignIn = (environment: Environment, phone: string) =>
-      tx.withTransaction(
-        Effect.flatMap(customerOf(environment, phone), (customer) =>
-          approvals.issue({ kind: "wallet", id: customer.id }, customer, "signing in to your wallet app")
-        )
+    const requestSignIn = Effect.fn("WalletAccess.requestSignIn")(function* (
+      environment: Environment,
+      phone: string
+    ) {
+      const customer = yield* customerOf(environment, phone)
+      return yield* approvals.issue(
+        { kind: "wallet", id: customer.id },
+        customer,
+        "signing in to your wallet app"
       )
+    }, tx.withTransaction)
 
     /**
      * The customer, once the code matches. A wrong guess is counted (the transaction commits) before the
      * refusal is returned.
      */
-    const signIn = (environment: Environment, phone: string, challengeId: ChallengeId, code: string) =>
-      Effect.gen(function* () {
-        const outcome = yield* tx.withTransaction(
-          Effect.gen(function* () {
-            const customer = yield* customerOf(environment, phone)
-            const verified = yield* approvals.verify({ kind: "wallet", id: customer.id }, challengeId, code)
-            return Either.map(verified, () => customer)
-          })
-        )
-        return yield* outcome
-      })
+    const signIn = Effect.fn("WalletAccess.signIn")(function* (
+      environment: Environment,
+      phone: string,
+      challengeId: ChallengeId,
+      code: string
+    ) {
+      const outcome = yield* tx.withTransaction(
+        Effect.gen(function* () {
+          const customer = yield* customerOf(environment, phone)
+          const verified = yield* approvals.verify({ kind: "wallet", id: customer.id }, challengeId, code)
+          return Either.map(verified, () => customer)
+        })
+      )
+      return yield* outcome
+    })
 
-    return Telemetry.traced("WalletAccess", { requestSignIn, signIn } as const)
+    return { requestSignIn, signIn } as const
   })
 }) {}

@@ -1,11 +1,12 @@
 /**
  * Traces over OTLP when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set:
  * the HTTP server's request spans, `@effect/sql`'s statement spans and the services' method spans
- * (`Telemetry.traced` in core), batched and sent as OTLP/HTTP JSON by `@effect/opentelemetry`'s
- * exporter. `OTEL_SERVICE_NAME` (default `laari`), `OTEL_RESOURCE_ATTRIBUTES` and
- * `OTEL_EXPORTER_OTLP_HEADERS` (`name=value,...`) are read as the OpenTelemetry specification says.
- * Unset, the tracer is disabled: spans are not even created, and the exporter (OpenTelemetry's API and
- * its semantic conventions, about a tenth of the service's start-up) is not even loaded.
+ * (each an `Effect.fn` in core, with the tenant from `Telemetry.withTenant`), batched and sent as
+ * OTLP/HTTP JSON by `@effect/opentelemetry`'s exporter. `OTEL_SERVICE_NAME` (default `laari`),
+ * `OTEL_RESOURCE_ATTRIBUTES` and `OTEL_EXPORTER_OTLP_HEADERS` (`name=value,...`) are read as the
+ * OpenTelemetry specification says. Unset, the tracer is disabled: spans are no-ops that record nothing,
+ * and the exporter (OpenTelemetry's API and its semantic conventions, about a tenth of the service's
+ * start-up) is not even loaded.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Config, Effect, Layer, Option } from "effect"

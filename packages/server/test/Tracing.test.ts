@@ -64,12 +64,13 @@ describe("Tracing.layer", () => {
   it("with an endpoint, a traced method's span is exported with the tenant and the configured headers", async () => {
     const c = await collector()
     try {
-      const service = Telemetry.traced("Demo", {
-        run: (_tenant: { merchantId: string; environment: string }) => Effect.succeed(1)
-      })
+      const run = Effect.fn("Demo.run")(
+        (_tenant: { merchantId: string; environment: string }) => Effect.succeed(1),
+        Telemetry.withTenant
+      )
       await Effect.runPromise(
         Effect.scoped(
-          service.run({ merchantId: "m-1", environment: "test" }).pipe(
+          run({ merchantId: "m-1", environment: "test" }).pipe(
             Effect.provide(Tracing.layer),
             Effect.provide(
               withEnv({
