@@ -13,7 +13,6 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
 
 /** Repository paths, about longest first, with `DATABASE_URL` set (the PostgreSQL files run). */
 export const Long: ReadonlyArray<string> = [
-  "packages/server/test/Failover.ha.test.ts",
   "packages/server/test/Cli.test.ts",
   "packages/server/test/Pages.test.ts",
   "packages/server/test/Subscriptions.http.test.ts",

@@ -857,20 +857,26 @@ describe("form posts are limited per client address", () => {
   it("answers 429 past the customer endpoints' burst (20), with the limit's headers", async () => {
     const limited = await TestServer.start({ config: { rateLimit: 100 } })
     try {
-      // 60 at once: more than the burst, faster than the refill (10 a second).
-      const answers = await Promise.all(
-        Array.from({ length: 60 }, () =>
-          fetch(`${limited.baseUrl}/wallet/code`, {
-            method: "POST",
-            headers: { "content-type": "application/x-www-form-urlencoded" },
-            body: "phone=%2B9607000000",
-            redirect: "manual"
-          })
-        )
-      )
+      // 60 at once: more than the burst, faster than the refill (10 a second) when the server answers
+      // faster than that. On a machine busy enough that it answers 60 in more than 4 s the refill keeps
+      // up, so another 60 are sent (at most 3 rounds), and each round's time is in the message.
+      const post = () =>
+        fetch(`${limited.baseUrl}/wallet/code`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: "phone=%2B9607000000",
+          redirect: "manual"
+        })
+      const answers: Array<Response> = []
+      const rounds: Array<string> = []
+      for (let round = 0; round < 3 && !answers.some((r) => r.status === 429); round++) {
+        const started = performance.now()
+        answers.push(...(await Promise.all(Array.from({ length: 60 }, post))))
+        rounds.push(`${Math.round(performance.now() - started)} ms`)
+      }
       const statuses = answers.map((r) => r.status)
       // Without a CSRF token each is refused (403) until the address has spent its burst (429).
-      expect(new Set(statuses)).toEqual(new Set([403, 429]))
+      expect(new Set(statuses), `rounds of 60: ${rounds.join(", ")}`).toEqual(new Set([403, 429]))
       expect(statuses.filter((s) => s === 403).length).toBeGreaterThanOrEqual(20)
       expect(answers.find((r) => r.status === 429)!.headers.get("retry-after")).not.toBeNull()
     } finally {
