@@ -17,6 +17,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Context, Duration, Effect, Layer } from "effect"
 import pg from "pg"
 import * as HostList from "./HostList.js"
+import * as PgTransaction from "./PgTransaction.js"
 import * as Primary from "./Primary.js"
 
 export interface Bounds {
@@ -162,7 +163,10 @@ export class Connector extends Context.Tag("laari/server/PgConnector")<
   { readonly connect: () => Promise<pg.Client> }
 >() {}
 
-/** The SQL client over a bounded pool, closed with the layer, the pool's `PoolStats`, and `Connector`. */
+/**
+ * The SQL client over a bounded pool, closed with the layer, the pool's `PoolStats`, `Connector`, and
+ * `PgTransaction.PgTransactions` (the Transactor's batched transactions).
+ */
 export const layer = (options: Options) =>
   Layer.unwrapScoped(
     Effect.map(acquire(options), ({ pool, connect }) =>
@@ -171,7 +175,8 @@ export const layer = (options: Options) =>
         Layer.succeed(PoolStats, {
           counts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount })
         }),
-        Layer.succeed(Connector, { connect })
+        Layer.succeed(Connector, { connect }),
+        Layer.succeed(PgTransaction.PgTransactions, PgTransaction.make(pool))
       )
     )
   )
