@@ -165,6 +165,45 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)(
       expect(trips).toEqual([["BEGIN", "WITH w0_i", "SELECT count(*)::text"], ["ROLLBACK"]])
     })
 
+    /** The exit's typed failure: a `SqlError` for the connection lost with `code` (not a defect). */
+    const lostWith = (exit: Exit.Exit<unknown, unknown>, code: string) => {
+      const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+      expect(Option.isSome(failure) && failure.value instanceof SqlError).toBe(true)
+      const cause = Option.isSome(failure) ? (failure.value as SqlError).cause : undefined
+      expect((cause as { readonly code?: string } | undefined)?.code ?? "none").toBe(code)
+    }
+
+    it("a connection killed under a statement: a failure, no ROLLBACK sent on it, the client discarded", async () => {
+      const { exit, trips } = await tripsOf((sql) => sql`SELECT pg_terminate_backend(pg_backend_pid())`)
+      lostWith(exit, "57P01")
+      expect(trips).toEqual([["BEGIN", "SELECT pg_terminate_backend(pg_backend_pid())"]])
+      // The pool lends a working connection next.
+      expect(await run(Effect.flatMap(SqlClient.SqlClient, (sql) => count(sql, "a")))).toEqual(
+        Exit.succeed(1)
+      )
+    })
+
+    it("a connection lost between statements: COMMIT is not sent, a failure, nothing kept", async () => {
+      const { exit, trips } = await tripsOf((sql) =>
+        Effect.gen(function* () {
+          yield* held(sql, "h", 1)
+          const [row] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
+          // Another connection ends this one while no statement runs on it: pg emits the FATAL.
+          yield* Effect.promise(() => pool.query("SELECT pg_terminate_backend($1)", [row!.pid]))
+          yield* Effect.sleep("500 millis")
+          yield* held(sql, "i", 1)
+        })
+      )
+      lostWith(exit, "57P01")
+      expect(trips.filter((t) => !t[0]!.startsWith("SELECT pg_terminate_backend"))).toEqual([
+        ["BEGIN", "WITH w0_i", "SELECT pg_backend_pid()"]
+      ])
+      for (const id of ["h", "i"])
+        expect(await run(Effect.flatMap(SqlClient.SqlClient, (sql) => count(sql, id)))).toEqual(
+          Exit.succeed(0)
+        )
+    })
+
     it("values go as pg sends them (dates, JSON, NULL), and rows come back typed", async () => {
       const at = new Date("2031-01-31T05:00:00.123Z")
       const { exit, trips } = await tripsOf(

@@ -20,12 +20,23 @@ export interface Statement {
   readonly rowMode?: "array"
 }
 
-/** A batch that failed, and which statement PostgreSQL's error answered (`undefined`: no answer, the connection). */
+/**
+ * A batch that failed: which statement PostgreSQL's error answered (`undefined`: none), and whether the
+ * connection is lost (a FATAL of the server, a closed socket, no answer in time), so that nothing more
+ * can be sent on it and the server ends its transaction itself.
+ */
 export class BatchError {
   constructor(
     readonly error: SqlError,
-    readonly statement: number | undefined
+    readonly statement: number | undefined,
+    readonly lost: boolean
   ) {}
+}
+
+/** An error of the connection rather than of a statement: no server answer, or one that ends the session. */
+const isConnectionLoss = (error: Error): boolean => {
+  const severity = (error as { readonly severity?: unknown }).severity
+  return typeof severity !== "string" || severity === "FATAL" || severity === "PANIC"
 }
 
 /** What pg's `Result` does beyond its declared type (pg/lib/result.js). */
@@ -71,7 +82,8 @@ class Batch implements pg.Submittable {
   /** The statement an ErrorResponse answered: every one before it completed, none after it ran. */
   failedAt: number | undefined
   private current: Rows | undefined
-  private rowError: Error | undefined
+  /** A row pg could not parse: the batch ran to its end, the connection is fine. */
+  rowError: Error | undefined
   private done = false
 
   constructor(
@@ -171,7 +183,7 @@ export const run = (
       values = statements.map((s) => s.params.map(prepareValue))
     } catch (cause) {
       return Effect.fail(
-        new BatchError(new SqlError({ cause, message: "Failed to execute statement" }), undefined)
+        new BatchError(new SqlError({ cause, message: "Failed to execute statement" }), undefined, false)
       )
     }
     return Effect.async<ReadonlyArray<pg.QueryResult>, BatchError>((resume) => {
@@ -186,7 +198,8 @@ export const run = (
               Effect.fail(
                 new BatchError(
                   new SqlError({ cause: error, message: "Failed to execute statement" }),
-                  batch.failedAt
+                  batch.failedAt,
+                  error !== batch.rowError && isConnectionLoss(error)
                 )
               )
             )

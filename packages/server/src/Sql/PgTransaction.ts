@@ -13,8 +13,10 @@
  * A transaction that sent nothing (a command refused before any statement) sends nothing at all.
  *
  * Failures keep their meaning (`Repository.committing`): a write that fails in the last batch is the
- * command's failure, rolled back; COMMIT's own failure, or a connection lost during that batch, is a
- * defect, as @effect/sql makes it, since the transaction may have committed.
+ * command's failure, rolled back; COMMIT's own failure, or a connection lost during that batch before
+ * the server answered a statement ahead of COMMIT, is a defect, as @effect/sql makes it, since the
+ * transaction may have committed. A connection lost before COMMIT is sent, or whose FATAL answered a
+ * write ahead of it, committed nothing: a failure, and no ROLLBACK is sent (the session is over).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
@@ -37,28 +39,42 @@ export class PgTransactions extends Context.Tag("laari/server/PgTransactions")<
 >() {}
 
 /**
- * A connection of the pool for the scope (as @effect/sql-pg reserves one): an error the connection
- * emits meanwhile is handed back with it, so the pool discards it.
+ * A connection of the pool for the scope, and whether it is lost: an error it emits (pg does when no
+ * statement is under way) or a batch that failed for want of it. A lost connection is handed back with
+ * the error, so the pool discards it rather than lend it again.
+ */
+class Reserved {
+  lost: Error | undefined
+  private readonly onError = (error: Error) => {
+    this.lost ??= error
+  }
+
+  constructor(readonly client: pg.PoolClient) {
+    client.on("error", this.onError)
+  }
+
+  release() {
+    this.client.off("error", this.onError)
+    this.client.release(this.lost)
+  }
+}
+
+/**
+ * Reserves a connection for the scope. With the callback, not the promise, of `pool.connect`: the
+ * listener is on the client before pg reads another message from its socket (`PgPool.watchClients`).
  */
 const reserve = (pool: pg.Pool) =>
   Effect.acquireRelease(
-    Effect.tryPromise({
-      try: async () => {
-        const client = await pool.connect()
-        const seen: { error?: Error } = {}
-        const onError = (error: Error) => {
-          seen.error = error
-        }
-        client.on("error", onError)
-        return { client, seen, onError }
-      },
-      catch: (cause) => new SqlError({ cause, message: "Failed to acquire connection for transaction" })
-    }),
-    ({ client, seen, onError }) =>
-      Effect.sync(() => {
-        client.off("error", onError)
-        client.release(seen.error)
+    Effect.async<Reserved, SqlError>((resume) => {
+      pool.connect((cause, client) => {
+        if (client === undefined || (cause !== undefined && cause !== null))
+          resume(
+            Effect.fail(new SqlError({ cause, message: "Failed to acquire connection for transaction" }))
+          )
+        else resume(Effect.succeed(new Reserved(client)))
       })
+    }),
+    (reserved) => Effect.sync(() => reserved.release())
   )
 
 /** Cancels what the connection runs (best effort, bounded), from another connection of the pool. */
@@ -78,7 +94,7 @@ class Transaction {
   readonly buffer = WriteBehind.emptyBuffer()
 
   constructor(
-    private readonly client: pg.PoolClient,
+    private readonly reserved: Reserved,
     private readonly cancel: Effect.Effect<void>
   ) {}
 
@@ -95,7 +111,13 @@ class Transaction {
   }
 
   private run(statements: ReadonlyArray<PgBatch.Statement>) {
-    return PgBatch.run(this.client, statements, this.cancel)
+    return PgBatch.run(this.reserved.client, statements, this.cancel).pipe(
+      Effect.tapError((failed) =>
+        Effect.sync(() => {
+          if (failed.lost) this.reserved.lost ??= failed.error
+        })
+      )
+    )
   }
 
   /** `statement` after the prelude, in one round trip: its result. */
@@ -135,6 +157,12 @@ class Transaction {
     return Effect.suspend(() => {
       const writes = WriteBehind.drain(this.buffer)
       if (!this.begun && writes === undefined) return Effect.void
+      // Lost before COMMIT was sent: the server ends the transaction with the session, nothing committed.
+      const lost = this.reserved.lost
+      if (lost !== undefined)
+        return Effect.fail(
+          lost instanceof SqlError ? lost : new SqlError({ cause: lost, message: "Connection lost" })
+        )
       const statements = [
         ...(this.begun ? [] : [Begin]),
         ...(writes === undefined ? [] : [{ text: writes[0], params: writes[1] }]),
@@ -153,10 +181,13 @@ class Transaction {
     })
   }
 
-  /** ROLLBACK when BEGIN was sent; a defect if it fails (as @effect/sql makes it). */
+  /**
+   * ROLLBACK when BEGIN was sent; a defect if it fails (as @effect/sql makes it). Not on a lost
+   * connection: its session, and so its transaction, ends on the server without it.
+   */
   rollback(): Effect.Effect<void> {
     return Effect.suspend(() =>
-      this.begun
+      this.begun && this.reserved.lost === undefined
         ? this.run([Rollback]).pipe(
             Effect.asVoid,
             Effect.catchAll((failed) => Effect.die(failed.error))
@@ -176,9 +207,9 @@ export const make = (pool: pg.Pool): PgTransactions["Type"] => ({
     Effect.uninterruptibleMask((restore) =>
       Effect.useSpan("sql.transaction", { kind: "client", captureStackTrace: false }, (span) =>
         Effect.scoped(
-          Effect.flatMap(reserve(pool), ({ client }) => {
+          Effect.flatMap(reserve(pool), (reserved) => {
             span.attribute("db.system.name", "postgresql")
-            const tx = new Transaction(client, canceller(pool, client))
+            const tx = new Transaction(reserved, canceller(pool, reserved.client))
             return restore(effect).pipe(
               Effect.provideService(SqlClient.TransactionConnection, [
                 tx.connection as unknown as (typeof SqlClient.TransactionConnection.Service)[0],
