@@ -14,9 +14,10 @@
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { SqlError } from "@effect/sql/SqlError"
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer, Runtime } from "effect"
 import pg from "pg"
 import * as HostList from "./HostList.js"
+import * as PgTransaction from "./PgTransaction.js"
 import * as Primary from "./Primary.js"
 
 export interface Bounds {
@@ -112,30 +113,63 @@ const open = (options: Options): { readonly pool: pg.Pool; readonly connect: () 
   }
 }
 
+/**
+ * An error listener on each client of `pool` for its whole life, from the moment the pool first hands
+ * it out: pg emits a connection's error (a FATAL such as `pg_terminate_backend`'s 57P01, a closed
+ * socket) on the client when no query is under way, and an emitter without a listener throws it out of
+ * the process. pg-pool listens only while the client is idle, and a holder's own listener may come a
+ * moment late: a new client is handed to a waiting `pool.connect()` promise while pg still parses the
+ * socket read that carried the startup's ReadyForQuery, and a FATAL in that same read is emitted before
+ * the promise's holder can listen. The client itself is then unusable (pg marks it so), its next
+ * statement fails as a lost connection, and the pool discards it on release.
+ */
+const watchClients = (pool: pg.Pool, lost: (error: Error) => void) =>
+  pool.on("connect", (client) => {
+    let reported = false
+    client.on("error", (error) => {
+      if (reported) return
+      reported = true
+      lost(error)
+    })
+  })
+
 /** The bounded pool, ended with the scope; fails if the database cannot be reached. */
 const acquire = (options: Options) =>
-  Effect.acquireRelease(
-    Effect.tryPromise({
-      try: async () => {
-        const opened = open(options)
-        const { pool } = opened
-        // An idle client that errors is dropped by the pool; without a listener the error would crash.
-        pool.on("error", () => {})
-        // Fail the layer now if the database cannot be reached, as PgClient.layer does.
-        await pool.query("SELECT 1").catch(async (error) => {
-          await pool.end().catch(() => {})
-          throw error
+  Effect.flatMap(Effect.runtime<never>(), (runtime) =>
+    Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const opened = open(options)
+          const { pool } = opened
+          // An idle client that errors is dropped by the pool; without a listener the error would crash.
+          pool.on("error", () => {})
+          // The SQLSTATE and pg's message only: the error object links to the client and its password.
+          watchClients(pool, (error) =>
+            Runtime.runFork(runtime)(
+              Effect.logWarning("PostgreSQL connection lost").pipe(
+                Effect.annotateLogs({
+                  code: (error as { readonly code?: unknown }).code ?? "none",
+                  error: error.message
+                })
+              )
+            )
+          )
+          // Fail the layer now if the database cannot be reached, as PgClient.layer does.
+          await pool.query("SELECT 1").catch(async (error) => {
+            await pool.end().catch(() => {})
+            throw error
+          })
+          return opened
+        },
+        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+      }).pipe(
+        Effect.timeoutFail({
+          duration: options.bounds.connectTimeout,
+          onTimeout: () => new SqlError({ message: "PgClient: Connection timed out" })
         })
-        return opened
-      },
-      catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
-    }).pipe(
-      Effect.timeoutFail({
-        duration: options.bounds.connectTimeout,
-        onTimeout: () => new SqlError({ message: "PgClient: Connection timed out" })
-      })
-    ),
-    ({ pool }) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("2 seconds"))
+      ),
+      ({ pool }) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("2 seconds"))
+    )
   )
 
 /** How busy the database connections are, for `/metrics`. */
@@ -162,7 +196,10 @@ export class Connector extends Context.Tag("laari/server/PgConnector")<
   { readonly connect: () => Promise<pg.Client> }
 >() {}
 
-/** The SQL client over a bounded pool, closed with the layer, the pool's `PoolStats`, and `Connector`. */
+/**
+ * The SQL client over a bounded pool, closed with the layer, the pool's `PoolStats`, `Connector`, and
+ * `PgTransaction.PgTransactions` (the Transactor's batched transactions).
+ */
 export const layer = (options: Options) =>
   Layer.unwrapScoped(
     Effect.map(acquire(options), ({ pool, connect }) =>
@@ -171,7 +208,8 @@ export const layer = (options: Options) =>
         Layer.succeed(PoolStats, {
           counts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount })
         }),
-        Layer.succeed(Connector, { connect })
+        Layer.succeed(Connector, { connect }),
+        Layer.succeed(PgTransaction.PgTransactions, PgTransaction.make(pool))
       )
     )
   )

@@ -341,6 +341,8 @@ export const make = (finder: Finder, Base: typeof pg.Client, options: pg.PoolCon
   const connect = async (): Promise<pg.Client> => {
     await finder.primary()
     const client = new PrimaryClient(options)
+    // As the single host's `Connector`: listened to from the start, before the caller's own listener.
+    client.on("error", () => {})
     await client.connect()
     return client
   }

@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Store } from "@laari/core"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { ledgerReadsLayer } from "./Balance.js"
 import { challengesLayer } from "./Challenges.js"
 import { outboxLayer } from "./Events.js"
@@ -14,6 +14,7 @@ import { walletLayer } from "./Ledger.js"
 import { chargesLayer, mandatesLayer } from "./Mandates.js"
 import { customersLayer, merchantsLayer } from "./Merchants.js"
 import { notificationsLayer } from "./Notifications.js"
+import * as PgTransaction from "./PgTransaction.js"
 import { outletsLayer, qrCodesLayer, qrPaymentsLayer } from "./QrCodes.js"
 import { refundsLayer } from "./Refunds.js"
 import { committing, guard, inTransaction } from "./Repository.js"
@@ -23,13 +24,18 @@ import * as WriteBehind from "./WriteBehind.js"
 
 /**
  * One transaction around a command, with write-behind (`WriteBehind`); nested calls join the outer one.
+ * On PostgreSQL (`PgPool` provides `PgTransactions`) its statements go in batches (`PgTransaction`).
  * A database that cannot be reached (at BEGIN, mid-way or at COMMIT) is `ServiceUnavailable`; at COMMIT
  * its `OutcomeUnknown` kind, which tells the client to retry with the same key.
  */
 export const transactorLayer: Layer.Layer<Store.Transactor, never, SqlClient.SqlClient> = Layer.effect(
   Store.Transactor,
-  Effect.map(SqlClient.SqlClient, (sql) => {
-    const transaction = committing(inTransaction(sql, WriteBehind.transaction(sql)))
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    // On PostgreSQL, BEGIN and COMMIT ride with the statements around them (`PgTransaction`).
+    const pg = yield* Effect.serviceOption(PgTransaction.PgTransactions)
+    const begin = Option.isSome(pg) ? pg.value.transaction : WriteBehind.transaction(sql)
+    const transaction = committing(inTransaction(sql, begin))
     return { withTransaction: (effect) => guard(transaction(effect)) }
   })
 )

@@ -55,7 +55,7 @@ interface Buffer {
   readonly locked: Map<string, unknown>
 }
 
-const emptyBuffer = (): Buffer => ({
+export const emptyBuffer = (): Buffer => ({
   parts: [],
   sets: new Map(),
   keys: new Set(),
@@ -93,6 +93,13 @@ const combine = (buffer: Buffer): readonly [string, Array<unknown>] => {
   buffer.params = 0
   return [text, params]
 }
+
+/**
+ * The held writes as one statement, and the buffer emptied; `undefined` when nothing is held. For a
+ * connection that sends them itself, in one round trip with what follows (`PgTransaction`).
+ */
+export const drain = (buffer: Buffer): readonly [string, Array<unknown>] | undefined =>
+  buffer.parts.length === 0 && buffer.sets.size === 0 ? undefined : combine(buffer)
 
 const flushOn = (conn: Connection, buffer: Buffer): Effect.Effect<void, SqlError> =>
   Effect.suspend(() => {

@@ -8,7 +8,9 @@
  * - `before`: the COMMIT is never forwarded; both sockets close, and the server rolls back;
  * - `after`: the COMMIT is forwarded, the server's reply (up to its ReadyForQuery) is held back, and both
  *   sockets close: the transaction committed, and the client never hears so.
- * The SQL client sends COMMIT as a simple Query message (`Q`, "COMMIT"), as @effect/sql does.
+ * @effect/sql sends COMMIT as a simple Query message (`Q`, "COMMIT"); the Transactor on PostgreSQL sends
+ * it in a batch after the last writes (`PgTransaction`), as a Parse message: both are cut. In `before`
+ * mode the batch's writes went out before the cut but never their Sync, so the server rolls them back.
  */
 import * as Net from "node:net"
 
@@ -45,8 +47,16 @@ const split = (buffer: Buffer, typed: boolean) => {
   return { messages, rest: buffer.subarray(at) }
 }
 
-const isCommit = (m: { readonly type: string; readonly body: Buffer }) =>
-  m.type === "Q" && m.body.toString("utf8").replace(/\0$/, "").trim().toUpperCase() === "COMMIT"
+/** A simple Query `COMMIT`, or the Parse of one (a batch of the Transactor: `PgBatch`): name, then text. */
+const isCommit = (m: { readonly type: string; readonly body: Buffer }) => {
+  const text =
+    m.type === "Q"
+      ? m.body.toString("utf8").replace(/\0$/, "")
+      : m.type === "P"
+        ? m.body.toString("utf8").split("\0")[1]
+        : undefined
+  return text?.trim().toUpperCase() === "COMMIT"
+}
 
 export const make = (target: { readonly host: string; readonly port: number }): Promise<CommitCutProxy> =>
   new Promise((resolve) => {

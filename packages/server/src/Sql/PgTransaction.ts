@@ -1,0 +1,232 @@
+/**
+ * The Transactor's transaction on PostgreSQL, in as few round trips as the command allows (issue 27).
+ * A charge used to be five: BEGIN, the idempotency claim, the mandate's lock, the writes (held back by
+ * `WriteBehind`), COMMIT. Here it is three, with nothing else changed:
+ *
+ * - BEGIN is not sent alone: it goes, in one batch (`PgBatch`), with the transaction's first statement;
+ * - the held writes go with the statement that needs them flushed, as today, but in the same batch;
+ * - at the end, the writes still held and COMMIT go as one batch.
+ *
+ * The statements run in the order they were issued, each after the one before it completed, as when
+ * sent one by one; after an error PostgreSQL runs nothing more of the batch. So a read still sees every
+ * earlier write, a failed write still fails its transaction, and COMMIT never follows a failed write.
+ * A transaction that sent nothing (a command refused before any statement) sends nothing at all.
+ *
+ * Failures keep their meaning (`Repository.committing`): a write that fails in the last batch is the
+ * command's failure, rolled back; COMMIT's own failure, or a connection lost during that batch before
+ * the server answered a statement ahead of COMMIT, is a defect, as @effect/sql makes it, since the
+ * transaction may have committed. A connection lost before COMMIT is sent, or whose FATAL answered a
+ * write ahead of it, committed nothing: a failure, and no ROLLBACK is sent (the session is over).
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import { Context, Effect, Exit, Stream } from "effect"
+import type pg from "pg"
+import * as PgBatch from "./PgBatch.js"
+import * as WriteBehind from "./WriteBehind.js"
+
+const Begin: PgBatch.Statement = { text: "BEGIN", params: [] }
+const Commit: PgBatch.Statement = { text: "COMMIT", params: [] }
+const Rollback: PgBatch.Statement = { text: "ROLLBACK", params: [] }
+
+/** Transactions over the pool's connections (provided by `PgPool` on PostgreSQL; absent on PGlite). */
+export class PgTransactions extends Context.Tag("laari/server/PgTransactions")<
+  PgTransactions,
+  {
+    readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+  }
+>() {}
+
+/**
+ * A connection of the pool for the scope, and whether it is lost: an error it emits (pg does when no
+ * statement is under way) or a batch that failed for want of it. A lost connection is handed back with
+ * the error, so the pool discards it rather than lend it again.
+ */
+class Reserved {
+  lost: Error | undefined
+  private readonly onError = (error: Error) => {
+    this.lost ??= error
+  }
+
+  constructor(readonly client: pg.PoolClient) {
+    client.on("error", this.onError)
+  }
+
+  release() {
+    this.client.off("error", this.onError)
+    this.client.release(this.lost)
+  }
+}
+
+/**
+ * Reserves a connection for the scope. With the callback, not the promise, of `pool.connect`: the
+ * listener is on the client before pg reads another message from its socket (`PgPool.watchClients`).
+ */
+const reserve = (pool: pg.Pool) =>
+  Effect.acquireRelease(
+    Effect.async<Reserved, SqlError>((resume) => {
+      pool.connect((cause, client) => {
+        if (client === undefined || (cause !== undefined && cause !== null))
+          resume(
+            Effect.fail(new SqlError({ cause, message: "Failed to acquire connection for transaction" }))
+          )
+        else resume(Effect.succeed(new Reserved(client)))
+      })
+    }),
+    (reserved) => Effect.sync(() => reserved.release())
+  )
+
+/** Cancels what the connection runs (best effort, bounded), from another connection of the pool. */
+const canceller = (pool: pg.Pool, client: pg.PoolClient): Effect.Effect<void> => {
+  const pid = (client as unknown as { readonly processID?: number }).processID
+  if (pid === undefined) return Effect.void
+  return Effect.async<void>((resume) => {
+    if ((pool as unknown as { readonly ending?: boolean }).ending === true) return resume(Effect.void)
+    pool.query("SELECT pg_cancel_backend($1)", [pid], () => resume(Effect.void))
+  }).pipe(Effect.interruptible, Effect.timeoutOption("5 seconds"), Effect.asVoid)
+}
+
+/** One transaction's state on its connection. */
+class Transaction {
+  /** Whether BEGIN has been sent (alone or in a batch): from then on, the server has a transaction. */
+  begun = false
+  readonly buffer = WriteBehind.emptyBuffer()
+
+  constructor(
+    private readonly reserved: Reserved,
+    private readonly cancel: Effect.Effect<void>
+  ) {}
+
+  /** BEGIN if not yet sent, and the writes held: what must precede any other statement. */
+  private prelude(): Array<PgBatch.Statement> {
+    const statements: Array<PgBatch.Statement> = []
+    if (!this.begun) {
+      statements.push(Begin)
+      this.begun = true
+    }
+    const writes = WriteBehind.drain(this.buffer)
+    if (writes !== undefined) statements.push({ text: writes[0], params: writes[1] })
+    return statements
+  }
+
+  private run(statements: ReadonlyArray<PgBatch.Statement>) {
+    return PgBatch.run(this.reserved.client, statements, this.cancel).pipe(
+      Effect.tapError((failed) =>
+        Effect.sync(() => {
+          if (failed.lost) this.reserved.lost ??= failed.error
+        })
+      )
+    )
+  }
+
+  /** `statement` after the prelude, in one round trip: its result. */
+  private last(statement: PgBatch.Statement): Effect.Effect<pg.QueryResult, SqlError> {
+    return Effect.suspend(() =>
+      this.run([...this.prelude(), statement]).pipe(
+        Effect.map((results) => results[results.length - 1]!),
+        Effect.mapError((failed) => failed.error)
+      )
+    )
+  }
+
+  /** The connection the transaction's statements run on (`SqlClient.TransactionConnection`). */
+  readonly connection: Connection = {
+    execute: (text, params, transform) =>
+      Effect.map(this.last({ text, params }), (r) => (transform ? transform(r.rows) : r.rows)),
+    executeUnprepared: (text, params, transform) =>
+      Effect.map(this.last({ text, params }), (r) => (transform ? transform(r.rows) : r.rows)),
+    executeRaw: (text, params) => this.last({ text, params }),
+    executeValues: (text, params) =>
+      Effect.map(
+        this.last({ text, params, rowMode: "array" }),
+        (r) => r.rows as unknown as ReadonlyArray<never>
+      ),
+    // Nothing streams inside a command's transaction; a stream is served from one result.
+    executeStream: (text, params, transform) =>
+      Stream.flatMap(Stream.fromEffect(this.last({ text, params })), (r) =>
+        Stream.fromIterable(transform ? transform(r.rows) : r.rows)
+      )
+  }
+
+  /**
+   * The held writes and COMMIT in one round trip. A write's error fails (typed: nothing committed) after
+   * a ROLLBACK; COMMIT's error or a lost connection dies (the outcome is unknown).
+   */
+  commit(): Effect.Effect<void, SqlError> {
+    return Effect.suspend(() => {
+      const writes = WriteBehind.drain(this.buffer)
+      if (!this.begun && writes === undefined) return Effect.void
+      // Lost before COMMIT was sent: the server ends the transaction with the session, nothing committed.
+      const lost = this.reserved.lost
+      if (lost !== undefined)
+        return Effect.fail(
+          lost instanceof SqlError ? lost : new SqlError({ cause: lost, message: "Connection lost" })
+        )
+      const statements = [
+        ...(this.begun ? [] : [Begin]),
+        ...(writes === undefined ? [] : [{ text: writes[0], params: writes[1] }]),
+        Commit
+      ]
+      this.begun = true
+      const commitAt = statements.length - 1
+      return this.run(statements).pipe(
+        Effect.asVoid,
+        Effect.catchAll((failed) =>
+          failed.statement !== undefined && failed.statement < commitAt
+            ? Effect.zipRight(this.rollback(), Effect.fail(failed.error))
+            : Effect.die(failed.error)
+        )
+      )
+    })
+  }
+
+  /**
+   * ROLLBACK when BEGIN was sent; a defect if it fails (as @effect/sql makes it). Not on a lost
+   * connection: its session, and so its transaction, ends on the server without it.
+   */
+  rollback(): Effect.Effect<void> {
+    return Effect.suspend(() =>
+      this.begun && this.reserved.lost === undefined
+        ? this.run([Rollback]).pipe(
+            Effect.asVoid,
+            Effect.catchAll((failed) => Effect.die(failed.error))
+          )
+        : Effect.void
+    )
+  }
+}
+
+/**
+ * `effect` in a transaction of its own, its statements batched (see the module's comment), with
+ * write-behind (`WriteBehind.Pending`). Like @effect/sql's `withTransaction`: a span, only the command
+ * interruptible, COMMIT on success and ROLLBACK on failure, the connection released after either.
+ */
+export const make = (pool: pg.Pool): PgTransactions["Type"] => ({
+  transaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.useSpan("sql.transaction", { kind: "client", captureStackTrace: false }, (span) =>
+        Effect.scoped(
+          Effect.flatMap(reserve(pool), (reserved) => {
+            span.attribute("db.system.name", "postgresql")
+            const tx = new Transaction(reserved, canceller(pool, reserved.client))
+            return restore(effect).pipe(
+              Effect.provideService(SqlClient.TransactionConnection, [
+                tx.connection as unknown as (typeof SqlClient.TransactionConnection.Service)[0],
+                0
+              ]),
+              Effect.provideService(WriteBehind.Pending, tx.buffer),
+              Effect.withParentSpan(span),
+              Effect.exit,
+              Effect.flatMap(
+                (exit): Effect.Effect<A, E | SqlError> =>
+                  Exit.isSuccess(exit)
+                    ? Effect.as(tx.commit(), exit.value)
+                    : Effect.zipRight(tx.rollback(), exit)
+              )
+            )
+          })
+        )
+      )
+    )
+})
