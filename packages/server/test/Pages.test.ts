@@ -640,7 +640,7 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
     await page.getByText("This key lacks the mandates:write scope.").waitFor()
     // The refused section keeps its own title, in words, not its internal name.
     expect(await page.title()).toMatch(/^Mandates\b/)
-    expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Mandates")
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Mandates")
     const res = await fetch(`${server.baseUrl}/dashboard/webhooks`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
