@@ -28,6 +28,7 @@
  *   BENCH_ONLY=charges,library pnpm bench       # parts: pgbench charges baseline renewals library startup pglite webhooks quickstart refunds failover
  *   BENCH_ONLY=failover pnpm bench:smoke        # one part's smoke
  *   BENCH_ONLY=table pnpm bench                 # the table of what is in bench/results
+ *   BENCH_DB_PREFIX=mine_ pnpm bench            # its databases mine_pgbench, mine_charges...: two runs on one server
  *   pnpm bench:smoke                            # BENCH_SMOKE=1: every part, tiny (CI), into bench/results/smoke
  */
 import { execFileSync, spawn } from "node:child_process"
@@ -55,7 +56,10 @@ const broken: Array<string> = []
 const seeded = Smoke.size({ merchants: 50, mandates: 4 }, { merchants: 4, mandates: 2 })
 const resultsDir = path.join(Spawn.root, Smoke.size("bench/results", "bench/results/smoke"))
 // The smoke's databases are its own (a full run may be going on beside it) and dropped at the end.
-const prefix = Smoke.size("laari_", `laari_smoke${process.pid}_`)
+// BENCH_DB_PREFIX gives a full run its own names too, so two runs on one PostgreSQL do not drop each other's.
+const prefix = process.env.BENCH_DB_PREFIX ?? Smoke.size("laari_", `laari_smoke${process.pid}_`)
+if (!/^[a-z_][a-z0-9_]*$/.test(prefix))
+  throw new Error(`BENCH_DB_PREFIX must be a lowercase SQL name, got ${prefix}`)
 const made: Array<string> = []
 mkdirSync(resultsDir, { recursive: true })
 
