@@ -13,6 +13,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { createCodeKey } from "./Challenges.js"
 import * as MigrationSql from "./MigrationSql.js"
+import * as MigrationSqlLater from "./MigrationSqlLater.js"
 import * as OAuthClients from "./OAuthClients.js"
 import * as Secrets from "../Webhooks/Secrets.js"
 
@@ -22,9 +23,9 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0002_qr_codes": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(MigrationSql.qrCodes)),
   "0003_subscriptions": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(MigrationSql.subscriptions)),
   "0004_code_hardening": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.zipRight(sql.unsafe(MigrationSql.codeHardening), createCodeKey(sql))
+    Effect.zipRight(sql.unsafe(MigrationSqlLater.codeHardening), createCodeKey(sql))
   ),
-  "0005_webhooks": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(MigrationSql.webhooks)),
+  "0005_webhooks": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(MigrationSqlLater.webhooks)),
   // Sign-in codes of the wallet app are challenges whose subject is the customer's wallet; the dashboard
   // lists a merchant's checkout sessions.
   "0006_wallet_sign_in": Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -48,7 +49,7 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   ),
   // Customer notices on their way to the wallet provider's notification service (`Notify`).
   "0010_notification_outbox": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.unsafe(MigrationSql.notificationOutbox)
+    sql.unsafe(MigrationSqlLater.notificationOutbox)
   ),
   // Stored responses keep no webhook signing secret (issue 23, item 2); the endpoints' own secrets are
   // sealed by the first process to start, which has the master key (`Webhooks/Sql.layer`).
@@ -59,7 +60,7 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   // numbers already kept are rewritten the same way (this is `Phone`'s rule of the day, frozen as SQL).
   // Of two spellings of one number in an environment the older customer gets it; the other keeps its
   // spelling (the unique key forbids two), for an operator to resolve.
-  "0012_phone_e164": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(MigrationSql.phoneE164)),
+  "0012_phone_e164": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(MigrationSqlLater.phoneE164)),
   // Each webhook claim counts the attempts in flight (leased) per endpoint and merchant, and reads each
   // endpoint's earliest due attempts (issue 23, item 8).
   "0013_webhook_leases": Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -77,17 +78,19 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
     )`
   ),
   // Refunds of charges, QR payments and paid invoices, and the ledger's `refund` transfers (issue 26).
-  "0015_refunds": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(MigrationSql.refunds)),
+  "0015_refunds": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(MigrationSqlLater.refunds)),
   // A merchant's balance transactions and settlement days read its transfers newest first or by day
   // (`Sql/Balance`); ties in time in byte order of the id.
   "0016_balance_transactions": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.unsafe(MigrationSql.balanceTransactions)
+    sql.unsafe(MigrationSqlLater.balanceTransactions)
   ),
   // The rate limits' buckets and lock-outs, shared by every process and host (`RateBuckets`, issue 24).
-  "0017_rate_buckets": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(MigrationSql.rateBuckets)),
+  "0017_rate_buckets": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(MigrationSqlLater.rateBuckets)
+  ),
   // A refund names a charge or a QR payment by the merchant's reference (issue 26).
   "0018_payment_references": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.unsafe(MigrationSql.paymentReferences)
+    sql.unsafe(MigrationSqlLater.paymentReferences)
   )
 }
 
