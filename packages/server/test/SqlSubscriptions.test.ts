@@ -18,7 +18,9 @@ import { mandatesLayer } from "../src/Sql/Mandates.js"
 import * as Migrations from "../src/Sql/Migrations.js"
 import * as PgliteClient from "../src/Sql/PgliteClient.js"
 import { transactorLayer } from "../src/Sql/Store.js"
-import { checkoutSessionsLayer, invoicesLayer, subscriptionsLayer } from "../src/Sql/Subscriptions.js"
+import { checkoutSessionsLayer } from "../src/Sql/CheckoutSessions.js"
+import { invoicesLayer } from "../src/Sql/Invoices.js"
+import { subscriptionsLayer } from "../src/Sql/Subscriptions.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const uuid = Effect.flatMap(Crypto.Crypto, (c) => c.uuid)

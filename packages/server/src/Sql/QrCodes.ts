@@ -23,8 +23,6 @@ import {
 const MaxInteger = 2_147_483_647
 const isRowInteger = (n: number): boolean => Number.isSafeInteger(n) && n >= 1 && n <= MaxInteger
 
-/** Text PostgreSQL can hold: a NUL character cannot be stored, so no row has one (and it would not bind). */
-
 // ---------------------------------------------------------------------------------------------------
 // outlets
 // ---------------------------------------------------------------------------------------------------

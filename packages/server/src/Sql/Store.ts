@@ -19,7 +19,9 @@ import { outletsLayer, qrCodesLayer, qrPaymentsLayer } from "./QrCodes.js"
 import { refundsLayer } from "./Refunds.js"
 import { committing, guard, inTransaction } from "./Repository.js"
 import type * as RowCache from "./RowCache.js"
-import { checkoutSessionsLayer, invoicesLayer, subscriptionsLayer } from "./Subscriptions.js"
+import { checkoutSessionsLayer } from "./CheckoutSessions.js"
+import { invoicesLayer } from "./Invoices.js"
+import { subscriptionsLayer } from "./Subscriptions.js"
 import * as WriteBehind from "./WriteBehind.js"
 
 /**
