@@ -3,6 +3,7 @@ import { Either, Option } from "effect"
 import fc from "fast-check"
 import * as Emv from "../src/Emv.js"
 import * as QrScheme from "../src/QrScheme.js"
+import * as QrText from "../src/QrText.js"
 import { promptPayWithoutMandatoryTags, published } from "./fixtures/emv-published.js"
 
 const merchantId = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
@@ -188,9 +189,9 @@ describe("QrScheme.parse(build(input))", () => {
         expect(Emv.length(payload)).toBeLessThanOrEqual(512)
         const parsed = Either.getOrThrow(QrScheme.parse(payload))
         const nameLocal =
-          input.merchant.nameLocal == null ? null : QrScheme.localText(input.merchant.nameLocal, 25)
+          input.merchant.nameLocal == null ? null : QrText.localText(input.merchant.nameLocal, 25)
         const label =
-          input.outletLabel == null ? "" : QrScheme.transliterate(input.outletLabel).slice(0, 25).trimEnd()
+          input.outletLabel == null ? "" : QrText.transliterate(input.outletLabel).slice(0, 25).trimEnd()
         expect(parsed).toEqual({
           type: input.type,
           qrid: input.qrid,
@@ -204,7 +205,7 @@ describe("QrScheme.parse(build(input))", () => {
             cityLocal:
               nameLocal === null || input.merchant.cityLocal == null
                 ? null
-                : QrScheme.localText(input.merchant.cityLocal, 15)
+                : QrText.localText(input.merchant.cityLocal, 15)
           },
           outletId: input.outletId,
           outletLabel: label === "" ? null : label
@@ -383,11 +384,11 @@ describe("QrScheme text", () => {
   })
 
   it("keeps local text whole up to the limit, never splitting a letter from its vowel sign", () => {
-    expect(QrScheme.localText("  ބައްޕަ   ކެފޭ ", 25)).toBe("ބައްޕަ ކެފޭ")
+    expect(QrText.localText("  ބައްޕަ   ކެފޭ ", 25)).toBe("ބައްޕަ ކެފޭ")
     // 13 letter + vowel-sign pairs are 26 characters: the 13th pair does not fit whole, so it goes.
-    expect(QrScheme.localText("ބަ".repeat(13), 25)).toBe("ބަ".repeat(12))
-    expect(QrScheme.localText("\u0000 \n", 25)).toBeNull()
-    expect(QrScheme.localText("😀", 25)).toBe("😀")
+    expect(QrText.localText("ބަ".repeat(13), 25)).toBe("ބަ".repeat(12))
+    expect(QrText.localText("\u0000 \n", 25)).toBeNull()
+    expect(QrText.localText("😀", 25)).toBe("😀")
   })
 })
 
