@@ -12,7 +12,8 @@ import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
 import { type ChallengeId, type CustomerId, lookup, MandateId, type Tenant } from "./Ids.js"
 import * as Mandate from "./Mandate.js"
-import { display, Laari } from "./Money.js"
+import * as MandateNotices from "./MandateNotices.js"
+import { Laari } from "./Money.js"
 import { Notifications } from "./Notifications.js"
 import {
   ChargesStore,
@@ -129,12 +130,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
     const notify = (
       customerId: CustomerId | null,
       m: Mandate.Mandate,
-      n: {
-        kind: "mandate.charge" | "mandate.charge_failed" | "mandate.approved" | "mandate.revoked"
-        title: string
-        body: string
-        data: Record<string, unknown>
-      },
+      n: MandateNotices.Notice,
       now: DateTime.Utc
     ) =>
       customerId === null
@@ -255,12 +251,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
               yield* notify(
                 customerId,
                 m,
-                {
-                  kind: "mandate.charge_failed",
-                  title: `${merchant.name} could not charge your wallet`,
-                  body: `A charge of ${display(amount)} by ${merchant.name} (${description}) was refused: ${Mandate.refusalMessages[code]}.`,
-                  data: { mandate_id: m.id, amount, code, merchant_name: merchant.name }
-                },
+                MandateNotices.chargeRefused(merchant.name, m, { amount, description, code }),
                 now
               )
               return yield* refuse(code)
@@ -285,23 +276,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
             yield* charges.insert(charge)
             yield* store.update(Mandate.recordCharge(m, auth))
             yield* emit("mandate.charge.succeeded", m, Events.chargeObject(charge), now)
-            yield* notify(
-              customerId,
-              m,
-              {
-                kind: "mandate.charge",
-                title: `${merchant.name} charged ${display(amount)}`,
-                body: `${merchant.name} charged ${display(amount)} to your wallet under the mandate "${m.title}": ${description}.`,
-                data: {
-                  mandate_id: m.id,
-                  charge_id: charge.id,
-                  amount,
-                  reference,
-                  merchant_name: merchant.name
-                }
-              },
-              now
-            )
+            yield* notify(customerId, m, MandateNotices.charged(merchant.name, m, charge), now)
             return Either.right(charge)
           })
         )
@@ -330,17 +305,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
         })
         yield* store.update(revoked)
         yield* emit("mandate.revoked", revoked, Events.mandateObject(revoked), now)
-        yield* notify(
-          revoked.customerId,
-          revoked,
-          {
-            kind: "mandate.revoked",
-            title: "Mandate ended",
-            body: `The mandate "${revoked.title}" has ended; no further charges can be made under it.`,
-            data: { mandate_id: revoked.id, revoked_by: by }
-          },
-          now
-        )
+        yield* notify(revoked.customerId, revoked, MandateNotices.revoked(revoked, by), now)
         return revoked
       })
 
@@ -431,17 +396,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
             if (next.status === "ACTIVE") {
               yield* emit("mandate.activated", next, Events.mandateObject(next), now)
               const merchant = yield* merchantOf(m.merchantId)
-              yield* notify(
-                customerId,
-                next,
-                {
-                  kind: "mandate.approved",
-                  title: `Mandate approved for ${merchant.name}`,
-                  body: `You approved "${next.title}": up to ${display(next.perChargeCap)} a charge${next.periodCap === null ? "" : `, ${display(next.periodCap)} a month`}. You can end it at any time in the app.`,
-                  data: { mandate_id: next.id, merchant_name: merchant.name }
-                },
-                now
-              )
+              yield* notify(customerId, next, MandateNotices.approved(merchant.name, next), now)
             } else yield* emit("mandate.declined", next, Events.mandateObject(next), now)
             return Either.right(next)
           })
