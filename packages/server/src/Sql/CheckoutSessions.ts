@@ -4,17 +4,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { type Calendar, type CheckoutSession, Ids, Store, type Subscription } from "@laari/core"
 import { DateTime, Effect, Layer } from "effect"
-import {
-  fromDate,
-  fromDateOrNull,
-  int,
-  lockClause,
-  lookupKey,
-  one,
-  repository,
-  toDate,
-  toDateOrNull
-} from "./Repository.js"
+import { fromDate, fromDateOrNull, int, repository, toDate, toDateOrNull } from "./Repository.js"
+import * as TenantRows from "./TenantRows.js"
 import * as WriteBehind from "./WriteBehind.js"
 
 interface SessionRow {
@@ -119,20 +110,11 @@ const sessionImmutable = [
 
 export const makeCheckoutSessions = Effect.map(SqlClient.SqlClient, (sql) => {
   const map = Effect.map((rows: ReadonlyArray<SessionRow>) => rows.map(sessionFromRow))
+  const table = TenantRows.make(sql, "checkout_sessions", sessionFromRow)
 
   return repository({
-    // ON CONFLICT on the reference constraint rather than catching 23505: a failed statement would abort
-    // the caller's transaction on PostgreSQL, and the caller may want to carry on.
     insert: (s: CheckoutSession.CheckoutSession) =>
-      sql`INSERT INTO checkout_sessions ${sql.insert({ ...sessionToRow(s) })}
-          ON CONFLICT ON CONSTRAINT checkout_sessions_reference DO NOTHING
-          RETURNING id`.pipe(
-        Effect.flatMap((rows) =>
-          rows.length === 1
-            ? Effect.void
-            : Effect.fail(new Store.DuplicateReference({ reference: s.reference }))
-        )
-      ),
+      table.insertUnlessTaken({ ...sessionToRow(s) }, s.reference),
 
     // Held until the transaction's next statement (`WriteBehind`), as are the updates below.
     update: (s: CheckoutSession.CheckoutSession) => {
@@ -146,20 +128,8 @@ export const makeCheckoutSessions = Effect.map(SqlClient.SqlClient, (sql) => {
       ])
     },
 
-    find: (tenant: Ids.Tenant, lookup: Ids.Lookup, options?: { readonly forUpdate?: boolean }) => {
-      const key = lookupKey(sql, lookup)
-      if (key === undefined || !Ids.isUuid(tenant.merchantId)) return Effect.succeed(undefined)
-      return sql<SessionRow>`SELECT * FROM checkout_sessions
-        WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment} AND ${key}
-        ${sql.literal(lockClause(options))}`.pipe(Effect.map(one(sessionFromRow)))
-    },
-
-    lockById: (id: string) =>
-      Ids.isUuid(id)
-        ? sql<SessionRow>`SELECT * FROM checkout_sessions WHERE id = ${id} FOR UPDATE`.pipe(
-            Effect.map(one(sessionFromRow))
-          )
-        : Effect.succeed(undefined),
+    find: table.find,
+    lockById: table.lockById,
 
     list: (tenant: Ids.Tenant, page: Store.Page) =>
       !Ids.isUuid(tenant.merchantId)

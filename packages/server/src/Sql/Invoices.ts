@@ -5,6 +5,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Ids, type Invoice, Store, type Subscription } from "@laari/core"
 import { Effect, Layer } from "effect"
 import { fromDate, fromDateOrNull, int, one, repository, toDate, toDateOrNull } from "./Repository.js"
+import * as TenantRows from "./TenantRows.js"
 import * as WriteBehind from "./WriteBehind.js"
 
 interface InvoiceRow {
@@ -124,13 +125,7 @@ export const makeInvoices = Effect.map(SqlClient.SqlClient, (sql) => {
       )
     },
 
-    find: (tenant: Ids.Tenant, id: string) =>
-      Ids.isUuid(id)
-        ? sql<InvoiceRow>`SELECT * FROM invoices WHERE id = ${id.toLowerCase()}
-            AND merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment}`.pipe(
-            Effect.map(one(invoiceFromRow))
-          )
-        : Effect.succeed(undefined),
+    find: TenantRows.make(sql, "invoices", invoiceFromRow).findById,
 
     latest: (subscriptionId: string) =>
       Ids.isUuid(subscriptionId)

@@ -11,12 +11,12 @@ import {
   int,
   intOrNull,
   lookupKey,
-  one,
   repository,
   toDate,
   toDateOrNull
 } from "./Repository.js"
 import * as Ledger from "./Ledger.js"
+import * as TenantRows from "./TenantRows.js"
 import * as WriteBehind from "./WriteBehind.js"
 
 // ---------------------------------------------------------------------------------------------------
@@ -136,19 +136,10 @@ export const makeMandates = Effect.map(SqlClient.SqlClient, (sql) => {
       })
     )
 
+  const table = TenantRows.make(sql, "mandates", mandateFromRow)
+
   return repository({
-    // ON CONFLICT on the reference constraint rather than catching 23505: a failed statement would
-    // abort the caller's transaction on PostgreSQL, and the caller may want to carry on.
-    insert: (m: Mandate.Mandate) =>
-      sql`INSERT INTO mandates ${sql.insert({ ...mandateToRow(m) })}
-          ON CONFLICT ON CONSTRAINT mandates_reference DO NOTHING
-          RETURNING id`.pipe(
-        Effect.flatMap((rows) =>
-          rows.length === 1
-            ? Effect.void
-            : Effect.fail(new Store.DuplicateReference({ reference: m.reference }))
-        )
-      ),
+    insert: (m: Mandate.Mandate) => table.insertUnlessTaken({ ...mandateToRow(m) }, m.reference),
 
     // Held until the transaction's next statement (`WriteBehind`).
     update: (m: Mandate.Mandate) => {
@@ -162,22 +153,14 @@ export const makeMandates = Effect.map(SqlClient.SqlClient, (sql) => {
       ])
     },
 
+    // Locking, the charge's read: the mandate with its payer's wallet row in one statement.
     find: (tenant: Ids.Tenant, lookup: Ids.Lookup, options?: { readonly forUpdate?: boolean }) => {
+      if (options?.forUpdate !== true) return table.find(tenant, lookup)
       const key = lookupKey(sql, lookup)
-      if (key === undefined) return Effect.succeed(undefined)
-      if (options?.forUpdate === true) return lockWithPayer(tenant, key)
-      return sql<MandateRow>`SELECT * FROM mandates
-        WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment} AND ${key}`.pipe(
-        Effect.map(one(mandateFromRow))
-      )
+      return key === undefined ? Effect.succeed(undefined) : lockWithPayer(tenant, key)
     },
 
-    lockById: (id: string) =>
-      Ids.isUuid(id)
-        ? sql<MandateRow>`SELECT * FROM mandates WHERE id = ${id} FOR UPDATE`.pipe(
-            Effect.map(one(mandateFromRow))
-          )
-        : Effect.succeed(undefined),
+    lockById: table.lockById,
 
     list: (tenant: Ids.Tenant, filter: Store.MandateFilter) => {
       const where = [sql`merchant_id = ${tenant.merchantId}`, sql`environment = ${tenant.environment}`]
@@ -275,13 +258,7 @@ export const makeCharges = Effect.map(SqlClient.SqlClient, (sql) =>
       WriteBehind.hold(sql, [], () => [
         { alias: "c", statement: sql`INSERT INTO mandate_charges ${sql.insert({ ...chargeToRow(c) })}` }
       ]),
-    find: (tenant: Ids.Tenant, id: string) =>
-      Ids.isUuid(id)
-        ? sql<ChargeRow>`SELECT * FROM mandate_charges WHERE id = ${id.toLowerCase()}
-            AND merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment}`.pipe(
-            Effect.map(one(chargeFromRow))
-          )
-        : Effect.succeed(undefined),
+    find: TenantRows.make(sql, "mandate_charges", chargeFromRow).findById,
     /** Newest first, like every list. */
     listByMandate: (mandateId: string) =>
       Ids.isUuid(mandateId)

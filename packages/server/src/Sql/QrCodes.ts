@@ -11,13 +11,12 @@ import {
   int,
   intOrNull,
   isStorable,
-  lockClause,
-  lookupKey,
   one,
   repository,
   toDate,
   toDateOrNull
 } from "./Repository.js"
+import * as TenantRows from "./TenantRows.js"
 
 /** `outlets.id` and `outlet_id` are `integer`: anything outside it cannot name a row (and would not bind). */
 const MaxInteger = 2_147_483_647
@@ -124,21 +123,12 @@ const bytes = (png: Uint8Array): Uint8Array => new Uint8Array(png.buffer, png.by
 
 export const makeQrCodes = Effect.map(SqlClient.SqlClient, (sql) => {
   const map = Effect.map((rows: ReadonlyArray<QrCodeRow>) => rows.map(codeFromRow))
+  const table = TenantRows.make(sql, "qr_codes", codeFromRow)
 
   return repository({
-    // ON CONFLICT on the reference constraint only, like mandates: a failed statement would abort the
-    // caller's transaction on PostgreSQL. A qrid collision (never expected among 2^110 values) or an
+    // Only a taken reference is an answer: a qrid collision (never expected among 2^110 values) or an
     // outlet of another merchant still fails the statement, and that is a defect.
-    insert: (c: QrCode.QrCode) =>
-      sql`INSERT INTO qr_codes ${sql.insert({ ...codeToRow(c) })}
-          ON CONFLICT ON CONSTRAINT qr_codes_reference DO NOTHING
-          RETURNING id`.pipe(
-        Effect.flatMap((rows) =>
-          rows.length === 1
-            ? Effect.void
-            : Effect.fail(new Store.DuplicateReference({ reference: c.reference }))
-        )
-      ),
+    insert: (c: QrCode.QrCode) => table.insertUnlessTaken({ ...codeToRow(c) }, c.reference),
 
     // Only what can change after creation: the rest is fixed by the payload, which is already printed.
     update: (c: QrCode.QrCode) =>
@@ -152,13 +142,7 @@ export const makeQrCodes = Effect.map(SqlClient.SqlClient, (sql) => {
         Effect.asVoid
       ),
 
-    find: (tenant: Ids.Tenant, lookup: Ids.Lookup, options?: { readonly forUpdate?: boolean }) => {
-      const key = lookupKey(sql, lookup)
-      if (key === undefined || !Ids.isUuid(tenant.merchantId)) return Effect.succeed(undefined)
-      return sql<QrCodeRow>`SELECT * FROM qr_codes
-        WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment} AND ${key}
-        ${sql.literal(lockClause(options))}`.pipe(Effect.map(one(codeFromRow)))
-    },
+    find: table.find,
 
     lockByQrid: (environment: Ids.Environment, qrid: string) =>
       isStorable(qrid)
@@ -261,13 +245,7 @@ export const makeQrPayments = Effect.map(SqlClient.SqlClient, (sql) =>
   repository({
     insert: (p: QrCode.Payment) =>
       sql`INSERT INTO qr_payments ${sql.insert({ ...paymentToRow(p) })}`.pipe(Effect.asVoid),
-    find: (tenant: Ids.Tenant, id: string) =>
-      Ids.isUuid(id)
-        ? sql<QrPaymentRow>`SELECT * FROM qr_payments WHERE id = ${id.toLowerCase()}
-            AND merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment}`.pipe(
-            Effect.map(one(paymentFromRow))
-          )
-        : Effect.succeed(undefined),
+    find: TenantRows.make(sql, "qr_payments", paymentFromRow).findById,
     /** Newest first, like every list. */
     listByCode: (qrCodeId: string) =>
       Ids.isUuid(qrCodeId)

@@ -7,6 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Ids, Refund, Store } from "@laari/core"
 import { Effect, Layer } from "effect"
 import { fromDate, int, isStorable, one, repository, toDate } from "./Repository.js"
+import * as TenantRows from "./TenantRows.js"
 
 interface RefundRow {
   readonly id: string
@@ -126,33 +127,12 @@ export const makeRefunds = Effect.map(SqlClient.SqlClient, (sql) => {
               ORDER BY created_at DESC, position DESC LIMIT ${limit}`
         ).pipe(Effect.map((rows) => rows.map((row) => row.id)))
 
+  const table = TenantRows.make(sql, "refunds", refundFromRow)
+
   return repository({
-    // ON CONFLICT on the reference constraint rather than catching 23505: a failed statement would
-    // abort the caller's transaction on PostgreSQL.
-    insert: (r: Refund.Refund) =>
-      sql`INSERT INTO refunds ${sql.insert({ ...refundToRow(r) })}
-          ON CONFLICT ON CONSTRAINT refunds_reference DO NOTHING RETURNING id`.pipe(
-        Effect.flatMap((rows) =>
-          rows.length === 1
-            ? Effect.void
-            : Effect.fail(new Store.DuplicateReference({ reference: r.reference ?? "" }))
-        )
-      ),
-    find: (tenant: Ids.Tenant, lookup: Ids.Lookup) => {
-      const key =
-        lookup._tag === "ById"
-          ? Ids.isUuid(lookup.id)
-            ? sql`id = ${lookup.id}`
-            : undefined
-          : isStorable(lookup.reference)
-            ? sql`reference = ${lookup.reference}`
-            : undefined
-      return key === undefined
-        ? Effect.succeed(undefined)
-        : sql<RefundRow>`SELECT * FROM refunds WHERE ${tenantIs(tenant)} AND ${key}`.pipe(
-            Effect.map(one(refundFromRow))
-          )
-    },
+    // A refund without a reference never conflicts (NULLs are distinct).
+    insert: (r: Refund.Refund) => table.insertUnlessTaken({ ...refundToRow(r) }, r.reference ?? ""),
+    find: (tenant: Ids.Tenant, lookup: Ids.Lookup) => table.find(tenant, lookup),
     list: (tenant: Ids.Tenant, filter: Store.RefundFilter) => {
       const by = [
         ["charge_id", filter.chargeId],

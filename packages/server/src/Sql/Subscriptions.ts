@@ -12,13 +12,11 @@ import {
   intOrNull,
   isStorable,
   json,
-  lockClause,
-  lookupKey,
-  one,
   repository,
   toDate,
   toDateOrNull
 } from "./Repository.js"
+import * as TenantRows from "./TenantRows.js"
 import * as WriteBehind from "./WriteBehind.js"
 
 interface SubscriptionRow {
@@ -121,6 +119,7 @@ const subscriptionImmutable = [
 
 export const makeSubscriptions = Effect.map(SqlClient.SqlClient, (sql) => {
   const map = Effect.map((rows: ReadonlyArray<SubscriptionRow>) => rows.map(subscriptionFromRow))
+  const table = TenantRows.make(sql, "subscriptions", subscriptionFromRow)
   let updated: WriteBehind.RowSet | undefined
 
   return repository({
@@ -144,20 +143,8 @@ export const makeSubscriptions = Effect.map(SqlClient.SqlClient, (sql) => {
       return WriteBehind.holdRows(sql, [`subscription:${row.id}`], [[set, row]])
     },
 
-    find: (tenant: Ids.Tenant, lookup: Ids.Lookup, options?: { readonly forUpdate?: boolean }) => {
-      const key = lookupKey(sql, lookup)
-      if (key === undefined || !Ids.isUuid(tenant.merchantId)) return Effect.succeed(undefined)
-      return sql<SubscriptionRow>`SELECT * FROM subscriptions
-        WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment} AND ${key}
-        ${sql.literal(lockClause(options))}`.pipe(Effect.map(one(subscriptionFromRow)))
-    },
-
-    lockById: (id: string) =>
-      Ids.isUuid(id)
-        ? sql<SubscriptionRow>`SELECT * FROM subscriptions WHERE id = ${id} FOR UPDATE`.pipe(
-            Effect.map(one(subscriptionFromRow))
-          )
-        : Effect.succeed(undefined),
+    find: table.find,
+    lockById: table.lockById,
 
     // ORDER BY under FOR UPDATE locks the rows in that order, so two batches cannot deadlock.
     lockMany: (ids: ReadonlyArray<string>) => {
