@@ -10,6 +10,23 @@ export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()
   cause: Schema.optional(Schema.Defect)
 }) {}
 
+/**
+ * The connection to the database was lost during COMMIT: the transaction may have committed or not, and no
+ * one can tell this request which. Still `ServiceUnavailable` to every caller, with a message that says to
+ * retry with the same `Idempotency-Key`: the key was claimed in that same transaction, so the retry replays
+ * the stored answer if it committed and runs the command once if it did not. A retry with a new key could
+ * do it twice. Any store whose commit can be cut off raises it; the server answers `OUTCOME_UNKNOWN`.
+ */
+export class OutcomeUnknown extends ServiceUnavailable {
+  static of(cause: unknown): OutcomeUnknown {
+    return new OutcomeUnknown({
+      message:
+        "The connection to the database was lost while this request was being committed, so whether it took effect is unknown. Retry it with the same Idempotency-Key: the retry returns the first result if it took effect, and runs it once if it did not. Do not retry with a new key",
+      cause
+    })
+  }
+}
+
 export const FieldError = Schema.Struct({ field: Schema.String, message: Schema.String })
 export type FieldError = typeof FieldError.Type
 

@@ -12,7 +12,6 @@ import * as Answers from "../src/Http/Answers.js"
 import * as Problem from "../src/Http/Problem.js"
 import * as Problems from "../src/Http/Problems.js"
 import { OpsDocumentApi } from "../src/Routes.js"
-import { OutcomeUnknown } from "../src/Sql/Repository.js"
 
 const members = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> =>
   SchemaAST.isUnion(ast) ? ast.types.flatMap(members) : [ast]
@@ -71,7 +70,7 @@ describe("Answers", () => {
       status: 503,
       body: { message: Mandates.ChargeRefused.of("SERVICE_UNAVAILABLE").message, code: "SERVICE_UNAVAILABLE" }
     })
-    expect(Answers.answer(OutcomeUnknown.of(new Error("lost")))?.body).toMatchObject({
+    expect(Answers.answer(Errors.OutcomeUnknown.of(new Error("lost")))?.body).toMatchObject({
       code: "OUTCOME_UNKNOWN"
     })
     expect(Answers.answer(new Problems.NotFound())).toEqual({

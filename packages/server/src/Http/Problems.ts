@@ -6,7 +6,6 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import { Auth, Errors, Idempotency, Mandates, Store } from "@laari/core"
 import { Schema } from "effect"
-import { OutcomeUnknown } from "../Sql/Repository.js"
 import * as Problem from "./Problem.js"
 
 /** `401` for a missing, unknown or revoked key, or a wrong operator token. */
@@ -92,7 +91,7 @@ export const InvalidRequest = Problem.problem(
 /**
  * One schema for every `503`, the charge refusal of spec 7.1 included: the same body and the same advice,
  * which two alternatives of one status with one `code` could not tell apart. Its `code` is
- * `OUTCOME_UNKNOWN` for a commit whose connection was lost (`Sql/Repository.OutcomeUnknown`).
+ * `OUTCOME_UNKNOWN` for a commit whose connection was lost (`Errors.OutcomeUnknown`).
  */
 export const ServiceUnavailable = Problem.problem(
   "ServiceUnavailable",
@@ -111,7 +110,7 @@ export const ServiceUnavailable = Problem.problem(
   }),
   (e) => ({
     message: e.message,
-    code: e instanceof OutcomeUnknown ? ("OUTCOME_UNKNOWN" as const) : ("SERVICE_UNAVAILABLE" as const)
+    code: e instanceof Errors.OutcomeUnknown ? ("OUTCOME_UNKNOWN" as const) : ("SERVICE_UNAVAILABLE" as const)
   })
 )
 

@@ -2,14 +2,13 @@
  * Handlers of the mandate endpoints: check the scope, decode into the domain's terms, call the service.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Auth, Calendar, Mandates } from "@laari/core"
+import { Auth, Calendar, Errors, Mandates } from "@laari/core"
 import { Effect, Option } from "effect"
 import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Config.js"
 import { page } from "../Http/Fields.js"
 import { idempotent } from "../Http/Idempotent.js"
 import { withScope } from "../Http/Security.js"
-import { OutcomeUnknown } from "../Sql/Repository.js"
 import { type CreateMandate, MandatesApi } from "./Api.js"
 import * as Json from "./Json.js"
 
@@ -76,7 +75,7 @@ export const MandatesLive = HttpApiBuilder.group(Api, "mandates", (handlers) =>
                 // A commit of unknown outcome keeps its own code: its advice is to retry with the same key.
                 Effect.catchTag("ServiceUnavailable", (e) =>
                   Effect.fail(
-                    e instanceof OutcomeUnknown ? e : Mandates.ChargeRefused.of("SERVICE_UNAVAILABLE")
+                    e instanceof Errors.OutcomeUnknown ? e : Mandates.ChargeRefused.of("SERVICE_UNAVAILABLE")
                   )
                 )
               )

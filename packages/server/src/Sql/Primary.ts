@@ -29,7 +29,7 @@
  *   down): a COMMIT waits for that many; with fewer standbys up, commits wait. laari's client then gives
  *   the connection up after `queryTimeout` and answers `503` `OUTCOME_UNKNOWN` (the commit is on the
  *   primary, not yet acknowledged): the retry with the same key replays it once the wait ends.
- * A commit cut off from its connection is always `OUTCOME_UNKNOWN` (`Repository.OutcomeUnknown`).
+ * A commit cut off from its connection is always `OUTCOME_UNKNOWN` (`Errors.OutcomeUnknown`, core's).
  */
 import pg from "pg"
 import * as HostList from "./HostList.js"

@@ -40,36 +40,19 @@ export const isUnavailable = (error: SqlError): boolean => {
 const unavailable = (error: SqlError) => new Errors.ServiceUnavailable({ cause: error })
 
 /**
- * The connection was lost during COMMIT: the transaction may have committed or not, and no one can tell
- * this request which. A `503` (still `ServiceUnavailable` to every caller), whose body says to retry with
- * the same `Idempotency-Key`: the key was claimed in that same transaction, so the retry replays the
- * stored answer if it committed and runs the command once if it did not. A retry with a new key could do
- * it twice.
- */
-export class OutcomeUnknown extends Errors.ServiceUnavailable {
-  static of(cause: unknown): OutcomeUnknown {
-    return new OutcomeUnknown({
-      message:
-        "The connection to the database was lost while this request was being committed, so whether it took effect is unknown. Retry it with the same Idempotency-Key: the retry returns the first result if it took effect, and runs it once if it did not. Do not retry with a new key",
-      cause
-    })
-  }
-}
-
-/**
  * `transaction` with a COMMIT that fails for want of the database told apart (`OutcomeUnknown`): the
  * SQL client turns a failed COMMIT into a defect, and one after the command succeeded is the COMMIT's
  * (or, rarer, a ROLLBACK after a failed flush: then `OutcomeUnknown` is merely cautious).
  */
 export const committing =
   (transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError | OutcomeUnknown, R> =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError | Errors.OutcomeUnknown, R> =>
     Effect.suspend(() => {
       let succeeded = false
       return transaction(Effect.tap(effect, () => Effect.sync(() => (succeeded = true)))).pipe(
         Effect.catchSomeDefect((defect) =>
           succeeded && defect instanceof SqlError && isUnavailable(defect)
-            ? Option.some(Effect.fail(OutcomeUnknown.of(defect)))
+            ? Option.some(Effect.fail(Errors.OutcomeUnknown.of(defect)))
             : Option.none()
         )
       )
