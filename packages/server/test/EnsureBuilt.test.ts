@@ -94,6 +94,21 @@ describe("ensure-built", () => {
     expect(ensureBuilt(project())).toBe(false)
   })
 
+  it("builds again after a change to a bundling script, which the service's build runs after tsc", () => {
+    write("scripts/bundle.mjs", "")
+    const bundled = { ...project(), bundles: [Path.join(root, "scripts/bundle.mjs")] }
+    ensureBuilt(bundled)
+    touch("scripts/bundle.mjs")
+    expect(staleness(bundled)).toBe("scripts/bundle.mjs changed")
+    expect(ensureBuilt(bundled)).toBe(true)
+    expect(ensureBuilt(bundled)).toBe(false)
+    // `pnpm laari` runs the CLI's bundle: its script is an input, its entry an output.
+    expect(server.bundles.map((file) => Path.relative(server.root, file))).toEqual(["scripts/bundle-cli.mjs"])
+    expect(server.outputs.map((file) => Path.relative(server.root, file))).toContain(
+      "packages/server/build/laari-cli.js"
+    )
+  })
+
   it("builds again when a source is added or removed, and when an output is gone", () => {
     ensureBuilt(project())
     write("app/src/deep/c.ts", "export const c = 1")
