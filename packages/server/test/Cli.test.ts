@@ -390,7 +390,9 @@ describe("laari CLI", { timeout: 300_000 }, () => {
     expect(server.stderr()).not.toMatch(/sk_test_|pk_test_|Seeded/)
   })
 
-  it("listen waits out a restart of the service, says so, and forwards what follows once", async () => {
+  // The last two run together: `listen` mostly waits (for the service to restart, then out its back-off),
+  // and `migrate` uses a database of its own, not the service.
+  it.concurrent("listen waits out a restart of the service, says so, and forwards what follows once", async () => {
     const key = await demoKey()
     const receiver = await Receiver.start()
     try {
@@ -415,7 +417,7 @@ describe("laari CLI", { timeout: 300_000 }, () => {
     }
   })
 
-  it("migrate brings a new database up to date, then finds nothing to do", async () => {
+  it.concurrent("migrate brings a new database up to date, then finds nothing to do", async () => {
     const fresh = mkdtempSync(Path.join(tmpdir(), "laari-migrate-"))
     try {
       const first = await ok(["migrate"], { LAARI_DATA_DIR: fresh })
