@@ -4,9 +4,11 @@ export interface Build {
   readonly tsconfig: string
   readonly stamp: string
   readonly outputs: ReadonlyArray<string>
+  /** Scripts run after `tsc -b` by the default build (the CLI's bundle); inputs of the build too. */
+  readonly bundles?: ReadonlyArray<string>
 }
 export declare const staleness: (build: Build) => string | undefined
 export declare const ensureBuilt: (build: Build & { readonly build?: (reason: string) => void }) => boolean
-export declare const server: Build
+export declare const server: Build & { readonly bundles: ReadonlyArray<string> }
 /** Runs the module `entry` in this process as `node <entry> ...args` would. */
 export declare const runEntry: (entry: string, args: ReadonlyArray<string>) => Promise<void>

@@ -6,7 +6,8 @@
  *
  * - the inputs are every file and folder under each project's `src` in the build graph (the project and
  *   its `references`, followed), the projects' tsconfig and package.json files, tsconfig.base.json, the
- *   root package.json and the lockfile; a folder's time moves when a file is added, removed or renamed;
+ *   root package.json, the lockfile and the bundling scripts (`bundles`: the CLI's, run after `tsc -b`);
+ *   a folder's time moves when a file is added, removed or renamed;
  * - after a successful build, a stamp records the time the build STARTED: a file saved during the build
  *   is newer than the stamp, so the next call builds again;
  * - no stamp, an output missing, or any input newer than the stamp: build.
@@ -60,7 +61,7 @@ const newest = (path) => {
  * Why `tsconfig`'s build must run, or undefined when its outputs are current. `outputs` are files that
  * must exist; `stamp` is the file holding the start time of the last successful build.
  */
-export const staleness = ({ root, tsconfig, stamp, outputs }) => {
+export const staleness = ({ root, tsconfig, stamp, outputs, bundles = [] }) => {
   if (!existsSync(stamp)) return "never built here"
   const missing = outputs.find((output) => !existsSync(output))
   if (missing !== undefined) return `${Path.relative(root, missing)} is missing`
@@ -69,7 +70,8 @@ export const staleness = ({ root, tsconfig, stamp, outputs }) => {
   const inputs = [
     Path.join(root, "tsconfig.base.json"),
     Path.join(root, "package.json"),
-    Path.join(root, "pnpm-lock.yaml")
+    Path.join(root, "pnpm-lock.yaml"),
+    ...bundles
   ]
   for (const project of graph(tsconfig)) {
     inputs.push(project.tsconfig, Path.join(project.dir, "package.json"))
@@ -82,19 +84,26 @@ export const staleness = ({ root, tsconfig, stamp, outputs }) => {
   return undefined
 }
 
-/** Builds when stale (with `build`, by default `tsc -b`); returns whether it built. Throws when the build fails. */
+/**
+ * Builds when stale (with `build`, by default `tsc -b` then each script of `bundles`); returns whether it
+ * built. Throws when the build fails.
+ */
 export const ensureBuilt = ({
   root,
   tsconfig,
   stamp,
   outputs,
-  build = () =>
+  bundles = [],
+  build = () => {
     execFileSync(process.execPath, [Path.join(root, "node_modules/typescript/bin/tsc"), "-b", tsconfig], {
       cwd: root,
       stdio: "inherit"
     })
+    // A bundle reads what tsc emitted: after it, in the same build, so the stamp covers both.
+    for (const script of bundles) execFileSync(process.execPath, [script], { cwd: root, stdio: "inherit" })
+  }
 }) => {
-  const reason = staleness({ root, tsconfig, stamp, outputs })
+  const reason = staleness({ root, tsconfig, stamp, outputs, bundles })
   if (reason === undefined) return false
   const startedAt = Date.now()
   console.error(`building the service (${reason})`)
@@ -119,10 +128,14 @@ export const server = {
   root,
   tsconfig: Path.join(root, "packages/server/tsconfig.build.json"),
   stamp: Path.join(root, "packages/server/build/ensure-built.stamp"),
+  // The CLI's bundle, which `pnpm laari` runs (packages/server/dist/Cli/laari.js picks it).
+  bundles: [Path.join(root, "scripts/bundle-cli.mjs")],
   outputs: [
     Path.join(root, "packages/core/dist/index.js"),
     Path.join(root, "packages/server/dist/bin.js"),
-    Path.join(root, "packages/server/dist/Cli/main.js")
+    Path.join(root, "packages/server/dist/Cli/main.js"),
+    Path.join(root, "packages/server/dist/Cli/laari.js"),
+    Path.join(root, "packages/server/build/laari-cli.js")
   ]
 }
 

@@ -1,8 +1,8 @@
 /**
- * The `laari` CLI as a developer runs it (`node packages/server/dist/Cli/main.js`, the compiled build
- * `pnpm laari` runs) against the service as a child process on PGlite with a manual clock: every
- * command, the errors a developer acts on, `listen` forwarding signed deliveries, and the start-up
- * output with the operator token kept across a restart.
+ * The `laari` CLI as a developer runs it (`node packages/server/dist/Cli/laari.js`, what `pnpm laari`
+ * runs: the CLI's bundle, or the compiled build for `serve` and `migrate`) against the service as a
+ * child process on PGlite with a manual clock: every command, the errors a developer acts on, `listen`
+ * forwarding signed deliveries, and the start-up output with the operator token kept across a restart.
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
@@ -42,11 +42,16 @@ const ok = async (args: ReadonlyArray<string>, env: Record<string, string> = {})
 const json = async <A>(args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<A> =>
   JSON.parse(await ok([...args, "--json"], env)) as A
 
-/** A key of the demo merchant the server seeded. */
-const demoKey = async () => {
-  const merchants = await json<Array<{ id: string; name: string }>>(["merchants", "list"])
-  const demo = merchants.find((m) => m.name === "Demo Cafe")!
-  return (await json<{ key: string }>(["keys", "create", "--merchant", demo.id])).key
+let demo: Promise<string> | undefined
+
+/** A key of the demo merchant the server seeded, made by the CLI once (it outlives restarts). */
+const demoKey = () => {
+  demo ??= (async () => {
+    const merchants = await json<Array<{ id: string; name: string }>>(["merchants", "list"])
+    const cafe = merchants.find((m) => m.name === "Demo Cafe")!
+    return (await json<{ key: string }>(["keys", "create", "--merchant", cafe.id])).key
+  })()
+  return demo
 }
 
 /** `laari listen` forwarding two events to `url`, once it says it is ready; `output` is its stdout so far. */
@@ -70,6 +75,96 @@ const listen = async (key: string, url: string, extra: ReadonlyArray<string>, re
   return { listened, output: () => said }
 }
 
+const commands = [
+  "serve",
+  "migrate",
+  "merchants create",
+  "merchants list",
+  "merchants features",
+  "keys create",
+  "keys list",
+  "keys revoke",
+  "customers create",
+  "customers codes",
+  "clock now",
+  "clock advance",
+  "listen",
+  "trigger"
+]
+
+/** A refused command line: `message`, then the usage within 100 columns, nothing internal, status 1. */
+const expectUsageError = (run: CliProcess.Run, message: string, usage: string, internal: RegExp) => {
+  expect(run.code).toBe(1)
+  expect(run.stderr).toContain(message)
+  expect(run.stderr).toContain(usage)
+  expect(run.stderr).not.toMatch(internal)
+  for (const line of run.stderr.split("\n"))
+    if (line.startsWith("Usage") || line.startsWith(" ")) expect(line.length).toBeLessThanOrEqual(100)
+}
+
+/** A module-loading hook that names every file a process loads, on stderr. */
+const hooks = mkdtempSync(Path.join(tmpdir(), "laari-cli-hooks-"))
+writeFileSync(
+  Path.join(hooks, "hooks.mjs"),
+  'export async function load(url, context, next) {\n  if (url.startsWith("file:")) process.stderr.write("LOADED " + url + "\\n")\n  return next(url, context)\n}\n'
+)
+writeFileSync(
+  Path.join(hooks, "register.mjs"),
+  'import { register } from "node:module"\nregister("./hooks.mjs", import.meta.url)\n'
+)
+
+/**
+ * What a command does not use is not loaded. `pnpm laari` runs the launcher and the bundle: their own
+ * files only, no package's module, and not the chunks of the API and its client.
+ */
+const expectOnlyTheBundlesStart = (loaded: ReadonlyArray<string>, what: string) => {
+  const files = loaded.map((url) => url.slice(url.lastIndexOf("/") + 1))
+  expect(files.slice(0, 2), what).toEqual(["laari.js", "laari-cli.js"])
+  expect(
+    loaded.filter((url) => !/\/server\/(dist\/Cli\/laari|build\/laari-cli[\w-]*)\.js$/.test(url)),
+    what
+  ).toEqual([])
+  expect(
+    files.filter((file) => /^laari-cli-(Api|HttpApiClient)-/.test(file)),
+    what
+  ).toEqual([])
+}
+
+/** The compiled CLI loads neither the API, nor the database, nor a package's whole index. */
+const expectNoApi = (loaded: ReadonlyArray<string>, what: string) => {
+  expect(
+    loaded.some((url) => url.endsWith("/Cli/Commands.js")),
+    what
+  ).toBe(true)
+  for (const unused of [
+    /\/server\/dist\/Api\.js$/,
+    /\/server\/dist\/Sql\//,
+    /\/core\/dist\/index\.js$/,
+    /@effect\/platform(-node)?\/dist\/esm\/index\.js$/,
+    /@effect\/(cluster|opentelemetry|sql)\//,
+    /pglite|\/pg\//
+  ])
+    expect(
+      loaded.filter((url) => unused.test(url)),
+      what
+    ).toEqual([])
+}
+
+/** `entry` run with `args` under the hook: its run, without the hook's lines, and the files it loaded. */
+const hooked = async (entry: string, args: ReadonlyArray<string>) => {
+  const run = await collect(
+    spawn(process.execPath, ["--import", Path.join(hooks, "register.mjs"), entry, ...args], {
+      cwd: CliProcess.root,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+  )
+  const lines = run.stderr.split("\n")
+  return {
+    run: { ...run, stderr: lines.filter((line) => !line.startsWith("LOADED ")).join("\n") },
+    loaded: lines.filter((line) => line.startsWith("LOADED ")).map((line) => line.slice("LOADED ".length))
+  }
+}
+
 beforeAll(async () => {
   server = await ServerProcess.start({ env: serverEnv, readyTimeoutMs: 300_000 })
 }, 330_000)
@@ -77,86 +172,42 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop()
   rmSync(dataDir, { recursive: true, force: true })
+  rmSync(hooks, { recursive: true, force: true })
 })
 
 describe("laari CLI", { timeout: 300_000 }, () => {
-  it("--help lists every command within 100 columns", async () => {
-    const help = await ok(["--help"])
-    for (const command of [
-      "serve",
-      "migrate",
-      "merchants create",
-      "merchants list",
-      "merchants features",
-      "keys create",
-      "keys list",
-      "keys revoke",
-      "customers create",
-      "customers codes",
-      "clock now",
-      "clock advance",
-      "listen",
-      "trigger"
-    ])
-      expect(help).toMatch(new RegExp(`\\n  ${command} +\\S`))
-    const long = help.split("\n").filter((line) => line.length > 100)
-    expect(long).toEqual([])
+  it("--help lists every command within 100 columns, loading neither the API nor a package's module", async () => {
+    const { run, loaded } = await hooked(CliProcess.entry, ["--help"])
+    expect(run).toMatchObject({ code: 0, stderr: "" })
+    for (const command of commands) expect(run.stdout).toMatch(new RegExp(`\\n  ${command} +\\S`))
+    expect(run.stdout.split("\n").filter((line) => line.length > 100)).toEqual([])
+    expectOnlyTheBundlesStart(loaded, "--help")
+    // The compiled CLI (the installed package's bin) prints the same, and loads no more than it needs.
+    const compiled = await hooked(CliProcess.unbundledEntry, ["--help"])
+    expect(compiled.run).toEqual(run)
+    expectNoApi(compiled.loaded, "--help")
     expect((await ok(["keys", "--help"])).split("\n").filter((line) => line.length > 100)).toEqual([])
   })
 
-  it("--help and a mistyped command load neither the API, nor the database, nor a package's whole index", async () => {
-    // What a command does not use is not loaded: most of the CLI's start-up was the API's definition
-    // (every group's schemas and core's domain) and the indexes of @effect/platform(-node).
-    const hooks = mkdtempSync(Path.join(tmpdir(), "laari-cli-hooks-"))
-    writeFileSync(
-      Path.join(hooks, "hooks.mjs"),
-      'export async function load(url, context, next) {\n  if (url.startsWith("file:")) process.stderr.write("LOADED " + url + "\\n")\n  return next(url, context)\n}\n'
+  it("bad arguments: the message and the usage, no internal error, exit status 1, and no API loaded", async () => {
+    const args = ["keys", "create", "--environmnt", "test"]
+    const flag = await hooked(CliProcess.entry, args)
+    expectUsageError(
+      flag.run,
+      "Did you mean '--environment'?",
+      "Usage: laari keys create ",
+      /_tag|CorrectedFlag|ERROR/
     )
-    writeFileSync(
-      Path.join(hooks, "register.mjs"),
-      'import { register } from "node:module"\nregister("./hooks.mjs", import.meta.url)\n'
+    expectOnlyTheBundlesStart(flag.loaded, args.join(" "))
+    const compiled = await hooked(CliProcess.unbundledEntry, args)
+    expect(compiled.run).toEqual(flag.run)
+    expectNoApi(compiled.loaded, args.join(" "))
+    expectUsageError(
+      await cli(["trigger", "invoice.payed"]),
+      "Expected one of the following cases: mandate.activated",
+      "Usage: laari trigger ",
+      /_tag|InvalidArgument|ERROR/
     )
-    const hook = Path.join(hooks, "register.mjs")
-    for (const args of [["--help"], ["keys", "create", "--environmnt", "test"]]) {
-      const run = await collect(
-        spawn(process.execPath, ["--import", hook, CliProcess.entry, ...args], {
-          cwd: CliProcess.root,
-          stdio: ["ignore", "pipe", "pipe"]
-        })
-      )
-      const loaded = run.stderr.split("\n").filter((line) => line.startsWith("LOADED "))
-      expect(
-        loaded.some((url) => url.endsWith("/Cli/Commands.js")),
-        args.join(" ")
-      ).toBe(true)
-      for (const unused of [
-        /\/server\/dist\/Api\.js$/,
-        /\/server\/dist\/Sql\//,
-        /\/core\/dist\/index\.js$/,
-        /@effect\/platform(-node)?\/dist\/esm\/index\.js$/,
-        /@effect\/(cluster|opentelemetry|sql)\//,
-        /pglite|\/pg\//
-      ])
-        expect(
-          loaded.filter((url) => unused.test(url)),
-          `laari ${args.join(" ")}`
-        ).toEqual([])
-    }
-  })
-
-  it("bad arguments: the message and the usage, no internal error, exit status 1", async () => {
-    const typo = await cli(["trigger", "invoice.payed"])
-    expect(typo.code).toBe(1)
-    expect(typo.stderr).toContain("Expected one of the following cases: mandate.activated")
-    expect(typo.stderr).toContain("Usage: laari trigger ")
-    expect(typo.stderr).not.toMatch(/_tag|InvalidArgument|ERROR/)
-    const flag = await cli(["keys", "create", "--environmnt", "test"])
-    expect(flag.code).toBe(1)
-    expect(flag.stderr).toContain("Did you mean '--environment'?")
-    expect(flag.stderr).toContain("Usage: laari keys create ")
-    expect(flag.stderr).not.toMatch(/_tag|CorrectedFlag|ERROR/)
-    for (const line of [...typo.stderr.split("\n"), ...flag.stderr.split("\n")])
-      if (line.startsWith("Usage") || line.startsWith(" ")) expect(line.length).toBeLessThanOrEqual(100)
   })
 
   it("the first start seeds a demo merchant, prints its keys once, and says where everything is", () => {
@@ -339,7 +390,9 @@ describe("laari CLI", { timeout: 300_000 }, () => {
     expect(server.stderr()).not.toMatch(/sk_test_|pk_test_|Seeded/)
   })
 
-  it("listen waits out a restart of the service, says so, and forwards what follows once", async () => {
+  // The last two run together: `listen` mostly waits (for the service to restart, then out its back-off),
+  // and `migrate` uses a database of its own, not the service.
+  it.concurrent("listen waits out a restart of the service, says so, and forwards what follows once", async () => {
     const key = await demoKey()
     const receiver = await Receiver.start()
     try {
@@ -364,7 +417,7 @@ describe("laari CLI", { timeout: 300_000 }, () => {
     }
   })
 
-  it("migrate brings a new database up to date, then finds nothing to do", async () => {
+  it.concurrent("migrate brings a new database up to date, then finds nothing to do", async () => {
     const fresh = mkdtempSync(Path.join(tmpdir(), "laari-migrate-"))
     try {
       const first = await ok(["migrate"], { LAARI_DATA_DIR: fresh })

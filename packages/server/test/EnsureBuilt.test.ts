@@ -3,7 +3,9 @@
  * of change to what the build reads must make it build again, and nothing else may. A small project graph
  * in a temporary folder stands in for the service's, with a build that only counts and writes outputs.
  */
+import { execFileSync } from "node:child_process"
 import {
+  copyFileSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -15,6 +17,7 @@ import {
 } from "node:fs"
 import os from "node:os"
 import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { ensureBuilt, runEntry, server, staleness } from "../../../scripts/ensure-built.mjs"
 
@@ -94,6 +97,21 @@ describe("ensure-built", () => {
     expect(ensureBuilt(project())).toBe(false)
   })
 
+  it("builds again after a change to a bundling script, which the service's build runs after tsc", () => {
+    write("scripts/bundle.mjs", "")
+    const bundled = { ...project(), bundles: [Path.join(root, "scripts/bundle.mjs")] }
+    ensureBuilt(bundled)
+    touch("scripts/bundle.mjs")
+    expect(staleness(bundled)).toBe("scripts/bundle.mjs changed")
+    expect(ensureBuilt(bundled)).toBe(true)
+    expect(ensureBuilt(bundled)).toBe(false)
+    // `pnpm laari` runs the CLI's bundle: its script is an input, its entry an output.
+    expect(server.bundles.map((file) => Path.relative(server.root, file))).toEqual(["scripts/bundle-cli.mjs"])
+    expect(server.outputs.map((file) => Path.relative(server.root, file))).toContain(
+      "packages/server/build/laari-cli.js"
+    )
+  })
+
   it("builds again when a source is added or removed, and when an output is gone", () => {
     ensureBuilt(project())
     write("app/src/deep/c.ts", "export const c = 1")
@@ -152,5 +170,42 @@ describe("ensure-built", () => {
     } finally {
       process.argv = saved
     }
+  })
+
+  it("pnpm laari's launcher runs the CLI's bundle only when it is newer than the last tsc -b", () => {
+    // The compiled launcher in a copy of the server's layout, with a bundle and a dist that say which ran.
+    const launcher = Path.resolve(fileURLToPath(import.meta.url), "../../dist/Cli/laari.js")
+    mkdirSync(Path.join(root, "packages/server/dist/Cli"), { recursive: true })
+    copyFileSync(launcher, Path.join(root, "packages/server/dist/Cli/laari.js"))
+    write("packages/server/package.json", JSON.stringify({ type: "module" }))
+    write("packages/server/dist/Cli/main.js", 'console.log("dist", process.argv.slice(2).join(" "))')
+    write("packages/server/build/laari-cli.js", 'console.log("bundle", process.argv.slice(2).join(" "))')
+    write("packages/server/build/tsconfig.build.tsbuildinfo", "{}")
+    write("packages/core/build/tsconfig.build.tsbuildinfo", "{}")
+    const at = (minutes: number, file: string) => {
+      const time = new Date(Date.now() + minutes * 60_000)
+      utimesSync(Path.join(root, file), time, time)
+    }
+    const laari = (...args: Array<string>) =>
+      execFileSync(process.execPath, [Path.join(root, "packages/server/dist/Cli/laari.js"), ...args])
+        .toString()
+        .trim()
+    at(-2, "packages/server/build/tsconfig.build.tsbuildinfo")
+    at(-2, "packages/core/build/tsconfig.build.tsbuildinfo")
+    at(-1, "packages/server/build/laari-cli.js")
+    expect(laari("merchants", "list")).toBe("bundle merchants list")
+    // The server and the database drivers are not in the bundle.
+    expect(laari("serve")).toBe("dist serve")
+    expect(laari("migrate", "--help")).toBe("dist migrate --help")
+    // A `pnpm build` of either package since the bundle was made: dist is newer.
+    at(0, "packages/core/build/tsconfig.build.tsbuildinfo")
+    expect(laari("--help")).toBe("dist --help")
+    at(-2, "packages/core/build/tsconfig.build.tsbuildinfo")
+    at(0, "packages/server/build/tsconfig.build.tsbuildinfo")
+    expect(laari("--help")).toBe("dist --help")
+    at(1, "packages/server/build/laari-cli.js")
+    expect(laari("--help")).toBe("bundle --help")
+    unlinkSync(Path.join(root, "packages/server/build/laari-cli.js"))
+    expect(laari("--help")).toBe("dist --help")
   })
 })

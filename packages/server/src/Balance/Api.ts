@@ -11,7 +11,7 @@ import { Schema } from "effect"
 import { Paging, Text, Timestamp } from "../Http/Fields.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
-import { Authentication } from "../Http/Security.js"
+import { Authentication } from "../Http/Authentication.js"
 
 const Laari = Schema.Int.annotations({ description: "Laari (100 laari = 1 MVR)" })
 

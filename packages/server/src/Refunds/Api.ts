@@ -11,7 +11,7 @@ import { Body, IdOrReference, optionalNullable, Paging, Text, Timestamp } from "
 import * as Idempotent from "../Http/Idempotent.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
-import { Authentication } from "../Http/Security.js"
+import { Authentication } from "../Http/Authentication.js"
 
 /** What a refund does with the fee, said wherever a refund is documented. */
 export const FeePolicy =

@@ -1,7 +1,7 @@
 /**
- * The `laari` CLI as a developer runs it: `node packages/server/dist/Cli/main.js`, the compiled build
- * `pnpm laari` runs (made fresh by the project's global setup), as a child process whose configuration
- * comes only from `env`, not from the test's environment.
+ * The `laari` CLI as a developer runs it: `node packages/server/dist/Cli/laari.js`, what `pnpm laari`
+ * runs (the CLI's bundle, or dist for `serve` and `migrate`; made fresh by the project's global setup),
+ * as a child process whose configuration comes only from `env`, not from the test's environment.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Path from "node:path"
@@ -9,7 +9,9 @@ import { fileURLToPath } from "node:url"
 
 /** The repository root, where `pnpm laari` runs. */
 export const root = Path.resolve(fileURLToPath(import.meta.url), "../../../../..")
-export const entry = Path.join(root, "packages/server/dist/Cli/main.js")
+export const entry = Path.join(root, "packages/server/dist/Cli/laari.js")
+/** The compiled CLI without the bundle: the installed package's `laari` bin. */
+export const unbundledEntry = Path.join(root, "packages/server/dist/Cli/main.js")
 
 export interface Run {
   readonly code: number | null
