@@ -45,6 +45,14 @@ export const ruleOf = (
     )
   )
 
+/** The endpoints of `group` that declare no rule, as `group.endpoint` (a test holds the API to none). */
+export const undeclared = (group: HttpApiGroup.HttpApiGroup.Any): ReadonlyArray<string> => {
+  const g = group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps
+  return Object.values(g.endpoints)
+    .filter((e) => ruleOf(g, e) === undefined)
+    .map((e) => `${g.identifier}.${e.name}`)
+}
+
 type Name<G extends HttpApiGroup.HttpApiGroup.Any> = HttpApiEndpoint.HttpApiEndpoint.Name<
   HttpApiGroup.HttpApiGroup.Endpoints<G>
 >

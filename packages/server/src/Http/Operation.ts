@@ -101,12 +101,6 @@ const guard = (
     })
 }
 
-/** Whether every endpoint of `group` declares an access rule (a test holds every group of the API to it). */
-export const undeclared = (group: HttpApiGroup.HttpApiGroup.AnyWithProps): ReadonlyArray<string> =>
-  Object.values(group.endpoints)
-    .filter((e) => Access.ruleOf(group, e) === undefined)
-    .map((e) => `${group.identifier}.${e.name}`)
-
 /**
  * `HttpApiBuilder.group`, every handler behind its endpoint's declarations. `conceal` names the keyed
  * endpoints whose responses show a secret (`Idempotent.Concealed`), and is built with the handlers.
