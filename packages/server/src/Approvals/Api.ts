@@ -11,6 +11,7 @@ import { Body, Text, Timestamp } from "../Http/Fields.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { AddressRateLimit } from "../Http/RateLimit.js"
+import * as Access from "../Http/Access.js"
 import { MandateRead } from "../Mandates/Api.js"
 
 const IdPath = Schema.Struct({
@@ -158,6 +159,7 @@ export class ApprovalsApi extends HttpApiGroup.make("approvals")
   .addError(Problems.InvalidRequest)
   .addError(Problems.ServiceUnavailable)
   .middleware(AddressRateLimit)
+  .annotate(Access.Access, Access.anyone)
   .annotate(OpenApi.Title, "Customer approvals")
   .annotate(
     OpenApi.Description,

@@ -1,12 +1,12 @@
 /**
  * Handlers of the customer's approval API.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Approvals, Calendar, Checkout, type CheckoutSession, Ids, Mandates, Store } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
+import * as Operation from "../Http/Operation.js"
 import * as Json from "../Mandates/Json.js"
 
 /** A capped approval answers `429` with `Retry-After`: the error's wait, as a header of the response. */
@@ -27,7 +27,7 @@ const challengeIssued = (c: {
   expires_at: Calendar.formatMaldives(c.expiresAt)
 })
 
-export const ApprovalsLive = HttpApiBuilder.group(Api, "approvals", (handlers) =>
+export const ApprovalsLive = Operation.group(Api, "approvals", (handlers) =>
   Effect.gen(function* () {
     const mandates = yield* Mandates.Mandates
     const merchants = yield* Store.Merchants

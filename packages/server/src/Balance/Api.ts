@@ -12,6 +12,7 @@ import { Paging, Text, Timestamp } from "../Http/Fields.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Authentication.js"
+import * as Access from "../Http/Access.js"
 
 const Laari = Schema.Int.annotations({ description: "Laari (100 laari = 1 MVR)" })
 
@@ -106,5 +107,6 @@ export class BalanceApi extends HttpApiGroup.make("balance")
   .addError(Problems.InvalidRequest)
   .addError(Problems.ServiceUnavailable)
   .middleware(Authentication)
+  .annotate(Access.Access, Access.scoped("payments:write"))
   .annotate(OpenApi.Title, "Balance")
   .annotate(OpenApi.Description, "The merchant's balance, its movements and daily settlement reports") {}

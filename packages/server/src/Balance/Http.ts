@@ -2,12 +2,11 @@
  * Handlers of the balance endpoints: the `Balances` service, its reads as camelCase JSON in Maldives
  * time, and the settlement report as a CSV attachment.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Balance, Balances, Calendar, type Ids, Money } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
-import { withScope } from "../Http/Security.js"
+import * as Operation from "../Http/Operation.js"
 import type { BalanceRead, BalanceTransactionList, BalanceTransactionRead } from "./Api.js"
 
 export const transactionJson = (t: Balance.Transaction): typeof BalanceTransactionRead.Type => ({
@@ -41,39 +40,34 @@ export const pageJson = (page: Balances.Page): typeof BalanceTransactionList.Typ
 export const reportFileName = (s: Balance.Settlement): string =>
   `settlement-${s.tenant.environment}-${s.day.date}.csv`
 
-export const BalanceLive = HttpApiBuilder.group(Api, "balance", (handlers) =>
+export const BalanceLive = Operation.group(Api, "balance", (handlers) =>
   Effect.gen(function* () {
     const balances = yield* Balances.Balances
     return handlers
       .handle("get", () =>
-        withScope("payments:write", (principal) =>
-          balances
-            .get(Auth.tenantOf(principal))
-            .pipe(Effect.map((b) => balanceJson(b, principal.environment)))
+        Effect.flatMap(Operation.principal, (principal) =>
+          Effect.map(balances.get(Auth.tenantOf(principal)), (b) => balanceJson(b, principal.environment))
         )
       )
       .handle("transactions", ({ urlParams }) =>
-        withScope("payments:write", (principal) =>
-          balances
-            .list(Auth.tenantOf(principal), {
-              startingAfter: urlParams.starting_after,
-              limit: urlParams.limit ?? 25
-            })
-            .pipe(Effect.map(pageJson))
+        Operation.tenant.pipe(
+          Effect.flatMap((tenant) =>
+            balances.list(tenant, { startingAfter: urlParams.starting_after, limit: urlParams.limit ?? 25 })
+          ),
+          Effect.map(pageJson)
         )
       )
       .handle("settlement", ({ urlParams }) =>
-        withScope("payments:write", (principal) =>
-          balances.settlement(Auth.tenantOf(principal), urlParams.date).pipe(
-            Effect.map((s) =>
-              HttpServerResponse.text(Balance.csv(s), {
-                contentType: "text/csv; charset=utf-8",
-                headers: {
-                  "content-disposition": `attachment; filename="${reportFileName(s)}"`,
-                  "cache-control": "no-store"
-                }
-              })
-            )
+        Operation.tenant.pipe(
+          Effect.flatMap((tenant) => balances.settlement(tenant, urlParams.date)),
+          Effect.map((s) =>
+            HttpServerResponse.text(Balance.csv(s), {
+              contentType: "text/csv; charset=utf-8",
+              headers: {
+                "content-disposition": `attachment; filename="${reportFileName(s)}"`,
+                "cache-control": "no-store"
+              }
+            })
           )
         )
       )

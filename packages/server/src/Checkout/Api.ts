@@ -12,6 +12,7 @@ import * as JsonSchema from "../Http/JsonSchema.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Authentication.js"
+import * as Access from "../Http/Access.js"
 
 /** One request of each mode, in the document. */
 const examples = [
@@ -157,6 +158,8 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
       .addSuccess(SessionCreated)
       .addError(DomainProblems.SubscriptionsNotEnabled)
       .addError(DomainProblems.CheckoutReferenceTaken)
+      // A session moves no money until the customer pays it: a publishable key may create one.
+      .annotate(Access.Access, Access.publishable("checkout:write"))
       .annotate(OpenApi.Summary, "Create a checkout session")
       .annotate(
         OpenApi.Description,
@@ -190,6 +193,7 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
   .addError(Problems.InvalidRequest)
   .addError(Problems.ServiceUnavailable)
   .middleware(Authentication)
+  .annotate(Access.Access, Access.scoped("checkout:write"))
   .annotate(OpenApi.Title, "Checkout")
   .annotate(OpenApi.Description, "Hosted pages where customers pay once or subscribe to a plan") {}
 

@@ -1,16 +1,15 @@
 /**
  * Handlers of the checkout session endpoints. Publishable keys may create sessions (with
- * `checkout:write`): a session moves no money until the customer pays it. Reading and cancelling need a
- * secret key: a publishable key is public, and must not read or cancel every session of the merchant.
+ * `checkout:write`, as `CheckoutApi` declares): a session moves no money until the customer pays it.
+ * Reading and cancelling need a secret key: a publishable key is public, and must not read or cancel
+ * every session of the merchant.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Auth, Checkout, CheckoutSession, Errors } from "@laari/core"
+import { Checkout, CheckoutSession, Errors } from "@laari/core"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Config.js"
-import { idempotent } from "../Http/Idempotent.js"
-import { withScope } from "../Http/Security.js"
-import { CheckoutApi, CreateSession, CreateSessionByMode, toRequest } from "./Api.js"
+import * as Operation from "../Http/Operation.js"
+import { CreateSession, CreateSessionByMode, toRequest } from "./Api.js"
 import * as Json from "./Json.js"
 
 const byMode = Schema.decodeUnknownEither(CreateSessionByMode)
@@ -40,45 +39,27 @@ const byModeOrRefusal = (
       })
   })
 
-/** Only `create` takes a publishable key (DESIGN section 9). */
-const publishable = { publishableAllowed: true }
-
-export const CheckoutLive = HttpApiBuilder.group(Api, "checkout", (handlers) =>
+export const CheckoutLive = Operation.group(Api, "checkout", (handlers) =>
   Effect.gen(function* () {
     const checkout = yield* Checkout.Checkout
     const config = yield* ServerConfigTag
     return handlers
-      .handle("create", ({ headers, payload }) =>
-        withScope(
-          "checkout:write",
-          (principal) =>
-            idempotent(
-              CheckoutApi.endpoints.create,
-              { principal, key: headers["idempotency-key"], payload },
-              byModeOrRefusal(payload).pipe(
-                Effect.flatMap((request) => checkout.create(Auth.tenantOf(principal), request)),
-                Effect.map((s) => Json.created(s, config.checkoutUrl))
-              )
-            ),
-          publishable
+      .handle("create", ({ payload }) =>
+        Effect.all([Operation.tenant, byModeOrRefusal(payload)]).pipe(
+          Effect.flatMap(([tenant, request]) => checkout.create(tenant, request)),
+          Effect.map((s) => Json.created(s, config.checkoutUrl))
         )
       )
       .handle("get", ({ path }) =>
-        withScope("checkout:write", (principal) =>
-          checkout
-            .get(Auth.tenantOf(principal), path.id)
-            .pipe(Effect.map((s) => Json.session(s, config.checkoutUrl)))
+        Operation.tenant.pipe(
+          Effect.flatMap((tenant) => checkout.get(tenant, path.id)),
+          Effect.map((s) => Json.session(s, config.checkoutUrl))
         )
       )
-      .handle("cancel", ({ headers, path }) =>
-        withScope("checkout:write", (principal) =>
-          idempotent(
-            CheckoutApi.endpoints.cancel,
-            { principal, key: headers["idempotency-key"], payload: undefined },
-            checkout
-              .cancel(Auth.tenantOf(principal), path.id)
-              .pipe(Effect.map((s) => Json.session(s, config.checkoutUrl)))
-          )
+      .handle("cancel", ({ path }) =>
+        Operation.tenant.pipe(
+          Effect.flatMap((tenant) => checkout.cancel(tenant, path.id)),
+          Effect.map((s) => Json.session(s, config.checkoutUrl))
         )
       )
   })

@@ -1,7 +1,7 @@
 /**
  * The GraphQL read API's schema (issue 13): what the merchant API reads, with the same fields (`Types`
  * makes them from the REST read schemas), the same filters and paging (decoded by the REST endpoints'
- * own URL parameter schemas), the same scopes per field group, and lists of lists batched (a page of
+ * own URL parameter schemas), the scopes the REST reads declare (`Access`), and lists of lists batched (a page of
  * mandates asks for all their charges in one statement).
  */
 import {
@@ -47,6 +47,7 @@ import { Paging } from "../Http/Fields.js"
 import { Endpoints } from "../Webhooks/Endpoints.js"
 import * as WebhookJson from "../Webhooks/Json.js"
 import { Events } from "@laari/core"
+import { allow, scopeOf } from "./Scopes.js"
 import * as Types from "./Types.js"
 
 /** What every resolver gets: who asks, and how to run an effect in the server's runtime. */
@@ -60,18 +61,6 @@ export type Context = {
 
 /** The largest page of a nested list, as of a REST list. */
 export const NestedLimit = { default: 25, max: 100 } as const
-
-/** Refuses, as a GraphQL error, what the principal's scopes do not allow (spec 5.3). */
-const allow = (ctx: Context, scope: Auth.Scope) => {
-  const denial = Auth.check(ctx.principal, scope)
-  if (denial !== undefined)
-    throw new G.GraphQLError(
-      denial === "publishable-key"
-        ? "A publishable key cannot read this; use a secret key"
-        : `This key lacks the scope ${scope}`,
-      { extensions: { code: "FORBIDDEN", scope } }
-    )
-}
 
 /** GraphQL arguments as the REST endpoint's URL parameters, decoded by its own schema. */
 const params = <A, I>(schema: Schema.Schema<A, I, never>, args: Record<string, unknown>): A => {
@@ -135,7 +124,7 @@ export const make = Effect.gen(function* () {
   const Mandate = types.fromSchema(MandateRead, () => ({
     charges: {
       type: new G.GraphQLNonNull(new G.GraphQLList(new G.GraphQLNonNull(Charge))),
-      description: "Its charges, newest first (scope mandates:write)",
+      description: `Its charges, newest first (scope ${scopeOf("mandates")})`,
       args: { limit: pageArgs.limit },
       resolve: (m: { id: string }, args: { limit?: number }, ctx: Context) =>
         ctx
@@ -179,10 +168,10 @@ export const make = Effect.gen(function* () {
     fields: {
       mandates: {
         type: list(Mandate),
-        description: "Mandates, newest first (scope mandates:write)",
+        description: `Mandates, newest first (scope ${scopeOf("mandates")})`,
         args: { status: { type: MandateStatus }, reference: { type: G.GraphQLString }, ...pageArgs },
         resolve: (_, args, ctx) => {
-          allow(ctx, "mandates:write")
+          allow(ctx.principal, "mandates")
           const p = params(MandatesParams, args)
           return ctx.run(
             mandates
@@ -200,7 +189,7 @@ export const make = Effect.gen(function* () {
         type: Mandate,
         args: byId,
         resolve: (_, args: { id: string }, ctx) => {
-          allow(ctx, "mandates:write")
+          allow(ctx.principal, "mandate")
           return ctx.run(
             orNull(
               mandates.get(Auth.tenantOf(ctx.principal), args.id).pipe(Effect.map(MandateJson.mandate)),
@@ -211,10 +200,10 @@ export const make = Effect.gen(function* () {
       },
       qrCodes: {
         type: list(QrCode),
-        description: "QR codes, newest first (scope qr:write)",
+        description: `QR codes, newest first (scope ${scopeOf("qrCodes")})`,
         args: { outlet_id: { type: Types.SafeInt }, type: { type: QrType }, ...pageArgs },
         resolve: (_, args, ctx) => {
-          allow(ctx, "qr:write")
+          allow(ctx.principal, "qrCodes")
           const p = params(QrParams, args)
           return ctx.run(
             qrCodes
@@ -232,7 +221,7 @@ export const make = Effect.gen(function* () {
         type: QrCode,
         args: byId,
         resolve: (_, args: { id: string }, ctx) => {
-          allow(ctx, "qr:write")
+          allow(ctx.principal, "qrCode")
           return ctx.run(
             orNull(
               qrCodes
@@ -245,10 +234,10 @@ export const make = Effect.gen(function* () {
       },
       checkoutSession: {
         type: CheckoutSession,
-        description: "A checkout session (scope checkout:write, secret keys)",
+        description: `A checkout session (scope ${scopeOf("checkoutSession")}, secret keys)`,
         args: byId,
         resolve: (_, args: { id: string }, ctx) => {
-          allow(ctx, "checkout:write")
+          allow(ctx.principal, "checkoutSession")
           return ctx.run(
             orNull(
               checkout
@@ -261,10 +250,10 @@ export const make = Effect.gen(function* () {
       },
       subscriptions: {
         type: list(Subscription),
-        description: "Subscriptions, newest first (scope subscriptions:write)",
+        description: `Subscriptions, newest first (scope ${scopeOf("subscriptions")})`,
         args: { status: { type: SubscriptionStatus }, reference: { type: G.GraphQLString }, ...pageArgs },
         resolve: (_, args, ctx) => {
-          allow(ctx, "subscriptions:write")
+          allow(ctx.principal, "subscriptions")
           const p = params(SubscriptionsParams, args)
           return ctx.run(
             subscriptions
@@ -280,7 +269,7 @@ export const make = Effect.gen(function* () {
       },
       refunds: {
         type: list(Refund),
-        description: "Refunds, newest first, optionally of one payment (scope payments:write)",
+        description: `Refunds, newest first, optionally of one payment (scope ${scopeOf("refunds")})`,
         args: {
           charge_id: { type: G.GraphQLString },
           qr_payment_id: { type: G.GraphQLString },
@@ -288,7 +277,7 @@ export const make = Effect.gen(function* () {
           ...pageArgs
         },
         resolve: (_, args, ctx) => {
-          allow(ctx, "payments:write")
+          allow(ctx.principal, "refunds")
           const p = params(RefundsParams, args)
           return ctx.run(
             refunds
@@ -307,7 +296,7 @@ export const make = Effect.gen(function* () {
         type: Refund,
         args: byId,
         resolve: (_, args: { id: string }, ctx) => {
-          allow(ctx, "payments:write")
+          allow(ctx.principal, "refund")
           return ctx.run(
             orNull(refunds.get(Auth.tenantOf(ctx.principal), args.id).pipe(Effect.map(RefundJson.json)), [
               "RefundNotFound"
@@ -317,9 +306,9 @@ export const make = Effect.gen(function* () {
       },
       balance: {
         type: new G.GraphQLNonNull(Balance),
-        description: "The merchant's available balance in the key's environment (scope payments:write)",
+        description: `The merchant's available balance in the key's environment (scope ${scopeOf("balance")})`,
         resolve: (_, __, ctx) => {
-          allow(ctx, "payments:write")
+          allow(ctx.principal, "balance")
           return ctx.run(
             balances
               .get(Auth.tenantOf(ctx.principal))
@@ -329,11 +318,10 @@ export const make = Effect.gen(function* () {
       },
       balanceTransactions: {
         type: new G.GraphQLNonNull(BalanceTransactions),
-        description:
-          "Every movement of the merchant's balance, newest first, `limit` at a time after the `starting_after` movement (scope payments:write)",
+        description: `Every movement of the merchant's balance, newest first, \`limit\` at a time after the \`starting_after\` movement (scope ${scopeOf("balanceTransactions")})`,
         args: { starting_after: { type: G.GraphQLString }, limit: pageArgs.limit },
         resolve: (_, args, ctx) => {
-          allow(ctx, "payments:write")
+          allow(ctx.principal, "balanceTransactions")
           const p = params(BalanceTransactionsParams, args)
           return ctx.run(
             balances
@@ -359,7 +347,7 @@ export const make = Effect.gen(function* () {
         type: Subscription,
         args: byId,
         resolve: (_, args: { id: string }, ctx) => {
-          allow(ctx, "subscriptions:write")
+          allow(ctx.principal, "subscription")
           return ctx.run(
             orNull(
               subscriptions
@@ -372,10 +360,10 @@ export const make = Effect.gen(function* () {
       },
       events: {
         type: list(Event),
-        description: "Events as delivered, newest first (scope webhooks:write)",
+        description: `Events as delivered, newest first (scope ${scopeOf("events")})`,
         args: { type: { type: G.GraphQLString }, created_after: { type: Types.SafeInt }, ...pageArgs },
         resolve: (_, args, ctx) => {
-          allow(ctx, "webhooks:write")
+          allow(ctx.principal, "events")
           const p = params(EventsParams, args)
           return ctx.run(
             events
@@ -399,7 +387,7 @@ export const make = Effect.gen(function* () {
         type: Event,
         args: byId,
         resolve: (_, args: { id: string }, ctx) => {
-          allow(ctx, "webhooks:write")
+          allow(ctx.principal, "event")
           return ctx.run(
             events
               .find(ctx.principal.merchantId, ctx.principal.environment, args.id)
@@ -409,10 +397,10 @@ export const make = Effect.gen(function* () {
       },
       webhookEndpoints: {
         type: list(WebhookEndpoint),
-        description: "Where events are delivered (scope webhooks:write)",
+        description: `Where events are delivered (scope ${scopeOf("webhookEndpoints")})`,
         args: pageArgs,
         resolve: (_, args, ctx) => {
-          allow(ctx, "webhooks:write")
+          allow(ctx.principal, "webhookEndpoints")
           const p = params(PageParams, args)
           return ctx.run(
             endpoints
@@ -423,7 +411,7 @@ export const make = Effect.gen(function* () {
       },
       webhookDeliveries: {
         type: list(WebhookDelivery),
-        description: "One endpoint's delivery attempts, newest first (scope webhooks:write)",
+        description: `One endpoint's delivery attempts, newest first (scope ${scopeOf("webhookDeliveries")})`,
         args: {
           endpoint_id: { type: new G.GraphQLNonNull(G.GraphQLString) },
           event_id: { type: G.GraphQLString },
@@ -431,7 +419,7 @@ export const make = Effect.gen(function* () {
           ...pageArgs
         },
         resolve: (_, args: Record<string, unknown>, ctx) => {
-          allow(ctx, "webhooks:write")
+          allow(ctx.principal, "webhookDeliveries")
           const { endpoint_id, ...rest } = args
           const p = params(DeliveriesParams, rest)
           return ctx.run(

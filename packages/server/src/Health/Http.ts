@@ -4,14 +4,14 @@
  * ready: the socket no longer listens, and the edge answers `503` to any request still arriving on an
  * open connection (`Http/Edge.ts`).
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Errors } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
+import * as Operation from "../Http/Operation.js"
 import { Readiness } from "./Readiness.js"
 
-export const HealthLive = HttpApiBuilder.group(Api, "health", (handlers) =>
+export const HealthLive = Operation.group(Api, "health", (handlers) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const readiness = yield* Readiness

@@ -6,7 +6,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { type Auth, type Errors, Idempotency, Store } from "@laari/core"
-import { DateTime, Effect, Either, Schema } from "effect"
+import { Context, DateTime, Effect, Either, Schema } from "effect"
 import * as Keys from "../Keys.js"
 import * as Answers from "./Answers.js"
 import * as Problems from "./Problems.js"
@@ -139,9 +139,24 @@ export const idempotent = <A, E, R>(
     return yield* outcome
   })
 
+/**
+ * Marks an endpoint that takes an `Idempotency-Key`: `Operation.group` runs its handler through
+ * `idempotent`, with the key, so no handler reads the header.
+ */
+export class Keyed extends Context.Tag("laari/server/Idempotent/Keyed")<Keyed, true>() {}
+
+/** Whether `endpoint` takes an `Idempotency-Key`. */
+export const isKeyed = (endpoint: { readonly annotations: Context.Context<never> }): boolean =>
+  Context.getOption(endpoint.annotations, Keyed)._tag === "Some"
+
+/** The key of a request to a keyed endpoint, from its decoded headers (`Headers`). */
+export const keyOf = (request: { readonly headers?: unknown }): string | undefined =>
+  (request.headers as typeof Headers.Type | undefined)?.["idempotency-key"]
+
 /** A `POST` endpoint that takes an `Idempotency-Key`, with the errors the key can end it with. */
 export const post = <const Name extends string>(name: Name, path: `/${string}`) =>
   Problems.post(name, path)
     .setHeaders(Headers)
     .addError(Problems.IdempotencyKeyInFlight)
     .addError(Problems.IdempotencyKeyReused)
+    .annotate(Keyed, true)

@@ -1,11 +1,12 @@
 /**
  * Bodies that may be left out (a cancellation, a secret rotation): no body means `{}`; anything else
  * must be the JSON object of the schema. Read by the handler, since HttpApi's payloads are always
- * required; `document` puts the same schema in the OpenAPI document as an optional request body.
+ * required; `document` puts the same schema in the OpenAPI document as an optional request body, and the
+ * `Declared` annotation tells `Operation.group` to read it before an idempotent handler (its fingerprint).
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Errors } from "@laari/core"
-import { Effect, ParseResult, Schema } from "effect"
+import { Context, Effect, ParseResult, Schema } from "effect"
 import * as JsonSchema from "./JsonSchema.js"
 import * as Problems from "./Problems.js"
 
@@ -39,3 +40,9 @@ export const document = <A, I>(schema: Schema.Schema<A, I>) => ({
     content: { "application/json": { schema: JsonSchema.standalone(schema) } }
   }
 })
+
+/** The optional body an endpoint takes, declared beside its `document`. */
+export class Declared extends Context.Tag("laari/server/OptionalBody/Declared")<
+  Declared,
+  Schema.Schema.AnyNoContext
+>() {}

@@ -1,5 +1,6 @@
 /**
- * Authentication (merchant keys and the operator token), the per-key rate limit, and scope checks.
+ * Authentication (merchant keys and the operator token) and the per-key rate limit. Scopes are checked
+ * where each operation declares its own (`Access`, `Operation`).
  */
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -8,7 +9,6 @@ import { Auth, Crypto, Errors } from "@laari/core"
 import { Context, Effect, FiberRef, HashMap, Layer, Option, Redacted } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Keys from "../Keys.js"
-import * as Challenge from "./Challenge.js"
 import { Directory } from "../Sql/Directory.js"
 import { OAuthClients } from "../Sql/OAuthClients.js"
 import * as OAuthProtocol from "../OAuth/Protocol.js"
@@ -152,32 +152,3 @@ export const OpsAuthenticationLive = Layer.effect(
     })
   })
 )
-
-/** Runs `f` with the caller's principal when it holds `scope`; `403` naming the scope otherwise. */
-export const withScope = <A, E, R>(
-  scope: Auth.Scope,
-  f: (principal: Auth.Principal) => Effect.Effect<A, E, R>,
-  options: { readonly publishableAllowed?: boolean } = {}
-): Effect.Effect<A, E | Auth.Forbidden, R | CurrentPrincipal> =>
-  Effect.flatMap(CurrentPrincipal, (principal): Effect.Effect<A, E | Auth.Forbidden, R> => {
-    const denial = Auth.check(principal, scope, options)
-    return denial === undefined
-      ? f(principal)
-      : Effect.zipRight(Challenge.refuseScope(scope), Effect.fail(Auth.Forbidden.of(denial, scope)))
-  })
-
-/** Sandbox-only endpoints: any secret `sk_test_` key; a live key is answered as if they did not exist. */
-export const withSandbox = <A, E, R>(
-  f: (principal: Auth.Principal) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | Auth.Forbidden | Problems.NotFound, R | CurrentPrincipal> =>
-  Effect.flatMap(
-    CurrentPrincipal,
-    (principal): Effect.Effect<A, E | Auth.Forbidden | Problems.NotFound, R> =>
-      principal.environment !== "test"
-        ? Effect.fail(new Problems.NotFound())
-        : principal.kind !== "secret"
-          ? Effect.fail(
-              new Auth.Forbidden({ message: "A publishable key cannot use this endpoint; use a secret key" })
-            )
-          : f(principal)
-  )

@@ -19,6 +19,7 @@ import * as Idempotent from "../Http/Idempotent.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Authentication.js"
+import * as Access from "../Http/Access.js"
 
 export const MandateRead = Schema.Struct({
   id: Ids.MandateId,
@@ -166,6 +167,8 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
       .addError(DomainProblems.ChargeRefused.Unprocessable)
       .addError(DomainProblems.ChargeRefused.PaymentRequired)
       .addError(DomainProblems.ChargeRefused.Unavailable)
+      // Charging moves money: the scope of the merchant's money, not of its mandates.
+      .annotate(Access.Access, Access.scoped("payments:write"))
       .annotate(OpenApi.Summary, "Charge a mandate")
       .annotate(
         OpenApi.Description,
@@ -188,6 +191,7 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
   .addError(Problems.InvalidRequest)
   .addError(Problems.ServiceUnavailable)
   .middleware(Authentication)
+  .annotate(Access.Access, Access.scoped("mandates:write"))
   .annotate(OpenApi.Title, "Mandates")
   .annotate(
     OpenApi.Description,

@@ -11,6 +11,7 @@ import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Body, optionalNullable, PathSegment, TimeZone, Text } from "../Http/Fields.js"
 import { OpsAuthentication } from "../Http/Authentication.js"
+import * as Access from "../Http/Access.js"
 import { MandateRead } from "../Mandates/Api.js"
 import { SubscriptionRead } from "../Subscriptions/Api.js"
 
@@ -312,5 +313,6 @@ export class OpsApi extends HttpApiGroup.make("ops")
   .addError(Problems.InvalidRequest)
   .addError(Problems.ServiceUnavailable)
   .middleware(OpsAuthentication)
+  .annotate(Access.Access, Access.operator)
   .annotate(OpenApi.Title, "Operations")
   .annotate(OpenApi.Exclude, true) {}

@@ -1,7 +1,6 @@
 /**
  * Handlers of the operator API.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import {
   Approval,
   Calendar,
@@ -16,6 +15,7 @@ import {
 } from "@laari/core"
 import { DateTime, Effect, Option } from "effect"
 import { Api } from "../Api.js"
+import * as Operation from "../Http/Operation.js"
 import { Clockwork } from "../Clockwork.js"
 import * as ServerConfig from "../Config.js"
 import * as Problems from "../Http/Problems.js"
@@ -29,7 +29,7 @@ import * as Json from "./Json.js"
 
 const notFound = (what: string) => Effect.fail(new Problems.NotFound({ message: `${what} not found` }))
 
-export const OpsLive = HttpApiBuilder.group(Api, "ops", (handlers) =>
+export const OpsLive = Operation.group(Api, "ops", (handlers) =>
   Effect.gen(function* () {
     const directory = yield* Directory
     const merchants = yield* Store.Merchants

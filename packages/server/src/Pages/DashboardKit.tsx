@@ -9,7 +9,15 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Store } from "@laari/core"
 import { Effect } from "effect"
+import { BalanceApi } from "../Balance/Api.js"
+import { CheckoutApi } from "../Checkout/Api.js"
 import { ServerConfigTag } from "../Config.js"
+import * as Access from "../Http/Access.js"
+import { MandatesApi } from "../Mandates/Api.js"
+import { QrCodesApi } from "../QrCodes/Api.js"
+import { RefundsApi } from "../Refunds/Api.js"
+import { SubscriptionsApi } from "../Subscriptions/Api.js"
+import { EventsApi, WebhookEndpointsApi } from "../Webhooks/Api.js"
 import { principalOf } from "../Http/Security.js"
 import { Directory } from "../Sql/Directory.js"
 import { OAuthClients } from "../Sql/OAuthClients.js"
@@ -29,16 +37,16 @@ export const Page = { limit: 50, offset: 0 } as const
 export const heads = (lang: Parameters<typeof d>[0], words: ReadonlyArray<Word>) =>
   words.map((w) => d(lang, w))
 
-/** The scope each section needs. */
+/** The scope each section needs: that of the API's read it shows (`Access`, declared on the endpoint). */
 export const scopes: { readonly [S in V.Section]: Auth.Scope } = {
-  mandates: "mandates:write",
-  "qr-codes": "qr:write",
-  "checkout-sessions": "checkout:write",
-  subscriptions: "subscriptions:write",
-  balance: "payments:write",
-  refunds: "payments:write",
-  events: "webhooks:write",
-  webhooks: "webhooks:write"
+  mandates: Access.scopeOf(MandatesApi, "list"),
+  "qr-codes": Access.scopeOf(QrCodesApi, "list"),
+  "checkout-sessions": Access.scopeOf(CheckoutApi, "get"),
+  subscriptions: Access.scopeOf(SubscriptionsApi, "list"),
+  balance: Access.scopeOf(BalanceApi, "get"),
+  refunds: Access.scopeOf(RefundsApi, "list"),
+  events: Access.scopeOf(EventsApi, "list"),
+  webhooks: Access.scopeOf(WebhookEndpointsApi, "list")
 }
 
 export type Visit = Effect.Effect.Success<typeof visit>

@@ -25,7 +25,12 @@ import {
 import { randomUUID } from "node:crypto"
 import { DateTime, Effect, Either, Schema } from "effect"
 import type { ComponentChildren } from "preact"
+import * as Access from "../Http/Access.js"
 import * as Keys from "../Keys.js"
+import { MandatesApi } from "../Mandates/Api.js"
+import { QrCodesApi } from "../QrCodes/Api.js"
+import { RefundsApi } from "../Refunds/Api.js"
+import { SubscriptionsApi } from "../Subscriptions/Api.js"
 import { d, dn, type Word } from "./DashboardText.js"
 import { type Frame, type Section, Table } from "./DashboardViews.js"
 import { Csrf, Given, Ltr, When } from "./Html.js"
@@ -61,11 +66,19 @@ interface Payment {
 
 export type Kind = "charges" | "invoices" | "qr-payments"
 
+/** Each kind of payment: its section, and the scope of the API's read of it (`Access`). */
 const kinds = {
-  charges: { section: "mandates", scope: "mandates:write", title: "refundCharge" },
-  invoices: { section: "subscriptions", scope: "subscriptions:write", title: "refundInvoice" },
-  "qr-payments": { section: "qr-codes", scope: "qr:write", title: "refundQrPayment" }
+  charges: { section: "mandates", scope: Access.scopeOf(MandatesApi, "get"), title: "refundCharge" },
+  invoices: {
+    section: "subscriptions",
+    scope: Access.scopeOf(SubscriptionsApi, "invoices"),
+    title: "refundInvoice"
+  },
+  "qr-payments": { section: "qr-codes", scope: Access.scopeOf(QrCodesApi, "get"), title: "refundQrPayment" }
 } as const satisfies Record<Kind, { section: Section; scope: Auth.Scope; title: Word }>
+
+/** What a refund needs besides reading its payment: the scope of `POST /refunds`. */
+const refundScope = Access.scopeOf(RefundsApi, "create")
 
 export const Kinds = Object.keys(kinds) as ReadonlyArray<Kind>
 
@@ -237,7 +250,7 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
     ) =>
       Effect.gen(function* () {
         const { section, scope, title } = kinds[kind]
-        const lacks = [scope, "payments:write" as const].find((s) => Auth.check(p, s) !== undefined)
+        const lacks = [scope, refundScope].find((s) => Auth.check(p, s) !== undefined)
         if (lacks !== undefined)
           return yield* shell(v, p, {
             section,
@@ -324,7 +337,7 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
           page(kind, v, p, keep ? typed : { amount: typed.amount, reason: typed.reason }, error, status)
         const { scope } = kinds[kind]
         // The scopes first, so a key without them learns nothing of the payment.
-        if (Auth.check(p, scope) !== undefined || Auth.check(p, "payments:write") !== undefined)
+        if (Auth.check(p, scope) !== undefined || Auth.check(p, refundScope) !== undefined)
           return yield* page(kind, v, p, typed)
         if (!/^[0-9a-f-]{36}$/.test(typed.token)) return yield* again(d(v.lang, "expired"), 400, false)
         if (!Schema.is(Refund.Reason)(typed.reason)) return yield* again(d(v.lang, "badReason"), 422)

@@ -12,6 +12,7 @@ import * as Idempotent from "../Http/Idempotent.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Authentication.js"
+import * as Access from "../Http/Access.js"
 
 export const QrCodeRead = Schema.Struct({
   id: Schema.UUID,
@@ -119,6 +120,7 @@ export class QrCodesApi extends HttpApiGroup.make("qrCodes")
   .addError(Problems.InvalidRequest)
   .addError(Problems.ServiceUnavailable)
   .middleware(Authentication)
+  .annotate(Access.Access, Access.scoped("qr:write"))
   .annotate(OpenApi.Title, "QR codes")
   .annotate(OpenApi.Description, "Codes of the national QR scheme for the merchant's outlets") {}
 
@@ -144,5 +146,6 @@ export class QrImagesApi extends HttpApiGroup.make("qrImages")
         "Served at a static code's `imageUrl` without a key: the id is unguessable."
       )
   )
+  .annotate(Access.Access, Access.anyone)
   .annotate(OpenApi.Title, "QR images")
   .annotate(OpenApi.Description, "Images of static codes, to print or show") {}

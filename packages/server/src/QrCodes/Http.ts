@@ -1,17 +1,15 @@
 /**
  * Handlers of the QR code endpoints and the hosted PNG.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Auth, QrCodes } from "@laari/core"
+import { QrCodes } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Config.js"
 import { page } from "../Http/Fields.js"
-import { idempotent } from "../Http/Idempotent.js"
+import * as Operation from "../Http/Operation.js"
 import * as Problems from "../Http/Problems.js"
-import { withScope } from "../Http/Security.js"
-import { type CreateQrCode, QrCodesApi } from "./Api.js"
+import type { CreateQrCode } from "./Api.js"
 import * as Json from "./Json.js"
 
 const toRequest = (p: typeof CreateQrCode.Type) => ({
@@ -24,47 +22,35 @@ const toRequest = (p: typeof CreateQrCode.Type) => ({
   reference: p.reference ?? null
 })
 
-export const QrCodesLive = HttpApiBuilder.group(Api, "qrCodes", (handlers) =>
+export const QrCodesLive = Operation.group(Api, "qrCodes", (handlers) =>
   Effect.gen(function* () {
     const qrCodes = yield* QrCodes.QrCodes
     const config = yield* ServerConfigTag
     return handlers
-      .handle("create", ({ headers, payload }) =>
-        withScope("qr:write", (principal) =>
-          idempotent(
-            QrCodesApi.endpoints.create,
-            { principal, key: headers["idempotency-key"], payload },
-            qrCodes
-              .create(Auth.tenantOf(principal), toRequest(payload))
-              .pipe(Effect.map((c) => Json.qrCode(c, config.baseUrl)))
-          )
+      .handle("create", ({ payload }) =>
+        Operation.tenant.pipe(
+          Effect.flatMap((tenant) => qrCodes.create(tenant, toRequest(payload))),
+          Effect.map((c) => Json.qrCode(c, config.baseUrl))
         )
       )
       .handle("get", ({ path }) =>
-        withScope("qr:write", (principal) =>
-          qrCodes
-            .get(Auth.tenantOf(principal), path.id)
-            .pipe(Effect.map((c) => Json.qrCode(c, config.baseUrl)))
+        Operation.tenant.pipe(
+          Effect.flatMap((tenant) => qrCodes.get(tenant, path.id)),
+          Effect.map((c) => Json.qrCode(c, config.baseUrl))
         )
       )
       .handle("list", ({ urlParams }) =>
-        withScope("qr:write", (principal) =>
-          qrCodes
-            .list(Auth.tenantOf(principal), {
-              outletId: urlParams.outlet_id,
-              type: urlParams.type,
-              ...page(urlParams)
-            })
-            .pipe(Effect.map((list) => list.map((c) => Json.qrCode(c, config.baseUrl))))
+        Operation.tenant.pipe(
+          Effect.flatMap((tenant) =>
+            qrCodes.list(tenant, { outletId: urlParams.outlet_id, type: urlParams.type, ...page(urlParams) })
+          ),
+          Effect.map((list) => list.map((c) => Json.qrCode(c, config.baseUrl)))
         )
       )
-      .handle("deactivate", ({ headers, path }) =>
-        withScope("qr:write", (principal) =>
-          idempotent(
-            QrCodesApi.endpoints.deactivate,
-            { principal, key: headers["idempotency-key"], payload: undefined },
-            qrCodes.deactivate(Auth.tenantOf(principal), path.id).pipe(Effect.map(Json.deactivated))
-          )
+      .handle("deactivate", ({ path }) =>
+        Operation.tenant.pipe(
+          Effect.flatMap((tenant) => qrCodes.deactivate(tenant, path.id)),
+          Effect.map(Json.deactivated)
         )
       )
   })
@@ -73,7 +59,7 @@ export const QrCodesLive = HttpApiBuilder.group(Api, "qrCodes", (handlers) =>
 /** A year: a code's image never changes. */
 const ImageCacheControl = "public, max-age=31536000, immutable"
 
-export const QrImagesLive = HttpApiBuilder.group(Api, "qrImages", (handlers) =>
+export const QrImagesLive = Operation.group(Api, "qrImages", (handlers) =>
   Effect.gen(function* () {
     const qrCodes = yield* QrCodes.QrCodes
     return handlers.handle("png", ({ path }) => {

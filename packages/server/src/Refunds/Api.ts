@@ -12,6 +12,7 @@ import * as Idempotent from "../Http/Idempotent.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Authentication.js"
+import * as Access from "../Http/Access.js"
 
 /** What a refund does with the fee, said wherever a refund is documented. */
 export const FeePolicy =
@@ -128,6 +129,7 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
   .addError(Problems.InvalidRequest)
   .addError(Problems.ServiceUnavailable)
   .middleware(Authentication)
+  .annotate(Access.Access, Access.scoped("payments:write"))
   .annotate(OpenApi.Title, "Refunds")
   .annotate(
     OpenApi.Description,

@@ -1,14 +1,12 @@
 /**
- * Handlers of the refund endpoints: check the scope, name the one payment, call the service.
+ * Handlers of the refund endpoints: name the one payment, call the service.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Auth, Calendar, Errors, Refund, Refunds } from "@laari/core"
+import { Calendar, Errors, Refund, Refunds } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { page } from "../Http/Fields.js"
-import { idempotent } from "../Http/Idempotent.js"
-import { withScope } from "../Http/Security.js"
-import { type CreateRefund, RefundsApi, type RefundRead, selectorFields } from "./Api.js"
+import * as Operation from "../Http/Operation.js"
+import { type CreateRefund, type RefundRead, selectorFields } from "./Api.js"
 
 export const json = (r: Refund.Refund): typeof RefundRead.Type => {
   const source = Refund.sourceFields(r.source)
@@ -52,42 +50,41 @@ const sourceOf = (p: typeof CreateRefund.Type): Effect.Effect<Refund.Selector, E
   )
 }
 
-export const RefundsLive = HttpApiBuilder.group(Api, "refunds", (handlers) =>
+export const RefundsLive = Operation.group(Api, "refunds", (handlers) =>
   Effect.gen(function* () {
     const refunds = yield* Refunds.Refunds
     return handlers
-      .handle("create", ({ headers, payload }) =>
-        withScope("payments:write", (principal) =>
-          idempotent(
-            RefundsApi.endpoints.create,
-            { principal, key: headers["idempotency-key"], payload },
-            Effect.flatMap(sourceOf(payload), (source) =>
-              refunds.create(Auth.tenantOf(principal), {
-                source,
-                amount: payload.amount,
-                reason: payload.reason ?? undefined,
-                reference: payload.reference ?? undefined,
-                description: payload.description ?? undefined
-              })
-            ).pipe(Effect.map(json))
-          )
+      .handle("create", ({ payload }) =>
+        Effect.all([Operation.tenant, sourceOf(payload)]).pipe(
+          Effect.flatMap(([tenant, source]) =>
+            refunds.create(tenant, {
+              source,
+              amount: payload.amount,
+              reason: payload.reason ?? undefined,
+              reference: payload.reference ?? undefined,
+              description: payload.description ?? undefined
+            })
+          ),
+          Effect.map(json)
         )
       )
       .handle("get", ({ path }) =>
-        withScope("payments:write", (principal) =>
-          refunds.get(Auth.tenantOf(principal), path.id).pipe(Effect.map(json))
+        Operation.tenant.pipe(
+          Effect.flatMap((tenant) => refunds.get(tenant, path.id)),
+          Effect.map(json)
         )
       )
       .handle("list", ({ urlParams }) =>
-        withScope("payments:write", (principal) =>
-          refunds
-            .list(Auth.tenantOf(principal), {
+        Operation.tenant.pipe(
+          Effect.flatMap((tenant) =>
+            refunds.list(tenant, {
               chargeId: urlParams.charge_id,
               qrPaymentId: urlParams.qr_payment_id,
               invoiceId: urlParams.invoice_id,
               ...page(urlParams)
             })
-            .pipe(Effect.map((list) => list.map(json)))
+          ),
+          Effect.map((list) => list.map(json))
         )
       )
   })

@@ -13,6 +13,7 @@ import * as OptionalBody from "../Http/OptionalBody.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Authentication.js"
+import * as Access from "../Http/Access.js"
 
 export const SubscriptionRead = Schema.Struct({
   id: Ids.SubscriptionId,
@@ -131,11 +132,13 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
         "Ends it now, or with `at_period_end: true` at the end of the current period (nothing more is charged either way). The body is optional. Scope `subscriptions:write`."
       )
       .annotate(OpenApi.Override, OptionalBody.document(CancelBody))
+      .annotate(OptionalBody.Declared, CancelBody)
   )
   .addError(Problems.Forbidden)
   .addError(Problems.InvalidRequest)
   .addError(Problems.ServiceUnavailable)
   .middleware(Authentication)
+  .annotate(Access.Access, Access.scoped("subscriptions:write"))
   .annotate(OpenApi.Title, "Subscriptions")
   .annotate(
     OpenApi.Description,

@@ -10,6 +10,7 @@ import { Body, IdOrReference, TimeZone, Text, Timestamp } from "../Http/Fields.j
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication } from "../Http/Authentication.js"
+import * as Access from "../Http/Access.js"
 import { SessionRead } from "../Checkout/Api.js"
 import { MandateRead } from "../Mandates/Api.js"
 import { SubscriptionRead } from "../Subscriptions/Api.js"
@@ -138,6 +139,7 @@ export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
   .addError(Problems.InvalidRequest)
   .addError(Problems.ServiceUnavailable)
   .middleware(Authentication)
+  .annotate(Access.Access, Access.sandbox)
   .annotate(OpenApi.Title, "Sandbox test helpers")
   .annotate(
     OpenApi.Description,

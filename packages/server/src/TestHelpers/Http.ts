@@ -1,12 +1,11 @@
 /**
- * Handlers of the sandbox test helpers.
+ * Handlers of the sandbox test helpers (sandbox keys only, as `TestHelpersApi` declares).
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Auth, Checkout, type Ids, Mandates, QrCodes, Store, Subscriptions } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import * as Problems from "../Http/Problems.js"
-import { withSandbox } from "../Http/Security.js"
+import * as Operation from "../Http/Operation.js"
 import * as MandateJson from "../Mandates/Json.js"
 import * as OpsJson from "../Ops/Json.js"
 import * as QrJson from "../QrCodes/Json.js"
@@ -15,7 +14,7 @@ import { ServerConfigTag } from "../Config.js"
 import * as SubscriptionJson from "../Subscriptions/Json.js"
 import { Directory } from "../Sql/Directory.js"
 
-export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handlers) =>
+export const TestHelpersLive = Operation.group(Api, "testHelpers", (handlers) =>
   Effect.gen(function* () {
     const directory = yield* Directory
     const merchants = yield* Store.Merchants
@@ -39,12 +38,12 @@ export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handler
 
     return handlers
       .handle("payer", () =>
-        withSandbox((principal) =>
+        Effect.flatMap(Operation.principal, (principal) =>
           Effect.flatMap(sandboxPayer(principal), (id) => Effect.flatMap(directory.payer(id), payerRead(id)))
         )
       )
       .handle("setPayer", ({ payload }) =>
-        withSandbox((principal) =>
+        Effect.flatMap(Operation.principal, (principal) =>
           Effect.flatMap(sandboxPayer(principal), (id) =>
             Effect.flatMap(
               directory.setPayer(id, {
@@ -60,7 +59,7 @@ export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handler
         )
       )
       .handle("revokeMandateAsCustomer", ({ path }) =>
-        withSandbox((principal) =>
+        Effect.flatMap(Operation.principal, (principal) =>
           Effect.gen(function* () {
             // Only this merchant's sandbox mandates: another merchant's is answered as missing.
             const mandate = yield* mandates.get(Auth.tenantOf(principal), path.id)
@@ -70,7 +69,7 @@ export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handler
         )
       )
       .handle("payQrCode", ({ payload }) =>
-        withSandbox((principal) =>
+        Effect.flatMap(Operation.principal, (principal) =>
           Effect.flatMap(sandboxPayer(principal), (customerId) =>
             qrCodes.pay({
               environment: "test",
@@ -82,7 +81,7 @@ export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handler
         )
       )
       .handle("payCheckoutSession", ({ path }) =>
-        withSandbox((principal) =>
+        Effect.flatMap(Operation.principal, (principal) =>
           Effect.gen(function* () {
             // Only this merchant's sandbox sessions: another merchant's is answered as missing.
             const session = yield* checkout.get(Auth.tenantOf(principal), path.id)
@@ -96,7 +95,7 @@ export const TestHelpersLive = HttpApiBuilder.group(Api, "testHelpers", (handler
         )
       )
       .handle("cancelSubscriptionAsCustomer", ({ path }) =>
-        withSandbox((principal) =>
+        Effect.flatMap(Operation.principal, (principal) =>
           Effect.gen(function* () {
             const subscription = yield* subscriptions.get(Auth.tenantOf(principal), path.id)
             return SubscriptionJson.subscription(

@@ -13,6 +13,7 @@ import * as OptionalBody from "../Http/OptionalBody.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { Authentication, OpsAuthentication } from "../Http/Authentication.js"
+import * as Access from "../Http/Access.js"
 
 const Url = Text.pipe(Schema.minLength(1), Schema.maxLength(2048)).annotations({
   description:
@@ -171,6 +172,7 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
       .addSuccess(SecretRotated)
       .addError(DomainProblems.WebhookEndpointNotFound)
       .annotate(OpenApi.Override, OptionalBody.document(RotateSecret))
+      .annotate(OptionalBody.Declared, RotateSecret)
       .annotate(OpenApi.Summary, "Rotate the signing secret")
       .annotate(
         OpenApi.Description,
@@ -203,6 +205,7 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
   .addError(Problems.InvalidRequest)
   .addError(Problems.ServiceUnavailable)
   .middleware(Authentication)
+  .annotate(Access.Access, Access.scoped("webhooks:write"))
   .annotate(OpenApi.Title, "Webhook endpoints")
   .annotate(
     OpenApi.Description,
@@ -247,6 +250,7 @@ export class EventsApi extends HttpApiGroup.make("events")
   .addError(Problems.InvalidRequest)
   .addError(Problems.ServiceUnavailable)
   .middleware(Authentication)
+  .annotate(Access.Access, Access.scoped("webhooks:write"))
   .annotate(OpenApi.Title, "Events")
   .annotate(OpenApi.Description, "Every event the service recorded for the merchant, as delivered") {}
 
@@ -285,5 +289,6 @@ export class OpsWebhooksApi extends HttpApiGroup.make("opsWebhooks")
   .addError(Problems.InvalidRequest)
   .addError(Problems.ServiceUnavailable)
   .middleware(OpsAuthentication)
+  .annotate(Access.Access, Access.operator)
   .annotate(OpenApi.Title, "Operations: webhooks")
   .annotate(OpenApi.Exclude, true) {}

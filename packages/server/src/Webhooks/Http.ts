@@ -1,123 +1,105 @@
 /**
  * Handlers of the webhook endpoint and event endpoints.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Auth, Calendar, Webhook } from "@laari/core"
-import { DateTime, Duration, Effect } from "effect"
+import { Calendar, Webhook } from "@laari/core"
+import { DateTime, Duration, Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { page } from "../Http/Fields.js"
-import { idempotent } from "../Http/Idempotent.js"
+import * as Operation from "../Http/Operation.js"
 import * as OptionalBody from "../Http/OptionalBody.js"
-import { withScope } from "../Http/Security.js"
 import { arrayText, makeEvents } from "../Sql/Events.js"
-import { RotateSecret, WebhookEndpointsApi } from "./Api.js"
+import { RotateSecret } from "./Api.js"
 import * as Json from "./Json.js"
 import { Endpoints } from "./Endpoints.js"
 import { WebhookStore } from "./Sql.js"
 
 const json = (text: string) => HttpServerResponse.text(text, { contentType: "application/json" })
 
-export const WebhookEndpointsLive = HttpApiBuilder.group(Api, "webhookEndpoints", (handlers) =>
-  Effect.gen(function* () {
-    const endpoints = yield* Endpoints
-    return handlers
-      .handle("create", ({ headers, payload }) =>
-        withScope("webhooks:write", (principal) =>
-          idempotent(
-            WebhookEndpointsApi.endpoints.create,
-            { principal, key: headers["idempotency-key"], payload },
-            endpoints
-              .create(principal, {
-                url: payload.url,
-                enabledEvents: payload.enabled_events,
-                description: payload.description ?? null
-              })
-              .pipe(Effect.map(({ endpoint, secret }) => ({ ...Json.endpoint(endpoint), secret }))),
-            endpoints.concealed(principal, (body) => body.id)
-          )
-        )
-      )
-      .handle("list", ({ urlParams }) =>
-        withScope("webhooks:write", (principal) =>
-          Effect.map(endpoints.list(principal, page(urlParams)), (list) => list.map(Json.endpoint))
-        )
-      )
-      .handle("get", ({ path }) =>
-        withScope("webhooks:write", (principal) =>
-          Effect.map(endpoints.get(principal, path.id), Json.endpoint)
-        )
-      )
-      .handle("update", ({ headers, path, payload }) =>
-        withScope("webhooks:write", (principal) =>
-          idempotent(
-            WebhookEndpointsApi.endpoints.update,
-            { principal, key: headers["idempotency-key"], payload },
-            endpoints
-              .update(principal, path.id, {
-                url: payload.url,
-                enabledEvents: payload.enabled_events,
-                description: payload.description,
-                status: payload.status
-              })
-              .pipe(Effect.map(Json.endpoint))
-          )
-        )
-      )
-      .handle("delete", ({ path }) =>
-        withScope("webhooks:write", (principal) =>
-          Effect.map(endpoints.remove(principal, path.id), (e) => ({ id: e.id, deleted: true as const }))
-        )
-      )
-      .handle("rotateSecret", ({ headers, path }) =>
-        withScope("webhooks:write", (principal) =>
-          Effect.flatMap(OptionalBody.read(RotateSecret), (body) =>
-            idempotent(
-              WebhookEndpointsApi.endpoints.rotateSecret,
-              { principal, key: headers["idempotency-key"], payload: body },
-              endpoints
-                .rotate(
-                  principal,
-                  path.id,
-                  body.expire_previous_after_seconds === undefined
-                    ? undefined
-                    : Duration.seconds(body.expire_previous_after_seconds)
-                )
-                .pipe(
-                  Effect.map((r) => ({
-                    secret: r.secret,
-                    previousSecretExpiresAt: Calendar.formatMaldives(r.previousSecretExpiresAt)
-                  }))
-                ),
-              endpoints.concealed(principal, () => path.id)
-            )
-          )
-        )
-      )
-      .handle("deliveries", ({ path, urlParams }) =>
-        withScope("webhooks:write", (principal) =>
-          endpoints
-            .deliveries(Auth.tenantOf(principal), path.id, {
-              eventId: urlParams.event_id,
-              status: urlParams.status,
-              ...page(urlParams)
+export const WebhookEndpointsLive = Effect.map(Endpoints, (endpoints) =>
+  Operation.group(
+    Api,
+    "webhookEndpoints",
+    (handlers) =>
+      handlers
+        .handle("create", ({ payload }) =>
+          Effect.flatMap(Operation.principal, (principal) =>
+            endpoints.create(principal, {
+              url: payload.url,
+              enabledEvents: payload.enabled_events,
+              description: payload.description ?? null
             })
-            .pipe(Effect.map((list) => list.map(Json.delivery)))
+          ).pipe(Effect.map(({ endpoint, secret }) => ({ ...Json.endpoint(endpoint), secret })))
         )
-      )
-      .handle("resend", ({ headers, path, payload }) =>
-        withScope("webhooks:write", (principal) =>
-          idempotent(
-            WebhookEndpointsApi.endpoints.resend,
-            { principal, key: headers["idempotency-key"], payload },
-            Effect.map(endpoints.resend(principal, path.id, payload.event_id), Json.delivery)
+        .handle("list", ({ urlParams }) =>
+          Effect.flatMap(Operation.principal, (principal) => endpoints.list(principal, page(urlParams))).pipe(
+            Effect.map((list) => list.map(Json.endpoint))
           )
         )
-      )
-  })
-)
+        .handle("get", ({ path }) =>
+          Effect.flatMap(Operation.principal, (principal) => endpoints.get(principal, path.id)).pipe(
+            Effect.map(Json.endpoint)
+          )
+        )
+        .handle("update", ({ path, payload }) =>
+          Effect.flatMap(Operation.principal, (principal) =>
+            endpoints.update(principal, path.id, {
+              url: payload.url,
+              enabledEvents: payload.enabled_events,
+              description: payload.description,
+              status: payload.status
+            })
+          ).pipe(Effect.map(Json.endpoint))
+        )
+        .handle("delete", ({ path }) =>
+          Effect.flatMap(Operation.principal, (principal) => endpoints.remove(principal, path.id)).pipe(
+            Effect.map((e) => ({ id: e.id, deleted: true as const }))
+          )
+        )
+        .handle("rotateSecret", ({ path }) =>
+          Effect.all([Operation.principal, OptionalBody.read(RotateSecret)]).pipe(
+            Effect.flatMap(([principal, body]) =>
+              endpoints.rotate(
+                principal,
+                path.id,
+                body.expire_previous_after_seconds === undefined
+                  ? undefined
+                  : Duration.seconds(body.expire_previous_after_seconds)
+              )
+            ),
+            Effect.map((r) => ({
+              secret: r.secret,
+              previousSecretExpiresAt: Calendar.formatMaldives(r.previousSecretExpiresAt)
+            }))
+          )
+        )
+        .handle("deliveries", ({ path, urlParams }) =>
+          Operation.tenant.pipe(
+            Effect.flatMap((tenant) =>
+              endpoints.deliveries(tenant, path.id, {
+                eventId: urlParams.event_id,
+                status: urlParams.status,
+                ...page(urlParams)
+              })
+            ),
+            Effect.map((list) => list.map(Json.delivery))
+          )
+        )
+        .handle("resend", ({ path, payload }) =>
+          Effect.flatMap(Operation.principal, (principal) =>
+            endpoints.resend(principal, path.id, payload.event_id)
+          ).pipe(Effect.map(Json.delivery))
+        ),
+    // The responses that show a secret are kept without it (`Replay`).
+    {
+      create: (principal) => endpoints.concealed(principal, (body) => body.id),
+      rotateSecret: (principal, request) =>
+        endpoints.concealed(principal, () => (request.path as { readonly id: string }).id)
+    }
+  )
+).pipe(Layer.unwrapEffect)
 
-export const OpsWebhooksLive = HttpApiBuilder.group(Api, "opsWebhooks", (handlers) =>
+export const OpsWebhooksLive = Operation.group(Api, "opsWebhooks", (handlers) =>
   Effect.gen(function* () {
     const store = yield* WebhookStore
     const endpoints = yield* Endpoints
@@ -139,12 +121,12 @@ export const OpsWebhooksLive = HttpApiBuilder.group(Api, "opsWebhooks", (handler
   })
 )
 
-export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
+export const EventsLive = Operation.group(Api, "events", (handlers) =>
   Effect.gen(function* () {
     const events = yield* makeEvents
     return handlers
       .handle("list", ({ urlParams }) =>
-        withScope("webhooks:write", (principal) =>
+        Effect.flatMap(Operation.principal, (principal) =>
           events
             .list({
               merchantId: principal.merchantId,
@@ -161,7 +143,7 @@ export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
         )
       )
       .handle("get", ({ path }) =>
-        withScope("webhooks:write", (principal) =>
+        Effect.flatMap(Operation.principal, (principal) =>
           events
             .find(principal.merchantId, principal.environment, path.id)
             .pipe(

@@ -1,0 +1,155 @@
+/**
+ * The handlers of a group, wrapped with what their endpoints declare (`Access`, `Idempotent.Keyed`,
+ * `OptionalBody.Declared`): `group` is `HttpApiBuilder.group` whose every handler first passes its
+ * operation's access rule (the same `403` bodies and challenges as ever), and, on a keyed endpoint, runs
+ * once per `Idempotency-Key` (`Idempotent.idempotent`). Handlers name neither a scope nor the header.
+ *
+ * The checks run where handlers ran them before: after HttpApi decoded the request (a body that does not
+ * decode is `422` whoever sends it), before anything of the request is done. An endpoint that declares no
+ * access rule stops the group's layer from building: no operation can be served unchecked.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import { Auth, type Idempotency, type Store } from "@laari/core"
+import { Chunk, Context, Effect, type Layer, type Schema, type Scope } from "effect"
+import * as Access from "./Access.js"
+import { CurrentPrincipal } from "./Authentication.js"
+import * as Challenge from "./Challenge.js"
+import * as Idempotent from "./Idempotent.js"
+import * as OptionalBody from "./OptionalBody.js"
+import * as Problems from "./Problems.js"
+
+/** The caller's principal, for a handler of a merchant's operation. */
+export const principal = CurrentPrincipal
+
+/** The caller's merchant and environment, which most handlers hand the service. */
+export const tenant = Effect.map(CurrentPrincipal, Auth.tenantOf)
+
+/** What a handler gets: HttpApi's decoded request (`path`, `payload`, `headers`, `urlParams`). */
+export type Request = { readonly path?: unknown; readonly payload?: unknown; readonly headers?: unknown }
+
+/** For a keyed response that shows a secret: how it is kept, from the caller and the request. */
+export type Conceal = (principal: Auth.Principal, request: Request) => Idempotent.Concealed
+
+type Refusal = Auth.Forbidden | Problems.NotFound
+
+/** The caller, when `rule` admits it (a merchant's principal, or none for the operator and anyone). */
+const admit = (rule: Access.Rule): Effect.Effect<Auth.Principal | undefined, Refusal, CurrentPrincipal> => {
+  switch (rule._tag) {
+    case "Anyone":
+    case "Operator":
+      return Effect.succeed(undefined)
+    case "Scoped":
+      return Effect.flatMap(CurrentPrincipal, (p): Effect.Effect<Auth.Principal, Refusal> => {
+        const denial = Auth.check(p, rule.scope, rule)
+        return denial === undefined
+          ? Effect.succeed(p)
+          : Effect.zipRight(
+              Challenge.refuseScope(rule.scope),
+              Effect.fail(Auth.Forbidden.of(denial, rule.scope))
+            )
+      })
+    case "Sandbox":
+      // A live key is answered as if the endpoint did not exist.
+      return Effect.flatMap(
+        CurrentPrincipal,
+        (p): Effect.Effect<Auth.Principal, Refusal> =>
+          p.environment !== "test"
+            ? Effect.fail(new Problems.NotFound())
+            : p.kind !== "secret"
+              ? Effect.fail(
+                  new Auth.Forbidden({
+                    message: "A publishable key cannot use this endpoint; use a secret key"
+                  })
+                )
+              : Effect.succeed(p)
+      )
+  }
+}
+
+type Handler = (request: Request) => Effect.Effect<unknown, unknown, unknown>
+
+/** `handler` behind what `endpoint` of `group` declares. */
+const guard = (
+  group: HttpApiGroup.HttpApiGroup.AnyWithProps,
+  endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps,
+  handler: Handler,
+  conceal: Conceal | undefined
+): Handler => {
+  const rule = Access.ruleOf(group, endpoint)
+  if (rule === undefined) throw new Error(`${group.identifier}.${endpoint.name} declares no access rule`)
+  const keyed = Idempotent.isKeyed(endpoint)
+  if (keyed && (rule._tag === "Anyone" || rule._tag === "Operator"))
+    throw new Error(`${group.identifier}.${endpoint.name} is keyed per merchant but has no merchant`)
+  const optional = Context.getOption(endpoint.annotations, OptionalBody.Declared)
+  return (request) =>
+    Effect.flatMap(admit(rule), (principal) => {
+      if (!keyed || principal === undefined) return handler(request)
+      // The decoded body is the request's fingerprint; an optional one is read (and refused) first, as ever.
+      const payload =
+        optional._tag === "Some" ? OptionalBody.read(optional.value) : Effect.succeed(request.payload)
+      return Effect.flatMap(payload, (body) =>
+        Idempotent.idempotent(
+          endpoint as unknown as { readonly successSchema: Schema.Schema.AnyNoContext },
+          { principal, key: Idempotent.keyOf(request), payload: body },
+          handler(request),
+          conceal?.(principal, request)
+        )
+      )
+    })
+}
+
+/**
+ * `HttpApiBuilder.group`, every handler behind its endpoint's declarations. `conceal` names the keyed
+ * endpoints whose responses show a secret (`Idempotent.Concealed`), and is built with the handlers.
+ */
+export const group = <
+  ApiId extends string,
+  Groups extends HttpApiGroup.HttpApiGroup.Any,
+  ApiError,
+  ApiR,
+  const Name extends HttpApiGroup.HttpApiGroup.Name<Groups>,
+  Return
+>(
+  api: HttpApi.HttpApi<ApiId, Groups, ApiError, ApiR>,
+  groupName: Name,
+  build: (
+    handlers: HttpApiBuilder.Handlers.FromGroup<
+      ApiError,
+      ApiR,
+      HttpApiGroup.HttpApiGroup.WithName<Groups, Name>
+    >
+  ) => HttpApiBuilder.Handlers.ValidateReturn<Return>,
+  conceal: Partial<Record<string, Conceal>> = {}
+): Layer.Layer<
+  HttpApiGroup.ApiGroup<ApiId, Name>,
+  HttpApiBuilder.Handlers.Error<Return>,
+  | Exclude<
+      HttpApiBuilder.Handlers.Context<Return> | HttpApiGroup.HttpApiGroup.MiddlewareWithName<Groups, Name>,
+      Scope.Scope
+    >
+  | Idempotency.IdempotencyStore
+  | Store.Transactor
+> =>
+  HttpApiBuilder.group(api, groupName, (handlers) => {
+    const result = build(handlers) as unknown
+    const built: Effect.Effect<
+      HttpApiBuilder.Handlers<unknown, unknown, unknown, never>,
+      unknown,
+      unknown
+    > = Effect.isEffect(result)
+      ? (result as Effect.Effect<HttpApiBuilder.Handlers<unknown, unknown, unknown, never>>)
+      : Effect.succeed(result as HttpApiBuilder.Handlers<unknown, unknown, unknown, never>)
+    return Effect.map(built, (done) => {
+      const group = (api.groups as unknown as Record<string, HttpApiGroup.HttpApiGroup.AnyWithProps>)[
+        groupName
+      ]!
+      const items = Chunk.map(done.handlers, (item) => {
+        const endpoint = item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+        return { ...item, handler: guard(group, endpoint, item.handler as Handler, conceal[endpoint.name]) }
+      })
+      return Object.assign(Object.create(Object.getPrototypeOf(done)), done, { handlers: items })
+    }) as never
+  }) as never

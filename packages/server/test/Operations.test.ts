@@ -1,0 +1,133 @@
+/**
+ * Each operation's access and idempotency are declared once, on its endpoint (issue 25, item 3): every
+ * endpoint of both documents declares who may use it, the documents name each declared scope, keyed
+ * endpoints are a merchant's, and no handler checks a scope or reads the `Idempotency-Key` header itself.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { join, relative } from "node:path"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Auth } from "@laari/core"
+import { Cause, Effect, Exit, Layer, Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import { Api } from "../src/Api.js"
+import * as Access from "../src/Http/Access.js"
+import * as Idempotent from "../src/Http/Idempotent.js"
+import * as Operation from "../src/Http/Operation.js"
+import { OpsDocumentApi } from "../src/Routes.js"
+
+const groups = (api: { readonly groups: Record<string, unknown> }) =>
+  Object.values(api.groups) as ReadonlyArray<HttpApiGroup.HttpApiGroup.AnyWithProps>
+
+const endpoints = (api: { readonly groups: Record<string, unknown> }) =>
+  groups(api).flatMap((group) => Object.values(group.endpoints).map((endpoint) => ({ group, endpoint })))
+
+/** Every source file of the server, by its path under `src`. */
+const sources = (dir: string): ReadonlyArray<string> =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? sources(path) : /\.tsx?$/.test(name) ? [path] : []
+  })
+const src = join(import.meta.dirname, "../src")
+const files = sources(src).map((path) => ({ path: relative(src, path), text: readFileSync(path, "utf8") }))
+
+describe("operations declared once", () => {
+  it("every endpoint of both APIs declares who may use it", () => {
+    expect(endpoints(Api).length).toBeGreaterThan(60)
+    expect(groups(Api).flatMap(Access.undeclared)).toEqual([])
+    expect(groups(OpsDocumentApi).flatMap(Access.undeclared)).toEqual([])
+  })
+
+  it("each scoped operation's description names its scope, and no other", () => {
+    const document: any = OpenApi.fromApi(Api)
+    const scoped = endpoints(Api).flatMap(({ group, endpoint }) => {
+      const rule = Access.ruleOf(group, endpoint)!
+      return rule._tag === "Scoped" ? [{ endpoint, scope: rule.scope }] : []
+    })
+    expect(scoped.length).toBe(32)
+    for (const { endpoint, scope } of scoped) {
+      const path = endpoint.path.replace(/:(\w+)/g, "{$1}")
+      const operation = document.paths[path][endpoint.method.toLowerCase()]
+      const named = Auth.allScopes.filter((s) => operation.description.includes(`\`${s}\``))
+      expect({ path, method: endpoint.method, named }).toEqual({
+        path,
+        method: endpoint.method,
+        named: [scope]
+      })
+      // Refused with `403` when the key lacks it: the document says so.
+      expect(Object.keys(operation.responses)).toContain("403")
+    }
+  })
+
+  it("keyed endpoints belong to a merchant: a scope or the sandbox", () => {
+    const keyed = endpoints(Api).filter(({ endpoint }) => Idempotent.isKeyed(endpoint))
+    expect(keyed.map(({ group, endpoint }) => `${group.identifier}.${endpoint.name}`).sort()).toEqual(
+      [
+        "checkout.cancel",
+        "checkout.create",
+        "mandates.charge",
+        "mandates.create",
+        "mandates.revoke",
+        "qrCodes.create",
+        "qrCodes.deactivate",
+        "refunds.create",
+        "subscriptions.cancel",
+        "webhookEndpoints.create",
+        "webhookEndpoints.resend",
+        "webhookEndpoints.rotateSecret",
+        "webhookEndpoints.update"
+      ].sort()
+    )
+    for (const { group, endpoint } of keyed) expect(Access.ruleOf(group, endpoint)?._tag).toBe("Scoped")
+  })
+
+  it("no handler checks a scope, reads the Idempotency-Key header, or builds a group around Operation", () => {
+    // The header is named where it is declared (`Idempotent`) and documented (`OpenApiDocument`); the
+    // CLI, a client, sends it.
+    const allowed = ["Http/Idempotent.ts", "Http/OpenApiDocument.ts"]
+    const naming = files.filter(
+      (f) => !allowed.includes(f.path) && !f.path.startsWith("Cli/") && /["']idempotency-key["']/.test(f.text)
+    )
+    expect(naming.map((f) => f.path)).toEqual([])
+    expect(files.filter((f) => /\bwithScope\b|\bwithSandbox\b/.test(f.text)).map((f) => f.path)).toEqual([])
+    // A scope literal appears only in declarations (`*/Api.ts`) and where scopes are listed or granted.
+    const literal = /"(mandates|qr|checkout|subscriptions|payments|webhooks):write"/
+    const granting = ["Cli/", "Ops/", "OAuth/", "Onboarding.ts", "Pages/DashboardText.ts"]
+    expect(
+      files
+        .filter((f) => !f.path.endsWith("/Api.ts") && !granting.some((g) => f.path.startsWith(g)))
+        .filter((f) => literal.test(f.text))
+        .map((f) => f.path)
+    ).toEqual([])
+    expect(
+      files
+        .filter((f) => f.path !== "Http/Operation.ts" && f.text.includes("HttpApiBuilder.group("))
+        .map((f) => f.path)
+    ).toEqual([])
+  })
+
+  it("a group whose endpoint declares no rule does not build", async () => {
+    class Undeclared extends HttpApiGroup.make("undeclared").add(
+      HttpApiEndpoint.get("read", "/read").addSuccess(Schema.String)
+    ) {}
+    class Tiny extends HttpApi.make("tiny").add(Undeclared) {}
+    expect(Access.undeclared(Undeclared)).toEqual(["undeclared.read"])
+    const layer = Operation.group(Tiny, "undeclared", (handlers) =>
+      handlers.handle("read", () => Effect.succeed("x"))
+    )
+    const exit = await Effect.runPromiseExit(
+      Effect.scoped(
+        Layer.build(layer.pipe(Layer.provide(HttpApiBuilder.Router.Live))) as unknown as Effect.Effect<
+          unknown,
+          unknown
+        >
+      )
+    )
+    expect(Exit.isFailure(exit)).toBe(true)
+    if (Exit.isFailure(exit))
+      expect(Cause.pretty(exit.cause)).toContain("undeclared.read declares no access rule")
+  })
+})
