@@ -38,7 +38,9 @@ declare class TextEncoder {
   encode(s: string): Uint8Array
 }
 
-const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+/** Lowercase hex of the bytes. */
+export const hex = (bytes: Uint8Array): string =>
+  Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 
 const randomDigit = (): number => {
   // Rejection sampling keeps the digits uniform.
