@@ -52,6 +52,19 @@ const randomDigit = (): number => {
   }
 }
 
+// Imported once per key: a key is one deployment secret (`Store.ApiKeysRepo.hashKey`, the code key),
+// hashed with on every request; the import costs as much again as the signing. So a key's bytes must
+// not change once it has been used, which no caller does.
+const imported = new WeakMap<Uint8Array, Promise<unknown>>()
+const importedKey = (key: Uint8Array): Promise<unknown> => {
+  let k = imported.get(key)
+  if (k === undefined) {
+    k = crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+    imported.set(key, k)
+  }
+  return k
+}
+
 export const web: CryptoService = {
   uuid: Effect.sync(() => crypto.randomUUID()),
   digits: (n) => Effect.sync(() => Array.from({ length: n }, randomDigit).join("")),
@@ -62,7 +75,7 @@ export const web: CryptoService = {
     ),
   hmacSha256: (key, message) =>
     Effect.promise(async () => {
-      const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+      const k = await importedKey(key)
       return hex(new Uint8Array(await crypto.subtle.sign("HMAC", k, new TextEncoder().encode(message))))
     })
 }

@@ -8,6 +8,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Crypto, OAuthClients } from "@laari/core"
 import { Layer } from "effect"
+import * as Keys from "../Keys.js"
 import * as Directory from "./Directory.js"
 import * as Migrations from "./Migrations.js"
 import * as PgliteClient from "./PgliteClient.js"
@@ -70,5 +71,6 @@ export const layer = (
   SqlError | MigrationError
 > => {
   const migrated = Layer.effectDiscard(Migrations.run).pipe(Layer.provideMerge(clientLayer(config)))
-  return adapters.pipe(Layer.provideMerge(migrated), Layer.provideMerge(Crypto.layerWeb))
+  // node:crypto's hashes: the adapters hash every request's key (`Keys.nodeCrypto`).
+  return adapters.pipe(Layer.provideMerge(migrated), Layer.provideMerge(Keys.cryptoLayer))
 }
