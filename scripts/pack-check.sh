@@ -36,6 +36,7 @@ JSON
 npx tsc -p tsconfig.json
 node out/host.js | tee host.out
 grep -q "charged 12550" host.out || { echo "pack-check: the typed host did not charge"; exit 1; }
+grep -q "key resolves to its merchant" host.out || { echo "pack-check: the typed host's key did not resolve"; exit 1; }
 
 # The service and its CLI from the installed package: help, then `laari serve` on PGlite, answering
 # /healthz, and the CLI operating it with the token it generated.

@@ -1,5 +1,5 @@
 // A host compiled by tsc against the packed declarations, run by plain node (scripts/pack-check.sh).
-import { Engine, Mandates } from "@laari/core"
+import { ApiKeys, Engine, Mandates } from "@laari/core"
 import { MemoryQrImages, Seed, Testkit } from "@laari/testkit"
 import { Effect, Layer } from "effect"
 
@@ -26,6 +26,13 @@ const program = Effect.gen(function* () {
   })
   const charge = yield* mandates.charge(tenant, mandate.id, { amount: 12_550 })
   console.log(`charged ${charge.amount} laari, fee ${charge.fee}`)
+  // The merchant's API keys are the engine's too: issued, then resolved to their merchant.
+  const keys = yield* ApiKeys.ApiKeys
+  const issued = yield* keys.issue({ merchantId: merchant.id, environment: "test", kind: "secret" })
+  const principal = yield* keys.authenticate(issued.key)
+  console.log(
+    `key ${principal?.merchantId === merchant.id ? "resolves" : "does not resolve"} to its merchant`
+  )
 })
 
 Effect.runPromise(program.pipe(Effect.provide(services)))

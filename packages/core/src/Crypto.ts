@@ -38,7 +38,9 @@ declare class TextEncoder {
   encode(s: string): Uint8Array
 }
 
-const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+/** Lowercase hex of the bytes. */
+export const hex = (bytes: Uint8Array): string =>
+  Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 
 const randomDigit = (): number => {
   // Rejection sampling keeps the digits uniform.
@@ -48,6 +50,19 @@ const randomDigit = (): number => {
     const v = buf[0]!
     if (v < 4_294_967_290) return v % 10
   }
+}
+
+// Imported once per key: a key is one deployment secret (`Store.ApiKeysRepo.hashKey`, the code key),
+// hashed with on every request; the import costs as much again as the signing. So a key's bytes must
+// not change once it has been used, which no caller does.
+const imported = new WeakMap<Uint8Array, Promise<unknown>>()
+const importedKey = (key: Uint8Array): Promise<unknown> => {
+  let k = imported.get(key)
+  if (k === undefined) {
+    k = crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+    imported.set(key, k)
+  }
+  return k
 }
 
 export const web: CryptoService = {
@@ -60,7 +75,7 @@ export const web: CryptoService = {
     ),
   hmacSha256: (key, message) =>
     Effect.promise(async () => {
-      const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+      const k = await importedKey(key)
       return hex(new Uint8Array(await crypto.subtle.sign("HMAC", k, new TextEncoder().encode(message))))
     })
 }

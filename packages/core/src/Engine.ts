@@ -4,6 +4,7 @@
  * adapters) all provide their ports to this layer.
  */
 import { Layer } from "effect"
+import { ApiKeys } from "./ApiKeys.js"
 import { Approvals } from "./Approvals.js"
 import * as Background from "./Background.js"
 import { Balances } from "./Balances.js"
@@ -11,6 +12,7 @@ import { Billing } from "./Billing.js"
 import { Checkout } from "./Checkout.js"
 import type * as Crypto from "./Crypto.js"
 import { Mandates } from "./Mandates.js"
+import { OAuthClients } from "./OAuthClients.js"
 import type * as QrImages from "./QrImages.js"
 import { QrCodes } from "./QrCodes.js"
 import { Refunds } from "./Refunds.js"
@@ -27,6 +29,7 @@ export type Ports = Store.Ports | Crypto.Crypto | QrImages.QrImages
 
 /** What the engine gives: the services, and `Work.Jobs`, the background work a host's workers run. */
 export type Services =
+  | ApiKeys
   | Approvals
   | WalletAccess
   | Mandates
@@ -36,6 +39,7 @@ export type Services =
   | Billing
   | Refunds
   | Balances
+  | OAuthClients
   | Work.Jobs
 
 /** Every service of core over `Ports`. */
@@ -48,7 +52,9 @@ export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
       Billing.Default,
       WalletAccess.Default,
       Refunds.Default,
-      Balances.Default
+      Balances.Default,
+      ApiKeys.Default,
+      OAuthClients.Default
     )
   ),
   Layer.provideMerge(Subscriptions.Default),

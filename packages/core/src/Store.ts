@@ -3,12 +3,14 @@
  * Adapters: in memory (testkit), PGlite and PostgreSQL (server). All of them pass the same contract suite.
  */
 import { Context, type DateTime, Effect, Schema } from "effect"
+import type { NewKey, StoredKey } from "./ApiKey.js"
 import type { Challenge } from "./Approval.js"
 import type { LedgerReads } from "./Balance.js"
 import type { ServiceUnavailable } from "./Errors.js"
 import type { Outbox } from "./Events.js"
 import type { IdempotencyStore } from "./Idempotency.js"
 import type { Notifications } from "./Notifications.js"
+import type { OAuthClientsStore } from "./OAuthClient.js"
 import type { Wallet } from "./Wallet.js"
 import type { ChallengeId, CustomerId, Environment, Lookup, MerchantId, Tenant } from "./Ids.js"
 import type { Charge, Mandate, Status as MandateStatus } from "./Mandate.js"
@@ -104,6 +106,32 @@ export interface CustomersRepo {
   ) => Effect.Effect<Customer | undefined, ServiceUnavailable>
 }
 export class Customers extends Context.Tag("laari/Store/Customers")<Customers, CustomersRepo>() {}
+
+// ---------------------------------------------------------------------------------------------------
+// API keys (stored as keyed hashes; `ApiKeys` issues and checks them)
+// ---------------------------------------------------------------------------------------------------
+
+export interface ApiKeysRepo {
+  /**
+   * The secret keying the key hashes: made once per deployment (at its first use) and kept beside the
+   * keys, so every process hashes a key the same way.
+   */
+  readonly hashKey: Effect.Effect<Uint8Array, ServiceUnavailable>
+  readonly insert: (key: NewKey, now: DateTime.Utc) => Effect.Effect<void, ServiceUnavailable>
+  /** The key with that hash, revoked or not (the caller refuses revoked keys). */
+  readonly findByHash: (keyHash: string) => Effect.Effect<StoredKey | undefined, ServiceUnavailable>
+  /** Replaces a key's hash `from` with `to`, if it still has `from`. */
+  readonly upgradeHash: (keyId: string, from: string, to: string) => Effect.Effect<void, ServiceUnavailable>
+  /** The merchant's keys, revoked ones too, oldest first. */
+  readonly list: (merchantId: MerchantId) => Effect.Effect<ReadonlyArray<StoredKey>, ServiceUnavailable>
+  /** `false` when the merchant has no such key or it was already revoked. */
+  readonly revoke: (
+    merchantId: MerchantId,
+    keyId: string,
+    now: DateTime.Utc
+  ) => Effect.Effect<boolean, ServiceUnavailable>
+}
+export class ApiKeysStore extends Context.Tag("laari/Store/ApiKeys")<ApiKeysStore, ApiKeysRepo>() {}
 
 // ---------------------------------------------------------------------------------------------------
 // Mandates
@@ -417,6 +445,7 @@ export class RefundsStore extends Context.Tag("laari/Store/Refunds")<RefundsStor
 /** Every repository port. */
 export type Repositories =
   | Merchants
+  | ApiKeysStore
   | Customers
   | MandatesStore
   | ChargesStore
@@ -432,6 +461,14 @@ export type Repositories =
 
 /**
  * Everything a storage adapter provides: transactions, the repositories, idempotency records, the event
- * outbox, customer notifications and the wallet ledger (in the same database, so they share transactions).
+ * outbox, customer notifications, the wallet ledger (in the same database, so they share transactions)
+ * and OAuth clients.
  */
-export type Ports = Transactor | Repositories | IdempotencyStore | Outbox | Notifications | Wallet
+export type Ports =
+  | Transactor
+  | Repositories
+  | IdempotencyStore
+  | Outbox
+  | Notifications
+  | Wallet
+  | OAuthClientsStore

@@ -11,6 +11,7 @@
  * reader ever sees another transaction's uncommitted writes: it cannot even run until that one ends.
  */
 import {
+  type ApiKey,
   type Approval,
   type CheckoutSession,
   type Events,
@@ -18,6 +19,7 @@ import {
   type Invoice,
   type Mandate,
   type Notifications,
+  type OAuthClient,
   type QrCode,
   type Refund,
   Store,
@@ -78,6 +80,11 @@ export interface Tables {
   readonly seq: number
   readonly merchants: HashMap.HashMap<string, Store.Merchant>
   readonly customers: HashMap.HashMap<string, Store.Customer>
+  /** API keys by id. */
+  readonly apiKeys: HashMap.HashMap<string, Row<ApiKey.StoredKey>>
+  /** OAuth clients by id (not `clientId`), and their tokens by id. */
+  readonly oauthClients: HashMap.HashMap<string, Row<OAuthClient.Client>>
+  readonly oauthTokens: HashMap.HashMap<string, OAuthClient.Token>
   readonly mandates: HashMap.HashMap<string, Row<Mandate.Mandate>>
   readonly charges: HashMap.HashMap<string, Row<Mandate.Charge>>
   readonly challenges: HashMap.HashMap<string, Approval.Challenge>
@@ -112,6 +119,9 @@ export const empty: Tables = {
   seq: 0,
   merchants: HashMap.empty(),
   customers: HashMap.empty(),
+  apiKeys: HashMap.empty(),
+  oauthClients: HashMap.empty(),
+  oauthTokens: HashMap.empty(),
   mandates: HashMap.empty(),
   charges: HashMap.empty(),
   challenges: HashMap.empty(),

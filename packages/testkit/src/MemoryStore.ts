@@ -7,20 +7,22 @@
  * `MemoryBilling`, `MemoryIdempotency`, `MemoryOutbox`, over the shared `MemoryRows`); this module names
  * them all again, so `MemoryStore.mandates` and the rest stay where a host finds them, and layers them.
  */
-import { type Balance, Crypto, Events, Idempotency, Notifications, Store } from "@laari/core"
+import { type Balance, Crypto, Events, Idempotency, Notifications, OAuthClient, Store } from "@laari/core"
 import { Effect, Layer } from "effect"
 import { checkoutSessions, invoices, subscriptions } from "./MemoryBilling.js"
 import { MemoryDb } from "./MemoryDb.js"
-import { customers, merchants, outlets } from "./MemoryDirectory.js"
+import { apiKeys, customers, merchants, outlets } from "./MemoryDirectory.js"
 import { idempotency } from "./MemoryIdempotency.js"
+import { oauthClients } from "./MemoryOAuthClients.js"
 import { challenges, charges, mandates } from "./MemoryMandates.js"
 import { notifications, outbox } from "./MemoryOutbox.js"
 import { qrCodes, qrPayments } from "./MemoryQrCodes.js"
 import * as MemoryRefunds from "./MemoryRefunds.js"
 
 export { checkoutSessions, invoices, subscriptions } from "./MemoryBilling.js"
-export { customers, merchants, outlets } from "./MemoryDirectory.js"
+export { apiKeys, customers, merchants, outlets } from "./MemoryDirectory.js"
 export { idempotency, scopeKey } from "./MemoryIdempotency.js"
+export { oauthClients } from "./MemoryOAuthClients.js"
 export { challenges, charges, expiryMoment, mandates } from "./MemoryMandates.js"
 export { notifications, outbox } from "./MemoryOutbox.js"
 export { qrCodes, qrPayments } from "./MemoryQrCodes.js"
@@ -30,11 +32,13 @@ export const layer: Layer.Layer<
   | Exclude<Store.Repositories, Balance.LedgerReads>
   | Idempotency.IdempotencyStore
   | Events.Outbox
-  | Notifications.Notifications,
+  | Notifications.Notifications
+  | OAuthClient.OAuthClientsStore,
   never,
   MemoryDb
 > = Layer.mergeAll(
   Layer.effect(Store.Merchants, Effect.map(MemoryDb, merchants)),
+  Layer.effect(Store.ApiKeysStore, Effect.zipWith(MemoryDb, Crypto.web.bytes(32), apiKeys)),
   Layer.effect(Store.Customers, Effect.map(MemoryDb, customers)),
   Layer.effect(Store.MandatesStore, Effect.map(MemoryDb, mandates)),
   Layer.effect(Store.ChargesStore, Effect.map(MemoryDb, charges)),
@@ -48,5 +52,6 @@ export const layer: Layer.Layer<
   Layer.effect(Store.RefundsStore, Effect.map(MemoryDb, MemoryRefunds.refunds)),
   Layer.effect(Idempotency.IdempotencyStore, Effect.map(MemoryDb, idempotency)),
   Layer.effect(Events.Outbox, Effect.map(MemoryDb, outbox)),
-  Layer.effect(Notifications.Notifications, Effect.map(MemoryDb, notifications))
+  Layer.effect(Notifications.Notifications, Effect.map(MemoryDb, notifications)),
+  Layer.effect(OAuthClient.OAuthClientsStore, Effect.map(MemoryDb, oauthClients))
 )

@@ -22,12 +22,14 @@ import { layer } from "@effect/vitest"
 import { Engine } from "@laari/core"
 import { Layer } from "effect"
 import type { AllCorePorts } from "./contract/Helpers.js"
+import * as ApiKeys from "./contract/ports/ApiKeys.js"
 import * as BalanceReads from "./contract/ports/BalanceReads.js"
 import * as Charges from "./contract/ports/Charges.js"
 import * as CheckoutSessions from "./contract/ports/CheckoutSessions.js"
 import * as IdempotencyStore from "./contract/ports/IdempotencyStore.js"
 import * as Invoices from "./contract/ports/Invoices.js"
 import * as Mandates from "./contract/ports/Mandates.js"
+import * as OAuthClients from "./contract/ports/OAuthClients.js"
 import * as Merchants from "./contract/ports/Merchants.js"
 import * as Outbox from "./contract/ports/Outbox.js"
 import * as QrCodes from "./contract/ports/QrCodes.js"
@@ -55,6 +57,8 @@ export {
 /** The port contracts, in the order they run. */
 const ports = [
   Merchants,
+  ApiKeys,
+  OAuthClients,
   Mandates,
   Transactions,
   Charges,

@@ -1,21 +1,9 @@
 /**
  * OAuth 2.0 (RFC 6749) as laari speaks it: the client credentials grant only, for a merchant's own
  * servers. Pure: the request's parameters and client authentication in, a decision or an RFC 6749
- * section 5.2 error out. I/O is in `Http.ts` and `Sql/OAuthClients.ts`.
+ * section 5.2 error out. I/O is in `Http.ts`; the clients and tokens are core's `OAuthClients`.
  */
 import { Auth, type Ids } from "@laari/core"
-import { randomBytes } from "node:crypto"
-
-/** How long an access token lives: an hour, as is usual for client credentials. */
-export const TokenLifetimeSeconds = 3_600
-
-/** The credentials' shapes: an id that is not secret, a secret, and an opaque access token. */
-export const newClientId = (environment: Ids.Environment) =>
-  `lci_${environment}_${randomBytes(12).toString("hex")}`
-export const newClientSecret = (environment: Ids.Environment) =>
-  `lcs_${environment}_${randomBytes(24).toString("hex")}`
-export const newAccessToken = (environment: Ids.Environment) =>
-  `lat_${environment}_${randomBytes(24).toString("hex")}`
 
 /** Whether `text` has the shape of an access token (`lat_test_...`), and its environment. */
 export const accessTokenEnvironment = (text: string): Ids.Environment | undefined => {

@@ -6,11 +6,11 @@
 import type { MigrationError } from "@effect/sql/Migrator"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Crypto } from "@laari/core"
+import { Crypto, OAuthClients } from "@laari/core"
 import { Layer } from "effect"
+import * as Keys from "../Keys.js"
 import * as Directory from "./Directory.js"
 import * as Migrations from "./Migrations.js"
-import * as OAuthClients from "./OAuthClients.js"
 import * as PgliteClient from "./PgliteClient.js"
 import * as PgPool from "./PgPool.js"
 import * as RowCache from "./RowCache.js"
@@ -53,8 +53,8 @@ export const adapters: Layer.Layer<
   Store.Ports | Directory.Directory | OAuthClients.OAuthClients,
   never,
   SqlClient.SqlClient | Crypto.Crypto
-> = OAuthClients.layer.pipe(
-  Layer.provideMerge(Layer.merge(Store.layer, Directory.layer)),
+> = OAuthClients.OAuthClients.Default.pipe(
+  Layer.provideMerge(Directory.layer.pipe(Layer.provideMerge(Store.layer))),
   Layer.provide(RowCache.layer)
 )
 
@@ -71,5 +71,6 @@ export const layer = (
   SqlError | MigrationError
 > => {
   const migrated = Layer.effectDiscard(Migrations.run).pipe(Layer.provideMerge(clientLayer(config)))
-  return adapters.pipe(Layer.provideMerge(migrated), Layer.provideMerge(Crypto.layerWeb))
+  // node:crypto's hashes: the adapters hash every request's key (`Keys.nodeCrypto`).
+  return adapters.pipe(Layer.provideMerge(migrated), Layer.provideMerge(Keys.cryptoLayer))
 }

@@ -5,6 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import {
+  ApiKeys,
   Calendar,
   Crypto,
   type Errors,
@@ -12,18 +13,14 @@ import {
   Fees,
   Ids,
   Phone,
-  type Store,
+  Store,
   type Wallet
 } from "@laari/core"
 import { Context, DateTime, Effect, Layer, Schema } from "effect"
-import * as Keys from "../Keys.js"
 import { makeEvents, parsed } from "./Events.js"
 import * as Ledger from "./Ledger.js"
 import {
   customerToRow,
-  keyFromRow,
-  type KeyRow,
-  keyToRow,
   makeMerchants,
   merchantFromRow,
   type MerchantRow,
@@ -36,10 +33,6 @@ import {
 } from "./Merchants.js"
 import { inTransaction, int, one, repository, toDate } from "./Repository.js"
 import * as RowCache from "./RowCache.js"
-import * as ServerSecrets from "./ServerSecrets.js"
-
-/** The name of the API-key hash secret in `server_secrets`. */
-const KeyHashSecretName = "api_key_hashes"
 
 export type { NewKey, Outlet, StoredKey }
 
@@ -120,6 +113,10 @@ export interface DirectoryService {
       readonly subscriptionsLive?: boolean | undefined
     }
   ) => Effect.Effect<Store.Merchant | undefined, Errors.ServiceUnavailable>
+  /** Creates a key (core's `ApiKeys.issue`); the full key is returned once and only its hash is kept. */
+  readonly issueKey: (
+    request: ApiKeys.IssueRequest
+  ) => Effect.Effect<ApiKeys.IssuedKey, Errors.ServiceUnavailable>
   readonly insertKey: (key: NewKey) => Effect.Effect<void, Errors.ServiceUnavailable>
   /** A key's stored hash: keyed by a server secret kept in `server_secrets`, made on first use. */
   readonly keyDigest: (key: string) => Effect.Effect<string, Errors.ServiceUnavailable>
@@ -173,6 +170,8 @@ export const make = Effect.gen(function* () {
   const transaction = inTransaction(sql)
   const ledger = Ledger.make(sql)
   const events = yield* makeEvents
+  const keys = yield* Store.ApiKeysStore
+  const apiKeys = yield* ApiKeys.ApiKeys
 
   const merchants = yield* makeMerchants
   const cache = yield* RowCache.RowCache
@@ -316,61 +315,13 @@ export const make = Effect.gen(function* () {
     )
   }
 
-  const insertKey = (key: NewKey) =>
-    Effect.flatMap(DateTime.now, (now) =>
-      sql`INSERT INTO api_keys ${sql.insert({ ...keyToRow(key, toDate(now)) })}`.pipe(Effect.asVoid)
-    )
-
-  // The hash key: made by the first process that needs it, then read once per process (it never changes).
-  let hashSecret: Uint8Array | undefined
-  const loadHashSecret = ServerSecrets.ensure(sql, KeyHashSecretName)
-  const keyDigest = (key: string) =>
-    Effect.map(
-      hashSecret !== undefined
-        ? Effect.succeed(hashSecret)
-        : Effect.tap(loadHashSecret, (secret) => {
-            hashSecret = secret
-          }),
-      (secret) => Keys.keyedHash(secret, key)
-    )
-
-  const upgradeKeyHash = (keyId: string, from: string, to: string) =>
-    Effect.zipRight(
-      sql`UPDATE api_keys SET key_hash = ${to} WHERE id = ${keyId} AND key_hash = ${from}`,
-      cache.invalidate(RowCache.cacheKey.apiKey(from))
-    )
-
-  // Through the cache: a key changes only by being revoked (`revokeKey`).
-  const findKeyByHash = (keyHash: string) =>
-    cache.through(
-      RowCache.cacheKey.apiKey(keyHash),
-      sql<KeyRow>`SELECT * FROM api_keys WHERE key_hash = ${keyHash}`.pipe(Effect.map(one(keyFromRow)))
-    )
-
-  const listKeys = (merchantId: string) =>
-    Ids.isUuid(merchantId)
-      ? sql<KeyRow>`SELECT * FROM api_keys WHERE merchant_id = ${merchantId} ORDER BY created_at, id`.pipe(
-          Effect.map((rows) => rows.map(keyFromRow))
-        )
-      : Effect.succeed([])
-
-  const revokeKey = (merchantId: string, keyId: string) =>
-    Ids.isUuid(merchantId)
-      ? Effect.flatMap(DateTime.now, (now) =>
-          transaction(
-            Effect.gen(function* () {
-              const rows = yield* sql<{
-                readonly key_hash: string
-              }>`UPDATE api_keys SET revoked_at = ${toDate(now)}
-                WHERE merchant_id = ${merchantId} AND id = ${keyId} AND revoked_at IS NULL
-                RETURNING key_hash`
-              if (rows[0] === undefined) return false
-              yield* cache.invalidate(RowCache.cacheKey.apiKey(rows[0].key_hash))
-              return true
-            })
-          )
-        )
-      : Effect.succeed(false)
+  // Keys are core's (`ApiKeys` over `Store.ApiKeysStore`); these name them as the ops side and
+  // authentication use them.
+  const insertKey = (key: NewKey) => Effect.flatMap(DateTime.now, (now) => keys.insert(key, now))
+  const upgradeKeyHash = keys.upgradeHash
+  const findKeyByHash = keys.findByHash
+  const listKeys = (merchantId: string) => keys.list(merchantId as Ids.MerchantId)
+  const revokeKey = (merchantId: string, keyId: string) => apiKeys.revoke(merchantId as Ids.MerchantId, keyId)
 
   const createCustomer = (input: CustomerInput) =>
     transaction(Effect.flatMap(DateTime.now, (now) => openCustomer(input, now)))
@@ -416,8 +367,9 @@ export const make = Effect.gen(function* () {
     addOutlet,
     listOutlets,
     setFeatures,
+    issueKey: apiKeys.issue,
     insertKey,
-    keyDigest,
+    keyDigest: apiKeys.digest,
     upgradeKeyHash,
     findKeyByHash,
     listKeys,
@@ -435,5 +387,8 @@ export const make = Effect.gen(function* () {
   return service
 })
 
-export const layer: Layer.Layer<Directory, never, SqlClient.SqlClient | Crypto.Crypto | RowCache.RowCache> =
-  Layer.effect(Directory, make)
+export const layer: Layer.Layer<
+  Directory,
+  never,
+  SqlClient.SqlClient | Crypto.Crypto | RowCache.RowCache | Store.ApiKeysStore
+> = Layer.effect(Directory, make).pipe(Layer.provide(ApiKeys.ApiKeys.Default))

@@ -1,12 +1,15 @@
 /**
  * Merchants, their outlets and API keys, and customers: the rows, their mapping to the model, and the
- * read ports `Store.Merchants` and `Store.Customers`. The ops side writes them through `Directory`.
+ * ports `Store.Merchants`, `Store.Customers` and `Store.ApiKeysStore`. The ops side writes merchants and
+ * customers through `Directory`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { type Auth, Ids, Store } from "@laari/core"
+import type * as SqlError from "@effect/sql/SqlError"
+import { type ApiKey, type Auth, Ids, Store } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
-import { fromDate, fromDateOrNull, one, repository } from "./Repository.js"
+import { fromDate, fromDateOrNull, inTransaction, one, repository, toDate } from "./Repository.js"
 import * as RowCache from "./RowCache.js"
+import * as ServerSecrets from "./ServerSecrets.js"
 
 // ---------------------------------------------------------------------------------------------------
 // merchants
@@ -66,29 +69,8 @@ export const outletFromRow = (row: OutletRow): Outlet => ({ id: row.id, name: ro
 // api_keys
 // ---------------------------------------------------------------------------------------------------
 
-/** A key as stored: only its hash, and a prefix to show it by. */
-export interface NewKey {
-  readonly id: string
-  readonly merchantId: Ids.MerchantId
-  readonly environment: Ids.Environment
-  readonly kind: Auth.KeyKind
-  readonly scopes: ReadonlyArray<Auth.Scope>
-  readonly keyHash: string
-  /** The first characters of the key (e.g. `sk_test_AbCd`), to show it by. */
-  readonly keyPrefix: string
-}
-
-export interface StoredKey {
-  readonly id: string
-  readonly merchantId: Ids.MerchantId
-  readonly environment: Ids.Environment
-  readonly kind: Auth.KeyKind
-  readonly scopes: ReadonlyArray<Auth.Scope>
-  readonly keyHash: string
-  readonly keyPrefix: string
-  readonly createdAt: DateTime.Utc
-  readonly revokedAt: DateTime.Utc | null
-}
+export type NewKey = ApiKey.NewKey
+export type StoredKey = ApiKey.StoredKey
 
 export interface KeyRow {
   readonly id: string
@@ -172,6 +154,62 @@ export const makeMerchants = Effect.gen(function* () {
   })
 })
 
+/** The name of the API-key hash secret in `server_secrets`. */
+const KeyHashSecretName = "api_key_hashes"
+
+/**
+ * API keys by hash through the process's `RowCache` (a key changes only by being revoked or rehashed,
+ * and both invalidate it); the hash secret is read once per process, as it never changes.
+ */
+export const makeApiKeys = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const cache = yield* RowCache.RowCache
+  const transaction = inTransaction(sql)
+  let hashSecret: Uint8Array | undefined
+  const loadHashSecret: Effect.Effect<Uint8Array, SqlError.SqlError> = Effect.tap(
+    ServerSecrets.ensure(sql, KeyHashSecretName),
+    (secret) => {
+      hashSecret = secret
+    }
+  )
+  const service: Store.ApiKeysRepo = repository({
+    hashKey: Effect.suspend(() => (hashSecret !== undefined ? Effect.succeed(hashSecret) : loadHashSecret)),
+    insert: (key: ApiKey.NewKey, now: DateTime.Utc) =>
+      sql`INSERT INTO api_keys ${sql.insert({ ...keyToRow(key, toDate(now)) })}`.pipe(Effect.asVoid),
+    findByHash: (keyHash: string) =>
+      cache.through(
+        RowCache.cacheKey.apiKey(keyHash),
+        sql<KeyRow>`SELECT * FROM api_keys WHERE key_hash = ${keyHash}`.pipe(Effect.map(one(keyFromRow)))
+      ),
+    upgradeHash: (keyId: string, from: string, to: string) =>
+      Effect.zipRight(
+        sql`UPDATE api_keys SET key_hash = ${to} WHERE id = ${keyId} AND key_hash = ${from}`,
+        cache.invalidate(RowCache.cacheKey.apiKey(from))
+      ),
+    list: (merchantId: Ids.MerchantId) =>
+      Ids.isUuid(merchantId)
+        ? sql<KeyRow>`SELECT * FROM api_keys WHERE merchant_id = ${merchantId} ORDER BY created_at, id`.pipe(
+            Effect.map((rows) => rows.map(keyFromRow))
+          )
+        : Effect.succeed([]),
+    revoke: (merchantId: Ids.MerchantId, keyId: string, now: DateTime.Utc) =>
+      Ids.isUuid(merchantId)
+        ? transaction(
+            Effect.gen(function* () {
+              const rows = yield* sql<{ readonly key_hash: string }>`UPDATE api_keys
+                SET revoked_at = ${toDate(now)}
+                WHERE merchant_id = ${merchantId} AND id = ${keyId} AND revoked_at IS NULL
+                RETURNING key_hash`
+              if (rows[0] === undefined) return false
+              yield* cache.invalidate(RowCache.cacheKey.apiKey(rows[0].key_hash))
+              return true
+            })
+          )
+        : Effect.succeed(false)
+  })
+  return service
+})
+
 export const makeCustomers = Effect.map(SqlClient.SqlClient, (sql) =>
   repository({
     get: (id: Ids.CustomerId) =>
@@ -192,3 +230,6 @@ export const customersLayer: Layer.Layer<Store.Customers, never, SqlClient.SqlCl
   Store.Customers,
   makeCustomers
 )
+
+export const apiKeysLayer: Layer.Layer<Store.ApiKeysStore, never, SqlClient.SqlClient | RowCache.RowCache> =
+  Layer.effect(Store.ApiKeysStore, makeApiKeys)

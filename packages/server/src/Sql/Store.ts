@@ -12,8 +12,9 @@ import { outboxLayer } from "./Events.js"
 import { idempotencyLayer } from "./Idempotency.js"
 import { walletLayer } from "./Ledger.js"
 import { chargesLayer, mandatesLayer } from "./Mandates.js"
-import { customersLayer, merchantsLayer } from "./Merchants.js"
+import { apiKeysLayer, customersLayer, merchantsLayer } from "./Merchants.js"
 import { notificationsLayer } from "./Notifications.js"
+import { storeLayer as oauthClientsLayer } from "./OAuthClients.js"
 import * as PgTransaction from "./PgTransaction.js"
 import { outletsLayer, qrCodesLayer, qrPaymentsLayer } from "./QrCodes.js"
 import { refundsLayer } from "./Refunds.js"
@@ -48,6 +49,7 @@ export type Ports = Store.Ports
 export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient | RowCache.RowCache> = Layer.mergeAll(
   transactorLayer,
   merchantsLayer,
+  apiKeysLayer,
   customersLayer,
   mandatesLayer,
   chargesLayer,
@@ -63,5 +65,6 @@ export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient | RowCache.Row
   outboxLayer,
   notificationsLayer,
   walletLayer,
-  ledgerReadsLayer
+  ledgerReadsLayer,
+  oauthClientsLayer
 )
