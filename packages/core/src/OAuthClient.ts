@@ -21,6 +21,12 @@ export const clientIdOf = (environment: Environment, hexBytes: string) => `lci_$
 export const clientSecretOf = (environment: Environment, hexBytes: string) => `lcs_${environment}_${hexBytes}`
 export const accessTokenOf = (environment: Environment, hexBytes: string) => `lat_${environment}_${hexBytes}`
 
+/** Whether `text` has the shape of an access token (`lat_test_` and a secret's hex digits), and its environment. */
+export const accessTokenEnvironment = (text: string): Environment | undefined => {
+  const m = /^lat_(test|live)_([0-9a-f]+)$/.exec(text)
+  return m === null || m[2]!.length !== SecretBytes * 2 ? undefined : (m[1] as Environment)
+}
+
 export interface Client {
   readonly id: string
   readonly clientId: string

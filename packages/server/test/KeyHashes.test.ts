@@ -7,12 +7,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
 import { Seed } from "@laari/testkit"
 import { Context, Effect, Layer } from "effect"
-import { principalOf } from "../src/Http/Security.js"
+import { credentials, principalOf } from "../src/Http/Security.js"
 import * as Keys from "../src/Keys.js"
 import * as Onboarding from "../src/Onboarding.js"
 import * as Database from "../src/Sql/Database.js"
 import { Directory } from "../src/Sql/Directory.js"
-import { OAuthClients } from "../src/Sql/OAuthClients.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const storedHash = (keyId: string) =>
@@ -39,14 +38,12 @@ for (const backend of TestDatabase.backends) {
           expect(stored).toMatch(/^h1:[0-9a-f]{64}$/)
           expect(stored).not.toContain(Keys.hash(issued.key))
           expect(stored).toBe(yield* directory.keyDigest(issued.key))
-          expect((yield* principalOf({ directory, oauth: yield* OAuthClients }, issued.key))?.keyId).toBe(
-            issued.id
-          )
+          expect((yield* principalOf(yield* credentials, issued.key))?.keyId).toBe(issued.id)
           // The secret is the database's: without it the stored hash says nothing about the key.
           expect(stored).not.toBe(Keys.keyedHash(new Uint8Array(32), issued.key))
           expect(
             yield* principalOf(
-              { directory, oauth: yield* OAuthClients },
+              yield* credentials,
               `${issued.key.slice(0, -1)}${issued.key.endsWith("0") ? "1" : "0"}`
             )
           ).toBeUndefined()
@@ -68,15 +65,11 @@ for (const backend of TestDatabase.backends) {
             keyHash: Keys.hash(key),
             keyPrefix: Keys.displayPrefix(key)
           })
-          expect((yield* principalOf({ directory, oauth: yield* OAuthClients }, key))?.keyId).toBe(id)
+          expect((yield* principalOf(yield* credentials, key))?.keyId).toBe(id)
           expect(yield* storedHash(id)).toBe(yield* directory.keyDigest(key))
-          expect((yield* principalOf({ directory, oauth: yield* OAuthClients }, key))?.scopes).toEqual([
-            "qr:write"
-          ])
+          expect((yield* principalOf(yield* credentials, key))?.scopes).toEqual(["qr:write"])
           // A plain hash that is not the key's finds nothing.
-          expect(
-            yield* principalOf({ directory, oauth: yield* OAuthClients }, Keys.generate("secret", "test"))
-          ).toBeUndefined()
+          expect(yield* principalOf(yield* credentials, Keys.generate("secret", "test"))).toBeUndefined()
         })
       )
 

@@ -15,6 +15,7 @@ import { Webhook as StandardWebhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Config from "../src/Config.js"
 import type { ServerConfig } from "../src/Config.js"
+import * as MigrationSqlLater from "../src/Sql/MigrationSqlLater.js"
 import * as Secrets from "../src/Webhooks/Secrets.js"
 import * as F from "./support/Fixtures.js"
 import * as R from "./support/Receiver.js"
@@ -294,7 +295,7 @@ for (const backend of stores) {
         m.id,
         body
       )
-      await query(Secrets.scrubStoredResponses)
+      await query(MigrationSqlLater.scrubStoredResponses)
       const [row] = await query<{ response_body: string }>(
         "SELECT response_body FROM idempotency_keys WHERE key = 'legacy'"
       )

@@ -14,16 +14,14 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Redacted } from "effect"
 import * as Answers from "../Http/Answers.js"
 import * as RateLimit from "../Http/RateLimit.js"
-import { principalOf, refusalOf } from "../Http/Security.js"
-import { Directory } from "../Sql/Directory.js"
-import { OAuthClients } from "../Sql/OAuthClients.js"
+import * as Security from "../Http/Security.js"
 import type * as Schema from "./Schema.js"
 
 export const Path = "/graphql"
 
 export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
-    const credentials = { directory: yield* Directory, oauth: yield* OAuthClients }
+    const credentials = yield* Security.credentials
     const limitKey = (yield* RateLimit.RateLimits).perKey
     const runtime = yield* Effect.runtime<never>()
     // `graphql` and the schema are built on the first request, once, in the services of this layer: a
@@ -42,8 +40,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       const request = yield* HttpServerRequest.HttpServerRequest
       // The key or token read as the merchant API reads it.
       const token = yield* HttpApiBuilder.securityDecode(HttpApiSecurity.bearer)
-      const principal = yield* principalOf(credentials, Redacted.value(token))
-      if (principal === undefined) return Answers.respond(refusalOf(Redacted.value(token)))
+      const principal = yield* Security.principalOf(credentials, Redacted.value(token))
+      if (principal === undefined) return Answers.respond(Security.refusalOf(Redacted.value(token)))
       yield* limitKey(principal.keyId)
       const body = request.method === "POST" ? yield* Effect.orElseSucceed(request.text, () => "") : null
       const { handler, run, loaders } = yield* engine

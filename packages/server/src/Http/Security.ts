@@ -5,57 +5,25 @@
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Auth, Crypto, Errors } from "@laari/core"
-import { Context, Effect, FiberRef, HashMap, Layer, Option, Redacted } from "effect"
+import { ApiKeys, Auth, Errors, OAuthClient, OAuthClients } from "@laari/core"
+import { Effect, FiberRef, HashMap, Layer, Option, Redacted } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Keys from "../Keys.js"
-import { Directory } from "../Sql/Directory.js"
-import { OAuthClients } from "../Sql/OAuthClients.js"
-import * as OAuthProtocol from "../OAuth/Protocol.js"
 import * as Problems from "./Problems.js"
 import * as RateLimit from "./RateLimit.js"
 import { Authentication, CurrentPrincipal, OpsAuthentication } from "./Authentication.js"
 
 export { Authentication, CurrentPrincipal, OpsAuthentication }
 
-/** What finds a principal: the directory of keys, and the OAuth clients' access tokens. */
+/** What finds a principal: the merchants' API keys, and the OAuth clients' access tokens (core's services). */
 export interface Credentials {
-  readonly directory: Context.Tag.Service<typeof Directory>
-  readonly oauth: Context.Tag.Service<typeof OAuthClients>
+  readonly keys: ApiKeys.ApiKeys
+  readonly oauth: OAuthClients.OAuthClients
 }
 
-/** A key's principal: its prefix says kind and environment, its hash finds it, it is not revoked. */
-const keyPrincipal = (directory: Credentials["directory"], key: string) =>
-  Effect.gen(function* () {
-    const shape = Auth.parseKeyPrefix(key)
-    if (shape === undefined) return undefined
-    const digest = yield* directory.keyDigest(key)
-    let found = yield* directory.findKeyByHash(digest)
-    if (found === undefined) {
-      // Stored before keys were hashed keyed: found by its plain hash once, then hashed keyed.
-      const plain = Keys.hash(key)
-      const old = yield* directory.findKeyByHash(plain)
-      if (old !== undefined && Crypto.constantTimeEqual(old.keyHash, plain)) {
-        yield* directory.upgradeKeyHash(old.id, plain, digest)
-        found = { ...old, keyHash: digest }
-      }
-    }
-    if (
-      found === undefined ||
-      found.revokedAt !== null ||
-      found.kind !== shape.kind ||
-      found.environment !== shape.environment ||
-      !Crypto.constantTimeEqual(found.keyHash, digest)
-    )
-      return undefined
-    return {
-      merchantId: found.merchantId,
-      environment: found.environment,
-      keyId: found.id,
-      kind: found.kind,
-      scopes: found.scopes
-    } satisfies Auth.Principal
-  })
+/** The `Credentials` of the services in scope, for each front end that authenticates (REST, GraphQL, pages). */
+export const credentials: Effect.Effect<Credentials, never, ApiKeys.ApiKeys | OAuthClients.OAuthClients> =
+  Effect.all({ keys: ApiKeys.ApiKeys, oauth: OAuthClients.OAuthClients })
 
 /**
  * An access token's principal: a secret key's powers with exactly the token's scopes, its client's
@@ -63,7 +31,7 @@ const keyPrincipal = (directory: Credentials["directory"], key: string) =>
  */
 const tokenPrincipal = (oauth: Credentials["oauth"], token: string) =>
   Effect.map(oauth.grantOf(token), (grant): Auth.Principal | undefined =>
-    grant === undefined || grant.client.environment !== OAuthProtocol.accessTokenEnvironment(token)
+    grant === undefined || grant.client.environment !== OAuthClient.accessTokenEnvironment(token)
       ? undefined
       : {
           merchantId: grant.client.merchantId,
@@ -83,14 +51,14 @@ export const principalOf = (
   text: string
 ): Effect.Effect<Auth.Principal | undefined, Errors.ServiceUnavailable> => {
   const credential = text.trim()
-  return OAuthProtocol.accessTokenEnvironment(credential) !== undefined
+  return OAuthClient.accessTokenEnvironment(credential) !== undefined
     ? tokenPrincipal(credentials.oauth, credential)
-    : keyPrincipal(credentials.directory, credential)
+    : credentials.keys.authenticate(credential)
 }
 
 /** The `401` for a credential that found no principal: a key's, or an access token's. */
 export const refusalOf = (text: string): Problems.Unauthorized =>
-  OAuthProtocol.accessTokenEnvironment(text.trim()) === undefined
+  OAuthClient.accessTokenEnvironment(text.trim()) === undefined
     ? Problems.Unauthorized.invalidKey
     : Problems.Unauthorized.invalidToken
 
@@ -110,13 +78,13 @@ const annotateMerchant = (principal: Auth.Principal) =>
 export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function* () {
-    const credentials: Credentials = { directory: yield* Directory, oauth: yield* OAuthClients }
+    const services = yield* credentials
     const limits = yield* RateLimit.RateLimits
     return Authentication.of({
       bearer: (token) =>
         Effect.gen(function* () {
           const text = Redacted.value(token)
-          const found = yield* principalOf(credentials, text)
+          const found = yield* principalOf(services, text)
           if (found === undefined) return yield* Effect.fail(refusalOf(text))
           // Only once the key is known: an unknown key spends nobody's budget.
           yield* limits.perKey(found.keyId)

@@ -7,7 +7,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Auth } from "@laari/core"
+import { Auth, OAuthClient } from "@laari/core"
 import { DateTime, Effect, Option } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as RateLimit from "../Http/RateLimit.js"
@@ -158,7 +158,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           if (token === undefined || token === "")
             return yield* Effect.fail(new Protocol.OAuthError("invalid_request", "token is required"))
           // RFC 7009 2.2: an unknown token, or another client's, is answered the same, 200.
-          if (Protocol.accessTokenEnvironment(token) !== undefined) yield* clients.revokeToken(client, token)
+          if (OAuthClient.accessTokenEnvironment(token) !== undefined)
+            yield* clients.revokeToken(client, token)
           return HttpServerResponse.empty({ status: 200, headers: noStore })
         })
       )

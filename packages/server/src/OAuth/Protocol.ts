@@ -3,13 +3,7 @@
  * servers. Pure: the request's parameters and client authentication in, a decision or an RFC 6749
  * section 5.2 error out. I/O is in `Http.ts`; the clients and tokens are core's `OAuthClients`.
  */
-import { Auth, type Ids } from "@laari/core"
-
-/** Whether `text` has the shape of an access token (`lat_test_...`), and its environment. */
-export const accessTokenEnvironment = (text: string): Ids.Environment | undefined => {
-  const m = /^lat_(test|live)_[0-9a-f]{48}$/.exec(text)
-  return m === null ? undefined : (m[1] as Ids.Environment)
-}
+import { Auth } from "@laari/core"
 
 export type ErrorCode =
   | "invalid_request"

@@ -18,9 +18,7 @@ import { QrCodesApi } from "../QrCodes/Api.js"
 import { RefundsApi } from "../Refunds/Api.js"
 import { SubscriptionsApi } from "../Subscriptions/Api.js"
 import { EventsApi, WebhookEndpointsApi } from "../Webhooks/Api.js"
-import { principalOf } from "../Http/Security.js"
-import { Directory } from "../Sql/Directory.js"
-import { OAuthClients } from "../Sql/OAuthClients.js"
+import * as Security from "../Http/Security.js"
 import * as Session from "./DashboardSession.js"
 import { d, type Word } from "./DashboardText.js"
 import * as V from "./DashboardViews.js"
@@ -55,8 +53,7 @@ export const make = Effect.gen(function* () {
   const config = yield* ServerConfigTag
   const ended = yield* EndedSessions.make
   const pages = yield* Pages
-  const directory = yield* Directory
-  const credentials = { directory, oauth: yield* OAuthClients }
+  const credentials = yield* Security.credentials
   const merchants = yield* Store.Merchants
   const root = `${Paths.prefixOf(config.baseUrl)}/dashboard`
   const assets = Paths.prefixOf(config.checkoutUrl)
@@ -70,7 +67,7 @@ export const make = Effect.gen(function* () {
     const session = Session.open(pages, request.cookies[Session.Cookie])
     if (session === undefined) return undefined
     if (yield* ended.isEnded(session.id)) return undefined
-    const principal = yield* principalOf(credentials, session.key)
+    const principal = yield* Security.principalOf(credentials, session.key)
     return principal?.kind === "secret" ? { principal, session } : undefined
   })
 

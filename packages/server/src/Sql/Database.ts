@@ -1,12 +1,12 @@
 /**
  * The database of a server process: PostgreSQL when a URL is configured, else embedded PGlite (on disk,
  * or in memory without a data directory). Migrates at start and provides every core port over it, the
- * `Directory`, and `Crypto`.
+ * `Directory`, core's credential services (`ApiKeys`, `OAuthClients`), and `Crypto`.
  */
 import type { MigrationError } from "@effect/sql/Migrator"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Crypto, OAuthClients } from "@laari/core"
+import { ApiKeys, Crypto, OAuthClients } from "@laari/core"
 import { Layer } from "effect"
 import * as Keys from "../Keys.js"
 import * as Directory from "./Directory.js"
@@ -50,11 +50,13 @@ const pgliteStats = Layer.succeed(PgPool.PoolStats, {
 
 /** Every adapter over an already migrated database. */
 export const adapters: Layer.Layer<
-  Store.Ports | Directory.Directory | OAuthClients.OAuthClients,
+  Store.Ports | Directory.Directory | OAuthClients.OAuthClients | ApiKeys.ApiKeys,
   never,
   SqlClient.SqlClient | Crypto.Crypto
-> = OAuthClients.OAuthClients.Default.pipe(
-  Layer.provideMerge(Directory.layer.pipe(Layer.provideMerge(Store.layer))),
+> = Directory.layer.pipe(
+  // Core's credential services over these ports: every front end authenticates through them.
+  Layer.provideMerge(Layer.merge(OAuthClients.OAuthClients.Default, ApiKeys.ApiKeys.Default)),
+  Layer.provideMerge(Store.layer),
   Layer.provide(RowCache.layer)
 )
 
@@ -67,6 +69,7 @@ export const layer = (
   | Store.Ports
   | Directory.Directory
   | OAuthClients.OAuthClients
+  | ApiKeys.ApiKeys
   | Crypto.Crypto,
   SqlError | MigrationError
 > => {

@@ -390,5 +390,5 @@ export const make = Effect.gen(function* () {
 export const layer: Layer.Layer<
   Directory,
   never,
-  SqlClient.SqlClient | Crypto.Crypto | RowCache.RowCache | Store.ApiKeysStore
-> = Layer.effect(Directory, make).pipe(Layer.provide(ApiKeys.ApiKeys.Default))
+  SqlClient.SqlClient | Crypto.Crypto | RowCache.RowCache | Store.ApiKeysStore | ApiKeys.ApiKeys
+> = Layer.effect(Directory, make)

@@ -232,3 +232,18 @@ CREATE INDEX mandate_charges_reference
 CREATE INDEX qr_payments_reference
   ON qr_payments (merchant_id, environment, reference, created_at DESC, position DESC);
 `
+
+/**
+ * Migration 0011: `Webhooks/Secrets.fingerprint` in SQL, for the responses stored before it: every
+ * `"secret":"whsec_..."` of a stored response of the webhook endpoints becomes its fingerprint, the rest
+ * of the text unchanged.
+ */
+export const scrubStoredResponses = `
+UPDATE idempotency_keys
+SET response_body = regexp_replace(
+  response_body,
+  '"secret":"whsec_[A-Za-z0-9+/=]*"',
+  '"secret":"sha256:' || encode(sha256(convert_to(
+    substring(response_body from '"secret":"(whsec_[A-Za-z0-9+/=]*)"'), 'UTF8')), 'base64') || '"')
+WHERE path LIKE '/webhook-endpoints%' AND response_body LIKE '%"secret":"whsec\\_%'
+`

@@ -15,7 +15,6 @@ import { createCodeKey } from "./Challenges.js"
 import * as MigrationSql from "./MigrationSql.js"
 import * as MigrationSqlLater from "./MigrationSqlLater.js"
 import * as OAuthClients from "./OAuthClients.js"
-import * as Secrets from "../Webhooks/Secrets.js"
 
 /** Each migration runs once, in order of its number. Never edit one that has shipped: add the next. */
 export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>> = {
@@ -54,7 +53,7 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   // Stored responses keep no webhook signing secret (issue 23, item 2); the endpoints' own secrets are
   // sealed by the first process to start, which has the master key (`Webhooks/Sql.layer`).
   "0011_conceal_webhook_secrets": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.unsafe(Secrets.scrubStoredResponses)
+    sql.unsafe(MigrationSqlLater.scrubStoredResponses)
   ),
   // Phones were kept as typed (`+960 7771234`); lookups now compare E.164 (`Phone.normalize`), so the
   // numbers already kept are rewritten the same way (this is `Phone`'s rule of the day, frozen as SQL).

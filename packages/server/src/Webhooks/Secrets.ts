@@ -114,17 +114,3 @@ export const open = (ring: Keyring, endpointId: string, stored: string): string 
  */
 export const fingerprint = (secret: string): string =>
   `sha256:${createHash("sha256").update(secret, "utf8").digest("base64")}`
-
-/**
- * The same in SQL, for responses stored before (migration 0011): every `"secret":"whsec_..."` of a
- * stored response of the webhook endpoints becomes its fingerprint, the rest of the text unchanged.
- */
-export const scrubStoredResponses = `
-UPDATE idempotency_keys
-SET response_body = regexp_replace(
-  response_body,
-  '"secret":"whsec_[A-Za-z0-9+/=]*"',
-  '"secret":"sha256:' || encode(sha256(convert_to(
-    substring(response_body from '"secret":"(whsec_[A-Za-z0-9+/=]*)"'), 'UTF8')), 'base64') || '"')
-WHERE path LIKE '/webhook-endpoints%' AND response_body LIKE '%"secret":"whsec\\_%'
-`

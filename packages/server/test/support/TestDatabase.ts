@@ -12,7 +12,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import type { MigrationError } from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { Crypto } from "@laari/core"
+import type { ApiKeys, Crypto } from "@laari/core"
 import type { Seed } from "@laari/testkit"
 import { Effect, Layer, Redacted, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
@@ -27,7 +27,14 @@ export const postgresUrl: string | undefined = process.env.DATABASE_URL || undef
 
 if (postgresUrl === undefined) console.warn("DATABASE_URL is not set: skipping PostgreSQL suites")
 
-export type TestServices = SqlClient.SqlClient | Ports | Directory | OAuthClients | Crypto.Crypto | Seed.Seed
+export type TestServices =
+  | SqlClient.SqlClient
+  | Ports
+  | Directory
+  | OAuthClients
+  | ApiKeys.ApiKeys
+  | Crypto.Crypto
+  | Seed.Seed
 
 const withSeed = (database: Layer.Layer<Exclude<TestServices, Seed.Seed>, SqlError | MigrationError>) =>
   SqlSeed.layer.pipe(Layer.provideMerge(database))
