@@ -120,12 +120,6 @@ export interface DirectoryService {
   readonly insertKey: (key: NewKey) => Effect.Effect<void, Errors.ServiceUnavailable>
   /** A key's stored hash: keyed by a server secret kept in `server_secrets`, made on first use. */
   readonly keyDigest: (key: string) => Effect.Effect<string, Errors.ServiceUnavailable>
-  /** Replaces a key's hash `from` (a plain SHA-256 of before keyed hashes) with `to`; once. */
-  readonly upgradeKeyHash: (
-    keyId: string,
-    from: string,
-    to: string
-  ) => Effect.Effect<void, Errors.ServiceUnavailable>
   /** The key with that hash, revoked or not (the caller refuses revoked keys). */
   readonly findKeyByHash: (keyHash: string) => Effect.Effect<StoredKey | undefined, Errors.ServiceUnavailable>
   /** The merchant's keys, oldest first. */
@@ -318,7 +312,6 @@ export const make = Effect.gen(function* () {
   // Keys are core's (`ApiKeys` over `Store.ApiKeysStore`); these name them as the ops side and
   // authentication use them.
   const insertKey = (key: NewKey) => Effect.flatMap(DateTime.now, (now) => keys.insert(key, now))
-  const upgradeKeyHash = keys.upgradeHash
   const findKeyByHash = keys.findByHash
   const listKeys = (merchantId: string) => keys.list(merchantId as Ids.MerchantId)
   const revokeKey = (merchantId: string, keyId: string) => apiKeys.revoke(merchantId as Ids.MerchantId, keyId)
@@ -370,7 +363,6 @@ export const make = Effect.gen(function* () {
     issueKey: apiKeys.issue,
     insertKey,
     keyDigest: apiKeys.digest,
-    upgradeKeyHash,
     findKeyByHash,
     listKeys,
     revokeKey,
