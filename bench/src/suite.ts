@@ -35,8 +35,8 @@ import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import os from "node:os"
 import path from "node:path"
-import pg from "pg"
 import * as Check from "./Check.js"
+import * as Databases from "./Databases.js"
 import * as Failover from "./failover.js"
 import * as Load from "./Load.js"
 import * as Refunds from "./refunds.js"
@@ -55,53 +55,20 @@ const broken: Array<string> = []
 /** Merchants, and mandates of each, the charge workloads spread over. */
 const seeded = Smoke.size({ merchants: 50, mandates: 4 }, { merchants: 4, mandates: 2 })
 const resultsDir = path.join(Spawn.root, Smoke.size("bench/results", "bench/results/smoke"))
-// The smoke's databases are its own (a full run may be going on beside it) and dropped at the end.
-// BENCH_DB_PREFIX gives a full run its own names too, so two runs on one PostgreSQL do not drop each other's.
-const prefix = process.env.BENCH_DB_PREFIX ?? Smoke.size("laari_", `laari_smoke${process.pid}_`)
-if (!/^[a-z_][a-z0-9_]*$/.test(prefix))
-  throw new Error(`BENCH_DB_PREFIX must be a lowercase SQL name, got ${prefix}`)
-const made: Array<string> = []
+const databases = Databases.make(
+  admin,
+  process.env.BENCH_DB_PREFIX ?? Smoke.size("laari_", `laari_smoke${process.pid}_`)
+)
 mkdirSync(resultsDir, { recursive: true })
 
 const began = performance.now()
 const log = (line: string) =>
   console.error(`[bench] ${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s  ${line}`)
 
-const databaseUrl = (name: string) => {
-  const url = new URL(admin)
-  url.pathname = `/${name}`
-  return url.toString()
-}
-
-/** A new, empty database `prefix` + `part` on the admin URL's server. */
-const freshDatabase = async (part: string) => {
-  const name = `${prefix}${part}`
-  made.push(name)
-  const client = new pg.Client({ connectionString: admin })
-  await client.connect()
-  await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-  await client.query(`CREATE DATABASE ${name}`)
-  await client.end()
-  return databaseUrl(name)
-}
-
-const pgbenchArgs = (name: string) => {
-  const url = new URL(admin)
-  return [
-    "-h",
-    url.hostname,
-    "-p",
-    url.port || "5432",
-    "-U",
-    decodeURIComponent(url.username || "postgres"),
-    name
-  ]
-}
-
 const pgbench = async (): Promise<number> => {
   const out = execFileSync(
     "pgbench",
-    ["-c", "16", "-j", "2", "-T", String(seconds), ...pgbenchArgs(`${prefix}pgbench`)],
+    ["-c", "16", "-j", "2", "-T", String(seconds), ...databases.pgbenchArgs("pgbench")],
     {
       stdio: ["ignore", "pipe", "ignore"]
     }
@@ -169,16 +136,16 @@ const machine = {
 
 const tps: Array<number> = []
 if (runs("pgbench") || runs("charges") || runs("baseline")) {
-  await freshDatabase("pgbench")
+  await databases.fresh("pgbench")
   const scale = Smoke.size("10", "1")
   log(`pgbench: initializing (scale ${scale})`)
-  execFileSync("pgbench", ["-i", "-s", scale, "-q", ...pgbenchArgs(`${prefix}pgbench`)], { stdio: "ignore" })
+  execFileSync("pgbench", ["-i", "-s", scale, "-q", ...databases.pgbenchArgs("pgbench")], { stdio: "ignore" })
   log("pgbench: before")
   tps.push(await pgbench())
 }
 
 let targets: Array<Workload.Target> = []
-const chargesUrl = runs("charges") || runs("baseline") ? await freshDatabase("bench") : ""
+const chargesUrl = runs("charges") || runs("baseline") ? await databases.fresh("bench") : ""
 if (runs("charges") || runs("baseline")) {
   const server = await Spawn.laari({ DATABASE_URL: chargesUrl }, { processes })
   const client = Load.client(server.base)
@@ -208,7 +175,7 @@ if (tps.length > 0) {
 
 if (runs("renewals")) {
   log("renewals")
-  save("renewals", await Renewals.run(await freshDatabase("renewals")))
+  save("renewals", await Renewals.run(await databases.fresh("renewals")))
 }
 
 if (runs("library")) {
@@ -248,7 +215,7 @@ if (runs("pglite")) {
 
 if (runs("webhooks")) {
   log("webhooks on PostgreSQL, then PGlite")
-  const onPg = await script("bench/src/webhooks.ts", { DATABASE_URL: await freshDatabase("webhooks") })
+  const onPg = await script("bench/src/webhooks.ts", { DATABASE_URL: await databases.fresh("webhooks") })
   const onLite = await script("bench/src/webhooks.ts", { DATABASE_URL: undefined })
   save("webhooks", { postgresql: onPg, pglite: onLite })
 }
@@ -266,7 +233,7 @@ if (runs("refunds")) {
     return Refunds.run({ base, targets, seconds, concurrency: 32 })
   }
   log(`refunds beside charges on PostgreSQL (${processes} processes)`)
-  const onPg = await Spawn.laari({ DATABASE_URL: await freshDatabase("refunds") }, { processes })
+  const onPg = await Spawn.laari({ DATABASE_URL: await databases.fresh("refunds") }, { processes })
   const postgresql = { processes, ...(await refunds(onPg.base)) }
   await onPg.stop()
   log("refunds beside charges on PGlite")
@@ -286,7 +253,7 @@ if (runs("failover") && Failover.available(log)) {
     "failover",
     await Failover.run({
       admin,
-      database: `${prefix}failover`,
+      database: `${databases.prefix}failover`,
       processes: Smoke.size(processes, 1),
       merchants: seeded.merchants,
       mandates: seeded.mandates,
@@ -303,12 +270,7 @@ if (runs("failover") && Failover.available(log)) {
   )
 }
 
-if (Smoke.on) {
-  const client = new pg.Client({ connectionString: admin })
-  await client.connect()
-  for (const name of made) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-  await client.end()
-}
+if (Smoke.on) await databases.dropAll()
 
 // `BENCH_ONLY=table`: print the table of the figures already in bench/results.
 if (only?.includes("table"))
