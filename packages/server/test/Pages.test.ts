@@ -5,8 +5,8 @@
  */
 import { readFile } from "node:fs/promises"
 import http from "node:http"
-import type { Browser, Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import type { Browser, BrowserContext, Page } from "playwright-core"
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import * as B from "./support/Browser.js"
 import * as F from "./support/Fixtures.js"
 import * as PostgresServer from "./support/PostgresServer.js"
@@ -57,8 +57,15 @@ afterAll(async () => {
 /** The page behind a URL the API returned, on this test's server. */
 const local = (url: string) => `${server.baseUrl}${new URL(url).pathname}`
 
+/** Each test's pages, closed after it: an open page keeps its renderer busy with its timers. */
+const contexts: Array<BrowserContext> = []
+afterEach(async () => {
+  await Promise.all(contexts.splice(0).map((c) => c.close()))
+})
+
 const newPage = async (): Promise<{ page: Page; dialogs: Array<string> }> => {
   const context = await browser.newContext()
+  contexts.push(context)
   const page = await context.newPage()
   // A step that cannot happen fails on its own, naming itself, before the test's limit.
   page.setDefaultTimeout(8_000)
