@@ -27,12 +27,14 @@ let merchantOrigin: string
 // Both servers and the browser start at once.
 beforeAll(async () => {
   const launched = B.available ? B.launch().then((b) => (browser = b)) : undefined
-  const started = await Promise.allSettled([
+  const [main, limit] = await Promise.allSettled([
     PostgresServer.startQuickest(),
     PostgresServer.startQuickest({ rateLimit: 100 })
   ])
-  for (const s of started) if (s.status === "rejected") throw s.reason
-  ;[server, limited] = started.map((s) => (s as PromiseFulfilledResult<TestServer.TestServer>).value)
+  // Whichever started is closed by afterAll, even when the other did not.
+  if (main.status === "fulfilled") server = main.value
+  if (limit.status === "fulfilled") limited = limit.value
+  for (const s of [main, limit]) if (s.status === "rejected") throw s.reason
   await launched
   // The merchant's site: where return URLs lead, and a page that tries to frame the approval page.
   merchantSite = http.createServer((req, res) => {
