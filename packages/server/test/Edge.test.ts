@@ -5,16 +5,14 @@
  * PostgreSQL database with `DATABASE_URL`, else on PGlite in a temporary directory.
  */
 import { Effect, Exit, Scope } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
 import { spawn } from "node:child_process"
 import * as Http from "node:http"
 import * as Net from "node:net"
-import { availableParallelism, tmpdir } from "node:os"
-import * as Path from "node:path"
+import { availableParallelism } from "node:os"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Edge from "../src/Http/Edge.js"
+import * as ProcessDatabase from "./support/ProcessDatabase.js"
 import * as ServerProcess from "./support/ServerProcess.js"
-import * as TestDatabase from "./support/TestDatabase.js"
 import { OpsToken } from "./support/TestServer.js"
 
 const MiB = 1024 * 1024
@@ -166,6 +164,12 @@ describe("the edge alone", () => {
     return { server, port: (server.address() as Net.AddressInfo).port }
   }
   const close = (server: Http.Server) => new Promise((r) => server.close(r))
+  /** Closes a server whose refused connections linger (2 s, for their clients to read the answer) at once. */
+  const closeNow = (server: Http.Server) => {
+    const closed = close(server)
+    server.closeAllConnections()
+    return closed
+  }
 
   it("holds requests that arrive before the app listens, then hands them over", async () => {
     const { server, port } = await listen()
@@ -245,7 +249,7 @@ describe("the edge alone", () => {
       code: "BODY_TOO_LARGE"
     })
     expect(received).toBeLessThanOrEqual(1000)
-    await close(server)
+    await closeNow(server)
   })
 
   it("closes the connection of an answer sent before its body, reading no more of it", async () => {
@@ -328,32 +332,36 @@ describe("the edge alone", () => {
 })
 
 /** One server process's environment: a fresh PostgreSQL database, else PGlite in a temporary directory. */
-const serverEnv = async (scope: Scope.Scope): Promise<Record<string, string>> => {
-  const common = { LAARI_OPS_TOKEN: OpsToken, LAARI_RATE_LIMIT: "0" }
-  const url = TestDatabase.postgresUrl
-  if (url !== undefined)
-    return {
-      ...common,
-      DATABASE_URL: await Effect.runPromise(Scope.extend(TestDatabase.createDatabase(url), scope))
-    }
-  const dir = mkdtempSync(Path.join(tmpdir(), "laari-edge-"))
-  const remove = Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-  await Effect.runPromise(Scope.addFinalizer(scope, remove))
-  return { ...common, LAARI_DATA_DIR: dir }
-}
+const serverEnv = async (scope: Scope.Scope): Promise<Record<string, string>> => ({
+  LAARI_OPS_TOKEN: OpsToken,
+  LAARI_RATE_LIMIT: "0",
+  ...(await ProcessDatabase.env(scope, "laari-edge-"))
+})
 
 describe("the server process", () => {
   const scope = Effect.runSync(Scope.make())
   let server: ServerProcess.ServerProcess
   let port: number
+  // The SIGTERM tests stop a server of their own: all three start at once, not one after another.
+  const ownServers: Partial<Record<"quiet" | "busy", ServerProcess.ServerProcess>> = {}
+  const startOne = async () => ServerProcess.start({ env: await serverEnv(scope) })
 
   beforeAll(async () => {
-    server = await ServerProcess.start({ env: await serverEnv(scope) })
+    const started = await Promise.allSettled([startOne(), startOne(), startOne()])
+    const failed = started.find((s) => s.status === "rejected")
+    const servers = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []))
+    if (failed !== undefined) {
+      for (const s of servers) s.kill()
+      throw failed.reason
+    }
+    ;[server, ownServers.quiet, ownServers.busy] = servers
     port = server.port
   }, 90_000)
 
   afterAll(async () => {
     server?.kill()
+    ownServers.quiet?.kill()
+    ownServers.busy?.kill()
     await Effect.runPromise(Scope.close(scope, Exit.void))
   }, 30_000)
 
@@ -486,7 +494,7 @@ describe("the server process", () => {
     "on SIGTERM lets in-flight requests finish, refuses new ones, and exits 0 quietly (%s)",
     { timeout: 180_000 },
     async (load) => {
-      const own = await ServerProcess.start({ env: await serverEnv(scope) })
+      const own = ownServers[load]!
       const hogs =
         load === "busy"
           ? Array.from({ length: availableParallelism() }, () =>

@@ -55,3 +55,13 @@ export const serverBackends: ReadonlyArray<{
     start: async (config) => (await startOnPostgres({ config })).server
   }
 ]
+
+/**
+ * A whole server for a suite that is not about the database: on a fresh PostgreSQL database when
+ * DATABASE_URL is set (created and migrated in about a second), else on embedded PGlite (whose initdb and
+ * migrations take seconds of CPU in WebAssembly).
+ */
+export const startQuickest = (config?: Partial<ServerConfig>): Promise<TestServer.LocalTestServer> =>
+  postgresUrl === undefined
+    ? TestServer.start({ config })
+    : startOnPostgres({ config }).then((started) => started.server)
