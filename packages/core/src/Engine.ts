@@ -19,6 +19,7 @@ import { Refunds } from "./Refunds.js"
 import type * as Store from "./Store.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { WalletAccess } from "./WalletAccess.js"
+import { WebhookEndpoints } from "./WebhookEndpoints.js"
 import type * as Work from "./Work.js"
 
 /**
@@ -40,6 +41,7 @@ export type Services =
   | Refunds
   | Balances
   | OAuthClients
+  | WebhookEndpoints
   | Work.Jobs
 
 /** Every service of core over `Ports`. */
@@ -54,7 +56,8 @@ export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
       Refunds.Default,
       Balances.Default,
       ApiKeys.Default,
-      OAuthClients.Default
+      OAuthClients.Default,
+      WebhookEndpoints.Default
     )
   ),
   Layer.provideMerge(Subscriptions.Default),

@@ -12,6 +12,7 @@ import type { IdempotencyStore } from "./Idempotency.js"
 import type { Notifications } from "./Notifications.js"
 import type { OAuthClientsStore } from "./OAuthClient.js"
 import type { Wallet } from "./Wallet.js"
+import type { WebhookEndpointsStore } from "./WebhookEndpoint.js"
 import type { ChallengeId, CustomerId, Environment, Lookup, MerchantId, Tenant } from "./Ids.js"
 import type { Charge, Mandate, Status as MandateStatus } from "./Mandate.js"
 import type { CheckoutSession } from "./CheckoutSession.js"
@@ -462,7 +463,7 @@ export type Repositories =
 /**
  * Everything a storage adapter provides: transactions, the repositories, idempotency records, the event
  * outbox, customer notifications, the wallet ledger (in the same database, so they share transactions)
- * and OAuth clients.
+ * OAuth clients and webhook endpoints.
  */
 export type Ports =
   | Transactor
@@ -472,3 +473,4 @@ export type Ports =
   | Notifications
   | Wallet
   | OAuthClientsStore
+  | WebhookEndpointsStore

@@ -24,7 +24,8 @@ import {
   type Refund,
   Store,
   type Subscription,
-  type Wallet
+  type Wallet,
+  type Webhook
 } from "@laari/core"
 import { Chunk, Context, type DateTime, Effect, Exit, FiberRef, HashMap, Layer } from "effect"
 
@@ -75,6 +76,10 @@ export interface TransferRecord {
   readonly createdAt: DateTime.Utc
 }
 
+export interface StoredEndpoint extends Webhook.Endpoint, Webhook.Secrets {
+  readonly deletedAt: DateTime.Utc | null
+}
+
 export interface Tables {
   /** Counter for `Row.seq`. */
   readonly seq: number
@@ -85,6 +90,8 @@ export interface Tables {
   /** OAuth clients by id (not `clientId`), and their tokens by id. */
   readonly oauthClients: HashMap.HashMap<string, Row<OAuthClient.Client>>
   readonly oauthTokens: HashMap.HashMap<string, OAuthClient.Token>
+  /** Webhook endpoints by id, their (sealed) secrets and deletion with them. */
+  readonly webhookEndpoints: HashMap.HashMap<string, Row<StoredEndpoint>>
   readonly mandates: HashMap.HashMap<string, Row<Mandate.Mandate>>
   readonly charges: HashMap.HashMap<string, Row<Mandate.Charge>>
   readonly challenges: HashMap.HashMap<string, Approval.Challenge>
@@ -122,6 +129,7 @@ export const empty: Tables = {
   apiKeys: HashMap.empty(),
   oauthClients: HashMap.empty(),
   oauthTokens: HashMap.empty(),
+  webhookEndpoints: HashMap.empty(),
   mandates: HashMap.empty(),
   charges: HashMap.empty(),
   challenges: HashMap.empty(),

@@ -7,13 +7,23 @@
  * `MemoryBilling`, `MemoryIdempotency`, `MemoryOutbox`, over the shared `MemoryRows`); this module names
  * them all again, so `MemoryStore.mandates` and the rest stay where a host finds them, and layers them.
  */
-import { type Balance, Crypto, Events, Idempotency, Notifications, OAuthClient, Store } from "@laari/core"
+import {
+  type Balance,
+  Crypto,
+  Events,
+  Idempotency,
+  Notifications,
+  OAuthClient,
+  Store,
+  WebhookEndpoint
+} from "@laari/core"
 import { Effect, Layer } from "effect"
 import { checkoutSessions, invoices, subscriptions } from "./MemoryBilling.js"
 import { MemoryDb } from "./MemoryDb.js"
 import { apiKeys, customers, merchants, outlets } from "./MemoryDirectory.js"
 import { idempotency } from "./MemoryIdempotency.js"
 import { oauthClients } from "./MemoryOAuthClients.js"
+import { webhookEndpoints } from "./MemoryWebhookEndpoints.js"
 import { challenges, charges, mandates } from "./MemoryMandates.js"
 import { notifications, outbox } from "./MemoryOutbox.js"
 import { qrCodes, qrPayments } from "./MemoryQrCodes.js"
@@ -23,6 +33,7 @@ export { checkoutSessions, invoices, subscriptions } from "./MemoryBilling.js"
 export { apiKeys, customers, merchants, outlets } from "./MemoryDirectory.js"
 export { idempotency, scopeKey } from "./MemoryIdempotency.js"
 export { oauthClients } from "./MemoryOAuthClients.js"
+export { webhookEndpoints } from "./MemoryWebhookEndpoints.js"
 export { challenges, charges, expiryMoment, mandates } from "./MemoryMandates.js"
 export { notifications, outbox } from "./MemoryOutbox.js"
 export { qrCodes, qrPayments } from "./MemoryQrCodes.js"
@@ -33,7 +44,9 @@ export const layer: Layer.Layer<
   | Idempotency.IdempotencyStore
   | Events.Outbox
   | Notifications.Notifications
-  | OAuthClient.OAuthClientsStore,
+  | OAuthClient.OAuthClientsStore
+  | WebhookEndpoint.WebhookEndpointsStore
+  | WebhookEndpoint.SecretSealer,
   never,
   MemoryDb
 > = Layer.mergeAll(
@@ -53,5 +66,8 @@ export const layer: Layer.Layer<
   Layer.effect(Idempotency.IdempotencyStore, Effect.map(MemoryDb, idempotency)),
   Layer.effect(Events.Outbox, Effect.map(MemoryDb, outbox)),
   Layer.effect(Notifications.Notifications, Effect.map(MemoryDb, notifications)),
-  Layer.effect(OAuthClient.OAuthClientsStore, Effect.map(MemoryDb, oauthClients))
+  Layer.effect(OAuthClient.OAuthClientsStore, Effect.map(MemoryDb, oauthClients)),
+  Layer.effect(WebhookEndpoint.WebhookEndpointsStore, Effect.map(MemoryDb, webhookEndpoints)),
+  // Nothing in memory is at rest: secrets are kept as they are.
+  Layer.succeed(WebhookEndpoint.SecretSealer, WebhookEndpoint.plainSealer)
 )

@@ -36,6 +36,7 @@ import * as QrCodes from "./contract/ports/QrCodes.js"
 import * as Subscriptions from "./contract/ports/Subscriptions.js"
 import * as Transactions from "./contract/ports/Transactions.js"
 import * as Wallet from "./contract/ports/Wallet.js"
+import * as WebhookEndpoints from "./contract/ports/WebhookEndpoints.js"
 import * as MandatesOnStore from "./contract/services/MandatesOnStore.js"
 import * as PaymentReadsOnStore from "./contract/services/PaymentReadsOnStore.js"
 import * as QrCodesOnStore from "./contract/services/QrCodesOnStore.js"
@@ -59,6 +60,7 @@ const ports = [
   Merchants,
   ApiKeys,
   OAuthClients,
+  WebhookEndpoints,
   Mandates,
   Transactions,
   Charges,

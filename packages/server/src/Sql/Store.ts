@@ -24,6 +24,7 @@ import { checkoutSessionsLayer } from "./CheckoutSessions.js"
 import { invoicesLayer } from "./Invoices.js"
 import { subscriptionsLayer } from "./Subscriptions.js"
 import * as WriteBehind from "./WriteBehind.js"
+import { storeLayer as webhookEndpointsLayer } from "./WebhookEndpoints.js"
 
 /**
  * One transaction around a command, with write-behind (`WriteBehind`); nested calls join the outer one.
@@ -66,5 +67,6 @@ export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient | RowCache.Row
   notificationsLayer,
   walletLayer,
   ledgerReadsLayer,
-  oauthClientsLayer
+  oauthClientsLayer,
+  webhookEndpointsLayer
 )

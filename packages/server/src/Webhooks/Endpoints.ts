@@ -1,20 +1,23 @@
 /**
- * What a merchant does to its webhook endpoints, once for the API and the dashboard: the URL rules,
- * new secrets, rotation, resending. Each fails with the domain's errors (not found, invalid URL).
+ * What a merchant does to its webhook endpoints, once for the API and the dashboard: core's
+ * `WebhookEndpoints` (registering, changing, deleting, rotating the secret) with the server's URL rules
+ * before it and its master keys sealing the secrets (`WebhookStore.sealer`), and the delivery log
+ * (reading, resending). Each fails with the domain's errors (not found, invalid URL).
  */
-import { Auth, Crypto, Errors, Webhook } from "@laari/core"
-import { Context, DateTime, Duration, Effect, Layer } from "effect"
+import { Auth, Crypto, Errors, Webhook, WebhookEndpoint, WebhookEndpoints } from "@laari/core"
+import { Context, DateTime, type Duration, Effect, Layer } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import * as Address from "./Address.js"
+import type { Owner } from "./Records.js"
 import * as Replay from "./Replay.js"
-import * as Signing from "./Signing.js"
-import type { EndpointChanges, Owner } from "./Records.js"
 import { WebhookStore } from "./Sql.js"
 
 const make = Effect.gen(function* () {
   const store = yield* WebhookStore
+  const endpoints = yield* WebhookEndpoints.WebhookEndpoints
   const crypto = yield* Crypto.Crypto
   const config = yield* ServerConfigTag
+  const sealing = Effect.provideService(WebhookEndpoint.SecretSealer, store.sealer)
   const policy: Address.Policy = { allowPrivate: config.webhookAllowPrivate }
 
   const checkUrl = (url: string | undefined) => {
@@ -22,81 +25,47 @@ const make = Effect.gen(function* () {
     return refusal === undefined ? Effect.void : Effect.fail(Errors.InvalidRequest.field("url", refusal))
   }
 
-  const found = <A>(a: A | undefined) =>
-    a === undefined ? Effect.fail(new Webhook.WebhookEndpointNotFound()) : Effect.succeed(a)
-
   return {
     list: (principal: Auth.Principal, page: { readonly limit: number; readonly offset: number }) =>
-      store.list(Auth.tenantOf(principal), page),
+      endpoints.list(Auth.tenantOf(principal), page),
 
-    get: (principal: Auth.Principal, id: string) =>
-      Effect.flatMap(store.find(Auth.tenantOf(principal), id), found),
+    /** The operator's view: a merchant's endpoints in both environments. */
+    ofMerchant: (merchantId: string, page: { readonly limit: number; readonly offset: number }) =>
+      endpoints.list({ merchantId }, page),
+
+    get: (principal: Auth.Principal, id: string) => endpoints.get(Auth.tenantOf(principal), id),
 
     /** A new endpoint and its secret, which is shown this once; refused past `Webhook.MaxEndpoints`. */
-    create: (
-      principal: Auth.Principal,
-      input: {
-        readonly url: string
-        readonly enabledEvents: ReadonlyArray<string>
-        readonly description: string | null
-      }
-    ) =>
-      Effect.gen(function* () {
-        yield* checkUrl(input.url)
-        const secret = Signing.generateSecret()
-        const endpoint = yield* store.create(
-          Auth.tenantOf(principal),
-          { id: yield* crypto.uuid, ...input, secret },
-          yield* DateTime.now,
-          Webhook.MaxEndpoints
-        )
-        if (endpoint === undefined) return yield* new Webhook.EndpointLimitReached()
-        return { endpoint, secret }
-      }),
+    create: (principal: Auth.Principal, input: WebhookEndpoints.CreateRequest) =>
+      Effect.zipRight(checkUrl(input.url), sealing(endpoints.create(Auth.tenantOf(principal), input))),
 
-    update: (principal: Auth.Principal, id: string, changes: EndpointChanges) =>
-      Effect.gen(function* () {
-        yield* checkUrl(changes.url)
-        return yield* found(yield* store.update(Auth.tenantOf(principal), id, changes))
-      }),
+    update: (principal: Auth.Principal, id: string, changes: WebhookEndpoint.EndpointChanges) =>
+      Effect.zipRight(checkUrl(changes.url), endpoints.update(Auth.tenantOf(principal), id, changes)),
 
-    remove: (principal: Auth.Principal, id: string) =>
-      Effect.flatMap(
-        Effect.flatMap(DateTime.now, (now) => store.remove(Auth.tenantOf(principal), id, now)),
-        found
-      ),
+    remove: (principal: Auth.Principal, id: string) => endpoints.remove(Auth.tenantOf(principal), id),
 
     /** A new secret; the previous one keeps signing for `overlap` (24 h by default). */
-    rotate: (
-      principal: Auth.Principal,
-      id: string,
-      overlap: Duration.Duration = Webhook.DefaultRotationOverlap
-    ) =>
-      Effect.gen(function* () {
-        const expires = DateTime.addDuration(yield* DateTime.now, overlap)
-        const secret = Signing.generateSecret()
-        yield* found((yield* store.rotate(Auth.tenantOf(principal), id, secret, expires)) || undefined)
-        return { secret, previousSecretExpiresAt: expires }
-      }),
+    rotate: (principal: Auth.Principal, id: string, overlap?: Duration.Duration) =>
+      sealing(endpoints.rotate(Auth.tenantOf(principal), id, overlap)),
 
     /**
      * How the idempotency table keeps a response showing one of the merchant's secrets: without it
      * (`Replay`). `idOf` names the endpoint from the response or the request.
      */
     concealed: (principal: Auth.Principal, idOf: (body: Record<string, unknown>) => unknown) =>
-      Replay.concealed(idOf, (id) => store.secrets(Auth.tenantOf(principal), id)),
+      Replay.concealed(idOf, (id) => sealing(endpoints.secrets(Auth.tenantOf(principal), id))),
 
     /** An endpoint's log; `owner` is a merchant's environment, or (for the operator) the merchant. */
     deliveries: (owner: Owner, id: string, filter: Parameters<typeof store.deliveries>[1]) =>
       Effect.gen(function* () {
-        const endpoint = yield* found(yield* store.find(owner, id))
+        const endpoint = yield* endpoints.get(owner, id)
         return yield* store.deliveries(endpoint.id, filter)
       }),
 
     /** One more attempt of one of the merchant's events to the endpoint. */
     resend: (principal: Auth.Principal, id: string, eventId: string) =>
       Effect.gen(function* () {
-        const endpoint = yield* found(yield* store.find(Auth.tenantOf(principal), id))
+        const endpoint = yield* endpoints.get(Auth.tenantOf(principal), id)
         const attempt = yield* store.resend(endpoint, eventId, yield* crypto.uuid, yield* DateTime.now)
         return attempt ?? (yield* new Webhook.EventNotFound())
       })
@@ -108,4 +77,10 @@ export class Endpoints extends Context.Tag("laari/server/WebhookEndpoints")<
   Effect.Effect.Success<typeof make>
 >() {}
 
-export const layer = Layer.effect(Endpoints, make)
+/**
+ * Over core's service, which `Engine.layer` builds from the same layer value: built together, the two
+ * share one (layers are memoized by reference).
+ */
+export const layer = Layer.effect(Endpoints, make).pipe(
+  Layer.provide(WebhookEndpoints.WebhookEndpoints.Default)
+)

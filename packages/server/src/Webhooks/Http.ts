@@ -12,7 +12,6 @@ import { arrayText, makeEvents } from "../Sql/Events.js"
 import { RotateSecret } from "./Api.js"
 import * as Json from "./Json.js"
 import { Endpoints } from "./Endpoints.js"
-import { WebhookStore } from "./Sql.js"
 
 const json = (text: string) => HttpServerResponse.text(text, { contentType: "application/json" })
 
@@ -101,11 +100,10 @@ export const WebhookEndpointsLive = Effect.map(Endpoints, (endpoints) =>
 
 export const OpsWebhooksLive = Operation.group(Api, "opsWebhooks", (handlers) =>
   Effect.gen(function* () {
-    const store = yield* WebhookStore
     const endpoints = yield* Endpoints
     return handlers
       .handle("endpoints", ({ path, urlParams }) =>
-        Effect.map(store.list({ merchantId: path.id }, page(urlParams)), (list) =>
+        Effect.map(endpoints.ofMerchant(path.id, page(urlParams)), (list) =>
           list.map((e) => ({ ...Json.endpoint(e), environment: e.environment }))
         )
       )

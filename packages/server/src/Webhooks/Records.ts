@@ -1,41 +1,17 @@
 /**
- * What the webhook store reads and writes, in the service's terms and as rows: endpoints, the delivery
- * log's attempts, what a worker claims, and the bounds on claiming (`Lease`, `Caps`). The queries are in
+ * What the webhook store reads and writes, in the service's terms and as rows: the delivery log's
+ * attempts, the endpoints' sealed secrets, what a worker claims, and the bounds on claiming (`Lease`, `Caps`). The queries are in
  * `Sql.ts`.
  */
-import { Ids, Webhook } from "@laari/core"
+import type { Ids, Webhook, WebhookEndpoint } from "@laari/core"
 import { type DateTime, Duration } from "effect"
 import { fromDate, fromDateOrNull, int, intOrNull } from "../Sql/Repository.js"
+import type { EndpointRow } from "../Sql/WebhookEndpoints.js"
 import * as Secrets from "./Secrets.js"
 
-export interface EndpointRow {
-  readonly id: string
-  readonly merchant_id: string
-  readonly environment: Ids.Environment
-  readonly url: string
-  readonly enabled_events: ReadonlyArray<string>
-  readonly description: string | null
-  readonly status: Webhook.EndpointStatus
-  readonly status_reason: string | null
-  readonly secret: string
-  readonly previous_secret: string | null
-  readonly previous_secret_expires_at: Date | null
-  readonly failing_since: Date | null
-  readonly created_at: Date
-}
-
-export const endpointFromRow = (row: EndpointRow): Webhook.Endpoint => ({
-  id: row.id,
-  merchantId: row.merchant_id as Ids.MerchantId,
-  environment: row.environment,
-  url: row.url,
-  enabledEvents: row.enabled_events,
-  description: row.description,
-  status: row.status,
-  statusReason: row.status_reason,
-  failingSince: fromDateOrNull(row.failing_since),
-  createdAt: fromDate(row.created_at)
-})
+export type { EndpointRow } from "../Sql/WebhookEndpoints.js"
+/** Who owns what is read: a merchant in one environment, or (ops) a merchant in both. */
+export type Owner = WebhookEndpoint.Owner
 
 export type SealedSecrets = Pick<EndpointRow, "secret" | "previous_secret" | "previous_secret_expires_at">
 
@@ -113,33 +89,11 @@ export interface Claimed {
   readonly body: string
 }
 
-export interface NewEndpoint {
-  readonly id: string
-  readonly url: string
-  readonly enabledEvents: ReadonlyArray<string>
-  readonly description: string | null
-  readonly secret: string
-}
-
-export interface EndpointChanges {
-  readonly url?: string | undefined
-  readonly enabledEvents?: ReadonlyArray<string> | undefined
-  /** `null` clears it. */
-  readonly description?: string | null | undefined
-  readonly status?: Webhook.EndpointStatus | undefined
-}
-
 export interface DeliveryFilter {
   readonly eventId?: string | undefined
   readonly status?: Webhook.AttemptStatus | undefined
   readonly limit: number
   readonly offset: number
-}
-
-/** Who owns what is read: a merchant in one environment, or (ops) a merchant in both. */
-export interface Owner {
-  readonly merchantId: string
-  readonly environment?: Ids.Environment | undefined
 }
 
 /**

@@ -1,13 +1,16 @@
 /**
- * Webhook endpoints and the delivery log in SQL (their shapes and row mappers: `Records.ts`). Deliveries are queued by the outbox (`Sql/Events`); here
- * they are read, resent, leased to a worker with `FOR UPDATE SKIP LOCKED` and completed.
+ * The delivery log in SQL (its shapes and row mappers: `Records.ts`), and the master keys that seal the
+ * endpoints' signing secrets (the endpoints themselves are core's `WebhookEndpoints`, stored by
+ * `Sql/WebhookEndpoints`). Deliveries are queued by the outbox (`Sql/Events`); here they are read,
+ * resent, leased to a worker with `FOR UPDATE SKIP LOCKED` and completed.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { type Auth, Ids, Webhook } from "@laari/core"
+import { Webhook, type WebhookEndpoint } from "@laari/core"
 import { Context, DateTime, Effect, Layer, Redacted } from "effect"
 import { type ServerConfig, ServerConfigTag } from "../Config.js"
 import { DeliveryChannel } from "../Sql/Events.js"
-import { fromDate, fromDateOrNull, int, one, repository, toDate } from "../Sql/Repository.js"
+import { fromDate, fromDateOrNull, repository, toDate } from "../Sql/Repository.js"
+import { type EndpointRow, endpointColumns } from "../Sql/WebhookEndpoints.js"
 import * as ServerSecrets from "../Sql/ServerSecrets.js"
 import {
   type AttemptRow,
@@ -15,12 +18,7 @@ import {
   type Caps,
   type Claimed,
   type DeliveryFilter,
-  type EndpointChanges,
-  type EndpointRow,
-  endpointFromRow,
   Lease,
-  type NewEndpoint,
-  type Owner,
   type SealedSecrets,
   secretsFromRow
 } from "./Records.js"
@@ -45,13 +43,9 @@ const keyring = (sql: SqlClient.SqlClient, config: ServerConfig) =>
     return { current, older } satisfies Secrets.Keyring
   })
 
-// Advisory locks, two-key form (apart from the migrations' one-key lock): claims take one in turn; a
-// registration takes its merchant's environment's.
+// Advisory lock, two-key form (apart from the migrations' one-key lock and a registration's,
+// `Sql/WebhookEndpoints`): claims take it in turn.
 const ClaimLock = 7_302_620
-const EndpointsLock = 7_302_621
-
-const endpointColumns = `id, merchant_id, environment, url, enabled_events, description, status, status_reason,
-  secret, previous_secret, previous_secret_expires_at, failing_since, created_at`
 
 const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -94,105 +88,17 @@ const make = Effect.gen(function* () {
     return sealed
   })
 
-  const owned = (owner: Owner) =>
-    owner.environment === undefined
-      ? sql`merchant_id = ${owner.merchantId}`
-      : sql`merchant_id = ${owner.merchantId} AND environment = ${owner.environment}`
-
-  const findRow = (owner: Owner, id: string, lock = false) =>
-    !Ids.isUuid(id) || !Ids.isUuid(owner.merchantId)
-      ? Effect.succeed(undefined)
-      : sql<EndpointRow>`SELECT ${sql.literal(endpointColumns)} FROM webhook_endpoints
-          WHERE id = ${id} AND ${owned(owner)} AND deleted_at IS NULL ${sql.literal(lock ? "FOR UPDATE" : "")}`.pipe(
-          Effect.map((rows) => rows[0])
-        )
-
-  const find = (owner: Owner, id: string) =>
-    Effect.map(findRow(owner, id), (row) => (row === undefined ? undefined : endpointFromRow(row)))
-
   return {
     /**
-     * A new endpoint, or `undefined` when the tenant already has `max` (deleted ones not counted). The
-     * count and the insert hold the tenant's lock, so two processes registering at once cannot both pass.
+     * Core's `SecretSealer` for the endpoints' signing secrets: AES-256-GCM under the current master key;
+     * opens under any key of the ring. A secret that does not open is a defect (a key missing: `Secrets`).
      */
-    create: (tenant: Auth.Principal | Ids.Tenant, input: NewEndpoint, now: DateTime.Utc, max: number) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          yield* sql`SELECT pg_advisory_xact_lock(${EndpointsLock}::int,
-            hashtext(${tenant.merchantId} || ':' || ${tenant.environment}))`
-          const [count] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM webhook_endpoints
-            WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment}
-              AND deleted_at IS NULL`
-          if (int(count!.n) >= max) return undefined
-          const rows = yield* sql<EndpointRow>`INSERT INTO webhook_endpoints
-              (id, merchant_id, environment, url, enabled_events, description, status, secret, created_at)
-            VALUES (${input.id}, ${tenant.merchantId}, ${tenant.environment}, ${input.url},
-              ${input.enabledEvents as Array<string>}::text[], ${input.description}, 'ENABLED',
-              ${Secrets.seal(ring, input.id, input.secret)},
-              ${toDate(now)})
-            RETURNING ${sql.literal(endpointColumns)}`
-          return endpointFromRow(rows[0]!)
-        })
-      ),
-
-    find,
-
-    /** An endpoint's secrets, opened: for an idempotent replay (`Replay`). */
-    secrets: (owner: Owner, id: string) =>
-      Effect.flatMap(findRow(owner, id), (row) =>
-        row === undefined ? Effect.succeed(undefined) : opened(row.id, row)
-      ),
+    sealer: {
+      seal: (endpointId, secret) => Effect.sync(() => Secrets.seal(ring, endpointId, secret)),
+      open: (endpointId, sealed) => Effect.sync(() => Secrets.open(ring, endpointId, sealed))
+    } satisfies WebhookEndpoint.Sealer,
 
     reseal,
-
-    list: (owner: Owner, page: { readonly limit: number; readonly offset: number }) =>
-      !Ids.isUuid(owner.merchantId)
-        ? Effect.succeed([])
-        : sql<EndpointRow>`SELECT ${sql.literal(endpointColumns)} FROM webhook_endpoints
-            WHERE ${owned(owner)} AND deleted_at IS NULL ORDER BY position DESC
-            LIMIT ${page.limit} OFFSET ${page.offset}`.pipe(Effect.map((rows) => rows.map(endpointFromRow))),
-
-    /** Applies `changes`; enabling clears the failing streak and the reason, disabling records who did. */
-    update: (owner: Owner, id: string, changes: EndpointChanges) =>
-      Effect.gen(function* () {
-        if ((yield* findRow(owner, id)) === undefined) return undefined
-        const set = [sql`id = id`]
-        if (changes.url !== undefined) set.push(sql`url = ${changes.url}`)
-        if (changes.enabledEvents !== undefined)
-          set.push(sql`enabled_events = ${changes.enabledEvents as Array<string>}::text[]`)
-        if (changes.description !== undefined) set.push(sql`description = ${changes.description}`)
-        if (changes.status === "ENABLED")
-          set.push(sql`status = 'ENABLED', status_reason = NULL, failing_since = NULL`)
-        if (changes.status === "DISABLED")
-          set.push(
-            sql`status_reason = CASE WHEN status = 'DISABLED' THEN status_reason ELSE ${Webhook.DisabledByMerchant} END, status = 'DISABLED'`
-          )
-        const rows = yield* sql<EndpointRow>`UPDATE webhook_endpoints SET ${sql.csv(set)}
-          WHERE id = ${id} RETURNING ${sql.literal(endpointColumns)}`
-        return one(endpointFromRow)(rows)
-      }),
-
-    /** Deletes an endpoint: it receives nothing more, and its log stays for the record. */
-    remove: (owner: Owner, id: string, now: DateTime.Utc) =>
-      Effect.gen(function* () {
-        const row = yield* findRow(owner, id)
-        if (row === undefined) return undefined
-        yield* sql`UPDATE webhook_endpoints SET deleted_at = ${toDate(now)}, status = 'DISABLED' WHERE id = ${id}`
-        yield* sql`UPDATE webhook_deliveries SET status = 'FAILED', error = 'the endpoint was deleted',
-            attempted_at = ${toDate(now)}, duration_ms = 0
-          WHERE endpoint_id = ${id} AND status = 'PENDING'`
-        return endpointFromRow(row)
-      }),
-
-    /** Replaces the secret; the previous one keeps signing until `previousExpiresAt`. */
-    rotate: (owner: Owner, id: string, secret: string, previousExpiresAt: DateTime.Utc) =>
-      Effect.gen(function* () {
-        if ((yield* findRow(owner, id, true)) === undefined) return false
-        yield* sql`UPDATE webhook_endpoints SET previous_secret = secret,
-            previous_secret_expires_at = ${toDate(previousExpiresAt)}, secret = ${Secrets.seal(ring, id, secret)}
-          WHERE id = ${id}`
-        return true
-      }),
 
     /** The endpoint's log, newest first. */
     deliveries: (endpointId: string, filter: DeliveryFilter) => {
