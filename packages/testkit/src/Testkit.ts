@@ -2,7 +2,7 @@
  * Everything over memory in one layer: a host or a test gets working services with
  * `Effect.provide(Testkit.layer())`.
  */
-import { Crypto, Engine, type QrImages, type Store } from "@laari/core"
+import { Crypto, Engine, type QrImages, type Store, type WebhookEndpoint } from "@laari/core"
 import type { DateTime } from "effect"
 import { Layer } from "effect"
 import * as ControllableClock from "./ControllableClock.js"
@@ -17,8 +17,13 @@ import type * as Seed from "./Seed.js"
 /** Every port of core (what a host brings): storage, ledger, randomness. */
 export type CorePorts = Store.Ports | Crypto.Crypto
 
-/** The ports over a fresh `MemoryDb`, with `Seed` and the memory-only handles. */
-export const ports = (): Layer.Layer<CorePorts | Seed.Seed | MemoryDb.MemoryDb | MemoryWallet.MemoryWallet> =>
+/**
+ * The ports over a fresh `MemoryDb`, with `Seed`, the memory-only handles, and the sealer that keeps
+ * webhook secrets as they are (`WebhookEndpoint.plainSealer`).
+ */
+export const ports = (): Layer.Layer<
+  CorePorts | WebhookEndpoint.SecretSealer | Seed.Seed | MemoryDb.MemoryDb | MemoryWallet.MemoryWallet
+> =>
   MemorySeed.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(MemoryStore.layer, MemoryWallet.layer, MemoryBalance.layer)),
     Layer.provideMerge(Layer.merge(MemoryDb.layer, Crypto.layerWeb))
@@ -37,6 +42,7 @@ export interface Options {
 
 export type Services =
   | CorePorts
+  | WebhookEndpoint.SecretSealer
   | Seed.Seed
   | MemoryDb.MemoryDb
   | MemoryWallet.MemoryWallet
