@@ -78,8 +78,8 @@ export class Endpoints extends Context.Tag("laari/server/WebhookEndpoints")<
 >() {}
 
 /**
- * Over core's service, which `Engine.layer` builds from the same layer value: built together, the two
- * share one (layers are memoized by reference).
+ * Over core's service, from the same layer value `Engine.layer` uses: built in one graph with it, the two
+ * are one (layers are memoized by reference); it holds no state, so a separate build changes nothing.
  */
 export const layer = Layer.effect(Endpoints, make).pipe(
   Layer.provide(WebhookEndpoints.WebhookEndpoints.Default)
