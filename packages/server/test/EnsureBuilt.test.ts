@@ -201,46 +201,48 @@ describe("ensure-built", () => {
         .toString()
         .trim()
 
-  it("pnpm start's launcher runs the server's bundle only when it is newer than the last tsc -b", () => {
-    layout()
-    const start = run("bin.js")
-    at(-2, "packages/server/build/tsconfig.build.tsbuildinfo")
-    at(-2, "packages/core/build/tsconfig.build.tsbuildinfo")
-    at(-1, "packages/server/build/laari-server.js")
-    expect(start()).toBe("bundle")
-    // A `pnpm build` of either package since the bundle was made: dist is newer.
+  /**
+   * The bundle `name` of packages/server/build, made after the last `tsc -b`, runs; after a `pnpm build`
+   * of either package since, or without the bundle (the packed package ships dist alone), dist runs.
+   */
+  const expectTheBundleWhileCurrent = (launch: (...args: Array<string>) => string, name: string) => {
+    const bundle = `packages/server/build/${name}`
     at(0, "packages/core/build/tsconfig.build.tsbuildinfo")
-    expect(start()).toBe("dist")
+    expect(launch("--help")).toBe("dist --help")
     at(-2, "packages/core/build/tsconfig.build.tsbuildinfo")
     at(0, "packages/server/build/tsconfig.build.tsbuildinfo")
-    expect(start()).toBe("dist")
-    at(1, "packages/server/build/laari-server.js")
-    expect(start()).toBe("bundle")
-    // The packed package ships dist alone.
-    unlinkSync(Path.join(root, "packages/server/build/laari-server.js"))
-    expect(start()).toBe("dist")
-  })
+    expect(launch("--help")).toBe("dist --help")
+    at(1, bundle)
+    expect(launch("--help")).toBe("bundle --help")
+    unlinkSync(Path.join(root, bundle))
+    expect(launch("--help")).toBe("dist --help")
+  }
 
-  it("pnpm laari's launcher runs the CLI's bundle only when it is newer than the last tsc -b", () => {
+  it.each([
+    ["pnpm start's", "bin.js", "laari-server.js"],
+    ["pnpm laari's", "Cli/laari.js", "laari-cli.js"]
+  ])(
+    "%s launcher (dist/%s) runs its bundle (build/%s) only when it is newer than the last tsc -b",
+    (_, launcher, name) => {
+      layout()
+      const launch = run(launcher)
+      at(-2, "packages/server/build/tsconfig.build.tsbuildinfo")
+      at(-2, "packages/core/build/tsconfig.build.tsbuildinfo")
+      at(-1, `packages/server/build/${name}`)
+      expect(launch("merchants", "list")).toBe("bundle merchants list")
+      expectTheBundleWhileCurrent(launch, name)
+    }
+  )
+
+  it("pnpm laari's launcher runs serve and migrate from dist: the server is not in the CLI's bundle", () => {
     layout()
     const laari = run("Cli/laari.js")
     at(-2, "packages/server/build/tsconfig.build.tsbuildinfo")
     at(-2, "packages/core/build/tsconfig.build.tsbuildinfo")
     at(-1, "packages/server/build/laari-cli.js")
-    expect(laari("merchants", "list")).toBe("bundle merchants list")
-    // The server and the database drivers are not in the bundle.
     expect(laari("serve")).toBe("dist serve")
     expect(laari("migrate", "--help")).toBe("dist migrate --help")
-    // A `pnpm build` of either package since the bundle was made: dist is newer.
-    at(0, "packages/core/build/tsconfig.build.tsbuildinfo")
-    expect(laari("--help")).toBe("dist --help")
-    at(-2, "packages/core/build/tsconfig.build.tsbuildinfo")
-    at(0, "packages/server/build/tsconfig.build.tsbuildinfo")
-    expect(laari("--help")).toBe("dist --help")
-    at(1, "packages/server/build/laari-cli.js")
     expect(laari("--help")).toBe("bundle --help")
-    unlinkSync(Path.join(root, "packages/server/build/laari-cli.js"))
-    expect(laari("--help")).toBe("dist --help")
   })
 
   it("the server's bundle holds one build of each library", () => {
