@@ -14,7 +14,7 @@
  *
  *   node scripts/bundle-cli.mjs
  */
-import { readdirSync, rmSync } from "node:fs"
+import { mkdirSync, readdirSync, rmSync } from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -38,15 +38,20 @@ const stubs = {
   }
 }
 
-export const bundleCli = async () => {
+/**
+ * Bundles `entry` (a file of dist) as `name` into `outdir`, its chunks beside it, replacing the previous
+ * build's (their names carry a hash of their content). Returns esbuild's metafile.
+ */
+export const bundle = async ({ name, entry, ...options }) => {
   const esbuild = await import("esbuild")
-  // The previous build's chunks: their names carry a hash of their content.
+  mkdirSync(outdir, { recursive: true })
+  const prefix = new RegExp(`^${name}(-.*)?\\.js$`)
   for (const file of readdirSync(outdir, { withFileTypes: true }))
-    if (file.isFile() && /^laari-cli.*\.js$/.test(file.name)) rmSync(Path.join(outdir, file.name))
-  await esbuild.build({
-    entryPoints: { "laari-cli": Path.join(root, "packages/server/dist/Cli/main.js") },
+    if (file.isFile() && prefix.test(file.name)) rmSync(Path.join(outdir, file.name))
+  const result = await esbuild.build({
+    entryPoints: { [name]: entry },
     outdir,
-    chunkNames: "laari-cli-[name]-[hash]",
+    chunkNames: `${name}-[name]-[hash]`,
     bundle: true,
     splitting: true,
     format: "esm",
@@ -56,10 +61,15 @@ export const bundleCli = async () => {
     banner: {
       js: 'import { createRequire as __laariRequire } from "node:module"; const require = __laariRequire(import.meta.url);'
     },
-    plugins: [stubs],
-    logLevel: "warning"
+    metafile: true,
+    logLevel: "warning",
+    ...options
   })
+  return result.metafile
 }
+
+export const bundleCli = () =>
+  bundle({ name: "laari-cli", entry: Path.join(root, "packages/server/dist/Cli/main.js"), plugins: [stubs] })
 
 if (process.argv[1] !== undefined && Path.resolve(process.argv[1]) === fileURLToPath(import.meta.url))
   await bundleCli()

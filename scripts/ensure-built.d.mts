@@ -4,7 +4,7 @@ export interface Build {
   readonly tsconfig: string
   readonly stamp: string
   readonly outputs: ReadonlyArray<string>
-  /** Scripts run after `tsc -b` by the default build (the CLI's bundle); inputs of the build too. */
+  /** Scripts run after `tsc -b` by the default build (the server's and the CLI's bundles); inputs of the build too. */
   readonly bundles?: ReadonlyArray<string>
 }
 export declare const staleness: (build: Build) => string | undefined

@@ -6,7 +6,8 @@
  *
  * - the inputs are every file and folder under each project's `src` in the build graph (the project and
  *   its `references`, followed), the projects' tsconfig and package.json files, tsconfig.base.json, the
- *   root package.json, the lockfile and the bundling scripts (`bundles`: the CLI's, run after `tsc -b`);
+ *   root package.json, the lockfile and the bundling scripts (`bundles`: the server's and the CLI's, run
+ *   after `tsc -b`);
  *   a folder's time moves when a file is added, removed or renamed;
  * - after a successful build, a stamp records the time the build STARTED: a file saved during the build
  *   is newer than the stamp, so the next call builds again;
@@ -128,11 +129,13 @@ export const server = {
   root,
   tsconfig: Path.join(root, "packages/server/tsconfig.build.json"),
   stamp: Path.join(root, "packages/server/build/ensure-built.stamp"),
-  // The CLI's bundle, which `pnpm laari` runs (packages/server/dist/Cli/laari.js picks it).
-  bundles: [Path.join(root, "scripts/bundle-cli.mjs")],
+  // The bundles `pnpm start` and `pnpm laari` run (packages/server/dist/bin.js and dist/Cli/laari.js pick them).
+  bundles: [Path.join(root, "scripts/bundle-server.mjs"), Path.join(root, "scripts/bundle-cli.mjs")],
   outputs: [
     Path.join(root, "packages/core/dist/index.js"),
     Path.join(root, "packages/server/dist/bin.js"),
+    Path.join(root, "packages/server/dist/main.js"),
+    Path.join(root, "packages/server/build/laari-server.js"),
     Path.join(root, "packages/server/dist/Cli/main.js"),
     Path.join(root, "packages/server/dist/Cli/laari.js"),
     Path.join(root, "packages/server/build/laari-cli.js")

@@ -114,14 +114,17 @@ writeFileSync(
 )
 
 /**
- * What a command does not use is not loaded. `pnpm laari` runs the launcher and the bundle: their own
- * files only, no package's module, and not the chunks of the API and its client.
+ * What a command does not use is not loaded. `pnpm laari` runs the launcher (with its choice of build,
+ * `Bundle.js`) and the bundle: their own files only, no package's module, and not the chunks of the API
+ * and its client.
  */
 const expectOnlyTheBundlesStart = (loaded: ReadonlyArray<string>, what: string) => {
   const files = loaded.map((url) => url.slice(url.lastIndexOf("/") + 1))
-  expect(files.slice(0, 2), what).toEqual(["laari.js", "laari-cli.js"])
+  expect(files.slice(0, 3), what).toEqual(["laari.js", "Bundle.js", "laari-cli.js"])
   expect(
-    loaded.filter((url) => !/\/server\/(dist\/Cli\/laari|build\/laari-cli[\w-]*)\.js$/.test(url)),
+    loaded.filter(
+      (url) => !/\/server\/(dist\/Cli\/laari|dist\/Bundle|build\/laari-cli[\w-]*)\.js$/.test(url)
+    ),
     what
   ).toEqual([])
   expect(

@@ -19,6 +19,7 @@ import os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { duplicates } from "../../../scripts/bundle-server.mjs"
 import { ensureBuilt, runEntry, server, staleness } from "../../../scripts/ensure-built.mjs"
 
 let root: string
@@ -105,10 +106,13 @@ describe("ensure-built", () => {
     expect(staleness(bundled)).toBe("scripts/bundle.mjs changed")
     expect(ensureBuilt(bundled)).toBe(true)
     expect(ensureBuilt(bundled)).toBe(false)
-    // `pnpm laari` runs the CLI's bundle: its script is an input, its entry an output.
-    expect(server.bundles.map((file) => Path.relative(server.root, file))).toEqual(["scripts/bundle-cli.mjs"])
-    expect(server.outputs.map((file) => Path.relative(server.root, file))).toContain(
-      "packages/server/build/laari-cli.js"
+    // `pnpm start` and `pnpm laari` run the bundles: their scripts are inputs, their entries outputs.
+    expect(server.bundles.map((file) => Path.relative(server.root, file))).toEqual([
+      "scripts/bundle-server.mjs",
+      "scripts/bundle-cli.mjs"
+    ])
+    expect(server.outputs.map((file) => Path.relative(server.root, file))).toEqual(
+      expect.arrayContaining(["packages/server/build/laari-server.js", "packages/server/build/laari-cli.js"])
     )
   })
 
@@ -172,40 +176,102 @@ describe("ensure-built", () => {
     }
   })
 
-  it("pnpm laari's launcher runs the CLI's bundle only when it is newer than the last tsc -b", () => {
-    // The compiled launcher in a copy of the server's layout, with a bundle and a dist that say which ran.
-    const launcher = Path.resolve(fileURLToPath(import.meta.url), "../../dist/Cli/laari.js")
+  /** The compiled launchers in a copy of the server's layout, with bundles and dists that say which ran. */
+  const layout = () => {
+    const dist = Path.resolve(fileURLToPath(import.meta.url), "../../dist")
     mkdirSync(Path.join(root, "packages/server/dist/Cli"), { recursive: true })
-    copyFileSync(launcher, Path.join(root, "packages/server/dist/Cli/laari.js"))
+    for (const file of ["bin.js", "Bundle.js", "Cli/laari.js"])
+      copyFileSync(Path.join(dist, file), Path.join(root, "packages/server/dist", file))
     write("packages/server/package.json", JSON.stringify({ type: "module" }))
+    write("packages/server/dist/main.js", 'console.log("dist", process.argv.slice(2).join(" "))')
     write("packages/server/dist/Cli/main.js", 'console.log("dist", process.argv.slice(2).join(" "))')
+    write("packages/server/build/laari-server.js", 'console.log("bundle", process.argv.slice(2).join(" "))')
     write("packages/server/build/laari-cli.js", 'console.log("bundle", process.argv.slice(2).join(" "))')
     write("packages/server/build/tsconfig.build.tsbuildinfo", "{}")
     write("packages/core/build/tsconfig.build.tsbuildinfo", "{}")
-    const at = (minutes: number, file: string) => {
-      const time = new Date(Date.now() + minutes * 60_000)
-      utimesSync(Path.join(root, file), time, time)
-    }
-    const laari = (...args: Array<string>) =>
-      execFileSync(process.execPath, [Path.join(root, "packages/server/dist/Cli/laari.js"), ...args])
+  }
+  const at = (minutes: number, file: string) => {
+    const time = new Date(Date.now() + minutes * 60_000)
+    utimesSync(Path.join(root, file), time, time)
+  }
+  const run =
+    (launcher: string) =>
+    (...args: Array<string>) =>
+      execFileSync(process.execPath, [Path.join(root, "packages/server/dist", launcher), ...args])
         .toString()
         .trim()
+
+  /**
+   * The bundle `name` of packages/server/build, made after the last `tsc -b`, runs; after a `pnpm build`
+   * of either package since, or without the bundle (the packed package ships dist alone), dist runs.
+   */
+  const expectTheBundleWhileCurrent = (launch: (...args: Array<string>) => string, name: string) => {
+    const bundle = `packages/server/build/${name}`
+    at(0, "packages/core/build/tsconfig.build.tsbuildinfo")
+    expect(launch("--help")).toBe("dist --help")
+    at(-2, "packages/core/build/tsconfig.build.tsbuildinfo")
+    at(0, "packages/server/build/tsconfig.build.tsbuildinfo")
+    expect(launch("--help")).toBe("dist --help")
+    at(1, bundle)
+    expect(launch("--help")).toBe("bundle --help")
+    unlinkSync(Path.join(root, bundle))
+    expect(launch("--help")).toBe("dist --help")
+  }
+
+  it.each([
+    ["pnpm start's", "bin.js", "laari-server.js"],
+    ["pnpm laari's", "Cli/laari.js", "laari-cli.js"]
+  ])(
+    "%s launcher (dist/%s) runs its bundle (build/%s) only when it is newer than the last tsc -b",
+    (_, launcher, name) => {
+      layout()
+      const launch = run(launcher)
+      at(-2, "packages/server/build/tsconfig.build.tsbuildinfo")
+      at(-2, "packages/core/build/tsconfig.build.tsbuildinfo")
+      at(-1, `packages/server/build/${name}`)
+      expect(launch("merchants", "list")).toBe("bundle merchants list")
+      expectTheBundleWhileCurrent(launch, name)
+    }
+  )
+
+  it("pnpm laari's launcher runs serve and migrate from dist: the server is not in the CLI's bundle", () => {
+    layout()
+    const laari = run("Cli/laari.js")
     at(-2, "packages/server/build/tsconfig.build.tsbuildinfo")
     at(-2, "packages/core/build/tsconfig.build.tsbuildinfo")
     at(-1, "packages/server/build/laari-cli.js")
-    expect(laari("merchants", "list")).toBe("bundle merchants list")
-    // The server and the database drivers are not in the bundle.
     expect(laari("serve")).toBe("dist serve")
     expect(laari("migrate", "--help")).toBe("dist migrate --help")
-    // A `pnpm build` of either package since the bundle was made: dist is newer.
-    at(0, "packages/core/build/tsconfig.build.tsbuildinfo")
-    expect(laari("--help")).toBe("dist --help")
-    at(-2, "packages/core/build/tsconfig.build.tsbuildinfo")
-    at(0, "packages/server/build/tsconfig.build.tsbuildinfo")
-    expect(laari("--help")).toBe("dist --help")
-    at(1, "packages/server/build/laari-cli.js")
     expect(laari("--help")).toBe("bundle --help")
-    unlinkSync(Path.join(root, "packages/server/build/laari-cli.js"))
-    expect(laari("--help")).toBe("dist --help")
+  })
+
+  it("the server's bundle holds one build of each library", () => {
+    const inputs = (...files: Array<string>) => ({
+      inputs: Object.fromEntries(files.map((file) => [file, {}]))
+    })
+    const store = "node_modules/.pnpm"
+    // A package's ES and CommonJS builds of one file, in either layout: twice.
+    expect(
+      duplicates(
+        inputs(
+          `${store}/@opentelemetry+api@1.10.0/node_modules/@opentelemetry/api/dist/index.mjs`,
+          `${store}/@opentelemetry+api@1.10.0/node_modules/@opentelemetry/api/dist/index.cjs`,
+          `${store}/q@2.0.0/node_modules/q/dist/esm/index.js`,
+          `${store}/q@2.0.0/node_modules/q/dist/cjs/index.js`
+        )
+      )
+    ).toHaveLength(2)
+    // Distinct files of one build, two versions the lockfile holds, and laari's own files: once each.
+    expect(
+      duplicates(
+        inputs(
+          `${store}/effect@3.22.4/node_modules/effect/dist/esm/Effect.js`,
+          `${store}/effect@3.22.4/node_modules/effect/dist/esm/Layer.js`,
+          `${store}/@opentelemetry+core@2.12.0_x/node_modules/@opentelemetry/core/build/src/index.js`,
+          `${store}/@opentelemetry+core@2.12.1_x/node_modules/@opentelemetry/core/build/src/index.js`,
+          "packages/server/dist/main.js"
+        )
+      )
+    ).toEqual([])
   })
 })

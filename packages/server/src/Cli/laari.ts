@@ -6,35 +6,13 @@
  * bundle (they would be a second copy of effect beside it).
  *
  * A bundle older than the last `tsc -b` (a `pnpm build` since) is stale: `main.js` runs then, so what
- * runs is never older than dist. Nothing here imports effect: choosing costs two `stat`s.
+ * runs is never older than dist (`Bundle.current`).
  */
-import { statSync } from "node:fs"
-import { fileURLToPath, pathToFileURL } from "node:url"
-
-const at = (relative: string) => fileURLToPath(new URL(relative, import.meta.url))
-
-/** Modification time in ms, or undefined when the file is not there. */
-const modified = (file: string): number | undefined => {
-  try {
-    return statSync(file).mtimeMs
-  } catch {
-    return undefined
-  }
-}
-
-/** dist/Cli/laari.js: the bundle is packages/server/build/laari-cli.js. */
-const bundle = at("../../build/laari-cli.js")
-
-const bundled = (): boolean => {
-  const made = modified(bundle)
-  if (made === undefined) return false
-  // tsc -b rewrites a project's build info whenever it emits: the server's and core's.
-  return [at("../../build/tsconfig.build.tsbuildinfo"), at("../../../core/build/tsconfig.build.tsbuildinfo")]
-    .map(modified)
-    .every((built) => built === undefined || built <= made)
-}
+import { pathToFileURL } from "node:url"
+import * as Bundle from "../Bundle.js"
 
 const args = process.argv.slice(2)
 const runsTheServer = args.some((a) => a === "serve" || a === "migrate")
+const bundle = runsTheServer ? undefined : Bundle.current("laari-cli.js")
 
-await import(!runsTheServer && bundled() ? pathToFileURL(bundle).href : "./main.js")
+await import(bundle !== undefined ? pathToFileURL(bundle).href : "./main.js")
