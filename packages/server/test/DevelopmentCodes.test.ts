@@ -35,7 +35,7 @@ const databases = Effect.runSync(Scope.make())
  */
 const start = async (env: Record<string, string>): Promise<Started> => {
   const dataDir = mkdtempSync(Path.join(tmpdir(), "laari-codes-"))
-  const database =
+  const database: Record<string, string> =
     postgresUrl === undefined
       ? {}
       : { DATABASE_URL: await Effect.runPromise(Scope.extend(createDatabase(postgresUrl), databases)) }
