@@ -38,7 +38,11 @@ const start = async (env: Record<string, string>): Promise<Started> => {
   const database: Record<string, string> =
     postgresUrl === undefined
       ? {}
-      : { DATABASE_URL: await Effect.runPromise(Scope.extend(createDatabase(postgresUrl), databases)) }
+      : {
+          DATABASE_URL: await Effect.runPromise(Scope.extend(createDatabase(postgresUrl), databases)),
+          // One process, as on PGlite: the file is about codes, not the process cluster.
+          LAARI_PROCESSES: "1"
+        }
   const server = await ServerProcess.start({
     env: { ...database, LAARI_DATA_DIR: dataDir, ...env },
     readyTimeoutMs: 300_000
