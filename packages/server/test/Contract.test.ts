@@ -11,6 +11,7 @@ import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Contract from "./support/Contract.js"
 import * as F from "./support/Fixtures.js"
+import { startQuickest } from "./support/PostgresServer.js"
 import * as SA from "./support/SchemaArbitrary.js"
 import * as TestServer from "./support/TestServer.js"
 
@@ -50,7 +51,8 @@ const poolOf = (path: string): ReadonlyArray<string> =>
               : pools.subscription
 
 beforeAll(async () => {
-  server = await TestServer.start()
+  // The contract is the HTTP layer's: PostgreSQL when there is one, spared a PGlite initdb.
+  server = await startQuickest()
   document = await Contract.fetchDocument(server)
   opsDocument = await Contract.fetchDocument(server, "/ops/openapi.json")
   m = await F.merchant(server)

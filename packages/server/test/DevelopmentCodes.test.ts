@@ -2,14 +2,17 @@
  * One-time codes on a developer's start (issue 22, item 3): with `LAARI_DEVELOPMENT=true` and the system
  * clock, `laari customers codes` reads a customer's current codes over the operator API and the start-up
  * lines say so; without it the endpoint does not exist (404), the CLI says how to turn it on, and the
- * notices keep their codes to themselves. Two service processes on PGlite, the compiled CLI against them.
+ * notices keep their codes to themselves. Two service processes (on PostgreSQL with DATABASE_URL, else PGlite), the compiled CLI against them.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
+import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as CliProcess from "./support/CliProcess.js"
+import { eventually } from "./support/Receiver.js"
 import * as ServerProcess from "./support/ServerProcess.js"
+import { createDatabase, postgresUrl } from "./support/TestDatabase.js"
 
 // After `pnpm laari` as the banner prints it for this service (its port and data folder before it).
 const developmentLine =
@@ -23,12 +26,30 @@ interface Started {
 let development: Started
 let production: Started
 
+/** The fresh PostgreSQL databases' scope, when DATABASE_URL is set. */
+const databases = Effect.runSync(Scope.make())
+
+/**
+ * A service on its own data folder; its database a fresh PostgreSQL one when DATABASE_URL is set (two
+ * PGlite initdbs in parallel took most of this file's time), else PGlite in that folder.
+ */
 const start = async (env: Record<string, string>): Promise<Started> => {
   const dataDir = mkdtempSync(Path.join(tmpdir(), "laari-codes-"))
+  const database: Record<string, string> =
+    postgresUrl === undefined
+      ? {}
+      : {
+          DATABASE_URL: await Effect.runPromise(Scope.extend(createDatabase(postgresUrl), databases)),
+          // One process, as on PGlite: the file is about codes, not the process cluster.
+          LAARI_PROCESSES: "1"
+        }
   const server = await ServerProcess.start({
-    env: { LAARI_DATA_DIR: dataDir, ...env },
+    env: { ...database, LAARI_DATA_DIR: dataDir, ...env },
     readyTimeoutMs: 300_000
   })
+  // On PostgreSQL the service runs several processes and prints its start-up lines once they all listen,
+  // which may be after the first answers /healthz.
+  await eventually(() => server.stdout().includes("laari is running on"), 30_000, "the start-up lines")
   return { server, dataDir }
 }
 
@@ -103,6 +124,7 @@ afterAll(async () => {
       await s.server.stop()
       rmSync(s.dataDir, { recursive: true, force: true })
     }
+  await Effect.runPromise(Scope.close(databases, Exit.void))
 })
 
 describe("one-time codes on a development start", { timeout: 300_000 }, () => {

@@ -223,18 +223,29 @@ for (const backend of serverBackends) {
 
 describe("the service as pnpm start runs it, on the system clock, without LAARI_NOTIFY_SECRET", () => {
   const dataDir = mkdtempSync(Path.join(tmpdir(), "laari-notify-"))
+  const scope = Effect.runSync(Scope.make())
   let receiver: R.Receiver
+  /** A fresh PostgreSQL database when DATABASE_URL is set: the two starts then skip PGlite's initdb. */
+  let database: Record<string, string> = {}
   beforeAll(async () => {
     receiver = await R.start()
+    if (TestDatabase.postgresUrl !== undefined)
+      database = {
+        DATABASE_URL: await Effect.runPromise(
+          Scope.extend(TestDatabase.createDatabase(TestDatabase.postgresUrl), scope)
+        )
+      }
   })
   afterAll(async () => {
     await receiver?.close()
     rmSync(dataDir, { recursive: true, force: true })
+    await Effect.runPromise(Scope.close(scope, Exit.void))
   })
 
   const start = async () => {
     const p = await ServerProcess.start({
       env: {
+        ...database,
         LAARI_DATA_DIR: dataDir,
         LAARI_OPS_TOKEN: TestServer.OpsToken,
         LAARI_NOTIFY_URL: receiver.url("/n")

@@ -18,6 +18,7 @@ import type { ServerConfig } from "../src/Config.js"
 import * as MigrationSqlLater from "../src/Sql/MigrationSqlLater.js"
 import * as Secrets from "../src/Webhooks/Secrets.js"
 import * as F from "./support/Fixtures.js"
+import { startQuickest } from "./support/PostgresServer.js"
 import * as R from "./support/Receiver.js"
 import { createDatabase, postgresUrl } from "./support/TestDatabase.js"
 import * as TestServer from "./support/TestServer.js"
@@ -71,7 +72,8 @@ describe("LAARI_MASTER_KEY", () => {
 
 describe("without LAARI_MASTER_KEY", () => {
   it("seals under a key made once and kept in server_secrets", async () => {
-    const server = await TestServer.start()
+    // Not about the database: PostgreSQL when there is one, spared a PGlite initdb.
+    const server = await startQuickest()
     try {
       const m = await F.merchant(server)
       const made = await server.request("POST", "/webhook-endpoints", {

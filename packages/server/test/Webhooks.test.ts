@@ -668,13 +668,9 @@ describe("operators", () => {
 })
 
 describe("live mode (LAARI_WEBHOOK_ALLOW_PRIVATE=true, for a local receiver)", () => {
-  let live: TestServer.TestServer
-  beforeAll(async () => {
-    live = await TestServer.start({ config: { webhookAllowPrivate: true } })
-  }, 120_000)
-  afterAll(() => live?.close())
-
   it("delivers a declined live mandate to the live endpoint only, with livemode true", async () => {
+    // The file's server: TestServer allows private targets already, and the merchant is a fresh one.
+    const live = server
     const m = await F.merchant(live)
     await live.ops("POST", `/ops/merchants/${m.id}/features`, { mandates_live: true })
     const liveHook = `/${F.unique("live")}`
