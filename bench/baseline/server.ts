@@ -33,7 +33,7 @@ if (cluster.isPrimary && processes > 1) {
   const keys = new Map<string, { merchantId: string; environment: string; scopes: Array<string> }>()
   const merchants = new Map<string, { name: string; feeBps: number }>()
 
-  // Keys are stored as laari stores them (`Keys.keyedHash`): `h1:` + HMAC-SHA-256 under the deployment's
+  // Keys are stored as laari stores them (core's `ApiKeys.digest`): `h1:` + HMAC-SHA-256 under the deployment's
   // `api_key_hashes` secret in `server_secrets`, made by whichever process needs it first and read once.
   let hashSecret: Promise<Buffer> | undefined
   const loadHashSecret = async () => {
