@@ -315,10 +315,25 @@ export const start = async (
       return found ? byName(found.name) : undefined
     })
 
+  /** The postmaster `killPrimaryPostmaster` killed, by node name. */
+  const killed = new Map<string, number>()
   const waitForFailover = async (from: string, timeoutMs = 90_000) => {
     const deadline = Date.now() + timeoutMs
+    const restartedInPlace = (n: NodeState) => {
+      const pid = killed.has(n.name) ? postmasterPid(byName(n.name).pgdata) : undefined
+      return (
+        n.reported === "primary" &&
+        n.assigned === "primary" &&
+        pid !== undefined &&
+        pid !== killed.get(n.name)
+      )
+    }
     await waitFor(`failover from ${from}`, timeoutMs, (s) =>
-      s.some((n) => (n.name === from ? n.assigned !== "primary" : n.assigned === "primary"))
+      // Either the monitor moved the primary, or the keeper restarted the killed postmaster before the
+      // monitor saw it down (a kill it absorbs in place: a new postmaster, still primary).
+      s.some((n) =>
+        n.name === from ? n.assigned !== "primary" || restartedInPlace(n) : n.assigned === "primary"
+      )
         ? true
         : undefined
     )
@@ -485,6 +500,7 @@ export const start = async (
         const pid = postmasterPid(primary.pgdata)
         if (pid === undefined) throw new Error(`formation: no postmaster.pid in ${primary.pgdata}`)
         kill(pid)
+        killed.set(primary.name, pid)
         return primary
       },
       switchover: async () => {
