@@ -3,11 +3,11 @@
  * and controllable clocks run it to quiescence.
  */
 import { Effect, Layer } from "effect"
-import { Approvals } from "./Approvals.js"
-import { Billing } from "./Billing.js"
-import { Checkout } from "./Checkout.js"
-import { Mandates } from "./Mandates.js"
-import * as Work from "./Work.js"
+import { Approvals } from "./approvals/Approvals.js"
+import { Billing } from "./billing/Billing.js"
+import { Checkout } from "./billing/Checkout.js"
+import { Mandates } from "./mandates/Mandates.js"
+import * as Work from "./kernel/Work.js"
 
 export const jobs: Layer.Layer<Work.Jobs, never, Mandates | Checkout | Billing | Approvals> = Layer.effect(
   Work.Jobs,

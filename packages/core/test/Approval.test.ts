@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Either } from "effect"
 import fc from "fast-check"
-import * as Approval from "../src/Approval.js"
-import type { ChallengeId, CustomerId } from "../src/Ids.js"
+import * as Approval from "../src/approvals/Approval.js"
+import type { ChallengeId, CustomerId } from "../src/kernel/Ids.js"
 
 const t0 = DateTime.unsafeMake("2026-03-31T10:00:00Z")
 const at = (seconds: number) => DateTime.add(t0, { seconds })

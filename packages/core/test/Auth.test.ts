@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import * as Auth from "../src/Auth.js"
-import type { MerchantId } from "../src/Ids.js"
+import * as Auth from "../src/kernel/Auth.js"
+import type { MerchantId } from "../src/kernel/Ids.js"
 
 const principal = (overrides: Partial<Auth.Principal> = {}): Auth.Principal => ({
   merchantId: "6f1c1f44-9a39-4c5e-8a57-0b3fe4d0a111" as MerchantId,

@@ -7,13 +7,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Either } from "effect"
 import fc from "fast-check"
-import * as Calendar from "../src/Calendar.js"
-import * as CheckoutSession from "../src/CheckoutSession.js"
-import type { CustomerId, MerchantId } from "../src/Ids.js"
-import * as Invoice from "../src/Invoice.js"
-import type { Laari } from "../src/Money.js"
-import * as Subscription from "../src/Subscription.js"
-import * as Wallet from "../src/Wallet.js"
+import * as Calendar from "../src/kernel/Calendar.js"
+import * as CheckoutSession from "../src/billing/CheckoutSession.js"
+import type { CustomerId, MerchantId } from "../src/kernel/Ids.js"
+import * as Invoice from "../src/billing/Invoice.js"
+import type { Laari } from "../src/kernel/Money.js"
+import * as Subscription from "../src/billing/Subscription.js"
+import * as Wallet from "../src/wallet/Wallet.js"
 
 const HourMs = 3_600_000
 const DayMs = 24 * HourMs

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Option } from "effect"
 import fc from "fast-check"
-import * as Calendar from "../src/Calendar.js"
+import * as Calendar from "../src/kernel/Calendar.js"
 
 const instant = fc
   .integer({ min: Date.UTC(2024, 0, 1), max: Date.UTC(2031, 0, 1) - 1 })

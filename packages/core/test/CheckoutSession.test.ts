@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Either } from "effect"
 import fc from "fast-check"
-import * as CheckoutSession from "../src/CheckoutSession.js"
-import type { CustomerId, MerchantId } from "../src/Ids.js"
-import type { SubscriptionId } from "../src/Subscription.js"
+import * as CheckoutSession from "../src/billing/CheckoutSession.js"
+import type { CustomerId, MerchantId } from "../src/kernel/Ids.js"
+import type { SubscriptionId } from "../src/billing/Subscription.js"
 
 const DAY = 86_400_000
 const now = DateTime.unsafeMake("2026-03-31T10:00:00Z")

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import * as Crypto from "../src/Crypto.js"
+import * as Crypto from "../src/kernel/Crypto.js"
 
 describe("Crypto.web", () => {
   it.effect("HMAC-SHA-256 is node:crypto's, for each key, however often a key is used", () =>

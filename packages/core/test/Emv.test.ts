@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Option } from "effect"
 import fc from "fast-check"
-import * as Emv from "../src/Emv.js"
+import * as Emv from "../src/qr/Emv.js"
 import { promptPayWithoutMandatoryTags, published } from "./fixtures/emv-published.js"
 
 const tag2 = (n: number) => String(n).padStart(2, "0")

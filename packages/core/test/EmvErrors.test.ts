@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import * as Emv from "../src/Emv.js"
+import * as Emv from "../src/qr/Emv.js"
 
 const withCrc = (body: string) => `${body}6304${Emv.crc16(`${body}6304`)}`
 

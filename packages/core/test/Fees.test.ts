@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import * as Fees from "../src/Fees.js"
+import * as Fees from "../src/kernel/Fees.js"
 
 /** Half up, exactly, by integer quotient and remainder. */
 const halfUp = (amount: number, bps: number): number => {

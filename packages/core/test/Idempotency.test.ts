@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import fc from "fast-check"
-import * as Idempotency from "../src/Idempotency.js"
-import type { MerchantId } from "../src/Ids.js"
+import * as Idempotency from "../src/kernel/Idempotency.js"
+import type { MerchantId } from "../src/kernel/Ids.js"
 
 const t0 = DateTime.unsafeMake("2026-03-31T10:00:00Z")
 const at = (seconds: number) => DateTime.add(t0, { seconds })

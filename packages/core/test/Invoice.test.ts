@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Either } from "effect"
 import fc from "fast-check"
-import * as CheckoutSession from "../src/CheckoutSession.js"
-import type { CustomerId, MerchantId } from "../src/Ids.js"
-import * as Invoice from "../src/Invoice.js"
-import * as Subscription from "../src/Subscription.js"
-import * as Wallet from "../src/Wallet.js"
+import * as CheckoutSession from "../src/billing/CheckoutSession.js"
+import type { CustomerId, MerchantId } from "../src/kernel/Ids.js"
+import * as Invoice from "../src/billing/Invoice.js"
+import * as Subscription from "../src/billing/Subscription.js"
+import * as Wallet from "../src/wallet/Wallet.js"
 
 const anchor = DateTime.unsafeMake("2026-01-31T10:00:00+05:00")
 const invoiceId = "9d0c3b2a-3333-4c5e-8a57-0b3fe4d0a333" as Invoice.InvoiceId

@@ -2,10 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Either, Schema } from "effect"
 import fc from "fast-check"
 import { Temporal } from "temporal-polyfill"
-import * as Calendar from "../src/Calendar.js"
-import * as Fields from "../src/Fields.js"
-import type { CustomerId, MandateId, MerchantId } from "../src/Ids.js"
-import * as Mandate from "../src/Mandate.js"
+import * as Calendar from "../src/kernel/Calendar.js"
+import * as Fields from "../src/kernel/Fields.js"
+import type { CustomerId, MandateId, MerchantId } from "../src/kernel/Ids.js"
+import * as Mandate from "../src/mandates/Mandate.js"
 
 // -------------------------------------------------------------------------------------------------
 // Fixtures and arbitraries (core cannot use the testkit, which depends on it)

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime } from "effect"
-import type { MandateId, MerchantId } from "../src/Ids.js"
-import * as Mandate from "../src/Mandate.js"
-import * as MandateNotices from "../src/MandateNotices.js"
+import type { MandateId, MerchantId } from "../src/kernel/Ids.js"
+import * as Mandate from "../src/mandates/Mandate.js"
+import * as MandateNotices from "../src/mandates/MandateNotices.js"
 
 const now = DateTime.unsafeMake("2026-03-31T10:00:00Z")
 

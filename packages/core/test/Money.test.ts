@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, JSONSchema, Schema } from "effect"
 import fc from "fast-check"
-import * as CheckoutSession from "../src/CheckoutSession.js"
-import * as Fields from "../src/Fields.js"
-import * as Money from "../src/Money.js"
-import * as QrCode from "../src/QrCode.js"
+import * as CheckoutSession from "../src/billing/CheckoutSession.js"
+import * as Fields from "../src/kernel/Fields.js"
+import * as Money from "../src/kernel/Money.js"
+import * as QrCode from "../src/qr/QrCode.js"
 
 describe("formatMvr", () => {
   it.each([

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Option, Schema } from "effect"
 import fc from "fast-check"
-import * as Phone from "../src/Phone.js"
+import * as Phone from "../src/kernel/Phone.js"
 
 const subscriber = fc
   .tuple(fc.integer({ min: 2, max: 9 }), fc.stringMatching(/^\d{6}$/))

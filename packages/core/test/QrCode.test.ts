@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Either } from "effect"
 import * as fc from "fast-check"
-import * as QrCode from "../src/QrCode.js"
-import type { MerchantId } from "../src/Ids.js"
+import * as QrCode from "../src/qr/QrCode.js"
+import type { MerchantId } from "../src/kernel/Ids.js"
 
 const now = DateTime.unsafeMake("2026-03-31T10:00:00Z")
 const request = (overrides: Partial<QrCode.Request> = {}): QrCode.Request => ({

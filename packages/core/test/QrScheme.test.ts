@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Option } from "effect"
 import fc from "fast-check"
-import * as Emv from "../src/Emv.js"
-import * as QrScheme from "../src/QrScheme.js"
-import * as QrText from "../src/QrText.js"
+import * as Emv from "../src/qr/Emv.js"
+import * as QrScheme from "../src/qr/QrScheme.js"
+import * as QrText from "../src/qr/QrText.js"
 import { promptPayWithoutMandatoryTags, published } from "./fixtures/emv-published.js"
 
 const merchantId = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Either, Schema } from "effect"
 import fc from "fast-check"
-import type { CustomerId, MerchantId } from "../src/Ids.js"
-import * as Refund from "../src/Refund.js"
+import type { CustomerId, MerchantId } from "../src/kernel/Ids.js"
+import * as Refund from "../src/refunds/Refund.js"
 
 const payment = (overrides: Partial<Refund.Payment> = {}): Refund.Payment => ({
   source: { kind: "charge", id: "0b6a3c8e-0d3e-4f59-9a39-5f3b8f5f0c01" },

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Either } from "effect"
 import fc from "fast-check"
-import * as Calendar from "../src/Calendar.js"
-import * as CheckoutSession from "../src/CheckoutSession.js"
-import type { CustomerId, MerchantId } from "../src/Ids.js"
-import * as Invoice from "../src/Invoice.js"
-import * as Subscription from "../src/Subscription.js"
+import * as Calendar from "../src/kernel/Calendar.js"
+import * as CheckoutSession from "../src/billing/CheckoutSession.js"
+import type { CustomerId, MerchantId } from "../src/kernel/Ids.js"
+import * as Invoice from "../src/billing/Invoice.js"
+import * as Subscription from "../src/billing/Subscription.js"
 
 // -------------------------------------------------------------------------------------------------
 // Fixtures

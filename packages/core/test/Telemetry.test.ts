@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Tracer } from "effect"
-import * as Telemetry from "../src/Telemetry.js"
+import * as Telemetry from "../src/kernel/Telemetry.js"
 
 /** A method as the services write them; it returns the span it runs in. */
 const current = Effect.fn("Demo.current")(

@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Either, Schema } from "effect"
-import * as Approval from "../src/Approval.js"
-import * as CheckoutSession from "../src/CheckoutSession.js"
-import * as Fields from "../src/Fields.js"
-import * as Money from "../src/Money.js"
-import * as QrCode from "../src/QrCode.js"
-import type { ChallengeId, CustomerId } from "../src/Ids.js"
+import * as Approval from "../src/approvals/Approval.js"
+import * as CheckoutSession from "../src/billing/CheckoutSession.js"
+import * as Fields from "../src/kernel/Fields.js"
+import * as Money from "../src/kernel/Money.js"
+import * as QrCode from "../src/qr/QrCode.js"
+import type { ChallengeId, CustomerId } from "../src/kernel/Ids.js"
 
 const request = (r: Partial<CheckoutSession.Request> = {}): CheckoutSession.Request => ({
   mode: null,

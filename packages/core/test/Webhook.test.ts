@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Duration, Either, Schema } from "effect"
 import fc from "fast-check"
-import * as EventType from "../src/EventType.js"
-import * as Webhook from "../src/Webhook.js"
+import * as EventType from "../src/kernel/EventType.js"
+import * as Webhook from "../src/webhooks/Webhook.js"
 
 const t0 = DateTime.unsafeMake("2026-07-01T00:00:00Z")
 const plus = (t: DateTime.Utc, d: Duration.DurationInput) => DateTime.addDuration(t, d)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect } from "effect"
-import * as Work from "../src/Work.js"
+import * as Work from "../src/kernel/Work.js"
 
 const ms = (iso: string) => DateTime.toEpochMillis(DateTime.unsafeMake(iso))
 

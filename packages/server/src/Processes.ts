@@ -10,8 +10,8 @@
  */
 import cluster, { type Worker } from "node:cluster"
 import os from "node:os"
-import * as ClusterMetrics from "./ClusterMetrics.js"
-import * as Logs from "./Logs.js"
+import * as ClusterMetrics from "./Observability/ClusterMetrics.js"
+import * as Logs from "./Platform/Logs.js"
 import { ConfigExitCode } from "./Startup.js"
 
 export interface Plan {

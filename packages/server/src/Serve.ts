@@ -7,18 +7,18 @@
  * exits 0 (an interruption is a normal end). A second signal kills the process at once.
  */
 import { Console, Effect, Layer } from "effect"
-import * as Banner from "./Banner.js"
-import * as Config from "./Config.js"
-import * as DataDir from "./DataDir.js"
+import * as Banner from "./Ops/Banner.js"
+import * as Config from "./Platform/Config.js"
+import * as DataDir from "./Platform/DataDir.js"
 import * as Readiness from "./Health/Readiness.js"
-import * as Logs from "./Logs.js"
+import * as Logs from "./Platform/Logs.js"
 import * as Notify from "./Notify/Delivery.js"
-import * as Onboarding from "./Onboarding.js"
-import * as OpsToken from "./OpsToken.js"
+import * as Onboarding from "./Ops/Onboarding.js"
+import * as OpsToken from "./Platform/OpsToken.js"
 import * as Processes from "./Processes.js"
 import * as Server from "./Server.js"
 import * as Startup from "./Startup.js"
-import * as Tracing from "./Tracing.js"
+import * as Tracing from "./Platform/Tracing.js"
 
 /** Every step of stopping is bounded on its own; should one hang anyway, the process still ends. */
 const StopDeadlineMs = 30_000

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import * as DataDir from "../src/DataDir.js"
+import * as DataDir from "../src/Platform/DataDir.js"
 import * as ServerProcess from "./support/ServerProcess.js"
 
 const scratch = mkdtempSync(Path.join(tmpdir(), "laari-datadir-"))

@@ -6,7 +6,7 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { Cause } from "effect"
 import { describe, expect, it } from "vitest"
-import { redactUrl } from "../src/Banner.js"
+import { redactUrl } from "../src/Ops/Banner.js"
 import * as HostList from "../src/Sql/HostList.js"
 import * as Primary from "../src/Sql/Primary.js"
 import * as Repository from "../src/Sql/Repository.js"

@@ -5,8 +5,8 @@
 import { DateTime, Duration, Effect } from "effect"
 import { ConfigProvider } from "effect"
 import { describe, expect, it } from "vitest"
-import * as Banner from "../src/Banner.js"
-import * as Config from "../src/Config.js"
+import * as Banner from "../src/Ops/Banner.js"
+import * as Config from "../src/Platform/Config.js"
 import * as Document from "../src/Notify/Document.js"
 import * as Signing from "../src/Webhooks/Signing.js"
 

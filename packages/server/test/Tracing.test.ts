@@ -10,7 +10,7 @@ import * as Path from "node:path"
 import { Telemetry } from "@laari/core"
 import { ConfigProvider, Effect, FiberRef, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Tracing from "../src/Tracing.js"
+import * as Tracing from "../src/Platform/Tracing.js"
 import * as Receiver from "./support/Receiver.js"
 import * as ServerProcess from "./support/ServerProcess.js"
 

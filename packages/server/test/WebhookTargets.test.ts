@@ -8,7 +8,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { ConfigProvider, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Config from "../src/Config.js"
+import * as Config from "../src/Platform/Config.js"
 import * as F from "./support/Fixtures.js"
 import { serverBackends } from "./support/PostgresServer.js"
 import * as R from "./support/Receiver.js"

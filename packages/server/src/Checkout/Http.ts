@@ -7,7 +7,7 @@
 import { Checkout, CheckoutSession, Errors } from "@laari/core"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { Api } from "../Api.js"
-import { ServerConfigTag } from "../Config.js"
+import { ServerConfigTag } from "../Platform/Config.js"
 import * as Operation from "../Http/Operation.js"
 import { CreateSession, CreateSessionByMode, toRequest } from "./Api.js"
 import * as Json from "./Json.js"

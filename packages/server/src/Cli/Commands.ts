@@ -4,11 +4,11 @@
  */
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 // Core's modules one by one: its index loads the whole domain, which no command here needs.
-import * as Auth from "@laari/core/Auth"
-import * as Phone from "@laari/core/Phone"
+import * as Auth from "@laari/core/kernel/Auth"
+import * as Phone from "@laari/core/kernel/Phone"
 import { Console, Duration, Effect, Option } from "effect"
-import * as ServerConfig from "../Config.js"
-import * as DataDir from "../DataDir.js"
+import * as ServerConfig from "../Platform/Config.js"
+import * as DataDir from "../Platform/DataDir.js"
 import * as Remote from "./Remote.js"
 
 // The server and the database drivers are loaded only by the commands that run them: every other

@@ -11,7 +11,7 @@ import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Cause, Config, Console, Effect, Option, ParseResult, Redacted } from "effect"
-import * as OpsToken from "../OpsToken.js"
+import * as OpsToken from "../Platform/OpsToken.js"
 
 export const url = Options.text("url").pipe(
   Options.withDescription(

@@ -3,7 +3,7 @@
  * sandbox's test helpers, as a merchant's own integration would cause it. Test keys only.
  */
 import { Args, Command, Options } from "@effect/cli"
-import * as EventType from "@laari/core/EventType"
+import * as EventType from "@laari/core/kernel/EventType"
 import { Console, Effect } from "effect"
 import * as Remote from "./Remote.js"
 

@@ -32,7 +32,7 @@ import {
 import * as BalanceJson from "../Balance/Http.js"
 import { SessionRead } from "../Checkout/Api.js"
 import * as CheckoutJson from "../Checkout/Json.js"
-import { ServerConfigTag } from "../Config.js"
+import { ServerConfigTag } from "../Platform/Config.js"
 import { ChargeRead, ListParams as MandatesParams, MandateRead } from "../Mandates/Api.js"
 import * as MandateJson from "../Mandates/Json.js"
 import { ListParams as QrParams, QrCodeRead } from "../QrCodes/Api.js"

@@ -7,7 +7,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { type Auth, type Errors, Idempotency, Store } from "@laari/core"
 import { Context, DateTime, Effect, Either, Schema } from "effect"
-import * as Keys from "../Keys.js"
+import * as Keys from "../Platform/Keys.js"
 import * as Answers from "./Answers.js"
 import * as Problems from "./Problems.js"
 

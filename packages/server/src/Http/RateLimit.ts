@@ -21,7 +21,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Context, Effect, Layer, Option } from "effect"
-import { ServerConfigTag } from "../Config.js"
+import { ServerConfigTag } from "../Platform/Config.js"
 import * as Problems from "./Problems.js"
 
 // ---------------------------------------------------------------------------------------------------------

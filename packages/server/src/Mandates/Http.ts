@@ -5,7 +5,7 @@
 import { Calendar, Errors, Mandates } from "@laari/core"
 import { Effect, Option } from "effect"
 import { Api } from "../Api.js"
-import { ServerConfigTag } from "../Config.js"
+import { ServerConfigTag } from "../Platform/Config.js"
 import { page } from "../Http/Fields.js"
 import * as Operation from "../Http/Operation.js"
 import type { CreateMandate } from "./Api.js"

@@ -6,7 +6,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
-import { ServerConfigTag } from "../Config.js"
+import { ServerConfigTag } from "../Platform/Config.js"
 import { Page, respond } from "./Html.js"
 import * as Paths from "./Paths.js"
 import { route } from "./Routing.js"

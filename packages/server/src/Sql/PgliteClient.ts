@@ -36,7 +36,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { mkdir } from "node:fs/promises"
-import * as DataDir from "../DataDir.js"
+import * as DataDir from "../Platform/DataDir.js"
 
 export interface PgliteClientConfig {
   /** Directory holding the database files (created if missing). `undefined` = in memory. */

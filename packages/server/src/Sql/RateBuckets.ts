@@ -22,7 +22,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Context, Deferred, Duration, Effect, Layer, Schedule, type Scope } from "effect"
-import { ServerConfigTag } from "../Config.js"
+import { ServerConfigTag } from "../Platform/Config.js"
 import * as RateLimit from "../Http/RateLimit.js"
 
 /** How long leased tokens may be spent; then they lapse, unspent. */

@@ -10,7 +10,7 @@ import * as MandateJson from "../Mandates/Json.js"
 import * as OpsJson from "../Ops/Json.js"
 import * as QrJson from "../QrCodes/Json.js"
 import * as CheckoutJson from "../Checkout/Json.js"
-import { ServerConfigTag } from "../Config.js"
+import { ServerConfigTag } from "../Platform/Config.js"
 import * as SubscriptionJson from "../Subscriptions/Json.js"
 import { Directory } from "../Sql/Directory.js"
 

@@ -7,8 +7,8 @@
  */
 import { Crypto, Counters, Work, Webhook } from "@laari/core"
 import { DateTime, Effect, Layer } from "effect"
-import { ServerConfigTag } from "../Config.js"
-import * as Dispatch from "../Dispatch.js"
+import { ServerConfigTag } from "../Platform/Config.js"
+import * as Dispatch from "../Background/Dispatch.js"
 import { DeliveryChannel } from "../Sql/Events.js"
 import * as Address from "./Address.js"
 import * as Sender from "./Sender.js"

@@ -6,7 +6,7 @@
  */
 import { Auth, Crypto, Errors, Webhook, WebhookEndpoint, WebhookEndpoints } from "@laari/core"
 import { Context, DateTime, type Duration, Effect, Layer } from "effect"
-import { ServerConfigTag } from "../Config.js"
+import { ServerConfigTag } from "../Platform/Config.js"
 import * as Address from "./Address.js"
 import type { Owner } from "./Records.js"
 import * as Replay from "./Replay.js"

@@ -7,7 +7,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Webhook, type WebhookEndpoint } from "@laari/core"
 import { Context, DateTime, Effect, Layer, Redacted } from "effect"
-import { type ServerConfig, ServerConfigTag } from "../Config.js"
+import { type ServerConfig, ServerConfigTag } from "../Platform/Config.js"
 import { DeliveryChannel } from "../Sql/Events.js"
 import { fromDate, fromDateOrNull, repository, toDate } from "../Sql/Repository.js"
 import { type EndpointRow, endpointColumns } from "../Sql/WebhookEndpoints.js"

@@ -3,7 +3,7 @@
  * Needs `DATABASE_URL`; the database is dropped on close.
  */
 import { Effect, Exit, Scope } from "effect"
-import type { ServerConfig } from "../../src/Config.js"
+import type { ServerConfig } from "../../src/Platform/Config.js"
 import * as TcpProxy from "./TcpProxy.js"
 import { createDatabase, postgresUrl, withDatabase } from "./TestDatabase.js"
 import * as TestServer from "./TestServer.js"

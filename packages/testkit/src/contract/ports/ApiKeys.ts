@@ -7,7 +7,7 @@
 import { describe, expect } from "@effect/vitest"
 import { ApiKeys, Crypto, type Ids, Store } from "@laari/core"
 import { Effect } from "effect"
-import { type It, T0, freshMerchant, plain, plus, second, uuid } from "../Helpers.js"
+import { type It, T0, freshMerchant, plain, plus, second, uuid } from "../support/Helpers.js"
 
 const newKey = (merchantId: Ids.MerchantId, keyHash: string) =>
   Effect.map(uuid, (id) => ({

@@ -7,7 +7,7 @@ import { describe, expect } from "@effect/vitest"
 import { Balance, Ids, Store, Wallet, Work } from "@laari/core"
 import { DateTime, Effect, Either } from "effect"
 import { Seed } from "../../Seed.js"
-import { type It, freshMerchant, freshPhone, tenantOf, uuid } from "../Helpers.js"
+import { type It, freshMerchant, freshPhone, tenantOf, uuid } from "../support/Helpers.js"
 
 export const tests = (it: It): void => {
   describe("balance reads", () => {

@@ -17,7 +17,7 @@ import {
   second,
   tenantOf,
   uuid
-} from "../Helpers.js"
+} from "../support/Helpers.js"
 
 export const tests = (it: It): void => {
   describe("charges and challenges", () => {

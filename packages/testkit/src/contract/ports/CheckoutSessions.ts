@@ -28,7 +28,7 @@ import {
   subscribe,
   tenantOf,
   uuid
-} from "../Helpers.js"
+} from "../support/Helpers.js"
 
 export const tests = (it: It): void => {
   describe("checkout sessions", () => {

@@ -6,7 +6,7 @@
 import { describe, expect } from "@effect/vitest"
 import { Idempotency, Store } from "@laari/core"
 import { DateTime, Effect, Exit } from "effect"
-import { type It, T0, day, freshMerchant, hour, plain, plus, second, uuid } from "../Helpers.js"
+import { type It, T0, day, freshMerchant, hour, plain, plus, second, uuid } from "../support/Helpers.js"
 
 export const tests = (it: It): void => {
   describe("idempotency store", () => {

@@ -25,7 +25,7 @@ import {
   subscribe,
   tenantOf,
   uuid
-} from "../Helpers.js"
+} from "../support/Helpers.js"
 
 export const tests = (it: It): void => {
   describe("invoices", () => {

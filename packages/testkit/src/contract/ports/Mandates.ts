@@ -25,7 +25,7 @@ import {
   second,
   tenantOf,
   uuid
-} from "../Helpers.js"
+} from "../support/Helpers.js"
 
 export const tests = (it: It): void => {
   describe("mandates", () => {

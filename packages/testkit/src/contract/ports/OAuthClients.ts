@@ -7,7 +7,7 @@
 import { describe, expect } from "@effect/vitest"
 import { OAuthClients } from "@laari/core"
 import { DateTime, Effect } from "effect"
-import { type It, freshMerchant, plain, uuid } from "../Helpers.js"
+import { type It, freshMerchant, plain, uuid } from "../support/Helpers.js"
 import { onManualClock } from "../services/ManualClock.js"
 
 export const tests = (it: It): void => {

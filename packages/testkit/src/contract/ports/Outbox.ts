@@ -18,7 +18,7 @@ import {
   second,
   tenantOf,
   uuid
-} from "../Helpers.js"
+} from "../support/Helpers.js"
 
 export const tests = (it: It): void => {
   describe("outbox and notifications", () => {

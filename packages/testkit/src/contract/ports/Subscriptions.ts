@@ -29,7 +29,7 @@ import {
   subscribe,
   tenantOf,
   uuid
-} from "../Helpers.js"
+} from "../support/Helpers.js"
 
 export const tests = (it: It): void => {
   describe("subscriptions", () => {

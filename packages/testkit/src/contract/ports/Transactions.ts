@@ -18,7 +18,7 @@ import {
   newMandate,
   tenantOf,
   uuid
-} from "../Helpers.js"
+} from "../support/Helpers.js"
 
 export const tests = (it: It): void => {
   describe("transactions", () => {

@@ -7,7 +7,7 @@ import { describe, expect } from "@effect/vitest"
 import { Store, Wallet } from "@laari/core"
 import { Effect } from "effect"
 import { type PayerPatch, Seed } from "../../Seed.js"
-import { type It, freshMerchant, freshPhone, plain, uuid } from "../Helpers.js"
+import { type It, freshMerchant, freshPhone, plain, uuid } from "../support/Helpers.js"
 
 export const tests = (it: It): void => {
   describe("wallet", () => {

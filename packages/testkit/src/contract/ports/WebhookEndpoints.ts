@@ -7,7 +7,7 @@
 import { describe, expect } from "@effect/vitest"
 import { Webhook, WebhookEndpoint, WebhookEndpoints } from "@laari/core"
 import { DateTime, Duration, Effect } from "effect"
-import { type It, freshMerchant, plain, tenantOf, uuid } from "../Helpers.js"
+import { type It, freshMerchant, plain, tenantOf, uuid } from "../support/Helpers.js"
 
 /** Marks what it seals, so the test sees that the store holds the sealed text, never the secret. */
 const marking: WebhookEndpoint.Sealer = {

@@ -6,7 +6,7 @@ import { describe, expect } from "@effect/vitest"
 import { Events, Mandates, Notifications, Store, Wallet } from "@laari/core"
 import { Effect, Either } from "effect"
 import { SandboxPayerBalance, Seed } from "../../Seed.js"
-import { type It, freshMerchant, freshPhone, tenantOf, uuid } from "../Helpers.js"
+import { type It, freshMerchant, freshPhone, tenantOf, uuid } from "../support/Helpers.js"
 import { at } from "./ManualClock.js"
 
 export const tests = (it: It): void => {

@@ -15,7 +15,7 @@ import {
   subscribe,
   tenantOf,
   uuid
-} from "../Helpers.js"
+} from "../support/Helpers.js"
 import { at } from "./ManualClock.js"
 
 /** Plain data, so records from two adapters' mappings compare by value. */

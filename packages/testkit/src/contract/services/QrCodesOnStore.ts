@@ -7,7 +7,16 @@ import { describe, expect } from "@effect/vitest"
 import { Errors, Ids, QrCode, QrCodes, QrScheme, Store } from "@laari/core"
 import { DateTime, Effect, Either, Layer } from "effect"
 import * as MemoryQrImages from "../../MemoryQrImages.js"
-import { type It, ids, merchantWithOutlet, minute, plain, qrRequest, tenantOf, uuid } from "../Helpers.js"
+import {
+  type It,
+  ids,
+  merchantWithOutlet,
+  minute,
+  plain,
+  qrRequest,
+  tenantOf,
+  uuid
+} from "../support/Helpers.js"
 import { Now, iso, onManualClock } from "./ManualClock.js"
 import * as QrPaymentsOnStore from "./QrPaymentsOnStore.js"
 

@@ -6,7 +6,15 @@ import { expect } from "@effect/vitest"
 import { Emv, type Ids, Notifications, QrCode, QrCodes, QrScheme, Store, Wallet } from "@laari/core"
 import { DateTime, Effect, Either } from "effect"
 import { Seed } from "../../Seed.js"
-import { type It, freshPhone, freshQrid, merchantWithOutlet, minute, plain, qrRequest } from "../Helpers.js"
+import {
+  type It,
+  freshPhone,
+  freshQrid,
+  merchantWithOutlet,
+  minute,
+  plain,
+  qrRequest
+} from "../support/Helpers.js"
 import { Now, iso, onManualClock } from "./ManualClock.js"
 
 /** A customer of `environment` with `balance` in the wallet. */

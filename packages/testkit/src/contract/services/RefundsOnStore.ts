@@ -31,7 +31,7 @@ import {
   subscribe,
   tenantOf,
   uuid
-} from "../Helpers.js"
+} from "../support/Helpers.js"
 import { at } from "./ManualClock.js"
 
 export const tests = (it: It): void => {

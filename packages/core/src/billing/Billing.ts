@@ -1,0 +1,408 @@
+/**
+ * The renewal engine: opens each cycle, charges it, retries misses on the schedule, and ends
+ * subscriptions, all by itself (DESIGN section 6). Decisions are `Subscription.next` and
+ * `Subscription.afterAttempt`; this module only loads, applies and writes.
+ *
+ * Claims use `FOR UPDATE SKIP LOCKED` and a short lease, so any number of workers can run side by side.
+ * A claimed batch is advanced in one transaction and its attempts charged in the next, each row written
+ * once per transaction, so a renewal costs a few statements per hundred subscriptions, not a dozen each.
+ * An attempt commits `CHARGING` before its transfer; the transfer's id is the invoice's id and attempt
+ * number, so an attempt left `CHARGING` by a crash is resolved by repeating it, never by moving money
+ * twice. The `(subscription, period key)` constraint makes a cycle chargeable once.
+ */
+import { DateTime, Effect, Either } from "effect"
+import * as Calendar from "../kernel/Calendar.js"
+import { Crypto } from "../kernel/Crypto.js"
+import * as Fees from "../kernel/Fees.js"
+import * as Invoice from "./Invoice.js"
+import { display, Laari } from "../kernel/Money.js"
+import { Notifications } from "../kernel/Notifications.js"
+import { InvoicesStore, SubscriptionsStore } from "./BillingStore.js"
+import { Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
+import { Transactor } from "../kernel/Storage.js"
+import * as Subscription from "./Subscription.js"
+import { Subscriptions } from "./Subscriptions.js"
+import * as Counters from "../mandates/Counters.js"
+import { Wallet } from "../wallet/Wallet.js"
+import type * as Work from "../kernel/Work.js"
+
+/** How long a claim keeps other workers off a subscription; a crashed worker's claim lapses after it. */
+export const LeaseSeconds = 60
+/** A safety net: no subscription needs more steps than this in one go. */
+const MaxStepsPerSubscription = 64
+
+/** Claim transactions a worker runs side by side (each claims a batch; `SKIP LOCKED` keeps them apart). */
+export const RenewalConcurrency = 2
+
+/**
+ * One subscription in a batch: where it stands, and the invoices its steps changed. Its rows are written
+ * once, when the batch's decisions are all taken: in one transaction a row written twice would cost a
+ * round trip (`WriteBehind` sends a second write of a row separately).
+ */
+interface Renewal {
+  sub: Subscription.Subscription
+  latest: Invoice.Invoice | undefined
+  /** By id, in the order first touched; `isNew` for an invoice opened here (inserted, not updated). */
+  readonly invoices: Map<string, { invoice: Invoice.Invoice; readonly isNew: boolean }>
+  steps: number
+  readonly trail: Array<string>
+}
+
+/** A `CHARGING` invoice whose transfer comes next, in a later transaction; `fresh` when its attempt began in this run. */
+interface Attempt {
+  readonly subscriptionId: string
+  readonly invoiceId: string
+  readonly attemptCount: number
+  readonly fresh: boolean
+  readonly steps: number
+}
+
+/** A balance check taken by `next`, made once the batch's decisions are taken. */
+interface Warning {
+  readonly sub: Subscription.Subscription
+  readonly step: Extract<Subscription.Step, { readonly _tag: "WarnBalance" }>
+}
+
+const renewal = (
+  sub: Subscription.Subscription,
+  latest: Invoice.Invoice | undefined,
+  steps = 0
+): Renewal => ({
+  sub,
+  latest,
+  invoices: new Map(),
+  steps,
+  trail: []
+})
+
+/** `invoice`, now the subscription's latest, to be written with the batch. */
+const touch = (r: Renewal, invoice: Invoice.Invoice, isNew = false) => {
+  r.invoices.set(invoice.id, { invoice, isNew: r.invoices.get(invoice.id)?.isNew ?? isNew })
+  r.latest = invoice
+}
+
+/** What an attempt came to, from its outcome and the invoice after it (`Subscription.afterAttempt`). */
+const renewalOutcome = (
+  outcome: Subscription.Outcome,
+  after: Invoice.Invoice | undefined
+): Counters.RenewalOutcome =>
+  outcome._tag === "Paid"
+    ? "paid"
+    : after?.status === "VOID"
+      ? "voided"
+      : after?.status === "FAILED"
+        ? "ended"
+        : "failed"
+
+const defect = (what: string) => Effect.dieMessage(`renewal engine: ${what}`)
+
+export class Billing extends Effect.Service<Billing>()("laari/Billing", {
+  effect: Effect.gen(function* () {
+    const tx = yield* Transactor
+    const store = yield* SubscriptionsStore
+    const invoices = yield* InvoicesStore
+    const merchants = yield* Merchants
+    const wallet = yield* Wallet
+    const notifications = yield* Notifications
+    const crypto = yield* Crypto
+    const { announce } = yield* Subscriptions
+
+    const lease = (now: DateTime.Utc) => DateTime.add(now, { seconds: LeaseSeconds })
+
+    const notify = (
+      sub: Subscription.Subscription,
+      kind: "balance_warning" | "payment_failed",
+      title: string,
+      body: string,
+      data: Record<string, unknown>,
+      now: DateTime.Utc
+    ) =>
+      Effect.flatMap(crypto.uuid, (id) =>
+        notifications.send({
+          id,
+          customerId: sub.customerId,
+          environment: sub.environment,
+          kind,
+          title,
+          body,
+          data,
+          createdAt: now
+        })
+      )
+
+    /** A transition's rows into the batch, and its events out. */
+    const apply = (r: Renewal, change: Subscription.Change, now: DateTime.Utc) => {
+      if (change.invoice !== undefined) touch(r, change.invoice)
+      r.sub = change.subscription
+      return announce(change, now, r.latest)
+    }
+
+    /**
+     * Takes every step `next` has for the subscription at `now` (DESIGN section 6), up to an attempt: its
+     * transfer comes in a later transaction, after the attempt has committed `CHARGING`.
+     */
+    const advance = (r: Renewal, now: DateTime.Utc, warnings: Array<Warning>) =>
+      Effect.gen(function* () {
+        for (;;) {
+          if (r.steps++ >= MaxStepsPerSubscription)
+            return yield* defect(`subscription ${r.sub.id} did not settle: ${r.trail.slice(-6).join(", ")}`)
+          const next = Subscription.next(r.sub, r.latest, now)
+          r.trail.push(next._tag)
+          switch (next._tag) {
+            case "Nothing":
+              return undefined
+            case "OpenNextPeriod": {
+              const id = Invoice.InvoiceId.make(yield* crypto.uuid)
+              const opened = Subscription.openNextPeriod(r.sub, r.latest, now, id)
+              if (Either.isLeft(opened)) return yield* defect("next said to open a period that cannot open")
+              touch(r, opened.right.invoice, true)
+              r.sub = opened.right.subscription
+              break
+            }
+            case "EndAtPeriodEnd": {
+              const ended = Subscription.endAtPeriodEnd(r.sub, now)
+              if (Either.isLeft(ended))
+                return yield* defect("next said to end a subscription that is not due")
+              yield* apply(r, ended.right, now)
+              break
+            }
+            case "VoidInvoice": {
+              const voided = Invoice.void(next.invoice, now)
+              if (Either.isLeft(voided))
+                return yield* defect("next said to void an invoice that is not pending")
+              yield* apply(r, { subscription: r.sub, invoice: voided.right, events: [] }, now)
+              break
+            }
+            case "WarnBalance":
+              warnings.push({ sub: r.sub, step: next })
+              r.sub = Subscription.markBalanceWarned(r.sub, next.periodIndex)
+              break
+            case "Attempt": {
+              const started = Invoice.startAttempt(next.invoice, now)
+              if (Either.isLeft(started))
+                return yield* defect("next said to attempt an invoice that is not due")
+              touch(r, started.right)
+              return {
+                subscriptionId: r.sub.id,
+                invoiceId: started.right.id,
+                attemptCount: started.right.attemptCount,
+                fresh: true,
+                steps: r.steps
+              }
+            }
+            case "ResumeAttempt":
+              return {
+                subscriptionId: r.sub.id,
+                invoiceId: next.invoice.id,
+                attemptCount: next.invoice.attemptCount,
+                fresh: false,
+                steps: r.steps
+              }
+          }
+        }
+      })
+
+    /** The balance warnings the batch's steps took, each payer's wallet read once the lot is locked. */
+    const warn = (warnings: ReadonlyArray<Warning>, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        if (warnings.length === 0) return
+        if (wallet.prepare !== undefined) yield* wallet.prepare(warnings.map((w) => w.sub.customerId))
+        for (const { sub, step } of warnings) {
+          const payer = yield* wallet.payer(sub.customerId)
+          if (payer !== undefined && payer.balance < step.amount)
+            yield* notify(
+              sub,
+              "balance_warning",
+              `Top up for ${sub.planName}`,
+              `${sub.planName} renews at ${Calendar.formatMaldives(step.renewsAt)} for ${display(step.amount)}, and your balance of ${display(payer.balance)} will not cover it.`,
+              {
+                subscription_id: sub.id,
+                amount: step.amount,
+                renews_at: Calendar.unixSeconds(step.renewsAt),
+                plan_name: sub.planName
+              },
+              now
+            )
+        }
+      })
+
+    /**
+     * Advances each subscription, takes the warnings, and writes each one's rows once: leased while an
+     * attempt is in flight, else due when `next` next has work. Returns the attempts to make.
+     */
+    const settle = (batch: ReadonlyArray<Renewal>, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        const warnings: Array<Warning> = []
+        const attempts: Array<Attempt> = []
+        for (const r of batch) {
+          const attempt = yield* advance(r, now, warnings)
+          if (attempt !== undefined) attempts.push(attempt)
+          for (const { invoice, isNew } of r.invoices.values())
+            yield* isNew ? invoices.insert(invoice) : invoices.update(invoice)
+          yield* store.update(
+            r.sub,
+            attempt !== undefined ? lease(now) : (Subscription.nextDueAt(r.sub, r.latest) ?? null)
+          )
+        }
+        yield* warn(warnings, now)
+        return attempts
+      })
+
+    /** The latest invoice of each subscription, by subscription id. */
+    const latestBySubscription = (ids: ReadonlyArray<string>) =>
+      Effect.map(
+        invoices.latestOf(ids),
+        (found) => new Map(found.map((i) => [i.subscriptionId as string, i]))
+      )
+
+    /** A claim: up to `batch` due subscriptions, advanced to their attempts, in one transaction. */
+    const claim = (batch: number) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const now = yield* DateTime.now
+          const due = yield* store.claimDue(now, batch)
+          const latest = yield* latestBySubscription(due.map((s) => s.id))
+          const attempts = yield* settle(
+            due.map((s) => renewal(s, latest.get(s.id))),
+            now
+          )
+          return { claimed: due.length, attempts }
+        })
+      )
+
+    /**
+     * The transfers of `attempts`, their outcomes, and every step after them, in one transaction under
+     * the subscriptions' locks and their payers' (taken in one go where the wallet can). An attempt
+     * another worker resolved first is left alone. Returns the attempts the steps after them began, and
+     * the outcomes, counted by `chargeAll` once the transaction has committed.
+     */
+    const chargeBatch = (attempts: ReadonlyArray<Attempt>) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const now = yield* DateTime.now
+          const byId = new Map(attempts.map((a) => [a.subscriptionId, a]))
+          const subs = yield* store.lockMany([...byId.keys()])
+          const latest = yield* latestBySubscription(subs.map((s) => s.id))
+          const batch: Array<readonly [Renewal, Attempt, Invoice.Invoice]> = []
+          for (const sub of subs) {
+            const attempt = byId.get(sub.id)!
+            const invoice = latest.get(sub.id)
+            if (
+              invoice?.id === attempt.invoiceId &&
+              invoice.status === "CHARGING" &&
+              invoice.attemptCount === attempt.attemptCount
+            )
+              batch.push([renewal(sub, invoice, attempt.steps), attempt, invoice])
+          }
+          if (wallet.prepare !== undefined) yield* wallet.prepare(batch.map(([r]) => r.sub.customerId))
+          const outcomes: Array<Counters.RenewalOutcome> = []
+          for (const [r, attempt, invoice] of batch) outcomes.push(yield* charge(r, attempt, invoice, now))
+          const next = yield* settle(
+            batch.map(([r]) => r),
+            now
+          )
+          return { next, outcomes }
+        })
+      )
+
+    const chargeAll = (attempts: ReadonlyArray<Attempt>) =>
+      Effect.flatMap(chargeBatch(attempts), ({ next, outcomes }) =>
+        Effect.as(
+          Effect.forEach(outcomes, (o) => Counters.count(Counters.Renewals, o)),
+          next
+        )
+      )
+
+    /** One attempt's transfer and its outcome, into the batch; returns the outcome as counted. */
+    const charge = (r: Renewal, attempt: Attempt, invoice: Invoice.Invoice, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        const sub = r.sub
+        const merchant = yield* registeredMerchant(merchants, sub.merchantId)
+        const split = Fees.split(invoice.amount, merchant.feeBps)
+        const outcome = yield* wallet
+          .transfer({
+            id: Invoice.transferId(invoice),
+            environment: sub.environment,
+            payer: sub.customerId,
+            merchant: sub.merchantId,
+            amount: Laari(invoice.amount),
+            fee: split.fee,
+            memo: `${merchant.name}: ${sub.planName} (${invoice.periodKey})`,
+            // Begun in this run and still `CHARGING` under the lock: no transfer can have this id yet.
+            fresh: attempt.fresh
+          })
+          .pipe(
+            Effect.map((receipt) => Subscription.paid(receipt.id)),
+            Effect.catchTag("TransferRefused", (e) => Effect.succeed(Subscription.missed(e.reason)))
+          )
+        const change = Subscription.afterAttempt(sub, invoice, outcome, now)
+        if (Either.isLeft(change))
+          return yield* defect("an attempt ended on an invoice that was not charging")
+        yield* apply(r, change.right, now)
+        const after = change.right.invoice
+        // A notice on every missed attempt, the fourth included (its cancellation notice follows).
+        if (outcome._tag === "Missed" && after !== undefined && sub.status !== "CANCELLED")
+          yield* notify(
+            sub,
+            "payment_failed",
+            `${merchant.name} could not take ${display(invoice.amount)}`,
+            `The payment for ${sub.planName} could not be taken (${after.failureReason}).${after.nextRetryAt === null ? "" : ` We will try again at ${Calendar.formatMaldives(after.nextRetryAt)}.`}`,
+            {
+              subscription_id: sub.id,
+              invoice_id: invoice.id,
+              attempt_count: after.attemptCount,
+              failure_reason: after.failureReason,
+              amount: invoice.amount,
+              merchant_name: merchant.name,
+              plan_name: sub.planName
+            },
+            now
+          )
+        return renewalOutcome(outcome, after)
+      })
+
+    /** One claim and its attempts to the end (a late subscription may need several rounds). */
+    const round = (batch: number) =>
+      Effect.gen(function* () {
+        const { claimed, attempts } = yield* claim(batch)
+        let pending = attempts
+        while (pending.length > 0) pending = yield* chargeAll(pending)
+        return claimed
+      })
+
+    /**
+     * Claims due subscriptions in batches and renews them; returns how many it claimed. `concurrency`
+     * claims run side by side, each over its own batch.
+     */
+    const renewDue = (batch: number, concurrency: number) =>
+      Effect.map(
+        Effect.all(
+          Array.from({ length: concurrency }, () =>
+            Effect.gen(function* () {
+              let total = 0
+              for (;;) {
+                const claimed = yield* round(batch)
+                total += claimed
+                if (claimed < batch) return total
+              }
+            })
+          ),
+          { concurrency }
+        ),
+        (totals) => totals.reduce((a, b) => a + b, 0)
+      )
+
+    const runDue = Effect.fn("Billing.runDue")(
+      (batch: number = 100, concurrency: number = RenewalConcurrency) => renewDue(batch, concurrency)
+    )
+
+    const renewalJob: Work.Job = {
+      name: "renewals",
+      // Unnamed, unlike `runDue`: a span per poll would bury the traces.
+      runDue: renewDue(100, RenewalConcurrency),
+      nextDueAt: store.nextDueAt
+    }
+
+    return { runDue, renewalJob } as const
+  })
+}) {}

@@ -1,0 +1,479 @@
+/**
+ * The mandate service: every command loads, decides with a pure function of `Mandate`, and writes, in
+ * one transaction.
+ */
+import { DateTime, Effect, Either, Schema } from "effect"
+import * as Phone from "../kernel/Phone.js"
+import {
+  type ApprovalLimited,
+  Approvals,
+  type ApprovalRefused,
+  type ChallengeNotFound
+} from "../approvals/Approvals.js"
+import * as Calendar from "../kernel/Calendar.js"
+import { Crypto } from "../kernel/Crypto.js"
+import { InvalidRequest, type ServiceUnavailable } from "../kernel/Errors.js"
+import * as Outbox from "../kernel/Outbox.js"
+import * as MandateEvents from "./MandateEvents.js"
+import * as EventType from "../kernel/EventType.js"
+import * as Fees from "../kernel/Fees.js"
+import { type ChallengeId, type CustomerId, lookup, MandateId, type Tenant } from "../kernel/Ids.js"
+import * as Mandate from "./Mandate.js"
+import * as MandateNotices from "./MandateNotices.js"
+import { Laari } from "../kernel/Money.js"
+import { Notifications } from "../kernel/Notifications.js"
+import { ChargesStore, MandatesStore } from "./MandatesStore.js"
+import { Customers, Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
+import { DuplicateReference, Transactor } from "../kernel/Storage.js"
+import type { MandateFilter } from "./MandatesStore.js"
+import * as Counters from "./Counters.js"
+import { Wallet, type RefusalReason } from "../wallet/Wallet.js"
+import * as Work from "../kernel/Work.js"
+import * as Telemetry from "../kernel/Telemetry.js"
+
+export class MandateNotFound extends Schema.TaggedError<MandateNotFound>()("MandateNotFound", {
+  message: Schema.optionalWith(Schema.String, { default: () => "Mandate not found" })
+}) {}
+
+/** A refused charge (spec 7.1): moves no money, holds nothing, schedules nothing. */
+export class ChargeRefused extends Schema.TaggedError<ChargeRefused>()("ChargeRefused", {
+  code: Mandate.RefusalCode,
+  message: Schema.String
+}) {
+  static of(code: Mandate.RefusalCode): ChargeRefused {
+    return new ChargeRefused({ code, message: Mandate.refusalMessages[code] })
+  }
+}
+
+export class MandateNotRevocable extends Schema.TaggedError<MandateNotRevocable>()("MandateNotRevocable", {
+  message: Schema.optionalWith(Schema.String, { default: () => "Mandate cannot be revoked" })
+}) {}
+
+/** A live mandate before the merchant's live mandates are enabled; `merchantId` lets the answer say how. */
+export class MandatesNotEnabled extends Schema.TaggedError<MandatesNotEnabled>()("MandatesNotEnabled", {
+  message: Schema.optionalWith(Schema.String, {
+    default: () => "Mandates are not enabled for this merchant"
+  }),
+  merchantId: Schema.optional(Schema.String)
+}) {}
+
+export class MandateReferenceTaken extends Schema.TaggedError<MandateReferenceTaken>()(
+  "MandateReferenceTaken",
+  {
+    message: Schema.optionalWith(Schema.String, {
+      default: () => "A mandate with this reference already exists"
+    })
+  }
+) {}
+
+/** The customer's side: approving or declining a mandate that is not waiting for it. */
+export class MandateNotPending extends Schema.TaggedError<MandateNotPending>()("MandateNotPending", {
+  message: Schema.String
+}) {}
+
+export class CustomerNotFound extends Schema.TaggedError<CustomerNotFound>()("CustomerNotFound", {
+  message: Schema.optionalWith(Schema.String, {
+    default: () => "No wallet is registered to this phone number"
+  })
+}) {}
+
+export class MandateNotSuspendable extends Schema.TaggedError<MandateNotSuspendable>()(
+  "MandateNotSuspendable",
+  {
+    message: Schema.optionalWith(Schema.String, { default: () => "Only an active mandate can be suspended" })
+  }
+) {}
+
+export interface ChargeRequest {
+  readonly amount: number
+  readonly description?: string | undefined
+  readonly reference?: string | undefined
+}
+
+/** Wallet refusals as the spec's charge codes. */
+export const refusalCode = (reason: RefusalReason): Mandate.RefusalCode => {
+  switch (reason) {
+    case "insufficient-balance":
+      return "INSUFFICIENT_FUNDS"
+    case "wallet-limit":
+      return "WALLET_LIMIT_EXCEEDED"
+    case "wallet-frozen":
+    case "blocked-by-rules":
+    case "executor-error":
+      return "MANDATE_CHARGE_FAILED"
+  }
+}
+
+const notPending = (refusal: Mandate.TransitionRefusal) =>
+  new MandateNotPending({
+    message:
+      refusal === "setup-expired" ? "The approval link has expired" : "Mandate is not awaiting approval"
+  })
+
+export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
+  effect: Effect.gen(function* () {
+    const tx = yield* Transactor
+    const store = yield* MandatesStore
+    const charges = yield* ChargesStore
+    const merchants = yield* Merchants
+    const customers = yield* Customers
+    const wallet = yield* Wallet
+    const outbox = yield* Outbox.Outbox
+    const notifications = yield* Notifications
+    const approvals = yield* Approvals
+    const crypto = yield* Crypto
+
+    const merchantOf = (id: Tenant["merchantId"]) => registeredMerchant(merchants, id)
+    const record = Outbox.emitter(outbox, crypto.uuid)
+    const emit = (type: EventType.Type, m: Mandate.Mandate, object: Outbox.EventObject, now: DateTime.Utc) =>
+      record(type, m, object, now)
+
+    const notify = (
+      customerId: CustomerId | null,
+      m: Mandate.Mandate,
+      n: MandateNotices.Notice,
+      now: DateTime.Utc
+    ) =>
+      customerId === null
+        ? Effect.void
+        : Effect.flatMap(crypto.uuid, (id) =>
+            notifications.send({ id, customerId, environment: m.environment, createdAt: now, ...n })
+          )
+
+    const find = (tenant: Tenant, idOrReference: string, forUpdate = false) =>
+      Effect.flatMap(store.find(tenant, lookup(idOrReference), { forUpdate }), (m) =>
+        m === undefined ? Effect.fail(new MandateNotFound()) : Effect.succeed(m)
+      )
+
+    /** `POST /mandates`. A test-mode mandate approves itself, bound to the merchant's sandbox payer. */
+    const create = Effect.fn("Mandates.create")(function* (tenant: Tenant, terms: Mandate.Terms) {
+      const now = yield* DateTime.now
+      const problems = Mandate.validateTerms(terms, now)
+      if (problems.length > 0) return yield* InvalidRequest.of(problems)
+      const merchant = yield* merchantOf(tenant.merchantId)
+      if (tenant.environment === "live" && !merchant.features.mandatesLive)
+        return yield* new MandatesNotEnabled({ merchantId: tenant.merchantId })
+      const id = MandateId.make(yield* crypto.uuid)
+      const initiated = Mandate.initiate(
+        { id, merchantId: tenant.merchantId, environment: tenant.environment, terms },
+        now
+      )
+      const mandate =
+        tenant.environment === "test"
+          ? Either.getOrThrow(Mandate.approve(initiated, merchant.sandboxPayer, now))
+          : initiated
+      return yield* tx.withTransaction(
+        Effect.gen(function* () {
+          yield* store
+            .insert(mandate)
+            .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new MandateReferenceTaken())))
+          if (mandate.status === "ACTIVE")
+            yield* emit("mandate.activated", mandate, MandateEvents.mandateObject(mandate), now)
+          return mandate
+        })
+      )
+    }, Telemetry.withTenant)
+
+    const get = Effect.fn("Mandates.get")(
+      (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference),
+      Telemetry.withTenant
+    )
+
+    const list = Effect.fn("Mandates.list")(
+      (tenant: Tenant, filter: MandateFilter) => store.list(tenant, filter),
+      Telemetry.withTenant
+    )
+
+    /**
+     * `POST /mandates/{id}/charges`. One transaction: lock the mandate, authorize against the caps, move
+     * the money, record the charge and its events. A refusal commits only its `mandate.charge.failed`
+     * event (and the customer's notice when the wallet refused), then fails.
+     */
+    const charge = Effect.fn("Mandates.charge")(
+      function* (tenant: Tenant, idOrReference: string, request: ChargeRequest) {
+        const chargeId = yield* crypto.uuid
+        const outcome = yield* tx.withTransaction(
+          Effect.gen(function* () {
+            const now = yield* DateTime.now
+            const m = yield* find(tenant, idOrReference, true)
+            const reference = request.reference ?? m.reference
+            const description = request.description ?? m.title
+            const payer = m.customerId === null ? undefined : yield* wallet.payer(m.customerId)
+            const refuse = (code: Mandate.RefusalCode) =>
+              emit(
+                "mandate.charge.failed",
+                m,
+                MandateEvents.chargeFailedObject({
+                  mandate: m,
+                  amount: request.amount,
+                  reference,
+                  description,
+                  code,
+                  message: Mandate.refusalMessages[code],
+                  now
+                }),
+                now
+              ).pipe(Effect.as(Either.left(ChargeRefused.of(code))))
+
+            const decision = Mandate.authorizeCharge(
+              m,
+              request.amount,
+              now,
+              payer?.timeZone ?? Calendar.MaldivesZone
+            )
+            if (Either.isLeft(decision)) {
+              // Past `expiresAt`: record the expiry the sweep would have made.
+              if (decision.left === "MANDATE_EXPIRED" && m.status !== "EXPIRED")
+                yield* store.update(Mandate.expire(m, now))
+              return yield* refuse(decision.left)
+            }
+            const customerId = m.customerId!
+            if (payer === undefined) return yield* refuse("MANDATE_CHARGE_FAILED")
+            const merchant = yield* merchantOf(m.merchantId)
+            const amount = Laari(request.amount)
+            const split = Fees.split(amount, merchant.feeBps)
+            const transfer = yield* wallet
+              .transfer({
+                id: `mandate-charge:${chargeId}`,
+                fresh: true,
+                environment: m.environment,
+                payer: customerId,
+                merchant: m.merchantId,
+                amount,
+                fee: split.fee,
+                memo: `${merchant.name}: ${description}`
+              })
+              .pipe(
+                Effect.map(Either.right),
+                Effect.catchTag("TransferRefused", (refused) => Effect.succeed(Either.left(refused)))
+              )
+            if (Either.isLeft(transfer)) {
+              const code = refusalCode(transfer.left.reason)
+              yield* notify(
+                customerId,
+                m,
+                MandateNotices.chargeRefused(merchant.name, m, { amount, description, code }),
+                now
+              )
+              return yield* refuse(code)
+            }
+            const auth = Either.getOrThrow(decision)
+            const charge: Mandate.Charge = {
+              id: chargeId,
+              mandateId: m.id,
+              merchantId: m.merchantId,
+              environment: m.environment,
+              customerId,
+              amount,
+              description,
+              reference,
+              fee: transfer.right.fee,
+              netAmount: transfer.right.netAmount,
+              amountRefunded: 0,
+              periodKey: auth.periodKey,
+              periodCharged: auth.periodCharged,
+              createdAt: now
+            }
+            yield* charges.insert(charge)
+            yield* store.update(Mandate.recordCharge(m, auth))
+            yield* emit("mandate.charge.succeeded", m, MandateEvents.chargeObject(charge), now)
+            yield* notify(customerId, m, MandateNotices.charged(merchant.name, m, charge), now)
+            return Either.right(charge)
+          })
+        )
+        // Counted once committed: a rolled-back charge neither happened nor was refused.
+        yield* Counters.count(
+          Counters.MandateCharges,
+          Either.isRight(outcome) ? "succeeded" : outcome.left.code
+        )
+        return yield* outcome
+      },
+      // A mandate not found fails the transaction rather than refusing inside it; it is a refusal all the same.
+      Effect.tapError((e) =>
+        e._tag === "MandateNotFound"
+          ? Counters.count(Counters.MandateCharges, "MANDATE_NOT_FOUND")
+          : Effect.void
+      ),
+      Telemetry.withTenant
+    )
+
+    /** Revocation by the merchant, the customer or the service: immediate and irreversible. */
+    const revokeMandate = (m: Mandate.Mandate, by: Mandate.RevokedBy, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        const revoked = yield* Either.match(Mandate.revoke(m, by, now), {
+          onLeft: () => Effect.fail(new MandateNotRevocable()),
+          onRight: Effect.succeed
+        })
+        yield* store.update(revoked)
+        yield* emit("mandate.revoked", revoked, MandateEvents.mandateObject(revoked), now)
+        yield* notify(revoked.customerId, revoked, MandateNotices.revoked(revoked, by), now)
+        return revoked
+      })
+
+    const revoke = Effect.fn("Mandates.revoke")(
+      function* (tenant: Tenant, idOrReference: string, by: Mandate.RevokedBy = "MERCHANT") {
+        const m = yield* find(tenant, idOrReference, true)
+        return yield* revokeMandate(m, by, yield* DateTime.now)
+      },
+      tx.withTransaction,
+      Telemetry.withTenant
+    )
+
+    /** The customer ends a mandate from the wallet app: no second factor. */
+    const revokeAsCustomer = Effect.fn("Mandates.revokeAsCustomer")(function* (
+      customerId: CustomerId,
+      mandateId: string
+    ) {
+      const m = yield* store.lockById(mandateId)
+      if (m === undefined || m.customerId !== customerId) return yield* new MandateNotFound()
+      return yield* revokeMandate(m, "CUSTOMER", yield* DateTime.now)
+    }, tx.withTransaction)
+
+    /** Operations hold a mandate during a dispute (by id: operators act across merchants). */
+    const suspend = Effect.fn("Mandates.suspend")(function* (mandateId: string) {
+      const m = yield* store.lockById(mandateId)
+      if (m === undefined) return yield* new MandateNotFound()
+      const suspended = yield* Either.match(Mandate.suspend(m), {
+        onLeft: () => Effect.fail(new MandateNotSuspendable()),
+        onRight: Effect.succeed
+      })
+      yield* store.update(suspended)
+      return suspended
+    }, tx.withTransaction)
+
+    /** A mandate as the customer's approval page shows it, before any code is asked for. */
+    const forApproval = Effect.fn("Mandates.forApproval")(function* (mandateId: string) {
+      const m = yield* tx.withTransaction(store.lockById(mandateId))
+      if (m === undefined) return yield* new MandateNotFound()
+      return m
+    })
+
+    const pending = (mandateId: string, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        const m = yield* store.lockById(mandateId)
+        if (m === undefined) return yield* new MandateNotFound()
+        if (m.status !== "INITIATED") return yield* notPending("not-pending")
+        if (DateTime.greaterThanOrEqualTo(now, m.setupExpiresAt)) return yield* notPending("setup-expired")
+        return m
+      })
+
+    /** Step one of approval: send a one-time code to the wallet registered to `phone`. */
+    const requestApproval = Effect.fn("Mandates.requestApproval")(function* (
+      mandateId: string,
+      phone: string
+    ) {
+      const now = yield* DateTime.now
+      const m = yield* pending(mandateId, now)
+      const customer = yield* customers.findByPhone(m.environment, Phone.lookupKey(phone))
+      if (customer === undefined) return yield* new CustomerNotFound()
+      const merchant = yield* merchantOf(m.merchantId)
+      return yield* approvals.issue(
+        { kind: "mandate", id: m.id },
+        customer,
+        `the mandate "${m.title}" for ${merchant.name}`
+      )
+    }, tx.withTransaction)
+
+    /** Step two: the customer's answer, approving or declining with the code. */
+    const answer = (
+      mandateId: string,
+      challengeId: ChallengeId,
+      code: string,
+      decision: "approve" | "decline"
+    ) =>
+      Effect.gen(function* () {
+        const outcome = yield* tx.withTransaction(
+          Effect.gen(function* () {
+            const now = yield* DateTime.now
+            const m = yield* pending(mandateId, now)
+            const verified = yield* approvals.verify({ kind: "mandate", id: m.id }, challengeId, code)
+            if (Either.isLeft(verified)) return Either.left(verified.left)
+            const customerId = verified.right.customerId
+            const next = yield* Either.match(
+              decision === "approve" ? Mandate.approve(m, customerId, now) : Mandate.decline(m, now),
+              { onLeft: (r) => Effect.fail(notPending(r)), onRight: Effect.succeed }
+            )
+            yield* store.update(next)
+            if (next.status === "ACTIVE") {
+              yield* emit("mandate.activated", next, MandateEvents.mandateObject(next), now)
+              const merchant = yield* merchantOf(m.merchantId)
+              yield* notify(customerId, next, MandateNotices.approved(merchant.name, next), now)
+            } else yield* emit("mandate.declined", next, MandateEvents.mandateObject(next), now)
+            return Either.right(next)
+          })
+        )
+        return yield* outcome
+      })
+
+    const approve = Effect.fn("Mandates.approve")(
+      (mandateId: string, challengeId: ChallengeId, code: string) =>
+        answer(mandateId, challengeId, code, "approve")
+    )
+    const decline = Effect.fn("Mandates.decline")(
+      (mandateId: string, challengeId: ChallengeId, code: string) =>
+        answer(mandateId, challengeId, code, "decline")
+    )
+
+    /** Expires lapsed approval links and mandates past `expiresAt`; returns how many it expired. */
+    const expireDue = (batch: number) =>
+      Work.inBatches(
+        batch,
+        tx.withTransaction(
+          Effect.gen(function* () {
+            const now = yield* DateTime.now
+            const due = yield* store.claimExpiring(now, batch)
+            yield* Effect.forEach(due, (m) => store.update(Mandate.expire(m, now)), { discard: true })
+            return due.length
+          })
+        )
+      )
+
+    const sweep = Effect.fn("Mandates.sweep")((batch: number = 100) => expireDue(batch))
+
+    const listForCustomer = Effect.fn("Mandates.listForCustomer")((customerId: CustomerId) =>
+      store.listByCustomer(customerId)
+    )
+
+    /** Expiry as background work, for workers and the manual clock. */
+    const expiryJob: Work.Job = {
+      name: "mandate-expiry",
+      // Unnamed, unlike `sweep`: a span per poll would bury the traces.
+      runDue: expireDue(100),
+      nextDueAt: store.nextExpiryAt
+    }
+
+    return {
+      create,
+      get,
+      list,
+      charge,
+      revoke,
+      revokeAsCustomer,
+      suspend,
+      forApproval,
+      requestApproval,
+      approve,
+      decline,
+      sweep,
+      expiryJob,
+      listForCustomer
+    } as const
+  })
+}) {}
+
+/** Every error a mandate command can end with, for exhaustive mapping at the edges. */
+export type MandateError =
+  | MandateNotFound
+  | ChargeRefused
+  | MandateNotRevocable
+  | MandatesNotEnabled
+  | MandateReferenceTaken
+  | MandateNotPending
+  | CustomerNotFound
+  | MandateNotSuspendable
+  | ChallengeNotFound
+  | ApprovalRefused
+  | ApprovalLimited
+  | InvalidRequest
+  | ServiceUnavailable
+  | DuplicateReference

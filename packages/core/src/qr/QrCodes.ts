@@ -1,0 +1,276 @@
+/**
+ * The QR code service: create, read, list and deactivate a merchant's codes, and pay a scanned code.
+ */
+import { DateTime, Effect, Either, Schema } from "effect"
+import { Crypto } from "../kernel/Crypto.js"
+import { InvalidRequest } from "../kernel/Errors.js"
+import * as Outbox from "../kernel/Outbox.js"
+import * as QrEvents from "./QrEvents.js"
+import * as Fees from "../kernel/Fees.js"
+import { type CustomerId, type Environment, lookup, type Tenant } from "../kernel/Ids.js"
+import { display, Laari } from "../kernel/Money.js"
+import { Notifications } from "../kernel/Notifications.js"
+import * as QrCode from "./QrCode.js"
+import { QrImages } from "./QrImages.js"
+import * as QrScheme from "./QrScheme.js"
+import { Merchants, registeredMerchant, Outlets } from "../directory/MerchantsStore.js"
+import { QrCodesStore, QrPaymentsStore, type QrCodeFilter } from "./QrStore.js"
+import { Transactor } from "../kernel/Storage.js"
+import { Wallet } from "../wallet/Wallet.js"
+import * as Telemetry from "../kernel/Telemetry.js"
+
+export class QrCodeNotFound extends Schema.TaggedError<QrCodeNotFound>()("QrCodeNotFound", {
+  message: Schema.optionalWith(Schema.String, { default: () => "QR code not found" })
+}) {}
+
+export class OutletNotFound extends Schema.TaggedError<OutletNotFound>()("OutletNotFound", {
+  message: Schema.optionalWith(Schema.String, { default: () => "Outlet not found" })
+}) {}
+
+export class QrReferenceTaken extends Schema.TaggedError<QrReferenceTaken>()("QrReferenceTaken", {
+  message: Schema.optionalWith(Schema.String, {
+    default: () => "A QR code with this reference already exists"
+  })
+}) {}
+
+/** `400` (spec 7.3): deactivating a code that is already inactive. */
+export class QrCodeAlreadyInactive extends Schema.TaggedError<QrCodeAlreadyInactive>()(
+  "QrCodeAlreadyInactive",
+  {
+    message: Schema.optionalWith(Schema.String, { default: () => "QR code is already inactive" })
+  }
+) {}
+
+/** A scanned payload that does not parse or fails its CRC (`422`). */
+export class QrPayloadInvalid extends Schema.TaggedError<QrPayloadInvalid>()("QrPayloadInvalid", {
+  message: Schema.String
+}) {}
+
+/** A code that exists but cannot be paid now: inactive or expired (`409`), wrong amount (`422`). */
+export class QrPaymentRefused extends Schema.TaggedError<QrPaymentRefused>()("QrPaymentRefused", {
+  reason: Schema.Literal(
+    "payload-mismatch",
+    "inactive",
+    "expired",
+    "already-paid",
+    "amount-mismatch",
+    "amount-required"
+  ),
+  message: Schema.String
+}) {}
+
+/** The customer's wallet refused the payment. */
+export class QrPaymentDeclined extends Schema.TaggedError<QrPaymentDeclined>()("QrPaymentDeclined", {
+  reason: Schema.Literal(
+    "insufficient-balance",
+    "wallet-limit",
+    "wallet-frozen",
+    "blocked-by-rules",
+    "executor-error"
+  ),
+  message: Schema.String
+}) {}
+
+const declinedMessages: Record<QrPaymentDeclined["reason"], string> = {
+  "insufficient-balance": "Insufficient funds",
+  "wallet-limit": "The payment was blocked by a wallet limit",
+  "wallet-frozen": "The payment could not be taken",
+  "blocked-by-rules": "The payment could not be taken",
+  "executor-error": "The payment could not be taken"
+}
+
+export interface PayRequest {
+  readonly environment: Environment
+  readonly customerId: CustomerId
+  /** The scanned QR content. */
+  readonly payload: string
+  /** What the customer typed; required for a static code, optional (and then exact) for a dynamic one. */
+  readonly amount: number | null
+}
+
+export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
+  effect: Effect.gen(function* () {
+    const tx = yield* Transactor
+    const store = yield* QrCodesStore
+    const payments = yield* QrPaymentsStore
+    const outlets = yield* Outlets
+    const merchants = yield* Merchants
+    const images = yield* QrImages
+    const wallet = yield* Wallet
+    const outbox = yield* Outbox.Outbox
+    const notifications = yield* Notifications
+    const crypto = yield* Crypto
+    const emit = Outbox.emitter(outbox, crypto.uuid)
+
+    const find = (tenant: Tenant, idOrReference: string, forUpdate = false) =>
+      Effect.flatMap(store.find(tenant, lookup(idOrReference), { forUpdate }), (c) =>
+        c === undefined ? Effect.fail(new QrCodeNotFound()) : Effect.succeed(c)
+      )
+
+    /** `POST /qr-codes`: a static code is rendered and stored in the same transaction. */
+    const create = Effect.fn("QrCodes.create")(function* (tenant: Tenant, request: QrCode.Request) {
+      const problems = QrCode.validate(request)
+      if (problems.length > 0) return yield* InvalidRequest.of(problems)
+      const outlet = yield* outlets.find(tenant.merchantId, request.outletId)
+      if (outlet === undefined) return yield* new OutletNotFound()
+      const merchant = yield* registeredMerchant(merchants, tenant.merchantId)
+      const now = yield* DateTime.now
+      const qrid = QrScheme.makeQrid(yield* crypto.bytes(QrScheme.QridBytes))
+      const payload = yield* QrScheme.build({
+        type: request.type,
+        qrid,
+        merchant: { id: merchant.id, name: merchant.name, city: merchant.city, mcc: merchant.mcc },
+        outletId: outlet.id,
+        outletLabel: outlet.name,
+        ...(request.type === "DYNAMIC" && request.amount !== null ? { amount: request.amount } : {})
+      }).pipe(Effect.orDie)
+      const code = QrCode.make(
+        {
+          id: yield* crypto.uuid,
+          merchantId: tenant.merchantId,
+          environment: tenant.environment,
+          request,
+          outletName: outlet.name,
+          qrid,
+          payload
+        },
+        now
+      )
+      return yield* tx.withTransaction(
+        Effect.gen(function* () {
+          yield* store
+            .insert(code)
+            .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new QrReferenceTaken())))
+          if (code.type === "STATIC") yield* store.saveImage(code, yield* images.renderPng(code.payload))
+          return code
+        })
+      )
+    }, Telemetry.withTenant)
+
+    const get = Effect.fn("QrCodes.get")(
+      (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference),
+      Telemetry.withTenant
+    )
+
+    const list = Effect.fn("QrCodes.list")(
+      (tenant: Tenant, filter: QrCodeFilter) => store.list(tenant, filter),
+      Telemetry.withTenant
+    )
+
+    /** Kept, `INACTIVE`; a customer who scans it is told it is no longer active. */
+    const deactivate = Effect.fn("QrCodes.deactivate")(
+      function* (tenant: Tenant, idOrReference: string) {
+        const code = yield* find(tenant, idOrReference, true)
+        const next = yield* Either.match(QrCode.deactivate(code, yield* DateTime.now), {
+          onLeft: () => Effect.fail(new QrCodeAlreadyInactive()),
+          onRight: Effect.succeed
+        })
+        yield* store.update(next)
+        return next
+      },
+      tx.withTransaction,
+      Telemetry.withTenant
+    )
+
+    /** A dynamic code is paid once; the caller holds the code's lock, so two payments cannot both pass. */
+    const alreadyPaid = (code: QrCode.QrCode) =>
+      code.type === "DYNAMIC"
+        ? Effect.map(payments.listByCode(code.id), (list) => list.length > 0)
+        : Effect.succeed(false)
+
+    /** The PNG of a static code. */
+    const image = Effect.fn("QrCodes.image")((id: string) => store.image(id))
+
+    /**
+     * A customer pays a scanned code: verify the payload, find the code by `qrid`, check it may be paid,
+     * move the money payer -> merchant, record the payment with its `qrid`, notify, emit the event.
+     */
+    const pay = Effect.fn("QrCodes.pay")(function* (request: PayRequest) {
+      const parsed = yield* Either.match(QrScheme.parse(request.payload), {
+        onLeft: (e) =>
+          e._tag === "ForeignScheme"
+            ? Effect.fail(new QrCodeNotFound({ message: "This QR code is not one of ours" }))
+            : Effect.fail(new QrPayloadInvalid({ message: `The QR payload is not valid: ${e.message}` })),
+        onRight: Effect.succeed
+      })
+      return yield* tx.withTransaction(
+        Effect.gen(function* () {
+          const now = yield* DateTime.now
+          const code = yield* store.lockByQrid(request.environment, parsed.qrid)
+          if (code === undefined) return yield* new QrCodeNotFound()
+          const amount = yield* Either.match(
+            QrCode.authorizePayment(code, request.payload, request.amount, now, yield* alreadyPaid(code)),
+            {
+              onLeft: (reason) =>
+                Effect.fail(new QrPaymentRefused({ reason, message: QrCode.paymentMessages[reason] })),
+              onRight: Effect.succeed
+            }
+          )
+          const merchant = yield* registeredMerchant(merchants, code.merchantId)
+          const split = Fees.split(amount, merchant.feeBps)
+          const id = yield* crypto.uuid
+          const receipt = yield* wallet
+            .transfer({
+              id: `qr-payment:${id}`,
+              environment: code.environment,
+              payer: request.customerId,
+              merchant: code.merchantId,
+              amount: Laari(amount),
+              fee: split.fee,
+              memo: `${merchant.name}: ${code.title}`
+            })
+            .pipe(
+              Effect.catchTag("TransferRefused", (e) =>
+                Effect.fail(new QrPaymentDeclined({ reason: e.reason, message: declinedMessages[e.reason] }))
+              )
+            )
+          const payment: QrCode.Payment = {
+            id,
+            qrCodeId: code.id,
+            qrid: code.qrid,
+            merchantId: code.merchantId,
+            environment: code.environment,
+            outletId: code.outletId,
+            customerId: request.customerId,
+            amount,
+            fee: receipt.fee,
+            netAmount: receipt.netAmount,
+            amountRefunded: 0,
+            reference: code.reference,
+            createdAt: now
+          }
+          yield* payments.insert(payment)
+          yield* emit("qr_code.payment.succeeded", code, QrEvents.qrPaymentObject(payment), now)
+          yield* notifications.send({
+            id: yield* crypto.uuid,
+            customerId: request.customerId,
+            environment: code.environment,
+            kind: "payment",
+            title: `Paid ${display(amount)} to ${merchant.name}`,
+            body: `You paid ${display(amount)} to ${merchant.name} (${code.title}) by QR code.`,
+            data: {
+              qr_code_id: code.id,
+              qrid: code.qrid,
+              payment_id: payment.id,
+              amount,
+              merchant_name: merchant.name
+            },
+            createdAt: now
+          })
+          return payment
+        })
+      )
+    })
+
+    return { create, get, list, deactivate, image, pay } as const
+  })
+}) {}
+
+export type QrCodeError =
+  | QrCodeNotFound
+  | OutletNotFound
+  | QrReferenceTaken
+  | QrCodeAlreadyInactive
+  | QrPayloadInvalid
+  | QrPaymentRefused
+  | QrPaymentDeclined

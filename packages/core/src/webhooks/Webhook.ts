@@ -1,0 +1,175 @@
+/**
+ * Webhook endpoints and their deliveries (spec 6, DESIGN section 7): the model, the field rules, the
+ * retry schedule and the decisions taken after each attempt. Sending, signing and storage are the
+ * server's; what is decided here is pure.
+ */
+import { DateTime, Duration, Schema } from "effect"
+import type { Environment, MerchantId } from "../kernel/Ids.js"
+import { Type, Types } from "../kernel/EventType.js"
+
+export const EndpointStatus = Schema.Literal("ENABLED", "DISABLED")
+export type EndpointStatus = typeof EndpointStatus.Type
+
+/** One entry of the delivery log per attempt: `PENDING` until it has been made. */
+export const AttemptStatus = Schema.Literal("PENDING", "SUCCEEDED", "FAILED")
+export type AttemptStatus = typeof AttemptStatus.Type
+
+/** Every event type, as one entry of `enabled_events`. */
+export const Wildcard = "*"
+
+/** `enabled_events`: event types of spec 6 without repeats, or `["*"]` for all of them. */
+export const EnabledEvents = Schema.Array(Schema.Union(Type, Schema.Literal(Wildcard)))
+  .pipe(
+    Schema.minItems(1, { message: () => 'must list at least one event type, or "*"' }),
+    Schema.maxItems(Types.length, { message: () => `must list at most ${Types.length} event types` }),
+    Schema.filter((events) => new Set(events).size === events.length || "must not repeat an event type"),
+    Schema.filter(
+      (events) => !events.includes(Wildcard) || events.length === 1 || '"*" must be the only entry'
+    )
+  )
+  .annotations({
+    identifier: "EnabledEvents",
+    description: `Event types to receive, or \`["*"]\` for all of them: ${Types.map((t) => `\`${t}\``).join(", ")}`
+  })
+export type EnabledEvents = typeof EnabledEvents.Type
+
+/** Whether an endpoint listening for `enabled` receives events of `type`. */
+export const subscribes = (enabled: ReadonlyArray<string>, type: Type): boolean =>
+  enabled.includes(Wildcard) || enabled.includes(type)
+
+export interface Endpoint {
+  readonly id: string
+  readonly merchantId: MerchantId
+  readonly environment: Environment
+  readonly url: string
+  readonly enabledEvents: ReadonlyArray<string>
+  readonly description: string | null
+  readonly status: EndpointStatus
+  /** Why a `DISABLED` endpoint is disabled: by the merchant, or by the service after failing. */
+  readonly statusReason: string | null
+  /** Since when every attempt has failed; `null` after a success. */
+  readonly failingSince: DateTime.Utc | null
+  readonly createdAt: DateTime.Utc
+}
+
+/** The secrets an endpoint signs with: the current one, and the one it replaced until it expires. */
+export interface Secrets {
+  readonly secret: string
+  readonly previousSecret: string | null
+  readonly previousSecretExpiresAt: DateTime.Utc | null
+}
+
+/** The secrets to sign an attempt at `now` with: the current first, then a previous one not yet expired. */
+export const signingSecrets = (s: Secrets, now: DateTime.Utc): ReadonlyArray<string> =>
+  s.previousSecret !== null &&
+  s.previousSecretExpiresAt !== null &&
+  DateTime.lessThan(now, s.previousSecretExpiresAt)
+    ? [s.secret, s.previousSecret]
+    : [s.secret]
+
+/** How long the previous secret keeps signing after a rotation, unless the merchant says otherwise. */
+export const DefaultRotationOverlap = Duration.hours(24)
+/** The longest overlap a rotation may ask for. */
+export const MaxRotationOverlapSeconds = 7 * 24 * 60 * 60
+
+// ---------------------------------------------------------------------------------------------------------
+// Attempts.
+
+/** A `2xx` within this is success; anything slower is a failed attempt. */
+export const AttemptTimeout = Duration.seconds(10)
+/** How much of a response body the log keeps. */
+export const LoggedBodyBytes = 1024
+
+/**
+ * The wait before each retry, after the attempt it follows: the first attempt runs at once, then these
+ * nine, about three days in all (75 h 35 min 5 s). The schedule lives here and nowhere else.
+ */
+export const RetryDelays: ReadonlyArray<Duration.Duration> = [
+  Duration.seconds(5),
+  Duration.minutes(5),
+  Duration.minutes(30),
+  Duration.hours(2),
+  Duration.hours(5),
+  Duration.hours(10),
+  Duration.hours(14),
+  Duration.hours(20),
+  Duration.hours(24)
+]
+
+/** Attempts of one automatic delivery, the first included. */
+export const MaxAttempts = RetryDelays.length + 1
+
+/**
+ * When the attempt after `attempt` (1-based) runs if this one, made `at`, fails; `null` after the last
+ * one, and for a resend, which the merchant asked for once.
+ */
+export const nextRetryAt = (attempt: number, at: DateTime.Utc, resend: boolean): DateTime.Utc | null => {
+  if (resend || attempt < 1 || attempt >= MaxAttempts) return null
+  return DateTime.addDuration(at, RetryDelays[attempt - 1]!)
+}
+
+/** An endpoint whose every attempt has failed for this long is disabled. */
+export const DisableAfter = Duration.days(3)
+
+export interface Outcome {
+  readonly succeeded: boolean
+  /** What the log says about a failure: `HTTP 500`, `timed out after 10 s`, `connection refused`. */
+  readonly summary: string
+}
+
+/** What an attempt's outcome does to its endpoint. */
+export interface EndpointChange {
+  readonly failingSince: DateTime.Utc | null
+  /** Set when the endpoint is to be disabled now, with the reason it shows. */
+  readonly disable: string | null
+}
+
+/**
+ * A success clears the failing streak; a failure starts one, or continues it and disables the endpoint
+ * once it has lasted `DisableAfter`.
+ */
+export const afterAttempt = (
+  failingSince: DateTime.Utc | null,
+  outcome: Outcome,
+  at: DateTime.Utc
+): EndpointChange => {
+  if (outcome.succeeded) return { failingSince: null, disable: null }
+  const since = failingSince ?? at
+  const expired = DateTime.greaterThanOrEqualTo(at, DateTime.addDuration(since, DisableAfter))
+  return {
+    failingSince: since,
+    disable: expired
+      ? `Disabled by laari: every delivery failed for 3 days (since ${DateTime.formatIso(since)}); last: ${outcome.summary}`
+      : null
+  }
+}
+
+export const DisabledByMerchant = "Disabled by the merchant"
+
+/**
+ * Endpoints a merchant may have in one environment, deleted ones not counted. Every endpoint multiplies
+ * each event into one more attempt, so the bound keeps one merchant's share of the delivery work bounded.
+ */
+export const MaxEndpoints = 16
+
+// ---------------------------------------------------------------------------------------------------------
+// Errors.
+
+export class WebhookEndpointNotFound extends Schema.TaggedError<WebhookEndpointNotFound>()(
+  "WebhookEndpointNotFound",
+  { message: Schema.optionalWith(Schema.String, { default: () => "Webhook endpoint not found" }) }
+) {}
+
+export class EventNotFound extends Schema.TaggedError<EventNotFound>()("EventNotFound", {
+  message: Schema.optionalWith(Schema.String, { default: () => "Event not found" })
+}) {}
+
+export class EndpointLimitReached extends Schema.TaggedError<EndpointLimitReached>()(
+  "WebhookEndpointLimitReached",
+  {
+    message: Schema.optionalWith(Schema.String, {
+      default: () =>
+        `A merchant can have at most ${MaxEndpoints} webhook endpoints in each environment; delete one before registering another`
+    })
+  }
+) {}

@@ -1,0 +1,103 @@
+/**
+ * The webhook endpoints service: a merchant's endpoints registered (the secret shown once, at most
+ * `Webhook.MaxEndpoints` in each environment), read, changed, deleted, and their secrets rotated. Secrets
+ * go through the host's `SecretSealer`, which each call that handles one asks for, so a host provides it
+ * where it has the key. The host checks URLs before (`WebhookEndpoint`: its network's rules).
+ */
+import { DateTime, Duration, Effect, Encoding } from "effect"
+import { Crypto } from "../kernel/Crypto.js"
+import type { Tenant } from "../kernel/Ids.js"
+import * as Webhook from "./Webhook.js"
+import * as WebhookEndpoint from "./WebhookEndpoint.js"
+
+export interface CreateRequest {
+  readonly url: string
+  readonly enabledEvents: ReadonlyArray<string>
+  readonly description: string | null
+}
+
+export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("laari/WebhookEndpoints", {
+  effect: Effect.gen(function* () {
+    const store = yield* WebhookEndpoint.WebhookEndpointsStore
+    const crypto = yield* Crypto
+    const newSecret = Effect.map(
+      crypto.bytes(WebhookEndpoint.SecretBytes),
+      (bytes) => `${WebhookEndpoint.SecretPrefix}${Encoding.encodeBase64(bytes)}`
+    )
+    const found = <A>(a: A | undefined) =>
+      a === undefined ? Effect.fail(new Webhook.WebhookEndpointNotFound()) : Effect.succeed(a)
+
+    /** A new endpoint and its secret, which is shown this once; refused past `Webhook.MaxEndpoints`. */
+    const create = Effect.fn("WebhookEndpoints.create")(function* (tenant: Tenant, request: CreateRequest) {
+      const sealer = yield* WebhookEndpoint.SecretSealer
+      const id = yield* crypto.uuid
+      const secret = yield* newSecret
+      const endpoint = yield* store.create(
+        tenant,
+        { id, ...request, secret: yield* sealer.seal(id, secret) },
+        yield* DateTime.now,
+        Webhook.MaxEndpoints
+      )
+      if (endpoint === undefined) return yield* new Webhook.EndpointLimitReached()
+      return { endpoint, secret }
+    })
+
+    const get = Effect.fn("WebhookEndpoints.get")(function* (owner: WebhookEndpoint.Owner, id: string) {
+      return yield* found(yield* store.find(owner, id))
+    })
+
+    const update = Effect.fn("WebhookEndpoints.update")(function* (
+      owner: WebhookEndpoint.Owner,
+      id: string,
+      changes: WebhookEndpoint.EndpointChanges
+    ) {
+      return yield* found(yield* store.update(owner, id, changes))
+    })
+
+    /** Deletes the endpoint; the endpoint as it was. */
+    const remove = Effect.fn("WebhookEndpoints.remove")(function* (owner: WebhookEndpoint.Owner, id: string) {
+      return yield* found(yield* store.remove(owner, id, yield* DateTime.now))
+    })
+
+    /** A new secret; the previous one keeps signing for `overlap` (24 h by default). */
+    const rotate = Effect.fn("WebhookEndpoints.rotate")(function* (
+      owner: WebhookEndpoint.Owner,
+      id: string,
+      overlap: Duration.Duration = Webhook.DefaultRotationOverlap
+    ) {
+      const sealer = yield* WebhookEndpoint.SecretSealer
+      const expires = DateTime.addDuration(yield* DateTime.now, overlap)
+      const secret = yield* newSecret
+      const rotated = yield* store.rotate(owner, id, yield* sealer.seal(id, secret), expires)
+      yield* found(rotated || undefined)
+      return { secret, previousSecretExpiresAt: expires }
+    })
+
+    /** The endpoint's secrets, opened (for signing, or putting one back in a replayed response). */
+    const secrets = Effect.fn("WebhookEndpoints.secrets")(function* (
+      owner: WebhookEndpoint.Owner,
+      id: string
+    ) {
+      const sealer = yield* WebhookEndpoint.SecretSealer
+      const sealed = yield* store.sealedSecrets(owner, id)
+      if (sealed === undefined) return undefined
+      return {
+        secret: yield* sealer.open(id, sealed.secret),
+        previousSecret: sealed.previousSecret === null ? null : yield* sealer.open(id, sealed.previousSecret),
+        previousSecretExpiresAt: sealed.previousSecretExpiresAt
+      } satisfies Webhook.Secrets
+    })
+
+    return {
+      create,
+      /** Newest first, deleted ones left out. */
+      list: (owner: WebhookEndpoint.Owner, page: { readonly limit: number; readonly offset: number }) =>
+        store.list(owner, page),
+      get,
+      update,
+      remove,
+      rotate,
+      secrets
+    }
+  })
+}) {}

@@ -1,0 +1,53 @@
+/**
+ * The server's clock: the system clock, or with `LAARI_CLOCK=manual` a clock that moves only when an
+ * operator advances it, running every piece of work that became due on the way (DESIGN section 5).
+ * The manual clock's time is kept in the database after every advance, so a restart goes on from it
+ * (events stay in order, pending retries keep their due times); a new database starts it at wall time.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { type Errors, Work } from "@laari/core"
+import { Context, DateTime, Effect, Layer } from "effect"
+import { ServerConfigTag } from "../Platform/Config.js"
+import * as Repository from "../Sql/Repository.js"
+
+export interface ClockworkService {
+  readonly mode: "system" | "manual"
+  /** Present in manual mode. */
+  readonly manual: Work.ManualClock | undefined
+  /** Moves a manual clock to `target` and runs all due work; `undefined` in system mode. */
+  readonly advanceTo: (target: DateTime.Utc) => Effect.Effect<number, Errors.ServiceUnavailable> | undefined
+}
+
+export class Clockwork extends Context.Tag("laari/server/Clockwork")<Clockwork, ClockworkService>() {}
+
+/** Installs the configured clock as every fiber's clock, and offers advancing it. */
+export const layer = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const config = yield* ServerConfigTag
+    if (config.clock === "system")
+      return Layer.succeed(Clockwork, { mode: "system", manual: undefined, advanceTo: () => undefined })
+    const sql = yield* SqlClient.SqlClient
+    const saved = yield* sql<{ readonly now_ms: number | string }>`SELECT now_ms FROM manual_clock`.pipe(
+      Effect.orDie
+    )
+    const manual = Work.makeManualClock(saved[0] === undefined ? Date.now() : Number(saved[0].now_ms))
+    // The clock never goes back, here or in the database.
+    const save = Repository.guard(
+      Effect.suspend(
+        () => sql`INSERT INTO manual_clock (id, now_ms) VALUES (true, ${manual.now()})
+          ON CONFLICT (id) DO UPDATE SET now_ms = GREATEST(manual_clock.now_ms, EXCLUDED.now_ms)`
+      )
+    )
+    yield* Effect.orDie(save)
+    const service = Layer.effect(
+      Clockwork,
+      Effect.map(Work.Jobs, (jobs) => ({
+        mode: "manual" as const,
+        manual,
+        advanceTo: (target: DateTime.Utc) =>
+          Work.advanceTo(manual, jobs, target).pipe(Effect.ensuring(Effect.ignore(save)))
+      }))
+    )
+    return Layer.merge(service, Layer.setClock(manual.clock))
+  })
+)

@@ -1,0 +1,196 @@
+/**
+ * The server's Prometheus metrics, in a registry of its own (several servers in one process, as in the
+ * tests, each have theirs): the request histogram the HTTP middleware feeds, and collectors that read
+ * the rest at scrape time: core's and the deliveries' Effect counters, the work each background job has
+ * due (one count each, bounded by a statement timeout), the database pool, and the process's defaults.
+ *
+ * prom-client is here for its exposition format, its histograms and the process and Node.js metrics it
+ * collects (CPU, memory, event-loop lag, GC), which Prometheus dashboards expect under their usual
+ * unprefixed names (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes`); laari's own metrics are
+ * prefixed `laari_`. Three of those defaults are gauges named `_total` (`nodejs_active_handles_total`,
+ * `nodejs_active_requests_total`, `nodejs_active_resources_total`), which Prometheus reserves for
+ * counters (promtool flags them); they are left out: each is the sum over the `type` label of the gauge
+ * of the same name without `_total`, which stays.
+ *
+ * With several processes (`LAARI_PROCESSES`) a scrape shows them all (`ClusterMetrics`): counters and
+ * histograms summed, the process metrics as prom-client aggregates them (memory summed, event-loop lag
+ * averaged, the start time left out); the due work, which is the database's, counted once.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Counters } from "@laari/core"
+import { Context, DateTime, Duration, Effect, Layer, Runtime } from "effect"
+import * as Prometheus from "prom-client"
+import { Clockwork } from "../Background/Clockwork.js"
+import * as ClusterMetrics from "./ClusterMetrics.js"
+import { PoolStats } from "../Sql/PgPool.js"
+import { toDate } from "../Sql/Repository.js"
+import * as Delivery from "../Webhooks/Delivery.js"
+import * as Notify from "../Notify/Delivery.js"
+
+/** The labels of one answered request: `route` is a template (`/mandates/{id}`) or `unmatched`. */
+export interface RequestLabels {
+  readonly method: string
+  readonly route: string
+  readonly status: number
+}
+
+export interface MetricsService {
+  readonly registry: Prometheus.Registry
+  /** Records a request answered after `seconds`. */
+  readonly observeRequest: (labels: RequestLabels, seconds: number) => void
+  /** The exposition text. */
+  readonly scrape: Effect.Effect<string>
+}
+
+export class Metrics extends Context.Tag("laari/server/Metrics")<Metrics, MetricsService>() {}
+
+/** Longest the background jobs' counts may take; a scrape must stay quick when the database is not. */
+export const DueCountTimeout = Duration.seconds(2)
+
+/** The counters kept with Effect's `Metric`, exposed as Prometheus counters. */
+const counters: ReadonlyArray<Counters.Counter<string>> = [
+  Counters.MandateCharges,
+  Counters.Renewals,
+  Delivery.Deliveries,
+  Notify.Notices
+]
+
+const exposeCounter = (registry: Prometheus.Registry, c: Counters.Counter<string>) =>
+  new Prometheus.Counter({
+    name: c.name,
+    help: c.description,
+    labelNames: [c.label],
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const [value, n] of Effect.runSync(Counters.read(c))) this.inc({ [c.label]: value }, n)
+    }
+  })
+
+/**
+ * The items each background job (`Work.Job`, by name) has due at `now`: the conditions of its claim
+ * query (`claimExpiring`, `claimDue`, `claimUnredacted`, `WebhookStore.claim`), counted, in one statement.
+ */
+const dueCounts = (sql: SqlClient.SqlClient, now: DateTime.Utc) => {
+  const at = toDate(now)
+  const count = sql<Record<string, number | string>>`SELECT
+      (SELECT count(*) FROM mandates WHERE status = 'INITIATED' AND setup_expires_at <= ${at})
+        + (SELECT count(*) FROM mandates WHERE status IN ('ACTIVE', 'SUSPENDED') AND expires_at <= ${at})
+        AS "mandate-expiry",
+      (SELECT count(*) FROM checkout_sessions WHERE status = 'OPEN' AND expires_at <= ${at})
+        AS "checkout-expiry",
+      (SELECT count(*) FROM subscriptions WHERE due_at <= ${at}) AS "renewals",
+      (SELECT count(*) FROM challenges WHERE redacted_at IS NULL AND expires_at <= ${at})
+        AS "code-redaction",
+      (SELECT count(*) FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+        WHERE d.status = 'PENDING' AND d.due_at <= ${at}
+          AND (d.leased_until IS NULL OR d.leased_until <= ${at})
+          AND w.status = 'ENABLED' AND w.deleted_at IS NULL) AS ${sql(Delivery.JobName)}`.pipe(
+    Effect.map((rows) => Object.entries(rows[0] ?? {}).map(([job, n]) => [job, Number(n)] as const))
+  )
+  // Cancelled by the database too, not only given up on here.
+  const limit = sql.unsafe(`SET LOCAL statement_timeout = ${Duration.toMillis(DueCountTimeout)}`)
+  return sql.withTransaction(Effect.zipRight(limit, count)).pipe(Effect.timeout(DueCountTimeout))
+}
+
+export const layer: Layer.Layer<Metrics, never, SqlClient.SqlClient | PoolStats | Clockwork> = Layer.scoped(
+  Metrics,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const pool = yield* PoolStats
+    const clockwork = yield* Clockwork
+    const runtime = yield* Effect.runtime<never>()
+    const registry = yield* Effect.acquireRelease(
+      Effect.sync(() => new Prometheus.Registry()),
+      (r) => Effect.sync(() => r.clear())
+    )
+
+    Prometheus.collectDefaultMetrics({ register: registry })
+    for (const name of MisnamedDefaults) registry.removeSingleMetric(name)
+
+    // What the database holds, the same whichever process counts it: counted by the scraped one only.
+    const shared = new Prometheus.Registry()
+
+    const scrapeErrors = new Prometheus.Counter({
+      name: "laari_metrics_scrape_errors_total",
+      help: "Processes whose metrics a scrape could not include: they did not answer in time",
+      registers: [registry]
+    })
+
+    const requests = new Prometheus.Histogram({
+      name: "laari_http_request_duration_seconds",
+      help: "Time to answer an HTTP request, until its response head, by method, route template and status",
+      labelNames: ["method", "route", "status"],
+      registers: [registry]
+    })
+
+    for (const c of counters) exposeCounter(registry, c)
+
+    // The server's clock: a manual clock's now decides what is due, as it does for the jobs.
+    const now = () =>
+      clockwork.manual === undefined ? DateTime.unsafeNow() : DateTime.unsafeMake(clockwork.manual.now())
+
+    new Prometheus.Gauge({
+      name: "laari_background_jobs_due",
+      help: "Items each background job has due now (absent when they could not be counted in time)",
+      labelNames: ["job"],
+      registers: [shared],
+      async collect() {
+        this.reset()
+        const counted = await Runtime.runPromise(runtime)(
+          dueCounts(sql, now()).pipe(
+            Effect.tapErrorCause((cause) => Effect.logWarning("counting due background work failed", cause)),
+            Effect.option
+          )
+        )
+        if (counted._tag === "Some") for (const [job, n] of counted.value) this.set({ job }, n)
+      }
+    })
+
+    new Prometheus.Gauge({
+      name: "laari_db_pool_connections",
+      help: "Database connections: total open, idle, and requests waiting for one (PGlite: total only, 1)",
+      labelNames: ["state"],
+      registers: [registry],
+      collect() {
+        this.reset()
+        const counts = pool.counts()
+        this.set({ state: "total" }, counts.total)
+        if (counts.idle !== undefined) this.set({ state: "idle" }, counts.idle)
+        if (counts.waiting !== undefined) this.set({ state: "waiting" }, counts.waiting)
+      }
+    })
+
+    const own = Prometheus.Registry.merge([registry, shared])
+    const scrape = ClusterMetrics.inCluster()
+      ? Effect.gen(function* () {
+          const siblings = yield* Effect.promise(ClusterMetrics.siblings)
+          if (siblings.missed > 0) scrapeErrors.inc(siblings.missed)
+          const mine = yield* Effect.promise(() => registry.getMetricsAsJSON())
+          const all = Prometheus.AggregatorRegistry.aggregate<Prometheus.PrometheusContentType>([
+            mine,
+            ...siblings.registries
+          ])
+          return yield* Effect.promise(() => Prometheus.Registry.merge([all, shared]).metrics())
+        })
+      : Effect.promise(() => own.metrics())
+    if (ClusterMetrics.inCluster()) {
+      const stop = ClusterMetrics.answer(registry)
+      yield* Effect.addFinalizer(() => Effect.sync(stop))
+    }
+
+    return {
+      registry,
+      observeRequest: ({ method, route, status }, seconds) =>
+        requests.observe({ method, route, status: String(status) }, seconds),
+      scrape
+    }
+  })
+)
+
+/** prom-client's default gauges named like counters (see above). */
+const MisnamedDefaults = [
+  "nodejs_active_handles_total",
+  "nodejs_active_requests_total",
+  "nodejs_active_resources_total"
+]
