@@ -7,6 +7,7 @@ import type { NewKey, StoredKey } from "./ApiKey.js"
 import type { Challenge } from "./Approval.js"
 import type { LedgerReads } from "./Balance.js"
 import type { ServiceUnavailable } from "./Errors.js"
+import type { EventLog } from "./EventLog.js"
 import type { Outbox } from "./Events.js"
 import type { IdempotencyStore } from "./Idempotency.js"
 import type { Notifications } from "./Notifications.js"
@@ -462,7 +463,7 @@ export type Repositories =
 
 /**
  * Everything a storage adapter provides: transactions, the repositories, idempotency records, the event
- * outbox, customer notifications, the wallet ledger (in the same database, so they share transactions)
+ * outbox and its log, customer notifications, the wallet ledger (in the same database, so they share transactions)
  * OAuth clients and webhook endpoints.
  */
 export type Ports =
@@ -470,6 +471,7 @@ export type Ports =
   | Repositories
   | IdempotencyStore
   | Outbox
+  | EventLog
   | Notifications
   | Wallet
   | OAuthClientsStore
