@@ -9,7 +9,17 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Auth, Balance, Balances, Calendar, EventLog, Mandates, QrCodes, Reads, Subscriptions } from "@laari/core"
+import {
+  Auth,
+  Balance,
+  Balances,
+  Calendar,
+  EventLog,
+  Mandates,
+  QrCodes,
+  Reads,
+  Subscriptions
+} from "@laari/core"
 import { Effect, Either } from "effect"
 import { ServerConfigTag } from "../Config.js"
 import { principalOf } from "../Http/Security.js"
