@@ -14,6 +14,7 @@ import type * as Crypto from "./kernel/Crypto.js"
 import { Mandates } from "./mandates/Mandates.js"
 import { OAuthClients } from "./directory/OAuthClients.js"
 import type * as QrImages from "./qr/QrImages.js"
+import { Reads } from "./Reads.js"
 import { QrCodes } from "./qr/QrCodes.js"
 import { Refunds } from "./refunds/Refunds.js"
 import type * as Store from "./Store.js"
@@ -42,6 +43,7 @@ export type Services =
   | Balances
   | OAuthClients
   | WebhookEndpoints
+  | Reads
   | Work.Jobs
 
 /** Every service of core over `Ports`. */
@@ -57,7 +59,8 @@ export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
       Balances.Default,
       ApiKeys.Default,
       OAuthClients.Default,
-      WebhookEndpoints.Default
+      WebhookEndpoints.Default,
+      Reads.Default
     )
   ),
   Layer.provideMerge(Subscriptions.Default),

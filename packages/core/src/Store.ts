@@ -9,6 +9,7 @@ import type { CheckoutSessionsStore, InvoicesStore, SubscriptionsStore } from ".
 import type { ApiKeysStore } from "./directory/ApiKeysStore.js"
 import type { Customers, Merchants, Outlets } from "./directory/MerchantsStore.js"
 import type { OAuthClientsStore } from "./directory/OAuthClient.js"
+import type { EventLog } from "./kernel/EventLog.js"
 import type { IdempotencyStore } from "./kernel/Idempotency.js"
 import type { Notifications } from "./kernel/Notifications.js"
 import type { Transactor } from "./kernel/Storage.js"
@@ -51,7 +52,7 @@ export type Repositories =
 
 /**
  * Everything a storage adapter provides: transactions, the repositories, idempotency records, the event
- * outbox, customer notifications, the wallet ledger (in the same database, so they share transactions)
+ * outbox and its log, customer notifications, the wallet ledger (in the same database, so they share transactions)
  * OAuth clients and webhook endpoints.
  */
 export type Ports =
@@ -59,6 +60,7 @@ export type Ports =
   | Repositories
   | IdempotencyStore
   | Outbox
+  | EventLog
   | Notifications
   | Wallet
   | OAuthClientsStore

@@ -1,6 +1,6 @@
-/** Memory adapters of what leaves the system: the event outbox and the customers' notifications. */
-import { Events, type Notifications } from "@laari/core"
-import { Chunk, Effect, HashMap, Option } from "effect"
+/** Memory adapters of what leaves the system: the event outbox, its log, and the customers' notifications. */
+import { type EventLog, Events, type Notifications } from "@laari/core"
+import { Chunk, DateTime, Effect, HashMap, Option } from "effect"
 import type { MemoryDbService } from "./MemoryDb.js"
 import { newestFirst } from "./MemoryRows.js"
 
@@ -13,6 +13,43 @@ export const outbox = (db: MemoryDbService): Events.OutboxService => ({
         events: Chunk.append(t.events, Events.seal(draft, sequence)),
         eventSequences: HashMap.set(t.eventSequences, draft.subject, sequence)
       }
+    })
+})
+
+/** A kept event as the log reads it: the envelope's text is what `JSON.stringify` gives, as SQL keeps it. */
+const stored = (e: Events.Event): EventLog.Stored => ({
+  id: e.envelope.id,
+  merchantId: e.merchantId,
+  environment: e.environment,
+  createdAt: e.createdAt,
+  subject: e.subject,
+  text: JSON.stringify(e.envelope)
+})
+
+export const eventLog = (db: MemoryDbService): EventLog.EventLogService => ({
+  list: (filter) =>
+    Effect.map(db.get, (t) => {
+      const from = filter.createdFrom
+      const offset = filter.offset ?? 0
+      return Chunk.toReadonlyArray(Chunk.reverse(t.events))
+        .filter(
+          (e) =>
+            (filter.merchantId === undefined || e.merchantId === filter.merchantId) &&
+            (filter.environment === undefined || e.environment === filter.environment) &&
+            (filter.type === undefined || e.envelope.type === filter.type) &&
+            (from === undefined || DateTime.greaterThanOrEqualTo(e.createdAt, from))
+        )
+        .slice(offset, offset + filter.limit)
+        .map(stored)
+    }),
+  find: (tenant, id) =>
+    Effect.map(db.get, (t) => {
+      const found = Chunk.findFirst(
+        t.events,
+        (e) =>
+          e.envelope.id === id && e.merchantId === tenant.merchantId && e.environment === tenant.environment
+      )
+      return Option.isSome(found) ? stored(found.value) : undefined
     })
 })
 

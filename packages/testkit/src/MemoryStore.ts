@@ -1,6 +1,6 @@
 /**
  * Memory adapters for every storage port of core: the repositories of `Store`, the idempotency store, the
- * outbox and customer notifications. Each operation is a transaction of `MemoryDb` (joining the caller's),
+ * outbox and its log, and customer notifications. Each operation is a transaction of `MemoryDb` (joining the caller's),
  * so "locked until the transaction ends" holds trivially: nothing else runs until it ends.
  *
  * The adapters are written one area a file (`MemoryDirectory`, `MemoryMandates`, `MemoryQrCodes`,
@@ -10,6 +10,7 @@
 import {
   type Balance,
   Crypto,
+  EventLog,
   Events,
   Idempotency,
   Notifications,
@@ -25,7 +26,7 @@ import { idempotency } from "./MemoryIdempotency.js"
 import { oauthClients } from "./MemoryOAuthClients.js"
 import { webhookEndpoints } from "./MemoryWebhookEndpoints.js"
 import { challenges, charges, mandates } from "./MemoryMandates.js"
-import { notifications, outbox } from "./MemoryOutbox.js"
+import { eventLog, notifications, outbox } from "./MemoryOutbox.js"
 import { qrCodes, qrPayments } from "./MemoryQrCodes.js"
 import * as MemoryRefunds from "./MemoryRefunds.js"
 
@@ -35,7 +36,7 @@ export { idempotency, scopeKey } from "./MemoryIdempotency.js"
 export { oauthClients } from "./MemoryOAuthClients.js"
 export { webhookEndpoints } from "./MemoryWebhookEndpoints.js"
 export { challenges, charges, expiryMoment, mandates } from "./MemoryMandates.js"
-export { notifications, outbox } from "./MemoryOutbox.js"
+export { eventLog, notifications, outbox } from "./MemoryOutbox.js"
 export { qrCodes, qrPayments } from "./MemoryQrCodes.js"
 
 /** Every storage port over the `MemoryDb` (the `Transactor` comes with `MemoryDb.layer`). */
@@ -43,6 +44,7 @@ export const layer: Layer.Layer<
   | Exclude<Store.Repositories, Balance.LedgerReads>
   | Idempotency.IdempotencyStore
   | Events.Outbox
+  | EventLog.EventLog
   | Notifications.Notifications
   | OAuthClient.OAuthClientsStore
   | WebhookEndpoint.WebhookEndpointsStore
@@ -65,6 +67,7 @@ export const layer: Layer.Layer<
   Layer.effect(Store.RefundsStore, Effect.map(MemoryDb, MemoryRefunds.refunds)),
   Layer.effect(Idempotency.IdempotencyStore, Effect.map(MemoryDb, idempotency)),
   Layer.effect(Events.Outbox, Effect.map(MemoryDb, outbox)),
+  Layer.effect(EventLog.EventLog, Effect.map(MemoryDb, eventLog)),
   Layer.effect(Notifications.Notifications, Effect.map(MemoryDb, notifications)),
   Layer.effect(OAuthClient.OAuthClientsStore, Effect.map(MemoryDb, oauthClients)),
   Layer.effect(WebhookEndpoint.WebhookEndpointsStore, Effect.map(MemoryDb, webhookEndpoints)),

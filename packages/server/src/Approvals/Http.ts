@@ -3,7 +3,7 @@
  */
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Approvals, Calendar, Checkout, type CheckoutSession, Ids, Mandates, Store } from "@laari/core"
+import { Approvals, Calendar, Checkout, type CheckoutSession, Ids, Mandates, Reads } from "@laari/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import * as Operation from "../Http/Operation.js"
@@ -30,11 +30,11 @@ const challengeIssued = (c: {
 export const ApprovalsLive = Operation.group(Api, "approvals", (handlers) =>
   Effect.gen(function* () {
     const mandates = yield* Mandates.Mandates
-    const merchants = yield* Store.Merchants
+    const reads = yield* Reads.Reads
     const checkout = yield* Checkout.Checkout
 
     const sessionForPayment = (s: CheckoutSession.CheckoutSession) =>
-      Effect.map(merchants.get(s.merchantId), (merchant) => ({
+      Effect.map(reads.merchant(s.merchantId), (merchant) => ({
         id: s.id,
         status: s.status,
         mode: s.mode,
@@ -53,7 +53,7 @@ export const ApprovalsLive = Operation.group(Api, "approvals", (handlers) =>
     return handlers
       .handle("mandate", ({ path }) =>
         Effect.flatMap(mandates.forApproval(path.id), (m) =>
-          Effect.map(merchants.get(m.merchantId), (merchant) => ({
+          Effect.map(reads.merchant(m.merchantId), (merchant) => ({
             id: m.id,
             status: m.status,
             merchantName: merchant?.name ?? "",

@@ -16,8 +16,8 @@ import {
   Mandates,
   QrCode as QrCodeModel,
   QrCodes,
+  Reads,
   Refunds,
-  Store,
   Subscription as SubscriptionModel,
   Subscriptions
 } from "@laari/core"
@@ -39,7 +39,6 @@ import { ListParams as QrParams, QrCodeRead } from "../QrCodes/Api.js"
 import * as QrJson from "../QrCodes/Json.js"
 import { ListParams as RefundsParams, RefundRead } from "../Refunds/Api.js"
 import * as RefundJson from "../Refunds/Http.js"
-import { makeEvents } from "../Sql/Events.js"
 import { InvoiceRead, ListParams as SubscriptionsParams, SubscriptionRead } from "../Subscriptions/Api.js"
 import * as SubscriptionJson from "../Subscriptions/Json.js"
 import { DeliveriesParams, EventsParams, WebhookDeliveryRead, WebhookEndpointRead } from "../Webhooks/Api.js"
@@ -113,9 +112,7 @@ export const make = Effect.gen(function* () {
   const subscriptions = yield* Subscriptions.Subscriptions
   const refunds = yield* Refunds.Refunds
   const balances = yield* Balances.Balances
-  const charges = yield* Store.ChargesStore
-  const invoices = yield* Store.InvoicesStore
-  const events = yield* makeEvents
+  const reads = yield* Reads.Reads
   const endpoints = yield* Endpoints
   const types = Types.make()
 
@@ -366,8 +363,8 @@ export const make = Effect.gen(function* () {
           allow(ctx.principal, "events")
           const p = params(EventsParams, args)
           return ctx.run(
-            events
-              .list({
+            reads
+              .events({
                 merchantId: ctx.principal.merchantId,
                 environment: ctx.principal.environment,
                 type: p.type,
@@ -389,8 +386,8 @@ export const make = Effect.gen(function* () {
         resolve: (_, args: { id: string }, ctx) => {
           allow(ctx.principal, "event")
           return ctx.run(
-            events
-              .find(ctx.principal.merchantId, ctx.principal.environment, args.id)
+            reads
+              .event(Auth.tenantOf(ctx.principal), args.id)
               .pipe(Effect.map((e) => (e === undefined ? null : (JSON.parse(e.text) as unknown))))
           )
         }
@@ -445,19 +442,6 @@ export const make = Effect.gen(function* () {
   /** The per-request loaders: one statement per page size for all the parents a response holds. */
   const loaders = (run: Context["run"], principal: Auth.Principal) => {
     const tenant = Auth.tenantOf(principal)
-    const group = <A extends { readonly merchantId: string; readonly environment: string }>(
-      ids: ReadonlyArray<string>,
-      rows: ReadonlyArray<A>,
-      parentOf: (a: A) => string
-    ) =>
-      ids.map((id) =>
-        rows.filter(
-          (r) =>
-            parentOf(r) === id.toLowerCase() &&
-            r.merchantId === tenant.merchantId &&
-            r.environment === tenant.environment
-        )
-      )
     const cache = <A>(make: (limit: number) => DataLoader<string, A>) => {
       const made = new Map<number, DataLoader<string, A>>()
       return (limit: number) => {
@@ -472,15 +456,13 @@ export const make = Effect.gen(function* () {
       charges: cache(
         (limit) =>
           new DataLoader<string, ReadonlyArray<Mandate.Charge>>((ids) =>
-            run(charges.listByMandates(ids, limit)).then((rows) => group(ids, rows, (c) => c.mandateId))
+            run(reads.chargesOfMandates(tenant, ids, limit))
           )
       ),
       invoices: cache(
         (limit) =>
           new DataLoader<string, ReadonlyArray<Invoice.Invoice>>((ids) =>
-            run(invoices.listBySubscriptions(ids, limit)).then((rows) =>
-              group(ids, rows, (i) => i.subscriptionId)
-            )
+            run(reads.invoicesOfSubscriptions(tenant, ids, limit))
           )
       )
     }

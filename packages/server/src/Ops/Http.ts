@@ -2,14 +2,14 @@
  * Handlers of the operator API.
  */
 import {
-  Approval,
   Calendar,
   Crypto,
   Errors,
+  EventLog,
   Ids,
   Mandates,
   Notifications,
-  Phone,
+  Reads,
   Store,
   Subscriptions
 } from "@laari/core"
@@ -33,37 +33,14 @@ export const OpsLive = Operation.group(Api, "ops", (handlers) =>
   Effect.gen(function* () {
     const directory = yield* Directory
     const merchants = yield* Store.Merchants
-    const customers = yield* Store.Customers
     const notifications = yield* Notifications.Notifications
     const mandates = yield* Mandates.Mandates
     const subscriptions = yield* Subscriptions.Subscriptions
     const clockwork = yield* Clockwork
     const crypto = yield* Crypto.Crypto
     const oauth = yield* OAuthClients
-    const tx = yield* Store.Transactor
-    const challenges = yield* Store.ChallengesStore
+    const reads = yield* Reads.Reads
     const showCodes = ServerConfig.codesVisible(yield* ServerConfig.ServerConfigTag)
-
-    /** The customer's codes that can still approve something, with the challenge each belongs to. */
-    const currentCodes = (customerId: Ids.CustomerId) =>
-      Effect.gen(function* () {
-        const now = yield* DateTime.now
-        // A spent code is redacted from its notice; the challenge says whether one not yet redacted
-        // (expired a moment ago, before the redaction job ran) still counts.
-        const notices = (yield* notifications.list(customerId)).filter(
-          (n) => n.kind === "one_time_code" && typeof n.data.code === "string"
-        )
-        const found = yield* tx.withTransaction(
-          Effect.forEach(notices, (n) =>
-            Ids.isUuid(String(n.data.challenge_id))
-              ? Effect.map(challenges.lock(Ids.ChallengeId.make(String(n.data.challenge_id))), (c) =>
-                  c === undefined || Approval.isSpent(c, now) ? [] : [Json.code(n, c)]
-                )
-              : Effect.succeed([])
-          )
-        )
-        return found.flat()
-      })
 
     const clockRead = Effect.map(DateTime.now, (now) => ({
       now: Calendar.formatMaldives(now),
@@ -183,7 +160,7 @@ export const OpsLive = Operation.group(Api, "ops", (handlers) =>
       .handle("notifications", ({ path }) =>
         Effect.gen(function* () {
           const customerId = Ids.CustomerId.make(path.id)
-          if ((yield* customers.get(customerId)) === undefined) return yield* notFound("Customer")
+          if ((yield* reads.customer(customerId)) === undefined) return yield* notFound("Customer")
           const list = yield* notifications.list(customerId)
           return list.map((n) => Json.notification(n, showCodes))
         })
@@ -193,10 +170,10 @@ export const OpsLive = Operation.group(Api, "ops", (handlers) =>
           if (!showCodes)
             return yield* Effect.fail(new Problems.NotFound({ message: OpsApi.codesNeedDevelopment }))
           const environment = urlParams.environment ?? "test"
-          const customer = yield* customers.findByPhone(environment, Phone.lookupKey(urlParams.phone))
+          const customer = yield* reads.customerByPhone(environment, urlParams.phone)
           if (customer === undefined)
             return yield* notFound(`A customer with phone ${urlParams.phone} in ${environment}`)
-          return yield* currentCodes(customer.id)
+          return (yield* reads.liveCodes(customer.id)).map((c) => Json.code(c.notice, c.challenge))
         })
       )
       .handle("suspendMandate", ({ path }) => Effect.map(mandates.suspend(path.id), MandateJson.mandate))
@@ -204,14 +181,14 @@ export const OpsLive = Operation.group(Api, "ops", (handlers) =>
         Effect.map(subscriptions.cancelByOps(path.id), SubscriptionJson.subscription)
       )
       .handle("events", ({ urlParams }) =>
-        directory
-          .listEvents({
+        reads
+          .events({
             merchantId:
               urlParams.merchant_id === undefined ? undefined : Ids.MerchantId.make(urlParams.merchant_id),
             type: urlParams.type,
             limit: urlParams.limit ?? 100
           })
-          .pipe(Effect.map((events) => events.map((e) => e.envelope)))
+          .pipe(Effect.map((events) => events.map((e) => EventLog.parsed(e).envelope)))
       )
       .handle("clock", () => clockRead)
       .handle("advanceClock", ({ payload }) =>

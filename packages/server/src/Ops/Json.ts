@@ -1,9 +1,15 @@
 /**
  * Read shapes of the operator API and the sandbox payer.
  */
-import { type Approval, Calendar, type Notifications, type Store, type Wallet } from "@laari/core"
-import type { StoredKey } from "../Sql/Merchants.js"
-import type { Client as OAuthClient } from "../Sql/OAuthClients.js"
+import {
+  type ApiKey,
+  type Approval,
+  Calendar,
+  type Notifications,
+  type OAuthClient,
+  type Store,
+  type Wallet
+} from "@laari/core"
 import type {
   CodeRead,
   CustomerRead,
@@ -26,7 +32,7 @@ export const merchant = (
   outlets: outlets.map((o) => ({ id: o.id, name: o.name }))
 })
 
-export const key = (k: StoredKey): typeof KeyRead.Type => ({
+export const key = (k: ApiKey.StoredKey): typeof KeyRead.Type => ({
   id: k.id,
   prefix: k.keyPrefix,
   environment: k.environment,
@@ -36,7 +42,7 @@ export const key = (k: StoredKey): typeof KeyRead.Type => ({
   revokedAt: k.revokedAt === null ? null : Calendar.formatMaldives(k.revokedAt)
 })
 
-export const oauthClient = (c: OAuthClient): typeof OAuthClientRead.Type => ({
+export const oauthClient = (c: OAuthClient.Client): typeof OAuthClientRead.Type => ({
   client_id: c.clientId,
   name: c.name,
   environment: c.environment,

@@ -9,7 +9,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Checkout, type CheckoutSession, Ids, type Mandate, Mandates, Store } from "@laari/core"
+import { Checkout, type CheckoutSession, Ids, type Mandate, Mandates, Reads } from "@laari/core"
 import { DateTime, Effect } from "effect"
 import { ServerConfigTag } from "../Platform/Config.js"
 import * as Fonts from "./Fonts.js"
@@ -43,11 +43,11 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const pages = yield* Pages
     const mandates = yield* Mandates.Mandates
     const checkout = yield* Checkout.Checkout
-    const merchants = yield* Store.Merchants
+    const reads = yield* Reads.Reads
     const prefix = Paths.prefixOf(config.checkoutUrl)
     const provide = Effect.provideService(Pages, pages)
 
-    const merchantName = (id: Ids.MerchantId) => Effect.map(merchants.get(id), (m) => m?.name ?? "")
+    const merchantName = (id: Ids.MerchantId) => Effect.map(reads.merchant(id), (m) => m?.name ?? "")
 
     const idParam = Effect.map(HttpRouter.params, (p) => p.id ?? "")
 
@@ -392,7 +392,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
               const paid =
                 s.environment === "test"
                   ? yield* Effect.either(
-                      Effect.flatMap(merchants.get(s.merchantId), (m) =>
+                      Effect.flatMap(reads.merchant(s.merchantId), (m) =>
                         m === undefined
                           ? Effect.fail(new Checkout.CheckoutSessionNotFound())
                           : checkout.settle(s.id, m.sandboxPayer)

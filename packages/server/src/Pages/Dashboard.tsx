@@ -9,11 +9,20 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Auth, Balance, Balances, Calendar, Mandates, QrCodes, Store, Subscriptions } from "@laari/core"
+import {
+  Auth,
+  Balance,
+  Balances,
+  Calendar,
+  EventLog,
+  Mandates,
+  QrCodes,
+  Reads,
+  Subscriptions
+} from "@laari/core"
 import { Effect, Either } from "effect"
 import { ServerConfigTag } from "../Platform/Config.js"
 import { principalOf } from "../Http/Security.js"
-import { makeEvents, parsed } from "../Sql/Events.js"
 import { d } from "./DashboardText.js"
 import * as Session from "./DashboardSession.js"
 import * as V from "./DashboardViews.js"
@@ -34,12 +43,9 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       kit
     const config = yield* ServerConfigTag
     const mandates = yield* Mandates.Mandates
-    const charges = yield* Store.ChargesStore
     const qrCodes = yield* QrCodes.QrCodes
-    const qrPayments = yield* Store.QrPaymentsStore
-    const sessions = yield* Store.CheckoutSessionsStore
     const subscriptions = yield* Subscriptions.Subscriptions
-    const events = yield* makeEvents
+    const reads = yield* Reads.Reads
     const balances = yield* Balances.Balances
     const tenant = Auth.tenantOf
 
@@ -131,7 +137,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
                   rows={V.chargeRows(
                     v.lang,
                     `${root}/mandates/${m.id}/charges`,
-                    yield* charges.listByMandate(m.id)
+                    yield* reads.chargesOfMandate(m.id)
                   )}
                   empty={d(v.lang, "noCharges")}
                 />
@@ -183,7 +189,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
                   rows={V.qrPaymentRows(
                     v.lang,
                     `${root}/qr-codes/${code.id}/payments`,
-                    (yield* qrPayments.listByCode(code.id)).slice(0, Page.limit)
+                    yield* reads.paymentsOfQrCode(code.id, Page.limit)
                   )}
                   empty={d(v.lang, "noPayments")}
                 />
@@ -241,7 +247,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       handle(
         false,
         section("checkout-sessions", "checkoutSessions", (v, p) =>
-          Effect.map(sessions.list(tenant(p), Page), (list) => (
+          Effect.map(reads.checkoutSessions(tenant(p), Page), (list) => (
             <V.Table
               label={d(v.lang, "checkoutSessions")}
               head={heads(v.lang, ["reference", "mode", "status", "amount", "created"])}
@@ -345,12 +351,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         false,
         section("events", "events", (v, p) =>
           Effect.map(
-            events.list({ merchantId: p.merchantId, environment: p.environment, limit: Page.limit }),
+            reads.events({ merchantId: p.merchantId, environment: p.environment, limit: Page.limit }),
             (list) => (
               <V.Table
                 label={d(v.lang, "events")}
                 head={heads(v.lang, ["when", "type", "id"])}
-                rows={V.eventRows(list.map((e) => parsed(e).envelope))}
+                rows={V.eventRows(list.map((e) => EventLog.parsed(e).envelope))}
                 empty={d(v.lang, "noEvents")}
               />
             )

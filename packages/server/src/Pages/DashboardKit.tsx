@@ -7,7 +7,7 @@
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Auth, Store } from "@laari/core"
+import { Auth, Reads } from "@laari/core"
 import { Effect } from "effect"
 import { BalanceApi } from "../Balance/Api.js"
 import { CheckoutApi } from "../Checkout/Api.js"
@@ -54,7 +54,7 @@ export const make = Effect.gen(function* () {
   const ended = yield* EndedSessions.make
   const pages = yield* Pages
   const credentials = yield* Security.credentials
-  const merchants = yield* Store.Merchants
+  const reads = yield* Reads.Reads
   const root = `${Paths.prefixOf(config.baseUrl)}/dashboard`
   const assets = Paths.prefixOf(config.checkoutUrl)
   const provide = Effect.provideService(Pages, pages)
@@ -94,7 +94,7 @@ export const make = Effect.gen(function* () {
 
   /** A page of the dashboard in its section's frame, with the signed-in merchant's name. */
   const shell: Refunds.Shell = (v, principal, { title, status, ...page }) =>
-    Effect.map(merchants.get(principal.merchantId), (merchant) =>
+    Effect.map(reads.merchant(principal.merchantId), (merchant) =>
       respond(
         <V.Shell
           frame={frame(v)}

@@ -6,7 +6,7 @@
  */
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Auth, Refunds, Store, type Refund } from "@laari/core"
+import { Auth, Reads, Refunds, type Refund } from "@laari/core"
 import { Effect } from "effect"
 import { d, type Word } from "./DashboardText.js"
 import type { Frame } from "./DashboardViews.js"
@@ -72,9 +72,7 @@ const RefundList = (p: {
 export const make = (root: string) =>
   Effect.gen(function* () {
     const refunds = yield* Refunds.Refunds
-    const charges = yield* Store.ChargesStore
-    const qrPayments = yield* Store.QrPaymentsStore
-    const invoices = yield* Store.InvoicesStore
+    const reads = yield* Reads.Reads
 
     /** The section's body: a page of the tenant's refunds, one more read to know whether older ones follow. */
     const body = (frame: Frame, p: Auth.Principal) =>
@@ -103,15 +101,15 @@ export const make = (root: string) =>
         const source = refund.source
         switch (source.kind) {
           case "charge": {
-            const c = yield* charges.find(tenant, source.id)
+            const c = yield* reads.charge(tenant, source.id)
             return c && `${root}/mandates/${c.mandateId}`
           }
           case "qr_payment": {
-            const q = yield* qrPayments.find(tenant, source.id)
+            const q = yield* reads.qrPayment(tenant, source.id)
             return q && `${root}/qr-codes/${q.qrCodeId}`
           }
           case "invoice": {
-            const i = yield* invoices.find(tenant, source.id)
+            const i = yield* reads.invoice(tenant, source.id)
             return i && `${root}/subscriptions/${i.subscriptionId}`
           }
         }

@@ -17,6 +17,7 @@ import {
   Money,
   type QrCode,
   QrCodes,
+  Reads,
   Refund,
   Refunds,
   Store,
@@ -175,11 +176,9 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
   Effect.gen(function* () {
     const refunds = yield* Refunds.Refunds
     const mandates = yield* Mandates.Mandates
-    const charges = yield* Store.ChargesStore
     const qrCodes = yield* QrCodes.QrCodes
-    const qrPayments = yield* Store.QrPaymentsStore
     const subscriptions = yield* Subscriptions.Subscriptions
-    const invoices = yield* Store.InvoicesStore
+    const reads = yield* Reads.Reads
     const keys = yield* Idempotency.IdempotencyStore
     const tx = yield* Store.Transactor
     const params = Effect.map(HttpRouter.params, (p) => ({ id: p.id ?? "", payment: p.payment ?? "" }))
@@ -220,20 +219,20 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
         const tenant = Auth.tenantOf(p)
         if (kind === "charges") {
           const m = yield* Effect.either(mandates.get(tenant, id))
-          const c = Either.isLeft(m) ? undefined : yield* charges.find(tenant, payment)
+          const c = Either.isLeft(m) ? undefined : yield* reads.charge(tenant, payment)
           return c !== undefined && Either.isRight(m) && c.mandateId === m.right.id
             ? ofCharge(`${root}/mandates/${c.mandateId}`, c)
             : undefined
         }
         if (kind === "qr-payments") {
           const code = yield* Effect.either(qrCodes.get(tenant, id))
-          const q = Either.isLeft(code) ? undefined : yield* qrPayments.find(tenant, payment)
+          const q = Either.isLeft(code) ? undefined : yield* reads.qrPayment(tenant, payment)
           return q !== undefined && Either.isRight(code) && q.qrCodeId === code.right.id
             ? ofQrPayment(`${root}/qr-codes/${q.qrCodeId}`, q)
             : undefined
         }
         const s = yield* Effect.either(subscriptions.get(tenant, id))
-        const i = Either.isLeft(s) ? undefined : yield* invoices.find(tenant, payment)
+        const i = Either.isLeft(s) ? undefined : yield* reads.invoice(tenant, payment)
         return i !== undefined && Either.isRight(s) && i.subscriptionId === s.right.id
           ? ofInvoice(`${root}/subscriptions/${i.subscriptionId}`, i)
           : undefined

@@ -7,7 +7,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Ids, Mandates, Notifications, QrCodes, Store, Subscriptions, WalletAccess } from "@laari/core"
+import { Ids, Mandates, Notifications, QrCodes, Reads, Subscriptions, WalletAccess } from "@laari/core"
 import { DateTime, Effect } from "effect"
 import type { ComponentChildren } from "preact"
 import { ServerConfigTag } from "../Platform/Config.js"
@@ -33,15 +33,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const subscriptions = yield* Subscriptions.Subscriptions
     const qrCodes = yield* QrCodes.QrCodes
     const notifications = yield* Notifications.Notifications
-    const charges = yield* Store.ChargesStore
-    const invoices = yield* Store.InvoicesStore
-    const merchants = yield* Store.Merchants
-    const customers = yield* Store.Customers
+    const reads = yield* Reads.Reads
     const prefix = Paths.prefixOf(config.checkoutUrl)
     const path = `${prefix}/wallet`
     const provide = Effect.provideService(Pages, pages)
 
-    const merchantName = (id: Ids.MerchantId) => Effect.map(merchants.get(id), (m) => m?.name ?? "")
+    const merchantName = (id: Ids.MerchantId) => Effect.map(reads.merchant(id), (m) => m?.name ?? "")
 
     const ended = yield* EndedSessions.make
 
@@ -63,16 +60,16 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 
     const home = (customerId: Ids.CustomerId) =>
       Effect.gen(function* () {
-        const customer = yield* customers.get(customerId)
+        const customer = yield* reads.customer(customerId)
         const allMandates = yield* mandates.listForCustomer(customerId)
         const live = allMandates.filter((m) => m.status === "ACTIVE" || m.status === "SUSPENDED")
         const subs = (yield* subscriptions.listForCustomer(customerId)).filter(
           (s) => s.status !== "CANCELLED"
         )
-        const allCharges = (yield* Effect.forEach(allMandates, (m) => charges.listByMandate(m.id))).flat()
+        const allCharges = (yield* Effect.forEach(allMandates, (m) => reads.chargesOfMandate(m.id))).flat()
         allCharges.sort((a, b) => DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt))
         const allInvoices = (yield* Effect.forEach(subs, (s) =>
-          invoices.list(s.id, { limit: 5, offset: 0 })
+          reads.invoicesOfSubscription(s.id, { limit: 5, offset: 0 })
         )).flat()
         const recent = allCharges.slice(0, 10)
         // Each merchant's name once, however many mandates, subscriptions and charges name it.

@@ -5,8 +5,8 @@
  * listings of `GET /events` and the ops API.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Events, Ids } from "@laari/core"
-import { DateTime, Effect, Layer } from "effect"
+import { EventLog, Events, Ids } from "@laari/core"
+import { Effect, Layer } from "effect"
 import { fromDate, repository, toDate } from "./Repository.js"
 import * as WriteBehind from "./WriteBehind.js"
 
@@ -24,23 +24,10 @@ interface EventRow {
 }
 
 /** A stored event: its owner and its envelope's exact text (what is signed and sent). */
-export interface StoredEvent {
-  readonly id: string
-  readonly merchantId: Ids.MerchantId
-  readonly environment: Ids.Environment
-  readonly createdAt: DateTime.Utc
-  readonly subject: string
-  readonly text: string
-}
+export type StoredEvent = EventLog.Stored
 
 /** The stored event with its envelope parsed, for readers that want the values. */
-export const parsed = (e: StoredEvent): Events.Event => ({
-  merchantId: e.merchantId,
-  environment: e.environment,
-  createdAt: e.createdAt,
-  subject: e.subject,
-  envelope: JSON.parse(e.text) as Events.Envelope
-})
+export const parsed = EventLog.parsed
 
 const fromRow = (row: EventRow): StoredEvent => ({
   id: row.id,
@@ -51,15 +38,7 @@ const fromRow = (row: EventRow): StoredEvent => ({
   text: row.envelope
 })
 
-export interface EventFilter {
-  readonly merchantId?: string | undefined
-  readonly environment?: Ids.Environment | undefined
-  readonly type?: string | undefined
-  /** Only events created at or after this instant. */
-  readonly createdFrom?: DateTime.Utc | undefined
-  readonly limit: number
-  readonly offset?: number | undefined
-}
+export type EventFilter = EventLog.Filter
 
 /**
  * The envelope's text around its sequence number: `before + n + after` is exactly
@@ -169,6 +148,11 @@ export const outboxLayer: Layer.Layer<Events.Outbox, never, SqlClient.SqlClient>
   Effect.map(makeEvents, (events) => ({ append: events.append }))
 )
 
-/** A JSON array of stored envelopes, each exactly as stored. */
-export const arrayText = (events: ReadonlyArray<StoredEvent>): string =>
-  `[${events.map((e) => e.text).join(",")}]`
+/** The event log (core's `EventLog`): the listings and lookups of the events the outbox recorded. */
+export const eventLogLayer: Layer.Layer<EventLog.EventLog, never, SqlClient.SqlClient> = Layer.effect(
+  EventLog.EventLog,
+  Effect.map(makeEvents, (events) => ({
+    list: events.list,
+    find: (tenant, id) => events.find(tenant.merchantId, tenant.environment, id)
+  }))
+)

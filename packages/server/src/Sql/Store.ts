@@ -8,7 +8,7 @@ import { Store } from "@laari/core"
 import { Effect, Layer, Option } from "effect"
 import { ledgerReadsLayer } from "./Balance.js"
 import { challengesLayer } from "./Challenges.js"
-import { outboxLayer } from "./Events.js"
+import { eventLogLayer, outboxLayer } from "./Events.js"
 import { idempotencyLayer } from "./Idempotency.js"
 import { walletLayer } from "./Ledger.js"
 import { chargesLayer, mandatesLayer } from "./Mandates.js"
@@ -64,6 +64,7 @@ export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient | RowCache.Row
   refundsLayer,
   idempotencyLayer,
   outboxLayer,
+  eventLogLayer,
   notificationsLayer,
   walletLayer,
   ledgerReadsLayer,

@@ -2,13 +2,12 @@
  * Handlers of the webhook endpoint and event endpoints.
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Calendar, Webhook } from "@laari/core"
+import { Auth, Calendar, EventLog, Reads, Webhook } from "@laari/core"
 import { DateTime, Duration, Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { page } from "../Http/Fields.js"
 import * as Operation from "../Http/Operation.js"
 import * as OptionalBody from "../Http/OptionalBody.js"
-import { arrayText, makeEvents } from "../Sql/Events.js"
 import { RotateSecret } from "./Api.js"
 import * as Json from "./Json.js"
 import { Endpoints } from "./Endpoints.js"
@@ -121,12 +120,12 @@ export const OpsWebhooksLive = Operation.group(Api, "opsWebhooks", (handlers) =>
 
 export const EventsLive = Operation.group(Api, "events", (handlers) =>
   Effect.gen(function* () {
-    const events = yield* makeEvents
+    const reads = yield* Reads.Reads
     return handlers
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(Operation.principal, (principal) =>
-          events
-            .list({
+          reads
+            .events({
               merchantId: principal.merchantId,
               environment: principal.environment,
               type: urlParams.type,
@@ -137,13 +136,13 @@ export const EventsLive = Operation.group(Api, "events", (handlers) =>
                   : DateTime.unsafeMake((urlParams.created_after + 1) * 1000),
               ...page(urlParams)
             })
-            .pipe(Effect.map((list) => json(arrayText(list))))
+            .pipe(Effect.map((list) => json(EventLog.arrayText(list))))
         )
       )
       .handle("get", ({ path }) =>
         Effect.flatMap(Operation.principal, (principal) =>
-          events
-            .find(principal.merchantId, principal.environment, path.id)
+          reads
+            .event(Auth.tenantOf(principal), path.id)
             .pipe(
               Effect.flatMap((e) =>
                 e === undefined ? Effect.fail(new Webhook.EventNotFound()) : Effect.succeed(json(e.text))

@@ -26,6 +26,7 @@ import * as ApiKeys from "./ports/ApiKeys.js"
 import * as BalanceReads from "./ports/BalanceReads.js"
 import * as Charges from "./ports/Charges.js"
 import * as CheckoutSessions from "./ports/CheckoutSessions.js"
+import * as EventLog from "./ports/EventLog.js"
 import * as IdempotencyStore from "./ports/IdempotencyStore.js"
 import * as Invoices from "./ports/Invoices.js"
 import * as Mandates from "./ports/Mandates.js"
@@ -40,6 +41,7 @@ import * as WebhookEndpoints from "./ports/WebhookEndpoints.js"
 import * as MandatesOnStore from "./services/MandatesOnStore.js"
 import * as PaymentReadsOnStore from "./services/PaymentReadsOnStore.js"
 import * as QrCodesOnStore from "./services/QrCodesOnStore.js"
+import * as ReadsOnStore from "./services/ReadsOnStore.js"
 import * as RefundsOnStore from "./services/RefundsOnStore.js"
 import * as MemoryQrImages from "../MemoryQrImages.js"
 import type { Seed } from "../Seed.js"
@@ -68,6 +70,7 @@ const ports = [
   BalanceReads,
   IdempotencyStore,
   Outbox,
+  EventLog,
   QrCodes,
   CheckoutSessions,
   Subscriptions,
@@ -75,7 +78,7 @@ const ports = [
 ]
 
 /** The services of core over the adapter's store, after the ports. */
-const services = [QrCodesOnStore, MandatesOnStore, RefundsOnStore, PaymentReadsOnStore]
+const services = [QrCodesOnStore, MandatesOnStore, RefundsOnStore, PaymentReadsOnStore, ReadsOnStore]
 
 export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | Seed, unknown>): void => {
   const engine = Engine.layer.pipe(Layer.provideMerge(MemoryQrImages.layer), Layer.provideMerge(makeLayer()))

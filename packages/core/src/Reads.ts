@@ -1,0 +1,172 @@
+/**
+ * The read side's queries, each named once, for every front end (REST, GraphQL, the dashboard, the
+ * wallet app, the operator API): what no domain service reads already. A mandate's charges, a
+ * subscription's invoices and a QR code's payments (one parent, or many in one statement for a page of
+ * parents), a payment by id, the tenant's checkout sessions, the event log, merchants and customers by
+ * id, and a customer's one-time codes still usable. A domain object's own `get` and `list` stay on its
+ * service (`Mandates.list`, `Subscriptions.listInvoices`, ...), which checks the tenant and the reference.
+ * Read-only: nothing here writes.
+ */
+import { DateTime, Effect } from "effect"
+import * as Approval from "./approvals/Approval.js"
+import { EventLog, type Filter as EventFilter } from "./kernel/EventLog.js"
+import type { CustomerId, Environment, MerchantId, Tenant } from "./kernel/Ids.js"
+import * as Ids from "./kernel/Ids.js"
+import * as Notifications from "./kernel/Notifications.js"
+import * as Phone from "./kernel/Phone.js"
+import * as Store from "./Store.js"
+import * as Telemetry from "./kernel/Telemetry.js"
+
+/** A one-time code the customer can still use: its notice (the only place its plaintext is kept) and its challenge. */
+export interface LiveCode {
+  readonly notice: Notifications.Notification
+  readonly challenge: Approval.Challenge
+}
+
+/**
+ * `rows` in lists aligned with `parentIds`: each parent's rows, the tenant's only (ids compared as the
+ * stores keep them, lower case), in the order the store gave them.
+ */
+export const groupByParent = <A extends Tenant>(
+  tenant: Tenant,
+  parentIds: ReadonlyArray<string>,
+  rows: ReadonlyArray<A>,
+  parentOf: (a: A) => string
+): ReadonlyArray<ReadonlyArray<A>> =>
+  parentIds.map((id) =>
+    rows.filter(
+      (r) =>
+        parentOf(r) === id.toLowerCase() &&
+        r.merchantId === tenant.merchantId &&
+        r.environment === tenant.environment
+    )
+  )
+
+export class Reads extends Effect.Service<Reads>()("laari/Reads", {
+  effect: Effect.gen(function* () {
+    const merchants = yield* Store.Merchants
+    const customers = yield* Store.Customers
+    const charges = yield* Store.ChargesStore
+    const qrPayments = yield* Store.QrPaymentsStore
+    const invoices = yield* Store.InvoicesStore
+    const sessions = yield* Store.CheckoutSessionsStore
+    const challenges = yield* Store.ChallengesStore
+    const tx = yield* Store.Transactor
+    const notifications = yield* Notifications.Notifications
+    const eventLog = yield* EventLog
+
+    const merchant = Effect.fn("Reads.merchant")((id: MerchantId) => merchants.get(id))
+
+    const customer = Effect.fn("Reads.customer")((id: CustomerId) => customers.get(id))
+
+    /** The environment's customer with this phone, however it is typed (`Phone.lookupKey`). */
+    const customerByPhone = Effect.fn("Reads.customerByPhone")((environment: Environment, phone: string) =>
+      customers.findByPhone(environment, Phone.lookupKey(phone))
+    )
+
+    /** One of the tenant's charges by id; another tenant's is none. */
+    const charge = Effect.fn("Reads.charge")(
+      (tenant: Tenant, id: string) => charges.find(tenant, id),
+      Telemetry.withTenant
+    )
+
+    /** One of the tenant's QR payments by id; another tenant's is none. */
+    const qrPayment = Effect.fn("Reads.qrPayment")(
+      (tenant: Tenant, id: string) => qrPayments.find(tenant, id),
+      Telemetry.withTenant
+    )
+
+    /** One of the tenant's invoices by id; another tenant's is none. */
+    const invoice = Effect.fn("Reads.invoice")(
+      (tenant: Tenant, id: string) => invoices.find(tenant, id),
+      Telemetry.withTenant
+    )
+
+    /** Every charge of a mandate the caller already holds (so already checked), newest first. */
+    const chargesOfMandate = Effect.fn("Reads.chargesOfMandate")((mandateId: string) =>
+      charges.listByMandate(mandateId)
+    )
+
+    /** The newest `perMandate` charges of each mandate, the tenant's only, in one statement. */
+    const chargesOfMandates = Effect.fn("Reads.chargesOfMandates")(
+      (tenant: Tenant, mandateIds: ReadonlyArray<string>, perMandate: number) =>
+        Effect.map(charges.listByMandates(mandateIds, perMandate), (rows) =>
+          groupByParent(tenant, mandateIds, rows, (c) => c.mandateId)
+        ),
+      Telemetry.withTenant
+    )
+
+    /** A subscription's invoices, one per cycle, newest first. */
+    const invoicesOfSubscription = Effect.fn("Reads.invoicesOfSubscription")(
+      (subscriptionId: string, page: Store.Page) => invoices.list(subscriptionId, page)
+    )
+
+    /** The newest `perSubscription` invoices of each subscription, the tenant's only, in one statement. */
+    const invoicesOfSubscriptions = Effect.fn("Reads.invoicesOfSubscriptions")(
+      (tenant: Tenant, subscriptionIds: ReadonlyArray<string>, perSubscription: number) =>
+        Effect.map(invoices.listBySubscriptions(subscriptionIds, perSubscription), (rows) =>
+          groupByParent(tenant, subscriptionIds, rows, (i) => i.subscriptionId)
+        ),
+      Telemetry.withTenant
+    )
+
+    /** The newest `limit` payments through a QR code the caller already holds, newest first. */
+    const paymentsOfQrCode = Effect.fn("Reads.paymentsOfQrCode")((qrCodeId: string, limit: number) =>
+      Effect.map(qrPayments.listByCode(qrCodeId), (list) => list.slice(0, limit))
+    )
+
+    /** The tenant's checkout sessions, newest first. */
+    const checkoutSessions = Effect.fn("Reads.checkoutSessions")(
+      (tenant: Tenant, page: Store.Page) => sessions.list(tenant, page),
+      Telemetry.withTenant
+    )
+
+    /** Recorded events, newest first, as delivered. */
+    const events = Effect.fn("Reads.events")((filter: EventFilter) => eventLog.list(filter))
+
+    /** One of the tenant's events by id, as delivered. */
+    const event = Effect.fn("Reads.event")(
+      (tenant: Tenant, id: string) => eventLog.find(tenant, id),
+      Telemetry.withTenant
+    )
+
+    /**
+     * The customer's one-time codes that can still approve something, newest first. A spent code is
+     * redacted from its notice, but the redaction job may not have run yet: the challenge decides.
+     */
+    const liveCodes = Effect.fn("Reads.liveCodes")(function* (customerId: CustomerId) {
+      const now = yield* DateTime.now
+      const notices = (yield* notifications.list(customerId)).filter(
+        (n) => n.kind === "one_time_code" && typeof n.data.code === "string"
+      )
+      const found = yield* tx.withTransaction(
+        Effect.forEach(notices, (notice) =>
+          Ids.isUuid(String(notice.data.challenge_id))
+            ? Effect.map(challenges.lock(Ids.ChallengeId.make(String(notice.data.challenge_id))), (c) =>
+                c === undefined || Approval.isSpent(c, now) ? [] : [{ notice, challenge: c }]
+              )
+            : Effect.succeed([])
+        )
+      )
+      return found.flat() as ReadonlyArray<LiveCode>
+    })
+
+    return {
+      merchant,
+      customer,
+      customerByPhone,
+      charge,
+      qrPayment,
+      invoice,
+      chargesOfMandate,
+      chargesOfMandates,
+      invoicesOfSubscription,
+      invoicesOfSubscriptions,
+      paymentsOfQrCode,
+      checkoutSessions,
+      events,
+      event,
+      liveCodes
+    } as const
+  })
+}) {}
