@@ -12,6 +12,7 @@ import { Billing } from "./Billing.js"
 import { Checkout } from "./Checkout.js"
 import type * as Crypto from "./Crypto.js"
 import { Mandates } from "./Mandates.js"
+import { Merchants } from "./Merchants.js"
 import { OAuthClients } from "./OAuthClients.js"
 import type * as QrImages from "./QrImages.js"
 import { QrCodes } from "./QrCodes.js"
@@ -30,6 +31,7 @@ export type Ports = Store.Ports | Crypto.Crypto | QrImages.QrImages
 
 /** What the engine gives: the services, and `Work.Jobs`, the background work a host's workers run. */
 export type Services =
+  | Merchants
   | ApiKeys
   | Approvals
   | WalletAccess
@@ -55,6 +57,7 @@ export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
       WalletAccess.Default,
       Refunds.Default,
       Balances.Default,
+      Merchants.Default,
       ApiKeys.Default,
       OAuthClients.Default,
       WebhookEndpoints.Default

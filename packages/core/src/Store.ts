@@ -5,6 +5,7 @@
 import { Context, type DateTime, Effect, Schema } from "effect"
 import type { NewKey, StoredKey } from "./ApiKey.js"
 import type { Challenge } from "./Approval.js"
+import type { Customer, Merchant, MerchantsStore, Outlet } from "./Merchant.js"
 import type { LedgerReads } from "./Balance.js"
 import type { ServiceUnavailable } from "./Errors.js"
 import type { Outbox } from "./Events.js"
@@ -49,26 +50,10 @@ export interface Page {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Merchants and customers (read side; the server's ops API writes them)
+// Merchants and customers (read side; `Merchant.MerchantsStore` creates and lists merchants)
 // ---------------------------------------------------------------------------------------------------
 
-export interface Merchant {
-  readonly id: MerchantId
-  readonly name: string
-  readonly city: string
-  readonly mcc: string
-  readonly feeBps: number
-  readonly features: { readonly mandatesLive: boolean; readonly subscriptionsLive: boolean }
-  /** The sandbox payer wallet: test-mode mandates are bound to it. */
-  readonly sandboxPayer: CustomerId
-}
-
-export interface Customer {
-  readonly id: CustomerId
-  readonly environment: Environment
-  readonly phone: string
-  readonly name: string | null
-}
+export type { Customer, Merchant, Outlet } from "./Merchant.js"
 
 export interface MerchantsRepo {
   readonly get: (id: MerchantId) => Effect.Effect<Merchant | undefined, ServiceUnavailable>
@@ -83,12 +68,6 @@ export const registeredMerchant = (
   Effect.flatMap(merchants.get(id), (m) =>
     m === undefined ? Effect.dieMessage(`merchant ${id} is not registered`) : Effect.succeed(m)
   )
-
-export interface Outlet {
-  readonly id: number
-  readonly merchantId: MerchantId
-  readonly name: string
-}
 
 export interface OutletsRepo {
   /** The merchant's outlet, or `undefined` when it is unknown or another merchant's. */
@@ -462,8 +441,8 @@ export type Repositories =
 
 /**
  * Everything a storage adapter provides: transactions, the repositories, idempotency records, the event
- * outbox, customer notifications, the wallet ledger (in the same database, so they share transactions)
- * OAuth clients and webhook endpoints.
+ * outbox, customer notifications, the wallet ledger (in the same database, so they share transactions),
+ * the merchants' own store, OAuth clients and webhook endpoints.
  */
 export type Ports =
   | Transactor
@@ -472,5 +451,6 @@ export type Ports =
   | Outbox
   | Notifications
   | Wallet
+  | MerchantsStore
   | OAuthClientsStore
   | WebhookEndpointsStore

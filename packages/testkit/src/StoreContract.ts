@@ -31,6 +31,7 @@ import * as Invoices from "./contract/ports/Invoices.js"
 import * as Mandates from "./contract/ports/Mandates.js"
 import * as OAuthClients from "./contract/ports/OAuthClients.js"
 import * as Merchants from "./contract/ports/Merchants.js"
+import * as MerchantsStore from "./contract/ports/MerchantsStore.js"
 import * as Outbox from "./contract/ports/Outbox.js"
 import * as QrCodes from "./contract/ports/QrCodes.js"
 import * as Subscriptions from "./contract/ports/Subscriptions.js"
@@ -58,6 +59,7 @@ export {
 /** The port contracts, in the order they run. */
 const ports = [
   Merchants,
+  MerchantsStore,
   ApiKeys,
   OAuthClients,
   WebhookEndpoints,
