@@ -35,6 +35,7 @@ cat > tsconfig.json <<'JSON'
 JSON
 npx tsc -p tsconfig.json
 node out/host.js | tee host.out
+grep -q "merchant created with 1 outlet, 1 in all" host.out || { echo "pack-check: the typed host did not create its merchant"; exit 1; }
 grep -q "charged 12550" host.out || { echo "pack-check: the typed host did not charge"; exit 1; }
 grep -q "key resolves to its merchant" host.out || { echo "pack-check: the typed host's key did not resolve"; exit 1; }
 

@@ -1,6 +1,6 @@
 // A host compiled by tsc against the packed declarations, run by plain node (scripts/pack-check.sh).
-import { ApiKeys, Engine, Mandates } from "@laari/core"
-import { MemoryQrImages, Seed, Testkit } from "@laari/testkit"
+import { ApiKeys, Engine, Mandates, Merchants } from "@laari/core"
+import { MemoryQrImages, Testkit } from "@laari/testkit"
 import { Effect, Layer } from "effect"
 
 // The engine wired from the testkit's ports, as a host wires it from its own adapters.
@@ -10,9 +10,11 @@ const services = Engine.layer.pipe(
 )
 
 const program = Effect.gen(function* () {
-  const seed = yield* Seed.Seed
   const mandates = yield* Mandates.Mandates
-  const merchant = yield* seed.merchant({ name: "Typed Host" })
+  // A merchant made through the engine: with its outlets, wallets and a funded sandbox payer.
+  const merchants = yield* Merchants.Merchants
+  const { merchant, outlets } = yield* merchants.create({ name: "Typed Host", outlets: ["Front desk"] })
+  console.log(`merchant created with ${outlets.length} outlet, ${yield* merchants.count} in all`)
   const tenant = { merchantId: merchant.id, environment: "test" as const }
   const mandate = yield* mandates.create(tenant, {
     reference: "HOST-1",

@@ -4,8 +4,16 @@
  * taken apart rather than used whole, so that the host ledger REPLACES `MemoryWallet` (there is no second
  * book in this world to drift from the first).
  */
-import { Crypto, Engine, Store } from "@laari/core"
-import { MemoryDb, MemoryQrImages, MemorySeed, MemoryStore, type MemoryWallet, Seed } from "@laari/testkit"
+import { Crypto, Engine, Merchant, Store } from "@laari/core"
+import {
+  MemoryDb,
+  MemoryMerchants,
+  MemoryQrImages,
+  MemorySeed,
+  MemoryStore,
+  type MemoryWallet,
+  Seed
+} from "@laari/testkit"
 import { Chunk, Effect, Layer } from "effect"
 import * as HostBalance from "./HostBalance.js"
 import { HostLedger, accountId } from "./HostLedger.js"
@@ -29,6 +37,31 @@ const transactor = Layer.effect(
   })
 )
 
+/** The host book seen as the testkit's `MemoryWallet`: where seeding and new merchants open wallets. */
+const asMemoryWallet = Effect.map(HostLedger, (ledger): MemoryWallet.MemoryWalletService => {
+  const trial = Effect.map(ledger.trialBalance, (t) => t.sum)
+  return {
+    ...ledger.wallet,
+    open: (w) => ledger.openCustomer({ ...w, customerId: w.customerId as never }),
+    setPayer: ledger.updateCustomer,
+    balance: ledger.balance,
+    ledgerTotal: trial,
+    entries: Effect.map(ledger.postings, (ps) =>
+      Chunk.toReadonlyArray(
+        Chunk.fromIterable(
+          ps.flatMap((p) => p.lines.map((l) => ({ postingId: p.id, account: l.account, amount: l.amount })))
+        )
+      )
+    )
+  }
+})
+
+/** Core's merchants store over the memory database, each sandbox payer's wallet opened in the host book. */
+const merchants = Layer.effect(
+  Merchant.MerchantsStore,
+  Effect.zipWith(MemoryDb.MemoryDb, asMemoryWallet, MemoryMerchants.make)
+)
+
 /**
  * The testkit's seeding (merchants, outlets, customers in the memory store) with every wallet in the host
  * ledger: `MemorySeed.make` opens wallets through this view of the host book.
@@ -36,39 +69,22 @@ const transactor = Layer.effect(
 const seed = Layer.effect(
   Seed.Seed,
   Effect.gen(function* () {
-    const db = yield* MemoryDb.MemoryDb
     const ledger = yield* HostLedger
-    const crypto = yield* Crypto.Crypto
-    const trial = Effect.map(ledger.trialBalance, (t) => t.sum)
-    const asMemoryWallet: MemoryWallet.MemoryWalletService = {
-      ...ledger.wallet,
-      open: (w) => ledger.openCustomer({ ...w, customerId: w.customerId as never }),
-      setPayer: ledger.updateCustomer,
-      balance: ledger.balance,
-      ledgerTotal: trial,
-      entries: Effect.map(ledger.postings, (ps) =>
-        Chunk.toReadonlyArray(
-          Chunk.fromIterable(
-            ps.flatMap((p) => p.lines.map((l) => ({ postingId: p.id, account: l.account, amount: l.amount })))
-          )
-        )
-      )
-    }
-    const base = MemorySeed.make(db, asMemoryWallet, crypto)
+    const base = MemorySeed.make(yield* MemoryDb.MemoryDb, yield* asMemoryWallet, yield* Crypto.Crypto)
     // Balances are read by the host's own account ids, not the memory ledger's names.
     return {
       ...base,
       merchantBalance: (merchantId, environment) =>
         ledger.balance(accountId.merchant(environment, merchantId)),
       feeBalance: (environment) => ledger.balance(accountId.fees(environment)),
-      ledgerTotal: trial
+      ledgerTotal: Effect.map(ledger.trialBalance, (t) => t.sum)
     }
   })
 )
 
 /** A fresh world's ports: an empty memory database (without its own `Transactor`) and an empty host book. */
 export const ports = (): Layer.Layer<Ports> =>
-  Layer.mergeAll(seed, transactor, MemoryStore.layer, HostBalance.layer).pipe(
+  Layer.mergeAll(seed, merchants, transactor, MemoryStore.layer, HostBalance.layer).pipe(
     Layer.provideMerge(HostLedgerModule.layer),
     Layer.provideMerge(Layer.merge(Layer.effect(MemoryDb.MemoryDb, MemoryDb.make()), Crypto.layerWeb))
   )

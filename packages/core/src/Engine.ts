@@ -12,6 +12,7 @@ import { Billing } from "./billing/Billing.js"
 import { Checkout } from "./billing/Checkout.js"
 import type * as Crypto from "./kernel/Crypto.js"
 import { Mandates } from "./mandates/Mandates.js"
+import { Merchants } from "./directory/Merchants.js"
 import { OAuthClients } from "./directory/OAuthClients.js"
 import type * as QrImages from "./qr/QrImages.js"
 import { Reads } from "./Reads.js"
@@ -31,6 +32,7 @@ export type Ports = Store.Ports | Crypto.Crypto | QrImages.QrImages
 
 /** What the engine gives: the services, and `Work.Jobs`, the background work a host's workers run. */
 export type Services =
+  | Merchants
   | ApiKeys
   | Approvals
   | WalletAccess
@@ -57,6 +59,7 @@ export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
       WalletAccess.Default,
       Refunds.Default,
       Balances.Default,
+      Merchants.Default,
       ApiKeys.Default,
       OAuthClients.Default,
       WebhookEndpoints.Default,

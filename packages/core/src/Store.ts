@@ -8,6 +8,7 @@ import type { ChallengesStore } from "./approvals/ChallengesStore.js"
 import type { CheckoutSessionsStore, InvoicesStore, SubscriptionsStore } from "./billing/BillingStore.js"
 import type { ApiKeysStore } from "./directory/ApiKeysStore.js"
 import type { Customers, Merchants, Outlets } from "./directory/MerchantsStore.js"
+import type { MerchantsStore } from "./directory/Merchant.js"
 import type { OAuthClientsStore } from "./directory/OAuthClient.js"
 import type { EventLog } from "./kernel/EventLog.js"
 import type { IdempotencyStore } from "./kernel/Idempotency.js"
@@ -52,8 +53,8 @@ export type Repositories =
 
 /**
  * Everything a storage adapter provides: transactions, the repositories, idempotency records, the event
- * outbox and its log, customer notifications, the wallet ledger (in the same database, so they share transactions)
- * OAuth clients and webhook endpoints.
+ * outbox and its log, customer notifications, the wallet ledger (in the same database, so they share transactions),
+ * the merchants' own store, OAuth clients and webhook endpoints.
  */
 export type Ports =
   | Transactor
@@ -63,5 +64,6 @@ export type Ports =
   | EventLog
   | Notifications
   | Wallet
+  | MerchantsStore
   | OAuthClientsStore
   | WebhookEndpointsStore

@@ -5,15 +5,13 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
-import { ApiKey, Auth } from "@laari/core"
+import { ApiKey, ApiKeys, Auth, Store } from "@laari/core"
 import { Seed } from "@laari/testkit"
-import { Context, Effect, Layer } from "effect"
+import { Context, DateTime, Effect, Layer } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
 import { credentials, principalOf } from "../src/Http/Security.js"
 import * as Keys from "../src/Platform/Keys.js"
-import * as Onboarding from "../src/Ops/Onboarding.js"
 import * as Database from "../src/Sql/Database.js"
-import { Directory } from "../src/Sql/Directory.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 /** A well-formed secret test key that was never issued. */
@@ -32,9 +30,9 @@ for (const backend of TestDatabase.backends) {
     layer(backend.layer(), { excludeTestServices: true, timeout: "60 seconds" })("keyed key hashes", (it) => {
       it.effect("a new key is stored keyed, not as its plain hash, and authenticates", () =>
         Effect.gen(function* () {
-          const directory = yield* Directory
+          const keys = yield* ApiKeys.ApiKeys
           const merchant = yield* Effect.flatMap(Seed.Seed, (s) => s.merchant({ name: "Keyed" }))
-          const issued = yield* Onboarding.issueKey({
+          const issued = yield* keys.issue({
             merchantId: merchant.id,
             environment: "test",
             kind: "secret"
@@ -42,7 +40,7 @@ for (const backend of TestDatabase.backends) {
           const stored = yield* storedHash(issued.id)
           expect(stored).toMatch(/^h1:[0-9a-f]{64}$/)
           expect(stored).not.toContain(Keys.hash(issued.key))
-          expect(stored).toBe(yield* directory.keyDigest(issued.key))
+          expect(stored).toBe(yield* keys.digest(issued.key))
           expect((yield* principalOf(yield* credentials, issued.key))?.keyId).toBe(issued.id)
           // The secret is the database's: without it the stored hash says nothing about the key.
           expect(stored).not.toBe(
@@ -59,21 +57,24 @@ for (const backend of TestDatabase.backends) {
 
       it.effect("a key stored as a plain hash authenticates once the old way, then is hashed keyed", () =>
         Effect.gen(function* () {
-          const directory = yield* Directory
+          const keys = yield* ApiKeys.ApiKeys
           const merchant = yield* Effect.flatMap(Seed.Seed, (s) => s.merchant({ name: "Legacy" }))
           const key = unissuedKey()
           const id = crypto.randomUUID()
-          yield* directory.insertKey({
-            id,
-            merchantId: merchant.id,
-            environment: "test",
-            kind: "secret",
-            scopes: ["qr:write"],
-            keyHash: Keys.hash(key),
-            keyPrefix: ApiKey.displayPrefix(key)
-          })
+          yield* (yield* Store.ApiKeysStore).insert(
+            {
+              id,
+              merchantId: merchant.id,
+              environment: "test",
+              kind: "secret",
+              scopes: ["qr:write"],
+              keyHash: Keys.hash(key),
+              keyPrefix: ApiKey.displayPrefix(key)
+            },
+            DateTime.unsafeNow()
+          )
           expect((yield* principalOf(yield* credentials, key))?.keyId).toBe(id)
-          expect(yield* storedHash(id)).toBe(yield* directory.keyDigest(key))
+          expect(yield* storedHash(id)).toBe(yield* keys.digest(key))
           expect((yield* principalOf(yield* credentials, key))?.scopes).toEqual(["qr:write"])
           // A plain hash that is not the key's finds nothing.
           expect(yield* principalOf(yield* credentials, unissuedKey())).toBeUndefined()
@@ -82,7 +83,7 @@ for (const backend of TestDatabase.backends) {
 
       it.effect("every process hashes under the same secret", () =>
         Effect.gen(function* () {
-          const directory = yield* Directory
+          const keys = yield* ApiKeys.ApiKeys
           const sql = yield* SqlClient.SqlClient
           if (backend.name === "PGlite" || TestDatabase.postgresUrl === undefined) {
             // One PGlite, one process: the secret read again after it was made is the same.
@@ -98,9 +99,9 @@ for (const backend of TestDatabase.backends) {
             Effect.gen(function* () {
               const other = Context.get(
                 yield* Layer.build(Database.layer({ databaseUrl: otherUrl })),
-                Directory
+                ApiKeys.ApiKeys
               )
-              expect(yield* other.keyDigest("sk_test_same")).toBe(yield* directory.keyDigest("sk_test_same"))
+              expect(yield* other.digest("sk_test_same")).toBe(yield* keys.digest("sk_test_same"))
             })
           )
         })

@@ -4,13 +4,13 @@
  */
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { ApiKeys } from "@laari/core"
 import { Seed } from "@laari/testkit"
 import { Cause, Effect, Exit, HashMap, Layer, Logger, Option, Redacted, Scope } from "effect"
 import * as Config from "../src/Platform/Config.js"
 import * as RateLimit from "../src/Http/RateLimit.js"
 import * as RequestId from "../src/Http/RequestId.js"
 import * as Security from "../src/Http/Security.js"
-import * as Onboarding from "../src/Ops/Onboarding.js"
 import * as Logs from "../src/Platform/Logs.js"
 import * as F from "./support/Fixtures.js"
 import * as ServerCluster from "./support/ServerCluster.js"
@@ -89,7 +89,7 @@ describe("logs", () => {
   it.live("after authentication, the rest of the request logs as the key's merchant", () =>
     Effect.gen(function* () {
       const merchant = yield* Effect.flatMap(Seed.Seed, (seed) => seed.merchant({ name: "Logged" }))
-      const { key } = yield* Onboarding.issueKey({
+      const { key } = yield* (yield* ApiKeys.ApiKeys).issue({
         merchantId: merchant.id,
         environment: "test",
         kind: "secret"

@@ -1,14 +1,14 @@
 /**
  * The SQL adapters beyond the store contract, on PGlite and (with DATABASE_URL) PostgreSQL: what only a
  * database shows (a refused insert leaves the transaction usable, SKIP LOCKED, json key order) and the
- * server's `Directory`.
+ * server's `Directory` (customers, payer wallets, events; merchants and keys are under the contract).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
-import { Crypto, Events, Idempotency, type Ids, type Mandate, Store } from "@laari/core"
+import { Crypto, Events, Idempotency, type Ids, type Mandate, Merchant, Store } from "@laari/core"
 import { Seed } from "@laari/testkit"
 import { Cause, DateTime, Deferred, Effect, Exit, Fiber } from "effect"
-import { Directory, SandboxPayerBalance } from "../src/Sql/Directory.js"
+import { Directory } from "../src/Sql/Directory.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const uuid = Effect.flatMap(Crypto.Crypto, (c) => c.uuid)
@@ -84,7 +84,7 @@ for (const backend of TestDatabase.backends) {
           expect(yield* store.lockById("not-a-uuid")).toBeUndefined()
           expect(yield* (yield* Store.ChargesStore).listByMandate("nope")).toEqual([])
           expect(yield* (yield* Store.Merchants).get("nope" as Ids.MerchantId)).toBeUndefined()
-          expect(yield* (yield* Directory).listOutlets("nope")).toEqual([])
+          expect(yield* (yield* Merchant.MerchantsStore).listOutlets("nope" as Ids.MerchantId)).toEqual([])
         })
       )
 
@@ -231,94 +231,6 @@ for (const backend of TestDatabase.backends) {
       }
 
       describe("Directory", () => {
-        it.effect("createMerchant: outlets, wallets, and a funded sandbox payer", () =>
-          Effect.gen(function* () {
-            const directory = yield* Directory
-            const customers = yield* Store.Customers
-            const count = yield* directory.merchantCount
-            const { merchant, outlets } = yield* directory.createMerchant({
-              name: "Cafe Dhoni",
-              outlets: ["Majeedhee Magu", "Hulhumale"]
-            })
-            expect(merchant).toMatchObject({
-              name: "Cafe Dhoni",
-              city: "Male",
-              mcc: "5999",
-              feeBps: 100,
-              features: { mandatesLive: false, subscriptionsLive: false }
-            })
-            expect(outlets.map((o) => o.name)).toEqual(["Majeedhee Magu", "Hulhumale"])
-            expect(outlets[1]!.id).toBeGreaterThan(outlets[0]!.id)
-            expect(yield* directory.merchantCount).toBe(count + 1)
-            expect(yield* directory.getMerchant(merchant.id)).toEqual(merchant)
-            expect((yield* directory.payer(merchant.sandboxPayer))?.balance).toBe(SandboxPayerBalance)
-            expect((yield* customers.get(merchant.sandboxPayer))?.environment).toBe("test")
-            expect(yield* directory.merchantBalance(merchant.id, "test")).toBe(0)
-            expect(yield* directory.merchantBalance(merchant.id, "live")).toBe(0)
-
-            const added = yield* directory.addOutlet(merchant.id, "Airport")
-            expect(added?.name).toBe("Airport")
-            expect(yield* directory.listOutlets(merchant.id)).toEqual([...outlets, added])
-            expect(yield* directory.addOutlet((yield* uuid) as Ids.MerchantId, "Nowhere")).toBeUndefined()
-            expect(yield* directory.addOutlet("not-a-uuid", "Nowhere")).toBeUndefined()
-          })
-        )
-
-        it.effect("setFeatures changes only what it is given", () =>
-          Effect.gen(function* () {
-            const directory = yield* Directory
-            const { merchant } = yield* directory.createMerchant({ name: "Gated" })
-            expect((yield* directory.setFeatures(merchant.id, { mandatesLive: true }))?.features).toEqual({
-              mandatesLive: true,
-              subscriptionsLive: false
-            })
-            expect(
-              (yield* directory.setFeatures(merchant.id, { subscriptionsLive: true }))?.features
-            ).toEqual({
-              mandatesLive: true,
-              subscriptionsLive: true
-            })
-            expect((yield* directory.setFeatures(merchant.id, {}))?.features.mandatesLive).toBe(true)
-            expect(yield* directory.setFeatures(yield* uuid, { mandatesLive: true })).toBeUndefined()
-          })
-        )
-
-        it.effect("keys: stored by hash, found by hash, listed, revoked once", () =>
-          Effect.gen(function* () {
-            const directory = yield* Directory
-            const { merchant } = yield* directory.createMerchant({ name: "Keyed" })
-            const id = yield* uuid
-            const keyHash = `hash-${yield* uuid}`
-            yield* directory.insertKey({
-              id,
-              merchantId: merchant.id,
-              environment: "test",
-              kind: "secret",
-              scopes: ["mandates:write", "payments:write"],
-              keyHash,
-              keyPrefix: "sk_test_AbCd"
-            })
-            const found = yield* directory.findKeyByHash(keyHash)
-            expect(found).toMatchObject({
-              id,
-              merchantId: merchant.id,
-              environment: "test",
-              kind: "secret",
-              scopes: ["mandates:write", "payments:write"],
-              keyHash,
-              keyPrefix: "sk_test_AbCd",
-              revokedAt: null
-            })
-            expect(yield* directory.findKeyByHash("unknown")).toBeUndefined()
-            expect((yield* directory.listKeys(merchant.id)).map((k) => k.id)).toEqual([id])
-            const other = yield* directory.createMerchant({ name: "Other" })
-            expect(yield* directory.revokeKey(other.merchant.id, id)).toBe(false)
-            expect(yield* directory.revokeKey(merchant.id, id)).toBe(true)
-            expect(yield* directory.revokeKey(merchant.id, id)).toBe(false)
-            expect((yield* directory.findKeyByHash(keyHash))?.revokedAt).not.toBeNull()
-          })
-        )
-
         it.effect("createCustomer: a phone is unique per environment", () =>
           Effect.gen(function* () {
             const directory = yield* Directory

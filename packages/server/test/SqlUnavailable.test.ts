@@ -4,7 +4,7 @@
  */
 import { SqlError } from "@effect/sql/SqlError"
 import { describe, expect, it } from "@effect/vitest"
-import { Errors, Idempotency, type Ids, Money, Store, Wallet } from "@laari/core"
+import { Crypto, Errors, Idempotency, type Ids, Merchant, Merchants, Money, Store, Wallet } from "@laari/core"
 import { Cause, Context, DateTime, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as Database from "../src/Sql/Database.js"
 import { Directory } from "../src/Sql/Directory.js"
@@ -96,7 +96,10 @@ describe("a closed PGlite", () => {
     () =>
       Effect.gen(function* () {
         const context = yield* Layer.build(
-          Store_.layer.pipe(Layer.provide(RowCache.layer), Layer.provideMerge(PgliteClient.layer({})))
+          Store_.layer.pipe(
+            Layer.provide(Layer.merge(RowCache.layer, Crypto.layerWeb)),
+            Layer.provideMerge(PgliteClient.layer({}))
+          )
         )
         yield* Effect.promise(() => Context.get(context, PgliteClient.PgliteClient).pglite.close())
         const merchants = Context.get(context, Store.Merchants)
@@ -128,7 +131,8 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("PostgreSQL going away a
         const directory = get(Directory)
         const tx = get(Store.Transactor)
         const wallet = get(Wallet.Wallet)
-        const { merchant } = yield* directory.createMerchant({ name: "Flaky" })
+        const merchantsStore = get(Merchant.MerchantsStore)
+        const { merchant } = yield* Merchants.creating(merchantsStore, get(Crypto.Crypto))({ name: "Flaky" })
         const tenant: Ids.Tenant = { merchantId: merchant.id, environment: "test" }
         const transfer = (id: string): Wallet.Transfer => ({
           id,
@@ -147,7 +151,7 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("PostgreSQL going away a
           tx.withTransaction(get(Store.MandatesStore).list(tenant, { limit: 10, offset: 0 })),
           wallet.transfer(transfer("flaky:1")),
           tx.withTransaction(get(Idempotency.IdempotencyStore).claim(scope, "fp", DateTime.unsafeNow())),
-          directory.merchantCount
+          merchantsStore.count
         ]
 
         // A transaction that is open when the database goes away.
@@ -176,7 +180,7 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("PostgreSQL going away a
         // Packets dropped: the connect timeout turns a hang into ServiceUnavailable.
         yield* proxy.blackhole
         const started = Date.now()
-        yield* expectUnavailable(directory.merchantCount)
+        yield* expectUnavailable(merchantsStore.count)
         expect(Date.now() - started).toBeLessThan(5_000)
 
         yield* proxy.stop

@@ -5,12 +5,10 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
-import { Money, Store, Wallet } from "@laari/core"
+import { ApiKeys, Merchant, Money, Store, Wallet } from "@laari/core"
 import { Seed } from "@laari/testkit"
 import { Context, Effect, Either, Exit, Layer } from "effect"
-import * as Onboarding from "../src/Ops/Onboarding.js"
 import * as Database from "../src/Sql/Database.js"
-import { Directory } from "../src/Sql/Directory.js"
 import * as WriteBehind from "../src/Sql/WriteBehind.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
@@ -41,12 +39,9 @@ const rows = (sql: SqlClient.SqlClient) =>
 const merchantWithKey = (name: string) =>
   Effect.gen(function* () {
     const merchant = yield* Effect.flatMap(Seed.Seed, (seed) => seed.merchant({ name }))
-    const issued = yield* Onboarding.issueKey({
-      merchantId: merchant.id,
-      environment: "test",
-      kind: "secret"
-    })
-    const hash = yield* Effect.flatMap(Directory, (directory) => directory.keyDigest(issued.key))
+    const keys = yield* ApiKeys.ApiKeys
+    const issued = yield* keys.issue({ merchantId: merchant.id, environment: "test", kind: "secret" })
+    const hash = yield* keys.digest(issued.key)
     return { merchant, issued, hash }
   })
 
@@ -223,14 +218,15 @@ for (const backend of TestDatabase.backends) {
     layer(backend.layer(), { excludeTestServices: true, timeout: "60 seconds" })("row cache", (it) => {
       it.effect("a key revoked or a merchant changed is never served from the cache afterwards", () =>
         Effect.gen(function* () {
-          const directory = yield* Directory
+          const keys = yield* ApiKeys.ApiKeys
+          const stored = yield* Store.ApiKeysStore
           const merchants = yield* Store.Merchants
           const { merchant, issued, hash } = yield* merchantWithKey("Cached")
-          expect((yield* directory.findKeyByHash(hash))?.revokedAt).toBeNull()
+          expect((yield* stored.findByHash(hash))?.revokedAt).toBeNull()
           expect((yield* merchants.get(merchant.id))?.features.mandatesLive).toBe(false)
-          expect(yield* directory.revokeKey(merchant.id, issued.id)).toBe(true)
-          expect((yield* directory.findKeyByHash(hash))?.revokedAt).not.toBeNull()
-          yield* directory.setFeatures(merchant.id, { mandatesLive: true })
+          expect(yield* keys.revoke(merchant.id, issued.id)).toBe(true)
+          expect((yield* stored.findByHash(hash))?.revokedAt).not.toBeNull()
+          yield* (yield* Merchant.MerchantsStore).setFeatures(merchant.id, { mandatesLive: true })
           expect((yield* merchants.get(merchant.id))?.features.mandatesLive).toBe(true)
         })
       )
@@ -250,18 +246,18 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("row cache across proces
         const sql = yield* SqlClient.SqlClient
         const [row] = yield* sql<{ name: string }>`SELECT current_database() AS name`
         const otherUrl = TestDatabase.withDatabase(TestDatabase.postgresUrl!, row!.name)
-        const directory = yield* Directory
+        const keys = yield* ApiKeys.ApiKeys
         const { merchant, issued, hash } = yield* merchantWithKey("Two processes")
         yield* Effect.scoped(
           Effect.gen(function* () {
             const other = yield* Layer.build(Database.layer({ databaseUrl: otherUrl }))
-            const otherDirectory = Context.get(other, Directory)
-            expect((yield* otherDirectory.findKeyByHash(hash))?.revokedAt).toBeNull()
-            yield* directory.revokeKey(merchant.id, issued.id)
+            const otherKeys = Context.get(other, Store.ApiKeysStore)
+            expect((yield* otherKeys.findByHash(hash))?.revokedAt).toBeNull()
+            yield* keys.revoke(merchant.id, issued.id)
             // The other process drops its entry when the notification comes: poll, bounded.
             let revoked = false
             for (let i = 0; i < 50 && !revoked; i++) {
-              revoked = (yield* otherDirectory.findKeyByHash(hash))?.revokedAt !== null
+              revoked = (yield* otherKeys.findByHash(hash))?.revokedAt !== null
               if (!revoked) yield* Effect.sleep("20 millis")
             }
             expect(revoked).toBe(true)

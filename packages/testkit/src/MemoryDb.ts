@@ -40,6 +40,11 @@ export interface SubscriptionRow extends Row<Subscription.Subscription> {
   readonly dueAt: DateTime.Utc | null
 }
 
+/** A merchant's row: the record, and when it was created (merchants are listed oldest first). */
+export interface MerchantRow extends Row<Store.Merchant> {
+  readonly createdAt: DateTime.Utc
+}
+
 /** A customer wallet's settings; its balance is the ledger account `customer:<id>` in `balances`. */
 export interface WalletSettings {
   readonly customerId: string
@@ -83,7 +88,7 @@ export interface StoredEndpoint extends Webhook.Endpoint, Webhook.Secrets {
 export interface Tables {
   /** Counter for `Row.seq`. */
   readonly seq: number
-  readonly merchants: HashMap.HashMap<string, Store.Merchant>
+  readonly merchants: HashMap.HashMap<string, MerchantRow>
   readonly customers: HashMap.HashMap<string, Store.Customer>
   /** API keys by id. */
   readonly apiKeys: HashMap.HashMap<string, Row<ApiKey.StoredKey>>

@@ -8,7 +8,7 @@ import type { MemoryDbService } from "./MemoryDb.js"
 import { insertRow, newestFirst } from "./MemoryRows.js"
 
 export const merchants = (db: MemoryDbService): Store.MerchantsRepo => ({
-  get: (id) => Effect.map(db.get, (t) => Option.getOrUndefined(HashMap.get(t.merchants, id)))
+  get: (id) => Effect.map(db.get, (t) => Option.getOrUndefined(HashMap.get(t.merchants, id))?.value)
 })
 
 export const customers = (db: MemoryDbService): Store.CustomersRepo => ({

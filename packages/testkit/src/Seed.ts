@@ -3,7 +3,7 @@
  * the adapter. The memory adapters implement it here; the server implements it over its SQL directory
  * and ledger.
  */
-import type { Events, Ids, Store, Wallet } from "@laari/core"
+import { type Events, type Ids, Merchant, type Store, type Wallet } from "@laari/core"
 import { Context, type Effect } from "effect"
 
 export interface MerchantInput {
@@ -55,4 +55,5 @@ export interface SeedService {
 
 export class Seed extends Context.Tag("laari/testkit/Seed")<Seed, SeedService>() {}
 
-export const SandboxPayerBalance = 10_000_000
+/** Core's `Merchant.SandboxPayerBalance`, where the tests have found it. */
+export const SandboxPayerBalance = Merchant.SandboxPayerBalance

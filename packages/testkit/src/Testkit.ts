@@ -8,6 +8,7 @@ import { Layer } from "effect"
 import * as ControllableClock from "./ControllableClock.js"
 import * as MemoryBalance from "./MemoryBalance.js"
 import * as MemoryDb from "./MemoryDb.js"
+import * as MemoryMerchants from "./MemoryMerchants.js"
 import * as MemoryQrImages from "./MemoryQrImages.js"
 import * as MemorySeed from "./MemorySeed.js"
 import * as MemoryStore from "./MemoryStore.js"
@@ -25,6 +26,7 @@ export const ports = (): Layer.Layer<
   CorePorts | WebhookEndpoint.SecretSealer | Seed.Seed | MemoryDb.MemoryDb | MemoryWallet.MemoryWallet
 > =>
   MemorySeed.layer.pipe(
+    Layer.provideMerge(MemoryMerchants.layer),
     Layer.provideMerge(Layer.mergeAll(MemoryStore.layer, MemoryWallet.layer, MemoryBalance.layer)),
     Layer.provideMerge(Layer.merge(MemoryDb.layer, Crypto.layerWeb))
   )

@@ -1,27 +1,10 @@
 /**
- * Merchants, their outlets and customers (read side; the server's ops API writes them).
+ * Merchants, their outlets and customers (read side; `Merchant.MerchantsStore` creates and lists merchants).
  */
+import type { Customer, Merchant, Outlet } from "./Merchant.js"
 import { Context, Effect } from "effect"
 import type { ServiceUnavailable } from "../kernel/Errors.js"
 import type { CustomerId, Environment, MerchantId } from "../kernel/Ids.js"
-
-export interface Merchant {
-  readonly id: MerchantId
-  readonly name: string
-  readonly city: string
-  readonly mcc: string
-  readonly feeBps: number
-  readonly features: { readonly mandatesLive: boolean; readonly subscriptionsLive: boolean }
-  /** The sandbox payer wallet: test-mode mandates are bound to it. */
-  readonly sandboxPayer: CustomerId
-}
-
-export interface Customer {
-  readonly id: CustomerId
-  readonly environment: Environment
-  readonly phone: string
-  readonly name: string | null
-}
 
 export interface MerchantsRepo {
   readonly get: (id: MerchantId) => Effect.Effect<Merchant | undefined, ServiceUnavailable>
@@ -36,12 +19,6 @@ export const registeredMerchant = (
   Effect.flatMap(merchants.get(id), (m) =>
     m === undefined ? Effect.dieMessage(`merchant ${id} is not registered`) : Effect.succeed(m)
   )
-
-export interface Outlet {
-  readonly id: number
-  readonly merchantId: MerchantId
-  readonly name: string
-}
 
 export interface OutletsRepo {
   /** The merchant's outlet, or `undefined` when it is unknown or another merchant's. */
@@ -60,3 +37,5 @@ export interface CustomersRepo {
   ) => Effect.Effect<Customer | undefined, ServiceUnavailable>
 }
 export class Customers extends Context.Tag("laari/Store/Customers")<Customers, CustomersRepo>() {}
+
+export type { Customer, Merchant, Outlet } from "./Merchant.js"

@@ -2,12 +2,13 @@
  * Handlers of the operator API.
  */
 import {
+  ApiKeys,
   Calendar,
-  Crypto,
   Errors,
   EventLog,
   Ids,
   Mandates,
+  Merchants,
   Notifications,
   Reads,
   Store,
@@ -19,7 +20,6 @@ import * as Operation from "../Http/Operation.js"
 import { Clockwork } from "../Background/Clockwork.js"
 import * as ServerConfig from "../Platform/Config.js"
 import * as Problems from "../Http/Problems.js"
-import { issueKey } from "./Onboarding.js"
 import * as MandateJson from "../Mandates/Json.js"
 import * as SubscriptionJson from "../Subscriptions/Json.js"
 import { Directory } from "../Sql/Directory.js"
@@ -32,12 +32,13 @@ const notFound = (what: string) => Effect.fail(new Problems.NotFound({ message: 
 export const OpsLive = Operation.group(Api, "ops", (handlers) =>
   Effect.gen(function* () {
     const directory = yield* Directory
+    const merchantsService = yield* Merchants.Merchants
+    const keys = yield* ApiKeys.ApiKeys
     const merchants = yield* Store.Merchants
     const notifications = yield* Notifications.Notifications
     const mandates = yield* Mandates.Mandates
     const subscriptions = yield* Subscriptions.Subscriptions
     const clockwork = yield* Clockwork
-    const crypto = yield* Crypto.Crypto
     const oauth = yield* OAuthClients
     const reads = yield* Reads.Reads
     const showCodes = ServerConfig.codesVisible(yield* ServerConfig.ServerConfigTag)
@@ -49,8 +50,8 @@ export const OpsLive = Operation.group(Api, "ops", (handlers) =>
 
     return handlers
       .handle("createMerchant", ({ payload }) =>
-        directory
-          .createMerchant({
+        merchantsService
+          .create({
             name: payload.name,
             city: payload.city,
             mcc: payload.mcc,
@@ -60,43 +61,47 @@ export const OpsLive = Operation.group(Api, "ops", (handlers) =>
           .pipe(Effect.map(({ merchant, outlets }) => Json.merchant(merchant, outlets)))
       )
       .handle("listMerchants", ({ urlParams }) =>
-        Effect.map(directory.listMerchants(urlParams.limit ?? 100), (list) =>
+        Effect.map(merchantsService.list(urlParams.limit ?? 100), (list) =>
           list.map(({ merchant, outlets }) => Json.merchant(merchant, outlets))
         )
       )
       .handle("addOutlet", ({ path, payload }) =>
-        directory
-          .addOutlet(Ids.MerchantId.make(path.id), payload.name)
+        merchantsService
+          .addOutlet(path.id, payload.name)
           .pipe(
-            Effect.flatMap((outlet) => (outlet === undefined ? notFound("Merchant") : Effect.succeed(outlet)))
+            Effect.flatMap((outlet) =>
+              outlet === undefined
+                ? notFound("Merchant")
+                : Effect.succeed({ id: outlet.id, name: outlet.name })
+            )
           )
       )
       .handle("createKey", ({ path, payload }) =>
         Effect.gen(function* () {
           const merchantId = Ids.MerchantId.make(path.id)
           if ((yield* merchants.get(merchantId)) === undefined) return yield* notFound("Merchant")
-          const issued = yield* issueKey({
+          return yield* keys.issue({
             merchantId,
             environment: payload.environment,
             kind: payload.kind ?? "secret",
             scopes: payload.scopes
-          }).pipe(Effect.provideService(Directory, directory), Effect.provideService(Crypto.Crypto, crypto))
-          return issued
+          })
         })
       )
       .handle("listKeys", ({ path }) =>
         Effect.gen(function* () {
           if ((yield* merchants.get(Ids.MerchantId.make(path.id))) === undefined)
             return yield* notFound("Merchant")
-          return (yield* directory.listKeys(path.id)).map(Json.key)
+          return (yield* keys.list(Ids.MerchantId.make(path.id))).map(Json.key)
         })
       )
       .handle("revokeKey", ({ path }) =>
         Effect.gen(function* () {
-          const key = (yield* directory.listKeys(path.id)).find((k) => k.id === path.key)
+          const merchantId = path.id as Ids.MerchantId
+          const key = (yield* keys.list(merchantId)).find((k) => k.id === path.key)
           if (key === undefined) return yield* notFound("Key")
-          yield* directory.revokeKey(path.id, key.id)
-          const after = (yield* directory.listKeys(path.id)).find((k) => k.id === path.key)
+          yield* keys.revoke(merchantId, key.id)
+          const after = (yield* keys.list(merchantId)).find((k) => k.id === path.key)
           return Json.key(after ?? key)
         })
       )
@@ -127,13 +132,12 @@ export const OpsLive = Operation.group(Api, "ops", (handlers) =>
       )
       .handle("setFeatures", ({ path, payload }) =>
         Effect.gen(function* () {
-          const merchantId = Ids.MerchantId.make(path.id)
-          const merchant = yield* directory.setFeatures(merchantId, {
+          const merchant = yield* merchantsService.setFeatures(path.id, {
             mandatesLive: payload.mandates_live,
             subscriptionsLive: payload.subscriptions_live
           })
           if (merchant === undefined) return yield* notFound("Merchant")
-          return Json.merchant(merchant, yield* directory.listOutlets(merchantId))
+          return Json.merchant(merchant, yield* merchantsService.listOutlets(merchant.id))
         })
       )
       .handle("createCustomer", ({ payload }) =>

@@ -53,12 +53,12 @@ export const adapters: Layer.Layer<
   Store.Ports | Directory.Directory | OAuthClients.OAuthClients | ApiKeys.ApiKeys,
   never,
   SqlClient.SqlClient | Crypto.Crypto
-> = Directory.layer.pipe(
+> = Layer.mergeAll(
+  Directory.layer,
   // Core's credential services over these ports: every front end authenticates through them.
-  Layer.provideMerge(Layer.merge(OAuthClients.OAuthClients.Default, ApiKeys.ApiKeys.Default)),
-  Layer.provideMerge(Store.layer),
-  Layer.provide(RowCache.layer)
-)
+  OAuthClients.OAuthClients.Default,
+  ApiKeys.ApiKeys.Default
+).pipe(Layer.provideMerge(Store.layer), Layer.provide(RowCache.layer))
 
 /** Migrates, then provides the SQL client, `PoolStats`, every core port, the `Directory` and `Crypto`. */
 export const layer = (

@@ -1,13 +1,14 @@
 /**
  * Merchants, their outlets and API keys, and customers: the rows, their mapping to the model, and the
- * ports `Store.Merchants`, `Store.Customers` and `Store.ApiKeysStore`. The ops side writes merchants and
- * customers through `Directory`.
+ * ports `Store.Merchants`, `Merchant.MerchantsStore`, `Store.Customers` and `Store.ApiKeysStore`. The
+ * ops side writes customers through `Directory`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
-import { type ApiKey, type Auth, Ids, Store } from "@laari/core"
+import { type ApiKey, type Auth, Crypto, Ids, Merchant, Store } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
-import { fromDate, fromDateOrNull, inTransaction, one, repository, toDate } from "./Repository.js"
+import * as Ledger from "./Ledger.js"
+import { fromDate, fromDateOrNull, inTransaction, int, one, repository, toDate } from "./Repository.js"
 import * as RowCache from "./RowCache.js"
 import * as ServerSecrets from "./ServerSecrets.js"
 
@@ -53,17 +54,17 @@ export const merchantToRow = (m: Store.Merchant, createdAt: Date): MerchantRow =
 // outlets
 // ---------------------------------------------------------------------------------------------------
 
-export interface Outlet {
-  readonly id: number
-  readonly name: string
-}
-
 export interface OutletRow {
   readonly id: number
+  readonly merchant_id: string
   readonly name: string
 }
 
-export const outletFromRow = (row: OutletRow): Outlet => ({ id: row.id, name: row.name })
+export const outletFromRow = (row: OutletRow): Store.Outlet => ({
+  id: row.id,
+  merchantId: row.merchant_id as Ids.MerchantId,
+  name: row.name
+})
 
 // ---------------------------------------------------------------------------------------------------
 // api_keys
@@ -139,7 +140,7 @@ export const customerToRow = (c: Store.Customer, createdAt: Date): CustomerRow =
 // The read ports
 // ---------------------------------------------------------------------------------------------------
 
-/** Merchants by id, through the process's `RowCache` (a merchant changes through `Directory.setFeatures`). */
+/** Merchants by id, through the process's `RowCache` (a merchant changes through `setFeatures` below). */
 export const makeMerchants = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const cache = yield* RowCache.RowCache
@@ -222,6 +223,151 @@ export const makeCustomers = Effect.map(SqlClient.SqlClient, (sql) =>
       )
   })
 )
+
+/**
+ * Opens `customer` with a wallet holding `balance`, funded by a transfer from the environment's funding
+ * account, in the caller's transaction; `false` when another customer of the environment has the phone.
+ */
+export const openCustomer = (
+  sql: SqlClient.SqlClient,
+  crypto: Crypto.CryptoService,
+  customer: Store.Customer,
+  wallet: { readonly balance: number; readonly timeZone: string },
+  now: DateTime.Utc
+) =>
+  Effect.gen(function* () {
+    const inserted =
+      yield* sql`INSERT INTO customers ${sql.insert({ ...customerToRow(customer, toDate(now)) })}
+      ON CONFLICT ON CONSTRAINT customers_phone DO NOTHING RETURNING id`
+    if (inserted.length === 0) return false
+    const ledger = Ledger.make(sql)
+    yield* ledger.openWallet(
+      customer.id,
+      customer.environment,
+      { limit: null, timeZone: wallet.timeZone },
+      now
+    )
+    yield* ledger.fund(
+      customer.id,
+      customer.environment,
+      wallet.balance,
+      `funding:${yield* crypto.uuid}`,
+      "Opening balance",
+      now
+    )
+    return true
+  })
+
+/** The SQL adapter of core's `Merchant.MerchantsStore`; a change of gates drops the cached merchant. */
+export const makeMerchantsStore = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const cache = yield* RowCache.RowCache
+  const crypto = yield* Crypto.Crypto
+  const transaction = inTransaction(sql)
+
+  const insertOutlets = (merchantId: Ids.MerchantId, names: ReadonlyArray<string>, now: DateTime.Utc) =>
+    names.length === 0
+      ? Effect.succeed([])
+      : sql<OutletRow>`INSERT INTO outlets ${sql.insert(
+          names.map((name) => ({ merchant_id: merchantId, name, created_at: toDate(now) }))
+        )} RETURNING id, merchant_id, name`.pipe(Effect.map((rows) => rows.map(outletFromRow)))
+
+  const create = ({ merchant, sandboxPayer, outlets }: Merchant.NewMerchant, now: DateTime.Utc) =>
+    transaction(
+      Effect.gen(function* () {
+        const opened = yield* openCustomer(
+          sql,
+          crypto,
+          sandboxPayer,
+          { balance: Merchant.SandboxPayerBalance, timeZone: Merchant.SandboxPayerZone },
+          now
+        )
+        if (!opened) return yield* Effect.dieMessage(`sandbox payer phone of ${merchant.id} is taken`)
+        yield* sql`INSERT INTO merchants ${sql.insert({ ...merchantToRow(merchant, toDate(now)) })}`
+        // The merchant's wallets, so they show up with a zero balance before the first payment.
+        yield* sql`INSERT INTO ledger_accounts ${sql.insert(
+          (["test", "live"] as const).map((environment) => ({
+            id: Ledger.accountId.merchant(merchant.id, environment),
+            kind: "merchant",
+            environment,
+            merchant_id: merchant.id,
+            balance: 0,
+            created_at: toDate(now)
+          }))
+        )}`
+        return yield* insertOutlets(merchant.id, outlets, now)
+      })
+    )
+
+  const list = (limit: number) =>
+    Effect.gen(function* () {
+      const rows = yield* sql<MerchantRow>`SELECT * FROM merchants ORDER BY created_at, id LIMIT ${limit}`
+      if (rows.length === 0) return []
+      const outlets = yield* sql<OutletRow>`
+        SELECT merchant_id, id, name FROM outlets WHERE ${sql.in(
+          "merchant_id",
+          rows.map((r) => r.id)
+        )} ORDER BY id`
+      return rows.map((row) => ({
+        merchant: merchantFromRow(row),
+        outlets: outlets.filter((o) => o.merchant_id === row.id).map(outletFromRow)
+      }))
+    })
+
+  const exists = (merchantId: Ids.MerchantId) =>
+    sql`SELECT 1 FROM merchants WHERE id = ${merchantId}`.pipe(Effect.map((rows) => rows.length === 1))
+
+  const addOutlet = (merchantId: Ids.MerchantId, name: string, now: DateTime.Utc) =>
+    Effect.gen(function* () {
+      if (!Ids.isUuid(merchantId) || !(yield* exists(merchantId))) return undefined
+      const [outlet] = yield* insertOutlets(merchantId, [name], now)
+      return outlet
+    })
+
+  const listOutlets = (merchantId: Ids.MerchantId) =>
+    Ids.isUuid(merchantId)
+      ? sql<OutletRow>`SELECT id, merchant_id, name FROM outlets WHERE merchant_id = ${merchantId} ORDER BY id`.pipe(
+          Effect.map((rows) => rows.map(outletFromRow))
+        )
+      : Effect.succeed([])
+
+  const setFeatures = (merchantId: Ids.MerchantId, patch: Merchant.FeaturesPatch) => {
+    if (!Ids.isUuid(merchantId)) return Effect.succeed(undefined)
+    const changes: Record<string, unknown> = {}
+    if (patch.mandatesLive !== undefined) changes.mandates_live = patch.mandatesLive
+    if (patch.subscriptionsLive !== undefined) changes.subscriptions_live = patch.subscriptionsLive
+    if (Object.keys(changes).length === 0)
+      return sql<MerchantRow>`SELECT * FROM merchants WHERE id = ${merchantId}`.pipe(
+        Effect.map(one(merchantFromRow))
+      )
+    return transaction(
+      Effect.zipLeft(
+        sql<MerchantRow>`UPDATE merchants SET ${sql.update(changes)} WHERE id = ${merchantId} RETURNING *`.pipe(
+          Effect.map(one(merchantFromRow))
+        ),
+        cache.invalidate(RowCache.cacheKey.merchant(merchantId))
+      )
+    )
+  }
+
+  const service: Merchant.MerchantsStoreRepo = repository({
+    create,
+    list,
+    count: sql<{ readonly n: number | string }>`SELECT count(*) AS n FROM merchants`.pipe(
+      Effect.map((rows) => int(rows[0]!.n))
+    ),
+    addOutlet,
+    listOutlets,
+    setFeatures
+  })
+  return service
+})
+
+export const merchantsStoreLayer: Layer.Layer<
+  Merchant.MerchantsStore,
+  never,
+  SqlClient.SqlClient | RowCache.RowCache | Crypto.Crypto
+> = Layer.effect(Merchant.MerchantsStore, makeMerchantsStore)
 
 export const merchantsLayer: Layer.Layer<Store.Merchants, never, SqlClient.SqlClient | RowCache.RowCache> =
   Layer.effect(Store.Merchants, makeMerchants)

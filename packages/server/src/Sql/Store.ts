@@ -1,10 +1,10 @@
 /**
- * Every core port over one `SqlClient`: the `Transactor`, the repositories (mandates, outlets, QR codes and
+ * Every core port over one `SqlClient`: the `Transactor`, the repositories (merchants, mandates, outlets, QR codes and
  * their payments, checkout sessions, subscriptions and their invoices), the outbox, notifications,
  * idempotency keys and the built-in ledger behind `Wallet`. The same adapters serve PostgreSQL and PGlite.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Store } from "@laari/core"
+import { type Crypto, Store } from "@laari/core"
 import { Effect, Layer, Option } from "effect"
 import { ledgerReadsLayer } from "./Balance.js"
 import { challengesLayer } from "./Challenges.js"
@@ -12,7 +12,7 @@ import { eventLogLayer, outboxLayer } from "./Events.js"
 import { idempotencyLayer } from "./Idempotency.js"
 import { walletLayer } from "./Ledger.js"
 import { chargesLayer, mandatesLayer } from "./Mandates.js"
-import { apiKeysLayer, customersLayer, merchantsLayer } from "./Merchants.js"
+import { apiKeysLayer, customersLayer, merchantsLayer, merchantsStoreLayer } from "./Merchants.js"
 import { notificationsLayer } from "./Notifications.js"
 import { storeLayer as oauthClientsLayer } from "./OAuthClients.js"
 import * as PgTransaction from "./PgTransaction.js"
@@ -47,27 +47,29 @@ export const transactorLayer: Layer.Layer<Store.Transactor, never, SqlClient.Sql
 /** The ports of `@laari/core` that a SQL database provides. */
 export type Ports = Store.Ports
 
-export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient | RowCache.RowCache> = Layer.mergeAll(
-  transactorLayer,
-  merchantsLayer,
-  apiKeysLayer,
-  customersLayer,
-  mandatesLayer,
-  chargesLayer,
-  challengesLayer,
-  outletsLayer,
-  qrCodesLayer,
-  qrPaymentsLayer,
-  checkoutSessionsLayer,
-  subscriptionsLayer,
-  invoicesLayer,
-  refundsLayer,
-  idempotencyLayer,
-  outboxLayer,
-  eventLogLayer,
-  notificationsLayer,
-  walletLayer,
-  ledgerReadsLayer,
-  oauthClientsLayer,
-  webhookEndpointsLayer
-)
+export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient | RowCache.RowCache | Crypto.Crypto> =
+  Layer.mergeAll(
+    transactorLayer,
+    merchantsLayer,
+    merchantsStoreLayer,
+    apiKeysLayer,
+    customersLayer,
+    mandatesLayer,
+    chargesLayer,
+    challengesLayer,
+    outletsLayer,
+    qrCodesLayer,
+    qrPaymentsLayer,
+    checkoutSessionsLayer,
+    subscriptionsLayer,
+    invoicesLayer,
+    refundsLayer,
+    idempotencyLayer,
+    outboxLayer,
+    eventLogLayer,
+    notificationsLayer,
+    walletLayer,
+    ledgerReadsLayer,
+    oauthClientsLayer,
+    webhookEndpointsLayer
+  )

@@ -32,6 +32,7 @@ import * as Invoices from "./ports/Invoices.js"
 import * as Mandates from "./ports/Mandates.js"
 import * as OAuthClients from "./ports/OAuthClients.js"
 import * as Merchants from "./ports/Merchants.js"
+import * as MerchantsStore from "./ports/MerchantsStore.js"
 import * as Outbox from "./ports/Outbox.js"
 import * as QrCodes from "./ports/QrCodes.js"
 import * as Subscriptions from "./ports/Subscriptions.js"
@@ -60,6 +61,7 @@ export {
 /** The port contracts, in the order they run. */
 const ports = [
   Merchants,
+  MerchantsStore,
   ApiKeys,
   OAuthClients,
   WebhookEndpoints,

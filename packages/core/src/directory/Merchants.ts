@@ -1,0 +1,62 @@
+/**
+ * The merchants service: creates a merchant with its sandbox payer, wallets and outlets in one unit,
+ * finds and lists merchants, adds and lists outlets, and sets the feature gates.
+ */
+import { DateTime, Effect, Either } from "effect"
+import { Crypto, type CryptoService } from "../kernel/Crypto.js"
+import { CustomerId, MerchantId } from "../kernel/Ids.js"
+import * as Merchant from "./Merchant.js"
+import { Merchants as MerchantReads } from "./MerchantsStore.js"
+
+/**
+ * Creates a merchant over `store` (`Merchants.create`): the model decides it, the store keeps it in one
+ * transaction. Exported for seeding, which runs where no engine is built.
+ */
+export const creating = (store: Merchant.MerchantsStoreRepo, crypto: CryptoService) =>
+  Effect.fn("Merchants.create")(function* (input: Merchant.Input) {
+    const id = MerchantId.make(yield* crypto.uuid)
+    const payerId = CustomerId.make(yield* crypto.uuid)
+    const opened = Merchant.open(input, id, payerId)
+    if (Either.isLeft(opened)) return yield* opened.left
+    const outlets = yield* store.create(
+      { ...opened.right, outlets: input.outlets ?? [] },
+      yield* DateTime.now
+    )
+    return { merchant: opened.right.merchant, outlets } satisfies Merchant.WithOutlets
+  })
+
+export class Merchants extends Effect.Service<Merchants>()("laari/Merchants", {
+  effect: Effect.gen(function* () {
+    const store = yield* Merchant.MerchantsStore
+    const reads = yield* MerchantReads
+    const crypto = yield* Crypto
+
+    // Ids as a request names them: one that is no merchant's finds nothing.
+    const addOutlet = Effect.fn("Merchants.addOutlet")(function* (merchantId: string, name: string) {
+      const checked = Merchant.outletName(name)
+      if (Either.isLeft(checked)) return yield* checked.left
+      return yield* store.addOutlet(merchantId as MerchantId, checked.right, yield* DateTime.now)
+    })
+
+    const setFeatures = Effect.fn("Merchants.setFeatures")(function* (
+      merchantId: string,
+      patch: Merchant.FeaturesPatch
+    ) {
+      return yield* store.setFeatures(merchantId as MerchantId, patch)
+    })
+
+    return {
+      /** A merchant with its sandbox payer (a test customer holding `SandboxPayerBalance`), wallets and outlets. */
+      create: creating(store, crypto),
+      get: (merchantId: string) => reads.get(merchantId as MerchantId),
+      /** Merchants with their outlets, oldest first, at most `limit`. */
+      list: (limit: number) => store.list(limit),
+      count: store.count,
+      /** A new outlet; `undefined` when there is no such merchant. */
+      addOutlet,
+      listOutlets: (merchantId: string) => store.listOutlets(merchantId as MerchantId),
+      /** The merchant after; `undefined` when there is no such merchant. */
+      setFeatures
+    }
+  })
+}) {}
