@@ -109,8 +109,12 @@ const script = (file: string, env: Record<string, string | undefined>) =>
     })
   })
 
-/** `BENCH_TIMELINE=1`: the half-rate runs print their latency timeline (`Timeline.ts`, `pnpm bench:tail`). */
+/**
+ * `BENCH_TIMELINE=1`: the half-rate runs print their latency timeline (`Timeline.ts`; `pnpm bench:tail`
+ * runs it alone), lined up with what laari's processes log in `stallDir` (`LAARI_STALL_LOG`).
+ */
 const timelines = process.env.BENCH_TIMELINE === "1"
+const stallDir = timelines ? mkdtempSync(path.join(os.tmpdir(), "laari-stalls-")) : undefined
 
 const chargeRuns = async (base: string, targets: ReadonlyArray<Workload.Target>) => {
   const client = Load.client(base)
@@ -118,13 +122,21 @@ const chargeRuns = async (base: string, targets: ReadonlyArray<Workload.Target>)
   // Warm up: JIT, pools, caches.
   await Load.closedLoop({ concurrency: 32, seconds: Math.min(5, seconds / 4), shot: shoot })
   const spread = await Load.closedLoop({ concurrency: 32, seconds, shot: shoot })
+  // Only the half-rate run's stalls.
+  if (stallDir !== undefined) {
+    rmSync(stallDir, { recursive: true, force: true })
+    mkdirSync(stallDir)
+  }
   const timeline = Timeline.make()
   const half = await Load.openLoop({
     rate: spread.perSecond / 2,
     seconds,
     shot: timelines ? timeline.record(shoot) : shoot
   })
-  if (timelines) timeline.report({ print: log })
+  if (timelines) {
+    await new Promise((r) => setTimeout(r, 1_500))
+    timeline.report({ print: log, ...(stallDir === undefined ? {} : { stallDir }) })
+  }
   const hot = await Load.closedLoop({
     concurrency: 32,
     seconds,
@@ -157,7 +169,7 @@ if (runs("pgbench") || runs("charges") || runs("baseline")) {
 let targets: Array<Workload.Target> = []
 const chargesUrl = runs("charges") || runs("baseline") ? await databases.fresh("bench") : ""
 if (runs("charges") || runs("baseline")) {
-  const server = await Spawn.laari({ DATABASE_URL: chargesUrl }, { processes })
+  const server = await Spawn.laari({ DATABASE_URL: chargesUrl, LAARI_STALL_LOG: stallDir }, { processes })
   const client = Load.client(server.base)
   targets = await Workload.seed(client, seeded.merchants, seeded.mandates)
   client.close()
