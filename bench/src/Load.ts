@@ -65,6 +65,7 @@ export interface Run {
     readonly p50: number
     readonly p95: number
     readonly p99: number
+    readonly p999: number
     readonly max: number
   }
   /** The statuses seen other than the expected one (or the error of a request with no answer), with counts. */
@@ -92,6 +93,7 @@ const summarize = (
       p50: percentile(latencies, 50),
       p95: percentile(latencies, 95),
       p99: percentile(latencies, 99),
+      p999: percentile(latencies, 99.9),
       max: percentile(latencies, 100)
     },
     unexpected

@@ -13,6 +13,7 @@ import os from "node:os"
 import * as ClusterMetrics from "./Observability/ClusterMetrics.js"
 import * as Logs from "./Platform/Logs.js"
 import { ConfigExitCode } from "./Startup.js"
+import * as Turns from "./Background/Turns.js"
 
 export interface Plan {
   readonly processes: number
@@ -47,6 +48,31 @@ const ReadyMessage = "laari:ready"
 /** In the first process: start-up is done (`Readiness`). */
 export const announceReady = () => process.send?.({ type: ReadyMessage })
 
+/**
+ * The young generation of a serving process: semi-spaces of 16 MiB, whatever the supervisor itself runs
+ * with (`pnpm start` gives node 4 MiB, for the idle RSS of one process: BENCHMARKS.md "Idle RSS"). Issue 27
+ * goal 2: with 4 MiB a process under charges collected its young generation 4 times as often, for 2.4 times
+ * the pause time in all (98 scavenges and 728 ms against 26 and 305 ms in one half-rate run), most of the
+ * requests over 50 ms overlapping one.
+ */
+export const YoungGenerationMiB = 16
+
+export const processNodeArgs = (execArgv: ReadonlyArray<string>): Array<string> => [
+  ...execArgv.filter((a) => !a.startsWith("--max-semi-space-size")),
+  `--max-semi-space-size=${YoungGenerationMiB}`
+]
+
+/**
+ * glibc's fixed malloc thresholds, as `pnpm start` sets them, unless set: blocks of 128 KiB and more are
+ * mmap()ed and given back when freed (issue 27 goal 4, a process's RSS after a minute of charges).
+ */
+export const processMallocEnv = (env: NodeJS.ProcessEnv): Record<string, string> =>
+  Object.fromEntries(
+    ["MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"].flatMap((name) =>
+      env[name] === undefined ? [[name, "131072"]] : []
+    )
+  )
+
 /** A died process is replaced after this long, so a crash at start does not spin. */
 const RestartDelayMs = 1_000
 
@@ -66,8 +92,16 @@ export const supervise = (
     const live = new Set<Worker>()
     const listening = new Set<Worker>()
     ClusterMetrics.relay((asker) => [...listening].filter((w) => w !== asker))
-    const fork = (follower: boolean) => {
-      const worker = cluster.fork({ ...env, ...(follower ? { [FollowerEnv]: "1" } : {}) })
+    cluster.setupPrimary({ execArgv: processNodeArgs(process.execArgv) })
+    const malloc = processMallocEnv(process.env)
+    // Each process has a slot, taken over by its replacement, so the pollers keep taking turns (`Turns`).
+    const fork = (follower: boolean, index: number) => {
+      const worker = cluster.fork({
+        ...malloc,
+        ...env,
+        [Turns.SlotEnv]: Turns.slotValue({ index, count }),
+        ...(follower ? { [FollowerEnv]: "1" } : {})
+      })
       live.add(worker)
       worker.once("listening", () => listening.add(worker))
       worker.on("exit", (code, signal) => {
@@ -89,7 +123,7 @@ export const supervise = (
           )
         )
         setTimeout(() => {
-          if (!stopping) fork(true)
+          if (!stopping) fork(true, index)
         }, RestartDelayMs).unref()
       })
       return worker
@@ -104,7 +138,7 @@ export const supervise = (
     process.on("SIGINT", stop)
     // The first process migrates and seeds alone; the others start once it is ready, so that none
     // answers `/readyz` before the seeding is done.
-    const first = fork(false)
+    const first = fork(false, 0)
     const onReady = (message: unknown) => {
       if ((message as { type?: unknown } | null)?.type !== ReadyMessage) return
       first.off("message", onReady)
@@ -112,7 +146,7 @@ export const supervise = (
       if (stopping) return
       let started = 1
       for (let i = 1; i < count; i++)
-        fork(true).once("listening", () => {
+        fork(true, i).once("listening", () => {
           if (++started === count) console.log(Logs.line(format, `laari: all ${count} processes listening`))
         })
     }

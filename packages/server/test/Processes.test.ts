@@ -3,10 +3,12 @@
  * serving as one service: a change made through one is seen by the others, and SIGTERM stops them all.
  */
 import { execFileSync } from "node:child_process"
+import { readFileSync } from "node:fs"
 import os from "node:os"
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Processes from "../src/Processes.js"
+import * as Turns from "../src/Background/Turns.js"
 import * as F from "./support/Fixtures.js"
 import * as ServerCluster from "./support/ServerCluster.js"
 import * as ServerProcess from "./support/ServerProcess.js"
@@ -78,6 +80,20 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("three processes on one 
       await new Promise((r) => setTimeout(r, 50))
     }
     expect(statuses).toEqual([201, 201, 201, 201, 201, 201])
+  })
+
+  it("gives each process its own slot for the pollers' turns, and a young generation of 16 MiB semi-spaces", () => {
+    const workers = execFileSync("ps", ["-o", "pid=", "--ppid", String(server.pid)])
+      .toString()
+      .trim()
+      .split(/\s+/)
+    const slots = workers.map((pid) => {
+      const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")
+      expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")).toContain("--max-semi-space-size=16")
+      expect(env).toContain("MALLOC_MMAP_THRESHOLD_=131072")
+      return env.find((e) => e.startsWith(`${Turns.SlotEnv}=`))
+    })
+    expect(slots.sort()).toEqual([0, 1, 2].map((i) => `${Turns.SlotEnv}=${i}/3`))
   })
 
   it("stops every process on SIGTERM and exits 0", async () => {

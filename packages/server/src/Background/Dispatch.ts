@@ -7,8 +7,10 @@
  * and never the whole worker. On a manual clock, advancing the clock runs the same items through the `Job`.
  */
 import type { Errors, Work } from "@laari/core"
-import { DateTime, Effect, FiberSet, Queue, Schedule, type Scope, Stream } from "effect"
+import { DateTime, Effect, FiberSet, Queue, type Scope, Stream } from "effect"
+import * as StallLog from "../Platform/StallLog.js"
 import * as Wakeup from "../Sql/Wakeup.js"
+import * as Turns from "./Turns.js"
 
 export interface Limits {
   /** Items in flight per process. */
@@ -109,15 +111,29 @@ export const make = <A>(source: Source<A>, limits: Limits): Effect.Effect<Dispat
 
 /**
  * The real-time worker: fills the slots whenever `channel` is notified, an item finishes, or a second
- * passes. It runs on a manual clock too, where what is due at the clock's now (a new item's first
+ * passes (`Turns`: a second for the cluster as a whole). It runs on a manual clock too, where what is due at the clock's now (a new item's first
  * attempt) goes out at once and retries wait for the clock.
  */
-export const work = (channel: string, dispatcher: Dispatcher): Effect.Effect<void, never, Scope.Scope> =>
+export const work = (
+  channel: string,
+  dispatcher: Dispatcher,
+  /** Where in the second its fallback poll comes (a share of it), apart from the other pollers'. */
+  offset = 0.1
+): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
     const notified = yield* Wakeup.listen(channel)
     yield* Effect.forkScoped(Stream.runForEach(notified, () => dispatcher.wakeups.offer(undefined)))
+    // The fallback poll takes turns with the other processes (`Turns`), between the jobs' polls.
+    const slot = Turns.slot(process.env)
     yield* Effect.forkScoped(
-      dispatcher.wakeups.offer(undefined).pipe(Effect.repeat(Schedule.spaced("1 second")))
+      Effect.forever(Effect.zipRight(dispatcher.wakeups.offer(undefined), Turns.wait(slot, 1_000, offset)))
     )
-    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(dispatcher.wakeups.take, dispatcher.fill)))
+    yield* Effect.forkScoped(
+      Effect.forever(
+        Effect.zipRight(
+          dispatcher.wakeups.take,
+          StallLog.span(`${dispatcher.job.name} claim`, dispatcher.fill)
+        )
+      )
+    )
   })

@@ -149,6 +149,6 @@ export const jobs = Layer.effect(
 /** The real-time worker, when notices leave laari. */
 export const worker = Layer.scopedDiscard(
   Effect.flatMap(Notify, ({ channel }) =>
-    channel === undefined ? Effect.void : Dispatch.work(WakeChannel, channel.dispatcher)
+    channel === undefined ? Effect.void : Dispatch.work(WakeChannel, channel.dispatcher, 0.3)
   )
 )
