@@ -138,7 +138,12 @@ const databases = Databases.make(
 const url = await databases.fresh("profile")
 const started = await Spawn.start(
   entry,
-  { DATABASE_URL: url, LAARI_RATE_LIMIT: "0", LAARI_OPS_TOKEN: Workload.OpsToken, LAARI_PROCESSES: String(processes) },
+  {
+    DATABASE_URL: url,
+    LAARI_RATE_LIMIT: "0",
+    LAARI_OPS_TOKEN: Workload.OpsToken,
+    LAARI_PROCESSES: String(processes)
+  },
   {
     nodeArgs: ["--cpu-prof", "--cpu-prof-dir", dir],
     ...(processes > 1 ? { readyLine: /all \d+ processes listening/ } : {})
