@@ -69,10 +69,17 @@ export const start = async (
     line === undefined
       ? Promise.resolve()
       : new Promise<void>((resolve) => {
-          child.stdout!.on("data", (chunk: Buffer) => {
+          // Read until the line, then drained unread: kept and searched, the access log of a run
+          // (megabytes) would cost the load generator CPU that grows with every line, on a shared CPU.
+          const read = (chunk: Buffer) => {
             output += chunk.toString()
-            if (line.test(output)) resolve()
-          })
+            if (!line.test(output)) return
+            child.stdout!.off("data", read)
+            output = ""
+            child.stdout!.resume()
+            resolve()
+          }
+          child.stdout!.on("data", read)
         })
   if (line === undefined) child.stdout!.resume()
   const base = `http://127.0.0.1:${port}`

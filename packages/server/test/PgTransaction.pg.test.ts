@@ -204,6 +204,56 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)(
         )
     })
 
+    /** The texts the transaction's connection holds as named prepared statements (`PgPrepared`). */
+    const preparedTexts = (sql: SqlClient.SqlClient) =>
+      Effect.map(
+        sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements WHERE name LIKE 'laari\_%'`,
+        (rows) => rows.map((r) => r.statement)
+      )
+
+    it("a text sent again is prepared once per connection, by name, and still answers each time", async () => {
+      const { exit } = await tripsOf((sql) =>
+        Effect.gen(function* () {
+          const tag = `prepared-${Date.now()}`
+          const seen: Array<number> = []
+          // The first use goes unnamed, the second parses it by name, the third binds that name.
+          for (let i = 0; i < 4; i++) {
+            yield* held(sql, `${tag}-${i}`, i)
+            seen.push(yield* count(sql, `${tag}-${i}`))
+          }
+          return { seen, texts: yield* preparedTexts(sql) }
+        })
+      )
+      expect(Exit.isSuccess(exit)).toBe(true)
+      if (Exit.isSuccess(exit)) {
+        expect(exit.value.seen).toEqual([1, 1, 1, 1])
+        const reads = exit.value.texts.filter((t) => t.startsWith("SELECT count(*)::text AS n FROM pt_rows"))
+        expect(reads).toHaveLength(1)
+      }
+    })
+
+    it("a named statement whose first use fails is prepared anew, never bound half-made", async () => {
+      // Each held write is its own statement text, seen here first, then failing on its first named use
+      // (after its Parse went through), then succeeding: the name of the failed use is not used again.
+      const insert = (sql: SqlClient.SqlClient, id: string, n: number) =>
+        Effect.asVoid(sql`INSERT INTO pt_rows (id, n) VALUES (${id}, ${n}) ON CONFLICT (id) DO NOTHING`)
+      const tag = `retry-${Date.now()}`
+      expect((await tripsOf((sql) => insert(sql, `${tag}-a`, 1))).exit).toEqual(Exit.void)
+      const failed = await tripsOf((sql) => insert(sql, `${tag}-b`, 500))
+      expect(Exit.isFailure(failed.exit)).toBe(true)
+      for (const id of ["c", "d", "e"])
+        expect((await tripsOf((sql) => insert(sql, `${tag}-${id}`, 2))).exit).toEqual(Exit.void)
+      const kept = await run(
+        Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          Effect.map(
+            sql<{ n: string }>`SELECT count(*)::text AS n FROM pt_rows WHERE id LIKE ${`${tag}-%`}`,
+            (r) => Number(r[0]!.n)
+          )
+        )
+      )
+      expect(kept).toEqual(Exit.succeed(4))
+    })
+
     it("values go as pg sends them (dates, JSON, NULL), and rows come back typed", async () => {
       const at = new Date("2031-01-31T05:00:00.123Z")
       const { exit, trips } = await tripsOf(

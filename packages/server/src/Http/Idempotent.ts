@@ -6,7 +6,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { type Auth, type Errors, Idempotency, Store } from "@laari/core"
-import { Context, DateTime, Effect, Either, Schema } from "effect"
+import { Context, DateTime, Effect, Either, type ParseResult, Schema } from "effect"
 import * as Keys from "../Platform/Keys.js"
 import * as Answers from "./Answers.js"
 import * as Problems from "./Problems.js"
@@ -43,6 +43,37 @@ const stored = (r: Idempotency.StoredResponse) =>
 export interface Concealed {
   readonly store: (body: unknown) => unknown
   readonly replay: (stored: string) => Effect.Effect<string, Errors.ServiceUnavailable>
+}
+
+/** How an endpoint's success is encoded, made once per endpoint rather than per request. */
+interface Success {
+  readonly encode: (value: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
+  readonly status: number
+  /**
+   * The content type HttpApi would send the encoded success under as JSON, when it would (one success
+   * schema, not empty): the response is then made here from the text stored, as HttpApi makes it
+   * (`HttpServerResponse.json`: the JSON text under this type and status), not encoded a second time.
+   */
+  readonly json: string | undefined
+}
+
+const successes = new WeakMap<Schema.Schema.AnyNoContext, Success>()
+
+const successOf = (schema: Schema.Schema.AnyNoContext): Success => {
+  let success = successes.get(schema)
+  if (success === undefined) {
+    const encoding = HttpApiSchema.getEncoding(schema.ast)
+    success = {
+      encode: Schema.encodeUnknown(schema),
+      status: HttpApiSchema.getStatusSuccess(schema),
+      json:
+        schema.ast._tag !== "Union" && !HttpApiSchema.isVoid(schema.ast) && encoding.kind === "Json"
+          ? encoding.contentType
+          : undefined
+    }
+    successes.set(schema, success)
+  }
+  return success
 }
 
 /**
@@ -84,8 +115,7 @@ export const idempotent = <A, E, R>(
     }
     const fingerprint = Keys.hash(JSON.stringify(payload ?? null))
     const now = yield* DateTime.now
-    const encodeSuccess = Schema.encodeUnknown(endpoint.successSchema)
-    const successStatus = HttpApiSchema.getStatusSuccess(endpoint.successSchema)
+    const success = successOf(endpoint.successSchema)
 
     type Outcome = Either.Either<A | HttpServerResponse.HttpServerResponse, E>
 
@@ -121,13 +151,16 @@ export const idempotent = <A, E, R>(
         })
         return outcome
       }
-      const body = yield* Effect.orDie(encodeSuccess(outcome.right))
+      const body = yield* Effect.orDie(success.encode(outcome.right))
+      const text = JSON.stringify(body)
       yield* store.complete(scope, {
-        status: successStatus,
+        status: success.status,
         headers: {},
-        body: JSON.stringify(concealed === undefined ? body : concealed.store(body))
+        body: concealed === undefined ? text : JSON.stringify(concealed.store(body))
       })
-      return outcome
+      return success.json === undefined
+        ? outcome
+        : Either.right(HttpServerResponse.text(text, { status: success.status, contentType: success.json }))
     })
 
     const outcome: Outcome = yield* tx.withTransaction(run).pipe(

@@ -20,6 +20,7 @@ import * as Challenge from "./Challenge.js"
 import * as Idempotent from "./Idempotent.js"
 import * as OptionalBody from "./OptionalBody.js"
 import * as Problems from "./Problems.js"
+import * as RouteOf from "./RouteOf.js"
 
 /** The caller's principal, for a handler of a merchant's operation. */
 export const principal = CurrentPrincipal
@@ -27,8 +28,14 @@ export const principal = CurrentPrincipal
 /** The caller's merchant and environment, which most handlers hand the service. */
 export const tenant = Effect.map(CurrentPrincipal, Auth.tenantOf)
 
-/** What a handler gets: HttpApi's decoded request (`path`, `payload`, `headers`, `urlParams`). */
-export type Request = { readonly path?: unknown; readonly payload?: unknown; readonly headers?: unknown }
+/** What a handler gets: HttpApi's decoded request (`path`, `payload`, `headers`, `urlParams`) and `request`. */
+export type Request = {
+  readonly path?: unknown
+  readonly payload?: unknown
+  readonly headers?: unknown
+  /** The `HttpServerRequest`. */
+  readonly request?: unknown
+}
 
 /** For a keyed response that shows a secret: how it is kept, from the caller and the request. */
 export type Conceal = (principal: Auth.Principal, request: Request) => Idempotent.Concealed
@@ -84,8 +91,10 @@ const guard = (
   if (keyed && (rule._tag === "Anyone" || rule._tag === "Operator"))
     throw new Error(`${group.identifier}.${endpoint.name} is keyed per merchant but has no merchant`)
   const optional = Context.getOption(endpoint.annotations, OptionalBody.Declared)
-  return (request) =>
-    Effect.flatMap(admit(rule), (principal) => {
+  const route = RouteOf.template(endpoint.path)
+  return (request) => {
+    if (typeof request.request === "object" && request.request !== null) RouteOf.set(request.request, route)
+    return Effect.flatMap(admit(rule), (principal) => {
       if (!keyed || principal === undefined) return handler(request)
       // The decoded body is the request's fingerprint; an optional one is read (and refused) first, as ever.
       const payload =
@@ -99,6 +108,7 @@ const guard = (
         )
       )
     })
+  }
 }
 
 /**

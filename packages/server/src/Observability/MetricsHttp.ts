@@ -14,6 +14,7 @@ import * as Logs from "../Platform/Logs.js"
 import { Metrics } from "./Metrics.js"
 import * as Answers from "../Http/Answers.js"
 import { OpsAuthentication, OpsAuthenticationLive } from "../Http/Security.js"
+import * as RouteOf from "../Http/RouteOf.js"
 
 export const Path = "/metrics"
 
@@ -24,7 +25,7 @@ export const Unmatched = "unmatched"
 const Methods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
 
 /** find-my-way's `:id` as OpenAPI's `{id}`: `/mandates/:id/charges` is `/mandates/{id}/charges`. */
-export const template = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")
+export const template = RouteOf.template
 
 const TemplateHeader = "x-laari-route"
 
@@ -74,7 +75,12 @@ const requestMetrics = Layer.effect(
         ).pipe(HttpRouter.withRouterConfig(config))
       )
     )
-    const routeOf = (request: HttpServerRequest.HttpServerRequest) =>
+    const routeOf = (request: HttpServerRequest.HttpServerRequest) => {
+      // Told by the operation that served it (`RouteOf`): the same template, without routing again.
+      const known = RouteOf.get(request)
+      return known !== undefined ? Effect.succeed(known) : routed(request)
+    }
+    const routed = (request: HttpServerRequest.HttpServerRequest) =>
       twin.pipe(
         Effect.flatMap((app) => Effect.provideService(app, HttpServerRequest.HttpServerRequest, request)),
         Effect.map((response) => response.headers[TemplateHeader] ?? Unmatched),

@@ -5,12 +5,16 @@
  * after the other, exactly as if sent one by one, except that after an error it skips the rest of the
  * batch (up to the Sync): a failed statement never lets a later one run.
  *
+ * A statement the process sends again and again goes as a named prepared statement, parsed once per
+ * connection (`PgPrepared`); the others as before, unnamed.
+ *
  * It is a node-postgres `Submittable` (as pg-cursor is): the client queues it like any query, routes
  * every message of its answer to it until ReadyForQuery, and applies its `query_timeout` to it.
  */
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import pg from "pg"
+import * as PgPrepared from "./PgPrepared.js"
 
 /** One statement: text with `$n` placeholders, and its parameters. */
 export interface Statement {
@@ -85,6 +89,9 @@ class Batch implements pg.Submittable {
   /** A row pg could not parse: the batch ran to its end, the connection is fine. */
   rowError: Error | undefined
   private done = false
+  /** The connection the batch was written to, and how each statement went (`PgPrepared`). */
+  private connection: object | undefined
+  private plans: ReadonlyArray<PgPrepared.Plan> = []
 
   constructor(
     private readonly statements: ReadonlyArray<Statement>,
@@ -93,12 +100,15 @@ class Batch implements pg.Submittable {
 
   submit(connection: pg.Connection) {
     const wire = connection as unknown as Wire
+    this.connection = connection
+    this.plans = PgPrepared.plan(connection, this.texts())
     // Every message into one write (pg's own Query corks the same way).
     wire.stream.cork?.()
     try {
       this.statements.forEach((statement, i) => {
-        wire.parse({ name: "", text: statement.text, types: [] })
-        wire.bind({ portal: "", statement: "", values: this.values[i]! })
+        const plan = this.plans[i]!
+        if (plan.parse) wire.parse({ name: plan.name, text: statement.text, types: [] })
+        wire.bind({ portal: "", statement: plan.name, values: this.values[i]! })
         wire.describe({ type: "P", name: "" })
         wire.execute({ portal: "" })
       })
@@ -106,6 +116,17 @@ class Batch implements pg.Submittable {
     } finally {
       wire.stream.uncork?.()
     }
+  }
+
+  private texts() {
+    return this.statements.map((s) => s.text)
+  }
+
+  /** The statements that completed parsed what they named: the connection holds those now. */
+  private settle(error?: Error) {
+    if (this.connection === undefined) return
+    PgPrepared.settle(this.connection, this.texts(), this.plans, this.results.length)
+    if (error !== undefined) PgPrepared.forgetOnStale(this.connection, error)
   }
 
   private result() {
@@ -156,12 +177,14 @@ class Batch implements pg.Submittable {
     // An ErrorResponse of the server answers the statement under way; a connection error answers none.
     if (typeof (error as { readonly severity?: unknown }).severity === "string")
       this.failedAt = this.results.length
+    this.settle(error)
     this.callback?.(error)
   }
 
   handleReadyForQuery() {
     if (this.done) return
     this.done = true
+    this.settle()
     if (this.rowError !== undefined) this.callback?.(this.rowError)
     else this.callback?.(null, this.results)
   }

@@ -21,7 +21,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, Exit, Stream } from "effect"
+import { Context, Effect, Exit, Stream, Tracer } from "effect"
 import type pg from "pg"
 import * as PgBatch from "./PgBatch.js"
 import * as WriteBehind from "./WriteBehind.js"
@@ -210,13 +210,13 @@ export const make = (pool: pg.Pool): PgTransactions["Type"] => ({
           Effect.flatMap(reserve(pool), (reserved) => {
             span.attribute("db.system.name", "postgresql")
             const tx = new Transaction(reserved, canceller(pool, reserved.client))
+            // The connection, the write-behind buffer and the span, provided as one change of context.
+            const services = Context.make(SqlClient.TransactionConnection, [
+              tx.connection as unknown as (typeof SqlClient.TransactionConnection.Service)[0],
+              0
+            ]).pipe(Context.add(WriteBehind.Pending, tx.buffer), Context.add(Tracer.ParentSpan, span))
             return restore(effect).pipe(
-              Effect.provideService(SqlClient.TransactionConnection, [
-                tx.connection as unknown as (typeof SqlClient.TransactionConnection.Service)[0],
-                0
-              ]),
-              Effect.provideService(WriteBehind.Pending, tx.buffer),
-              Effect.withParentSpan(span),
+              Effect.mapInputContext((context: Context.Context<R>) => Context.merge(context, services)),
               Effect.exit,
               Effect.flatMap(
                 (exit): Effect.Effect<A, E | SqlError> =>

@@ -9,7 +9,8 @@
  * - `after`: the COMMIT is forwarded, the server's reply (up to its ReadyForQuery) is held back, and both
  *   sockets close: the transaction committed, and the client never hears so.
  * @effect/sql sends COMMIT as a simple Query message (`Q`, "COMMIT"); the Transactor on PostgreSQL sends
- * it in a batch after the last writes (`PgTransaction`), as a Parse message: both are cut. In `before`
+ * it in a batch after the last writes (`PgTransaction`), as a Parse message, or once the connection has
+ * it prepared, as the Bind of that statement: all are cut. In `before`
  * mode the batch's writes went out before the cut but never their Sync, so the server rolls them back.
  */
 import * as Net from "node:net"
@@ -47,14 +48,23 @@ const split = (buffer: Buffer, typed: boolean) => {
   return { messages, rest: buffer.subarray(at) }
 }
 
-/** A simple Query `COMMIT`, or the Parse of one (a batch of the Transactor: `PgBatch`): name, then text. */
-const isCommit = (m: { readonly type: string; readonly body: Buffer }) => {
-  const text =
-    m.type === "Q"
-      ? m.body.toString("utf8").replace(/\0$/, "")
-      : m.type === "P"
-        ? m.body.toString("utf8").split("\0")[1]
-        : undefined
+/**
+ * A simple Query `COMMIT`, the Parse of one (a batch of the Transactor: `PgBatch`), or the Bind of a
+ * statement prepared as one (`PgPrepared`: a connection parses COMMIT once, by name). `prepared` holds
+ * the connection's named statements, from its Parse messages: name, then text.
+ */
+const isCommit = (m: { readonly type: string; readonly body: Buffer }, prepared: Map<string, string>) => {
+  let text: string | undefined
+  if (m.type === "Q") text = m.body.toString("utf8").replace(/\0$/, "")
+  else if (m.type === "P") {
+    const [name, parsed] = m.body.toString("utf8").split("\0")
+    if (name !== undefined && name !== "" && parsed !== undefined) prepared.set(name, parsed)
+    text = parsed
+  } else if (m.type === "B") {
+    // Bind: the portal's name, then the statement's.
+    const statement = m.body.toString("utf8").split("\0")[1]
+    text = statement === undefined || statement === "" ? undefined : prepared.get(statement)
+  }
   return text?.trim().toUpperCase() === "COMMIT"
 }
 
@@ -81,6 +91,7 @@ export const make = (target: { readonly host: string; readonly port: number }): 
       let pending: Buffer = Buffer.alloc(0)
       let started = false
       let marked = false
+      const prepared = new Map<string, string>()
       // Set once the COMMIT to cut after went out: the server's bytes are held, up to ReadyForQuery.
       let holding: Buffer | undefined
       client.on("data", (chunk: Buffer) => {
@@ -95,7 +106,8 @@ export const make = (target: { readonly host: string; readonly port: number }): 
               started = code !== SslRequest && code !== GssRequest
             }
             if (armed !== undefined && !marked && m.raw.includes(armed.marker)) marked = true
-            if (armed !== undefined && marked && isCommit(m)) {
+            const commit = isCommit(m, prepared)
+            if (armed !== undefined && marked && commit) {
               if (armed.mode === "before") return cut()
               holding = Buffer.alloc(0)
             }

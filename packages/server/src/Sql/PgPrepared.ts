@@ -1,0 +1,102 @@
+/**
+ * Named prepared statements for batches (`PgBatch`, issue 27): a statement text this process sends
+ * again and again (a charge's claim, its lock, its writes, BEGIN, COMMIT) is parsed and planned by
+ * PostgreSQL once per connection, under a name, instead of once per use. What runs is unchanged: the
+ * same text, the same parameters, in the same order; only the Parse message is left out once the
+ * connection holds the statement.
+ *
+ * A name is recorded for a connection only once the server has surely parsed it: every statement of a
+ * batch that succeeded, or that completed ahead of the one an error answered. The statement the error
+ * answered may or may not have been parsed, so its name is never used again (its text gets a new name
+ * next time): a stray statement costs the connection a little memory until it closes, never a wrong
+ * answer. The names each connection is given are bounded (`MaxNamed`), and only texts already seen in
+ * this process (`Recurring`) get one, so texts that vary (a batch of renewals of its own size) stay
+ * unnamed as before.
+ */
+
+/** Times a text is seen in this process before it is prepared by name. */
+const Recurring = 2
+
+/** Texts counted before the count starts over (a bound on what the counting keeps). */
+const MaxCounted = 500
+
+/** Names a connection is given at most; past it, its statements go unnamed, as before. */
+export const MaxNamed = 256
+
+/** The texts seen, and how often, in this process. */
+const seen = new Map<string, number>()
+
+/** What one connection has prepared. */
+interface Names {
+  /** Texts whose named statement the server holds. */
+  readonly byText: Map<string, string>
+  /** Names given so far on this connection, recorded or not (so none is given twice). */
+  given: number
+}
+
+const connections = new WeakMap<object, Names>()
+
+const namesOf = (connection: object): Names => {
+  let names = connections.get(connection)
+  if (names === undefined) {
+    names = { byText: new Map(), given: 0 }
+    connections.set(connection, names)
+  }
+  return names
+}
+
+/** How one statement of a batch is sent: under `name` (`""`: unnamed), with a Parse message or not. */
+export interface Plan {
+  readonly name: string
+  readonly parse: boolean
+}
+
+const Unnamed: Plan = { name: "", parse: true }
+
+/** How each of `texts`, in order in one batch on `connection`, is sent. */
+export const plan = (connection: object, texts: ReadonlyArray<string>): ReadonlyArray<Plan> => {
+  const names = namesOf(connection)
+  // Named earlier in this same batch: its Parse goes ahead of this use (and if it fails, so does this).
+  const batch = new Map<string, string>()
+  return texts.map((text) => {
+    const name = names.byText.get(text) ?? batch.get(text)
+    if (name !== undefined) return { name, parse: false }
+    const count = (seen.get(text) ?? 0) + 1
+    if (seen.size >= MaxCounted && count === 1) seen.clear()
+    seen.set(text, count)
+    if (count < Recurring || names.given >= MaxNamed) return Unnamed
+    const given = `laari_${++names.given}`
+    batch.set(text, given)
+    return { name: given, parse: true }
+  })
+}
+
+/**
+ * After the batch: the first `completed` statements ran (all of them when it succeeded), so the server
+ * holds the statements they parsed by name.
+ */
+export const settle = (
+  connection: object,
+  texts: ReadonlyArray<string>,
+  plans: ReadonlyArray<Plan>,
+  completed: number
+): void => {
+  const names = namesOf(connection)
+  for (let i = 0; i < completed && i < plans.length; i++) {
+    const p = plans[i]!
+    if (p.parse && p.name !== "") names.byText.set(texts[i]!, p.name)
+  }
+}
+
+/**
+ * SQLSTATEs that say the connection's prepared statements are not what was recorded: one gone
+ * (`26000`, after a `DEALLOCATE` or `DISCARD`), or one whose result type a migration changed
+ * (`0A000`, "cached plan must not change result type"). The connection's names are then forgotten and
+ * its texts prepared anew (under new names) on their next use.
+ */
+const Stale = new Set(["26000", "0A000"])
+
+export const forgetOnStale = (connection: object, error: unknown): void => {
+  const code = (error as { readonly code?: unknown } | null | undefined)?.code
+  if (typeof code === "string" && Stale.has(code)) namesOf(connection).byText.clear()
+}
