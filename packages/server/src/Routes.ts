@@ -10,6 +10,7 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { EventType } from "@laari/core"
 import { Effect, Layer } from "effect"
+import * as Operation from "./Http/Operation.js"
 import { Api } from "./Api.js"
 import { ApprovalsLive } from "./Approvals/Http.js"
 import { BalanceLive } from "./Balance/Http.js"
@@ -77,20 +78,20 @@ const ErrorMapping = HttpApiBuilder.middleware(
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([
-    MandatesLive,
-    QrCodesLive,
-    QrImagesLive,
-    CheckoutLive,
-    SubscriptionsLive,
-    RefundsLive,
-    BalanceLive,
-    ApprovalsLive,
-    OpsLive,
-    TestHelpersLive,
-    WebhookEndpointsLive,
-    EventsLive,
-    OpsWebhooksLive,
-    HealthLive
+    Operation.mount(Api, MandatesLive),
+    Operation.mount(Api, QrCodesLive),
+    Operation.mount(Api, QrImagesLive),
+    Operation.mount(Api, CheckoutLive),
+    Operation.mount(Api, SubscriptionsLive),
+    Operation.mount(Api, RefundsLive),
+    Operation.mount(Api, BalanceLive),
+    Operation.mount(Api, ApprovalsLive),
+    Operation.mount(Api, OpsLive),
+    Operation.mount(Api, TestHelpersLive),
+    Layer.unwrapEffect(Effect.map(WebhookEndpointsLive, (spec) => Operation.mount(Api, spec))),
+    Operation.mount(Api, EventsLive),
+    Operation.mount(Api, OpsWebhooksLive),
+    Operation.mount(Api, HealthLive)
   ]),
   Layer.provide([ErrorMapping, AuthenticationLive, OpsAuthenticationLive, AddressRateLimitLive])
 )

@@ -5,8 +5,8 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Approvals, Calendar, Checkout, type CheckoutSession, Ids, Mandates, Reads } from "@laari/core"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
 import * as Operation from "../Http/Operation.js"
+import { ApprovalsApi } from "./Api.js"
 import * as Json from "../Mandates/Json.js"
 
 /** A capped approval answers `429` with `Retry-After`: the error's wait, as a header of the response. */
@@ -27,7 +27,7 @@ const challengeIssued = (c: {
   expires_at: Calendar.formatMaldives(c.expiresAt)
 })
 
-export const ApprovalsLive = Operation.group(Api, "approvals", (handlers) =>
+export const ApprovalsLive = Operation.handlers(ApprovalsApi, (handlers) =>
   Effect.gen(function* () {
     const mandates = yield* Mandates.Mandates
     const reads = yield* Reads.Reads

@@ -5,9 +5,13 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Balance, Balances, Calendar, type Ids, Money } from "@laari/core"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
 import * as Operation from "../Http/Operation.js"
-import type { BalanceRead, BalanceTransactionList, BalanceTransactionRead } from "./Api.js"
+import {
+  BalanceApi,
+  type BalanceRead,
+  type BalanceTransactionList,
+  type BalanceTransactionRead
+} from "./Api.js"
 
 export const transactionJson = (t: Balance.Transaction): typeof BalanceTransactionRead.Type => ({
   id: t.id,
@@ -40,7 +44,7 @@ export const pageJson = (page: Balances.Page): typeof BalanceTransactionList.Typ
 export const reportFileName = (s: Balance.Settlement): string =>
   `settlement-${s.tenant.environment}-${s.day.date}.csv`
 
-export const BalanceLive = Operation.group(Api, "balance", (handlers) =>
+export const BalanceLive = Operation.handlers(BalanceApi, (handlers) =>
   Effect.gen(function* () {
     const balances = yield* Balances.Balances
     return handlers

@@ -6,10 +6,9 @@
  */
 import { Checkout, CheckoutSession, Errors } from "@laari/core"
 import { Effect, Either, ParseResult, Schema } from "effect"
-import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Platform/Config.js"
 import * as Operation from "../Http/Operation.js"
-import { CreateSession, CreateSessionByMode, toRequest } from "./Api.js"
+import { CheckoutApi, CreateSession, CreateSessionByMode, toRequest } from "./Api.js"
 import * as Json from "./Json.js"
 
 const byMode = Schema.decodeUnknownEither(CreateSessionByMode)
@@ -39,7 +38,7 @@ const byModeOrRefusal = (
       })
   })
 
-export const CheckoutLive = Operation.group(Api, "checkout", (handlers) =>
+export const CheckoutLive = Operation.handlers(CheckoutApi, (handlers) =>
   Effect.gen(function* () {
     const checkout = yield* Checkout.Checkout
     const config = yield* ServerConfigTag

@@ -7,11 +7,11 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Errors } from "@laari/core"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
 import * as Operation from "../Http/Operation.js"
+import { HealthApi } from "./Api.js"
 import { Readiness } from "./Readiness.js"
 
-export const HealthLive = Operation.group(Api, "health", (handlers) =>
+export const HealthLive = Operation.handlers(HealthApi, (handlers) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const readiness = yield* Readiness

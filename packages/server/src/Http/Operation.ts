@@ -163,3 +163,48 @@ export const group = <
       return Object.assign(Object.create(Object.getPrototypeOf(done)), done, { handlers: items })
     }) as never
   }) as never
+
+/** What any endpoint of the API may also answer (`Api.ts`'s `addError`s: a body over the limit, an empty path segment). */
+export type ApiError =
+  | Schema.Schema.Type<typeof Problems.BodyTooLargeProblem>
+  | Schema.Schema.Type<typeof Problems.NotFoundProblem>
+
+/**
+ * A feature's handlers, built against its own group: features never import the composed `Api` (which imports
+ * every feature's group), and the composition root mounts them (`mount`), so no folder imports another back.
+ */
+export interface Handlers<G extends HttpApiGroup.HttpApiGroup.Any, Return> {
+  readonly group: G
+  readonly build: (
+    handlers: HttpApiBuilder.Handlers.FromGroup<ApiError, never, G>
+  ) => HttpApiBuilder.Handlers.ValidateReturn<Return>
+  readonly conceal: Partial<Record<string, Conceal>>
+}
+
+export const handlers = <G extends HttpApiGroup.HttpApiGroup.Any, Return>(
+  group: G,
+  build: (
+    handlers: HttpApiBuilder.Handlers.FromGroup<ApiError, never, G>
+  ) => HttpApiBuilder.Handlers.ValidateReturn<Return>,
+  conceal: Partial<Record<string, Conceal>> = {}
+): Handlers<G, Return> => ({ group, build, conceal })
+
+/** `group` for a feature's `Handlers`, in the API that holds its group. */
+export const mount = <
+  ApiId extends string,
+  Groups extends HttpApiGroup.HttpApiGroup.Any,
+  E,
+  R,
+  G extends Groups,
+  Return
+>(
+  api: HttpApi.HttpApi<ApiId, Groups, E, R>,
+  spec: Handlers<G, Return>
+) =>
+  group<ApiId, Groups, E, R, HttpApiGroup.HttpApiGroup.Name<G>, Return>(
+    api,
+    (spec.group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps)
+      .identifier as HttpApiGroup.HttpApiGroup.Name<G>,
+    spec.build as never,
+    spec.conceal
+  )

@@ -4,11 +4,10 @@
  */
 import { Calendar, Errors, Mandates } from "@laari/core"
 import { Effect, Option } from "effect"
-import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Platform/Config.js"
 import { page } from "../Http/Fields.js"
 import * as Operation from "../Http/Operation.js"
-import type { CreateMandate } from "./Api.js"
+import { type CreateMandate, MandatesApi } from "./Api.js"
 import * as Json from "./Json.js"
 
 const toTerms = (p: typeof CreateMandate.Type) => ({
@@ -22,7 +21,7 @@ const toTerms = (p: typeof CreateMandate.Type) => ({
   returnUrl: p.return_url ?? null
 })
 
-export const MandatesLive = Operation.group(Api, "mandates", (handlers) =>
+export const MandatesLive = Operation.handlers(MandatesApi, (handlers) =>
   Effect.gen(function* () {
     const mandates = yield* Mandates.Mandates
     const config = yield* ServerConfigTag

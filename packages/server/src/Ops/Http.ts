@@ -15,7 +15,6 @@ import {
   Subscriptions
 } from "@laari/core"
 import { DateTime, Effect, Option } from "effect"
-import { Api } from "../Api.js"
 import * as Operation from "../Http/Operation.js"
 import { Clockwork } from "../Background/Clockwork.js"
 import * as ServerConfig from "../Platform/Config.js"
@@ -29,7 +28,7 @@ import * as Json from "./Json.js"
 
 const notFound = (what: string) => Effect.fail(new Problems.NotFound({ message: `${what} not found` }))
 
-export const OpsLive = Operation.group(Api, "ops", (handlers) =>
+export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
   Effect.gen(function* () {
     const directory = yield* Directory
     const merchantsService = yield* Merchants.Merchants

@@ -4,12 +4,11 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { QrCodes } from "@laari/core"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
 import { ServerConfigTag } from "../Platform/Config.js"
 import { page } from "../Http/Fields.js"
 import * as Operation from "../Http/Operation.js"
 import * as Problems from "../Http/Problems.js"
-import type { CreateQrCode } from "./Api.js"
+import { type CreateQrCode, QrCodesApi, QrImagesApi } from "./Api.js"
 import * as Json from "./Json.js"
 
 const toRequest = (p: typeof CreateQrCode.Type) => ({
@@ -22,7 +21,7 @@ const toRequest = (p: typeof CreateQrCode.Type) => ({
   reference: p.reference ?? null
 })
 
-export const QrCodesLive = Operation.group(Api, "qrCodes", (handlers) =>
+export const QrCodesLive = Operation.handlers(QrCodesApi, (handlers) =>
   Effect.gen(function* () {
     const qrCodes = yield* QrCodes.QrCodes
     const config = yield* ServerConfigTag
@@ -59,7 +58,7 @@ export const QrCodesLive = Operation.group(Api, "qrCodes", (handlers) =>
 /** A year: a code's image never changes. */
 const ImageCacheControl = "public, max-age=31536000, immutable"
 
-export const QrImagesLive = Operation.group(Api, "qrImages", (handlers) =>
+export const QrImagesLive = Operation.handlers(QrImagesApi, (handlers) =>
   Effect.gen(function* () {
     const qrCodes = yield* QrCodes.QrCodes
     return handlers.handle("png", ({ path }) => {

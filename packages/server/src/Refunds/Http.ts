@@ -3,10 +3,9 @@
  */
 import { Calendar, Errors, Refund, Refunds } from "@laari/core"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
 import { page } from "../Http/Fields.js"
 import * as Operation from "../Http/Operation.js"
-import { type CreateRefund, type RefundRead, selectorFields } from "./Api.js"
+import { type CreateRefund, type RefundRead, RefundsApi, selectorFields } from "./Api.js"
 
 export const json = (r: Refund.Refund): typeof RefundRead.Type => {
   const source = Refund.sourceFields(r.source)
@@ -50,7 +49,7 @@ const sourceOf = (p: typeof CreateRefund.Type): Effect.Effect<Refund.Selector, E
   )
 }
 
-export const RefundsLive = Operation.group(Api, "refunds", (handlers) =>
+export const RefundsLive = Operation.handlers(RefundsApi, (handlers) =>
   Effect.gen(function* () {
     const refunds = yield* Refunds.Refunds
     return handlers

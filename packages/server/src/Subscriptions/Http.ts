@@ -3,14 +3,13 @@
  */
 import { Subscriptions } from "@laari/core"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
 import { page } from "../Http/Fields.js"
 import * as Operation from "../Http/Operation.js"
 import * as OptionalBody from "../Http/OptionalBody.js"
-import { CancelBody } from "./Api.js"
+import { CancelBody, SubscriptionsApi } from "./Api.js"
 import * as Json from "./Json.js"
 
-export const SubscriptionsLive = Operation.group(Api, "subscriptions", (handlers) =>
+export const SubscriptionsLive = Operation.handlers(SubscriptionsApi, (handlers) =>
   Effect.gen(function* () {
     const subscriptions = yield* Subscriptions.Subscriptions
     return handlers

@@ -3,9 +3,9 @@
  */
 import { Auth, Checkout, type Ids, Mandates, QrCodes, Store, Subscriptions } from "@laari/core"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
 import * as Problems from "../Http/Problems.js"
 import * as Operation from "../Http/Operation.js"
+import { TestHelpersApi } from "./Api.js"
 import * as MandateJson from "../Mandates/Json.js"
 import * as OpsJson from "../Ops/Json.js"
 import * as QrJson from "../QrCodes/Json.js"
@@ -14,7 +14,7 @@ import { ServerConfigTag } from "../Platform/Config.js"
 import * as SubscriptionJson from "../Subscriptions/Json.js"
 import { Directory } from "../Sql/Directory.js"
 
-export const TestHelpersLive = Operation.group(Api, "testHelpers", (handlers) =>
+export const TestHelpersLive = Operation.handlers(TestHelpersApi, (handlers) =>
   Effect.gen(function* () {
     const directory = yield* Directory
     const merchants = yield* Store.Merchants

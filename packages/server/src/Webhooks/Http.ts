@@ -3,21 +3,19 @@
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Calendar, EventLog, Reads, Webhook } from "@laari/core"
-import { DateTime, Duration, Effect, Layer } from "effect"
-import { Api } from "../Api.js"
+import { DateTime, Duration, Effect } from "effect"
 import { page } from "../Http/Fields.js"
 import * as Operation from "../Http/Operation.js"
 import * as OptionalBody from "../Http/OptionalBody.js"
-import { RotateSecret } from "./Api.js"
+import { EventsApi, OpsWebhooksApi, RotateSecret, WebhookEndpointsApi } from "./Api.js"
 import * as Json from "./Json.js"
 import { Endpoints } from "./Endpoints.js"
 
 const json = (text: string) => HttpServerResponse.text(text, { contentType: "application/json" })
 
 export const WebhookEndpointsLive = Effect.map(Endpoints, (endpoints) =>
-  Operation.group(
-    Api,
-    "webhookEndpoints",
+  Operation.handlers(
+    WebhookEndpointsApi,
     (handlers) =>
       handlers
         .handle("create", ({ payload }) =>
@@ -95,9 +93,9 @@ export const WebhookEndpointsLive = Effect.map(Endpoints, (endpoints) =>
         endpoints.concealed(principal, () => (request.path as { readonly id: string }).id)
     }
   )
-).pipe(Layer.unwrapEffect)
+)
 
-export const OpsWebhooksLive = Operation.group(Api, "opsWebhooks", (handlers) =>
+export const OpsWebhooksLive = Operation.handlers(OpsWebhooksApi, (handlers) =>
   Effect.gen(function* () {
     const endpoints = yield* Endpoints
     return handlers
@@ -118,7 +116,7 @@ export const OpsWebhooksLive = Operation.group(Api, "opsWebhooks", (handlers) =>
   })
 )
 
-export const EventsLive = Operation.group(Api, "events", (handlers) =>
+export const EventsLive = Operation.handlers(EventsApi, (handlers) =>
   Effect.gen(function* () {
     const reads = yield* Reads.Reads
     return handlers
