@@ -56,11 +56,13 @@ export const resolveToken = (configured: string | undefined, dataDir: string): R
  * `undefined` where laari is an installed package.
  */
 export const repositoryDataDir = (): string | undefined => {
-  // This file is packages/server/{src,dist}/OpsToken.*: the repository is three folders up.
-  const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..")
-  return existsSync(join(root, "pnpm-workspace.yaml")) && existsSync(join(root, "packages/server"))
-    ? join(root, ".data")
-    : undefined
+  // This file is packages/server/{src,dist}/Platform/OpsToken.* (four folders below the repository), or
+  // inlined in a bundle in packages/server/build (three).
+  const here = dirname(fileURLToPath(import.meta.url))
+  const root = ["../../..", "../../../.."]
+    .map((up) => resolve(here, up))
+    .find((dir) => existsSync(join(dir, "pnpm-workspace.yaml")) && existsSync(join(dir, "packages/server")))
+  return root === undefined ? undefined : join(root, ".data")
 }
 
 /**
