@@ -166,7 +166,12 @@ describe("logs", () => {
       const ours = yield* Effect.logInfo("served", { n: 1 }).pipe(
         Effect.annotateLogs({ request_id: "req_2" }),
         Effect.provide(Logs.layer("text", lines)),
-        Effect.zipRight(Effect.sync(() => (lines.flush(), chunks.join("\n"))))
+        Effect.zipRight(
+          Effect.sync(() => {
+            lines.flush()
+            return chunks.join("\n")
+          })
+        )
       )
       const effects: Array<string> = []
       yield* Effect.logInfo("served", { n: 1 }).pipe(
