@@ -5,6 +5,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import os from "node:os"
 import path from "node:path"
+import { Work } from "@laari/core"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Processes from "../src/Processes.js"
@@ -44,6 +45,16 @@ describe("Turns", () => {
     expect(Turns.untilTurn(slot, 1_000, 0.5, 0)).toBe(500)
     expect(Turns.untilTurn({ index: 1, count: 2 }, 1_000, 0.5, 0)).toBe(1_500)
     expect(Turns.untilTurn(slot, 1_000, 0.5, 600)).toBe(1_900)
+  })
+
+  it("waits by the wall clock: a manual clock standing 1 ms before a turn does not make it poll each ms", async () => {
+    const manual = Work.makeManualClock(199)
+    const started = Date.now()
+    await Effect.runPromise(
+      Effect.repeatN(Turns.wait({ index: 0, count: 1 }, 200, 0), 2).pipe(Effect.withClock(manual.clock))
+    )
+    // Three turns of a 200 ms period: at least two whole periods, where the manual clock gave 3 ms.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(390)
   })
 })
 

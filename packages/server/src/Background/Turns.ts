@@ -6,7 +6,7 @@
  * process the jobs get different offsets inside the period. Turns follow the wall clock, so processes
  * started at different moments still take turns.
  */
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 
 export interface Slot {
   /** This process's place, 0 to `count - 1`. */
@@ -38,6 +38,10 @@ export const untilTurn = (slot: Slot, periodMs: number, offset: number, now: num
   return wait === 0 ? cycle : wait
 }
 
-/** Sleeps until this process's next turn (`untilTurn`) by the fiber's clock. */
+/**
+ * Sleeps until this process's next turn (`untilTurn`) by the wall clock, never the service's: a manual
+ * clock (`LAARI_CLOCK=manual`) stands still while its sleeps take real time, and turns read from it
+ * would repeat one fixed, arbitrary wait (1 ms when it stopped just past a turn) instead of a period.
+ */
 export const wait = (slot: Slot, periodMs: number, offset: number) =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sleep(untilTurn(slot, periodMs, offset, now)))
+  Effect.suspend(() => Effect.sleep(untilTurn(slot, periodMs, offset, Date.now())))
