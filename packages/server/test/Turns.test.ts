@@ -14,12 +14,25 @@ import * as Turns from "../src/Background/Turns.js"
 
 describe("Turns", () => {
   it("reads the slot the supervisor gives, and is alone without one", () => {
-    expect(Turns.slot({ [Turns.SlotEnv]: Turns.slotValue({ index: 1, count: 3 }) })).toEqual({
+    expect(Turns.slot({ [Turns.SlotEnv]: Turns.slotValue({ index: 1, count: 3 }) })).toMatchObject({
       index: 1,
       count: 3
     })
     for (const bad of [undefined, "", "3/3", "1", "a/b", "1/0"])
-      expect(Turns.slot({ [Turns.SlotEnv]: bad })).toEqual({ index: 0, count: 1 })
+      expect(Turns.slot({ [Turns.SlotEnv]: bad })).toMatchObject({ index: 0, count: 1 })
+  })
+
+  it("shifts each host's turns by a share of the period drawn from its name", () => {
+    const env = { [Turns.SlotEnv]: Turns.slotValue({ index: 0, count: 2 }) }
+    const a = Turns.slot(env, "laari-a")
+    const b = Turns.slot(env, "laari-b")
+    expect(Turns.slot(env, "laari-a")).toEqual(a)
+    expect(a.shift).not.toBe(b.shift)
+    for (const s of [a, b]) expect(s.shift).toBeGreaterThanOrEqual(0)
+    for (const s of [a, b]) expect(s.shift).toBeLessThan(1)
+    // Slot 0 of each host polls at its own instant of the period.
+    expect(Turns.untilTurn(a, 1_000, 0, 0)).not.toBe(Turns.untilTurn(b, 1_000, 0, 0))
+    expect(Turns.untilTurn(a, 1_000, 0, 0) % 1_000).toBeCloseTo(a.shift! * 1_000)
   })
 
   it("gives each of N processes a turn every N periods, the cluster one every period", () => {
