@@ -36,16 +36,24 @@ export const seed = async (client: Load.Client, merchants: number, mandates: num
   return targets
 }
 
-/** One charge of 10.00 MVR on the `i`th target (round robin), with a new idempotency key. */
+/**
+ * One charge of `amount` (10.00 MVR) on the `i`th target (round robin), with a new idempotency key;
+ * `created` sees each charge made (its target and the response's body).
+ */
 export const charge =
-  (client: Load.Client, targets: ReadonlyArray<Target>): Load.Shot =>
+  (
+    client: Load.Client,
+    targets: ReadonlyArray<Target>,
+    options: { readonly amount?: number; readonly created?: (target: Target, body: string) => void } = {}
+  ): Load.Shot =>
   async (i) => {
     const t = targets[i % targets.length]!
     const res = await client.request(
       "POST",
       `/mandates/${t.mandateId}/charges`,
       { authorization: `Bearer ${t.key}`, "idempotency-key": randomUUID() },
-      { amount: 1000 }
+      { amount: options.amount ?? 1000 }
     )
+    if (res.status === 201) options.created?.(t, res.body)
     return { ok: res.status === 201, status: res.status }
   }

@@ -6,12 +6,13 @@
  *   pnpm bench:profile                        # 2 processes, 10 s; the unbundled dist, so packages show
  *   PROFILE_SECONDS=20 LAARI_PROCESSES=1 PROFILE_HOT=1 pnpm bench:profile   # all on one mandate
  *   PROFILE_ENTRY=packages/server/build/laari-server.js pnpm bench:profile # what `pnpm start` runs
+ *   PROFILE_PGLITE=1 pnpm bench:profile       # on PGlite in a fresh data directory (one process)
  *
  * The profile's timestamps and `process.hrtime` read the same monotonic clock, which is what lets the
  * window be cut out of a profile that covers the process's whole life. The `.cpuprofile` files stay in
  * bench/results/profile (open them in Chrome's DevTools).
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { ensureBuilt, server } from "../../scripts/ensure-built.mjs"
@@ -34,7 +35,8 @@ interface Profile {
 }
 
 const seconds = Number(process.env.PROFILE_SECONDS ?? 10)
-const processes = Number(process.env.LAARI_PROCESSES ?? 2)
+const pglite = process.env.PROFILE_PGLITE === "1"
+const processes = pglite ? 1 : Number(process.env.LAARI_PROCESSES ?? 2)
 const hot = process.env.PROFILE_HOT === "1"
 const entry = process.env.PROFILE_ENTRY ?? "packages/server/dist/main.js"
 const top = Number(process.env.PROFILE_TOP ?? 40)
@@ -136,10 +138,11 @@ const databases = Databases.make(
   process.env.BENCH_DB_PREFIX ?? "laari_"
 )
 const url = await databases.fresh("profile")
+const liteDir = pglite ? mkdtempSync(path.join(os.tmpdir(), "laari-profile-pglite-")) : undefined
 const started = await Spawn.start(
   entry,
   {
-    DATABASE_URL: url,
+    ...(liteDir === undefined ? { DATABASE_URL: url } : { LAARI_DATA_DIR: liteDir }),
     LAARI_RATE_LIMIT: "0",
     LAARI_OPS_TOKEN: Workload.OpsToken,
     LAARI_PROCESSES: String(processes)
@@ -169,6 +172,7 @@ const load = os.loadavg()
 client.close()
 await started.stop()
 await databases.dropAll()
+if (liteDir !== undefined) rmSync(liteDir, { recursive: true, force: true })
 
 const owners = new Map<string, number>()
 const functions = new Map<string, number>()

@@ -24,24 +24,16 @@ interface Charged {
 }
 
 /** Charges as `Workload.charge`, keeping each new charge's id for the refunds. */
-const charging =
-  (
-    client: Load.Client,
-    targets: ReadonlyArray<Workload.Target>,
-    into: Array<Charged>,
-    amount = chargeAmount
-  ): Load.Shot =>
-  async (i) => {
-    const t = targets[i % targets.length]!
-    const res = await client.request(
-      "POST",
-      `/mandates/${t.mandateId}/charges`,
-      { authorization: `Bearer ${t.key}`, "idempotency-key": randomUUID() },
-      { amount }
-    )
-    if (res.status === 201) into.push({ key: t.key, chargeId: JSON.parse(res.body).id })
-    return { ok: res.status === 201, status: res.status }
-  }
+const charging = (
+  client: Load.Client,
+  targets: ReadonlyArray<Workload.Target>,
+  into: Array<Charged>,
+  amount = chargeAmount
+): Load.Shot =>
+  Workload.charge(client, targets, {
+    amount,
+    created: (t, body) => into.push({ key: t.key, chargeId: JSON.parse(body).id })
+  })
 
 /** A partial refund of `amount` of the `i`th charge (round robin), with a new idempotency key. */
 const refunding =

@@ -303,16 +303,8 @@ export const make: Effect.Effect<HostLedgerService> = Effect.sync(() => {
     withTransaction(
       Effect.gen(function* () {
         // Figures that cannot be a payment are laari's bug, not the customer's refusal.
-        if (
-          !Number.isSafeInteger(tr.amount) ||
-          tr.amount <= 0 ||
-          !Number.isSafeInteger(tr.fee) ||
-          tr.fee < 0 ||
-          tr.fee > tr.amount
-        )
-          return yield* Effect.dieMessage(
-            `transfer ${tr.id}: amount ${tr.amount} and fee ${tr.fee} do not make sense`
-          )
+        const defect = Wallet.transferDefect(tr)
+        if (defect !== undefined) return yield* Effect.dieMessage(defect)
         const book = yield* read
         // Idempotent on laari's id: a repeat returns the first receipt and moves nothing.
         const done = Option.getOrUndefined(HashMap.get(book.receipts, tr.id))
@@ -352,8 +344,8 @@ export const make: Effect.Effect<HostLedgerService> = Effect.sync(() => {
   const reverse = (r: Wallet.Reversal) =>
     withTransaction(
       Effect.gen(function* () {
-        if (!Number.isSafeInteger(r.amount) || r.amount <= 0)
-          return yield* Effect.dieMessage(`reversal ${r.id}: amount ${r.amount} does not make sense`)
+        const defect = Wallet.reversalDefect(r)
+        if (defect !== undefined) return yield* Effect.dieMessage(defect)
         const book = yield* read
         const done = Option.getOrUndefined(HashMap.get(book.receipts, r.id))
         if (done !== undefined) return done

@@ -11,6 +11,7 @@ import * as Config from "../src/Platform/Config.js"
 import * as RateLimit from "../src/Http/RateLimit.js"
 import * as RequestId from "../src/Http/RequestId.js"
 import * as Security from "../src/Http/Security.js"
+import * as Lines from "../src/Platform/Lines.js"
 import * as Logs from "../src/Platform/Logs.js"
 import * as F from "./support/Fixtures.js"
 import * as ServerCluster from "./support/ServerCluster.js"
@@ -132,22 +133,18 @@ describe("logs", () => {
 
   it.effect("LAARI_LOG_FORMAT=json writes one JSON object a line, with the annotations and the cause", () =>
     Effect.gen(function* () {
-      const written: Array<string> = []
-      const log = globalThis.console.log
-      globalThis.console.log = (line: string) => written.push(line)
-      try {
-        yield* Effect.logWarning("claiming failed", { attempt: 2 }).pipe(
-          Effect.annotateLogs({ request_id: "req_1", merchant_id: "m_1" }),
-          Effect.provide(Logs.layer("json"))
-        )
-        yield* Effect.logError("unhandled defect", Cause.die(new Error("line one\nline two"))).pipe(
-          Effect.provide(Logs.layer("json"))
-        )
-      } finally {
-        globalThis.console.log = log
-      }
+      const chunks: Array<string> = []
+      const lines = Lines.make((chunk) => chunks.push(chunk))
+      yield* Effect.logWarning("claiming failed", { attempt: 2 }).pipe(
+        Effect.annotateLogs({ request_id: "req_1", merchant_id: "m_1" }),
+        Effect.provide(Logs.layer("json", lines))
+      )
+      yield* Effect.logError("unhandled defect", Cause.die(new Error("line one\nline two"))).pipe(
+        Effect.provide(Logs.layer("json", lines))
+      )
+      lines.flush()
+      const written = chunks.join("\n").split("\n")
       expect(written).toHaveLength(2)
-      for (const line of written) expect(line).not.toContain("\n")
       const [first, second] = written.map((line) => JSON.parse(line))
       expect(first).toMatchObject({
         level: "warn",
@@ -161,11 +158,50 @@ describe("logs", () => {
       expect(second.cause).toContain("line one\nline two")
     })
   )
-})
 
-// The text format stays Effect's own.
-it("LAARI_LOG_FORMAT=text changes nothing", () => {
-  expect(Logs.layer("text")).toBe(Layer.empty)
+  it.effect("LAARI_LOG_FORMAT=text writes Effect's own lines", () =>
+    Effect.gen(function* () {
+      const chunks: Array<string> = []
+      const lines = Lines.make((chunk) => chunks.push(chunk))
+      const ours = yield* Effect.logInfo("served", { n: 1 }).pipe(
+        Effect.annotateLogs({ request_id: "req_2" }),
+        Effect.provide(Logs.layer("text", lines)),
+        Effect.zipRight(
+          Effect.sync(() => {
+            lines.flush()
+            return chunks.join("\n")
+          })
+        )
+      )
+      const effects: Array<string> = []
+      yield* Effect.logInfo("served", { n: 1 }).pipe(
+        Effect.annotateLogs({ request_id: "req_2" }),
+        Effect.provide(
+          Logger.replace(
+            Logger.defaultLogger,
+            Logger.map(Logger.stringLogger, (line) => effects.push(line))
+          )
+        )
+      )
+      // The same line but for its time and fiber.
+      const bare = (line: string) => line.replace(/^timestamp=\S+ /, "").replace(/ fiber=#\d+ /, " ")
+      expect(bare(ours)).toBe(bare(effects[0]!))
+      expect(ours).toMatch(/^timestamp=\S+ level=INFO fiber=#\d+ message=served .* request_id=req_2$/s)
+    })
+  )
+
+  it("writes the lines of one turn of the event loop as one chunk, in order, and nothing twice", async () => {
+    const chunks: Array<string> = []
+    const lines = Lines.make((chunk) => chunks.push(chunk))
+    lines.write("a")
+    lines.write("b")
+    expect(chunks).toEqual([])
+    await new Promise((resolve) => setImmediate(resolve))
+    lines.write("c")
+    await new Promise((resolve) => setImmediate(resolve))
+    lines.flush()
+    expect(chunks).toEqual(["a\nb", "c"])
+  })
 })
 
 /**

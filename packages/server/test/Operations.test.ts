@@ -11,7 +11,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Auth } from "@laari/core"
-import { Cause, Effect, Exit, Layer, Schema } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { Api } from "../src/Api.js"
 import * as Access from "../src/Http/Access.js"
@@ -57,9 +57,73 @@ describe("operations declared once", () => {
         method: endpoint.method,
         named: [scope]
       })
+      // Named once: a hand-written sentence left beside the generated one would say it twice.
+      expect(operation.description.split(`\`${scope}\``).length - 1).toBe(1)
       // Refused with `403` when the key lacks it: the document says so.
       expect(Object.keys(operation.responses)).toContain("403")
     }
+  })
+
+  it("each operation's description ends with what its rule says, written from the rule", () => {
+    const document: any = OpenApi.fromApi(Api)
+    const said = endpoints(Api).map(({ group, endpoint }) => {
+      const path = endpoint.path.replace(/:(\w+)/g, "{$1}")
+      const description: string = document.paths[path]?.[endpoint.method.toLowerCase()]?.description ?? ""
+      return { group, endpoint, rule: Access.ruleOf(group, endpoint)!, description }
+    })
+    for (const { group, endpoint, rule, description } of said) {
+      const sentence = Access.sentence(group, endpoint)
+      if (sentence !== undefined) expect(description.endsWith(` ${sentence}`)).toBe(true)
+      if (rule._tag === "Scoped")
+        expect(description.includes("publishable key may")).toBe(rule.publishableAllowed)
+    }
+    const sentences = said.map(({ group, endpoint }) => Access.sentence(group, endpoint))
+    expect(sentences.filter((s) => s?.startsWith("Scope `")).length).toBe(29)
+    expect(sentences.filter((s) => s?.startsWith("A secret key with scope `checkout:write`")).length).toBe(2)
+    expect(sentences.filter((s) => s?.startsWith("Sandbox only")).length).toBe(6)
+  })
+
+  it("writes the sentence from the rule: the group's, an endpoint's own, and its publishable siblings", () => {
+    const described = (group: {
+      readonly endpoints: Record<string, { readonly annotations: Context.Context<never> }>
+    }) =>
+      Object.values(group.endpoints).map((e) =>
+        Context.getOrElse(e.annotations, OpenApi.Description, () => "")
+      )
+    const read = HttpApiEndpoint.get("read", "/read").addSuccess(Schema.String)
+    const secret = HttpApiGroup.make("secret")
+      .add(read.annotate(OpenApi.Description, "Reads."))
+      .add(HttpApiEndpoint.get("bare", "/bare").addSuccess(Schema.String))
+      .add(
+        HttpApiEndpoint.get("pay", "/pay")
+          .addSuccess(Schema.String)
+          .annotate(Access.Access, Access.scoped("payments:write"))
+          .annotate(OpenApi.Description, "Pays.")
+      )
+      .annotate(Access.Access, Access.scoped("qr:write"))
+    expect(described(Access.documented(secret))).toEqual([
+      "Reads. Scope `qr:write`.",
+      "Scope `qr:write`.",
+      "Pays. Scope `payments:write`."
+    ])
+    const mixed = secret.add(
+      HttpApiEndpoint.post("make", "/make")
+        .addSuccess(Schema.String)
+        .annotate(Access.Access, Access.publishable("qr:write"))
+        .annotate(OpenApi.Description, "Makes; a publishable key may too.")
+    )
+    expect(described(Access.documented(mixed))).toEqual([
+      "Reads. A secret key with scope `qr:write`.",
+      "A secret key with scope `qr:write`.",
+      "Pays. A secret key with scope `payments:write`.",
+      "Makes; a publishable key may too."
+    ])
+    const sandbox = HttpApiGroup.make("sandbox").add(read).annotate(Access.Access, Access.sandbox)
+    expect(described(Access.documented(sandbox))).toEqual([
+      "Sandbox only: any `sk_test_` secret key; a live key gets `404`."
+    ])
+    const open = HttpApiGroup.make("open").add(read).annotate(Access.Access, Access.anyone)
+    expect(described(Access.documented(open))).toEqual([""])
   })
 
   it("keyed endpoints belong to a merchant: a scope or the sandbox", () => {

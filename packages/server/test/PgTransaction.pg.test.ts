@@ -254,6 +254,43 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)(
       expect(kept).toEqual(Exit.succeed(4))
     })
 
+    it("a table changed under its named statements (a migration while serving): run again once, answered", async () => {
+      await run(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql`CREATE TABLE pt_migrated (id text PRIMARY KEY, n integer NOT NULL)`
+        )
+      )
+      const readAndWrite = (id: string) =>
+        tripsOf((sql) =>
+          Effect.gen(function* () {
+            const rows = yield* sql<{ id: string }>`SELECT * FROM pt_migrated WHERE id = ${id} FOR UPDATE`
+            yield* sql`INSERT INTO pt_migrated (id, n) VALUES (${id}, 1)`
+            return rows.length
+          })
+        )
+      // Enough uses that every connection of the pool holds the read by name.
+      for (let i = 0; i < 12; i++) expect((await readAndWrite(`before-${i}`)).exit).toEqual(Exit.succeed(0))
+      const texts = await run(Effect.flatMap(SqlClient.SqlClient, preparedTexts))
+      expect(Exit.isSuccess(texts) && texts.value.some((t) => t.includes("FROM pt_migrated"))).toBe(true)
+      // Transaction control is never named.
+      expect(Exit.isSuccess(texts) && texts.value.some((t) => /^(BEGIN|COMMIT|ROLLBACK)$/.test(t))).toBe(
+        false
+      )
+      await run(
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE pt_migrated ADD COLUMN note text`)
+      )
+      // Each connection's named read now has another result type (0A000): every one is answered anyway.
+      const after = await Promise.all(Array.from({ length: 8 }, (_, i) => readAndWrite(`after-${i}`)))
+      for (const { exit } of after) expect(exit).toEqual(Exit.succeed(0))
+      const kept = await run(
+        Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          Effect.map(sql<{ n: string }>`SELECT count(*)::text AS n FROM pt_migrated`, (r) => Number(r[0]!.n))
+        )
+      )
+      expect(kept).toEqual(Exit.succeed(20))
+    })
+
     it("values go as pg sends them (dates, JSON, NULL), and rows come back typed", async () => {
       const at = new Date("2031-01-31T05:00:00.123Z")
       const { exit, trips } = await tripsOf(

@@ -5,6 +5,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import os from "node:os"
 import path from "node:path"
+import { Work } from "@laari/core"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Processes from "../src/Processes.js"
@@ -13,12 +14,25 @@ import * as Turns from "../src/Background/Turns.js"
 
 describe("Turns", () => {
   it("reads the slot the supervisor gives, and is alone without one", () => {
-    expect(Turns.slot({ [Turns.SlotEnv]: Turns.slotValue({ index: 1, count: 3 }) })).toEqual({
+    expect(Turns.slot({ [Turns.SlotEnv]: Turns.slotValue({ index: 1, count: 3 }) })).toMatchObject({
       index: 1,
       count: 3
     })
     for (const bad of [undefined, "", "3/3", "1", "a/b", "1/0"])
-      expect(Turns.slot({ [Turns.SlotEnv]: bad })).toEqual({ index: 0, count: 1 })
+      expect(Turns.slot({ [Turns.SlotEnv]: bad })).toMatchObject({ index: 0, count: 1 })
+  })
+
+  it("shifts each host's turns by a share of the period drawn from its name", () => {
+    const env = { [Turns.SlotEnv]: Turns.slotValue({ index: 0, count: 2 }) }
+    const a = Turns.slot(env, "laari-a")
+    const b = Turns.slot(env, "laari-b")
+    expect(Turns.slot(env, "laari-a")).toEqual(a)
+    expect(a.shift).not.toBe(b.shift)
+    for (const s of [a, b]) expect(s.shift).toBeGreaterThanOrEqual(0)
+    for (const s of [a, b]) expect(s.shift).toBeLessThan(1)
+    // Slot 0 of each host polls at its own instant of the period.
+    expect(Turns.untilTurn(a, 1_000, 0, 0)).not.toBe(Turns.untilTurn(b, 1_000, 0, 0))
+    expect(Turns.untilTurn(a, 1_000, 0, 0) % 1_000).toBeCloseTo(a.shift! * 1_000)
   })
 
   it("gives each of N processes a turn every N periods, the cluster one every period", () => {
@@ -44,6 +58,16 @@ describe("Turns", () => {
     expect(Turns.untilTurn(slot, 1_000, 0.5, 0)).toBe(500)
     expect(Turns.untilTurn({ index: 1, count: 2 }, 1_000, 0.5, 0)).toBe(1_500)
     expect(Turns.untilTurn(slot, 1_000, 0.5, 600)).toBe(1_900)
+  })
+
+  it("waits by the wall clock: a manual clock standing 1 ms before a turn does not make it poll each ms", async () => {
+    const manual = Work.makeManualClock(199)
+    const started = Date.now()
+    await Effect.runPromise(
+      Effect.repeatN(Turns.wait({ index: 0, count: 1 }, 200, 0), 2).pipe(Effect.withClock(manual.clock))
+    )
+    // Three turns of a 200 ms period: at least two whole periods, where the manual clock gave 3 ms.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(390)
   })
 })
 

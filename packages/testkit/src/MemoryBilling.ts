@@ -12,8 +12,11 @@ import {
   earliest,
   earliestFirst,
   insertRow,
+  matching,
   newestFirst,
-  ownRow
+  ownRow,
+  referenceTaken,
+  tenantPage
 } from "./MemoryRows.js"
 
 /**
@@ -119,14 +122,9 @@ export const checkoutSessions = (db: MemoryDbService): Store.CheckoutSessionsRep
         const t = yield* db.get
         if (HashMap.has(t.checkoutSessions, session.id))
           return yield* Effect.dieMessage(`checkout session ${session.id} exists`)
-        const taken = Array.from(HashMap.values(t.checkoutSessions)).some(
-          (row) => belongsTo(row.value, session) && row.value.reference === session.reference
-        )
-        if (taken) return yield* new Store.DuplicateReference({ reference: session.reference })
-        yield* db.update((t) => {
-          const [table, seq] = insertRow(t, t.checkoutSessions, session.id, session)
-          return { ...t, checkoutSessions: table, seq }
-        })
+        if (referenceTaken(t.checkoutSessions, session))
+          return yield* new Store.DuplicateReference({ reference: session.reference })
+        yield* db.update((t) => insertRow(t, "checkoutSessions", session.id, session))
       })
     ),
   // Only what a session's life changes, as in SQL (see `updateSession`).
@@ -140,12 +138,7 @@ export const checkoutSessions = (db: MemoryDbService): Store.CheckoutSessionsRep
     }),
   find: (tenant, lookup) => Effect.map(db.get, (t) => byLookup(t.checkoutSessions, tenant, lookup)),
   lockById: (id) => Effect.map(db.get, (t) => byUuid(t.checkoutSessions, id)?.value),
-  list: (tenant, page) =>
-    Effect.map(db.get, (t) =>
-      newestFirst(
-        Array.from(HashMap.values(t.checkoutSessions)).filter((row) => belongsTo(row.value, tenant))
-      ).slice(page.offset, page.offset + page.limit)
-    ),
+  list: (tenant, page) => Effect.map(db.get, (t) => tenantPage(t.checkoutSessions, tenant, page)),
   claimExpiring: (now, limit) =>
     Effect.map(db.get, (t) =>
       earliestFirst(
@@ -217,14 +210,7 @@ export const subscriptions = (db: MemoryDbService): Store.SubscriptionsRepo => (
     ),
   list: (tenant, filter) =>
     Effect.map(db.get, (t) =>
-      newestFirst(
-        Array.from(HashMap.values(t.subscriptions)).filter(
-          ({ value: s }) =>
-            belongsTo(s, tenant) &&
-            (filter.status === undefined || s.status === filter.status) &&
-            (filter.reference === undefined || s.reference === filter.reference)
-        )
-      ).slice(filter.offset, filter.offset + filter.limit)
+      tenantPage(t.subscriptions, tenant, filter, matching(filter, ["status", "reference"]))
     ),
   listByCustomer: (customerId) =>
     Effect.map(db.get, (t) =>
@@ -277,10 +263,7 @@ export const invoices = (db: MemoryDbService): Store.InvoicesRepo => ({
             return yield* Effect.dieMessage(
               `subscription ${invoice.subscriptionId} already has an invoice for ${invoice.periodKey}`
             )
-        yield* db.update((t) => {
-          const [table, seq] = insertRow(t, t.invoices, invoice.id, invoice)
-          return { ...t, invoices: table, seq }
-        })
+        yield* db.update((t) => insertRow(t, "invoices", invoice.id, invoice))
       })
     ),
   // Only what attempts change, as in SQL (see `updateInvoice`).

@@ -31,15 +31,9 @@ export const outlets = (db: MemoryDbService): Store.OutletsRepo => ({
 export const apiKeys = (db: MemoryDbService, hashKey: Uint8Array): Store.ApiKeysRepo => ({
   hashKey: Effect.succeed(hashKey),
   insert: (key, now) =>
-    db.update((t) => {
-      const [table, seq] = insertRow(t, t.apiKeys, key.id, {
-        ...key,
-        scopes: [...key.scopes],
-        createdAt: now,
-        revokedAt: null
-      })
-      return { ...t, apiKeys: table, seq }
-    }),
+    db.update((t) =>
+      insertRow(t, "apiKeys", key.id, { ...key, scopes: [...key.scopes], createdAt: now, revokedAt: null })
+    ),
   findByHash: (keyHash) =>
     Effect.map(
       db.get,

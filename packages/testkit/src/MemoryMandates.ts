@@ -5,7 +5,15 @@
 import { Mandate, Store } from "@laari/core"
 import { DateTime, Effect, HashMap, Option } from "effect"
 import type { MemoryDbService, Tables } from "./MemoryDb.js"
-import { belongsTo, byLookup, insertRow, newestFirst, ownRow } from "./MemoryRows.js"
+import {
+  byLookup,
+  insertRow,
+  matching,
+  newestFirst,
+  ownRow,
+  referenceTaken,
+  tenantPage
+} from "./MemoryRows.js"
 
 /** The moment `m` becomes due to expire, if it can still expire (see `Mandate.isDueToExpire`). */
 export const expiryMoment = (m: Mandate.Mandate): DateTime.Utc | undefined =>
@@ -22,14 +30,9 @@ export const mandates = (db: MemoryDbService): Store.MandatesRepo => ({
         const t = yield* db.get
         if (HashMap.has(t.mandates, mandate.id))
           return yield* Effect.dieMessage(`mandate ${mandate.id} exists`)
-        const taken = Array.from(HashMap.values(t.mandates)).some(
-          (row) => belongsTo(row.value, mandate) && row.value.reference === mandate.reference
-        )
-        if (taken) return yield* new Store.DuplicateReference({ reference: mandate.reference })
-        yield* db.update((t) => {
-          const [table, seq] = insertRow(t, t.mandates, mandate.id, mandate)
-          return { ...t, mandates: table, seq }
-        })
+        if (referenceTaken(t.mandates, mandate))
+          return yield* new Store.DuplicateReference({ reference: mandate.reference })
+        yield* db.update((t) => insertRow(t, "mandates", mandate.id, mandate))
       })
     ),
   update: (mandate) =>
@@ -45,14 +48,7 @@ export const mandates = (db: MemoryDbService): Store.MandatesRepo => ({
     Effect.map(db.get, (t) => Option.getOrUndefined(HashMap.get(t.mandates, id.toLowerCase()))?.value),
   list: (tenant, filter) =>
     Effect.map(db.get, (t) =>
-      newestFirst(
-        Array.from(HashMap.values(t.mandates)).filter(
-          ({ value: m }) =>
-            belongsTo(m, tenant) &&
-            (filter.status === undefined || m.status === filter.status) &&
-            (filter.reference === undefined || m.reference === filter.reference)
-        )
-      ).slice(filter.offset, filter.offset + filter.limit)
+      tenantPage(t.mandates, tenant, filter, matching(filter, ["status", "reference"]))
     ),
   listByCustomer: (customerId) =>
     Effect.map(db.get, (t) =>
@@ -82,10 +78,7 @@ export const charges = (db: MemoryDbService): Store.ChargesRepo => ({
       Effect.gen(function* () {
         const t = yield* db.get
         if (HashMap.has(t.charges, charge.id)) return yield* Effect.dieMessage(`charge ${charge.id} exists`)
-        yield* db.update((t) => {
-          const [table, seq] = insertRow(t, t.charges, charge.id, charge)
-          return { ...t, charges: table, seq }
-        })
+        yield* db.update((t) => insertRow(t, "charges", charge.id, charge))
       })
     ),
   find: (tenant, id) => Effect.map(db.get, (t) => ownRow(t.charges, tenant, id)),

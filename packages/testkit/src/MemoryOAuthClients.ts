@@ -9,10 +9,7 @@ const clientByClientId = (t: Tables, clientId: string) =>
 
 export const oauthClients = (db: MemoryDbService): OAuthClient.OAuthClientsRepo => ({
   insertClient: (client) =>
-    db.update((t) => {
-      const [table, seq] = insertRow(t, t.oauthClients, client.id, { ...client, scopes: [...client.scopes] })
-      return { ...t, oauthClients: table, seq }
-    }),
+    db.update((t) => insertRow(t, "oauthClients", client.id, { ...client, scopes: [...client.scopes] })),
   listClients: (merchantId) =>
     Effect.map(db.get, (t) =>
       // Oldest first, as `newestFirst` orders the other way.

@@ -5,7 +5,16 @@
 import { Ids, Money, type QrCode, Store } from "@laari/core"
 import { Effect, HashMap, Option } from "effect"
 import type { MemoryDbService, Tables } from "./MemoryDb.js"
-import { belongsTo, byLookup, insertRow, newestFirst, ownRow } from "./MemoryRows.js"
+import {
+  belongsTo,
+  byLookup,
+  insertRow,
+  matching,
+  newestFirst,
+  ownRow,
+  referenceTaken,
+  tenantPage
+} from "./MemoryRows.js"
 
 /**
  * What the SQL schema's CHECK constraints refuse (a defect there, so a defect here): a dynamic code has an
@@ -30,16 +39,12 @@ export const qrCodes = (db: MemoryDbService): Store.QrCodesRepo => ({
         if (problem !== undefined) return yield* Effect.dieMessage(`QR code ${code.id}: ${problem}`)
         if (Option.getOrUndefined(HashMap.get(t.outlets, code.outletId))?.merchantId !== code.merchantId)
           return yield* Effect.dieMessage(`outlet ${code.outletId} is not merchant ${code.merchantId}'s`)
-        const codes = Array.from(HashMap.values(t.qrCodes), (row) => row.value)
-        if (codes.some((c) => belongsTo(c, code) && c.reference === code.reference))
+        if (referenceTaken(t.qrCodes, code))
           return yield* new Store.DuplicateReference({ reference: code.reference })
         // The scheme's key is global: across merchants and environments.
-        if (codes.some((c) => c.qrid === code.qrid))
+        if (Array.from(HashMap.values(t.qrCodes)).some((row) => row.value.qrid === code.qrid))
           return yield* Effect.dieMessage(`qrid ${code.qrid} exists`)
-        yield* db.update((t) => {
-          const [table, seq] = insertRow(t, t.qrCodes, code.id, code)
-          return { ...t, qrCodes: table, seq }
-        })
+        yield* db.update((t) => insertRow(t, "qrCodes", code.id, code))
       })
     ),
   // Only what can change after creation, as in SQL: the rest is fixed by the printed payload.
@@ -69,16 +74,7 @@ export const qrCodes = (db: MemoryDbService): Store.QrCodesRepo => ({
       return undefined
     }),
   list: (tenant, filter) =>
-    Effect.map(db.get, (t) =>
-      newestFirst(
-        Array.from(HashMap.values(t.qrCodes)).filter(
-          ({ value: c }) =>
-            belongsTo(c, tenant) &&
-            (filter.outletId === undefined || c.outletId === filter.outletId) &&
-            (filter.type === undefined || c.type === filter.type)
-        )
-      ).slice(filter.offset, filter.offset + filter.limit)
-    ),
+    Effect.map(db.get, (t) => tenantPage(t.qrCodes, tenant, filter, matching(filter, ["outletId", "type"]))),
   saveImage: (code, png) =>
     db.withTransaction(
       Effect.gen(function* () {
@@ -123,10 +119,7 @@ export const qrPayments = (db: MemoryDbService): Store.QrPaymentsRepo => ({
           return yield* Effect.dieMessage(`QR payment ${payment.id} exists`)
         const problem = qrPaymentProblem(t, payment)
         if (problem !== undefined) return yield* Effect.dieMessage(`QR payment ${payment.id}: ${problem}`)
-        yield* db.update((t) => {
-          const [table, seq] = insertRow(t, t.qrPayments, payment.id, payment)
-          return { ...t, qrPayments: table, seq }
-        })
+        yield* db.update((t) => insertRow(t, "qrPayments", payment.id, payment))
       })
     ),
   find: (tenant, id) => Effect.map(db.get, (t) => ownRow(t.qrPayments, tenant, id)),

@@ -3,9 +3,9 @@
  * `MemoryDb` transaction, so "locked until the transaction ends" holds: nothing else runs until it ends.
  */
 import { type Refund, Store } from "@laari/core"
-import { DateTime, Effect, HashMap, Option } from "effect"
+import { type DateTime, Effect, HashMap, Option } from "effect"
 import type { MemoryDbService, Row, Tables } from "./MemoryDb.js"
-import { belongsTo } from "./MemoryRows.js"
+import { belongsTo, byLookup, insertRow, newestFirst, referenceTaken, tenantPage } from "./MemoryRows.js"
 
 const rowValue = <A>(table: HashMap.HashMap<string, Row<A>>, id: string): A | undefined =>
   Option.getOrUndefined(HashMap.get(table, id.toLowerCase()))?.value
@@ -69,49 +69,23 @@ export const refunds = (db: MemoryDbService): Store.RefundsRepo => ({
       Effect.gen(function* () {
         const t = yield* db.get
         if (HashMap.has(t.refunds, refund.id)) return yield* Effect.dieMessage(`refund ${refund.id} exists`)
-        const taken =
-          refund.reference !== null &&
-          Array.from(HashMap.values(t.refunds)).some(
-            (row) => belongsTo(row.value, refund) && row.value.reference === refund.reference
-          )
-        if (taken) return yield* new Store.DuplicateReference({ reference: refund.reference! })
-        yield* db.update((t) => ({
-          ...t,
-          refunds: HashMap.set(t.refunds, refund.id, { seq: t.seq, value: refund }),
-          seq: t.seq + 1
-        }))
+        if (referenceTaken(t.refunds, refund))
+          return yield* new Store.DuplicateReference({ reference: refund.reference! })
+        yield* db.update((t) => insertRow(t, "refunds", refund.id, refund))
       })
     ),
-  find: (tenant, lookup) =>
-    Effect.map(db.get, (t) => {
-      if (lookup._tag === "ById") {
-        const found = rowValue(t.refunds, lookup.id)
-        return found !== undefined && belongsTo(found, tenant) ? found : undefined
-      }
-      for (const row of HashMap.values(t.refunds))
-        if (belongsTo(row.value, tenant) && row.value.reference === lookup.reference) return row.value
-      return undefined
-    }),
+  find: (tenant, lookup) => Effect.map(db.get, (t) => byLookup(t.refunds, tenant, lookup)),
   list: (tenant, filter) =>
     Effect.map(db.get, (t) =>
-      Array.from(HashMap.values(t.refunds))
-        .filter(({ value: r }) => {
-          const matches = (kind: Refund.SourceKind, id: string | undefined) =>
-            id === undefined || (r.source.kind === kind && r.source.id === id.toLowerCase())
-          return (
-            belongsTo(r, tenant) &&
-            matches("charge", filter.chargeId) &&
-            matches("qr_payment", filter.qrPaymentId) &&
-            matches("invoice", filter.invoiceId)
-          )
-        })
-        .sort(
-          (a, b) =>
-            DateTime.toEpochMillis(b.value.createdAt) - DateTime.toEpochMillis(a.value.createdAt) ||
-            b.seq - a.seq
+      tenantPage(t.refunds, tenant, filter, (r) => {
+        const matches = (kind: Refund.SourceKind, id: string | undefined) =>
+          id === undefined || (r.source.kind === kind && r.source.id === id.toLowerCase())
+        return (
+          matches("charge", filter.chargeId) &&
+          matches("qr_payment", filter.qrPaymentId) &&
+          matches("invoice", filter.invoiceId)
         )
-        .map((row) => row.value)
-        .slice(filter.offset, filter.offset + filter.limit)
+      })
     ),
   lockPayment: (tenant, source) =>
     Effect.map(db.get, (t) => {
@@ -122,15 +96,11 @@ export const refunds = (db: MemoryDbService): Store.RefundsRepo => ({
     Effect.map(db.get, (t) => {
       const rows: ReadonlyArray<Row<Referenced>> =
         kind === "charge" ? Array.from(HashMap.values(t.charges)) : Array.from(HashMap.values(t.qrPayments))
-      return rows
-        .filter((row) => belongsTo(row.value, tenant) && row.value.reference === reference)
-        .sort(
-          (a, b) =>
-            DateTime.toEpochMillis(b.value.createdAt) - DateTime.toEpochMillis(a.value.createdAt) ||
-            b.seq - a.seq
-        )
+      return newestFirst(
+        rows.filter((row) => belongsTo(row.value, tenant) && row.value.reference === reference)
+      )
         .slice(0, limit)
-        .map((row) => row.value.id)
+        .map((payment) => payment.id)
     }),
   setRefunded: (source, amountRefunded) =>
     db.update((t) => {

@@ -19,15 +19,26 @@ export const newestFirst = <A extends { readonly createdAt: DateTime.Utc }>(
 
 export const belongsTo = (
   m: { readonly merchantId: string; readonly environment: string },
-  tenant: Ids.Tenant
+  tenant: { readonly merchantId: string; readonly environment: string }
 ) => m.merchantId === tenant.merchantId && m.environment === tenant.environment
 
-export const insertRow = <A>(
-  t: Tables,
-  table: HashMap.HashMap<string, Row<A>>,
-  id: string,
-  value: A
-): [HashMap.HashMap<string, Row<A>>, number] => [HashMap.set(table, id, { seq: t.seq, value }), t.seq + 1]
+type RowOf<T> = T extends HashMap.HashMap<string, infer R> ? R : never
+
+/** The tables of plain rows (a record and its insertion `seq`, nothing more), by name. */
+type RowTable = {
+  [K in keyof Tables]: RowOf<Tables[K]> extends Row<infer A>
+    ? Row<A> extends RowOf<Tables[K]>
+      ? K
+      : never
+    : never
+}[keyof Tables]
+type RowValue<K extends RowTable> = RowOf<Tables[K]> extends Row<infer A> ? A : never
+
+/** `t` with `value` added to table `key` as row `id`, numbered by the next `seq`. */
+export const insertRow = <K extends RowTable>(t: Tables, key: K, id: string, value: RowValue<K>): Tables => {
+  const table = t[key] as HashMap.HashMap<string, Row<RowValue<K>>>
+  return { ...t, [key]: HashMap.set(table, id, { seq: t.seq, value }), seq: t.seq + 1 }
+}
 
 /** The row `id` names (in any case), when it is the tenant's. */
 export const ownRow = <A extends { readonly merchantId: string; readonly environment: string }>(
@@ -66,7 +77,7 @@ export const byUuid = <A>(table: HashMap.HashMap<string, A>, id: string): A | un
 
 /** One of the tenant's records by id or by reference, like the SQL stores' `lookupKey`. */
 export const byLookup = <
-  A extends { readonly merchantId: string; readonly environment: string; readonly reference: string }
+  A extends { readonly merchantId: string; readonly environment: string; readonly reference: string | null }
 >(
   table: HashMap.HashMap<string, { readonly value: A }>,
   tenant: Ids.Tenant,
@@ -80,3 +91,41 @@ export const byLookup = <
     if (belongsTo(row.value, tenant) && row.value.reference === lookup.reference) return row.value
   return undefined
 }
+
+/** Whether another of the tenant's rows of `table` has `record`'s reference: what the unique index refuses. */
+export const referenceTaken = (
+  table: HashMap.HashMap<string, { readonly value: Referenced }>,
+  record: Referenced
+): boolean =>
+  record.reference !== null &&
+  Array.from(HashMap.values(table)).some(
+    (row) => belongsTo(row.value, record) && row.value.reference === record.reference
+  )
+
+interface Referenced {
+  readonly merchantId: string
+  readonly environment: string
+  readonly reference: string | null
+}
+
+/**
+ * A page of the tenant's rows of `table` that `keep` accepts, newest first: a `list` of the SQL stores,
+ * whose filters `matching` and the like express.
+ */
+export const tenantPage = <
+  A extends { readonly merchantId: string; readonly environment: string; readonly createdAt: DateTime.Utc }
+>(
+  table: HashMap.HashMap<string, Row<A>>,
+  tenant: Ids.Tenant,
+  page: { readonly limit: number; readonly offset: number },
+  keep: (value: A) => boolean = () => true
+): Array<A> =>
+  newestFirst(
+    Array.from(HashMap.values(table)).filter(({ value }) => belongsTo(value, tenant) && keep(value))
+  ).slice(page.offset, page.offset + page.limit)
+
+/** Whether `value` has each of `fields` that `filter` sets: a listing's optional equality filters. */
+export const matching =
+  <F extends object, K extends keyof F>(filter: F, fields: ReadonlyArray<K>) =>
+  (value: { readonly [P in K]: unknown }): boolean =>
+    fields.every((field) => filter[field] === undefined || value[field] === filter[field])

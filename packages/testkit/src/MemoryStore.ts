@@ -18,9 +18,9 @@ import {
   Store,
   WebhookEndpoint
 } from "@laari/core"
-import { Effect, Layer } from "effect"
+import { type Context, Effect, Layer } from "effect"
 import { checkoutSessions, invoices, subscriptions } from "./MemoryBilling.js"
-import { MemoryDb } from "./MemoryDb.js"
+import { MemoryDb, type MemoryDbService } from "./MemoryDb.js"
 import { apiKeys, customers, merchants, outlets } from "./MemoryDirectory.js"
 import { idempotency } from "./MemoryIdempotency.js"
 import { oauthClients } from "./MemoryOAuthClients.js"
@@ -39,6 +39,12 @@ export { challenges, charges, expiryMoment, mandates } from "./MemoryMandates.js
 export { eventLog, notifications, outbox } from "./MemoryOutbox.js"
 export { qrCodes, qrPayments } from "./MemoryQrCodes.js"
 
+/** The port `tag` as the adapter `make` builds it over the `MemoryDb`. */
+const overDb = <I, S>(
+  tag: Context.Tag<I, S>,
+  make: (db: MemoryDbService) => S
+): Layer.Layer<I, never, MemoryDb> => Layer.effect(tag, Effect.map(MemoryDb, make))
+
 /** Every storage port over the `MemoryDb` (the `Transactor` comes with `MemoryDb.layer`). */
 export const layer: Layer.Layer<
   | Exclude<Store.Repositories, Balance.LedgerReads>
@@ -52,25 +58,25 @@ export const layer: Layer.Layer<
   never,
   MemoryDb
 > = Layer.mergeAll(
-  Layer.effect(Store.Merchants, Effect.map(MemoryDb, merchants)),
+  overDb(Store.Merchants, merchants),
   Layer.effect(Store.ApiKeysStore, Effect.zipWith(MemoryDb, Crypto.web.bytes(32), apiKeys)),
-  Layer.effect(Store.Customers, Effect.map(MemoryDb, customers)),
-  Layer.effect(Store.MandatesStore, Effect.map(MemoryDb, mandates)),
-  Layer.effect(Store.ChargesStore, Effect.map(MemoryDb, charges)),
+  overDb(Store.Customers, customers),
+  overDb(Store.MandatesStore, mandates),
+  overDb(Store.ChargesStore, charges),
   Layer.effect(Store.ChallengesStore, Effect.zipWith(MemoryDb, Crypto.web.bytes(32), challenges)),
-  Layer.effect(Store.Outlets, Effect.map(MemoryDb, outlets)),
-  Layer.effect(Store.QrCodesStore, Effect.map(MemoryDb, qrCodes)),
-  Layer.effect(Store.QrPaymentsStore, Effect.map(MemoryDb, qrPayments)),
-  Layer.effect(Store.CheckoutSessionsStore, Effect.map(MemoryDb, checkoutSessions)),
-  Layer.effect(Store.SubscriptionsStore, Effect.map(MemoryDb, subscriptions)),
-  Layer.effect(Store.InvoicesStore, Effect.map(MemoryDb, invoices)),
-  Layer.effect(Store.RefundsStore, Effect.map(MemoryDb, MemoryRefunds.refunds)),
-  Layer.effect(Idempotency.IdempotencyStore, Effect.map(MemoryDb, idempotency)),
-  Layer.effect(Events.Outbox, Effect.map(MemoryDb, outbox)),
-  Layer.effect(EventLog.EventLog, Effect.map(MemoryDb, eventLog)),
-  Layer.effect(Notifications.Notifications, Effect.map(MemoryDb, notifications)),
-  Layer.effect(OAuthClient.OAuthClientsStore, Effect.map(MemoryDb, oauthClients)),
-  Layer.effect(WebhookEndpoint.WebhookEndpointsStore, Effect.map(MemoryDb, webhookEndpoints)),
+  overDb(Store.Outlets, outlets),
+  overDb(Store.QrCodesStore, qrCodes),
+  overDb(Store.QrPaymentsStore, qrPayments),
+  overDb(Store.CheckoutSessionsStore, checkoutSessions),
+  overDb(Store.SubscriptionsStore, subscriptions),
+  overDb(Store.InvoicesStore, invoices),
+  overDb(Store.RefundsStore, MemoryRefunds.refunds),
+  overDb(Idempotency.IdempotencyStore, idempotency),
+  overDb(Events.Outbox, outbox),
+  overDb(EventLog.EventLog, eventLog),
+  overDb(Notifications.Notifications, notifications),
+  overDb(OAuthClient.OAuthClientsStore, oauthClients),
+  overDb(WebhookEndpoint.WebhookEndpointsStore, webhookEndpoints),
   // Nothing in memory is at rest: secrets are kept as they are.
   Layer.succeed(WebhookEndpoint.SecretSealer, WebhookEndpoint.plainSealer)
 )

@@ -165,16 +165,8 @@ export const make = (db: MemoryDbService): MemoryWalletService => {
 
   const transfer = (tr: Wallet.Transfer) =>
     Effect.gen(function* () {
-      if (
-        !Number.isSafeInteger(tr.amount) ||
-        tr.amount <= 0 ||
-        !Number.isSafeInteger(tr.fee) ||
-        tr.fee < 0 ||
-        tr.fee > tr.amount
-      )
-        return yield* Effect.dieMessage(
-          `transfer ${tr.id}: amount ${tr.amount} and fee ${tr.fee} do not make sense`
-        )
+      const defect = Wallet.transferDefect(tr)
+      if (defect !== undefined) return yield* Effect.dieMessage(defect)
       const t = yield* db.get
       const done = Option.getOrUndefined(HashMap.get(t.transfers, tr.id))
       if (done !== undefined) return done
@@ -214,8 +206,8 @@ export const make = (db: MemoryDbService): MemoryWalletService => {
   /** A refund: merchant -amount, payer +amount, no fee; refused when the merchant's balance is short. */
   const reverse = (r: Wallet.Reversal) =>
     Effect.gen(function* () {
-      if (!Number.isSafeInteger(r.amount) || r.amount <= 0)
-        return yield* Effect.dieMessage(`reversal ${r.id}: amount ${r.amount} does not make sense`)
+      const defect = Wallet.reversalDefect(r)
+      if (defect !== undefined) return yield* Effect.dieMessage(defect)
       const t = yield* db.get
       const done = Option.getOrUndefined(HashMap.get(t.transfers, r.id))
       if (done !== undefined) return done

@@ -54,8 +54,7 @@ export const webhookEndpoints = (db: MemoryDbService): WebhookEndpoint.WebhookEn
         previousSecretExpiresAt: null,
         deletedAt: null
       }
-      const [table, seq] = insertRow(t, t.webhookEndpoints, e.id, e)
-      return [endpointOf(e), { ...t, webhookEndpoints: table, seq }]
+      return [endpointOf(e), insertRow(t, "webhookEndpoints", e.id, e)]
     }),
   find: (owner, id) =>
     Effect.map(db.get, (t) => {

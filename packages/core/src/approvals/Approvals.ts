@@ -147,32 +147,16 @@ export class Approvals extends Effect.Service<Approvals>()("laari/Approvals", {
     })
 
     /** Redacts the notices of codes that expired unused; returns how many. */
-    const redactDue = (batch: number) =>
-      Work.inBatches(
-        batch,
-        tx.withTransaction(
-          Effect.gen(function* () {
-            const now = yield* DateTime.now
-            const due = yield* challenges.claimUnredacted(now, batch)
-            yield* Effect.forEach(
-              due,
-              (c) => Effect.flatMap(redactIfSpent(c, now), (next) => challenges.update(next)),
-              { discard: true }
-            )
-            return due.length
-          })
-        )
-      )
+    const redactDue = Work.sweep(tx, challenges.claimUnredacted, (c, now) =>
+      Effect.flatMap(redactIfSpent(c, now), (next) => challenges.update(next))
+    )
 
-    const redactExpired = Effect.fn("Approvals.redactExpired")((batch: number = 100) => redactDue(batch))
+    const redactExpired = Effect.fn("Approvals.redactExpired")((batch: number = Work.Batch) =>
+      redactDue(batch)
+    )
 
     /** Redaction of expired codes as background work, for workers and the manual clock. */
-    const redactionJob: Work.Job = {
-      name: "code-redaction",
-      // Unnamed, unlike `redactExpired`: a span per poll would bury the traces.
-      runDue: redactDue(100),
-      nextDueAt: challenges.nextRedactionAt
-    }
+    const redactionJob = Work.job("code-redaction", redactDue, challenges.nextRedactionAt)
 
     return { issue, verify, redactExpired, redactionJob } as const
   })

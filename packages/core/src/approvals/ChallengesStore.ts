@@ -5,6 +5,7 @@ import { Context, type DateTime, Effect } from "effect"
 import type { Challenge } from "./Approval.js"
 import type { ServiceUnavailable } from "../kernel/Errors.js"
 import type { ChallengeId, CustomerId } from "../kernel/Ids.js"
+import type { Claim, NextDue } from "../kernel/Storage.js"
 
 export interface ChallengesRepo {
   /**
@@ -28,16 +29,10 @@ export interface ChallengesRepo {
     readonly customerId: CustomerId
     readonly since: DateTime.Utc
   }) => Effect.Effect<ReadonlyArray<Challenge>, ServiceUnavailable>
-  /**
-   * Up to `limit` challenges expired at `now` whose notice is not yet redacted, locked, skipping rows
-   * another worker holds. Call inside a transaction.
-   */
-  readonly claimUnredacted: (
-    now: DateTime.Utc,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<Challenge>, ServiceUnavailable>
+  /** Challenges expired at `now` whose notice is not yet redacted. */
+  readonly claimUnredacted: Claim<Challenge>
   /** The earliest `expiresAt` of a challenge whose notice is not yet redacted, if any. */
-  readonly nextRedactionAt: Effect.Effect<DateTime.Utc | undefined, ServiceUnavailable>
+  readonly nextRedactionAt: NextDue
 }
 export class ChallengesStore extends Context.Tag("laari/Store/Challenges")<
   ChallengesStore,

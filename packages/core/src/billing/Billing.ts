@@ -24,7 +24,7 @@ import * as Subscription from "./Subscription.js"
 import { Subscriptions } from "./Subscriptions.js"
 import * as Counters from "../mandates/Counters.js"
 import { Wallet } from "../wallet/Wallet.js"
-import type * as Work from "../kernel/Work.js"
+import * as Work from "../kernel/Work.js"
 
 /** How long a claim keeps other workers off a subscription; a crashed worker's claim lapses after it. */
 export const LeaseSeconds = 60
@@ -377,31 +377,17 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
     const renewDue = (batch: number, concurrency: number) =>
       Effect.map(
         Effect.all(
-          Array.from({ length: concurrency }, () =>
-            Effect.gen(function* () {
-              let total = 0
-              for (;;) {
-                const claimed = yield* round(batch)
-                total += claimed
-                if (claimed < batch) return total
-              }
-            })
-          ),
+          Array.from({ length: concurrency }, () => Work.inBatches(batch, round(batch))),
           { concurrency }
         ),
         (totals) => totals.reduce((a, b) => a + b, 0)
       )
 
     const runDue = Effect.fn("Billing.runDue")(
-      (batch: number = 100, concurrency: number = RenewalConcurrency) => renewDue(batch, concurrency)
+      (batch: number = Work.Batch, concurrency: number = RenewalConcurrency) => renewDue(batch, concurrency)
     )
 
-    const renewalJob: Work.Job = {
-      name: "renewals",
-      // Unnamed, unlike `runDue`: a span per poll would bury the traces.
-      runDue: renewDue(100, RenewalConcurrency),
-      nextDueAt: store.nextDueAt
-    }
+    const renewalJob = Work.job("renewals", (batch) => renewDue(batch, RenewalConcurrency), store.nextDueAt)
 
     return { runDue, renewalJob } as const
   })

@@ -6,33 +6,16 @@ import type { CheckoutSession } from "./CheckoutSession.js"
 import type { Invoice } from "./Invoice.js"
 import type { Status as SubscriptionStatus, Subscription } from "./Subscription.js"
 import type { ServiceUnavailable } from "../kernel/Errors.js"
-import type { CustomerId, Lookup, Tenant } from "../kernel/Ids.js"
-import type { DuplicateReference, Page } from "../kernel/Storage.js"
+import type { CustomerId } from "../kernel/Ids.js"
+import type { Claim, FindById, NextDue, Page, ReferencedRepo, TenantReads } from "../kernel/Storage.js"
 
-export interface CheckoutSessionsRepo {
-  /** Fails with `DuplicateReference` when the tenant already has a session with that reference. */
-  readonly insert: (session: CheckoutSession) => Effect.Effect<void, DuplicateReference | ServiceUnavailable>
-  readonly update: (session: CheckoutSession) => Effect.Effect<void, ServiceUnavailable>
-  /** One of the tenant's sessions by id or reference; `forUpdate` locks it until the transaction ends. */
-  readonly find: (
-    tenant: Tenant,
-    lookup: Lookup,
-    options?: { readonly forUpdate?: boolean }
-  ) => Effect.Effect<CheckoutSession | undefined, ServiceUnavailable>
+export interface CheckoutSessionsRepo extends ReferencedRepo<CheckoutSession> {
   /** Any tenant's session by id, locked: for the customer's side (paying), which has no tenant. */
   readonly lockById: (id: string) => Effect.Effect<CheckoutSession | undefined, ServiceUnavailable>
-  /** The tenant's sessions, newest first. */
-  readonly list: (
-    tenant: Tenant,
-    page: Page
-  ) => Effect.Effect<ReadonlyArray<CheckoutSession>, ServiceUnavailable>
-  /** Up to `limit` `OPEN` sessions past `expiresAt`, locked, skipping rows another worker holds. */
-  readonly claimExpiring: (
-    now: DateTime.Utc,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<CheckoutSession>, ServiceUnavailable>
+  /** `OPEN` sessions past `expiresAt`. */
+  readonly claimExpiring: Claim<CheckoutSession>
   /** The earliest `expiresAt` of an `OPEN` session, if any. */
-  readonly nextExpiryAt: Effect.Effect<DateTime.Utc | undefined, ServiceUnavailable>
+  readonly nextExpiryAt: NextDue
 }
 export class CheckoutSessionsStore extends Context.Tag("laari/Store/CheckoutSessions")<
   CheckoutSessionsStore,
@@ -44,7 +27,7 @@ export interface SubscriptionFilter extends Page {
   readonly reference?: string | undefined
 }
 
-export interface SubscriptionsRepo {
+export interface SubscriptionsRepo extends TenantReads<Subscription, SubscriptionFilter> {
   /**
    * `dueAt` is when the renewal engine next has work for the subscription (`null`: never again); the
    * engine claims by it. One subscription per checkout session (a constraint: a second insert dies).
@@ -57,33 +40,20 @@ export interface SubscriptionsRepo {
     subscription: Subscription,
     dueAt: DateTime.Utc | null
   ) => Effect.Effect<void, ServiceUnavailable>
-  readonly find: (
-    tenant: Tenant,
-    lookup: Lookup,
-    options?: { readonly forUpdate?: boolean }
-  ) => Effect.Effect<Subscription | undefined, ServiceUnavailable>
   /** Any tenant's subscription by id, locked (the engine, the customer's side, operations). */
   readonly lockById: (id: string) => Effect.Effect<Subscription | undefined, ServiceUnavailable>
   /** Several by id, locked in id order (so two callers cannot deadlock), ordered by id; missing ids are left out. */
   readonly lockMany: (
     ids: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<Subscription>, ServiceUnavailable>
-  /** Newest first. */
-  readonly list: (
-    tenant: Tenant,
-    filter: SubscriptionFilter
-  ) => Effect.Effect<ReadonlyArray<Subscription>, ServiceUnavailable>
   /** The subscriptions a wallet pays, newest first. */
   readonly listByCustomer: (
     customerId: CustomerId
   ) => Effect.Effect<ReadonlyArray<Subscription>, ServiceUnavailable>
-  /** Up to `limit` subscriptions with `dueAt <= now`, locked, skipping rows another worker holds. */
-  readonly claimDue: (
-    now: DateTime.Utc,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<Subscription>, ServiceUnavailable>
+  /** Subscriptions with `dueAt <= now`. */
+  readonly claimDue: Claim<Subscription>
   /** The earliest `dueAt`, if any. */
-  readonly nextDueAt: Effect.Effect<DateTime.Utc | undefined, ServiceUnavailable>
+  readonly nextDueAt: NextDue
 }
 export class SubscriptionsStore extends Context.Tag("laari/Store/Subscriptions")<
   SubscriptionsStore,
@@ -94,8 +64,7 @@ export interface InvoicesRepo {
   /** Unique per (subscription, period key): a second invoice for a cycle dies, so a cycle is charged once. */
   readonly insert: (invoice: Invoice) => Effect.Effect<void, ServiceUnavailable>
   readonly update: (invoice: Invoice) => Effect.Effect<void, ServiceUnavailable>
-  /** One of the tenant's invoices by id; another tenant's (or an id that is no UUID) is none. */
-  readonly find: (tenant: Tenant, id: string) => Effect.Effect<Invoice | undefined, ServiceUnavailable>
+  readonly find: FindById<Invoice>
   /** The invoice of the subscription's latest period (the open one, if any). */
   readonly latest: (subscriptionId: string) => Effect.Effect<Invoice | undefined, ServiceUnavailable>
   /** `latest` of each subscription, in one go; a subscription without invoices has none in the result. */

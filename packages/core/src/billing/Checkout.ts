@@ -11,13 +11,13 @@ import { InvalidRequest } from "../kernel/Errors.js"
 import * as Outbox from "../kernel/Outbox.js"
 import * as BillingEvents from "./BillingEvents.js"
 import * as Fees from "../kernel/Fees.js"
-import { type ChallengeId, type CustomerId, lookup, type Tenant } from "../kernel/Ids.js"
+import { type ChallengeId, type CustomerId, type Tenant } from "../kernel/Ids.js"
 import * as Invoice from "./Invoice.js"
 import { display, Laari } from "../kernel/Money.js"
 import { Notifications } from "../kernel/Notifications.js"
 import { CheckoutSessionsStore, InvoicesStore, SubscriptionsStore } from "./BillingStore.js"
 import { Customers, Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
-import { Transactor } from "../kernel/Storage.js"
+import { Transactor, findOrFail } from "../kernel/Storage.js"
 import * as Subscription from "./Subscription.js"
 import { Wallet } from "../wallet/Wallet.js"
 import * as Work from "../kernel/Work.js"
@@ -117,13 +117,13 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
     const merchants = yield* Merchants
     const customers = yield* Customers
     const wallet = yield* Wallet
-    const outbox = yield* Outbox.Outbox
+    const emit = yield* Outbox.emitter
     const notifications = yield* Notifications
     const approvals = yield* Approvals
     const crypto = yield* Crypto
 
     const merchantOf = (id: Tenant["merchantId"]) => registeredMerchant(merchants, id)
-    const emit = Outbox.emitter(outbox, crypto.uuid)
+    const find = findOrFail(sessions.find, () => new CheckoutSessionNotFound())
 
     /** `POST /checkout/sessions`. */
     const create = Effect.fn("Checkout.create")(function* (tenant: Tenant, request: CheckoutSession.Request) {
@@ -151,17 +151,15 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
       return session
     }, Telemetry.withTenant)
 
-    const get = Effect.fn("Checkout.get")(function* (tenant: Tenant, idOrReference: string) {
-      const s = yield* sessions.find(tenant, lookup(idOrReference))
-      if (s === undefined) return yield* new CheckoutSessionNotFound()
-      return s
-    }, Telemetry.withTenant)
+    const get = Effect.fn("Checkout.get")(
+      (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference),
+      Telemetry.withTenant
+    )
 
     /** The merchant withdraws an open session. */
     const cancel = Effect.fn("Checkout.cancel")(
       function* (tenant: Tenant, idOrReference: string) {
-        const s = yield* sessions.find(tenant, lookup(idOrReference), { forUpdate: true })
-        if (s === undefined) return yield* new CheckoutSessionNotFound()
+        const s = yield* find(tenant, idOrReference, true)
         const cancelled = yield* Either.match(CheckoutSession.cancel(s, yield* DateTime.now), {
           onLeft: (reason) => Effect.fail(closed(reason)),
           onRight: Effect.succeed
@@ -313,29 +311,13 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
     })
 
     /** Expires open sessions 24 hours after creation; an unpaid session leaves nothing behind. */
-    const expireDue = (batch: number) =>
-      Work.inBatches(
-        batch,
-        tx.withTransaction(
-          Effect.gen(function* () {
-            const now = yield* DateTime.now
-            const due = yield* sessions.claimExpiring(now, batch)
-            yield* Effect.forEach(due, (s) => sessions.update(CheckoutSession.expire(s, now)), {
-              discard: true
-            })
-            return due.length
-          })
-        )
-      )
+    const expireDue = Work.sweep(tx, sessions.claimExpiring, (s, now) =>
+      sessions.update(CheckoutSession.expire(s, now))
+    )
 
-    const sweep = Effect.fn("Checkout.sweep")((batch: number = 100) => expireDue(batch))
+    const sweep = Effect.fn("Checkout.sweep")((batch: number = Work.Batch) => expireDue(batch))
 
-    const expiryJob: Work.Job = {
-      name: "checkout-expiry",
-      // Unnamed, unlike `sweep`: a span per poll would bury the traces.
-      runDue: expireDue(100),
-      nextDueAt: sessions.nextExpiryAt
-    }
+    const expiryJob = Work.job("checkout-expiry", expireDue, sessions.nextExpiryAt)
 
     return {
       create,

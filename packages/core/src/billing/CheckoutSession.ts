@@ -60,20 +60,12 @@ export interface Price {
   readonly intervalCount: number
 }
 
-export interface CheckoutSession {
+/** A session: the terms it was opened with, and where it stands. */
+export interface CheckoutSession extends Terms {
   readonly id: CheckoutSessionId
   readonly merchantId: MerchantId
   readonly environment: Environment
-  readonly mode: Mode
   readonly status: Status
-  readonly reference: string
-  readonly title: string
-  readonly description: string | null
-  readonly returnUrl: string | null
-  /** Laari the customer pays on this page; in `SUBSCRIPTION` mode always `price.amount`. */
-  readonly amount: number
-  /** `SUBSCRIPTION` mode only. */
-  readonly price: Price | null
   /** The paying customer's wallet, once complete; never shown to the merchant. */
   readonly customerId: CustomerId | null
   /** The payment that completed the session. */
@@ -116,7 +108,9 @@ export interface Terms {
   readonly title: string
   readonly description: string | null
   readonly returnUrl: string | null
+  /** Laari the customer pays on this page; in `SUBSCRIPTION` mode always `price.amount`. */
   readonly amount: number
+  /** `SUBSCRIPTION` mode only. */
   readonly price: Price | null
 }
 

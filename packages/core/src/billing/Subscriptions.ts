@@ -6,11 +6,11 @@ import { DateTime, Effect, Either, Schema } from "effect"
 import { Crypto } from "../kernel/Crypto.js"
 import * as Outbox from "../kernel/Outbox.js"
 import * as BillingEvents from "./BillingEvents.js"
-import { type CustomerId, lookup, type Tenant } from "../kernel/Ids.js"
+import { type CustomerId, type Tenant } from "../kernel/Ids.js"
 import type * as Invoice from "./Invoice.js"
 import { Notifications } from "../kernel/Notifications.js"
 import { InvoicesStore, type SubscriptionFilter, SubscriptionsStore } from "./BillingStore.js"
-import { type Page, Transactor } from "../kernel/Storage.js"
+import { type Page, Transactor, findOrFail } from "../kernel/Storage.js"
 import * as Subscription from "./Subscription.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 
@@ -28,15 +28,11 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
     const tx = yield* Transactor
     const store = yield* SubscriptionsStore
     const invoices = yield* InvoicesStore
-    const outbox = yield* Outbox.Outbox
+    const emit = yield* Outbox.emitter
     const notifications = yield* Notifications
     const crypto = yield* Crypto
-    const emit = Outbox.emitter(outbox, crypto.uuid)
 
-    const find = (tenant: Tenant, idOrReference: string, forUpdate = false) =>
-      Effect.flatMap(store.find(tenant, lookup(idOrReference), { forUpdate }), (s) =>
-        s === undefined ? Effect.fail(new SubscriptionNotFound()) : Effect.succeed(s)
-      )
+    const find = findOrFail(store.find, () => new SubscriptionNotFound())
 
     const get = Effect.fn("Subscriptions.get")(
       (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference),

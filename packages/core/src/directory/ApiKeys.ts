@@ -33,10 +33,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("laari/ApiKeys", {
     const crypto = yield* Crypto
 
     /** A key's stored hash. */
-    const digest = (key: string) =>
+    const digest = Effect.fn("ApiKeys.digest")((key: string) =>
       Effect.flatMap(store.hashKey, (secret) =>
         Effect.map(crypto.hmacSha256(secret, key), ApiKey.keyedDigest)
       )
+    )
 
     /** Creates a key; the full key is returned once and only its hash is kept. */
     const issue = Effect.fn("ApiKeys.issue")(function* (request: IssueRequest) {
@@ -77,7 +78,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("laari/ApiKeys", {
       return ApiKey.principalOf(key, digested, found) satisfies Principal | undefined
     })
 
-    const list = (merchantId: MerchantId) => store.list(merchantId)
+    const list = Effect.fn("ApiKeys.list")((merchantId: MerchantId) => store.list(merchantId))
 
     /** `false` when the merchant has no such key or it was already revoked. */
     const revoke = Effect.fn("ApiKeys.revoke")(function* (merchantId: MerchantId, keyId: string) {

@@ -48,13 +48,15 @@ export class Merchants extends Effect.Service<Merchants>()("laari/Merchants", {
     return {
       /** A merchant with its sandbox payer (a test customer holding `SandboxPayerBalance`), wallets and outlets. */
       create: creating(store, crypto),
-      get: (merchantId: string) => reads.get(merchantId as MerchantId),
+      get: Effect.fn("Merchants.get")((merchantId: string) => reads.get(merchantId as MerchantId)),
       /** Merchants with their outlets, oldest first, at most `limit`. */
-      list: (limit: number) => store.list(limit),
-      count: store.count,
+      list: Effect.fn("Merchants.list")((limit: number) => store.list(limit)),
+      count: Effect.withSpan(store.count, "Merchants.count"),
       /** A new outlet; `undefined` when there is no such merchant. */
       addOutlet,
-      listOutlets: (merchantId: string) => store.listOutlets(merchantId as MerchantId),
+      listOutlets: Effect.fn("Merchants.listOutlets")((merchantId: string) =>
+        store.listOutlets(merchantId as MerchantId)
+      ),
       /** The merchant after; `undefined` when there is no such merchant. */
       setFeatures
     }

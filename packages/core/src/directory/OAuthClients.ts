@@ -95,7 +95,9 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("laari/OAuthCli
     return {
       create,
       /** The merchant's clients, oldest first, revoked ones too. */
-      list: (merchantId: string) => store.listClients(merchantId as MerchantId),
+      list: Effect.fn("OAuthClients.list")((merchantId: string) =>
+        store.listClients(merchantId as MerchantId)
+      ),
       revoke,
       authenticate,
       issue,

@@ -3,28 +3,31 @@
  */
 import { Schema } from "effect"
 
-export const MerchantId = Schema.UUID.pipe(Schema.brand("MerchantId"))
+/** A kind of id: a UUID branded `brand`, so an id of one kind is never taken for another's. */
+export const brandedUuid = <B extends string>(brand: B) => Schema.UUID.pipe(Schema.brand(brand))
+
+export const MerchantId = brandedUuid("MerchantId")
 export type MerchantId = typeof MerchantId.Type
 
-export const CustomerId = Schema.UUID.pipe(Schema.brand("CustomerId"))
+export const CustomerId = brandedUuid("CustomerId")
 export type CustomerId = typeof CustomerId.Type
 
-export const MandateId = Schema.UUID.pipe(Schema.brand("MandateId"))
+export const MandateId = brandedUuid("MandateId")
 export type MandateId = typeof MandateId.Type
 
-export const ChargeId = Schema.UUID.pipe(Schema.brand("ChargeId"))
+export const ChargeId = brandedUuid("ChargeId")
 export type ChargeId = typeof ChargeId.Type
 
-export const ChallengeId = Schema.UUID.pipe(Schema.brand("ChallengeId"))
+export const ChallengeId = brandedUuid("ChallengeId")
 export type ChallengeId = typeof ChallengeId.Type
 
-export const SubscriptionId = Schema.UUID.pipe(Schema.brand("SubscriptionId"))
+export const SubscriptionId = brandedUuid("SubscriptionId")
 export type SubscriptionId = typeof SubscriptionId.Type
 
-export const InvoiceId = Schema.UUID.pipe(Schema.brand("InvoiceId"))
+export const InvoiceId = brandedUuid("InvoiceId")
 export type InvoiceId = typeof InvoiceId.Type
 
-export const CheckoutSessionId = Schema.UUID.pipe(Schema.brand("CheckoutSessionId"))
+export const CheckoutSessionId = brandedUuid("CheckoutSessionId")
 export type CheckoutSessionId = typeof CheckoutSessionId.Type
 
 /** Outlets are numbered, as the spec sends `outlet_id` as an integer. */

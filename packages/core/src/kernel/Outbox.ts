@@ -5,6 +5,7 @@
  */
 import { Context, type DateTime, Effect } from "effect"
 import * as Calendar from "./Calendar.js"
+import { Crypto } from "./Crypto.js"
 import type { ServiceUnavailable } from "./Errors.js"
 import { ApiVersion, type Type } from "./EventType.js"
 import type { Environment, MerchantId } from "./Ids.js"
@@ -111,19 +112,23 @@ export interface OutboxService {
 
 export class Outbox extends Context.Tag("laari/Outbox")<Outbox, OutboxService>() {}
 
+/** Records an event of `type` about `object`, owned by `owner`, at `now`: what `emitter` gives a service. */
+export type Emit = (
+  type: Type,
+  owner: { readonly merchantId: MerchantId; readonly environment: Environment },
+  object: EventObject,
+  now: DateTime.Utc
+) => Effect.Effect<void, ServiceUnavailable>
+
 /**
  * The one way services record an event: a fresh `evt_` id, the envelope, appended in the caller's
- * transaction.
+ * transaction. A service yields it once, beside its other ports.
  */
-export const emitter =
-  (outbox: OutboxService, uuid: Effect.Effect<string>) =>
-  (
-    type: Type,
-    owner: { readonly merchantId: MerchantId; readonly environment: Environment },
-    object: EventObject,
-    now: DateTime.Utc
-  ): Effect.Effect<void, ServiceUnavailable> =>
-    Effect.flatMap(uuid, (id) =>
+export const emitter: Effect.Effect<Emit, never, Outbox | Crypto> = Effect.gen(function* () {
+  const outbox = yield* Outbox
+  const crypto = yield* Crypto
+  return (type, owner, object, now) =>
+    Effect.flatMap(crypto.uuid, (id) =>
       outbox.append(
         make({
           id: `evt_${id.replaceAll("-", "")}`,
@@ -135,3 +140,4 @@ export const emitter =
         })
       )
     )
+})

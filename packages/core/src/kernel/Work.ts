@@ -6,6 +6,7 @@
  */
 import { Clock, Context, DateTime, Duration, Effect } from "effect"
 import type { ServiceUnavailable } from "./Errors.js"
+import type { Claim, TransactorService } from "./Storage.js"
 
 export interface Job {
   readonly name: string
@@ -51,6 +52,43 @@ export const inBatches = <E, R>(
       if (n < size) return total
     }
   })
+
+/** How many items a sweep claims in one transaction when not told otherwise. */
+export const Batch = 100
+
+/**
+ * A sweep over what a port claims (`Storage.Claim`): at the clock's now, claims up to `size` due items
+ * and writes each one's next state (`settle`), a transaction a batch, until a batch comes back short
+ * (`inBatches`); returns how many it handled.
+ */
+export const sweep =
+  <A, E, R>(
+    tx: TransactorService,
+    claim: Claim<A>,
+    settle: (item: A, now: DateTime.Utc) => Effect.Effect<unknown, E, R>
+  ) =>
+  (size: number): Effect.Effect<number, E | ServiceUnavailable, R> =>
+    inBatches(
+      size,
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const now = yield* DateTime.now
+          const due = yield* claim(now, size)
+          yield* Effect.forEach(due, (item) => settle(item, now), { discard: true })
+          return due.length
+        })
+      )
+    )
+
+/**
+ * The job that runs `run` (a sweep, a batch at a time) with the default `Batch`. Unnamed, unlike the
+ * service's method over `run`: a span per poll would bury the traces.
+ */
+export const job = (
+  name: string,
+  run: (batch: number) => Effect.Effect<number, ServiceUnavailable>,
+  nextDueAt: Job["nextDueAt"]
+): Job => ({ name, runDue: run(Batch), nextDueAt })
 
 /** A clock whose time only moves when told to. Sleeping still takes real time, so pollers keep polling. */
 export interface ManualClock {

@@ -17,14 +17,14 @@ import * as Outbox from "../kernel/Outbox.js"
 import * as MandateEvents from "./MandateEvents.js"
 import * as EventType from "../kernel/EventType.js"
 import * as Fees from "../kernel/Fees.js"
-import { type ChallengeId, type CustomerId, lookup, MandateId, type Tenant } from "../kernel/Ids.js"
+import { type ChallengeId, type CustomerId, MandateId, type Tenant } from "../kernel/Ids.js"
 import * as Mandate from "./Mandate.js"
 import * as MandateNotices from "./MandateNotices.js"
 import { Laari } from "../kernel/Money.js"
 import { Notifications } from "../kernel/Notifications.js"
 import { ChargesStore, MandatesStore } from "./MandatesStore.js"
 import { Customers, Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
-import { DuplicateReference, Transactor } from "../kernel/Storage.js"
+import { DuplicateReference, Transactor, findOrFail } from "../kernel/Storage.js"
 import type { MandateFilter } from "./MandatesStore.js"
 import * as Counters from "./Counters.js"
 import { Wallet, type RefusalReason } from "../wallet/Wallet.js"
@@ -118,13 +118,12 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
     const merchants = yield* Merchants
     const customers = yield* Customers
     const wallet = yield* Wallet
-    const outbox = yield* Outbox.Outbox
+    const record = yield* Outbox.emitter
     const notifications = yield* Notifications
     const approvals = yield* Approvals
     const crypto = yield* Crypto
 
     const merchantOf = (id: Tenant["merchantId"]) => registeredMerchant(merchants, id)
-    const record = Outbox.emitter(outbox, crypto.uuid)
     const emit = (type: EventType.Type, m: Mandate.Mandate, object: Outbox.EventObject, now: DateTime.Utc) =>
       record(type, m, object, now)
 
@@ -140,10 +139,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
             notifications.send({ id, customerId, environment: m.environment, createdAt: now, ...n })
           )
 
-    const find = (tenant: Tenant, idOrReference: string, forUpdate = false) =>
-      Effect.flatMap(store.find(tenant, lookup(idOrReference), { forUpdate }), (m) =>
-        m === undefined ? Effect.fail(new MandateNotFound()) : Effect.succeed(m)
-      )
+    const find = findOrFail(store.find, () => new MandateNotFound())
 
     /** `POST /mandates`. A test-mode mandate approves itself, bound to the merchant's sandbox payer. */
     const create = Effect.fn("Mandates.create")(function* (tenant: Tenant, terms: Mandate.Terms) {
@@ -415,32 +411,16 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
     )
 
     /** Expires lapsed approval links and mandates past `expiresAt`; returns how many it expired. */
-    const expireDue = (batch: number) =>
-      Work.inBatches(
-        batch,
-        tx.withTransaction(
-          Effect.gen(function* () {
-            const now = yield* DateTime.now
-            const due = yield* store.claimExpiring(now, batch)
-            yield* Effect.forEach(due, (m) => store.update(Mandate.expire(m, now)), { discard: true })
-            return due.length
-          })
-        )
-      )
+    const expireDue = Work.sweep(tx, store.claimExpiring, (m, now) => store.update(Mandate.expire(m, now)))
 
-    const sweep = Effect.fn("Mandates.sweep")((batch: number = 100) => expireDue(batch))
+    const sweep = Effect.fn("Mandates.sweep")((batch: number = Work.Batch) => expireDue(batch))
 
     const listForCustomer = Effect.fn("Mandates.listForCustomer")((customerId: CustomerId) =>
       store.listByCustomer(customerId)
     )
 
     /** Expiry as background work, for workers and the manual clock. */
-    const expiryJob: Work.Job = {
-      name: "mandate-expiry",
-      // Unnamed, unlike `sweep`: a span per poll would bury the traces.
-      runDue: expireDue(100),
-      nextDueAt: store.nextExpiryAt
-    }
+    const expiryJob = Work.job("mandate-expiry", expireDue, store.nextExpiryAt)
 
     return {
       create,

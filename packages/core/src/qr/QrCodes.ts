@@ -7,7 +7,7 @@ import { InvalidRequest } from "../kernel/Errors.js"
 import * as Outbox from "../kernel/Outbox.js"
 import * as QrEvents from "./QrEvents.js"
 import * as Fees from "../kernel/Fees.js"
-import { type CustomerId, type Environment, lookup, type Tenant } from "../kernel/Ids.js"
+import { type CustomerId, type Environment, type Tenant } from "../kernel/Ids.js"
 import { display, Laari } from "../kernel/Money.js"
 import { Notifications } from "../kernel/Notifications.js"
 import * as QrCode from "./QrCode.js"
@@ -15,7 +15,7 @@ import { QrImages } from "./QrImages.js"
 import * as QrScheme from "./QrScheme.js"
 import { Merchants, registeredMerchant, Outlets } from "../directory/MerchantsStore.js"
 import { QrCodesStore, QrPaymentsStore, type QrCodeFilter } from "./QrStore.js"
-import { Transactor } from "../kernel/Storage.js"
+import { Transactor, findOrFail } from "../kernel/Storage.js"
 import { Wallet } from "../wallet/Wallet.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 
@@ -97,15 +97,11 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
     const merchants = yield* Merchants
     const images = yield* QrImages
     const wallet = yield* Wallet
-    const outbox = yield* Outbox.Outbox
+    const emit = yield* Outbox.emitter
     const notifications = yield* Notifications
     const crypto = yield* Crypto
-    const emit = Outbox.emitter(outbox, crypto.uuid)
 
-    const find = (tenant: Tenant, idOrReference: string, forUpdate = false) =>
-      Effect.flatMap(store.find(tenant, lookup(idOrReference), { forUpdate }), (c) =>
-        c === undefined ? Effect.fail(new QrCodeNotFound()) : Effect.succeed(c)
-      )
+    const find = findOrFail(store.find, () => new QrCodeNotFound())
 
     /** `POST /qr-codes`: a static code is rendered and stored in the same transaction. */
     const create = Effect.fn("QrCodes.create")(function* (tenant: Tenant, request: QrCode.Request) {

@@ -3,8 +3,8 @@
  */
 import { Context, Effect } from "effect"
 import type { ServiceUnavailable } from "../kernel/Errors.js"
-import type { Environment, Lookup, Tenant } from "../kernel/Ids.js"
-import type { DuplicateReference, Page } from "../kernel/Storage.js"
+import type { Environment } from "../kernel/Ids.js"
+import type { FindById, Page, ReferencedRepo } from "../kernel/Storage.js"
 import type { Payment as QrPayment, QrCode, Type as QrType } from "./QrCode.js"
 
 export interface QrCodeFilter extends Page {
@@ -12,25 +12,12 @@ export interface QrCodeFilter extends Page {
   readonly type?: QrType | undefined
 }
 
-export interface QrCodesRepo {
-  /** Fails with `DuplicateReference` when the tenant already has a code with that reference. */
-  readonly insert: (code: QrCode) => Effect.Effect<void, DuplicateReference | ServiceUnavailable>
-  readonly update: (code: QrCode) => Effect.Effect<void, ServiceUnavailable>
-  readonly find: (
-    tenant: Tenant,
-    lookup: Lookup,
-    options?: { readonly forUpdate?: boolean }
-  ) => Effect.Effect<QrCode | undefined, ServiceUnavailable>
+export interface QrCodesRepo extends ReferencedRepo<QrCode, QrCodeFilter> {
   /** The code a scanned `qrid` names in `environment`, locked until the transaction ends. */
   readonly lockByQrid: (
     environment: Environment,
     qrid: string
   ) => Effect.Effect<QrCode | undefined, ServiceUnavailable>
-  /** Newest first. */
-  readonly list: (
-    tenant: Tenant,
-    filter: QrCodeFilter
-  ) => Effect.Effect<ReadonlyArray<QrCode>, ServiceUnavailable>
   /** Keeps a static code's rendered PNG with it. */
   readonly saveImage: (code: QrCode, png: Uint8Array) => Effect.Effect<void, ServiceUnavailable>
   /** The PNG of a code by id, whoever's it is (served without a key: the id is unguessable). */
@@ -40,8 +27,7 @@ export class QrCodesStore extends Context.Tag("laari/Store/QrCodes")<QrCodesStor
 
 export interface QrPaymentsRepo {
   readonly insert: (payment: QrPayment) => Effect.Effect<void, ServiceUnavailable>
-  /** One of the tenant's QR payments by id; another tenant's (or an id that is no UUID) is none. */
-  readonly find: (tenant: Tenant, id: string) => Effect.Effect<QrPayment | undefined, ServiceUnavailable>
+  readonly find: FindById<QrPayment>
   /** Newest first. */
   readonly listByCode: (qrCodeId: string) => Effect.Effect<ReadonlyArray<QrPayment>, ServiceUnavailable>
 }

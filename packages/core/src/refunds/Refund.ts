@@ -9,10 +9,10 @@
  */
 import { type DateTime, Either, Schema } from "effect"
 import * as Calendar from "../kernel/Calendar.js"
-import type { CustomerId, Environment, MerchantId } from "../kernel/Ids.js"
+import { type CustomerId, type Environment, type MerchantId, brandedUuid } from "../kernel/Ids.js"
 import { Currency } from "../kernel/Money.js"
 
-export const RefundId = Schema.UUID.pipe(Schema.brand("RefundId"))
+export const RefundId = brandedUuid("RefundId")
 export type RefundId = typeof RefundId.Type
 
 export const Reason = Schema.Literal("requested_by_customer", "duplicate", "fraudulent")

@@ -6,13 +6,13 @@ import { DateTime, Effect, Either, Schema } from "effect"
 import { Crypto } from "../kernel/Crypto.js"
 import type { ServiceUnavailable } from "../kernel/Errors.js"
 import * as Outbox from "../kernel/Outbox.js"
-import { lookup, type Tenant } from "../kernel/Ids.js"
+import { type Tenant } from "../kernel/Ids.js"
 import { display, Laari } from "../kernel/Money.js"
 import { Notifications } from "../kernel/Notifications.js"
 import * as Refund from "./Refund.js"
 import { Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
 import { RefundsStore, type RefundFilter } from "./RefundsStore.js"
-import { Transactor } from "../kernel/Storage.js"
+import { Transactor, findOrFail } from "../kernel/Storage.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 import { Wallet } from "../wallet/Wallet.js"
 
@@ -77,10 +77,10 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
     const store = yield* RefundsStore
     const merchants = yield* Merchants
     const wallet = yield* Wallet
-    const outbox = yield* Outbox.Outbox
+    const emit = yield* Outbox.emitter
     const notifications = yield* Notifications
     const crypto = yield* Crypto
-    const emit = Outbox.emitter(outbox, crypto.uuid)
+    const find = findOrFail(store.find, () => new RefundNotFound())
 
     /** The one payment of the tenant's that `selector` names, or why there is none. */
     const resolve = (tenant: Tenant, selector: Refund.Selector) =>
@@ -164,11 +164,10 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
       )
     }, Telemetry.withTenant)
 
-    const get = Effect.fn("Refunds.get")(function* (tenant: Tenant, idOrReference: string) {
-      const r = yield* store.find(tenant, lookup(idOrReference))
-      if (r === undefined) return yield* new RefundNotFound()
-      return r
-    }, Telemetry.withTenant)
+    const get = Effect.fn("Refunds.get")(
+      (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference),
+      Telemetry.withTenant
+    )
 
     const list = Effect.fn("Refunds.list")(
       (tenant: Tenant, filter: RefundFilter) => store.list(tenant, filter),

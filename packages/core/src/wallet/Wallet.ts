@@ -107,6 +107,28 @@ export interface WalletService {
 
 export class Wallet extends Context.Tag("laari/Wallet")<Wallet, WalletService>() {}
 
+/**
+ * Whether `amount` (and `fee` out of it) can be moved: whole laari, `amount` above 0, `fee` from 0 to
+ * `amount`. Core never asks for anything else, so a ledger given other figures has found laari's bug.
+ */
+const movable = (amount: number, fee: number): boolean =>
+  Number.isSafeInteger(amount) && amount > 0 && Number.isSafeInteger(fee) && fee >= 0 && fee <= amount
+
+/**
+ * What is wrong with a transfer's figures, or `undefined` when they can be a payment. Every ledger asks
+ * first and dies with the answer: a bug, not the customer's refusal.
+ */
+export const transferDefect = (transfer: Pick<Transfer, "id" | "amount" | "fee">): string | undefined =>
+  movable(transfer.amount, transfer.fee)
+    ? undefined
+    : `transfer ${transfer.id}: amount ${transfer.amount} and fee ${transfer.fee} do not make sense`
+
+/** What is wrong with a reversal's amount, or `undefined`; as `transferDefect`, with no fee. */
+export const reversalDefect = (reversal: Pick<Reversal, "id" | "amount">): string | undefined =>
+  movable(reversal.amount, 0)
+    ? undefined
+    : `reversal ${reversal.id}: amount ${reversal.amount} does not make sense`
+
 /** The order a ledger checks a payment in; the first that applies is the refusal. */
 export const decideTransfer = (account: PayerAccount, amount: number): RefusalReason | undefined => {
   if (account.frozen) return "wallet-frozen"

@@ -5,14 +5,14 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Calendar, CheckoutSession, Fields, Ids, Mandate, Money } from "@laari/core"
+import { Calendar, CheckoutSession, Ids, Mandate, Money } from "@laari/core"
 import { Schema } from "effect"
 import { Body, Text, Timestamp } from "../Http/Fields.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { AddressRateLimit } from "../Http/RateLimit.js"
 import * as Access from "../Http/Access.js"
-import { MandateRead } from "../Mandates/Api.js"
+import { MandateRead, TermsFields } from "../Mandates/Api.js"
 
 const IdPath = Schema.Struct({
   id: Schema.UUID.annotations({ description: "The mandate's or session's id" })
@@ -22,12 +22,7 @@ export const MandateForApproval = Schema.Struct({
   id: Ids.MandateId,
   status: Mandate.Status,
   merchantName: Text,
-  title: Fields.Title,
-  description: Schema.NullOr(Fields.Description),
-  currency: Schema.Literal("MVR"),
-  perChargeCap: Money.Amount,
-  periodCap: Schema.NullOr(Money.Chargeable),
-  period: Schema.NullOr(Mandate.Period),
+  ...TermsFields,
   expiresAt: Timestamp,
   setupExpiresAt: Timestamp,
   returnUrl: Schema.NullOr(Text)

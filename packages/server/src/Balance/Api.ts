@@ -4,14 +4,13 @@
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Balance, Ids } from "@laari/core"
 import { Schema } from "effect"
 import { Paging, Text, Timestamp } from "../Http/Fields.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
-import * as Problems from "../Http/Problems.js"
-import { Authentication } from "../Http/Authentication.js"
+import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
 const Laari = Schema.Int.annotations({ description: "Laari (100 laari = 1 MVR)" })
@@ -78,7 +77,7 @@ export class BalanceApi extends HttpApiGroup.make("balance")
       .annotate(OpenApi.Summary, "Fetch the balance")
       .annotate(
         OpenApi.Description,
-        "The merchant's available balance in the key's environment now: payments received net of fees, less refunds. Scope `payments:write`."
+        "The merchant's available balance in the key's environment now: payments received net of fees, less refunds."
       )
   )
   .add(
@@ -89,7 +88,7 @@ export class BalanceApi extends HttpApiGroup.make("balance")
       .annotate(OpenApi.Summary, "List balance transactions")
       .annotate(
         OpenApi.Description,
-        "Every movement of the merchant's balance, newest first: one per payment or refund, its fee shown on it. Page with `starting_after` (the last `id` seen) while `hasMore`. Scope `payments:write`."
+        "Every movement of the merchant's balance, newest first: one per payment or refund, its fee shown on it. Page with `starting_after` (the last `id` seen) while `hasMore`."
       )
   )
   .add(
@@ -100,13 +99,13 @@ export class BalanceApi extends HttpApiGroup.make("balance")
       .annotate(OpenApi.Summary, "Download a settlement report")
       .annotate(
         OpenApi.Description,
-        "One Maldives day's movements as CSV (an attachment), with a totals line equal to the ledger's sums for the day. Scope `payments:write`."
+        "One Maldives day's movements as CSV (an attachment), with a totals line equal to the ledger's sums for the day."
       )
   )
-  .addError(Problems.Forbidden)
-  .addError(Problems.InvalidRequest)
-  .addError(Problems.ServiceUnavailable)
-  .middleware(Authentication)
-  .annotate(Access.Access, Access.scoped("payments:write"))
-  .annotate(OpenApi.Title, "Balance")
-  .annotate(OpenApi.Description, "The merchant's balance, its movements and daily settlement reports") {}
+  .pipe(
+    Declare.merchant({
+      access: Access.scoped("payments:write"),
+      title: "Balance",
+      description: "The merchant's balance, its movements and daily settlement reports"
+    })
+  ) {}

@@ -10,8 +10,7 @@ import { Body, IdOrReference, optionalNullable, Text, Timestamp } from "../Http/
 import * as Idempotent from "../Http/Idempotent.js"
 import * as JsonSchema from "../Http/JsonSchema.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
-import * as Problems from "../Http/Problems.js"
-import { Authentication } from "../Http/Authentication.js"
+import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
 /** One request of each mode, in the document. */
@@ -161,6 +160,7 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
       // A session moves no money until the customer pays it: a publishable key may create one.
       .annotate(Access.Access, Access.publishable("checkout:write"))
       .annotate(OpenApi.Summary, "Create a checkout session")
+      // What a publishable key may do is this operation's to say: `Access.sentence` says nothing here.
       .annotate(
         OpenApi.Description,
         "Returns the `url` of the hosted page where the customer pays. `SUBSCRIPTION` mode sells a plan: paying starts the subscription, which renews by itself. Scope `checkout:write`; a publishable key may create sessions."
@@ -172,10 +172,7 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
       .addSuccess(SessionRead)
       .addError(DomainProblems.CheckoutSessionNotFound)
       .annotate(OpenApi.Summary, "Fetch a checkout session")
-      .annotate(
-        OpenApi.Description,
-        "By id or by the merchant's reference. A secret key with scope `checkout:write`."
-      )
+      .annotate(OpenApi.Description, "By id or by the merchant's reference.")
   )
   .add(
     Idempotent.post("cancel", "/checkout/sessions/:id/cancel")
@@ -184,18 +181,15 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
       .addError(DomainProblems.CheckoutSessionNotFound)
       .addError(DomainProblems.CheckoutSessionClosed)
       .annotate(OpenApi.Summary, "Cancel a checkout session")
-      .annotate(
-        OpenApi.Description,
-        "Withdraws an open session; it can no longer be paid. A secret key with scope `checkout:write`."
-      )
+      .annotate(OpenApi.Description, "Withdraws an open session; it can no longer be paid.")
   )
-  .addError(Problems.Forbidden)
-  .addError(Problems.InvalidRequest)
-  .addError(Problems.ServiceUnavailable)
-  .middleware(Authentication)
-  .annotate(Access.Access, Access.scoped("checkout:write"))
-  .annotate(OpenApi.Title, "Checkout")
-  .annotate(OpenApi.Description, "Hosted pages where customers pay once or subscribe to a plan") {}
+  .pipe(
+    Declare.merchant({
+      access: Access.scoped("checkout:write"),
+      title: "Checkout",
+      description: "Hosted pages where customers pay once or subscribe to a plan"
+    })
+  ) {}
 
 /** The decoded body as core's request: what core's `CheckoutSession.validate` judges. */
 export const toRequest = (p: typeof CreateSession.Type): CheckoutSession.Request => ({

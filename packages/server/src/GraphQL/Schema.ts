@@ -10,6 +10,7 @@ import {
   Checkout,
   type Errors,
   Fields,
+  type Ids,
   type Invoice,
   type Mandate,
   Mandate as MandateModel,
@@ -42,11 +43,11 @@ import * as RefundJson from "../Refunds/Http.js"
 import { InvoiceRead, ListParams as SubscriptionsParams, SubscriptionRead } from "../Subscriptions/Api.js"
 import * as SubscriptionJson from "../Subscriptions/Json.js"
 import { DeliveriesParams, EventsParams, WebhookDeliveryRead, WebhookEndpointRead } from "../Webhooks/Api.js"
-import { Paging } from "../Http/Fields.js"
+import { page, Paging } from "../Http/Fields.js"
 import { Endpoints } from "../Webhooks/Endpoints.js"
 import * as WebhookJson from "../Webhooks/Json.js"
 import { Events } from "@laari/core"
-import { allow, scopeOf } from "./Scopes.js"
+import { allow, type Field, scopeOf } from "./Scopes.js"
 import * as Types from "./Types.js"
 
 /** What every resolver gets: who asks, and how to run an effect in the server's runtime. */
@@ -78,6 +79,12 @@ const params = <A, I>(schema: Schema.Schema<A, I, never>, args: Record<string, u
 }
 
 const PageParams = Schema.Struct(Paging)
+
+/** The paging fields of every list's decoded URL parameters. */
+type Paged = { readonly limit?: number | undefined; readonly offset?: number | undefined }
+
+/** What a resolver hands `Context.run`. */
+type Run<A, E = unknown> = Effect.Effect<A, E>
 
 const pageArgs = {
   limit: { type: Types.SafeInt, description: "How many, newest first: 1 to 100, default 25" },
@@ -159,148 +166,128 @@ export const make = Effect.gen(function* () {
   const byId = {
     id: { type: new G.GraphQLNonNull(G.GraphQLString), description: "Its id, or your reference for it" }
   }
+
+  /**
+   * A field read as a REST list: its arguments decoded by the endpoint's own URL parameters, paged as
+   * REST pages (`page`), refused as the REST operation it mirrors refuses.
+   */
+  const listOf = <P extends Paged, I, A>(
+    field: Field,
+    type: G.GraphQLObjectType,
+    description: string,
+    args: G.GraphQLFieldConfigArgumentMap,
+    schema: Schema.Schema<P, I, never>,
+    read: (principal: Auth.Principal, p: P, paging: ReturnType<typeof page>) => Run<ReadonlyArray<A>>
+  ): G.GraphQLFieldConfig<unknown, Context> => ({
+    type: list(type),
+    description: `${description} (scope ${scopeOf(field)})`,
+    args,
+    resolve: (_, args, ctx) => {
+      allow(ctx.principal, field)
+      const p = params(schema, args)
+      return ctx.run(read(ctx.principal, p, page(p)))
+    }
+  })
+  /** A field read as a REST `GET` by id or reference: `null` where REST answers `404` (`notFound`). */
+  const byIdOf = <A>(
+    field: Field,
+    type: G.GraphQLObjectType,
+    get: (tenant: Ids.Tenant, id: string) => Run<A, { readonly _tag: string }>,
+    notFound: string,
+    description?: string
+  ): G.GraphQLFieldConfig<unknown, Context, { id: string }> => ({
+    type,
+    description,
+    args: byId,
+    resolve: (_, args, ctx) => {
+      allow(ctx.principal, field)
+      return ctx.run(orNull(get(Auth.tenantOf(ctx.principal), args.id), [notFound]))
+    }
+  })
   const Query = new G.GraphQLObjectType<unknown, Context>({
     name: "Query",
     description: "What the merchant API reads, for the key's merchant and environment",
     fields: {
-      mandates: {
-        type: list(Mandate),
-        description: `Mandates, newest first (scope ${scopeOf("mandates")})`,
-        args: { status: { type: MandateStatus }, reference: { type: G.GraphQLString }, ...pageArgs },
-        resolve: (_, args, ctx) => {
-          allow(ctx.principal, "mandates")
-          const p = params(MandatesParams, args)
-          return ctx.run(
-            mandates
-              .list(Auth.tenantOf(ctx.principal), {
-                status: p.status,
-                reference: p.reference,
-                limit: p.limit ?? 25,
-                offset: p.offset ?? 0
-              })
-              .pipe(Effect.map((l) => l.map(MandateJson.mandate)))
-          )
-        }
-      },
-      mandate: {
-        type: Mandate,
-        args: byId,
-        resolve: (_, args: { id: string }, ctx) => {
-          allow(ctx.principal, "mandate")
-          return ctx.run(
-            orNull(
-              mandates.get(Auth.tenantOf(ctx.principal), args.id).pipe(Effect.map(MandateJson.mandate)),
-              ["MandateNotFound"]
-            )
-          )
-        }
-      },
-      qrCodes: {
-        type: list(QrCode),
-        description: `QR codes, newest first (scope ${scopeOf("qrCodes")})`,
-        args: { outlet_id: { type: Types.SafeInt }, type: { type: QrType }, ...pageArgs },
-        resolve: (_, args, ctx) => {
-          allow(ctx.principal, "qrCodes")
-          const p = params(QrParams, args)
-          return ctx.run(
-            qrCodes
-              .list(Auth.tenantOf(ctx.principal), {
-                outletId: p.outlet_id,
-                type: p.type,
-                limit: p.limit ?? 25,
-                offset: p.offset ?? 0
-              })
-              .pipe(Effect.map((l) => l.map((c) => QrJson.qrCode(c, config.baseUrl))))
-          )
-        }
-      },
-      qrCode: {
-        type: QrCode,
-        args: byId,
-        resolve: (_, args: { id: string }, ctx) => {
-          allow(ctx.principal, "qrCode")
-          return ctx.run(
-            orNull(
-              qrCodes
-                .get(Auth.tenantOf(ctx.principal), args.id)
-                .pipe(Effect.map((c) => QrJson.qrCode(c, config.baseUrl))),
-              ["QrCodeNotFound"]
-            )
-          )
-        }
-      },
-      checkoutSession: {
-        type: CheckoutSession,
-        description: `A checkout session (scope ${scopeOf("checkoutSession")}, secret keys)`,
-        args: byId,
-        resolve: (_, args: { id: string }, ctx) => {
-          allow(ctx.principal, "checkoutSession")
-          return ctx.run(
-            orNull(
-              checkout
-                .get(Auth.tenantOf(ctx.principal), args.id)
-                .pipe(Effect.map((s) => CheckoutJson.session(s, config.checkoutUrl))),
-              ["CheckoutSessionNotFound"]
-            )
-          )
-        }
-      },
-      subscriptions: {
-        type: list(Subscription),
-        description: `Subscriptions, newest first (scope ${scopeOf("subscriptions")})`,
-        args: { status: { type: SubscriptionStatus }, reference: { type: G.GraphQLString }, ...pageArgs },
-        resolve: (_, args, ctx) => {
-          allow(ctx.principal, "subscriptions")
-          const p = params(SubscriptionsParams, args)
-          return ctx.run(
-            subscriptions
-              .list(Auth.tenantOf(ctx.principal), {
-                status: p.status,
-                reference: p.reference,
-                limit: p.limit ?? 25,
-                offset: p.offset ?? 0
-              })
-              .pipe(Effect.map((l) => l.map(SubscriptionJson.subscription)))
-          )
-        }
-      },
-      refunds: {
-        type: list(Refund),
-        description: `Refunds, newest first, optionally of one payment (scope ${scopeOf("refunds")})`,
-        args: {
+      mandates: listOf(
+        "mandates",
+        Mandate,
+        "Mandates, newest first",
+        { status: { type: MandateStatus }, reference: { type: G.GraphQLString }, ...pageArgs },
+        MandatesParams,
+        (principal, p, paging) =>
+          mandates
+            .list(Auth.tenantOf(principal), { status: p.status, reference: p.reference, ...paging })
+            .pipe(Effect.map((l) => l.map(MandateJson.mandate)))
+      ),
+      mandate: byIdOf(
+        "mandate",
+        Mandate,
+        (tenant, id) => mandates.get(tenant, id).pipe(Effect.map(MandateJson.mandate)),
+        "MandateNotFound"
+      ),
+      qrCodes: listOf(
+        "qrCodes",
+        QrCode,
+        "QR codes, newest first",
+        { outlet_id: { type: Types.SafeInt }, type: { type: QrType }, ...pageArgs },
+        QrParams,
+        (principal, p, paging) =>
+          qrCodes
+            .list(Auth.tenantOf(principal), { outletId: p.outlet_id, type: p.type, ...paging })
+            .pipe(Effect.map((l) => l.map((c) => QrJson.qrCode(c, config.baseUrl))))
+      ),
+      qrCode: byIdOf(
+        "qrCode",
+        QrCode,
+        (tenant, id) => qrCodes.get(tenant, id).pipe(Effect.map((c) => QrJson.qrCode(c, config.baseUrl))),
+        "QrCodeNotFound"
+      ),
+      checkoutSession: byIdOf(
+        "checkoutSession",
+        CheckoutSession,
+        (tenant, id) =>
+          checkout.get(tenant, id).pipe(Effect.map((s) => CheckoutJson.session(s, config.checkoutUrl))),
+        "CheckoutSessionNotFound",
+        `A checkout session (scope ${scopeOf("checkoutSession")}, secret keys)`
+      ),
+      subscriptions: listOf(
+        "subscriptions",
+        Subscription,
+        "Subscriptions, newest first",
+        { status: { type: SubscriptionStatus }, reference: { type: G.GraphQLString }, ...pageArgs },
+        SubscriptionsParams,
+        (principal, p, paging) =>
+          subscriptions
+            .list(Auth.tenantOf(principal), { status: p.status, reference: p.reference, ...paging })
+            .pipe(Effect.map((l) => l.map(SubscriptionJson.subscription)))
+      ),
+      refunds: listOf(
+        "refunds",
+        Refund,
+        "Refunds, newest first, optionally of one payment",
+        {
           charge_id: { type: G.GraphQLString },
           qr_payment_id: { type: G.GraphQLString },
           invoice_id: { type: G.GraphQLString },
           ...pageArgs
         },
-        resolve: (_, args, ctx) => {
-          allow(ctx.principal, "refunds")
-          const p = params(RefundsParams, args)
-          return ctx.run(
-            refunds
-              .list(Auth.tenantOf(ctx.principal), {
-                chargeId: p.charge_id,
-                qrPaymentId: p.qr_payment_id,
-                invoiceId: p.invoice_id,
-                limit: p.limit ?? 25,
-                offset: p.offset ?? 0
-              })
-              .pipe(Effect.map((l) => l.map(RefundJson.json)))
-          )
-        }
-      },
-      refund: {
-        type: Refund,
-        args: byId,
-        resolve: (_, args: { id: string }, ctx) => {
-          allow(ctx.principal, "refund")
-          return ctx.run(
-            orNull(refunds.get(Auth.tenantOf(ctx.principal), args.id).pipe(Effect.map(RefundJson.json)), [
-              "RefundNotFound"
-            ])
-          )
-        }
-      },
+        RefundsParams,
+        (principal, p, paging) =>
+          refunds
+            .list(Auth.tenantOf(principal), {
+              chargeId: p.charge_id,
+              qrPaymentId: p.qr_payment_id,
+              invoiceId: p.invoice_id,
+              ...paging
+            })
+            .pipe(Effect.map((l) => l.map(RefundJson.json)))
+      ),
+      refund: byIdOf(
+        "refund",
+        Refund,
+        (tenant, id) => refunds.get(tenant, id).pipe(Effect.map(RefundJson.json)),
+        "RefundNotFound"
+      ),
       balance: {
         type: new G.GraphQLNonNull(Balance),
         description: `The merchant's available balance in the key's environment (scope ${scopeOf("balance")})`,
@@ -340,46 +327,31 @@ export const make = Effect.gen(function* () {
           )
         }
       },
-      subscription: {
-        type: Subscription,
-        args: byId,
-        resolve: (_, args: { id: string }, ctx) => {
-          allow(ctx.principal, "subscription")
-          return ctx.run(
-            orNull(
-              subscriptions
-                .get(Auth.tenantOf(ctx.principal), args.id)
-                .pipe(Effect.map(SubscriptionJson.subscription)),
-              ["SubscriptionNotFound"]
-            )
-          )
-        }
-      },
-      events: {
-        type: list(Event),
-        description: `Events as delivered, newest first (scope ${scopeOf("events")})`,
-        args: { type: { type: G.GraphQLString }, created_after: { type: Types.SafeInt }, ...pageArgs },
-        resolve: (_, args, ctx) => {
-          allow(ctx.principal, "events")
-          const p = params(EventsParams, args)
-          return ctx.run(
-            reads
-              .events({
-                merchantId: ctx.principal.merchantId,
-                environment: ctx.principal.environment,
-                type: p.type,
-                // `created` is whole seconds: after second n is from second n + 1 (as the REST list).
-                createdFrom:
-                  p.created_after === undefined
-                    ? undefined
-                    : DateTime.unsafeMake((p.created_after + 1) * 1000),
-                limit: p.limit ?? 25,
-                offset: p.offset ?? 0
-              })
-              .pipe(Effect.map((l) => l.map((e) => JSON.parse(e.text) as unknown)))
-          )
-        }
-      },
+      subscription: byIdOf(
+        "subscription",
+        Subscription,
+        (tenant, id) => subscriptions.get(tenant, id).pipe(Effect.map(SubscriptionJson.subscription)),
+        "SubscriptionNotFound"
+      ),
+      events: listOf(
+        "events",
+        Event,
+        "Events as delivered, newest first",
+        { type: { type: G.GraphQLString }, created_after: { type: Types.SafeInt }, ...pageArgs },
+        EventsParams,
+        (principal, p, paging) =>
+          reads
+            .events({
+              merchantId: principal.merchantId,
+              environment: principal.environment,
+              type: p.type,
+              // `created` is whole seconds: after second n is from second n + 1 (as the REST list).
+              createdFrom:
+                p.created_after === undefined ? undefined : DateTime.unsafeMake((p.created_after + 1) * 1000),
+              ...paging
+            })
+            .pipe(Effect.map((l) => l.map((e) => JSON.parse(e.text) as unknown)))
+      ),
       event: {
         type: Event,
         args: byId,
@@ -392,20 +364,15 @@ export const make = Effect.gen(function* () {
           )
         }
       },
-      webhookEndpoints: {
-        type: list(WebhookEndpoint),
-        description: `Where events are delivered (scope ${scopeOf("webhookEndpoints")})`,
-        args: pageArgs,
-        resolve: (_, args, ctx) => {
-          allow(ctx.principal, "webhookEndpoints")
-          const p = params(PageParams, args)
-          return ctx.run(
-            endpoints
-              .list(ctx.principal, { limit: p.limit ?? 25, offset: p.offset ?? 0 })
-              .pipe(Effect.map((l) => l.map(WebhookJson.endpoint)))
-          )
-        }
-      },
+      webhookEndpoints: listOf(
+        "webhookEndpoints",
+        WebhookEndpoint,
+        "Where events are delivered",
+        pageArgs,
+        PageParams,
+        (principal, _, paging) =>
+          endpoints.list(principal, paging).pipe(Effect.map((l) => l.map(WebhookJson.endpoint)))
+      ),
       webhookDeliveries: {
         type: list(WebhookDelivery),
         description: `One endpoint's delivery attempts, newest first (scope ${scopeOf("webhookDeliveries")})`,
@@ -425,8 +392,7 @@ export const make = Effect.gen(function* () {
                 .deliveries(Auth.tenantOf(ctx.principal), String(endpoint_id), {
                   eventId: p.event_id,
                   status: p.status,
-                  limit: p.limit ?? 25,
-                  offset: p.offset ?? 0
+                  ...page(p)
                 })
                 .pipe(Effect.map((l) => l.map(WebhookJson.delivery))),
               ["WebhookEndpointNotFound"]

@@ -2,12 +2,14 @@
  * Who may use each operation, declared once, on its endpoint (or its group, for every endpoint of it that
  * declares nothing): a scope (and whether a publishable key may use it), the sandbox, the operator, or
  * anyone. The handlers' wrapper (`Operation.group`) enforces it on every REST request; GraphQL's fields and
- * the dashboard's sections ask the REST operation they mirror (`scopeOf`), so a scope is written once.
+ * the dashboard's sections ask the REST operation they mirror (`scopeOf`), so a scope is written once; the
+ * sentence that ends each endpoint's description is written from it too (`documented`).
  *
  * Annotations only: the API's definition, which the CLI's typed client loads, stays free of the server.
  */
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import type { Auth } from "@laari/core"
 import { Context, Option } from "effect"
 
@@ -74,4 +76,38 @@ export const scopeOf = <G extends HttpApiGroup.HttpApiGroup.Any>(group: G, name:
   const rule = of(group, name)
   if (rule._tag !== "Scoped") throw new Error(`${name} is not scoped (${rule._tag})`)
   return rule.scope
+}
+
+/**
+ * The sentence that ends the description of `endpoint` of `group`: what its rule asks of the caller, so the
+ * documents cannot name another scope than the one enforced. Where an operation of the group accepts
+ * publishable keys, its secret-only siblings say so. A publishable operation says in its own words what such
+ * a key may do (the rule cannot), and the operator's and everyone's operations need no sentence.
+ */
+export const sentence = (
+  group: HttpApiGroup.HttpApiGroup.AnyWithProps,
+  endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+): string | undefined => {
+  const rule = ruleOf(group, endpoint)
+  if (rule?._tag === "Sandbox") return "Sandbox only: any `sk_test_` secret key; a live key gets `404`."
+  if (rule?._tag !== "Scoped" || rule.publishableAllowed) return undefined
+  const publishableSibling = Object.values(group.endpoints).some((e) => {
+    const r = ruleOf(group, e)
+    return r?._tag === "Scoped" && r.publishableAllowed
+  })
+  return publishableSibling ? `A secret key with scope \`${rule.scope}\`.` : `Scope \`${rule.scope}\`.`
+}
+
+/** `group` with each endpoint's description ended by its `sentence`: applied once its rule is declared. */
+export const documented = <G extends HttpApiGroup.HttpApiGroup.Any>(group: G): G => {
+  type Any = HttpApiGroup.HttpApiGroup.AnyWithProps
+  const g = group as unknown as Any
+  return Object.values(g.endpoints).reduce((done, endpoint) => {
+    const said = sentence(g, endpoint)
+    if (said === undefined) return done
+    const own = Context.getOption(endpoint.annotations, OpenApi.Description)
+    const description = Option.match(own, { onNone: () => said, onSome: (d) => `${d} ${said}` })
+    // `add` under the same name replaces the endpoint where it stands; an annotation changes no type.
+    return done.add(endpoint.annotate(OpenApi.Description, description)) as Any
+  }, g) as unknown as G
 }

@@ -17,15 +17,26 @@ import { Schema } from "effect"
 import * as Problem from "./Problem.js"
 import * as Problems from "./Problems.js"
 
+/**
+ * The schemas of an error answered with several statuses, one per status (`<name><status>`), each
+ * accepting only the codes listed (`codeOf`, within `Codes`).
+ */
+const perStatus =
+  <E extends { readonly message: string }, Codes extends string = string>(
+    Class: Problem.ErrorClass<E>,
+    name: string,
+    codeOf: (e: E) => Codes
+  ) =>
+  <const Code extends Codes>(status: number, description: string, codes: readonly [Code, ...Array<Code>]) =>
+    Problem.coded(Class, codeOf, `${name}${status}`, status, description, codes)
+
+/** A kebab-case `reason` as the code: `already-paid` is `ALREADY_PAID`. */
+const byReason = (e: { readonly reason: string }) => Problem.codeOfReason(e.reason)
+
 // ---------------------------------------------------------------------------------------------------------
 // Mandates (spec 7.1, 7.2).
 
-const refusal = <const Code extends Mandate.RefusalCode>(
-  status: number,
-  description: string,
-  codes: readonly [Code, ...Array<Code>]
-) =>
-  Problem.coded(Mandates.ChargeRefused, (e) => e.code, `ChargeRefused${status}`, status, description, codes)
+const refusal = perStatus(Mandates.ChargeRefused, "ChargeRefused", (e): Mandate.RefusalCode => e.code)
 
 /** The charge refusals of spec 7.1, one schema per status. */
 export const ChargeRefused = {
@@ -119,19 +130,7 @@ export const ChallengeNotFound = Problem.plain(
   "CHALLENGE_NOT_FOUND"
 )
 
-const approvalRefusal = <const Code extends string>(
-  status: number,
-  description: string,
-  codes: readonly [Code, ...Array<Code>]
-) =>
-  Problem.coded(
-    Approvals.ApprovalRefused,
-    (e) => Problem.codeOfReason(e.reason),
-    `ApprovalRefused${status}`,
-    status,
-    description,
-    codes
-  )
+const approvalRefusal = perStatus(Approvals.ApprovalRefused, "ApprovalRefused", byReason)
 
 export const ApprovalRefused = {
   Unprocessable: approvalRefusal(422, "The code is incorrect, used or expired", [
@@ -194,19 +193,7 @@ export const QrPayloadInvalid = Problem.plain(
   "QR_PAYLOAD_INVALID"
 )
 
-const qrRefusal = <const Code extends string>(
-  status: number,
-  description: string,
-  codes: readonly [Code, ...Array<Code>]
-) =>
-  Problem.coded(
-    QrCodes.QrPaymentRefused,
-    (e) => Problem.codeOfReason(e.reason),
-    `QrPaymentRefused${status}`,
-    status,
-    description,
-    codes
-  )
+const qrRefusal = perStatus(QrCodes.QrPaymentRefused, "QrPaymentRefused", byReason)
 
 export const QrPaymentRefused = {
   Conflict: qrRefusal(409, "The code is inactive, expired or already paid", [
@@ -225,24 +212,18 @@ export const QrPaymentRefused = {
 const declined = <E extends { readonly message: string; readonly reason: string }>(
   Class: Problem.ErrorClass<E>,
   name: string
-) => ({
-  PaymentRequired: Problem.coded(
-    Class,
-    (e) => Problem.codeOfReason(e.reason),
-    `${name}402`,
-    402,
-    "The wallet cannot cover the payment",
-    ["INSUFFICIENT_BALANCE"]
-  ),
-  Unprocessable: Problem.coded(
-    Class,
-    (e) => Problem.codeOfReason(e.reason),
-    `${name}422`,
-    422,
-    "The wallet refused the payment: a limit, a frozen wallet, a rule, or an error",
-    ["WALLET_LIMIT", "WALLET_FROZEN", "BLOCKED_BY_RULES", "EXECUTOR_ERROR"]
-  )
-})
+) => {
+  const at = perStatus(Class, name, byReason)
+  return {
+    PaymentRequired: at(402, "The wallet cannot cover the payment", ["INSUFFICIENT_BALANCE"]),
+    Unprocessable: at(422, "The wallet refused the payment: a limit, a frozen wallet, a rule, or an error", [
+      "WALLET_LIMIT",
+      "WALLET_FROZEN",
+      "BLOCKED_BY_RULES",
+      "EXECUTOR_ERROR"
+    ])
+  }
+}
 
 export const QrPaymentDeclined = declined(QrCodes.QrPaymentDeclined, "QrPaymentDeclined")
 
@@ -279,7 +260,7 @@ export const CheckoutReferenceTaken = Problem.plain(
 )
 export const CheckoutSessionClosed = Problem.coded(
   Checkout.CheckoutSessionClosed,
-  (e) => Problem.codeOfReason(e.reason),
+  byReason,
   "CheckoutSessionClosed",
   409,
   "The session is already paid, expired or cancelled, or cannot be completed this way",
@@ -358,11 +339,7 @@ export const RefundReferenceTaken = Problem.plain(
   "REFERENCE_TAKEN"
 )
 
-const refundRefusal = <const Code extends string>(
-  status: number,
-  description: string,
-  codes: readonly [Code, ...Array<Code>]
-) => Problem.coded(Refunds.RefundRefused, (e) => e.code, `RefundRefused${status}`, status, description, codes)
+const refundRefusal = perStatus(Refunds.RefundRefused, "RefundRefused", (e) => e.code)
 
 /** A refused refund moves nothing; one schema per status. */
 export const RefundRefused = {

@@ -17,20 +17,24 @@ import {
 } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
-import * as Problems from "../Http/Problems.js"
-import { Authentication } from "../Http/Authentication.js"
+import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
-export const MandateRead = Schema.Struct({
-  id: Ids.MandateId,
-  reference: Fields.Reference,
-  status: Mandate.Status,
+/** The terms the customer approves, as every read of a mandate shows them (the approval page's too). */
+export const TermsFields = {
   title: Fields.Title,
   description: Schema.NullOr(Fields.Description),
   currency: Schema.Literal("MVR"),
   perChargeCap: Money.Amount,
   periodCap: Schema.NullOr(Money.Chargeable),
-  period: Schema.NullOr(Mandate.Period),
+  period: Schema.NullOr(Mandate.Period)
+}
+
+export const MandateRead = Schema.Struct({
+  id: Ids.MandateId,
+  reference: Fields.Reference,
+  status: Mandate.Status,
+  ...TermsFields,
   periodKey: Schema.NullOr(Text).annotations({
     description: "The payer's month of the current period, YYYY-MM"
   }),
@@ -136,7 +140,7 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
       .annotate(OpenApi.Summary, "Create a mandate")
       .annotate(
         OpenApi.Description,
-        "Creates a mandate in `PENDING` and returns the `url` where the customer approves it with a one-time code. Caps are in laari. Scope `mandates:write`."
+        "Creates a mandate in `PENDING` and returns the `url` where the customer approves it with a one-time code. Caps are in laari."
       )
   )
   .add(
@@ -145,17 +149,14 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
       .addSuccess(MandateRead)
       .addError(DomainProblems.MandateNotFound)
       .annotate(OpenApi.Summary, "Fetch a mandate")
-      .annotate(OpenApi.Description, "By id or by the merchant's reference. Scope `mandates:write`.")
+      .annotate(OpenApi.Description, "By id or by the merchant's reference.")
   )
   .add(
     HttpApiEndpoint.get("list", "/mandates")
       .setUrlParams(ListParams)
       .addSuccess(Schema.Array(MandateRead))
       .annotate(OpenApi.Summary, "List mandates")
-      .annotate(
-        OpenApi.Description,
-        "Newest first, optionally by status or reference. Scope `mandates:write`."
-      )
+      .annotate(OpenApi.Description, "Newest first, optionally by status or reference.")
   )
   .add(
     Idempotent.post("charge", "/mandates/:id/charges")
@@ -172,7 +173,7 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
       .annotate(OpenApi.Summary, "Charge a mandate")
       .annotate(
         OpenApi.Description,
-        "Takes `amount` laari from the customer's wallet within the mandate's caps, server-side. A refusal moves no money and carries its `code` (spec 7.1); a genuine new attempt uses a new `Idempotency-Key`. Scope `payments:write`."
+        "Takes `amount` laari from the customer's wallet within the mandate's caps, server-side. A refusal moves no money and carries its `code` (spec 7.1); a genuine new attempt uses a new `Idempotency-Key`."
       )
   )
   .add(
@@ -182,18 +183,12 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
       .addError(DomainProblems.MandateNotFound)
       .addError(DomainProblems.MandateNotRevocable)
       .annotate(OpenApi.Summary, "Revoke a mandate")
-      .annotate(
-        OpenApi.Description,
-        "Ends the mandate; no charge is taken under it again. Scope `mandates:write`."
-      )
+      .annotate(OpenApi.Description, "Ends the mandate; no charge is taken under it again.")
   )
-  .addError(Problems.Forbidden)
-  .addError(Problems.InvalidRequest)
-  .addError(Problems.ServiceUnavailable)
-  .middleware(Authentication)
-  .annotate(Access.Access, Access.scoped("mandates:write"))
-  .annotate(OpenApi.Title, "Mandates")
-  .annotate(
-    OpenApi.Description,
-    "Standing authorizations, approved once by the customer, charged server-side within caps"
+  .pipe(
+    Declare.merchant({
+      access: Access.scoped("mandates:write"),
+      title: "Mandates",
+      description: "Standing authorizations, approved once by the customer, charged server-side within caps"
+    })
   ) {}

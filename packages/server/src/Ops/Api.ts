@@ -123,6 +123,8 @@ export const codesNeedDevelopment =
 export const ClockRead = Schema.Struct({ now: Text, mode: Schema.Literal("system", "manual") })
 
 const IdPath = Schema.Struct({ id: PathSegment })
+/** How many rows an operator's list answers: 1 to 1000. */
+const Limit = Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1000)))
 const MerchantPath = Schema.Struct({ id: Schema.UUID })
 
 export class OpsApi extends HttpApiGroup.make("ops")
@@ -138,11 +140,7 @@ export class OpsApi extends HttpApiGroup.make("ops")
   )
   .add(
     HttpApiEndpoint.get("listMerchants", "/ops/merchants")
-      .setUrlParams(
-        Schema.Struct({
-          limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1000)))
-        })
-      )
+      .setUrlParams(Schema.Struct({ limit: Limit }))
       .addSuccess(Schema.Array(MerchantRead))
       .annotate(OpenApi.Summary, "List merchants")
       .annotate(OpenApi.Description, "Oldest first, with their outlets; 100 by default, at most 1000.")
@@ -276,7 +274,7 @@ export class OpsApi extends HttpApiGroup.make("ops")
         Schema.Struct({
           merchant_id: Schema.optional(Schema.UUID),
           type: Schema.optional(Text),
-          limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1000)))
+          limit: Limit
         })
       )
       .addSuccess(Schema.Array(Events.Envelope))

@@ -16,7 +16,7 @@ import * as Fonts from "./Fonts.js"
 import { Given, respond } from "./Html.js"
 import * as Paths from "./Paths.js"
 import { problemOf, redirect, route } from "./Routing.js"
-import { type Lang, statusInText, t, tn } from "./I18n.js"
+import { type Key, type Lang, statusInText, t, tn } from "./I18n.js"
 import { csrfValid, form, Pages, throttled, visit } from "./Request.js"
 import { css, dashboardCss, listCss } from "./Style.js"
 import * as Views from "./Views.js"
@@ -59,44 +59,60 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     })
 
     type Visit = Effect.Effect.Success<typeof visit>
+    type Response = HttpServerResponse.HttpServerResponse
+
+    /** A page that says one thing: its heading and text, answered with `status`. */
+    const outcome = (lang: Lang, path: string, heading: Key, text: Key, status: number) =>
+      respond(
+        <Views.Outcome
+          frame={{ lang, path, assets: prefix }}
+          heading={t(lang, heading)}
+          text={t(lang, text)}
+        />,
+        status
+      )
 
     /** A page with the visitor's cookies; the page is built from the visit. */
-    const page = <E, R>(
-      build: (
-        v: Effect.Effect.Success<typeof visit>
-      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-    ) => provide(Effect.flatMap(visit, (v) => Effect.map(build(v), v.finish)))
+    const page = <E, R>(build: (v: Visit) => Effect.Effect<Response, E, R>) =>
+      provide(Effect.flatMap(visit, (v) => Effect.map(build(v), v.finish)))
 
     /** Refuses a post without this visitor's CSRF token. */
-    const guarded = <E, R>(
-      path: string,
-      lang: Lang,
-      post: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-    ) =>
+    const guarded = <E, R>(path: string, lang: Lang, post: Effect.Effect<Response, E, R>) =>
       Effect.flatMap(provide(Effect.zip(throttled, csrfValid)), ([busy, ok]) =>
         busy
-          ? Effect.succeed(
-              respond(
-                <Views.Outcome
-                  frame={{ lang, path, assets: prefix }}
-                  heading={t(lang, "sessionClosed")}
-                  text={t(lang, "busy")}
-                />,
-                429
-              )
-            )
+          ? Effect.succeed(outcome(lang, path, "sessionClosed", "busy", 429))
           : ok
             ? post
-            : Effect.succeed(
-                respond(
-                  <Views.Outcome
-                    frame={{ lang, path, assets: prefix }}
-                    heading={t(lang, "sessionClosed")}
-                    text={t(lang, "csrf")}
-                  />,
-                  403
-                )
-              )
+            : Effect.succeed(outcome(lang, path, "sessionClosed", "csrf", 403))
+      )
+
+    /** `GET pathOf(id) + suffix`: the page `build` makes, given the challenge a code request sent. */
+    const show = <E, R extends HttpServerRequest.HttpServerRequest>(
+      pathOf: (id: string) => string,
+      suffix: string,
+      build: (id: string, v: Visit, challengeId: string | undefined) => Effect.Effect<Response, E, R>
+    ) =>
+      router.get(
+        route(`${pathOf(":id")}${suffix}`),
+        Effect.gen(function* () {
+          const id = yield* idParam
+          const request = yield* HttpServerRequest.HttpServerRequest
+          return yield* page((v) => build(id, v, challengeOf(request)))
+        })
+      )
+
+    /** `POST pathOf(id) + suffix`: a form of the page at `pathOf(id)`, refused without its CSRF token. */
+    const posted = <E, R extends HttpServerRequest.HttpServerRequest>(
+      pathOf: (id: string) => string,
+      suffix: string,
+      handle: (id: string, v: Visit) => Effect.Effect<Response, E, R>
+    ) =>
+      router.post(
+        route(`${pathOf(":id")}${suffix}`),
+        Effect.gen(function* () {
+          const id = yield* idParam
+          return yield* page((v) => guarded(pathOf(id), v.lang, handle(id, v)))
+        })
       )
 
     /**
@@ -112,25 +128,15 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         challengeId: undefined,
         problem: { readonly status: number; readonly text: string },
         phone: string
-      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E2, R2>
+      ) => Effect.Effect<Response, E2, R2>
     ) =>
-      router.post(
-        route(`${pathOf(":id")}/code`),
+      posted(pathOf, "/code", (id, v) =>
         Effect.gen(function* () {
-          const id = yield* idParam
-          return yield* page((v) =>
-            guarded(
-              pathOf(id),
-              v.lang,
-              Effect.gen(function* () {
-                const phone = ((yield* form)("phone") ?? "").trim()
-                const issued = yield* Effect.either(request(id, phone))
-                if (issued._tag === "Right") return redirect(`${pathOf(id)}?challenge=${issued.right.id}`)
-                // The phone field shows what was typed, to correct rather than type again.
-                return yield* render(id, v, undefined, problemOf(issued.left), phone)
-              })
-            )
-          )
+          const phone = ((yield* form)("phone") ?? "").trim()
+          const issued = yield* Effect.either(request(id, phone))
+          if (issued._tag === "Right") return redirect(`${pathOf(id)}?challenge=${issued.right.id}`)
+          // The phone field shows what was typed, to correct rather than type again.
+          return yield* render(id, v, undefined, problemOf(issued.left), phone)
         })
       )
 
@@ -147,14 +153,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         if (found._tag === "Left")
           return {
             _tag: "Closed",
-            response: respond(
-              <Views.Outcome
-                frame={frame}
-                heading={t(lang, "linkUnknown")}
-                text={t(lang, "linkUnknownText")}
-              />,
-              404
-            )
+            response: outcome(lang, path, "linkUnknown", "linkUnknownText", 404)
           } as const
         const m = found.right
         const now = yield* DateTime.now
@@ -165,14 +164,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         if (lapsed)
           return {
             _tag: "Closed",
-            response: respond(
-              <Views.Outcome
-                frame={frame}
-                heading={t(lang, "mandateLapsed")}
-                text={t(lang, "mandateLapsedText")}
-              />,
-              410
-            )
+            response: outcome(lang, path, "mandateLapsed", "mandateLapsedText", 410)
           } as const
         if (m.status !== "INITIATED")
           return {
@@ -191,7 +183,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 
     const mandatePage = (
       id: string,
-      v: Effect.Effect.Success<typeof visit>,
+      v: Visit,
       challengeId: string | undefined,
       problem?: { readonly status: number; readonly text: string },
       phone?: string
@@ -233,61 +225,29 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         )
       })
 
-    yield* router.get(
-      route(`${prefix}/mandate/:id`),
-      Effect.gen(function* () {
-        const id = yield* idParam
-        const request = yield* HttpServerRequest.HttpServerRequest
-        return yield* page((v) => mandatePage(id, v, challengeOf(request)))
-      })
-    )
+    yield* show(mandatePath, "", mandatePage)
 
     yield* codeRoute(mandatePath, mandates.requestApproval, mandatePage)
 
-    yield* router.post(
-      route(`${prefix}/mandate/:id/answer`),
+    yield* posted(mandatePath, "/answer", (id, v) =>
       Effect.gen(function* () {
-        const id = yield* idParam
-        return yield* page((v) =>
-          guarded(
-            mandatePath(id),
-            v.lang,
-            Effect.gen(function* () {
-              const field = yield* form
-              const challenge = field("challenge_id") ?? ""
-              const otp = (field("otp") ?? "").trim()
-              if (!Ids.isUuid(challenge)) return yield* mandatePage(id, v, undefined)
-              const answer = field("action") === "decline" ? mandates.decline : mandates.approve
-              const answered = yield* Effect.either(answer(id, Ids.ChallengeId.make(challenge), otp))
-              if (answered._tag === "Right") return redirect(`${mandatePath(id)}/done`)
-              return yield* mandatePage(id, v, challenge, problemOf(answered.left))
-            })
-          )
-        )
+        const field = yield* form
+        const challenge = field("challenge_id") ?? ""
+        const otp = (field("otp") ?? "").trim()
+        if (!Ids.isUuid(challenge)) return yield* mandatePage(id, v, undefined)
+        const answer = field("action") === "decline" ? mandates.decline : mandates.approve
+        const answered = yield* Effect.either(answer(id, Ids.ChallengeId.make(challenge), otp))
+        if (answered._tag === "Right") return redirect(`${mandatePath(id)}/done`)
+        return yield* mandatePage(id, v, challenge, problemOf(answered.left))
       })
     )
 
-    yield* router.get(
-      route(`${prefix}/mandate/:id/done`),
-      Effect.gen(function* () {
-        const id = yield* idParam
-        return yield* page((v) =>
-          Effect.flatMap(Effect.either(mandates.forApproval(id)), (found) =>
-            found._tag === "Left"
-              ? Effect.succeed(
-                  respond(
-                    <Views.Outcome
-                      frame={{ lang: v.lang, path: mandatePath(id), assets: prefix }}
-                      heading={t(v.lang, "linkUnknown")}
-                      text={t(v.lang, "linkUnknownText")}
-                    />,
-                    404
-                  )
-                )
-              : mandateDone(found.right, v.lang)
-          )
-        )
-      })
+    yield* show(mandatePath, "/done", (id, v) =>
+      Effect.flatMap(Effect.either(mandates.forApproval(id)), (found) =>
+        found._tag === "Left"
+          ? Effect.succeed(outcome(v.lang, mandatePath(id), "linkUnknown", "linkUnknownText", 404))
+          : mandateDone(found.right, v.lang)
+      )
     )
 
     // ---- Checkout ---------------------------------------------------------------------------------------
@@ -330,7 +290,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 
     const checkoutPage = (
       id: string,
-      v: Effect.Effect.Success<typeof visit>,
+      v: Visit,
       challengeId: string | undefined,
       problem?: { readonly status: number; readonly text: string },
       phone?: string
@@ -338,14 +298,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function* () {
         const found = yield* Effect.either(checkout.forPayment(id))
         if (found._tag === "Left")
-          return respond(
-            <Views.Outcome
-              frame={{ lang: v.lang, path: checkoutPath(id), assets: prefix }}
-              heading={t(v.lang, "linkUnknown")}
-              text={t(v.lang, "linkUnknownText")}
-            />,
-            404
-          )
+          return outcome(v.lang, checkoutPath(id), "linkUnknown", "linkUnknownText", 404)
         const s = found.right
         const now = yield* DateTime.now
         if (s.status !== "OPEN" || DateTime.greaterThanOrEqualTo(now, s.expiresAt))
@@ -363,70 +316,47 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         )
       })
 
-    yield* router.get(
-      route(`${prefix}/checkout/:id`),
-      Effect.gen(function* () {
-        const id = yield* idParam
-        const request = yield* HttpServerRequest.HttpServerRequest
-        return yield* page((v) => checkoutPage(id, v, challengeOf(request)))
-      })
-    )
+    yield* show(checkoutPath, "", checkoutPage)
 
     yield* codeRoute(checkoutPath, checkout.requestPayment, checkoutPage)
 
-    yield* router.post(
-      route(`${prefix}/checkout/:id/pay`),
+    yield* posted(checkoutPath, "/pay", (id, v) =>
       Effect.gen(function* () {
-        const id = yield* idParam
-        return yield* page((v) =>
-          guarded(
-            checkoutPath(id),
-            v.lang,
-            Effect.gen(function* () {
-              const found = yield* Effect.either(checkout.forPayment(id))
-              if (found._tag === "Left") return yield* checkoutPage(id, v, undefined)
-              const s = found.right
-              const field = yield* form
-              const challenge = field("challenge_id") ?? ""
-              // Test mode: the merchant's sandbox payer pays, no code (DESIGN section 8).
-              const paid =
-                s.environment === "test"
-                  ? yield* Effect.either(
-                      Effect.flatMap(reads.merchant(s.merchantId), (m) =>
-                        m === undefined
-                          ? Effect.fail(new Checkout.CheckoutSessionNotFound())
-                          : checkout.settle(s.id, m.sandboxPayer)
-                      )
-                    )
-                  : Ids.isUuid(challenge)
-                    ? yield* Effect.either(
-                        checkout.pay(id, Ids.ChallengeId.make(challenge), (field("otp") ?? "").trim())
-                      )
-                    : undefined
-              if (paid === undefined) return yield* checkoutPage(id, v, undefined)
-              if (paid._tag === "Right") return redirect(`${checkoutPath(id)}/done`)
-              return yield* checkoutPage(
-                id,
-                v,
-                s.environment === "test" ? undefined : challenge,
-                problemOf(paid.left)
+        const found = yield* Effect.either(checkout.forPayment(id))
+        if (found._tag === "Left") return yield* checkoutPage(id, v, undefined)
+        const s = found.right
+        const field = yield* form
+        const challenge = field("challenge_id") ?? ""
+        // Test mode: the merchant's sandbox payer pays, no code (DESIGN section 8).
+        const paid =
+          s.environment === "test"
+            ? yield* Effect.either(
+                Effect.flatMap(reads.merchant(s.merchantId), (m) =>
+                  m === undefined
+                    ? Effect.fail(new Checkout.CheckoutSessionNotFound())
+                    : checkout.settle(s.id, m.sandboxPayer)
+                )
               )
-            })
-          )
+            : Ids.isUuid(challenge)
+              ? yield* Effect.either(
+                  checkout.pay(id, Ids.ChallengeId.make(challenge), (field("otp") ?? "").trim())
+                )
+              : undefined
+        if (paid === undefined) return yield* checkoutPage(id, v, undefined)
+        if (paid._tag === "Right") return redirect(`${checkoutPath(id)}/done`)
+        return yield* checkoutPage(
+          id,
+          v,
+          s.environment === "test" ? undefined : challenge,
+          problemOf(paid.left)
         )
       })
     )
 
-    yield* router.get(
-      route(`${prefix}/checkout/:id/done`),
-      Effect.gen(function* () {
-        const id = yield* idParam
-        return yield* page((v) =>
-          Effect.flatMap(Effect.either(checkout.forPayment(id)), (found) =>
-            found._tag === "Left" ? checkoutPage(id, v, undefined) : sessionClosed(found.right, v.lang)
-          )
-        )
-      })
+    yield* show(checkoutPath, "/done", (id, v) =>
+      Effect.flatMap(Effect.either(checkout.forPayment(id)), (found) =>
+        found._tag === "Left" ? checkoutPage(id, v, undefined) : sessionClosed(found.right, v.lang)
+      )
     )
 
     for (const [file, bytes] of Object.entries(Fonts.files))

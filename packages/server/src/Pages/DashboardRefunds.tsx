@@ -11,11 +11,8 @@ import {
   Auth,
   type Errors,
   Idempotency,
-  type Invoice,
-  type Mandate,
   Mandates,
   Money,
-  type QrCode,
   QrCodes,
   Reads,
   Refund,
@@ -66,6 +63,21 @@ interface Payment {
 }
 
 export type Kind = "charges" | "invoices" | "qr-payments"
+
+/** What every kind of payment records alike. */
+interface Paid {
+  readonly id: string
+  readonly amount: number
+  readonly amountRefunded: number
+}
+
+/** What a kind of payment shows differently: what it paid (`owner`), its time and its label. */
+interface Shown {
+  readonly owner: string
+  readonly kind: Refund.SourceKind
+  readonly createdAt: DateTime.Utc | null
+  readonly label: string
+}
 
 /** Each kind of payment: its section, and the scope of the API's read of it (`Access`). */
 const kinds = {
@@ -183,32 +195,6 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
     const tx = yield* Store.Transactor
     const params = Effect.map(HttpRouter.params, (p) => ({ id: p.id ?? "", payment: p.payment ?? "" }))
 
-    const ofCharge = (base: string, c: Mandate.Charge): Payment => ({
-      source: { kind: "charge", id: c.id },
-      amount: c.amount,
-      amountRefunded: c.amountRefunded,
-      createdAt: c.createdAt,
-      label: c.reference,
-      back: base
-    })
-    const ofInvoice = (base: string, i: Invoice.Invoice): Payment => ({
-      source: { kind: "invoice", id: i.id },
-      amount: i.amount,
-      amountRefunded: i.amountRefunded,
-      createdAt: i.paidAt,
-      label: i.periodKey,
-      back: base
-    })
-
-    const ofQrPayment = (base: string, q: QrCode.Payment): Payment => ({
-      source: { kind: "qr_payment", id: q.id },
-      amount: q.amount,
-      amountRefunded: q.amountRefunded,
-      createdAt: q.createdAt,
-      label: q.qrid,
-      back: base
-    })
-
     /**
      * The tenant's payment the path names, read by id, when it is the one of the mandate, subscription
      * or QR code the path names too (by id or reference); else `undefined`.
@@ -217,25 +203,57 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
       Effect.gen(function* () {
         const { id, payment } = yield* params
         const tenant = Auth.tenantOf(p)
-        if (kind === "charges") {
-          const m = yield* Effect.either(mandates.get(tenant, id))
-          const c = Either.isLeft(m) ? undefined : yield* reads.charge(tenant, payment)
-          return c !== undefined && Either.isRight(m) && c.mandateId === m.right.id
-            ? ofCharge(`${root}/mandates/${c.mandateId}`, c)
-            : undefined
-        }
-        if (kind === "qr-payments") {
-          const code = yield* Effect.either(qrCodes.get(tenant, id))
-          const q = Either.isLeft(code) ? undefined : yield* reads.qrPayment(tenant, payment)
-          return q !== undefined && Either.isRight(code) && q.qrCodeId === code.right.id
-            ? ofQrPayment(`${root}/qr-codes/${q.qrCodeId}`, q)
-            : undefined
-        }
-        const s = yield* Effect.either(subscriptions.get(tenant, id))
-        const i = Either.isLeft(s) ? undefined : yield* reads.invoice(tenant, payment)
-        return i !== undefined && Either.isRight(s) && i.subscriptionId === s.right.id
-          ? ofInvoice(`${root}/subscriptions/${i.subscriptionId}`, i)
-          : undefined
+        /**
+         * What `read` finds, as the page shows it (`shown`), when `get` finds what it belongs to (read only
+         * then); the refund returns to that owner's page under `pages`.
+         */
+        const owned = <O extends { readonly id: string }, E, A extends Paid, F>(
+          get: Effect.Effect<O, E>,
+          pages: string,
+          read: Effect.Effect<A | undefined, F>,
+          shown: (a: A) => Shown
+        ) =>
+          Effect.gen(function* () {
+            const owner = yield* Effect.either(get)
+            if (Either.isLeft(owner)) return undefined
+            const a = yield* read
+            const s = a === undefined ? undefined : shown(a)
+            if (a === undefined || s === undefined || s.owner !== owner.right.id) return undefined
+            const found: Payment = {
+              source: { kind: s.kind, id: a.id },
+              amount: a.amount,
+              amountRefunded: a.amountRefunded,
+              createdAt: s.createdAt,
+              label: s.label,
+              back: `${root}/${pages}/${s.owner}`
+            }
+            return found
+          })
+        if (kind === "charges")
+          return yield* owned(mandates.get(tenant, id), "mandates", reads.charge(tenant, payment), (c) => ({
+            owner: c.mandateId,
+            kind: "charge",
+            createdAt: c.createdAt,
+            label: c.reference
+          }))
+        if (kind === "qr-payments")
+          return yield* owned(qrCodes.get(tenant, id), "qr-codes", reads.qrPayment(tenant, payment), (q) => ({
+            owner: q.qrCodeId,
+            kind: "qr_payment",
+            createdAt: q.createdAt,
+            label: q.qrid
+          }))
+        return yield* owned(
+          subscriptions.get(tenant, id),
+          "subscriptions",
+          reads.invoice(tenant, payment),
+          (i) => ({
+            owner: i.subscriptionId,
+            kind: "invoice",
+            createdAt: i.paidAt,
+            label: i.periodKey
+          })
+        )
       })
 
     /** The confirmation page, or the refusal of a scope the key lacks or of an unknown payment. */

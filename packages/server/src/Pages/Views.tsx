@@ -89,31 +89,44 @@ export const CodeForms = (p: {
   )
 }
 
-export const MandateApproval = (p: {
+/** What a customer's form page is given besides its subject. */
+interface FormPage {
   readonly frame: Frame
-  readonly mandate: Mandate.Mandate
   readonly merchantName: string
   readonly challengeId: string | undefined
   /** What was typed in the phone field, shown again after a refusal. */
   readonly phone?: string | undefined
   readonly error?: string | undefined
-}) => {
+}
+
+/** The top of a form page's card: the merchant, what it asks for, and its description if any. */
+const Asking = (p: {
+  readonly merchantName: string
+  readonly title: string
+  readonly description: string | null
+}) => (
+  <>
+    <p class="merchant">
+      <Given text={p.merchantName} />
+    </p>
+    <h1 id="heading">
+      <Given text={p.title} />
+    </h1>
+    {p.description === null ? null : (
+      <p>
+        <Given text={p.description} />
+      </p>
+    )}
+  </>
+)
+
+export const MandateApproval = (p: FormPage & { readonly mandate: Mandate.Mandate }) => {
   const { lang, path } = p.frame
   const m = p.mandate
   return (
     <Page lang={lang} title={t(lang, "mandateHeading")} path={path} assets={p.frame.assets}>
       <section class="card" aria-labelledby="heading">
-        <p class="merchant">
-          <Given text={p.merchantName} />
-        </p>
-        <h1 id="heading">
-          <Given text={m.title} />
-        </h1>
-        {m.description === null ? null : (
-          <p>
-            <Given text={m.description} />
-          </p>
-        )}
+        <Asking merchantName={p.merchantName} title={m.title} description={m.description} />
         <dl class="terms">
           <dt>{t(lang, "perCharge")}</dt>
           <dd>
@@ -159,15 +172,7 @@ export const MandateApproval = (p: {
   )
 }
 
-export const Checkout = (p: {
-  readonly frame: Frame
-  readonly session: CheckoutSession.CheckoutSession
-  readonly merchantName: string
-  readonly challengeId: string | undefined
-  /** What was typed in the phone field, shown again after a refusal. */
-  readonly phone?: string | undefined
-  readonly error?: string | undefined
-}) => {
+export const Checkout = (p: FormPage & { readonly session: CheckoutSession.CheckoutSession }) => {
   const { lang, path } = p.frame
   const s = p.session
   const test = s.environment === "test"
@@ -181,17 +186,11 @@ export const Checkout = (p: {
       testMode={test}
     >
       <section class="card" aria-labelledby="heading">
-        <p class="merchant">
-          <Given text={p.merchantName} />
-        </p>
-        <h1 id="heading">
-          <Given text={price === null ? s.title : price.name} />
-        </h1>
-        {s.description === null ? null : (
-          <p>
-            <Given text={s.description} />
-          </p>
-        )}
+        <Asking
+          merchantName={p.merchantName}
+          title={price === null ? s.title : price.name}
+          description={s.description}
+        />
         <p class="amount">
           {price === null ? (
             <Ltr>{money(s.amount)}</Ltr>

@@ -7,8 +7,11 @@
  *
  * The access log: one line per request answered (`method`, `route` template, `status`, `duration_ms`,
  * with the request's annotations), on in the standalone service unless `LAARI_ACCESS_LOG=false`.
+ *
+ * Either format is written a chunk per turn of the event loop (`Lines`), not a system call a line.
  */
-import { Cause, Config as C, Context, HashMap, Layer, Logger } from "effect"
+import { Cause, Config as C, Context, HashMap, type Layer, Logger } from "effect"
+import * as Lines from "./Lines.js"
 
 export type Format = "text" | "json"
 
@@ -35,13 +38,16 @@ const entry = (options: Logger.Logger.Options<unknown>): Record<string, unknown>
   return line
 }
 
-export const jsonLogger = Logger.make<unknown, void>((options) => {
-  globalThis.console.log(JSON.stringify(entry(options)))
-})
+/** A line of `format`: Effect's own text line, or the JSON object. */
+const formatted = (format: Format, options: Logger.Logger.Options<unknown>): string =>
+  format === "json" ? JSON.stringify(entry(options)) : Logger.stringLogger.log(options)
 
-/** The logger for `format`, replacing Effect's default. */
-export const layer = (format: Format): Layer.Layer<never> =>
-  format === "json" ? Logger.replace(Logger.defaultLogger, jsonLogger) : Layer.empty
+/** The logger for `format`, replacing Effect's default, writing to `lines` (this process's stdout). */
+export const layer = (format: Format, lines: Lines.Lines = Lines.stdout()): Layer.Layer<never> =>
+  Logger.replace(
+    Logger.defaultLogger,
+    Logger.make((options) => lines.write(formatted(format, options)))
+  )
 
 /**
  * A line of the service's own written outside Effect's loggers (the supervisor of several processes,

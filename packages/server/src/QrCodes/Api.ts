@@ -11,7 +11,7 @@ import { Body, IdOrReference, optionalNullable, Paging, Text, Timestamp } from "
 import * as Idempotent from "../Http/Idempotent.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
-import { Authentication } from "../Http/Authentication.js"
+import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
 export const QrCodeRead = Schema.Struct({
@@ -86,7 +86,7 @@ export class QrCodesApi extends HttpApiGroup.make("qrCodes")
       .annotate(OpenApi.Summary, "Create a QR code")
       .annotate(
         OpenApi.Description,
-        "A `STATIC` code (the customer types the amount; its PNG is rendered and served at `imageUrl`) or a `DYNAMIC` one carrying `amount` and payable once for 1 to 15 minutes. Scope `qr:write`."
+        "A `STATIC` code (the customer types the amount; its PNG is rendered and served at `imageUrl`) or a `DYNAMIC` one carrying `amount` and payable once for 1 to 15 minutes."
       )
   )
   .add(
@@ -95,14 +95,14 @@ export class QrCodesApi extends HttpApiGroup.make("qrCodes")
       .addSuccess(QrCodeRead)
       .addError(DomainProblems.QrCodeNotFound)
       .annotate(OpenApi.Summary, "Fetch a QR code")
-      .annotate(OpenApi.Description, "By id or by the merchant's reference. Scope `qr:write`.")
+      .annotate(OpenApi.Description, "By id or by the merchant's reference.")
   )
   .add(
     HttpApiEndpoint.get("list", "/qr-codes")
       .setUrlParams(ListParams)
       .addSuccess(Schema.Array(QrCodeRead))
       .annotate(OpenApi.Summary, "List QR codes")
-      .annotate(OpenApi.Description, "Newest first, optionally by outlet or type. Scope `qr:write`.")
+      .annotate(OpenApi.Description, "Newest first, optionally by outlet or type.")
   )
   .add(
     Idempotent.post("deactivate", "/qr-codes/:id/deactivate")
@@ -111,18 +111,15 @@ export class QrCodesApi extends HttpApiGroup.make("qrCodes")
       .addError(DomainProblems.QrCodeNotFound)
       .addError(DomainProblems.QrCodeAlreadyInactive)
       .annotate(OpenApi.Summary, "Deactivate a QR code")
-      .annotate(
-        OpenApi.Description,
-        "The code is kept, `INACTIVE`, and can no longer be paid. Scope `qr:write`."
-      )
+      .annotate(OpenApi.Description, "The code is kept, `INACTIVE`, and can no longer be paid.")
   )
-  .addError(Problems.Forbidden)
-  .addError(Problems.InvalidRequest)
-  .addError(Problems.ServiceUnavailable)
-  .middleware(Authentication)
-  .annotate(Access.Access, Access.scoped("qr:write"))
-  .annotate(OpenApi.Title, "QR codes")
-  .annotate(OpenApi.Description, "Codes of the national QR scheme for the merchant's outlets") {}
+  .pipe(
+    Declare.merchant({
+      access: Access.scoped("qr:write"),
+      title: "QR codes",
+      description: "Codes of the national QR scheme for the merchant's outlets"
+    })
+  ) {}
 
 /** The hosted PNG of a static code: no key, as the id is unguessable. */
 export class QrImagesApi extends HttpApiGroup.make("qrImages")

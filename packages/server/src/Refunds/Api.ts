@@ -10,8 +10,7 @@ import { Schema } from "effect"
 import { Body, IdOrReference, optionalNullable, Paging, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
-import * as Problems from "../Http/Problems.js"
-import { Authentication } from "../Http/Authentication.js"
+import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
 /** What a refund does with the fee, said wherever a refund is documented. */
@@ -107,7 +106,7 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
       .annotate(OpenApi.Summary, "Refund a payment")
       .annotate(
         OpenApi.Description,
-        `Gives back \`amount\` laari (default: all that remains) of a mandate charge, a QR payment or a paid invoice to the wallet that paid (named by ${oneOf}; an invoice has no reference of its own), from the merchant's balance, in one transaction with its ledger entries and the \`refund.created\` event; the customer is notified. Several partial refunds may follow one another up to the amount paid. A refusal moves nothing and carries its \`code\`. ${FeePolicy} Scope \`payments:write\`.`
+        `Gives back \`amount\` laari (default: all that remains) of a mandate charge, a QR payment or a paid invoice to the wallet that paid (named by ${oneOf}; an invoice has no reference of its own), from the merchant's balance, in one transaction with its ledger entries and the \`refund.created\` event; the customer is notified. Several partial refunds may follow one another up to the amount paid. A refusal moves nothing and carries its \`code\`. ${FeePolicy}`
       )
   )
   .add(
@@ -116,22 +115,19 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
       .addSuccess(RefundRead)
       .addError(DomainProblems.RefundNotFound)
       .annotate(OpenApi.Summary, "Fetch a refund")
-      .annotate(OpenApi.Description, "By id or by the merchant's reference. Scope `payments:write`.")
+      .annotate(OpenApi.Description, "By id or by the merchant's reference.")
   )
   .add(
     HttpApiEndpoint.get("list", "/refunds")
       .setUrlParams(ListParams)
       .addSuccess(Schema.Array(RefundRead))
       .annotate(OpenApi.Summary, "List refunds")
-      .annotate(OpenApi.Description, "Newest first, optionally of one payment. Scope `payments:write`.")
+      .annotate(OpenApi.Description, "Newest first, optionally of one payment.")
   )
-  .addError(Problems.Forbidden)
-  .addError(Problems.InvalidRequest)
-  .addError(Problems.ServiceUnavailable)
-  .middleware(Authentication)
-  .annotate(Access.Access, Access.scoped("payments:write"))
-  .annotate(OpenApi.Title, "Refunds")
-  .annotate(
-    OpenApi.Description,
-    `Money given back from the merchant's balance to the paying wallet. ${FeePolicy}`
+  .pipe(
+    Declare.merchant({
+      access: Access.scoped("payments:write"),
+      title: "Refunds",
+      description: `Money given back from the merchant's balance to the paying wallet. ${FeePolicy}`
+    })
   ) {}

@@ -229,6 +229,8 @@ export const make = (sql: SqlClient.SqlClient) => {
   ): Effect.Effect<Wallet.TransferReceipt, Wallet.TransferRefused | SqlError> =>
     transaction(
       Effect.gen(function* () {
+        const defect = Wallet.transferDefect(t)
+        if (defect !== undefined) return yield* Effect.dieMessage(defect)
         const account = yield* lockedPayer(t.payer)
         // After the lock, in a statement of its own (a new snapshot under READ COMMITTED): a concurrent
         // attempt with the same id has committed or rolled back by now, and this sees it.

@@ -1,6 +1,6 @@
 /**
  * Named prepared statements for batches (`PgBatch`, issue 27): a statement text this process sends
- * again and again (a charge's claim, its lock, its writes, BEGIN, COMMIT) is parsed and planned by
+ * again and again (a charge's claim, its lock, its writes) is parsed and planned by
  * PostgreSQL once per connection, under a name, instead of once per use. What runs is unchanged: the
  * same text, the same parameters, in the same order; only the Parse message is left out once the
  * connection holds the statement.
@@ -22,6 +22,12 @@ const MaxCounted = 500
 
 /** Names a connection is given at most; past it, its statements go unnamed, as before. */
 export const MaxNamed = 256
+
+/**
+ * Never named: transaction control has no plan worth keeping, and a COMMIT whose name the server had
+ * dropped would fail at Bind without ending the transaction.
+ */
+const Control = new Set(["BEGIN", "COMMIT", "ROLLBACK"])
 
 /** The texts seen, and how often, in this process. */
 const seen = new Map<string, number>()
@@ -59,6 +65,7 @@ export const plan = (connection: object, texts: ReadonlyArray<string>): Readonly
   // Named earlier in this same batch: its Parse goes ahead of this use (and if it fails, so does this).
   const batch = new Map<string, string>()
   return texts.map((text) => {
+    if (Control.has(text)) return Unnamed
     const name = names.byText.get(text) ?? batch.get(text)
     if (name !== undefined) return { name, parse: false }
     const count = (seen.get(text) ?? 0) + 1
@@ -91,12 +98,20 @@ export const settle = (
 /**
  * SQLSTATEs that say the connection's prepared statements are not what was recorded: one gone
  * (`26000`, after a `DEALLOCATE` or `DISCARD`), or one whose result type a migration changed
- * (`0A000`, "cached plan must not change result type"). The connection's names are then forgotten and
- * its texts prepared anew (under new names) on their next use.
+ * (`0A000`, "cached plan must not change result type", e.g. a column added to a table read with `*`),
+ * or one whose parameter types, fixed at Parse, no longer fit a column whose type a migration changed
+ * (`42804`, `42883`: never raised by a correct statement of laari's, so a genuine one only costs a retry).
+ * The connection's names are then forgotten and its texts prepared anew (under new names) on their
+ * next use; the transaction it failed is run again once (`PgTransaction`).
  */
-const Stale = new Set(["26000", "0A000"])
+const Stale = new Set(["26000", "0A000", "42804", "42883"])
+
+/** Whether `error` (pg's) says the connection's named statements are stale. */
+export const isStale = (error: unknown): boolean => {
+  const code = (error as { readonly code?: unknown } | null | undefined)?.code
+  return typeof code === "string" && Stale.has(code)
+}
 
 export const forgetOnStale = (connection: object, error: unknown): void => {
-  const code = (error as { readonly code?: unknown } | null | undefined)?.code
-  if (typeof code === "string" && Stale.has(code)) namesOf(connection).byText.clear()
+  if (isStale(error)) namesOf(connection).byText.clear()
 }

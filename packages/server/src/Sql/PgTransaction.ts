@@ -24,6 +24,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Exit, Stream, Tracer } from "effect"
 import type pg from "pg"
 import * as PgBatch from "./PgBatch.js"
+import * as PgPrepared from "./PgPrepared.js"
 import * as WriteBehind from "./WriteBehind.js"
 
 const Begin: PgBatch.Statement = { text: "BEGIN", params: [] }
@@ -91,6 +92,8 @@ const canceller = (pool: pg.Pool, client: pg.PoolClient): Effect.Effect<void> =>
 class Transaction {
   /** Whether BEGIN has been sent (alone or in a batch): from then on, the server has a transaction. */
   begun = false
+  /** Whether a statement failed because the connection's named statements were stale (`PgPrepared`). */
+  stale = false
   readonly buffer = WriteBehind.emptyBuffer()
 
   constructor(
@@ -115,6 +118,7 @@ class Transaction {
       Effect.tapError((failed) =>
         Effect.sync(() => {
           if (failed.lost) this.reserved.lost ??= failed.error
+          if (PgPrepared.isStale(failed.error.cause)) this.stale = true
         })
       )
     )
@@ -201,32 +205,53 @@ class Transaction {
  * `effect` in a transaction of its own, its statements batched (see the module's comment), with
  * write-behind (`WriteBehind.Pending`). Like @effect/sql's `withTransaction`: a span, only the command
  * interruptible, COMMIT on success and ROLLBACK on failure, the connection released after either.
+ *
+ * A transaction that failed on a stale named statement (a migration changed a table under a running
+ * service: `PgPrepared.Stale`) committed nothing, and its connection's names are forgotten: it runs once
+ * more, so the request does not fail for it.
  */
 export const make = (pool: pg.Pool): PgTransactions["Type"] => ({
-  transaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.useSpan("sql.transaction", { kind: "client", captureStackTrace: false }, (span) =>
-        Effect.scoped(
-          Effect.flatMap(reserve(pool), (reserved) => {
-            span.attribute("db.system.name", "postgresql")
-            const tx = new Transaction(reserved, canceller(pool, reserved.client))
-            // The connection, the write-behind buffer and the span, provided as one change of context.
-            const services = Context.make(SqlClient.TransactionConnection, [
-              tx.connection as unknown as (typeof SqlClient.TransactionConnection.Service)[0],
-              0
-            ]).pipe(Context.add(WriteBehind.Pending, tx.buffer), Context.add(Tracer.ParentSpan, span))
-            return restore(effect).pipe(
-              Effect.mapInputContext((context: Context.Context<R>) => Context.merge(context, services)),
-              Effect.exit,
-              Effect.flatMap(
-                (exit): Effect.Effect<A, E | SqlError> =>
-                  Exit.isSuccess(exit)
-                    ? Effect.as(tx.commit(), exit.value)
-                    : Effect.zipRight(tx.rollback(), exit)
-              )
+  transaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> => {
+    const stale = { seen: false }
+    return Effect.flatMap(Effect.exit(attempt(pool, effect, stale)), (exit) =>
+      Exit.isFailure(exit) && stale.seen ? attempt(pool, effect, { seen: false }) : exit
+    )
+  }
+})
+
+/** One run of `effect` in a transaction; `stale.seen` once a statement of it failed as stale. */
+const attempt = <A, E, R>(
+  pool: pg.Pool,
+  effect: Effect.Effect<A, E, R>,
+  stale: { seen: boolean }
+): Effect.Effect<A, E | SqlError, R> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.useSpan("sql.transaction", { kind: "client", captureStackTrace: false }, (span) =>
+      Effect.scoped(
+        Effect.flatMap(reserve(pool), (reserved) => {
+          span.attribute("db.system.name", "postgresql")
+          const tx = new Transaction(reserved, canceller(pool, reserved.client))
+          // The connection, the write-behind buffer and the span, provided as one change of context.
+          const services = Context.make(SqlClient.TransactionConnection, [
+            tx.connection as unknown as (typeof SqlClient.TransactionConnection.Service)[0],
+            0
+          ]).pipe(Context.add(WriteBehind.Pending, tx.buffer), Context.add(Tracer.ParentSpan, span))
+          return restore(effect).pipe(
+            Effect.mapInputContext((context: Context.Context<R>) => Context.merge(context, services)),
+            Effect.exit,
+            Effect.flatMap(
+              (exit): Effect.Effect<A, E | SqlError> =>
+                Exit.isSuccess(exit)
+                  ? Effect.as(tx.commit(), exit.value)
+                  : Effect.zipRight(tx.rollback(), exit)
+            ),
+            Effect.ensuring(
+              Effect.sync(() => {
+                stale.seen = tx.stale
+              })
             )
-          })
-        )
+          )
+        })
       )
     )
-})
+  )

@@ -11,8 +11,7 @@ import { Body, IdOrReference, Paging, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as OptionalBody from "../Http/OptionalBody.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
-import * as Problems from "../Http/Problems.js"
-import { Authentication } from "../Http/Authentication.js"
+import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
 export const SubscriptionRead = Schema.Struct({
@@ -96,20 +95,14 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
       .addSuccess(SubscriptionRead)
       .addError(DomainProblems.SubscriptionNotFound)
       .annotate(OpenApi.Summary, "Fetch a subscription")
-      .annotate(
-        OpenApi.Description,
-        "By id or by the reference of its checkout session. Scope `subscriptions:write`."
-      )
+      .annotate(OpenApi.Description, "By id or by the reference of its checkout session.")
   )
   .add(
     HttpApiEndpoint.get("list", "/subscriptions")
       .setUrlParams(ListParams)
       .addSuccess(Schema.Array(SubscriptionRead))
       .annotate(OpenApi.Summary, "List subscriptions")
-      .annotate(
-        OpenApi.Description,
-        "Newest first, optionally by status or reference. Scope `subscriptions:write`."
-      )
+      .annotate(OpenApi.Description, "Newest first, optionally by status or reference.")
   )
   .add(
     HttpApiEndpoint.get("invoices", "/subscriptions/:id/invoices")
@@ -118,7 +111,7 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
       .addSuccess(Schema.Array(InvoiceRead))
       .addError(DomainProblems.SubscriptionNotFound)
       .annotate(OpenApi.Summary, "List a subscription's invoices")
-      .annotate(OpenApi.Description, "One per cycle, newest first. Scope `subscriptions:write`.")
+      .annotate(OpenApi.Description, "One per cycle, newest first.")
   )
   .add(
     Idempotent.post("cancel", "/subscriptions/:id/cancel")
@@ -129,18 +122,16 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
       .annotate(OpenApi.Summary, "Cancel a subscription")
       .annotate(
         OpenApi.Description,
-        "Ends it now, or with `at_period_end: true` at the end of the current period (nothing more is charged either way). The body is optional. Scope `subscriptions:write`."
+        "Ends it now, or with `at_period_end: true` at the end of the current period (nothing more is charged either way). The body is optional."
       )
       .annotate(OpenApi.Override, OptionalBody.document(CancelBody))
       .annotate(OptionalBody.Declared, CancelBody)
   )
-  .addError(Problems.Forbidden)
-  .addError(Problems.InvalidRequest)
-  .addError(Problems.ServiceUnavailable)
-  .middleware(Authentication)
-  .annotate(Access.Access, Access.scoped("subscriptions:write"))
-  .annotate(OpenApi.Title, "Subscriptions")
-  .annotate(
-    OpenApi.Description,
-    "Created by paying a `SUBSCRIPTION` checkout session; renewed, retried and ended by the service"
+  .pipe(
+    Declare.merchant({
+      access: Access.scoped("subscriptions:write"),
+      title: "Subscriptions",
+      description:
+        "Created by paying a `SUBSCRIPTION` checkout session; renewed, retried and ended by the service"
+    })
   ) {}

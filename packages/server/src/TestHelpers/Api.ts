@@ -9,7 +9,7 @@ import { Schema } from "effect"
 import { Body, IdOrReference, TimeZone, Text, Timestamp } from "../Http/Fields.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
-import { Authentication } from "../Http/Authentication.js"
+import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 import { SessionRead } from "../Checkout/Api.js"
 import { MandateRead } from "../Mandates/Api.js"
@@ -73,14 +73,12 @@ export const CheckoutSettled = Schema.Struct({
   subscription: Schema.NullOr(SubscriptionRead)
 }).annotations({ identifier: "CheckoutSettled" })
 
-const sandbox = "Sandbox only: any `sk_test_` secret key; a live key gets `404`."
-
 export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
   .add(
     HttpApiEndpoint.get("payer", "/test-helpers/payer")
       .addSuccess(PayerRead)
       .annotate(OpenApi.Summary, "The sandbox payer")
-      .annotate(OpenApi.Description, `The merchant's sandbox payer wallet. ${sandbox}`)
+      .annotate(OpenApi.Description, "The merchant's sandbox payer wallet.")
   )
   .add(
     Problems.post("setPayer", "/test-helpers/payer")
@@ -89,7 +87,7 @@ export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
       .annotate(OpenApi.Summary, "Set up the sandbox payer")
       .annotate(
         OpenApi.Description,
-        `Sets the sandbox payer's balance, limit, frozen and rule-block state and time zone, to reproduce each refusal. ${sandbox}`
+        "Sets the sandbox payer's balance, limit, frozen and rule-block state and time zone, to reproduce each refusal."
       )
   )
   .add(
@@ -99,7 +97,7 @@ export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
       .addError(DomainProblems.MandateNotFound)
       .addError(DomainProblems.MandateNotRevocable)
       .annotate(OpenApi.Summary, "Revoke a mandate as the customer")
-      .annotate(OpenApi.Description, `As the customer would from the wallet app. ${sandbox}`)
+      .annotate(OpenApi.Description, "As the customer would from the wallet app.")
   )
   .add(
     Problems.post("payQrCode", "/test-helpers/qr-codes/pay")
@@ -112,7 +110,7 @@ export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
       .addError(DomainProblems.QrPaymentDeclined.PaymentRequired)
       .addError(DomainProblems.QrPaymentDeclined.Unprocessable)
       .annotate(OpenApi.Summary, "Pay a QR code as the sandbox payer")
-      .annotate(OpenApi.Description, `Pays a scanned payload from the sandbox payer's wallet. ${sandbox}`)
+      .annotate(OpenApi.Description, "Pays a scanned payload from the sandbox payer's wallet.")
   )
   .add(
     Problems.post("payCheckoutSession", "/test-helpers/checkout/sessions/:id/pay")
@@ -123,7 +121,7 @@ export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
       .addError(DomainProblems.CheckoutPaymentDeclined.PaymentRequired)
       .addError(DomainProblems.CheckoutPaymentDeclined.Unprocessable)
       .annotate(OpenApi.Summary, "Pay a checkout session as the sandbox payer")
-      .annotate(OpenApi.Description, `Completes the session without a one-time code. ${sandbox}`)
+      .annotate(OpenApi.Description, "Completes the session without a one-time code.")
   )
   .add(
     Problems.post("cancelSubscriptionAsCustomer", "/test-helpers/subscriptions/:id/cancel-as-customer")
@@ -132,16 +130,15 @@ export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
       .addError(DomainProblems.SubscriptionNotFound)
       .addError(DomainProblems.SubscriptionNotCancellable)
       .annotate(OpenApi.Summary, "Cancel a subscription as the customer")
-      .annotate(OpenApi.Description, `As the customer would from the wallet app. ${sandbox}`)
+      .annotate(OpenApi.Description, "As the customer would from the wallet app.")
   )
+  // A live key is answered as if the endpoint did not exist.
   .addError(Problems.NotFoundProblem)
-  .addError(Problems.Forbidden)
-  .addError(Problems.InvalidRequest)
-  .addError(Problems.ServiceUnavailable)
-  .middleware(Authentication)
-  .annotate(Access.Access, Access.sandbox)
-  .annotate(OpenApi.Title, "Sandbox test helpers")
-  .annotate(
-    OpenApi.Description,
-    "The customer's side, simulated in the sandbox: a payer wallet to set up, and the customer's actions"
+  .pipe(
+    Declare.merchant({
+      access: Access.sandbox,
+      title: "Sandbox test helpers",
+      description:
+        "The customer's side, simulated in the sandbox: a payer wallet to set up, and the customer's actions"
+    })
   ) {}

@@ -12,7 +12,8 @@ import * as Idempotent from "../Http/Idempotent.js"
 import * as OptionalBody from "../Http/OptionalBody.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
-import { Authentication, OpsAuthentication } from "../Http/Authentication.js"
+import { OpsAuthentication } from "../Http/Authentication.js"
+import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
 const Url = Text.pipe(Schema.minLength(1), Schema.maxLength(2048)).annotations({
@@ -128,7 +129,7 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
       .annotate(
         OpenApi.Description,
         "Events of the key's environment and of the types in `enabled_events` are delivered to `url`, signed with the `secret` returned here (Standard Webhooks). " +
-          `A merchant has at most ${Webhook.MaxEndpoints} endpoints in each environment. Scope \`webhooks:write\`.`
+          `A merchant has at most ${Webhook.MaxEndpoints} endpoints in each environment.`
       )
   )
   .add(
@@ -136,7 +137,7 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(Schema.Array(WebhookEndpointRead))
       .annotate(OpenApi.Summary, "List webhook endpoints")
-      .annotate(OpenApi.Description, "Newest first. Scope `webhooks:write`.")
+      .annotate(OpenApi.Description, "Newest first.")
   )
   .add(
     HttpApiEndpoint.get("get", "/webhook-endpoints/:id")
@@ -144,7 +145,7 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
       .addSuccess(WebhookEndpointRead)
       .addError(DomainProblems.WebhookEndpointNotFound)
       .annotate(OpenApi.Summary, "Fetch a webhook endpoint")
-      .annotate(OpenApi.Description, "The secret is never returned. Scope `webhooks:write`.")
+      .annotate(OpenApi.Description, "The secret is never returned.")
   )
   .add(
     Idempotent.post("update", "/webhook-endpoints/:id")
@@ -153,7 +154,7 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
       .addSuccess(WebhookEndpointRead)
       .addError(DomainProblems.WebhookEndpointNotFound)
       .annotate(OpenApi.Summary, "Change a webhook endpoint")
-      .annotate(OpenApi.Description, "Its URL, events, description or status. Scope `webhooks:write`.")
+      .annotate(OpenApi.Description, "Its URL, events, description or status.")
   )
   .add(
     HttpApiEndpoint.del("delete", "/webhook-endpoints/:id")
@@ -161,10 +162,7 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
       .addSuccess(WebhookEndpointDeleted)
       .addError(DomainProblems.WebhookEndpointNotFound)
       .annotate(OpenApi.Summary, "Delete a webhook endpoint")
-      .annotate(
-        OpenApi.Description,
-        "It receives nothing more; attempts still pending are ended. Scope `webhooks:write`."
-      )
+      .annotate(OpenApi.Description, "It receives nothing more; attempts still pending are ended.")
   )
   .add(
     Idempotent.post("rotateSecret", "/webhook-endpoints/:id/rotate-secret")
@@ -176,7 +174,7 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
       .annotate(OpenApi.Summary, "Rotate the signing secret")
       .annotate(
         OpenApi.Description,
-        "A new secret, shown once. Until the previous one expires, every delivery carries both signatures (`webhook-signature: v1,<new> v1,<old>`). The body is optional. Scope `webhooks:write`."
+        "A new secret, shown once. Until the previous one expires, every delivery carries both signatures (`webhook-signature: v1,<new> v1,<old>`). The body is optional."
       )
   )
   .add(
@@ -186,7 +184,7 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
       .addSuccess(Schema.Array(WebhookDeliveryRead))
       .addError(DomainProblems.WebhookEndpointNotFound)
       .annotate(OpenApi.Summary, "The delivery log")
-      .annotate(OpenApi.Description, "One entry per attempt, newest first. Scope `webhooks:write`.")
+      .annotate(OpenApi.Description, "One entry per attempt, newest first.")
   )
   .add(
     Idempotent.post("resend", "/webhook-endpoints/:id/resend")
@@ -198,18 +196,16 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
       .annotate(OpenApi.Summary, "Resend an event")
       .annotate(
         OpenApi.Description,
-        "Queues one more attempt of the event to this endpoint, signed anew when it is sent, and logged like any other; it is not retried automatically. Scope `webhooks:write`."
+        "Queues one more attempt of the event to this endpoint, signed anew when it is sent, and logged like any other; it is not retried automatically."
       )
   )
-  .addError(Problems.Forbidden)
-  .addError(Problems.InvalidRequest)
-  .addError(Problems.ServiceUnavailable)
-  .middleware(Authentication)
-  .annotate(Access.Access, Access.scoped("webhooks:write"))
-  .annotate(OpenApi.Title, "Webhook endpoints")
-  .annotate(
-    OpenApi.Description,
-    "Where events are delivered, signed per Standard Webhooks, retried for about three days, with a log per attempt"
+  .pipe(
+    Declare.merchant({
+      access: Access.scoped("webhooks:write"),
+      title: "Webhook endpoints",
+      description:
+        "Where events are delivered, signed per Standard Webhooks, retried for about three days, with a log per attempt"
+    })
   ) {}
 
 /** The URL parameters of the list, which the GraphQL read API takes as its arguments too. */
@@ -235,7 +231,7 @@ export class EventsApi extends HttpApiGroup.make("events")
       .annotate(OpenApi.Summary, "List events")
       .annotate(
         OpenApi.Description,
-        "The envelopes of the key's environment exactly as delivered, newest first: for reconciliation and catching up after an outage. Scope `webhooks:write`."
+        "The envelopes of the key's environment exactly as delivered, newest first: for reconciliation and catching up after an outage."
       )
   )
   .add(
@@ -244,15 +240,15 @@ export class EventsApi extends HttpApiGroup.make("events")
       .addSuccess(Events.Envelope)
       .addError(DomainProblems.EventNotFound)
       .annotate(OpenApi.Summary, "Fetch an event")
-      .annotate(OpenApi.Description, "Its envelope exactly as delivered. Scope `webhooks:write`.")
+      .annotate(OpenApi.Description, "Its envelope exactly as delivered.")
   )
-  .addError(Problems.Forbidden)
-  .addError(Problems.InvalidRequest)
-  .addError(Problems.ServiceUnavailable)
-  .middleware(Authentication)
-  .annotate(Access.Access, Access.scoped("webhooks:write"))
-  .annotate(OpenApi.Title, "Events")
-  .annotate(OpenApi.Description, "Every event the service recorded for the merchant, as delivered") {}
+  .pipe(
+    Declare.merchant({
+      access: Access.scoped("webhooks:write"),
+      title: "Events",
+      description: "Every event the service recorded for the merchant, as delivered"
+    })
+  ) {}
 
 export const OpsWebhookEndpointRead = Schema.Struct({
   ...WebhookEndpointRead.fields,

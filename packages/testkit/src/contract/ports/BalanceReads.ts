@@ -7,7 +7,7 @@ import { describe, expect } from "@effect/vitest"
 import { Balance, Ids, Store, Wallet, Work } from "@laari/core"
 import { DateTime, Effect, Either } from "effect"
 import { Seed } from "../../Seed.js"
-import { type It, freshMerchant, freshPhone, tenantOf, uuid } from "../support/Helpers.js"
+import { type It, freshMerchant, freshTenant, freshPhone, tenantOf, uuid } from "../support/Helpers.js"
 
 export const tests = (it: It): void => {
   describe("balance reads", () => {
@@ -107,8 +107,7 @@ export const tests = (it: It): void => {
       Effect.gen(function* () {
         const seed = yield* Seed
         const reads = yield* Balance.LedgerReads
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const payer = yield* seed.customer({
           environment: "test",
           phone: yield* freshPhone,

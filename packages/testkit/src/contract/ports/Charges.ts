@@ -10,12 +10,12 @@ import {
   type It,
   T0,
   freshMerchant,
+  freshTenant,
   insertMandate,
   minute,
   plain,
   plus,
   second,
-  tenantOf,
   uuid
 } from "../support/Helpers.js"
 
@@ -24,8 +24,7 @@ export const tests = (it: It): void => {
     it.effect("charges: insert, then listByMandate newest first", () =>
       Effect.gen(function* () {
         const charges = yield* Store.ChargesStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const m = yield* insertMandate(tenant, { status: "ACTIVE", customerId: merchant.sandboxPayer })
         const other = yield* insertMandate(tenant, { status: "ACTIVE", customerId: merchant.sandboxPayer })
         const charge = (mandate: Mandate.Mandate, i: number) =>
@@ -59,8 +58,7 @@ export const tests = (it: It): void => {
     it.effect("charges: listByMandates gives each mandate's newest, at most n each, in one go", () =>
       Effect.gen(function* () {
         const charges = yield* Store.ChargesStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const mandates = yield* Effect.forEach([0, 1, 2], () =>
           insertMandate(tenant, { status: "ACTIVE", customerId: merchant.sandboxPayer })
         )

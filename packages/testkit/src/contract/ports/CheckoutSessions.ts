@@ -13,6 +13,7 @@ import {
   activation,
   day,
   freshMerchant,
+  freshTenant,
   hour,
   ids,
   insertSession,
@@ -35,8 +36,7 @@ export const tests = (it: It): void => {
     it.effect("list: the tenant's sessions newest first, paged; nobody else's", () =>
       Effect.gen(function* () {
         const store = yield* Store.CheckoutSessionsStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const first = yield* insertSession(tenant, { at: T0 })
         const second = yield* insertSession(tenant, { at: T0 })
         const third = yield* insertSession(tenant, { at: plus(T0, minute) })
@@ -159,8 +159,7 @@ export const tests = (it: It): void => {
     it.effect("update changes what the session's life changes, and nothing the merchant asked for", () =>
       Effect.gen(function* () {
         const store = yield* Store.CheckoutSessionsStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const a = yield* subscribe(tenant, merchant.sandboxPayer, {
           request: { description: "Monthly beans", returnUrl: "https://shop.example/done" }
         })
@@ -229,8 +228,7 @@ export const tests = (it: It): void => {
     it.effect("claimExpiring claims exactly the OPEN sessions at or past expiresAt, up to the limit", () =>
       Effect.gen(function* () {
         const store = yield* Store.CheckoutSessionsStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const now = Era
         // Opened `millis` before `now`: it expires 24 hours later.
         const openedAgo = (millis: number, options: Parameters<typeof newSession>[1] = {}) =>
@@ -276,8 +274,7 @@ export const tests = (it: It): void => {
     it.effect("nextExpiryAt is the earliest expiresAt of an OPEN session", () =>
       Effect.gen(function* () {
         const store = yield* Store.CheckoutSessionsStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         yield* rolledBack(
           Effect.gen(function* () {
             const expectNext = (t: DateTime.Utc) =>
@@ -305,8 +302,7 @@ export const tests = (it: It): void => {
       Effect.gen(function* () {
         const tx = yield* Store.Transactor
         const store = yield* Store.CheckoutSessionsStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const session = yield* insertSession(tenant, { mode: "PAYMENT" })
         // Read, wait (so the others run), write: without the lock, several would find it OPEN.
         const pay = (i: number) =>

@@ -15,6 +15,7 @@ import {
   cycleInvoice,
   day,
   freshMerchant,
+  freshTenant,
   hour,
   ids,
   isDefect,
@@ -23,19 +24,23 @@ import {
   plus,
   storeActivation,
   subscribe,
-  tenantOf,
   uuid
 } from "../support/Helpers.js"
+
+/** A fresh tenant and two subscriptions of its sandbox payer's, the second an hour after `T0`. */
+const twoSubscriptions = Effect.gen(function* () {
+  const { merchant, tenant } = yield* freshTenant()
+  const a = yield* subscribe(tenant, merchant.sandboxPayer)
+  const b = yield* subscribe(tenant, merchant.sandboxPayer, { at: plus(T0, hour) })
+  return { a, b }
+})
 
 export const tests = (it: It): void => {
   describe("invoices", () => {
     it.effect("latestOf is latest for each subscription named, and nothing for one without invoices", () =>
       Effect.gen(function* () {
         const store = yield* Store.InvoicesStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
-        const a = yield* subscribe(tenant, merchant.sandboxPayer)
-        const b = yield* subscribe(tenant, merchant.sandboxPayer, { at: plus(T0, hour) })
+        const { a, b } = yield* twoSubscriptions
         const second = yield* cycleInvoice(a.subscription, 1)
         yield* store.insert(second)
         const byId = (list: ReadonlyArray<Invoice.Invoice>) =>
@@ -54,10 +59,7 @@ export const tests = (it: It): void => {
     it.effect("listBySubscriptions gives each subscription's newest cycles, at most n each, in one go", () =>
       Effect.gen(function* () {
         const store = yield* Store.InvoicesStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
-        const a = yield* subscribe(tenant, merchant.sandboxPayer)
-        const b = yield* subscribe(tenant, merchant.sandboxPayer, { at: plus(T0, hour) })
+        const { a, b } = yield* twoSubscriptions
         const a1 = yield* cycleInvoice(a.subscription, 1)
         const a2 = paidAt(a1, plus(a1.createdAt, 5), yield* uuid)
         const a3 = yield* cycleInvoice(a.subscription, 2)
@@ -77,10 +79,10 @@ export const tests = (it: It): void => {
     it.effect("latest is the highest period; list is newest cycle first, paged by limit and offset", () =>
       Effect.gen(function* () {
         const store = yield* Store.InvoicesStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
-        const { subscription: sub, invoice: first } = yield* subscribe(tenant, merchant.sandboxPayer)
-        const other = yield* subscribe(tenant, merchant.sandboxPayer, { at: plus(T0, hour) })
+        const {
+          a: { subscription: sub, invoice: first },
+          b: other
+        } = yield* twoSubscriptions
         expect(plain(yield* store.latest(sub.id))).toEqual(plain(first))
         expect(plain(yield* store.list(sub.id, { limit: 25, offset: 0 }))).toEqual(plain([first]))
 
@@ -119,8 +121,7 @@ export const tests = (it: It): void => {
     it.effect("update changes what attempts change, and nothing the cycle fixes", () =>
       Effect.gen(function* () {
         const store = yield* Store.InvoicesStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const { subscription: sub, invoice: first } = yield* subscribe(tenant, merchant.sandboxPayer)
         const opened = yield* cycleInvoice(sub, 1)
         yield* store.insert(opened)
@@ -198,8 +199,7 @@ export const tests = (it: It): void => {
       () =>
         Effect.gen(function* () {
           const store = yield* Store.InvoicesStore
-          const merchant = yield* freshMerchant()
-          const tenant = tenantOf(merchant)
+          const { merchant, tenant } = yield* freshTenant()
           const a = yield* subscribe(tenant, merchant.sandboxPayer)
           const sub = a.subscription
           const second = yield* cycleInvoice(sub, 1)
@@ -234,8 +234,7 @@ export const tests = (it: It): void => {
         const sessions = yield* Store.CheckoutSessionsStore
         const subscriptions = yield* Store.SubscriptionsStore
         const invoices = yield* Store.InvoicesStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const a = yield* activation(tenant, merchant.sandboxPayer, { at: plus(Era, -day) })
         const outcome = yield* tx
           .withTransaction(

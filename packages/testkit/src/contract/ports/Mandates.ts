@@ -13,6 +13,7 @@ import {
   T0,
   day,
   freshMerchant,
+  freshTenant,
   freshPhone,
   hour,
   ids,
@@ -90,8 +91,7 @@ export const tests = (it: It): void => {
     it.effect("list is newest first, filters by status and reference, pages by limit and offset", () =>
       Effect.gen(function* () {
         const store = yield* Store.MandatesStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const statuses: ReadonlyArray<Mandate.Status> = ["INITIATED", "ACTIVE", "ACTIVE", "REVOKED", "ACTIVE"]
         const made = yield* Effect.forEach(statuses, (status, i) =>
           newMandate(tenant, {
@@ -124,8 +124,7 @@ export const tests = (it: It): void => {
     it.effect("update round-trips every field, to the millisecond and through nulls", () =>
       Effect.gen(function* () {
         const store = yield* Store.MandatesStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const m = yield* insertMandate(tenant)
         const bystander = yield* insertMandate(tenant, { createdAt: plus(T0, second) })
 
@@ -178,8 +177,7 @@ export const tests = (it: It): void => {
       Effect.gen(function* () {
         const store = yield* Store.MandatesStore
         const seed = yield* Seed
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const customer = yield* seed.customer({ environment: "test", phone: yield* freshPhone })
         const older = yield* insertMandate(tenant, { status: "ACTIVE", customerId: customer.id })
         const newer = yield* insertMandate(tenant, {
@@ -197,8 +195,7 @@ export const tests = (it: It): void => {
     it.effect("claimExpiring claims exactly the due mandates, up to the limit", () =>
       Effect.gen(function* () {
         const store = yield* Store.MandatesStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const now = Era
         const base = { createdAt: plus(now, -2 * day), setupExpiresAt: plus(now, -day) }
         const bound = { ...base, customerId: merchant.sandboxPayer }
@@ -239,8 +236,7 @@ export const tests = (it: It): void => {
     it.effect("nextExpiryAt is the earliest setup or lifetime end of a mandate that can still expire", () =>
       Effect.gen(function* () {
         const store = yield* Store.MandatesStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const createdAt = plus(Era, -30 * day)
         const bound = { createdAt, customerId: merchant.sandboxPayer }
         yield* rolledBack(

@@ -15,6 +15,7 @@ import {
   activation,
   day,
   freshMerchant,
+  freshTenant,
   freshPhone,
   hour,
   ids,
@@ -37,8 +38,7 @@ export const tests = (it: It): void => {
       Effect.gen(function* () {
         const store = yield* Store.SubscriptionsStore
         const tx = yield* Store.Transactor
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const monthly = yield* subscribe(tenant, merchant.sandboxPayer)
         const weekly = yield* subscribe(tenant, merchant.sandboxPayer, {
           at: plus(T0, 3 * day + 789),
@@ -89,8 +89,7 @@ export const tests = (it: It): void => {
     it.effect("the schema refuses, as a defect, a second subscription of one session, or of none", () =>
       Effect.gen(function* () {
         const store = yield* Store.SubscriptionsStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const a = yield* subscribe(tenant, merchant.sandboxPayer)
         // The same session settled twice: a second activation of its open form.
         const twice = Either.getOrThrow(
@@ -130,8 +129,7 @@ export const tests = (it: It): void => {
     it.effect("list is newest first, filters by status and reference, pages by limit and offset", () =>
       Effect.gen(function* () {
         const store = yield* Store.SubscriptionsStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const payer = merchant.sandboxPayer
         const made = yield* Effect.forEach([1, 2, 3, 4, 5], (i) =>
           activation(tenant, payer, { at: plus(T0, i * minute) })
@@ -189,8 +187,7 @@ export const tests = (it: It): void => {
       Effect.gen(function* () {
         const store = yield* Store.SubscriptionsStore
         const seed = yield* Seed
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const { subscription: sub } = yield* subscribe(tenant, merchant.sandboxPayer)
         const bystander = (yield* subscribe(tenant, merchant.sandboxPayer, { at: plus(T0, hour) }))
           .subscription
@@ -319,8 +316,7 @@ export const tests = (it: It): void => {
     it.effect("claimDue claims exactly the subscriptions due at now, in dueAt order, up to the limit", () =>
       Effect.gen(function* () {
         const store = yield* Store.SubscriptionsStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const now = Era
         const dueAt = (dueAt: DateTime.Utc | null, t: Ids.Tenant = tenant) =>
           Effect.map(subscribe(t, merchant.sandboxPayer, { dueAt }), (a) => a.subscription)
@@ -355,8 +351,7 @@ export const tests = (it: It): void => {
     it.effect("nextDueAt is the earliest dueAt of any subscription", () =>
       Effect.gen(function* () {
         const store = yield* Store.SubscriptionsStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         yield* rolledBack(
           Effect.gen(function* () {
             const expectNext = (t: DateTime.Utc) =>
@@ -384,8 +379,7 @@ export const tests = (it: It): void => {
       Effect.gen(function* () {
         const tx = yield* Store.Transactor
         const store = yield* Store.SubscriptionsStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const { subscription: sub } = yield* subscribe(tenant, merchant.sandboxPayer)
         // Read, wait (so the others run), write: without the lock, increments overwrite each other.
         const increment = (byLock: boolean) =>

@@ -13,6 +13,7 @@ import {
   Rollback,
   T0,
   freshMerchant,
+  freshTenant,
   ids,
   insertMandate,
   newMandate,
@@ -41,8 +42,7 @@ export const tests = (it: It): void => {
           const outbox = yield* Events.Outbox
           const notifications = yield* Notifications.Notifications
           const wallet = yield* Wallet.Wallet
-          const merchant = yield* freshMerchant()
-          const tenant = tenantOf(merchant)
+          const { merchant, tenant } = yield* freshTenant()
           const payer = merchant.sandboxPayer
           const scope: Idempotency.Scope = {
             ...tenant,
@@ -158,8 +158,7 @@ export const tests = (it: It): void => {
       Effect.gen(function* () {
         const tx = yield* Store.Transactor
         const store = yield* Store.MandatesStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const m = yield* insertMandate(tenant, { status: "ACTIVE", customerId: merchant.sandboxPayer })
         // Read, wait (so the others run), write: without the lock, increments overwrite each other.
         const increment = (byLock: boolean) =>

@@ -9,28 +9,44 @@ import { Effect } from "effect"
 import { type PayerPatch, Seed } from "../../Seed.js"
 import { type It, freshMerchant, freshPhone, plain, uuid } from "../support/Helpers.js"
 
+/**
+ * A fresh merchant, a customer of theirs holding `balance`, and a transfer of `amount` (`fee` of it) from
+ * the customer to the merchant under a fresh id, not yet made; the fee account's balance before.
+ */
+const transferCase = (balance: number, amount: number, fee: number, memo: string) =>
+  Effect.gen(function* () {
+    const seed = yield* Seed
+    const merchant = yield* freshMerchant()
+    const customer = yield* seed.customer({ environment: "test", phone: yield* freshPhone, balance })
+    const transfer: Wallet.Transfer = {
+      id: `contract:${yield* uuid}`,
+      environment: "test",
+      payer: customer.id,
+      merchant: merchant.id,
+      amount: amount as Wallet.Transfer["amount"],
+      fee: fee as Wallet.Transfer["fee"],
+      memo
+    }
+    return {
+      seed,
+      wallet: yield* Wallet.Wallet,
+      merchant,
+      customer,
+      transfer,
+      feeBefore: yield* seed.feeBalance("test")
+    }
+  })
+
 export const tests = (it: It): void => {
   describe("wallet", () => {
     it.effect("refuses in decideTransfer order and moves nothing when it refuses", () =>
       Effect.gen(function* () {
-        const seed = yield* Seed
-        const wallet = yield* Wallet.Wallet
-        const merchant = yield* freshMerchant()
-        const customer = yield* seed.customer({
-          environment: "test",
-          phone: yield* freshPhone,
-          balance: 5_000
-        })
-        const feeBefore = yield* seed.feeBalance("test")
-        const transfer: Wallet.Transfer = {
-          id: `contract:${yield* uuid}`,
-          environment: "test",
-          payer: customer.id,
-          merchant: merchant.id,
-          amount: 6_000 as Wallet.Transfer["amount"],
-          fee: 60 as Wallet.Transfer["fee"],
-          memo: "refusals"
-        }
+        const { seed, wallet, merchant, customer, transfer, feeBefore } = yield* transferCase(
+          5_000,
+          6_000,
+          60,
+          "refusals"
+        )
         const steps: ReadonlyArray<readonly [PayerPatch, Wallet.RefusalReason]> = [
           [{ frozen: true, blockedByRules: true, limit: 1_000 }, "wallet-frozen"],
           [{ frozen: false }, "blocked-by-rules"],
@@ -57,24 +73,12 @@ export const tests = (it: It): void => {
 
     it.effect("a transfer writes balanced entries, is idempotent on its id, and conserves money", () =>
       Effect.gen(function* () {
-        const seed = yield* Seed
-        const wallet = yield* Wallet.Wallet
-        const merchant = yield* freshMerchant()
-        const customer = yield* seed.customer({
-          environment: "test",
-          phone: yield* freshPhone,
-          balance: 50_000
-        })
-        const feeBefore = yield* seed.feeBalance("test")
-        const transfer: Wallet.Transfer = {
-          id: `contract:${yield* uuid}`,
-          environment: "test",
-          payer: customer.id,
-          merchant: merchant.id,
-          amount: 12_350 as Wallet.Transfer["amount"],
-          fee: 124 as Wallet.Transfer["fee"],
-          memo: "balanced"
-        }
+        const { seed, wallet, merchant, customer, transfer, feeBefore } = yield* transferCase(
+          50_000,
+          12_350,
+          124,
+          "balanced"
+        )
         const receipt = yield* wallet.transfer(transfer)
         expect(receipt).toMatchObject({ id: transfer.id, amount: 12_350, fee: 124, netAmount: 12_226 })
         const moved = {
@@ -106,23 +110,7 @@ export const tests = (it: It): void => {
 
     it.effect("concurrent transfers with one id move money once", () =>
       Effect.gen(function* () {
-        const seed = yield* Seed
-        const wallet = yield* Wallet.Wallet
-        const merchant = yield* freshMerchant()
-        const customer = yield* seed.customer({
-          environment: "test",
-          phone: yield* freshPhone,
-          balance: 10_000
-        })
-        const transfer: Wallet.Transfer = {
-          id: `contract:${yield* uuid}`,
-          environment: "test",
-          payer: customer.id,
-          merchant: merchant.id,
-          amount: 1_000 as Wallet.Transfer["amount"],
-          fee: 0 as Wallet.Transfer["fee"],
-          memo: "once"
-        }
+        const { seed, wallet, merchant, customer, transfer } = yield* transferCase(10_000, 1_000, 0, "once")
         const tx = yield* Store.Transactor
         yield* Effect.all(
           Array.from({ length: 10 }, () => tx.withTransaction(wallet.transfer(transfer))),

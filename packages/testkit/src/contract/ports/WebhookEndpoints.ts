@@ -7,7 +7,7 @@
 import { describe, expect } from "@effect/vitest"
 import { Webhook, WebhookEndpoint, WebhookEndpoints } from "@laari/core"
 import { DateTime, Duration, Effect } from "effect"
-import { type It, freshMerchant, plain, tenantOf, uuid } from "../support/Helpers.js"
+import { type It, freshMerchant, freshTenant, plain, tenantOf, uuid } from "../support/Helpers.js"
 
 /** Marks what it seals, so the test sees that the store holds the sealed text, never the secret. */
 const marking: WebhookEndpoint.Sealer = {
@@ -27,8 +27,7 @@ export const tests = (it: It): void => {
     it.effect("are their tenant's, listed newest first, and at most MaxEndpoints in an environment", () =>
       Effect.gen(function* () {
         const endpoints = yield* WebhookEndpoints.WebhookEndpoints
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const { endpoint, secret } = yield* sealing(endpoints.create(tenant, input(1)))
         expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
         expect(endpoint).toMatchObject({

@@ -6,7 +6,8 @@ import { describe, expect } from "@effect/vitest"
 import { Events, Mandates, Notifications, Store, Wallet } from "@laari/core"
 import { Effect, Either } from "effect"
 import { SandboxPayerBalance, Seed } from "../../Seed.js"
-import { type It, freshMerchant, freshPhone, tenantOf, uuid } from "../support/Helpers.js"
+import { type It, freshMerchant, freshPhone, freshTenant, tenantOf } from "../support/Helpers.js"
+import { mandateTerms } from "../support/Payments.js"
 import { at } from "./ManualClock.js"
 
 export const tests = (it: It): void => {
@@ -16,19 +17,12 @@ export const tests = (it: It): void => {
         const seed = yield* Seed
         const mandates = yield* Mandates.Mandates
         const charges = yield* Store.ChargesStore
-        const merchant = yield* freshMerchant()
-        const tenant = tenantOf(merchant)
+        const { merchant, tenant } = yield* freshTenant()
         const periodCap = 100_000
-        const m = yield* mandates.create(tenant, {
-          reference: `concurrent-${yield* uuid}`,
-          title: "Concurrent",
-          description: null,
-          perChargeCap: 5_000,
-          periodCap,
-          period: "MONTH",
-          expiresAt: null,
-          returnUrl: null
-        })
+        const m = yield* mandates.create(
+          tenant,
+          yield* mandateTerms("concurrent", "Concurrent", { perChargeCap: 5_000, periodCap, period: "MONTH" })
+        )
         const feeBefore = yield* seed.feeBalance("test")
         const amounts = Array.from({ length: 40 }, (_, i) => 3_000 + (i % 5) * 100)
         const outcomes = yield* Effect.all(
@@ -78,16 +72,10 @@ export const tests = (it: It): void => {
           const tenant = tenantOf(merchant, "live")
           const phone = yield* freshPhone
           const customer = yield* seed.customer({ environment: "live", phone, balance: 20_000 })
-          const m = yield* mandates.create(tenant, {
-            reference: `approval-${yield* uuid}`,
-            title: "Approval",
-            description: null,
-            perChargeCap: 10_000,
-            periodCap: null,
-            period: null,
-            expiresAt: null,
-            returnUrl: null
-          })
+          const m = yield* mandates.create(
+            tenant,
+            yield* mandateTerms("approval", "Approval", { perChargeCap: 10_000 })
+          )
           expect(m.status).toBe("INITIATED")
           const challenge = yield* mandates.requestApproval(m.id, phone)
           const [notice] = yield* notifications.list(customer.id)

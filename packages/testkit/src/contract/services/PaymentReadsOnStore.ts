@@ -7,43 +7,14 @@ import { describe, expect } from "@effect/vitest"
 import { type Ids, Mandates, QrCodes, Refunds, Store, Wallet } from "@laari/core"
 import { Effect } from "effect"
 import { Seed } from "../../Seed.js"
-import {
-  type It,
-  freshMerchant,
-  merchantWithOutlet,
-  qrRequest,
-  subscribe,
-  tenantOf,
-  uuid
-} from "../support/Helpers.js"
+import { type It, freshMerchant, qrRequest, subscribe, tenantOf, uuid } from "../support/Helpers.js"
+import { chargeable } from "../support/Payments.js"
 import { at } from "./ManualClock.js"
 
 /** Plain data, so records from two adapters' mappings compare by value. */
 const plain = (u: unknown) => JSON.parse(JSON.stringify(u))
 
 export const tests = (it: It): void => {
-  /** A merchant with an outlet, a funded customer, and a mandate of the customer's to charge. */
-  const setting = Effect.gen(function* () {
-    const seed = yield* Seed
-    const { merchant, outlet, tenant } = yield* merchantWithOutlet()
-    const customer = yield* seed.customer({
-      environment: "test",
-      phone: `+960 ${yield* uuid}`,
-      balance: 90_000
-    })
-    const mandate = yield* (yield* Mandates.Mandates).create(tenant, {
-      reference: `reads-${yield* uuid}`,
-      title: "Reads",
-      description: null,
-      perChargeCap: 100_000,
-      periodCap: null,
-      period: null,
-      expiresAt: null,
-      returnUrl: null
-    })
-    return { merchant, outlet, tenant, customer, mandate }
-  })
-
   /** A QR payment of `amount` by `customerId` through `code`. */
   const pay = (customerId: Ids.CustomerId, code: { readonly payload: string }, amount: number | null) =>
     Effect.flatMap(QrCodes.QrCodes, (qr) =>
@@ -53,7 +24,7 @@ export const tests = (it: It): void => {
   describe("payment reads", () => {
     it.effect("a charge, a QR payment and an invoice by id: the tenant's, in any case, else none", () =>
       Effect.gen(function* () {
-        const { tenant, outlet, customer, mandate } = yield* setting
+        const { tenant, outlet, customer, mandate } = yield* chargeable
         const other = tenantOf(yield* freshMerchant())
         const live: Ids.Tenant = { ...tenant, environment: "live" }
         const charge = yield* (yield* Mandates.Mandates).charge(tenant, mandate.id, { amount: 3_000 })
@@ -101,7 +72,7 @@ export const tests = (it: It): void => {
           const mandates = yield* Mandates.Mandates
           const qr = yield* QrCodes.QrCodes
           const seed = yield* Seed
-          const { merchant, tenant, outlet, customer, mandate } = yield* setting
+          const { merchant, tenant, outlet, customer, mandate } = yield* chargeable
           const other = tenantOf(yield* freshMerchant())
           const unique = `order-${yield* uuid}`
           const charge = yield* mandates.charge(tenant, mandate.id, { amount: 5_000, reference: unique })

@@ -11,34 +11,16 @@ import {
   type It,
   freshMerchant,
   freshPhone,
-  merchantWithOutlet,
   plain,
   qrRequest,
   subscribe,
   tenantOf,
   uuid
 } from "../support/Helpers.js"
+import { chargeable } from "../support/Payments.js"
 import { at } from "./ManualClock.js"
 
 export const tests = (it: It): void => {
-  /** A merchant with an outlet, a funded customer, and an active mandate of the customer's to charge. */
-  const setting = Effect.gen(function* () {
-    const seed = yield* Seed
-    const { merchant, outlet, tenant } = yield* merchantWithOutlet()
-    const customer = yield* seed.customer({ environment: "test", phone: yield* freshPhone, balance: 90_000 })
-    const mandate = yield* (yield* Mandates.Mandates).create(tenant, {
-      reference: `reads-${yield* uuid}`,
-      title: "Reads",
-      description: null,
-      perChargeCap: 100_000,
-      periodCap: null,
-      period: null,
-      expiresAt: null,
-      returnUrl: null
-    })
-    return { merchant, outlet, tenant, customer, mandate }
-  })
-
   const charge = (tenant: Ids.Tenant, mandateId: string, amount: number) =>
     Effect.flatMap(Mandates.Mandates, (m) => m.charge(tenant, mandateId, { amount }))
 
@@ -46,7 +28,7 @@ export const tests = (it: It): void => {
     it.effect("a payment by id: the tenant's, else none", () =>
       Effect.gen(function* () {
         const reads = yield* Reads.Reads
-        const { tenant, outlet, customer, mandate } = yield* setting
+        const { tenant, outlet, customer, mandate } = yield* chargeable
         const c = yield* charge(tenant, mandate.id, 3_000)
         const qr = yield* QrCodes.QrCodes
         const code = yield* qr.create(tenant, qrRequest(outlet.id, { type: "DYNAMIC", amount: 4_000 }))
@@ -73,8 +55,8 @@ export const tests = (it: It): void => {
       () =>
         Effect.gen(function* () {
           const reads = yield* Reads.Reads
-          const mine = yield* setting
-          const theirs = yield* setting
+          const mine = yield* chargeable
+          const theirs = yield* chargeable
           const first = yield* charge(mine.tenant, mine.mandate.id, 1_000)
           const second = yield* charge(mine.tenant, mine.mandate.id, 2_000).pipe(at("2026-03-15T10:01:00Z"))
           const third = yield* charge(mine.tenant, mine.mandate.id, 3_000).pipe(at("2026-03-15T10:02:00Z"))
@@ -105,8 +87,8 @@ export const tests = (it: It): void => {
     it.effect("a subscription's invoices: one page of one; the newest few of many, the tenant's only", () =>
       Effect.gen(function* () {
         const reads = yield* Reads.Reads
-        const mine = yield* setting
-        const theirs = yield* setting
+        const mine = yield* chargeable
+        const theirs = yield* chargeable
         const a = yield* subscribe(mine.tenant, mine.customer.id)
         const b = yield* subscribe(theirs.tenant, theirs.customer.id)
         expect(
@@ -125,7 +107,7 @@ export const tests = (it: It): void => {
     it.effect("a QR code's payments: newest first, up to the limit", () =>
       Effect.gen(function* () {
         const reads = yield* Reads.Reads
-        const { tenant, outlet, customer } = yield* setting
+        const { tenant, outlet, customer } = yield* chargeable
         const qr = yield* QrCodes.QrCodes
         const code = yield* qr.create(tenant, qrRequest(outlet.id))
         const pay = (amount: number) =>
@@ -167,7 +149,7 @@ export const tests = (it: It): void => {
       Effect.gen(function* () {
         const reads = yield* Reads.Reads
         const seed = yield* Seed
-        const { tenant, mandate } = yield* setting
+        const { tenant, mandate } = yield* chargeable
         yield* charge(tenant, mandate.id, 1_000)
         const recorded = (yield* seed.events).filter((e) => e.merchantId === tenant.merchantId)
         expect(recorded.length).toBeGreaterThan(0)
@@ -183,7 +165,7 @@ export const tests = (it: It): void => {
       Effect.gen(function* () {
         const reads = yield* Reads.Reads
         const seed = yield* Seed
-        const { merchant } = yield* setting
+        const { merchant } = yield* chargeable
         expect((yield* reads.merchant(merchant.id))?.name).toBe(merchant.name)
         const phone = yield* freshPhone
         const customer = yield* seed.customer({ environment: "test", phone })
@@ -199,7 +181,7 @@ export const tests = (it: It): void => {
         const reads = yield* Reads.Reads
         const approvals = yield* Approvals.Approvals
         const tx = yield* Store.Transactor
-        const { customer, mandate } = yield* setting
+        const { customer, mandate } = yield* chargeable
         const challenge = yield* tx.withTransaction(
           approvals.issue({ kind: "mandate", id: mandate.id }, customer, "the contract's mandate")
         )

@@ -26,12 +26,14 @@ import {
   type It,
   cycleInvoice,
   freshMerchant,
+  freshTenant,
   merchantWithOutlet,
   qrRequest,
   subscribe,
   tenantOf,
   uuid
 } from "../support/Helpers.js"
+import { mandateTerms } from "../support/Payments.js"
 import { at } from "./ManualClock.js"
 
 export const tests = (it: It): void => {
@@ -39,18 +41,8 @@ export const tests = (it: It): void => {
   const charged = (amounts: ReadonlyArray<number>, feeBps?: number) =>
     Effect.gen(function* () {
       const mandates = yield* Mandates.Mandates
-      const merchant = yield* freshMerchant(feeBps === undefined ? {} : { feeBps })
-      const tenant = tenantOf(merchant)
-      const m = yield* mandates.create(tenant, {
-        reference: `refund-${yield* uuid}`,
-        title: "Refunds",
-        description: null,
-        perChargeCap: 100_000,
-        periodCap: null,
-        period: null,
-        expiresAt: null,
-        returnUrl: null
-      })
+      const { merchant, tenant } = yield* freshTenant(feeBps === undefined ? {} : { feeBps })
+      const m = yield* mandates.create(tenant, yield* mandateTerms("refund", "Refunds"))
       const charges = []
       for (const amount of amounts) charges.push(yield* mandates.charge(tenant, m.id, { amount }))
       return { merchant, tenant, mandate: m, charges }
@@ -71,6 +63,12 @@ export const tests = (it: It): void => {
       }
     })
 
+  /** Two charges of 100 MVR (so the merchant's balance never stops a refund of the first), and the balances. */
+  const twoCharges = Effect.gen(function* () {
+    const setting = yield* charged([10_000, 10_000])
+    return { ...setting, charge: setting.charges[0]!, before: yield* balances(setting.merchant) }
+  })
+
   const eventsOf = (merchant: Store.Merchant, type: Events.Type) =>
     Effect.map(
       Effect.flatMap(Seed, (s) => s.events),
@@ -81,9 +79,7 @@ export const tests = (it: It): void => {
     it.effect("partial refunds up to the payment, then the rest by default; the fee stays with laari", () =>
       Effect.gen(function* () {
         const refunds = yield* Refunds.Refunds
-        const { merchant, tenant, charges } = yield* charged([10_000, 10_000])
-        const charge = charges[0]!
-        const before = yield* balances(merchant)
+        const { merchant, tenant, charges, charge, before } = yield* twoCharges
 
         const first = yield* refunds.create(tenant, {
           source: source(charge.id),
@@ -151,9 +147,7 @@ export const tests = (it: It): void => {
     it.effect("refusals: too much, not settled, not found, a taken reference; each moves nothing", () =>
       Effect.gen(function* () {
         const refunds = yield* Refunds.Refunds
-        const { merchant, tenant, charges } = yield* charged([10_000, 10_000])
-        const charge = charges[0]!
-        const before = yield* balances(merchant)
+        const { merchant, tenant, charges, charge, before } = yield* twoCharges
         const refused = (request: Refunds.RefundRequest, t: Ids.Tenant = tenant) =>
           Effect.flip(refunds.create(t, request))
 
@@ -291,10 +285,7 @@ export const tests = (it: It): void => {
     it.effect("100 concurrent partial refunds of one payment never exceed it", () =>
       Effect.gen(function* () {
         const refunds = yield* Refunds.Refunds
-        // Two charges, so the merchant's balance is not what stops the refunds of the first.
-        const { merchant, tenant, charges } = yield* charged([10_000, 10_000])
-        const charge = charges[0]!
-        const before = yield* balances(merchant)
+        const { merchant, tenant, charge, before } = yield* twoCharges
         const started = performance.now()
         const outcomes = yield* Effect.all(
           Array.from({ length: 100 }, () =>

@@ -64,6 +64,10 @@ export const tenantOf = (merchant: Store.Merchant, environment: Ids.Environment 
   environment
 })
 
+/** A fresh merchant and its test-environment tenant: how most tests begin. */
+export const freshTenant = (input: Partial<MerchantInput> = {}) =>
+  Effect.map(freshMerchant(input), (merchant) => ({ merchant, tenant: tenantOf(merchant) }))
+
 /** A unique phone number. */
 export const freshPhone = Effect.map(uuid, (id) => `+960 ${id}`)
 
@@ -136,9 +140,9 @@ export const freshQrid = Effect.flatMap(Crypto.Crypto, (c) =>
 /** A fresh merchant with one outlet. */
 export const merchantWithOutlet = (input: Partial<MerchantInput> = {}) =>
   Effect.gen(function* () {
-    const merchant = yield* freshMerchant(input)
+    const { merchant, tenant } = yield* freshTenant(input)
     const outlet = yield* (yield* Seed).outlet(merchant.id, "Majeedhee Magu")
-    return { merchant, outlet, tenant: tenantOf(merchant) }
+    return { merchant, outlet, tenant }
   })
 
 /**

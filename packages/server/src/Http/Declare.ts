@@ -1,0 +1,31 @@
+/**
+ * What the declarations of the API's groups share, said once: what makes a group a merchant's (the key,
+ * the refusals every keyed operation can answer with, its access rule and the sentence each endpoint's
+ * description ends with).
+ */
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Access from "./Access.js"
+import { Authentication } from "./Authentication.js"
+import * as Problems from "./Problems.js"
+
+/**
+ * A group of the merchant API: a merchant's key (`Authentication`), refused with `403` without its scope,
+ * `422` for input that does not decode and `503` while the database is away; `access` is its rule
+ * (`Access`), which each endpoint's description then states (`Access.documented`).
+ */
+export const merchant =
+  (options: { readonly access: Access.Rule; readonly title: string; readonly description: string }) =>
+  <Id extends string, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, E, R>(
+    group: HttpApiGroup.HttpApiGroup<Id, Endpoints, E, R>
+  ) =>
+    Access.documented(
+      group
+        .addError(Problems.Forbidden)
+        .addError(Problems.InvalidRequest)
+        .addError(Problems.ServiceUnavailable)
+        .middleware(Authentication)
+        .annotate(Access.Access, options.access)
+        .annotateContext(OpenApi.annotations({ title: options.title, description: options.description }))
+    )
