@@ -25,7 +25,7 @@ export const outdir = Path.join(root, "packages/server/build")
 export const entry = Path.join(outdir, "laari-cli.js")
 
 /** The dynamic imports of `serve` and `migrate` (from dist/Cli/Commands.js), which the bundle leaves out. */
-const unbundled = /^\.\.\/(Serve|Sql\/Database|Sql\/Migrations)\.js$/
+const unbundled = /^\.\.\/(Serve|Migrate)\.js$/
 
 const stubs = {
   name: "laari-unbundled",

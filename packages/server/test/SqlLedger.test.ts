@@ -8,7 +8,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Crypto, type Ids, Money, Store, Wallet } from "@laari/core"
 import { Seed } from "@laari/testkit"
 import { Cause, Data, Effect, Either, Exit, Option } from "effect"
-import { Directory } from "../src/Sql/Directory.js"
+import { Directory } from "../src/Platform/Directory.js"
 import * as Ledger from "../src/Sql/Ledger.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 

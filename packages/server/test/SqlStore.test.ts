@@ -8,7 +8,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Crypto, Events, Idempotency, type Ids, type Mandate, Merchant, Store } from "@laari/core"
 import { Seed } from "@laari/testkit"
 import { Cause, DateTime, Deferred, Effect, Exit, Fiber } from "effect"
-import { Directory } from "../src/Sql/Directory.js"
+import { Directory } from "../src/Platform/Directory.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const uuid = Effect.flatMap(Crypto.Crypto, (c) => c.uuid)

@@ -14,9 +14,7 @@ import * as Remote from "./Remote.js"
 // The server and the database drivers are loaded only by the commands that run them: every other
 // command (and `--help`) starts without reading them (about half of the CLI's start-up).
 const loadServe = Effect.promise(() => import("../Serve.js"))
-const loadDatabase = Effect.promise(() =>
-  Promise.all([import("../Sql/Database.js"), import("../Sql/Migrations.js")])
-)
+const loadMigrate = Effect.promise(() => import("../Migrate.js"))
 // The operator API's definition, likewise: only `customers codes` reads its refusal text.
 const loadOpsApi = Effect.promise(() => import("../Ops/Api.js"))
 
@@ -54,23 +52,20 @@ const serve = Command.make("serve", {}, () => Effect.flatMap(loadServe, (Serve) 
 const migrate = Command.make("migrate", {}, () =>
   Effect.gen(function* () {
     const config = yield* ServerConfig.fromEnv
-    const [Database, Migrations] = yield* loadDatabase
+    const Migrate = yield* loadMigrate
     if (config.databaseUrl === undefined)
       yield* DataDir.prepare(config.dataDir ?? ServerConfig.defaults.dataDir)
     const target =
       config.databaseUrl === undefined ? `PGlite in ${config.dataDir}` : "PostgreSQL (DATABASE_URL)"
-    const total = Object.keys(Migrations.migrations).length
-    yield* Console.log(`Migrating ${target}: ${total} migrations known...`)
+    const { names } = Migrate
+    yield* Console.log(`Migrating ${target}: ${names.length} migrations known...`)
     const started = Date.now()
-    const names = Object.keys(Migrations.migrations).sort()
     // A line as each migration starts; they commit together, in one transaction, at the end.
     const progress = (name: string) =>
       Console.log(
         `  [${names.indexOf(name) + 1}/${names.length}] ${name} (${Duration.format(Duration.millis(Date.now() - started))})`
       )
-    const applied = yield* Migrations.runWith(progress).pipe(
-      Effect.provide(Database.clientLayer({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }))
-    )
+    const applied = yield* Migrate.run({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }, progress)
     yield* Console.log(
       applied.length === 0
         ? "The schema is up to date."

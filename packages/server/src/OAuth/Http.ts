@@ -7,11 +7,10 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Auth, OAuthClient } from "@laari/core"
+import { Auth, OAuthClient, OAuthClients } from "@laari/core"
 import { DateTime, Effect, Option } from "effect"
 import { ServerConfigTag } from "../Platform/Config.js"
 import * as RateLimit from "../Http/RateLimit.js"
-import { OAuthClients } from "../Sql/OAuthClients.js"
 import * as Protocol from "./Protocol.js"
 
 export const TokenPath = "/oauth/token"
@@ -88,7 +87,7 @@ const endpoint = <R>(handle: Effect.Effect<HttpServerResponse.HttpServerResponse
 
 export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
-    const clients = yield* OAuthClients
+    const clients = yield* OAuthClients.OAuthClients
     const config = yield* ServerConfigTag
 
     const limits = yield* RateLimit.RateLimits

@@ -10,6 +10,7 @@ import {
   Mandates,
   Merchants,
   Notifications,
+  OAuthClients,
   Reads,
   Store,
   Subscriptions
@@ -21,8 +22,7 @@ import * as ServerConfig from "../Platform/Config.js"
 import * as Problems from "../Http/Problems.js"
 import * as MandateJson from "../Mandates/Json.js"
 import * as SubscriptionJson from "../Subscriptions/Json.js"
-import { Directory } from "../Sql/Directory.js"
-import { OAuthClients } from "../Sql/OAuthClients.js"
+import { Directory } from "../Platform/Directory.js"
 import * as OpsApi from "./Api.js"
 import * as Json from "./Json.js"
 
@@ -38,7 +38,7 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
     const mandates = yield* Mandates.Mandates
     const subscriptions = yield* Subscriptions.Subscriptions
     const clockwork = yield* Clockwork
-    const oauth = yield* OAuthClients
+    const oauth = yield* OAuthClients.OAuthClients
     const reads = yield* Reads.Reads
     const showCodes = ServerConfig.codesVisible(yield* ServerConfig.ServerConfigTag)
 

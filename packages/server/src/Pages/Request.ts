@@ -3,19 +3,19 @@
  * fields of a posted form.
  *
  * CSRF: a random `laari_csrf` cookie (HttpOnly, SameSite=Lax, Secure behind https) and, in each form,
- * its HMAC under the pages' key from `server_secrets` (shared by every process). A post whose token is
- * not the HMAC of its cookie is refused; another site can neither read the cookie nor compute the token.
+ * its HMAC under the pages' key, a server secret (`Platform/ServerSecrets`: shared by every process). A
+ * post whose token is not the HMAC of its cookie is refused; another site can neither read the cookie
+ * nor compute the token.
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
-import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer, Option } from "effect"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { ServerConfigTag } from "../Platform/Config.js"
+import { ServerSecrets } from "../Platform/ServerSecrets.js"
 import * as RateLimit from "../Http/RateLimit.js"
 import { type Lang, parseLang } from "./I18n.js"
-import * as ServerSecrets from "../Sql/ServerSecrets.js"
 
 export const CsrfCookie = "laari_csrf"
 export const LangCookie = "laari_lang"
@@ -36,9 +36,8 @@ export class Pages extends Context.Tag("laari/server/Pages")<Pages, PagesConfig>
 export const layer = Layer.effect(
   Pages,
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
     const config = yield* ServerConfigTag
-    const key = yield* ServerSecrets.ensure(sql, KeyName)
+    const key = yield* (yield* ServerSecrets).ensure(KeyName)
     return {
       key: Buffer.from(key),
       secure: config.checkoutUrl.startsWith("https:"),

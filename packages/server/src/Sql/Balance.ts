@@ -9,22 +9,14 @@ import type * as Statement from "@effect/sql/Statement"
 import { Balance, type Ids } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
 import * as Ledger from "./Ledger.js"
-import { fromDate, int, isStorable, repository, toDate } from "./Repository.js"
+import { all, Column, isStorable, repository, rows, toDate } from "./Repository.js"
 
-interface MovementRow {
-  readonly id: string
-  readonly kind: string
-  readonly net: number | string
-  readonly fee: number | string
-  readonly created_at: Date
-}
-
-const movement = (row: MovementRow): Balance.Movement => ({
-  transferId: row.id,
-  kind: row.kind,
-  net: int(row.net),
-  fee: int(row.fee),
-  createdAt: fromDate(row.created_at)
+const movement = rows<Balance.Movement>({
+  transferId: Column.as("id"),
+  kind: Column.as("kind"),
+  net: Column.int("net"),
+  fee: Column.int("fee"),
+  createdAt: Column.date("created_at")
 })
 
 export const make = (sql: SqlClient.SqlClient): Balance.LedgerReadsRepo => {
@@ -39,7 +31,7 @@ export const make = (sql: SqlClient.SqlClient): Balance.LedgerReadsRepo => {
   ) =>
     // The page of transfers first, by the index alone; then each one's two entries by primary key. (Joined
     // first, PostgreSQL misjudges how many transfers the join keeps and scans them all.)
-    sql<MovementRow>`WITH t AS MATERIALIZED (
+    sql`WITH t AS MATERIALIZED (
         SELECT id, kind, created_at FROM ledger_transfers t
         WHERE t.merchant_id = ${tenant.merchantId} AND t.environment = ${tenant.environment} AND ${condition}
         ORDER BY t.created_at ${sql.literal(order)}, t.id COLLATE "C" ${sql.literal(order)}
@@ -50,7 +42,7 @@ export const make = (sql: SqlClient.SqlClient): Balance.LedgerReadsRepo => {
         ON m.transfer_id = t.id AND m.account_id = ${Ledger.accountId.merchant(tenant.merchantId, tenant.environment)}
       LEFT JOIN ledger_entries f ON f.transfer_id = t.id AND f.account_id = ${Ledger.accountId.fee(tenant.environment)}
       ORDER BY t.created_at ${sql.literal(order)}, t.id COLLATE "C" ${sql.literal(order)}`.pipe(
-      Effect.map((rows) => rows.map(movement))
+      Effect.map(all(movement.fromRow))
     )
 
   const movements = (tenant: Ids.Tenant, cursor: Balance.Cursor) =>

@@ -6,49 +6,21 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { type Approval, Ids, Store } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
-import { fromDate, fromDateOrNull, one, repository, toDate, toDateOrNull } from "./Repository.js"
+import { all, Column, earliest, one, repository, rows, toDate } from "./Repository.js"
 import * as ServerSecrets from "./ServerSecrets.js"
 
-interface ChallengeRow {
-  readonly id: string
-  readonly subject_kind: string
-  readonly subject_id: string
-  readonly customer_id: string
-  readonly environment: string
-  readonly code_hash: string
-  readonly attempts: number
-  readonly expires_at: Date
-  readonly used_at: Date | null
-  readonly redacted_at: Date | null
-  readonly created_at: Date
-}
-
-const fromRow = (row: ChallengeRow): Approval.Challenge => ({
-  id: row.id as Ids.ChallengeId,
-  subjectKind: row.subject_kind as Approval.SubjectKind,
-  subjectId: row.subject_id,
-  customerId: row.customer_id as Ids.CustomerId,
-  environment: row.environment as Ids.Environment,
-  codeHash: row.code_hash,
-  attempts: row.attempts,
-  expiresAt: fromDate(row.expires_at),
-  usedAt: fromDateOrNull(row.used_at),
-  redactedAt: fromDateOrNull(row.redacted_at),
-  createdAt: fromDate(row.created_at)
-})
-
-const toRow = (c: Approval.Challenge): ChallengeRow => ({
-  id: c.id,
-  subject_kind: c.subjectKind,
-  subject_id: c.subjectId,
-  customer_id: c.customerId,
-  environment: c.environment,
-  code_hash: c.codeHash,
-  attempts: c.attempts,
-  expires_at: toDate(c.expiresAt),
-  used_at: toDateOrNull(c.usedAt),
-  redacted_at: toDateOrNull(c.redactedAt),
-  created_at: toDate(c.createdAt)
+const challenges = rows<Approval.Challenge>({
+  id: Column.as("id"),
+  subjectKind: Column.as("subject_kind"),
+  subjectId: Column.as("subject_id"),
+  customerId: Column.as("customer_id"),
+  environment: Column.as("environment"),
+  codeHash: Column.as("code_hash"),
+  attempts: Column.as("attempts"),
+  expiresAt: Column.date("expires_at"),
+  usedAt: Column.dateOrNull("used_at"),
+  redactedAt: Column.dateOrNull("redacted_at"),
+  createdAt: Column.date("created_at")
 })
 
 /** The name of the code-hash key in `server_secrets`. */
@@ -69,22 +41,18 @@ export const makeChallenges = Effect.gen(function* () {
   const codeKey = Effect.flatMap(ServerSecrets.read(sql, CodeKeyName), (found) =>
     found !== undefined ? Effect.succeed(found) : ServerSecrets.ensure(sql, CodeKeyName)
   )
-  const map = (rows: ReadonlyArray<ChallengeRow>) => rows.map(fromRow)
+  const map = Effect.map(all(challenges.fromRow))
   return repository({
     codeKey,
     insert: (c: Approval.Challenge) =>
-      sql`INSERT INTO challenges ${sql.insert({ ...toRow(c) })}`.pipe(Effect.asVoid),
-    update: (c: Approval.Challenge) => {
-      const row = toRow(c)
-      return sql`UPDATE challenges SET ${sql.update({ ...row }, ["id", "created_at"])} WHERE id = ${row.id}`.pipe(
+      sql`INSERT INTO challenges ${sql.insert(challenges.toRow(c))}`.pipe(Effect.asVoid),
+    update: (c: Approval.Challenge) =>
+      sql`UPDATE challenges SET ${sql.update(challenges.toRow(c), ["id", "created_at"])} WHERE id = ${c.id}`.pipe(
         Effect.asVoid
-      )
-    },
+      ),
     lock: (id: Ids.ChallengeId) =>
       Ids.isUuid(id)
-        ? sql<ChallengeRow>`SELECT * FROM challenges WHERE id = ${id} FOR UPDATE`.pipe(
-            Effect.map(one(fromRow))
-          )
+        ? sql`SELECT * FROM challenges WHERE id = ${id} FOR UPDATE`.pipe(Effect.map(one(challenges.fromRow)))
         : Effect.succeed(undefined),
     // NO KEY UPDATE: queues the customer's approvals without blocking the foreign-key checks of rows
     // that reference the customer (those take KEY SHARE).
@@ -99,21 +67,21 @@ export const makeChallenges = Effect.gen(function* () {
       readonly customerId: Ids.CustomerId
       readonly since: DateTime.Utc
     }) =>
-      sql<ChallengeRow>`SELECT * FROM challenges
+      sql`SELECT * FROM challenges
           WHERE subject_kind = ${q.subjectKind} AND subject_id = ${q.subjectId} AND created_at > ${toDate(q.since)}
         UNION
         SELECT * FROM challenges
           WHERE customer_id = ${Ids.isUuid(q.customerId) ? q.customerId : null} AND created_at > ${toDate(q.since)}`.pipe(
-        Effect.map(map)
+        map
       ),
     claimUnredacted: (now: DateTime.Utc, limit: number) =>
-      sql<ChallengeRow>`SELECT * FROM challenges
+      sql`SELECT * FROM challenges
         WHERE redacted_at IS NULL AND expires_at <= ${toDate(now)}
         ORDER BY expires_at
         LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED`.pipe(Effect.map(map)),
+        FOR UPDATE SKIP LOCKED`.pipe(map),
     nextRedactionAt: sql<{ readonly at: Date | null }>`SELECT min(expires_at) AS at FROM challenges
-      WHERE redacted_at IS NULL`.pipe(Effect.map((rows) => fromDateOrNull(rows[0]?.at ?? null) ?? undefined))
+      WHERE redacted_at IS NULL`.pipe(Effect.map(earliest))
   })
 })
 

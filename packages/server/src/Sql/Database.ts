@@ -1,19 +1,23 @@
 /**
  * The database of a server process: PostgreSQL when a URL is configured, else embedded PGlite (on disk,
  * or in memory without a data directory). Migrates at start and provides every core port over it, the
- * `Directory`, core's credential services (`ApiKeys`, `OAuthClients`), and `Crypto`.
+ * server's own (`Directory`, `ServerSecrets`), core's credential services (`ApiKeys`, `OAuthClients`),
+ * and `Crypto`.
  */
 import type { MigrationError } from "@effect/sql/Migrator"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { ApiKeys, Crypto, OAuthClients } from "@laari/core"
 import { Layer } from "effect"
+import type { Directory } from "../Platform/Directory.js"
 import * as Keys from "../Platform/Keys.js"
-import * as Directory from "./Directory.js"
+import type { ServerSecrets } from "../Platform/ServerSecrets.js"
+import * as SqlDirectory from "./Directory.js"
 import * as Migrations from "./Migrations.js"
 import * as PgliteClient from "./PgliteClient.js"
 import * as PgPool from "./PgPool.js"
 import * as RowCache from "./RowCache.js"
+import * as SqlServerSecrets from "./ServerSecrets.js"
 import * as Store from "./Store.js"
 
 export interface Config {
@@ -50,24 +54,26 @@ const pgliteStats = Layer.succeed(PgPool.PoolStats, {
 
 /** Every adapter over an already migrated database. */
 export const adapters: Layer.Layer<
-  Store.Ports | Directory.Directory | OAuthClients.OAuthClients | ApiKeys.ApiKeys,
+  Store.Ports | Directory | ServerSecrets | OAuthClients.OAuthClients | ApiKeys.ApiKeys,
   never,
   SqlClient.SqlClient | Crypto.Crypto
 > = Layer.mergeAll(
-  Directory.layer,
+  SqlDirectory.layer,
+  SqlServerSecrets.layer,
   // Core's credential services over these ports: every front end authenticates through them.
   OAuthClients.OAuthClients.Default,
   ApiKeys.ApiKeys.Default
 ).pipe(Layer.provideMerge(Store.layer), Layer.provide(RowCache.layer))
 
-/** Migrates, then provides the SQL client, `PoolStats`, every core port, the `Directory` and `Crypto`. */
+/** Migrates, then provides the SQL client, `PoolStats`, every adapter (`adapters`) and `Crypto`. */
 export const layer = (
   config: Config
 ): Layer.Layer<
   | SqlClient.SqlClient
   | PgPool.PoolStats
   | Store.Ports
-  | Directory.Directory
+  | Directory
+  | ServerSecrets
   | OAuthClients.OAuthClients
   | ApiKeys.ApiKeys
   | Crypto.Crypto,

@@ -1,80 +1,22 @@
 /**
- * The server's directory of customers for the ops API, and the sandbox side of the ledger (funding
- * wallets, setting a payer's state) with the read-outs operators and tests need. Merchants, their outlets
- * and keys are core's (`Merchants`, `ApiKeys`).
+ * The SQL adapter of the server's `Directory` (`Platform/Directory`): customers for the ops API, and the
+ * sandbox side of the ledger (funding wallets, setting a payer's state) with the read-outs operators and
+ * tests need.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import { Calendar, Crypto, type Ids, Phone, type Store } from "@laari/core"
+import { DateTime, Effect, Layer } from "effect"
 import {
-  Calendar,
-  Crypto,
-  type Errors,
-  type Events,
-  type Ids,
-  Phone,
-  type Store,
-  type Wallet
-} from "@laari/core"
-import { Context, DateTime, Effect, Layer, Schema } from "effect"
+  type CustomerInput,
+  Directory,
+  type DirectoryService,
+  type PayerPatch,
+  PhoneTaken
+} from "../Platform/Directory.js"
 import { makeEvents, parsed } from "./Events.js"
 import * as Ledger from "./Ledger.js"
 import { openCustomer } from "./Merchants.js"
 import { inTransaction, repository } from "./Repository.js"
-
-/** Another customer in the environment already has that phone number. */
-export class PhoneTaken extends Schema.TaggedError<PhoneTaken>()("PhoneTaken", {
-  message: Schema.optionalWith(Schema.String, {
-    default: () => "A customer with this phone number already exists"
-  })
-}) {}
-
-export interface CustomerInput {
-  readonly environment: Ids.Environment
-  readonly phone: string
-  readonly name?: string | undefined
-  /** Opening balance, funded from the environment's funding account. Default 0. */
-  readonly balance?: number | undefined
-  /** Default `Indian/Maldives`. */
-  readonly timeZone?: string | undefined
-}
-
-/** A change to a payer wallet; the same shape as the testkit's `Seed.PayerPatch`. */
-export interface PayerPatch {
-  readonly balance?: number | undefined
-  /** `null` clears the limit. */
-  readonly limit?: number | null | undefined
-  readonly frozen?: boolean | undefined
-  readonly blockedByRules?: boolean | undefined
-  readonly timeZone?: string | undefined
-}
-
-export interface DirectoryService {
-  readonly createCustomer: (
-    input: CustomerInput
-  ) => Effect.Effect<Store.Customer, PhoneTaken | Errors.ServiceUnavailable>
-  readonly payer: (
-    customerId: string
-  ) => Effect.Effect<Wallet.PayerAccount | undefined, Errors.ServiceUnavailable>
-  /** Changes a payer wallet; a balance change is a funding transfer with a fresh id. `undefined`: no wallet. */
-  readonly setPayer: (
-    customerId: string,
-    patch: PayerPatch
-  ) => Effect.Effect<Wallet.PayerAccount | undefined, Errors.ServiceUnavailable>
-  /** Recorded events, newest first. */
-  readonly listEvents: (filter: {
-    readonly merchantId?: string | undefined
-    readonly type?: string | undefined
-    readonly limit: number
-  }) => Effect.Effect<ReadonlyArray<Events.Event>, Errors.ServiceUnavailable>
-  readonly merchantBalance: (
-    merchantId: string,
-    environment: Ids.Environment
-  ) => Effect.Effect<number, Errors.ServiceUnavailable>
-  readonly feeBalance: (environment: Ids.Environment) => Effect.Effect<number, Errors.ServiceUnavailable>
-  /** The sum of every ledger balance, funding included: zero while money is conserved. */
-  readonly ledgerTotal: Effect.Effect<number, Errors.ServiceUnavailable>
-}
-
-export class Directory extends Context.Tag("laari/server/Directory")<Directory, DirectoryService>() {}
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

@@ -5,10 +5,10 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
-import { type ApiKey, type Auth, Crypto, Ids, Merchant, Store } from "@laari/core"
+import { type ApiKey, Crypto, Ids, Merchant, Store } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
 import * as Ledger from "./Ledger.js"
-import { fromDate, fromDateOrNull, inTransaction, int, one, repository, toDate } from "./Repository.js"
+import { all, Column, type Field, inTransaction, int, one, repository, rows, toDate } from "./Repository.js"
 import * as RowCache from "./RowCache.js"
 import * as ServerSecrets from "./ServerSecrets.js"
 
@@ -16,124 +16,66 @@ import * as ServerSecrets from "./ServerSecrets.js"
 // merchants
 // ---------------------------------------------------------------------------------------------------
 
-export interface MerchantRow {
-  readonly id: string
-  readonly name: string
-  readonly city: string
-  readonly mcc: string
-  readonly fee_bps: number
-  readonly mandates_live: boolean
-  readonly subscriptions_live: boolean
-  readonly sandbox_payer_id: string
-  readonly created_at: Date
+/** The gates, a column each. */
+const features: Field<Store.Merchant["features"]> = {
+  columns: ["mandates_live", "subscriptions_live"],
+  read: (row) => ({
+    mandatesLive: row.mandates_live as boolean,
+    subscriptionsLive: row.subscriptions_live as boolean
+  }),
+  write: (f, row) => {
+    row.mandates_live = f.mandatesLive
+    row.subscriptions_live = f.subscriptionsLive
+  }
 }
 
-export const merchantFromRow = (row: MerchantRow): Store.Merchant => ({
-  id: row.id as Ids.MerchantId,
-  name: row.name,
-  city: row.city,
-  mcc: row.mcc,
-  feeBps: row.fee_bps,
-  features: { mandatesLive: row.mandates_live, subscriptionsLive: row.subscriptions_live },
-  sandboxPayer: row.sandbox_payer_id as Ids.CustomerId
-})
-
-export const merchantToRow = (m: Store.Merchant, createdAt: Date): MerchantRow => ({
-  id: m.id,
-  name: m.name,
-  city: m.city,
-  mcc: m.mcc,
-  fee_bps: m.feeBps,
-  mandates_live: m.features.mandatesLive,
-  subscriptions_live: m.features.subscriptionsLive,
-  sandbox_payer_id: m.sandboxPayer,
-  created_at: createdAt
+/** Merchants; `created_at` is the row's alone. */
+const merchants = rows<Store.Merchant>({
+  id: Column.as("id"),
+  name: Column.as("name"),
+  city: Column.as("city"),
+  mcc: Column.as("mcc"),
+  feeBps: Column.as("fee_bps"),
+  features,
+  sandboxPayer: Column.as("sandbox_payer_id")
 })
 
 // ---------------------------------------------------------------------------------------------------
 // outlets
 // ---------------------------------------------------------------------------------------------------
 
-export interface OutletRow {
-  readonly id: number
-  readonly merchant_id: string
-  readonly name: string
-}
-
-export const outletFromRow = (row: OutletRow): Store.Outlet => ({
-  id: row.id,
-  merchantId: row.merchant_id as Ids.MerchantId,
-  name: row.name
+export const outlets = rows<Store.Outlet>({
+  id: Column.as("id"),
+  merchantId: Column.as("merchant_id"),
+  name: Column.as("name")
 })
 
 // ---------------------------------------------------------------------------------------------------
 // api_keys
 // ---------------------------------------------------------------------------------------------------
 
-export type NewKey = ApiKey.NewKey
-export type StoredKey = ApiKey.StoredKey
-
-export interface KeyRow {
-  readonly id: string
-  readonly merchant_id: string
-  readonly environment: string
-  readonly kind: string
-  readonly scopes: ReadonlyArray<string>
-  readonly key_hash: string
-  readonly key_prefix: string
-  readonly created_at: Date
-  readonly revoked_at: Date | null
-}
-
-export const keyFromRow = (row: KeyRow): StoredKey => ({
-  id: row.id,
-  merchantId: row.merchant_id as Ids.MerchantId,
-  environment: row.environment as Ids.Environment,
-  kind: row.kind as Auth.KeyKind,
-  scopes: row.scopes as ReadonlyArray<Auth.Scope>,
-  keyHash: row.key_hash,
-  keyPrefix: row.key_prefix,
-  createdAt: fromDate(row.created_at),
-  revokedAt: fromDateOrNull(row.revoked_at)
-})
-
-export const keyToRow = (key: NewKey, createdAt: Date): KeyRow => ({
-  id: key.id,
-  merchant_id: key.merchantId,
-  environment: key.environment,
-  kind: key.kind,
-  scopes: key.scopes,
-  key_hash: key.keyHash,
-  key_prefix: key.keyPrefix,
-  created_at: createdAt,
-  revoked_at: null
+const keys = rows<ApiKey.StoredKey>({
+  id: Column.as("id"),
+  merchantId: Column.as("merchant_id"),
+  environment: Column.as("environment"),
+  kind: Column.as("kind"),
+  scopes: Column.as("scopes"),
+  keyHash: Column.as("key_hash"),
+  keyPrefix: Column.as("key_prefix"),
+  createdAt: Column.date("created_at"),
+  revokedAt: Column.dateOrNull("revoked_at")
 })
 
 // ---------------------------------------------------------------------------------------------------
 // customers
 // ---------------------------------------------------------------------------------------------------
 
-export interface CustomerRow {
-  readonly id: string
-  readonly environment: string
-  readonly phone: string
-  readonly name: string | null
-  readonly created_at: Date
-}
-
-export const customerFromRow = (row: CustomerRow): Store.Customer => ({
-  id: row.id as Ids.CustomerId,
-  environment: row.environment as Ids.Environment,
-  phone: row.phone,
-  name: row.name
-})
-
-export const customerToRow = (c: Store.Customer, createdAt: Date): CustomerRow => ({
-  id: c.id,
-  environment: c.environment,
-  phone: c.phone,
-  name: c.name,
-  created_at: createdAt
+/** Customers; `created_at` is the row's alone. */
+const customers = rows<Store.Customer>({
+  id: Column.as("id"),
+  environment: Column.as("environment"),
+  phone: Column.as("phone"),
+  name: Column.as("name")
 })
 
 // ---------------------------------------------------------------------------------------------------
@@ -149,7 +91,7 @@ export const makeMerchants = Effect.gen(function* () {
       Ids.isUuid(id)
         ? cache.through(
             RowCache.cacheKey.merchant(id),
-            sql<MerchantRow>`SELECT * FROM merchants WHERE id = ${id}`.pipe(Effect.map(one(merchantFromRow)))
+            sql`SELECT * FROM merchants WHERE id = ${id}`.pipe(Effect.map(one(merchants.fromRow)))
           )
         : Effect.succeed(undefined)
   })
@@ -176,11 +118,13 @@ export const makeApiKeys = Effect.gen(function* () {
   const service: Store.ApiKeysRepo = repository({
     hashKey: Effect.suspend(() => (hashSecret !== undefined ? Effect.succeed(hashSecret) : loadHashSecret)),
     insert: (key: ApiKey.NewKey, now: DateTime.Utc) =>
-      sql`INSERT INTO api_keys ${sql.insert({ ...keyToRow(key, toDate(now)) })}`.pipe(Effect.asVoid),
+      sql`INSERT INTO api_keys ${sql.insert(keys.toRow({ ...key, createdAt: now, revokedAt: null }))}`.pipe(
+        Effect.asVoid
+      ),
     findByHash: (keyHash: string) =>
       cache.through(
         RowCache.cacheKey.apiKey(keyHash),
-        sql<KeyRow>`SELECT * FROM api_keys WHERE key_hash = ${keyHash}`.pipe(Effect.map(one(keyFromRow)))
+        sql`SELECT * FROM api_keys WHERE key_hash = ${keyHash}`.pipe(Effect.map(one(keys.fromRow)))
       ),
     upgradeHash: (keyId: string, from: string, to: string) =>
       Effect.zipRight(
@@ -189,8 +133,8 @@ export const makeApiKeys = Effect.gen(function* () {
       ),
     list: (merchantId: Ids.MerchantId) =>
       Ids.isUuid(merchantId)
-        ? sql<KeyRow>`SELECT * FROM api_keys WHERE merchant_id = ${merchantId} ORDER BY created_at, id`.pipe(
-            Effect.map((rows) => rows.map(keyFromRow))
+        ? sql`SELECT * FROM api_keys WHERE merchant_id = ${merchantId} ORDER BY created_at, id`.pipe(
+            Effect.map(all(keys.fromRow))
           )
         : Effect.succeed([]),
     revoke: (merchantId: Ids.MerchantId, keyId: string, now: DateTime.Utc) =>
@@ -215,11 +159,11 @@ export const makeCustomers = Effect.map(SqlClient.SqlClient, (sql) =>
   repository({
     get: (id: Ids.CustomerId) =>
       Ids.isUuid(id)
-        ? sql<CustomerRow>`SELECT * FROM customers WHERE id = ${id}`.pipe(Effect.map(one(customerFromRow)))
+        ? sql`SELECT * FROM customers WHERE id = ${id}`.pipe(Effect.map(one(customers.fromRow)))
         : Effect.succeed(undefined),
     findByPhone: (environment: Ids.Environment, phone: string) =>
-      sql<CustomerRow>`SELECT * FROM customers WHERE environment = ${environment} AND phone = ${phone}`.pipe(
-        Effect.map(one(customerFromRow))
+      sql`SELECT * FROM customers WHERE environment = ${environment} AND phone = ${phone}`.pipe(
+        Effect.map(one(customers.fromRow))
       )
   })
 )
@@ -237,7 +181,7 @@ export const openCustomer = (
 ) =>
   Effect.gen(function* () {
     const inserted =
-      yield* sql`INSERT INTO customers ${sql.insert({ ...customerToRow(customer, toDate(now)) })}
+      yield* sql`INSERT INTO customers ${sql.insert({ ...customers.toRow(customer), created_at: toDate(now) })}
       ON CONFLICT ON CONSTRAINT customers_phone DO NOTHING RETURNING id`
     if (inserted.length === 0) return false
     const ledger = Ledger.make(sql)
@@ -268,9 +212,9 @@ export const makeMerchantsStore = Effect.gen(function* () {
   const insertOutlets = (merchantId: Ids.MerchantId, names: ReadonlyArray<string>, now: DateTime.Utc) =>
     names.length === 0
       ? Effect.succeed([])
-      : sql<OutletRow>`INSERT INTO outlets ${sql.insert(
+      : sql`INSERT INTO outlets ${sql.insert(
           names.map((name) => ({ merchant_id: merchantId, name, created_at: toDate(now) }))
-        )} RETURNING id, merchant_id, name`.pipe(Effect.map((rows) => rows.map(outletFromRow)))
+        )} RETURNING id, merchant_id, name`.pipe(Effect.map(all(outlets.fromRow)))
 
   const create = ({ merchant, sandboxPayer, outlets }: Merchant.NewMerchant, now: DateTime.Utc) =>
     transaction(
@@ -283,7 +227,7 @@ export const makeMerchantsStore = Effect.gen(function* () {
           now
         )
         if (!opened) return yield* Effect.dieMessage(`sandbox payer phone of ${merchant.id} is taken`)
-        yield* sql`INSERT INTO merchants ${sql.insert({ ...merchantToRow(merchant, toDate(now)) })}`
+        yield* sql`INSERT INTO merchants ${sql.insert({ ...merchants.toRow(merchant), created_at: toDate(now) })}`
         // The merchant's wallets, so they show up with a zero balance before the first payment.
         yield* sql`INSERT INTO ledger_accounts ${sql.insert(
           (["test", "live"] as const).map((environment) => ({
@@ -301,16 +245,18 @@ export const makeMerchantsStore = Effect.gen(function* () {
 
   const list = (limit: number) =>
     Effect.gen(function* () {
-      const rows = yield* sql<MerchantRow>`SELECT * FROM merchants ORDER BY created_at, id LIMIT ${limit}`
-      if (rows.length === 0) return []
-      const outlets = yield* sql<OutletRow>`
+      const found = (yield* sql`SELECT * FROM merchants ORDER BY created_at, id LIMIT ${limit}`).map(
+        merchants.fromRow
+      )
+      if (found.length === 0) return []
+      const theirs = (yield* sql`
         SELECT merchant_id, id, name FROM outlets WHERE ${sql.in(
           "merchant_id",
-          rows.map((r) => r.id)
-        )} ORDER BY id`
-      return rows.map((row) => ({
-        merchant: merchantFromRow(row),
-        outlets: outlets.filter((o) => o.merchant_id === row.id).map(outletFromRow)
+          found.map((m) => m.id)
+        )} ORDER BY id`).map(outlets.fromRow)
+      return found.map((merchant) => ({
+        merchant,
+        outlets: theirs.filter((o) => o.merchantId === merchant.id)
       }))
     })
 
@@ -326,8 +272,8 @@ export const makeMerchantsStore = Effect.gen(function* () {
 
   const listOutlets = (merchantId: Ids.MerchantId) =>
     Ids.isUuid(merchantId)
-      ? sql<OutletRow>`SELECT id, merchant_id, name FROM outlets WHERE merchant_id = ${merchantId} ORDER BY id`.pipe(
-          Effect.map((rows) => rows.map(outletFromRow))
+      ? sql`SELECT id, merchant_id, name FROM outlets WHERE merchant_id = ${merchantId} ORDER BY id`.pipe(
+          Effect.map(all(outlets.fromRow))
         )
       : Effect.succeed([])
 
@@ -337,13 +283,11 @@ export const makeMerchantsStore = Effect.gen(function* () {
     if (patch.mandatesLive !== undefined) changes.mandates_live = patch.mandatesLive
     if (patch.subscriptionsLive !== undefined) changes.subscriptions_live = patch.subscriptionsLive
     if (Object.keys(changes).length === 0)
-      return sql<MerchantRow>`SELECT * FROM merchants WHERE id = ${merchantId}`.pipe(
-        Effect.map(one(merchantFromRow))
-      )
+      return sql`SELECT * FROM merchants WHERE id = ${merchantId}`.pipe(Effect.map(one(merchants.fromRow)))
     return transaction(
       Effect.zipLeft(
-        sql<MerchantRow>`UPDATE merchants SET ${sql.update(changes)} WHERE id = ${merchantId} RETURNING *`.pipe(
-          Effect.map(one(merchantFromRow))
+        sql`UPDATE merchants SET ${sql.update(changes)} WHERE id = ${merchantId} RETURNING *`.pipe(
+          Effect.map(one(merchants.fromRow))
         ),
         cache.invalidate(RowCache.cacheKey.merchant(merchantId))
       )

@@ -4,72 +4,35 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Ids, Notifications } from "@laari/core"
 import { Effect, Layer } from "effect"
-import { fromDate, repository, toDate } from "./Repository.js"
+import { all, Column, repository, rows } from "./Repository.js"
 import * as WriteBehind from "./WriteBehind.js"
 
-interface NotificationRow {
-  readonly id: string
-  readonly customer_id: string
-  readonly environment: string
-  readonly kind: string
-  readonly title: string
-  readonly body: string
-  readonly data: { readonly [key: string]: unknown }
-  readonly created_at: Date
-}
-
-const fromRow = (row: NotificationRow): Notifications.Notification => ({
-  id: row.id,
-  customerId: row.customer_id as Ids.CustomerId,
-  environment: row.environment as Ids.Environment,
-  kind: row.kind as Notifications.Kind,
-  title: row.title,
-  body: row.body,
-  data: row.data,
-  createdAt: fromDate(row.created_at)
+/** A notice's `expiresAt` is not kept here: only its delivery (`Notify`) needs it. */
+const notifications = rows<Notifications.Notification>({
+  id: Column.as("id"),
+  customerId: Column.as("customer_id"),
+  environment: Column.as("environment"),
+  kind: Column.as("kind"),
+  title: Column.as("title"),
+  body: Column.as("body"),
+  data: Column.as("data"),
+  createdAt: Column.date("created_at")
 })
 
 /** Notifications are a set (`WriteBehind.RowSet`): a renewal batch sends many in one go. */
-const inserted = WriteBehind.insertInto("notifications_inserted", "notifications", [
-  "id",
-  "customer_id",
-  "environment",
-  "kind",
-  "title",
-  "body",
-  "data",
-  "created_at"
-])
+const inserted = WriteBehind.insertInto("notifications_inserted", "notifications", notifications.columns)
 
 export const makeNotifications = Effect.map(SqlClient.SqlClient, (sql) =>
   repository({
     // Held until the transaction's next statement (`WriteBehind`).
     send: (n: Notifications.Notification) =>
-      WriteBehind.holdRows(
-        sql,
-        [],
-        [
-          [
-            inserted,
-            {
-              id: n.id,
-              customer_id: n.customerId,
-              environment: n.environment,
-              kind: n.kind,
-              title: n.title,
-              body: n.body,
-              data: n.data,
-              created_at: toDate(n.createdAt)
-            }
-          ]
-        ]
-      ),
+      WriteBehind.holdRows(sql, [], [[inserted, notifications.toRow(n)]]),
     redactCode: (id: string, body: string) =>
       sql`UPDATE notifications SET body = ${body}, data = data - 'code' WHERE id = ${id}`.pipe(Effect.asVoid),
     list: (customerId: Ids.CustomerId) =>
       Ids.isUuid(customerId)
-        ? sql<NotificationRow>`SELECT * FROM notifications WHERE customer_id = ${customerId}
-            ORDER BY created_at DESC, position DESC`.pipe(Effect.map((rows) => rows.map(fromRow)))
+        ? sql`SELECT * FROM notifications WHERE customer_id = ${customerId}
+            ORDER BY created_at DESC, position DESC`.pipe(Effect.map(all(notifications.fromRow)))
         : Effect.succeed([])
   })
 )

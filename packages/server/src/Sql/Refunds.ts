@@ -6,52 +6,35 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Ids, Refund, Store } from "@laari/core"
 import { Effect, Layer } from "effect"
-import { fromDate, int, isStorable, one, repository, toDate } from "./Repository.js"
+import { Column, type Field, int, isStorable, one, repository, rows } from "./Repository.js"
 import * as TenantRows from "./TenantRows.js"
-
-interface RefundRow {
-  readonly id: string
-  readonly merchant_id: string
-  readonly environment: string
-  readonly source_kind: Refund.SourceKind
-  readonly charge_id: string | null
-  readonly qr_payment_id: string | null
-  readonly invoice_id: string | null
-  readonly customer_id: string
-  readonly amount: number | string
-  readonly reason: string | null
-  readonly reference: string | null
-  readonly description: string | null
-  readonly created_at: Date
-}
 
 const column = { charge: "charge_id", qr_payment: "qr_payment_id", invoice: "invoice_id" } as const
 
-const refundFromRow = (row: RefundRow): Refund.Refund => ({
-  id: row.id as Refund.RefundId,
-  merchantId: row.merchant_id as Ids.MerchantId,
-  environment: row.environment as Ids.Environment,
-  source: { kind: row.source_kind, id: row[column[row.source_kind]]! },
-  customerId: row.customer_id as Ids.CustomerId,
-  amount: int(row.amount),
-  reason: row.reason as Refund.Reason | null,
-  reference: row.reference,
-  description: row.description,
-  createdAt: fromDate(row.created_at)
-})
+/** The payment refunded: its kind, and its id in that kind's column (a foreign key), the others NULL. */
+const source: Field<Refund.Source> = {
+  columns: ["source_kind", ...Object.values(column)],
+  read: (row) => {
+    const kind = row.source_kind as Refund.SourceKind
+    return { kind, id: row[column[kind]] as string }
+  },
+  write: (value, row) => {
+    row.source_kind = value.kind
+    Object.assign(row, Refund.sourceFields(value))
+  }
+}
 
-const refundToRow = (r: Refund.Refund): RefundRow => ({
-  id: r.id,
-  merchant_id: r.merchantId,
-  environment: r.environment,
-  source_kind: r.source.kind,
-  ...Refund.sourceFields(r.source),
-  customer_id: r.customerId,
-  amount: r.amount,
-  reason: r.reason,
-  reference: r.reference,
-  description: r.description,
-  created_at: toDate(r.createdAt)
+const refunds = rows<Refund.Refund>({
+  id: Column.as("id"),
+  merchantId: Column.as("merchant_id"),
+  environment: Column.as("environment"),
+  source,
+  customerId: Column.as("customer_id"),
+  amount: Column.int("amount"),
+  reason: Column.as("reason"),
+  reference: Column.as("reference"),
+  description: Column.as("description"),
+  createdAt: Column.date("created_at")
 })
 
 interface PaymentRow {
@@ -127,11 +110,11 @@ export const makeRefunds = Effect.map(SqlClient.SqlClient, (sql) => {
               ORDER BY created_at DESC, position DESC LIMIT ${limit}`
         ).pipe(Effect.map((rows) => rows.map((row) => row.id)))
 
-  const table = TenantRows.make(sql, "refunds", refundFromRow)
+  const table = TenantRows.make(sql, "refunds", refunds.fromRow)
 
   return repository({
     // A refund without a reference never conflicts (NULLs are distinct).
-    insert: (r: Refund.Refund) => table.insertUnlessTaken({ ...refundToRow(r) }, r.reference ?? ""),
+    insert: (r: Refund.Refund) => table.insertUnlessTaken(refunds.toRow(r), r.reference ?? ""),
     find: (tenant: Ids.Tenant, lookup: Ids.Lookup) => table.find(tenant, lookup),
     list: (tenant: Ids.Tenant, filter: Store.RefundFilter) => {
       const by = [
@@ -144,10 +127,7 @@ export const makeRefunds = Effect.map(SqlClient.SqlClient, (sql) => {
       const conditions = by.flatMap(([name, id]) =>
         id === undefined ? [] : [sql`${sql(name)} = ${id.toLowerCase()}`]
       )
-      return sql<RefundRow>`SELECT * FROM refunds WHERE ${sql.and([tenantIs(tenant), ...conditions])}
-        ORDER BY created_at DESC, position DESC LIMIT ${filter.limit} OFFSET ${filter.offset}`.pipe(
-        Effect.map((rows) => rows.map(refundFromRow))
-      )
+      return table.list(tenant, filter, conditions)
     },
     lockPayment,
     paymentIdsByReference,

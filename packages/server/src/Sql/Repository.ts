@@ -1,8 +1,9 @@
 /**
  * What every SQL adapter shares: how a failed statement meets the ports (`ServiceUnavailable` or a
- * defect), how a command joins the caller's transaction, and how column values map to the model.
+ * defect), how a command joins the caller's transaction, and how columns map to the model (`rows`).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { Row } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { Errors, Ids } from "@laari/core"
 import { DateTime, Effect, Option } from "effect"
@@ -152,11 +153,23 @@ export const fromDate = (d: Date): DateTime.Utc => DateTime.unsafeFromDate(d)
 export const fromDateOrNull = (d: Date | null): DateTime.Utc | null =>
   d === null ? null : DateTime.unsafeFromDate(d)
 
+/** The earliest time a `SELECT min(...) AS at` found, or `undefined` when it found none. */
+export const earliest = (rows: ReadonlyArray<{ readonly at: Date | null }>): DateTime.Utc | undefined => {
+  const at = rows[0]?.at
+  return at === undefined || at === null ? undefined : fromDate(at)
+}
+
 /** The first row mapped with `f`, or `undefined` when there is none. */
 export const one =
   <Row, A>(f: (row: Row) => A) =>
   (rows: ReadonlyArray<Row>): A | undefined =>
     rows[0] === undefined ? undefined : f(rows[0])
+
+/** Every row mapped with `f`. */
+export const all =
+  <Row, A>(f: (row: Row) => A) =>
+  (rows: ReadonlyArray<Row>): ReadonlyArray<A> =>
+    rows.map(f)
 
 /** jsonb/json parameters are sent as JSON text: both drivers pass a string through as-is. */
 export const json = (value: unknown): string => JSON.stringify(value)
@@ -184,3 +197,87 @@ export const lookupKey = (sql: SqlClient.SqlClient, lookup: Ids.Lookup) =>
     : Ids.isUuid(lookup.id)
       ? sql`id = ${lookup.id}`
       : undefined
+
+// ---------------------------------------------------------------------------------------------------
+// Rows
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * How one field of a model is kept: the columns it writes, and how it is read from a row and written
+ * into one. Most fields are one column (`Column`); one kept in several (a price, a refund's source) says
+ * so itself.
+ */
+export interface Field<T> {
+  readonly columns: ReadonlyArray<string>
+  readonly read: (row: Row) => T
+  readonly write: (value: T, row: Record<string, unknown>) => void
+}
+
+/** Every field of the model `A`, each with how it is kept; an optional one may be kept nowhere. */
+export type Fields<A> = { readonly [K in keyof A]: Field<A[K]> }
+
+/**
+ * A table's mapping to its model, written once, field by field (`rows`), where each adapter once had a
+ * row type and two functions that had to agree with it. A plain loop over the fields, without a schema
+ * to decode: a charge reads and writes its mandate on every call.
+ */
+export interface Rows<A> {
+  readonly fromRow: (row: Row) => A
+  /** The row of `a`, its columns in the order the fields are declared (a statement's text never varies). */
+  readonly toRow: (a: A) => Record<string, unknown>
+  /** The columns `toRow` writes, in that order. */
+  readonly columns: ReadonlyArray<string>
+}
+
+export const rows = <A>(fields: Fields<A>): Rows<A> => {
+  const keys = Object.keys(fields)
+  const each = keys.map((key) => (fields as Record<string, Field<unknown>>)[key]!)
+  const columns = each.flatMap((field) => field.columns)
+  // Every object made from a copy of one with all its keys already in place: filling in values keeps
+  // one shape, close to what a hand-written literal costs (a charge maps its mandate both ways).
+  const model = Object.fromEntries(keys.map((key) => [key, undefined]))
+  const row = Object.fromEntries(columns.map((column) => [column, undefined]))
+  const n = keys.length
+  return {
+    fromRow: (from) => {
+      const a: Record<string, unknown> = { ...model }
+      for (let i = 0; i < n; i++) a[keys[i]!] = each[i]!.read(from)
+      return a as A
+    },
+    toRow: (a) => {
+      const to: Record<string, unknown> = { ...row }
+      for (let i = 0; i < n; i++) each[i]!.write((a as Record<string, unknown>)[keys[i]!], to)
+      return to
+    },
+    columns
+  }
+}
+
+const kept = <T>(name: string, read: (value: unknown) => T, write: (value: T) => unknown): Field<T> => ({
+  columns: [name],
+  read: (row) => read(row[name]),
+  write: (value, row) => {
+    row[name] = write(value)
+  }
+})
+
+const same = (value: unknown) => value
+
+/**
+ * A payment's `amount_refunded`: written only by a refund (`Refunds`), never with the payment's row, so
+ * read (0 where a statement does not select it) and not written here.
+ */
+const refunded: Field<number> = { columns: [], read: (row) => int(row.amount_refunded ?? 0), write: () => {} }
+
+/** The fields kept in one column each. */
+export const Column = {
+  /** Kept as it is (text, uuid, boolean, integer, text[], jsonb read back), typed as the field. */
+  as: <T>(name: string): Field<T> => kept(name, (value) => value as T, same),
+  /** A `bigint` (pg returns text) or an integer checked as one: `int`. */
+  int: (name: string): Field<number> => kept(name, int, same),
+  intOrNull: (name: string): Field<number | null> => kept(name, intOrNull, same),
+  date: (name: string): Field<DateTime.Utc> => kept(name, (value) => fromDate(value as Date), toDate),
+  dateOrNull: (name: string): Field<DateTime.Utc | null> =>
+    kept(name, (value) => fromDateOrNull(value as Date | null), toDateOrNull),
+  refunded
+}

@@ -1,11 +1,14 @@
 /**
  * Secrets a deployment makes for itself, kept in `server_secrets` so every process uses the same ones:
- * 32 random bytes each, made by whichever process needs one first.
+ * 32 random bytes each, made by whichever process needs one first. The adapters use them directly; the
+ * front ends through the port (`Platform/ServerSecrets`, `layer`).
  */
-import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { randomBytes } from "node:crypto"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import * as Port from "../Platform/ServerSecrets.js"
+import { repository } from "./Repository.js"
 
 /** Makes the secret `name` unless there is one; two processes racing keep the first. */
 export const create = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void, SqlError> =>
@@ -33,3 +36,9 @@ export const ensure = (sql: SqlClient.SqlClient, name: string): Effect.Effect<Ui
         : Effect.succeed(secret)
     )
   )
+
+/** The port over this database. */
+export const layer: Layer.Layer<Port.ServerSecrets, never, SqlClient.SqlClient> = Layer.effect(
+  Port.ServerSecrets,
+  Effect.map(SqlClient.SqlClient, (sql) => repository({ ensure: (name: string) => ensure(sql, name) }))
+)

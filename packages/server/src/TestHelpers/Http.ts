@@ -12,7 +12,7 @@ import * as QrJson from "../QrCodes/Json.js"
 import * as CheckoutJson from "../Checkout/Json.js"
 import { ServerConfigTag } from "../Platform/Config.js"
 import * as SubscriptionJson from "../Subscriptions/Json.js"
-import { Directory } from "../Sql/Directory.js"
+import { Directory } from "../Platform/Directory.js"
 
 export const TestHelpersLive = Operation.handlers(TestHelpersApi, (handlers) =>
   Effect.gen(function* () {

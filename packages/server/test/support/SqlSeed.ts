@@ -7,7 +7,7 @@
 import { Crypto, Merchant, Merchants } from "@laari/core"
 import { Seed } from "@laari/testkit"
 import { DateTime, Effect, Layer } from "effect"
-import { Directory } from "../../src/Sql/Directory.js"
+import { Directory } from "../../src/Platform/Directory.js"
 
 export const layer: Layer.Layer<Seed.Seed, never, Directory | Merchant.MerchantsStore | Crypto.Crypto> =
   Layer.effect(

@@ -12,13 +12,12 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import type { MigrationError } from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { ApiKeys, Crypto } from "@laari/core"
+import type { ApiKeys, Crypto, OAuthClients } from "@laari/core"
 import type { Seed } from "@laari/testkit"
 import { Effect, Layer, Redacted, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Database from "../../src/Sql/Database.js"
-import type { Directory } from "../../src/Sql/Directory.js"
-import type { OAuthClients } from "../../src/Sql/OAuthClients.js"
+import type { Directory } from "../../src/Platform/Directory.js"
 import type { Ports } from "../../src/Sql/Store.js"
 import * as SqlSeed from "./SqlSeed.js"
 
@@ -31,7 +30,7 @@ export type TestServices =
   | SqlClient.SqlClient
   | Ports
   | Directory
-  | OAuthClients
+  | OAuthClients.OAuthClients
   | ApiKeys.ApiKeys
   | Crypto.Crypto
   | Seed.Seed
