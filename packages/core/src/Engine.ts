@@ -11,6 +11,8 @@ import { Balances } from "./wallet/Balances.js"
 import { Billing } from "./billing/Billing.js"
 import { Checkout } from "./billing/Checkout.js"
 import type * as Crypto from "./kernel/Crypto.js"
+import { Deliveries } from "./webhooks/Deliveries.js"
+import type { DeliveriesStore } from "./webhooks/DeliveriesStore.js"
 import { Mandates } from "./mandates/Mandates.js"
 import { Merchants } from "./directory/Merchants.js"
 import { OAuthClients } from "./directory/OAuthClients.js"
@@ -26,9 +28,11 @@ import type * as Work from "./kernel/Work.js"
 
 /**
  * What a host brings: storage and its transactions, the idempotency store, the outbox, notifications,
- * the wallet ledger, randomness and keyed hashing, and a renderer for static QR images.
+ * the wallet ledger, the webhook delivery log, randomness and keyed hashing, and a renderer for static
+ * QR images. The delivery log is apart from `Store.Ports`: a host may keep it beside its store (the
+ * server does, with the webhooks), as long as the outbox queues into it.
  */
-export type Ports = Store.Ports | Crypto.Crypto | QrImages.QrImages
+export type Ports = Store.Ports | DeliveriesStore | Crypto.Crypto | QrImages.QrImages
 
 /** What the engine gives: the services, and `Work.Jobs`, the background work a host's workers run. */
 export type Services =
@@ -45,6 +49,7 @@ export type Services =
   | Balances
   | OAuthClients
   | WebhookEndpoints
+  | Deliveries
   | Reads
   | Work.Jobs
 
@@ -63,6 +68,7 @@ export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
       ApiKeys.Default,
       OAuthClients.Default,
       WebhookEndpoints.Default,
+      Deliveries.Default,
       Reads.Default
     )
   ),

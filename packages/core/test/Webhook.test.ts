@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Duration, Either, Schema } from "effect"
+import { DateTime, Duration, Effect, Either, Encoding, Schema } from "effect"
 import fc from "fast-check"
+import * as Crypto from "../src/kernel/Crypto.js"
 import * as EventType from "../src/kernel/EventType.js"
 import * as Webhook from "../src/webhooks/Webhook.js"
+import * as WebhookEndpoint from "../src/webhooks/WebhookEndpoint.js"
 
 const t0 = DateTime.unsafeMake("2026-07-01T00:00:00Z")
 const plus = (t: DateTime.Utc, d: Duration.DurationInput) => DateTime.addDuration(t, d)
@@ -111,5 +113,85 @@ describe("Webhook.EnabledEvents", () => {
         expect(Webhook.subscribes(["*"], type)).toBe(true)
       })
     )
+  })
+})
+
+describe("Webhook.verdict", () => {
+  const answer = (status: number | null, error: string | null = null): Webhook.Response => ({
+    status,
+    body: null,
+    error,
+    durationMs: 3
+  })
+
+  it("a 2xx is delivered, with nothing after it, whatever the attempt", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 200, max: 299 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.boolean(),
+        (status, attempt, resend) => {
+          expect(Webhook.verdict({ attempt, resend }, answer(status), t0)).toEqual({
+            succeeded: true,
+            summary: `HTTP ${status}`,
+            next: null,
+            result: "delivered"
+          })
+        }
+      )
+    )
+  })
+
+  it("anything else fails: retried by the schedule, or given up after the last attempt and a resend", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.constant(null), fc.integer({ min: 100, max: 199 }), fc.integer({ min: 300, max: 599 })),
+        fc.integer({ min: 1, max: 12 }),
+        fc.boolean(),
+        (status, attempt, resend) => {
+          const error = status === null ? "connection refused" : `HTTP ${status}`
+          const v = Webhook.verdict({ attempt, resend }, answer(status, error), t0)
+          const next = Webhook.nextRetryAt(attempt, t0, resend)
+          expect(v).toEqual({
+            succeeded: false,
+            summary: error,
+            next,
+            result: next === null ? "gave_up" : "failed"
+          })
+        }
+      )
+    )
+  })
+})
+
+describe("Webhook signatures", () => {
+  // The Standard Webhooks test vector.
+  const vector = {
+    secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    id: "msg_p5jXN8AQM9LWM0D4loKWxJek",
+    timestamp: 1614265330,
+    body: '{"test": 2432232314}',
+    signature: "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+  }
+
+  it.effect("reproduce the Standard Webhooks test vector through Crypto's HMAC", () =>
+    Effect.gen(function* () {
+      const hex = yield* Crypto.web.hmacSha256(
+        WebhookEndpoint.signingKey(vector.secret),
+        Webhook.signedContent(vector.id, vector.timestamp, vector.body)
+      )
+      const signature = Webhook.signature(Either.getOrThrow(Encoding.decodeHex(hex)))
+      expect(signature).toBe(vector.signature)
+      expect(Webhook.headers(vector.id, vector.timestamp, [signature, "v1,b"])).toEqual({
+        "webhook-id": vector.id,
+        "webhook-timestamp": "1614265330",
+        "webhook-signature": `${vector.signature} v1,b`
+      })
+    })
+  )
+
+  it("a secret that is not base64 is a defect, not a key", () => {
+    expect(() => WebhookEndpoint.signingKey("whsec_not base64!")).toThrow()
+    expect(WebhookEndpoint.signingKey("whsec_AAAA")).toEqual(new Uint8Array(3))
   })
 })

@@ -37,7 +37,11 @@ const coreLayer = (config: Config.ServerConfig, readiness: Layer.Layer<Readiness
   // The notices' port (queued for the notification service too, with `LAARI_NOTIFY_URL`) over the
   // database's own, which it replaces.
   const notices = Notify.layer(config).pipe(Layer.provideMerge(limited))
-  const services = ServicesLive.pipe(Layer.provideMerge(notices))
+  // The delivery log, beside the database's other ports.
+  const services = ServicesLive.pipe(
+    Layer.provideMerge(WebhookSql.deliveriesLayer),
+    Layer.provideMerge(notices)
+  )
   const deliveries = Delivery.layer().pipe(
     Layer.provideMerge(WebhookEndpoints.layer),
     Layer.provideMerge(WebhookSql.layer)

@@ -85,6 +85,14 @@ export interface StoredEndpoint extends Webhook.Endpoint, Webhook.Secrets {
   readonly deletedAt: DateTime.Utc | null
 }
 
+/** An attempt of the delivery log, with what the SQL store joins in: the owner, the lease, the body. */
+export interface StoredAttempt extends Webhook.Attempt {
+  readonly merchantId: string
+  readonly leasedUntil: DateTime.Utc | null
+  /** The event's envelope text, as the log keeps it: what is sent. */
+  readonly body: string
+}
+
 export interface Tables {
   /** Counter for `Row.seq`. */
   readonly seq: number
@@ -97,6 +105,8 @@ export interface Tables {
   readonly oauthTokens: HashMap.HashMap<string, OAuthClient.Token>
   /** Webhook endpoints by id, their (sealed) secrets and deletion with them. */
   readonly webhookEndpoints: HashMap.HashMap<string, Row<StoredEndpoint>>
+  /** The delivery log, by attempt id. */
+  readonly webhookDeliveries: HashMap.HashMap<string, Row<StoredAttempt>>
   readonly mandates: HashMap.HashMap<string, Row<Mandate.Mandate>>
   readonly charges: HashMap.HashMap<string, Row<Mandate.Charge>>
   readonly challenges: HashMap.HashMap<string, Approval.Challenge>
@@ -135,6 +145,7 @@ export const empty: Tables = {
   oauthClients: HashMap.empty(),
   oauthTokens: HashMap.empty(),
   webhookEndpoints: HashMap.empty(),
+  webhookDeliveries: HashMap.empty(),
   mandates: HashMap.empty(),
   charges: HashMap.empty(),
   challenges: HashMap.empty(),

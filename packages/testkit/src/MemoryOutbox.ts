@@ -1,19 +1,35 @@
-/** Memory adapters of what leaves the system: the event outbox, its log, and the customers' notifications. */
-import { type EventLog, Events, type Notifications } from "@laari/core"
+/**
+ * Memory adapters of what leaves the system: the event outbox (queueing webhook deliveries as it records),
+ * its log, and the customers' notifications.
+ */
+import { Crypto, type EventLog, Events, type Notifications } from "@laari/core"
 import { Chunk, DateTime, Effect, HashMap, Option } from "effect"
+import { queueFirst, subscribers } from "./MemoryDeliveries.js"
 import type { MemoryDbService } from "./MemoryDb.js"
 import { newestFirst } from "./MemoryRows.js"
 
+/** An event recorded, numbered for its subject, and its first attempt queued to each subscribed endpoint. */
 export const outbox = (db: MemoryDbService): Events.OutboxService => ({
   append: (draft) =>
-    db.update((t) => {
-      const sequence = Option.getOrElse(HashMap.get(t.eventSequences, draft.subject), () => 0) + 1
-      return {
-        ...t,
-        events: Chunk.append(t.events, Events.seal(draft, sequence)),
-        eventSequences: HashMap.set(t.eventSequences, draft.subject, sequence)
-      }
-    })
+    db.withTransaction(
+      Effect.gen(function* () {
+        const t = yield* db.get
+        const sequence = Option.getOrElse(HashMap.get(t.eventSequences, draft.subject), () => 0) + 1
+        const event = Events.seal(draft, sequence)
+        const ids = yield* Effect.forEach(subscribers(t, event), () => Crypto.web.uuid)
+        yield* db.update((tables) =>
+          queueFirst(
+            {
+              ...tables,
+              events: Chunk.append(tables.events, event),
+              eventSequences: HashMap.set(tables.eventSequences, draft.subject, sequence)
+            },
+            event,
+            ids
+          )
+        )
+      })
+    )
 })
 
 /** A kept event as the log reads it: the envelope's text is what `JSON.stringify` gives, as SQL keeps it. */

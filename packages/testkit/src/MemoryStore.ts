@@ -1,15 +1,16 @@
 /**
  * Memory adapters for every storage port of core: the repositories of `Store`, the idempotency store, the
- * outbox and its log, and customer notifications. Each operation is a transaction of `MemoryDb` (joining the caller's),
+ * outbox and its log, customer notifications and the webhook delivery log. Each operation is a transaction of `MemoryDb` (joining the caller's),
  * so "locked until the transaction ends" holds trivially: nothing else runs until it ends.
  *
  * The adapters are written one area a file (`MemoryDirectory`, `MemoryMandates`, `MemoryQrCodes`,
- * `MemoryBilling`, `MemoryIdempotency`, `MemoryOutbox`, over the shared `MemoryRows`); this module names
+ * `MemoryBilling`, `MemoryIdempotency`, `MemoryOutbox`, `MemoryDeliveries`, over the shared `MemoryRows`); this module names
  * them all again, so `MemoryStore.mandates` and the rest stay where a host finds them, and layers them.
  */
 import {
   type Balance,
   Crypto,
+  DeliveriesStore,
   EventLog,
   Events,
   Idempotency,
@@ -21,6 +22,7 @@ import {
 import { type Context, Effect, Layer } from "effect"
 import { checkoutSessions, invoices, subscriptions } from "./MemoryBilling.js"
 import { MemoryDb, type MemoryDbService } from "./MemoryDb.js"
+import { deliveries } from "./MemoryDeliveries.js"
 import { apiKeys, customers, merchants, outlets } from "./MemoryDirectory.js"
 import { idempotency } from "./MemoryIdempotency.js"
 import { oauthClients } from "./MemoryOAuthClients.js"
@@ -35,6 +37,7 @@ export { apiKeys, customers, merchants, outlets } from "./MemoryDirectory.js"
 export { idempotency, scopeKey } from "./MemoryIdempotency.js"
 export { oauthClients } from "./MemoryOAuthClients.js"
 export { webhookEndpoints } from "./MemoryWebhookEndpoints.js"
+export { deliveries } from "./MemoryDeliveries.js"
 export { challenges, charges, expiryMoment, mandates } from "./MemoryMandates.js"
 export { eventLog, notifications, outbox } from "./MemoryOutbox.js"
 export { qrCodes, qrPayments } from "./MemoryQrCodes.js"
@@ -54,7 +57,8 @@ export const layer: Layer.Layer<
   | Notifications.Notifications
   | OAuthClient.OAuthClientsStore
   | WebhookEndpoint.WebhookEndpointsStore
-  | WebhookEndpoint.SecretSealer,
+  | WebhookEndpoint.SecretSealer
+  | DeliveriesStore.DeliveriesStore,
   never,
   MemoryDb
 > = Layer.mergeAll(
@@ -77,6 +81,7 @@ export const layer: Layer.Layer<
   overDb(Notifications.Notifications, notifications),
   overDb(OAuthClient.OAuthClientsStore, oauthClients),
   overDb(WebhookEndpoint.WebhookEndpointsStore, webhookEndpoints),
+  overDb(DeliveriesStore.DeliveriesStore, deliveries),
   // Nothing in memory is at rest: secrets are kept as they are.
   Layer.succeed(WebhookEndpoint.SecretSealer, WebhookEndpoint.plainSealer)
 )

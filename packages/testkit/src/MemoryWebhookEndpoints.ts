@@ -1,10 +1,12 @@
 /**
  * The memory adapter of core's webhook endpoints store. Secrets are kept as the sealer gave them (the
- * testkit's is `WebhookEndpoint.plainSealer`: nothing here is at rest). Deleted endpoints stay, marked.
+ * testkit's is `WebhookEndpoint.plainSealer`: nothing here is at rest). Deleted endpoints stay, marked,
+ * and what they still had to send is failed.
  */
 import { Ids, Webhook, type WebhookEndpoint } from "@laari/core"
 import { Effect, HashMap, Option } from "effect"
 import type { MemoryDbService, StoredEndpoint, Tables } from "./MemoryDb.js"
+import { failPending } from "./MemoryDeliveries.js"
 import { insertRow } from "./MemoryRows.js"
 
 const owns = (owner: WebhookEndpoint.Owner, e: StoredEndpoint) =>
@@ -108,7 +110,7 @@ export const webhookEndpoints = (db: MemoryDbService): WebhookEndpoint.WebhookEn
       const e = stored(t, owner, id)
       return e === undefined
         ? [undefined, t]
-        : [endpointOf(e), replace(t, { ...e, deletedAt: now, status: "DISABLED" })]
+        : [endpointOf(e), failPending(replace(t, { ...e, deletedAt: now, status: "DISABLED" }), e.id, now)]
     }),
   rotate: (owner, id, secret, previousExpiresAt) =>
     db.modify((t) => {

@@ -2,7 +2,14 @@
  * Everything over memory in one layer: a host or a test gets working services with
  * `Effect.provide(Testkit.layer())`.
  */
-import { Crypto, Engine, type QrImages, type Store, type WebhookEndpoint } from "@laari/core"
+import {
+  Crypto,
+  type DeliveriesStore,
+  Engine,
+  type QrImages,
+  type Store,
+  type WebhookEndpoint
+} from "@laari/core"
 import type { DateTime } from "effect"
 import { Layer } from "effect"
 import * as ControllableClock from "./ControllableClock.js"
@@ -15,8 +22,8 @@ import * as MemoryStore from "./MemoryStore.js"
 import * as MemoryWallet from "./MemoryWallet.js"
 import type * as Seed from "./Seed.js"
 
-/** Every port of core (what a host brings): storage, ledger, randomness. */
-export type CorePorts = Store.Ports | Crypto.Crypto
+/** Every port of core (what a host brings): storage, ledger, the webhook delivery log, randomness. */
+export type CorePorts = Store.Ports | DeliveriesStore.DeliveriesStore | Crypto.Crypto
 
 /**
  * The ports over a fresh `MemoryDb`, with `Seed`, the memory-only handles, and the sealer that keeps

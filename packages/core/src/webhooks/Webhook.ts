@@ -1,9 +1,9 @@
 /**
  * Webhook endpoints and their deliveries (spec 6, DESIGN section 7): the model, the field rules, the
- * retry schedule and the decisions taken after each attempt. Sending, signing and storage are the
- * server's; what is decided here is pure.
+ * retry schedule, the decisions taken after each attempt and the Standard Webhooks signature's format.
+ * Sending and storage are ports (`DeliveriesStore`, `WebhookEndpoint`); what is decided here is pure.
  */
-import { DateTime, Duration, Schema } from "effect"
+import { DateTime, Duration, Encoding, Schema } from "effect"
 import type { Environment, MerchantId } from "../kernel/Ids.js"
 import { Type, Types } from "../kernel/EventType.js"
 
@@ -143,6 +143,94 @@ export const afterAttempt = (
       : null
   }
 }
+
+/** One entry of the delivery log. */
+export interface Attempt {
+  readonly id: string
+  readonly endpointId: string
+  readonly eventId: string
+  readonly eventType: string
+  /** 1-based, counting the resends with the automatic attempts. */
+  readonly attempt: number
+  /** Asked for by the merchant: never retried, and no sign of the endpoint's health. */
+  readonly resend: boolean
+  readonly status: AttemptStatus
+  readonly responseStatus: number | null
+  readonly responseBody: string | null
+  readonly error: string | null
+  readonly durationMs: number | null
+  readonly attemptedAt: DateTime.Utc | null
+  readonly nextRetryAt: DateTime.Utc | null
+  /** When a `PENDING` attempt is to be made. */
+  readonly dueAt: DateTime.Utc
+  readonly createdAt: DateTime.Utc
+}
+
+/** What an attempt got back, as the log keeps it. */
+export interface Response {
+  /** The HTTP status, or `null` when none arrived. */
+  readonly status: number | null
+  /** The first `LoggedBodyBytes` of the body, as text. */
+  readonly body: string | null
+  /** Why no `2xx` arrived: `HTTP 500`, `timed out after 10 s`, `connection refused`... */
+  readonly error: string | null
+  readonly durationMs: number
+}
+
+/** A `2xx` is a delivery; anything else, or no answer, is a failed attempt. */
+export const succeeded = (r: Response): boolean => r.status !== null && r.status >= 200 && r.status < 300
+
+/**
+ * How an attempt ends, as counted: `delivered`; `failed`, another attempt follows; `gave_up`, none
+ * follows (the last automatic attempt, or a resend).
+ */
+export const Results = ["delivered", "failed", "gave_up"] as const
+export type Result = (typeof Results)[number]
+
+/** What follows from one attempt's response: the outcome the endpoint sees, the next attempt, the count. */
+export interface Verdict extends Outcome {
+  /** When the next attempt runs; `null` when none follows. */
+  readonly next: DateTime.Utc | null
+  readonly result: Result
+}
+
+/** The verdict on `attempt`, made `at`, that got `response`. */
+export const verdict = (
+  attempt: Pick<Attempt, "attempt" | "resend">,
+  response: Response,
+  at: DateTime.Utc
+): Verdict => {
+  const ok = succeeded(response)
+  const next = ok ? null : nextRetryAt(attempt.attempt, at, attempt.resend)
+  return {
+    succeeded: ok,
+    summary: response.error ?? `HTTP ${response.status}`,
+    next,
+    result: ok ? "delivered" : next === null ? "gave_up" : "failed"
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Signatures (Standard Webhooks): `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, keyed by the
+// secret's decoded bytes, one per signing secret in `webhook-signature`, the current one first.
+
+/** What is signed. */
+export const signedContent = (id: string, timestamp: number, body: string): string =>
+  `${id}.${timestamp}.${body}`
+
+/** One signature, from its HMAC-SHA256 digest. */
+export const signature = (digest: Uint8Array): string => `v1,${Encoding.encodeBase64(digest)}`
+
+/** The three headers of one attempt, from its signatures (`signature`), the current secret's first. */
+export const headers = (
+  id: string,
+  timestamp: number,
+  signatures: ReadonlyArray<string>
+): Record<string, string> => ({
+  "webhook-id": id,
+  "webhook-timestamp": String(timestamp),
+  "webhook-signature": signatures.join(" ")
+})
 
 export const DisabledByMerchant = "Disabled by the merchant"
 

@@ -4,7 +4,7 @@
  * sealed (encrypted), not hashed; the store keeps them as the sealer wrote them and never sees one in the
  * clear. The URL rules (which addresses may be called) are the host's, as they depend on its network.
  */
-import { Context, type DateTime, Effect } from "effect"
+import { Context, type DateTime, Effect, Encoding, Either } from "effect"
 import type { ServiceUnavailable } from "../kernel/Errors.js"
 import type { Environment, Tenant } from "../kernel/Ids.js"
 import type { Endpoint, EndpointStatus, Secrets } from "./Webhook.js"
@@ -12,6 +12,12 @@ import type { Endpoint, EndpointStatus, Secrets } from "./Webhook.js"
 /** Random bytes in a signing secret, `whsec_` and their base64 (Standard Webhooks). */
 export const SecretBytes = 32
 export const SecretPrefix = "whsec_"
+
+/** The key a secret signs with: the bytes its base64 encodes. A secret that is not base64 is a defect. */
+export const signingKey = (secret: string): Uint8Array =>
+  Either.getOrThrow(
+    Encoding.decodeBase64(secret.startsWith(SecretPrefix) ? secret.slice(SecretPrefix.length) : secret)
+  )
 
 export interface NewEndpoint {
   readonly id: string

@@ -8,6 +8,7 @@ import {
   Auth,
   Balances,
   Checkout,
+  Deliveries,
   type Errors,
   Fields,
   type Ids,
@@ -121,6 +122,7 @@ export const make = Effect.gen(function* () {
   const balances = yield* Balances.Balances
   const reads = yield* Reads.Reads
   const endpoints = yield* Endpoints
+  const deliveries = yield* Deliveries.Deliveries
   const types = Types.make()
 
   const Charge = types.fromSchema(ChargeRead)
@@ -388,8 +390,8 @@ export const make = Effect.gen(function* () {
           const p = params(DeliveriesParams, rest)
           return ctx.run(
             orNull(
-              endpoints
-                .deliveries(Auth.tenantOf(ctx.principal), String(endpoint_id), {
+              deliveries
+                .list(Auth.tenantOf(ctx.principal), String(endpoint_id), {
                   eventId: p.event_id,
                   status: p.status,
                   ...page(p)

@@ -4,12 +4,11 @@
  * completed with what followed (`Document.afterFailure`).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Notifications } from "@laari/core"
+import { DeliveriesStore, Notifications } from "@laari/core"
 import { Context, DateTime, Effect, Layer } from "effect"
 import { makeNotifications } from "../Sql/Notifications.js"
 import { fromDate, fromDateOrNull, int, repository, toDate } from "../Sql/Repository.js"
 import * as WriteBehind from "../Sql/WriteBehind.js"
-import { Lease } from "../Webhooks/Records.js"
 import * as Document from "./Document.js"
 
 /** The channel that wakes notice workers (sent on commit, like the webhook outbox's). */
@@ -155,7 +154,7 @@ const make = Effect.gen(function* () {
             FOR UPDATE SKIP LOCKED),
           leased AS (
             UPDATE notification_outbox o
-            SET leased_until = ${toDate(DateTime.addDuration(now, Lease))}, attempts = o.attempts + 1
+            SET leased_until = ${toDate(DateTime.addDuration(now, DeliveriesStore.Lease))}, attempts = o.attempts + 1
             FROM due WHERE o.id = due.id
             RETURNING o.id, o.kind, o.attempts, o.payload, o.customer_id, o.expires_at, o.give_up_at, o.due_at)
           SELECT l.id, l.kind, l.attempts, l.payload, c.phone, l.expires_at, l.give_up_at

@@ -17,7 +17,7 @@
  * averaged, the start time left out); the due work, which is the database's, counted once.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Counters } from "@laari/core"
+import { Counters, Deliveries } from "@laari/core"
 import { Context, DateTime, Duration, Effect, Layer, Runtime } from "effect"
 import * as Prometheus from "prom-client"
 import { Clockwork } from "../Background/Clockwork.js"
@@ -51,7 +51,7 @@ export const DueCountTimeout = Duration.seconds(2)
 const counters: ReadonlyArray<Counters.Counter<string>> = [
   Counters.MandateCharges,
   Counters.Renewals,
-  Delivery.Deliveries,
+  Deliveries.Attempts,
   Notify.Notices
 ]
 
@@ -69,7 +69,7 @@ const exposeCounter = (registry: Prometheus.Registry, c: Counters.Counter<string
 
 /**
  * The items each background job (`Work.Job`, by name) has due at `now`: the conditions of its claim
- * query (`claimExpiring`, `claimDue`, `claimUnredacted`, `WebhookStore.claim`), counted, in one statement.
+ * query (`claimExpiring`, `claimDue`, `claimUnredacted`, `Deliveries.claim`), counted, in one statement.
  */
 const dueCounts = (sql: SqlClient.SqlClient, now: DateTime.Utc) => {
   const at = toDate(now)

@@ -6,7 +6,6 @@ import type { Auth, CheckoutSession, Invoice, Mandate, QrCode, Subscription, Web
 import { EventType } from "@laari/core"
 import { DateTime } from "effect"
 import type { ComponentChildren } from "preact"
-import type { Attempt } from "../Webhooks/Records.js"
 import { Csrf, Given, Ltr, Messages, Page, When } from "./Html.js"
 import { d, type Word } from "./DashboardText.js"
 import { type Lang, money, status } from "./I18n.js"
@@ -338,7 +337,7 @@ export const endpointRows = (lang: Lang, root: string, list: ReadonlyArray<Webho
     <Given text={e.statusReason} />
   ])
 
-export const deliveryRows = (frame: Frame, endpointId: string, list: ReadonlyArray<Attempt>) =>
+export const deliveryRows = (frame: Frame, endpointId: string, list: ReadonlyArray<Webhook.Attempt>) =>
   list.map((a) => [
     <When at={a.attemptedAt ?? a.dueAt} />,
     a.eventType,

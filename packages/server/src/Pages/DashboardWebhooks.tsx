@@ -4,7 +4,7 @@
  */
 import type * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Auth, Errors, Webhook } from "@laari/core"
+import { Auth, Deliveries, Errors, Webhook } from "@laari/core"
 import { type Context, Effect, Schema } from "effect"
 import { Endpoints } from "../Webhooks/Endpoints.js"
 import { heads, type Kit, Page } from "./DashboardKit.js"
@@ -16,6 +16,7 @@ import { form } from "./Request.js"
 export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>, kit: Kit) =>
   Effect.gen(function* () {
     const endpoints = yield* Endpoints
+    const deliveries = yield* Deliveries.Deliveries
     const { root, frame, handle, section, idParam } = kit
     const tenant = Auth.tenantOf
 
@@ -61,7 +62,7 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
             const found = yield* Effect.either(endpoints.get(p, id))
             if (found._tag === "Left") return <p class="error">{problemOf(found.left).text}</p>
             const e = found.right
-            const log = yield* endpoints.deliveries(tenant(p), e.id, { limit: 50, offset: 0 })
+            const log = yield* deliveries.list(tenant(p), e.id, { limit: 50, offset: 0 })
             return (
               <>
                 {messages.secret === undefined ? null : (
@@ -210,7 +211,9 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
       handle(true, (v, p) =>
         Effect.gen(function* () {
           const id = yield* idParam
-          const resent = yield* Effect.either(endpoints.resend(p, id, (yield* form)("event_id") ?? ""))
+          const resent = yield* Effect.either(
+            deliveries.resend(tenant(p), id, (yield* form)("event_id") ?? "")
+          )
           if (resent._tag === "Left")
             return yield* endpointPage(id, { error: problemOf(resent.left).text }, 404)(v, p)
           return redirect(`${root}/webhooks/${id}?resent=1`)

@@ -1,35 +1,20 @@
 /**
- * The delivery worker. Due attempts are leased from the log (`WebhookStore.claim`), signed at the moment
- * they are sent, sent, and recorded with what follows from them (the next attempt, the endpoint's
- * health). The worker itself is `Dispatch`'s: up to `concurrency` attempts in flight in this process.
- * What one endpoint or one merchant may hold is capped by the claim, over every process on the database,
- * so a merchant's slow or dead endpoints hold a bounded share and other merchants' deliveries go on.
+ * The delivery worker: core's `Deliveries` run by `Dispatch`, up to `concurrency` attempts in flight in
+ * this process. Due attempts are leased from the log (`Deliveries.claim`) and each is delivered
+ * (`Deliveries.deliver`: signed, sent by the server's `Sender` under its address rules, recorded). What
+ * one endpoint or one merchant may hold is capped by the claim, over every process on the database, so a
+ * merchant's slow or dead endpoints hold a bounded share and other merchants' deliveries go on.
  */
-import { Crypto, Counters, Work, Webhook } from "@laari/core"
-import { DateTime, Effect, Layer } from "effect"
+import { Deliveries, DeliveriesStore, WebhookEndpoint, Work } from "@laari/core"
+import { Effect, Layer } from "effect"
 import { ServerConfigTag } from "../Platform/Config.js"
 import * as Dispatch from "../Background/Dispatch.js"
 import { DeliveryChannel } from "../Sql/Events.js"
-import * as Address from "./Address.js"
 import * as Sender from "./Sender.js"
-import * as Signing from "./Signing.js"
-import type { Caps, Claimed } from "./Records.js"
-import { WebhookStore } from "./Sql.js"
 
 export const JobName = "webhook-deliveries"
 
-/**
- * Attempts once recorded: `delivered`; `failed`, another attempt follows; `gave_up`, none follows (the
- * last automatic attempt, or a resend).
- */
-export const Deliveries = Counters.counter({
-  name: "laari_webhook_deliveries_total",
-  description: "Webhook delivery attempts by outcome: delivered, failed (retried), gave_up",
-  label: "outcome",
-  values: ["delivered", "failed", "gave_up"]
-})
-
-export interface Limits extends Caps {
+export interface Limits extends DeliveriesStore.Caps {
   /** Attempts in flight per process. */
   readonly concurrency: number
 }
@@ -50,59 +35,23 @@ export type DeliveryService = Dispatch.Dispatcher
 
 const make = (limits: Limits) =>
   Effect.gen(function* () {
-    const store = yield* WebhookStore
-    const crypto = yield* Crypto.Crypto
+    const deliveries = yield* Deliveries.Deliveries
+    const sealer = yield* WebhookEndpoint.SecretSealer
     const config = yield* ServerConfigTag
-    const policy: Address.Policy = { allowPrivate: config.webhookAllowPrivate }
-
-    /** Signs and sends one leased attempt and records its outcome. */
-    const deliver = (claimed: Claimed) =>
-      Effect.gen(function* () {
-        const now = yield* DateTime.now
-        const { attempt } = claimed
-        // Receivers check webhook-timestamp against their own clock (Standard Webhooks: 5 minutes), so it
-        // is the wall time even when the service's clock is manual; the event's `created` keeps that clock.
-        const timestamp = Math.floor(Date.now() / 1000)
-        const response = yield* Sender.send({
-          url: claimed.url,
-          headers: Signing.headers(
-            Webhook.signingSecrets(claimed.secrets, now),
-            attempt.eventId,
-            timestamp,
-            claimed.body
-          ),
-          body: claimed.body,
-          publicOnly: Address.mustBePublic(policy)
-        })
-        const succeeded = Sender.succeeded(response)
-        yield* store.complete(
-          claimed,
-          {
-            response: { ...response, succeeded, summary: response.error ?? `HTTP ${response.status}` },
-            at: now
-          },
-          yield* crypto.uuid
-        )
-        yield* Counters.count(
-          Deliveries,
-          succeeded
-            ? "delivered"
-            : Webhook.nextRetryAt(attempt.attempt, now, attempt.resend) === null
-              ? "gave_up"
-              : "failed"
-        )
-      }).pipe(
-        // A failure to record leaves the lease to run out: the attempt is made again.
-        Effect.catchAllCause((cause) => Effect.logWarning("recording a webhook attempt failed", cause))
-      )
-
+    const sender = Sender.port({ allowPrivate: config.webhookAllowPrivate })
     return yield* Dispatch.make(
       {
         name: JobName,
-        claim: (now, limit, busy) => store.claim(now, limit, busy, limits),
-        send: deliver,
+        claim: (now, limit, busy) => deliveries.claim(now, limit, busy, limits),
+        send: (claimed) =>
+          deliveries
+            .deliver(claimed)
+            .pipe(
+              Effect.provideService(DeliveriesStore.Sender, sender),
+              Effect.provideService(WebhookEndpoint.SecretSealer, sealer)
+            ),
         group: (c) => c.attempt.endpointId,
-        nextDueAt: store.nextDueAt
+        nextDueAt: deliveries.nextDueAt
       },
       { concurrency: limits.concurrency, perGroup: limits.perEndpoint }
     )

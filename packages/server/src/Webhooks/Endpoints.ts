@@ -1,23 +1,19 @@
 /**
  * What a merchant does to its webhook endpoints, once for the API and the dashboard: core's
  * `WebhookEndpoints` (registering, changing, deleting, rotating the secret) with the server's URL rules
- * before it and its master keys sealing the secrets (`WebhookStore.sealer`), and the delivery log
- * (reading, resending). Each fails with the domain's errors (not found, invalid URL).
+ * before it and its master keys sealing the secrets (`Sql.layer`, the `SecretSealer`). Each fails with
+ * the domain's errors (not found, invalid URL). The delivery log is core's `Deliveries`.
  */
-import { Auth, Crypto, Errors, Webhook, WebhookEndpoint, WebhookEndpoints } from "@laari/core"
-import { Context, DateTime, type Duration, Effect, Layer } from "effect"
+import { Auth, Errors, WebhookEndpoint, WebhookEndpoints } from "@laari/core"
+import { Context, type Duration, Effect, Layer } from "effect"
 import { ServerConfigTag } from "../Platform/Config.js"
 import * as Address from "./Address.js"
-import type { Owner } from "./Records.js"
 import * as Replay from "./Replay.js"
-import { WebhookStore } from "./Sql.js"
 
 const make = Effect.gen(function* () {
-  const store = yield* WebhookStore
   const endpoints = yield* WebhookEndpoints.WebhookEndpoints
-  const crypto = yield* Crypto.Crypto
   const config = yield* ServerConfigTag
-  const sealing = Effect.provideService(WebhookEndpoint.SecretSealer, store.sealer)
+  const sealing = Effect.provideService(WebhookEndpoint.SecretSealer, yield* WebhookEndpoint.SecretSealer)
   const policy: Address.Policy = { allowPrivate: config.webhookAllowPrivate }
 
   const checkUrl = (url: string | undefined) => {
@@ -53,22 +49,7 @@ const make = Effect.gen(function* () {
      * (`Replay`). `idOf` names the endpoint from the response or the request.
      */
     concealed: (principal: Auth.Principal, idOf: (body: Record<string, unknown>) => unknown) =>
-      Replay.concealed(idOf, (id) => sealing(endpoints.secrets(Auth.tenantOf(principal), id))),
-
-    /** An endpoint's log; `owner` is a merchant's environment, or (for the operator) the merchant. */
-    deliveries: (owner: Owner, id: string, filter: Parameters<typeof store.deliveries>[1]) =>
-      Effect.gen(function* () {
-        const endpoint = yield* endpoints.get(owner, id)
-        return yield* store.deliveries(endpoint.id, filter)
-      }),
-
-    /** One more attempt of one of the merchant's events to the endpoint. */
-    resend: (principal: Auth.Principal, id: string, eventId: string) =>
-      Effect.gen(function* () {
-        const endpoint = yield* endpoints.get(Auth.tenantOf(principal), id)
-        const attempt = yield* store.resend(endpoint, eventId, yield* crypto.uuid, yield* DateTime.now)
-        return attempt ?? (yield* new Webhook.EventNotFound())
-      })
+      Replay.concealed(idOf, (id) => sealing(endpoints.secrets(Auth.tenantOf(principal), id)))
   }
 })
 

@@ -3,7 +3,6 @@
  */
 import { Calendar, type Webhook } from "@laari/core"
 import type { WebhookDeliveryRead, WebhookEndpointRead } from "./Api.js"
-import type { Attempt } from "./Records.js"
 import { timeOrNull } from "../Http/Fields.js"
 
 export const endpoint = (e: Webhook.Endpoint): typeof WebhookEndpointRead.Type => ({
@@ -16,7 +15,7 @@ export const endpoint = (e: Webhook.Endpoint): typeof WebhookEndpointRead.Type =
   createdAt: Calendar.formatMaldives(e.createdAt)
 })
 
-export const delivery = (a: Attempt): typeof WebhookDeliveryRead.Type => ({
+export const delivery = (a: Webhook.Attempt): typeof WebhookDeliveryRead.Type => ({
   id: a.id,
   endpointId: a.endpointId,
   eventId: a.eventId,

@@ -1,16 +1,17 @@
 /**
- * One delivery attempt over HTTP, for webhooks and for customer notices (`Notify`): a `POST` of the exact envelope text, no redirects followed, the whole
+ * One delivery attempt over HTTP, for webhooks (the adapter of core's `DeliveriesStore.Sender`: `port`) and
+ * for customer notices (`Notify`): a `POST` of the exact envelope text, no redirects followed, the whole
  * attempt bounded by `Webhook.AttemptTimeout`, the response body read up to `Webhook.LoggedBodyBytes`.
  * When the endpoint must be public, every address the name resolves to is checked as the socket
  * connects (the address connected to is the one checked, so DNS rebinding gains nothing).
  */
-import { Webhook } from "@laari/core"
+import { type DeliveriesStore, Webhook } from "@laari/core"
 import { Duration, Effect } from "effect"
 import { lookup as dnsLookup, type LookupAddress } from "node:dns"
 import http from "node:http"
 import https from "node:https"
 import { isIP, type LookupFunction } from "node:net"
-import { isPublicAddress } from "./Address.js"
+import { isPublicAddress, mustBePublic, type Policy } from "./Address.js"
 
 export interface Request {
   readonly url: string
@@ -22,17 +23,9 @@ export interface Request {
   readonly userAgent?: string | undefined
 }
 
-export interface Response {
-  /** The HTTP status, or `null` when none arrived. */
-  readonly status: number | null
-  /** The first `LoggedBodyBytes` of the body, as text. */
-  readonly body: string | null
-  /** Why no `2xx` arrived: `HTTP 500`, `timed out after 10 s`, `connection refused`... */
-  readonly error: string | null
-  readonly durationMs: number
-}
+export type Response = Webhook.Response
 
-export const succeeded = (r: Response): boolean => r.status !== null && r.status >= 200 && r.status < 300
+export const succeeded = Webhook.succeeded
 
 const Private = "refused: the address is not public"
 
@@ -153,3 +146,8 @@ export const send = (request: Request): Effect.Effect<Response> =>
     const signal = AbortSignal.timeout(Duration.toMillis(Webhook.AttemptTimeout))
     return attempt(request, signal)
   })
+
+/** Core's `Sender` for webhook deliveries, to the addresses `policy` allows. */
+export const port = (policy: Policy): DeliveriesStore.SenderService => ({
+  send: (request) => send({ ...request, publicOnly: mustBePublic(policy) })
+})

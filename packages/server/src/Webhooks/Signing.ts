@@ -1,10 +1,13 @@
 /**
- * Standard Webhooks signing (DESIGN section 7): `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, keyed
- * by the secret's decoded bytes. Secrets are `whsec_` + base64 of 32 random bytes.
+ * Standard Webhooks signing (DESIGN section 7, the format: `Webhook.signature`), synchronous, for the
+ * customer notices (`Notify`) and `laari listen`, whose secrets are given by the operator (decoded as
+ * leniently as Node's base64); webhook deliveries are signed by core's `Deliveries`. Secrets are
+ * `whsec_` + base64 of 32 random bytes.
  */
+import { Webhook, WebhookEndpoint } from "@laari/core"
 import { createHmac, randomBytes } from "node:crypto"
 
-export const SecretPrefix = "whsec_"
+export const SecretPrefix = WebhookEndpoint.SecretPrefix
 
 /** A new signing secret. */
 export const generateSecret = (): string => `${SecretPrefix}${randomBytes(32).toString("base64")}`
@@ -14,20 +17,21 @@ const keyOf = (secret: string): Buffer =>
 
 /** One signature: `v1,<base64>`. */
 export const sign = (secret: string, id: string, timestamp: number, body: string): string =>
-  `v1,${createHmac("sha256", keyOf(secret)).update(`${id}.${timestamp}.${body}`, "utf8").digest("base64")}`
+  Webhook.signature(
+    createHmac("sha256", keyOf(secret))
+      .update(Webhook.signedContent(id, timestamp, body), "utf8")
+      .digest()
+  )
 
-/** The `webhook-signature` header: one signature per secret, space-separated, the current one first. */
-export const header = (secrets: ReadonlyArray<string>, id: string, timestamp: number, body: string): string =>
-  secrets.map((secret) => sign(secret, id, timestamp, body)).join(" ")
-
-/** The three headers of one attempt. */
+/** The three headers of one attempt: one signature per secret, the current one first. */
 export const headers = (
   secrets: ReadonlyArray<string>,
   id: string,
   timestamp: number,
   body: string
-): Record<string, string> => ({
-  "webhook-id": id,
-  "webhook-timestamp": String(timestamp),
-  "webhook-signature": header(secrets, id, timestamp, body)
-})
+): Record<string, string> =>
+  Webhook.headers(
+    id,
+    timestamp,
+    secrets.map((secret) => sign(secret, id, timestamp, body))
+  )

@@ -1,27 +1,19 @@
 /**
- * The delivery log in SQL (its shapes and row mappers: `Records.ts`), and the master keys that seal the
- * endpoints' signing secrets (the endpoints themselves are core's `WebhookEndpoints`, stored by
- * `Sql/WebhookEndpoints`). Deliveries are queued by the outbox (`Sql/Events`); here they are read,
- * resent, leased to a worker with `FOR UPDATE SKIP LOCKED` and completed.
+ * The SQL adapter of core's delivery log (`DeliveriesStore`; its row mapper: `Records.ts`), and the master
+ * keys that seal the endpoints' signing secrets, as core's `SecretSealer` (the endpoints themselves are
+ * core's `WebhookEndpoints`, stored by `Sql/WebhookEndpoints`). Deliveries are queued by the outbox
+ * (`Sql/Events`); here they are read, resent, leased to a worker with `FOR UPDATE SKIP LOCKED` and
+ * completed.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Webhook, type WebhookEndpoint } from "@laari/core"
-import { Context, DateTime, Effect, Layer, Redacted } from "effect"
+import { DeliveriesStore, Webhook, WebhookEndpoint } from "@laari/core"
+import { DateTime, Effect, Layer, Redacted } from "effect"
 import { type ServerConfig, ServerConfigTag } from "../Platform/Config.js"
 import { DeliveryChannel } from "../Sql/Events.js"
 import { fromDate, fromDateOrNull, repository, toDate } from "../Sql/Repository.js"
 import { type EndpointRow, endpointColumns } from "../Sql/WebhookEndpoints.js"
 import * as ServerSecrets from "../Sql/ServerSecrets.js"
-import {
-  type AttemptRow,
-  attemptFromRow,
-  type Caps,
-  type Claimed,
-  type DeliveryFilter,
-  Lease,
-  type SealedSecrets,
-  secretsFromRow
-} from "./Records.js"
+import { type AttemptRow, attemptFromRow } from "./Records.js"
 import * as Secrets from "./Secrets.js"
 
 /** The name in `server_secrets` of the master key made when `LAARI_MASTER_KEY` is not set. */
@@ -47,61 +39,11 @@ const keyring = (sql: SqlClient.SqlClient, config: ServerConfig) =>
 // `Sql/WebhookEndpoints`): claims take it in turn.
 const ClaimLock = 7_302_620
 
-const make = Effect.gen(function* () {
+/** The delivery log; each method does what core's `DeliveriesStore` says, in SQL. */
+const makeDeliveries = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const ring = yield* keyring(sql, yield* ServerConfigTag)
-  const opened = (id: string, row: SealedSecrets) => Effect.sync(() => secretsFromRow(ring, id, row))
-
-  /**
-   * Seals again every secret not under the current key: plaintext ones from before sealing, and those
-   * under a previous master key. One row per statement, both secrets together, and only if the row is
-   * still as read (a rotation in between wins; the next start seals what it wrote, already current).
-   */
-  const reseal = Effect.gen(function* () {
-    const prefix = `v1:${ring.current.id}:%`
-    const rows = yield* sql<Pick<EndpointRow, "id" | "secret" | "previous_secret">>`
-      SELECT id, secret, previous_secret FROM webhook_endpoints
-      WHERE secret NOT LIKE ${prefix} OR previous_secret NOT LIKE ${prefix}`
-    let sealed = 0
-    for (const row of rows) {
-      const again = (stored: string) =>
-        Secrets.isCurrent(ring, stored)
-          ? stored
-          : Secrets.seal(ring, row.id, Secrets.open(ring, row.id, stored))
-      const secret = yield* Effect.try({
-        try: () => again(row.secret),
-        catch: (e) => e as Secrets.SecretUnreadable
-      })
-      const previous =
-        row.previous_secret === null
-          ? null
-          : yield* Effect.try({
-              try: () => again(row.previous_secret!),
-              catch: (e) => e as Secrets.SecretUnreadable
-            })
-      const updated =
-        yield* sql`UPDATE webhook_endpoints SET secret = ${secret}, previous_secret = ${previous}
-        WHERE id = ${row.id} AND secret = ${row.secret}
-          AND previous_secret IS NOT DISTINCT FROM ${row.previous_secret} RETURNING id`
-      sealed += updated.length
-    }
-    return sealed
-  })
-
   return {
-    /**
-     * Core's `SecretSealer` for the endpoints' signing secrets: AES-256-GCM under the current master key;
-     * opens under any key of the ring. A secret that does not open is a defect (a key missing: `Secrets`).
-     */
-    sealer: {
-      seal: (endpointId, secret) => Effect.sync(() => Secrets.seal(ring, endpointId, secret)),
-      open: (endpointId, sealed) => Effect.sync(() => Secrets.open(ring, endpointId, sealed))
-    } satisfies WebhookEndpoint.Sealer,
-
-    reseal,
-
-    /** The endpoint's log, newest first. */
-    deliveries: (endpointId: string, filter: DeliveryFilter) => {
+    list: (endpointId: string, filter: DeliveriesStore.Filter) => {
       const where = [sql`endpoint_id = ${endpointId}`]
       if (filter.eventId !== undefined) where.push(sql`event_id = ${filter.eventId}`)
       if (filter.status !== undefined) where.push(sql`status = ${filter.status}`)
@@ -111,10 +53,6 @@ const make = Effect.gen(function* () {
       )
     },
 
-    /**
-     * Queues one more attempt of `eventId` to the endpoint, due now, without automatic retries; `undefined`
-     * when the event is not one of the endpoint's merchant and environment.
-     */
     resend: (endpoint: Webhook.Endpoint, eventId: string, id: string, now: DateTime.Utc) =>
       Effect.gen(function* () {
         const at = toDate(now)
@@ -132,15 +70,7 @@ const make = Effect.gen(function* () {
         return attemptFromRow(rows[0])
       }),
 
-    /**
-     * Leases up to `limit` due attempts of enabled endpoints, earliest due first, skipping rows another
-     * worker holds, endpoints in `busy` (those this worker already has enough in flight for), and whatever
-     * would take an endpoint or a merchant's environment past its cap of attempts in flight. In flight is
-     * what the database holds leased, whichever process or host leased it, and claims take one lock in
-     * turn, so the caps hold across every process on the database; a dead process's leases count until
-     * they run out.
-     */
-    claim: (now: DateTime.Utc, limit: number, busy: ReadonlyArray<string>, caps: Caps) => {
+    claim: (now: DateTime.Utc, limit: number, busy: ReadonlyArray<string>, caps: DeliveriesStore.Caps) => {
       const at = toDate(now)
       // What an endpoint may have in flight: its cap, or one while its attempts fail (a slow or dead
       // endpoint then holds one slot, not a merchant's share, until an attempt succeeds).
@@ -195,7 +125,7 @@ const make = Effect.gen(function* () {
             AND (d.leased_until IS NULL OR d.leased_until <= ${at})
           FOR UPDATE OF d SKIP LOCKED),
         leased AS (
-          UPDATE webhook_deliveries d SET leased_until = ${toDate(DateTime.addDuration(now, Lease))}
+          UPDATE webhook_deliveries d SET leased_until = ${toDate(DateTime.addDuration(now, DeliveriesStore.Lease))}
           FROM due WHERE d.id = due.id RETURNING d.*)
         SELECT l.*, l.id AS attempt_id, w.merchant_id, w.environment, w.url, w.secret, w.previous_secret,
           w.previous_secret_expires_at, e.envelope::text AS body
@@ -203,62 +133,53 @@ const make = Effect.gen(function* () {
           )
         )
         .pipe(
-          Effect.flatMap((rows) =>
-            Effect.forEach(rows, (row) =>
-              Effect.map(
-                opened(row.endpoint_id, row),
-                (secrets): Claimed => ({
-                  attempt: attemptFromRow({ ...row, id: row.attempt_id }),
-                  merchantId: row.merchant_id,
-                  environment: row.environment,
-                  url: row.url,
-                  secrets,
-                  body: row.body
-                })
-              )
+          Effect.map((rows) =>
+            rows.map(
+              (row): DeliveriesStore.Claimed => ({
+                attempt: attemptFromRow({ ...row, id: row.attempt_id }),
+                merchantId: row.merchant_id,
+                environment: row.environment,
+                url: row.url,
+                secrets: {
+                  secret: row.secret,
+                  previousSecret: row.previous_secret,
+                  previousSecretExpiresAt: fromDateOrNull(row.previous_secret_expires_at)
+                },
+                body: row.body
+              })
             )
           )
         )
     },
 
-    /**
-     * Records an attempt's outcome, in one transaction: the log entry, the next attempt when one is due,
-     * and what the outcome does to the endpoint (its failing streak, disabling it). An attempt already
-     * recorded (by a worker whose lease ran out) is left as it is.
-     */
-    complete: (
-      claimed: Claimed,
-      outcome: { readonly response: Webhook.Outcome & ResponseFields; readonly at: DateTime.Utc },
-      nextId: string
-    ) => {
+    complete: (claimed: DeliveriesStore.Claimed, completion: DeliveriesStore.Completion) => {
       const { attempt } = claimed
-      const { response, at } = outcome
-      const record = (status: Webhook.AttemptStatus, next: DateTime.Utc | null) =>
+      const { response, verdict, at, nextId } = completion
+      const record = (status: Webhook.AttemptStatus) =>
         sql`UPDATE webhook_deliveries SET status = ${status}, leased_until = NULL,
             response_status = ${response.status}, response_body = ${response.body}, error = ${response.error},
             duration_ms = ${response.durationMs}, attempted_at = ${toDate(at)},
-            next_retry_at = ${next === null ? null : toDate(next)}
+            next_retry_at = ${verdict.next === null ? null : toDate(verdict.next)}
           WHERE id = ${attempt.id} AND status = 'PENDING' RETURNING endpoint_id`
       // The common case in one statement: a success ends any failing streak (`Webhook.afterAttempt`).
-      if (response.succeeded)
-        return sql`WITH d AS (${record("SUCCEEDED", null)})
+      if (verdict.succeeded)
+        return sql`WITH d AS (${record("SUCCEEDED")})
           UPDATE webhook_endpoints w SET failing_since = NULL FROM d
           WHERE w.id = d.endpoint_id AND w.failing_since IS NOT NULL`.pipe(Effect.asVoid)
       return sql.withTransaction(
         Effect.gen(function* () {
           const [endpoint] = yield* sql<EndpointRow>`SELECT ${sql.literal(endpointColumns)}
             FROM webhook_endpoints WHERE id = ${attempt.endpointId} FOR UPDATE`
-          const next = Webhook.nextRetryAt(attempt.attempt, at, attempt.resend)
-          const updated = yield* record("FAILED", next)
+          const updated = yield* record("FAILED")
           if (updated.length === 0 || endpoint === undefined) return
-          if (next !== null)
+          if (verdict.next !== null)
             yield* sql`INSERT INTO webhook_deliveries
                 (id, merchant_id, endpoint_id, event_id, event_type, attempt, resend, status, due_at, created_at)
               VALUES (${nextId}, ${endpoint.merchant_id}, ${endpoint.id}, ${attempt.eventId}, ${attempt.eventType},
-                ${attempt.attempt + 1}, false, 'PENDING', ${toDate(next)}, ${toDate(at)})`
+                ${attempt.attempt + 1}, false, 'PENDING', ${toDate(verdict.next)}, ${toDate(at)})`
           // A resend says nothing about the endpoint's health over time; only the automatic ones count.
           if (attempt.resend) return
-          const change = Webhook.afterAttempt(fromDateOrNull(endpoint.failing_since), response, at)
+          const change = Webhook.afterAttempt(fromDateOrNull(endpoint.failing_since), verdict, at)
           yield* sql`UPDATE webhook_endpoints SET
               failing_since = ${change.failingSince === null ? null : toDate(change.failingSince)}
               ${change.disable === null ? sql`` : sql`, status = 'DISABLED', status_reason = ${change.disable}`}
@@ -267,7 +188,6 @@ const make = Effect.gen(function* () {
       )
     },
 
-    /** When the next pending attempt of an enabled endpoint becomes due (its lease included). */
     nextDueAt: sql<{ readonly at: Date | null }>`
       SELECT min(greatest(d.due_at, coalesce(d.leased_until, d.due_at))) AS at
       FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
@@ -277,34 +197,79 @@ const make = Effect.gen(function* () {
   }
 })
 
-/** What the log keeps of a response (`Sender.Response`). */
-export interface ResponseFields {
-  readonly status: number | null
-  readonly body: string | null
-  readonly error: string | null
-  readonly durationMs: number
-}
+/** Core's `DeliveriesStore` over the database. */
+export const deliveriesLayer: Layer.Layer<DeliveriesStore.DeliveriesStore, never, SqlClient.SqlClient> =
+  Layer.effect(
+    DeliveriesStore.DeliveriesStore,
+    Effect.map(makeDeliveries, (store): DeliveriesStore.DeliveriesRepo => repository(store))
+  )
 
-type Repository = Effect.Effect.Success<typeof make>
+const makeSealer = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const ring = yield* keyring(sql, yield* ServerConfigTag)
 
-export class WebhookStore extends Context.Tag("laari/server/WebhookStore")<
-  WebhookStore,
-  ReturnType<typeof repository<Repository>>
->() {}
+  /**
+   * Seals again every secret not under the current key: plaintext ones from before sealing, and those
+   * under a previous master key. One row per statement, both secrets together, and only if the row is
+   * still as read (a rotation in between wins; the next start seals what it wrote, already current).
+   */
+  const reseal = Effect.gen(function* () {
+    const prefix = `v1:${ring.current.id}:%`
+    const rows = yield* sql<Pick<EndpointRow, "id" | "secret" | "previous_secret">>`
+      SELECT id, secret, previous_secret FROM webhook_endpoints
+      WHERE secret NOT LIKE ${prefix} OR previous_secret NOT LIKE ${prefix}`
+    let sealed = 0
+    for (const row of rows) {
+      const again = (stored: string) =>
+        Secrets.isCurrent(ring, stored)
+          ? stored
+          : Secrets.seal(ring, row.id, Secrets.open(ring, row.id, stored))
+      const secret = yield* Effect.try({
+        try: () => again(row.secret),
+        catch: (e) => e as Secrets.SecretUnreadable
+      })
+      const previous =
+        row.previous_secret === null
+          ? null
+          : yield* Effect.try({
+              try: () => again(row.previous_secret!),
+              catch: (e) => e as Secrets.SecretUnreadable
+            })
+      const updated =
+        yield* sql`UPDATE webhook_endpoints SET secret = ${secret}, previous_secret = ${previous}
+        WHERE id = ${row.id} AND secret = ${row.secret}
+          AND previous_secret IS NOT DISTINCT FROM ${row.previous_secret} RETURNING id`
+      sealed += updated.length
+    }
+    return sealed
+  })
+
+  return {
+    /**
+     * Core's `SecretSealer` for the endpoints' signing secrets: AES-256-GCM under the current master key;
+     * opens under any key of the ring. A secret that does not open is a defect (a key missing: `Secrets`).
+     */
+    sealer: {
+      seal: (endpointId, secret) => Effect.sync(() => Secrets.seal(ring, endpointId, secret)),
+      open: (endpointId, sealed) => Effect.sync(() => Secrets.open(ring, endpointId, sealed))
+    } satisfies WebhookEndpoint.Sealer,
+    reseal
+  }
+})
 
 /**
- * The store; building it seals what is not sealed under the current master key, so every process starts
+ * The sealer; building it seals what is not sealed under the current master key, so every process starts
  * with every row readable, and refuses to start, saying which key is missing, when one is not.
  */
 export const layer = Layer.effect(
-  WebhookStore,
+  WebhookEndpoint.SecretSealer,
   Effect.gen(function* () {
-    const store = yield* make
-    const sealed = yield* store.reseal.pipe(
+    const { sealer, reseal } = yield* makeSealer
+    const sealed = yield* reseal.pipe(
       Effect.catchTag("SecretUnreadable", (e) => Effect.dieMessage(`laari: ${e.message}`))
     )
     if (sealed > 0)
       yield* Effect.logInfo(`sealed ${sealed} webhook endpoints' signing secrets under the master key`)
-    return repository(store)
+    return sealer
   })
 )

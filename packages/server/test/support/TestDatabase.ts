@@ -1,7 +1,7 @@
 /**
  * Databases for the SQL tests.
  *
- * - `pglite()`: in-memory PGlite with the schema, every adapter and `Seed`. Creating one takes seconds,
+ * - `pglite()`: in-memory PGlite with the schema, every adapter (the delivery log's too) and `Seed`. Creating one takes seconds,
  *   so a test file shares one (`layer(pglite())(...)` of @effect/vitest) and, where a test needs a clean
  *   slate, calls `reset`.
  * - `postgres(url)`: a fresh database `laari_test_<random>` on the server at `url`, dropped when the
@@ -12,13 +12,14 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import type { MigrationError } from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { ApiKeys, Crypto, OAuthClients } from "@laari/core"
+import type { ApiKeys, Crypto, DeliveriesStore, OAuthClients } from "@laari/core"
 import type { Seed } from "@laari/testkit"
 import { Effect, Layer, Redacted, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Database from "../../src/Sql/Database.js"
 import type { Directory } from "../../src/Platform/Directory.js"
 import type { Ports } from "../../src/Sql/Store.js"
+import * as WebhookSql from "../../src/Webhooks/Sql.js"
 import * as SqlSeed from "./SqlSeed.js"
 
 /** The PostgreSQL server the PostgreSQL suites use; `undefined` skips them. */
@@ -29,14 +30,20 @@ if (postgresUrl === undefined) console.warn("DATABASE_URL is not set: skipping P
 export type TestServices =
   | SqlClient.SqlClient
   | Ports
+  | DeliveriesStore.DeliveriesStore
   | Directory
   | OAuthClients.OAuthClients
   | ApiKeys.ApiKeys
   | Crypto.Crypto
   | Seed.Seed
 
-const withSeed = (database: Layer.Layer<Exclude<TestServices, Seed.Seed>, SqlError | MigrationError>) =>
-  SqlSeed.layer.pipe(Layer.provideMerge(database))
+/** The database with `Seed`, and the delivery log (`Webhooks/Sql`), which the server keeps beside it. */
+const withSeed = (
+  database: Layer.Layer<
+    Exclude<TestServices, Seed.Seed | DeliveriesStore.DeliveriesStore>,
+    SqlError | MigrationError
+  >
+) => SqlSeed.layer.pipe(Layer.provideMerge(WebhookSql.deliveriesLayer), Layer.provideMerge(database))
 
 /** An in-memory PGlite database, migrated, with every adapter and `Seed`. */
 export const pglite = (): Layer.Layer<TestServices, SqlError | MigrationError> => withSeed(Database.layer({}))

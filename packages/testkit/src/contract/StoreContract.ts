@@ -11,7 +11,7 @@
  * placeholder's bytes are predictable), and runs on the real clock (no `TestClock`): store methods get
  * explicit times, and the service tests run on a manual clock of their own. Every test makes its own
  * merchant, so tests share a database without sharing data; the few store methods that are global
- * (`claimExpiring`, `nextExpiryAt`, `claimDue`, `nextDueAt`, `purge`) are tested with dates in 1950, which no
+ * (`claimExpiring`, `nextExpiryAt`, `claimDue`, `nextDueAt`, `purge`, the deliveries' `claim`) are tested with dates in 1950, which no
  * other test uses, inside transactions that are rolled back.
  *
  * The tests live in `contract/`: one module a port under `contract/ports/`, the services run over this
@@ -38,6 +38,7 @@ import * as QrCodes from "./ports/QrCodes.js"
 import * as Subscriptions from "./ports/Subscriptions.js"
 import * as Transactions from "./ports/Transactions.js"
 import * as Wallet from "./ports/Wallet.js"
+import * as WebhookDeliveries from "./ports/WebhookDeliveries.js"
 import * as WebhookEndpoints from "./ports/WebhookEndpoints.js"
 import * as MandatesOnStore from "./services/MandatesOnStore.js"
 import * as PaymentReadsOnStore from "./services/PaymentReadsOnStore.js"
@@ -65,6 +66,7 @@ const ports = [
   ApiKeys,
   OAuthClients,
   WebhookEndpoints,
+  WebhookDeliveries,
   Mandates,
   Transactions,
   Charges,

@@ -8,6 +8,7 @@ import {
   Calendar,
   CheckoutSession,
   Crypto,
+  type DeliveriesStore,
   type Engine,
   Ids,
   Invoice,
@@ -22,10 +23,10 @@ import { Cause, Data, DateTime, Effect, Either, Exit } from "effect"
 import { type MerchantInput, Seed } from "../../Seed.js"
 
 /** Every port of core: what a host brings. */
-export type AllCorePorts = Store.Ports | Crypto.Crypto
+export type AllCorePorts = Store.Ports | DeliveriesStore.DeliveriesStore | Crypto.Crypto
 
 /** What the contract's tests run with: core's services over the adapter's ports, and seeding. */
-export type Services = Engine.Services | Store.Ports | Crypto.Crypto | QrImages.QrImages | Seed
+export type Services = Engine.Services | AllCorePorts | QrImages.QrImages | Seed
 
 /** The `it` of the suite's one layer, which every part registers its tests with. */
 export type It = Vitest.MethodsNonLive<Services, true>
