@@ -258,12 +258,10 @@ export const deliveries = (db: MemoryDbService): DeliveriesStore.DeliveriesRepo 
   nextDueAt: Effect.map(db.get, (t) => {
     const times = attempts(t)
       .filter((r) => r.value.status === "PENDING" && enabled(endpointRow(t, r.value.endpointId)))
-      .map((r) =>
-        Math.max(
-          DateTime.toEpochMillis(r.value.dueAt),
-          r.value.leasedUntil === null ? 0 : DateTime.toEpochMillis(r.value.leasedUntil)
-        )
-      )
+      .map((r) => {
+        const due = DateTime.toEpochMillis(r.value.dueAt)
+        return r.value.leasedUntil === null ? due : Math.max(due, DateTime.toEpochMillis(r.value.leasedUntil))
+      })
     return times.length === 0 ? undefined : DateTime.unsafeMake(Math.min(...times))
   })
 })

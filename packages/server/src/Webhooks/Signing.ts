@@ -4,7 +4,9 @@
  * leniently as Node's base64); webhook deliveries are signed by core's `Deliveries`. Secrets are
  * `whsec_` + base64 of 32 random bytes.
  */
-import { Webhook, WebhookEndpoint } from "@laari/core"
+// The modules, not the package's index: the CLI (`laari listen`) loads no more than it needs.
+import * as Webhook from "@laari/core/webhooks/Webhook"
+import * as WebhookEndpoint from "@laari/core/webhooks/WebhookEndpoint"
 import { createHmac, randomBytes } from "node:crypto"
 
 export const SecretPrefix = WebhookEndpoint.SecretPrefix
