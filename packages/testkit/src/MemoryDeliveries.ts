@@ -28,8 +28,7 @@ const put = (t: Tables, a: StoredAttempt): Tables => {
   const row = Option.getOrUndefined(HashMap.get(t.webhookDeliveries, a.id))
   if (row !== undefined)
     return { ...t, webhookDeliveries: HashMap.set(t.webhookDeliveries, a.id, { ...row, value: a }) }
-  const [table, seq] = insertRow(t, t.webhookDeliveries, a.id, a)
-  return { ...t, webhookDeliveries: table, seq }
+  return insertRow(t, "webhookDeliveries", a.id, a)
 }
 
 const pending = (
