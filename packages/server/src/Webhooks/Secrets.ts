@@ -57,7 +57,7 @@ export const isCurrent = (ring: Keyring, stored: string): boolean =>
 
 /**
  * The secret in `stored`. A plaintext `whsec_` secret is read as it is: a row written before secrets were
- * sealed, until the start-up pass (`WebhookStore.reseal`) seals it.
+ * sealed, until the start-up pass (`Sql.layer`: its reseal) seals it.
  */
 export const open = (ring: Keyring, endpointId: string, stored: string): string => {
   if (stored.startsWith(SecretPrefix)) return stored
