@@ -190,6 +190,28 @@ describe("logs", () => {
     })
   )
 
+  it.effect("writes each line once: in place of the pretty logger runMain adds, not beside it", () =>
+    Effect.gen(function* () {
+      const chunks: Array<string> = []
+      const lines = Lines.make((chunk) => chunks.push(chunk))
+      const printed: Array<unknown> = []
+      const log = globalThis.console.log
+      globalThis.console.log = (...args: Array<unknown>) => printed.push(args)
+      try {
+        for (const format of ["text", "json"] as const)
+          yield* Effect.logInfo("once").pipe(
+            Effect.provide(Logs.layer(format, lines)),
+            Effect.provide(Logger.pretty)
+          )
+      } finally {
+        globalThis.console.log = log
+      }
+      lines.flush()
+      expect(printed).toEqual([])
+      expect(chunks.join("\n").split("\n")).toHaveLength(2)
+    })
+  )
+
   it("writes the lines of one turn of the event loop as one chunk, in order, and nothing twice", async () => {
     const chunks: Array<string> = []
     const lines = Lines.make((chunk) => chunks.push(chunk))

@@ -10,7 +10,7 @@
  *
  * Either format is written a chunk per turn of the event loop (`Lines`), not a system call a line.
  */
-import { Cause, Config as C, Context, HashMap, type Layer, Logger } from "effect"
+import { Cause, Config as C, Context, Effect, FiberRef, HashMap, HashSet, Layer, Logger } from "effect"
 import * as Lines from "./Lines.js"
 
 export type Format = "text" | "json"
@@ -42,12 +42,22 @@ const entry = (options: Logger.Logger.Options<unknown>): Record<string, unknown>
 const formatted = (format: Format, options: Logger.Logger.Options<unknown>): string =>
   format === "json" ? JSON.stringify(entry(options)) : Logger.stringLogger.log(options)
 
-/** The logger for `format`, replacing Effect's default, writing to `lines` (this process's stdout). */
-export const layer = (format: Format, lines: Lines.Lines = Lines.stdout()): Layer.Layer<never> =>
-  Logger.replace(
-    Logger.defaultLogger,
-    Logger.make((options) => lines.write(formatted(format, options)))
+/**
+ * The logger for `format`, writing to `lines` (this process's stdout), in place of Effect's default and
+ * of the pretty logger `runMain` adds (which would write every line a second time, unbatched).
+ */
+export const layer = (format: Format, lines: Lines.Lines = Lines.stdout()): Layer.Layer<never> => {
+  const logger = Logger.make((options) => lines.write(formatted(format, options)))
+  // One change of the loggers (two merged layers would join theirs back into the caller's fiber).
+  return Layer.scopedDiscard(
+    Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) =>
+      HashSet.add(
+        HashSet.remove(HashSet.remove(loggers, Logger.defaultLogger), Logger.prettyLoggerDefault),
+        logger
+      )
+    )
   )
+}
 
 /**
  * A line of the service's own written outside Effect's loggers (the supervisor of several processes,
