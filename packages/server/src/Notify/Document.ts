@@ -1,10 +1,9 @@
 /**
- * What the wallet provider's notification service receives for one customer notice, and the pure rules of
- * its delivery: the retry schedule, how long a notice is worth delivering, and what a failed attempt
- * leads to. Sending, signing and storage are in `Notify/Delivery` and `Notify/Sql`.
+ * What the wallet provider's notification service receives for one customer notice. The rules of its
+ * delivery (retry schedule, give-up time, expiry) are core's `Notice`; storage is `Notify/Sql`.
  */
-import type { Notifications } from "@laari/core"
-import { DateTime, Duration } from "effect"
+import { Notice, type Notifications } from "@laari/core"
+import { DateTime } from "effect"
 
 /**
  * The JSON document POSTed (snake_case, Unix seconds, keys in this order). `customer.phone` is read when
@@ -48,49 +47,6 @@ export const withPhone = (text: string, phone: string | null): string => {
   return JSON.stringify(document)
 }
 
-/** A notice not delivered within this of being made is given up (`FAILED`); the record stays. */
-export const DeliveryWindow = Duration.hours(24)
-
-/**
- * The wait before each retry after the attempt it follows: quick at first (a code lives five minutes),
- * then hourly until `DeliveryWindow` is over. The first attempt runs as soon as the notice commits.
- */
-export const RetryDelays: ReadonlyArray<Duration.Duration> = [
-  Duration.seconds(5),
-  Duration.seconds(15),
-  Duration.seconds(30),
-  Duration.minutes(1),
-  Duration.minutes(2),
-  Duration.minutes(5),
-  Duration.minutes(10),
-  Duration.minutes(30),
-  Duration.hours(1)
-]
-
-/** The wait after attempt `attempt` (1-based): the last delay repeats. */
-export const delayAfter = (attempt: number): Duration.Duration =>
-  RetryDelays[Math.min(Math.max(attempt, 1), RetryDelays.length) - 1]!
-
-/** When a notice made at `createdAt` is given up. */
-export const giveUpAt = (createdAt: DateTime.Utc): DateTime.Utc =>
-  DateTime.addDuration(createdAt, DeliveryWindow)
-
-export type AfterFailure =
-  | { readonly _tag: "Retry"; readonly at: DateTime.Utc }
-  /** The next attempt would come after the notice expired: it is dropped, never sent late. */
-  | { readonly _tag: "Expired" }
-  /** The next attempt would come after `giveUpAt`. */
-  | { readonly _tag: "GaveUp" }
-
-/** What follows attempt `attempt` (1-based), made `at`, failing. */
-export const afterFailure = (
-  attempt: number,
-  at: DateTime.Utc,
-  limits: { readonly expiresAt: DateTime.Utc | null; readonly giveUpAt: DateTime.Utc }
-): AfterFailure => {
-  const next = DateTime.addDuration(at, delayAfter(attempt))
-  if (limits.expiresAt !== null && DateTime.greaterThanOrEqualTo(next, limits.expiresAt))
-    return { _tag: "Expired" }
-  if (DateTime.greaterThan(next, limits.giveUpAt)) return { _tag: "GaveUp" }
-  return { _tag: "Retry", at: next }
-}
+/** The delivery rules are core's (`Notice`), named here too for the document's readers. */
+export const { DeliveryWindow, RetryDelays, afterFailure, delayAfter, giveUpAt } = Notice
+export type AfterFailure = Notice.AfterFailure
