@@ -22,7 +22,12 @@ const expiries = fc.option(fc.integer({ min: 1, max: 600_000 }), { nil: null })
 const response = (status: number | null): Response => ({
   status,
   body: null,
-  error: status !== null && status < 300 && status >= 200 ? null : status === null ? "timed out" : `HTTP ${status}`,
+  error:
+    status !== null && status < 300 && status >= 200
+      ? null
+      : status === null
+        ? "timed out"
+        : `HTTP ${status}`,
   durationMs: 1
 })
 const succeeding = fc.integer({ min: 200, max: 299 }).map(response)
@@ -38,7 +43,7 @@ const limitsOf = (expiresIn: number | null): Notice.Limits => ({
 describe("Notice schedule", () => {
   it("waits 5 s, 15 s, 30 s, 1, 2, 5, 10, 30 min, then hourly; gives up a day after the notice", () => {
     const waits = [5, 15, 30, 60, 120, 300, 600, 1_800, 3_600, 3_600, 3_600]
-    waits.forEach((seconds, i) => expect(Duration.toSeconds(Notice.delayAfter(i + 1))).toBe(seconds))
+    expect(waits.map((_, i) => Duration.toSeconds(Notice.delayAfter(i + 1)))).toEqual(waits)
     expect(ms(Notice.giveUpAt(t0)) - ms(t0)).toBe(day)
   })
 
@@ -113,7 +118,9 @@ describe("Notice.verdict", () => {
         expect(verdict.result).toBe(
           after._tag === "Retry" ? "failed" : after._tag === "Expired" ? "expired" : "gave_up"
         )
-        expect(verdict.next === null ? null : ms(verdict.next)).toBe(after._tag === "Retry" ? ms(after.at) : null)
+        expect(verdict.next === null ? null : ms(verdict.next)).toBe(
+          after._tag === "Retry" ? ms(after.at) : null
+        )
         expect(Notice.Results).toContain(verdict.result)
       })
     )

@@ -39,7 +39,10 @@ export interface NoticeOutboxRepo {
    * Leases (for `DeliveriesStore.Lease`) up to `limit` notices due at `now` and not expired, earliest due
    * first, skipping those another worker holds; each lease counts one attempt.
    */
-  readonly claim: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<Claimed>, ServiceUnavailable>
+  readonly claim: (
+    now: DateTime.Utc,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<Claimed>, ServiceUnavailable>
   /**
    * Records an attempt's outcome: delivered, due again at `verdict.next`, or over (expired, given up); a
    * one-time code's document goes once it is over. An attempt no longer leased to its worker (its lease

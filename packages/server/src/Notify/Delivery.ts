@@ -73,7 +73,8 @@ const make = (url: string, configured: string | undefined) =>
       {
         name: JobName,
         claim: notices.claim,
-        send: (claimed) => notices.deliver(claimed).pipe(Effect.provideService(DeliveriesStore.Sender, sender)),
+        send: (claimed) =>
+          notices.deliver(claimed).pipe(Effect.provideService(DeliveriesStore.Sender, sender)),
         // One receiver: the limit per group is the limit.
         group: () => url,
         nextDueAt: notices.nextDueAt
