@@ -98,6 +98,10 @@ export const tests = (it: It): void => {
           expect(claimed.map((c) => c.id)).toEqual([early.notice.id])
           const rest = yield* outbox.claim(plus(Era, 3 * second), 10)
           expect(rest.map((c) => c.id)).toEqual([late.notice.id])
+          // Leased, they are due again when their lease runs out; delivered, never.
+          const leaseEnd = DateTime.addDuration(plus(Era, 3 * second), DeliveriesStore.Lease)
+          expect(plain(yield* outbox.nextDueAt)).toEqual(plain(leaseEnd))
+          for (const c of [...claimed, ...rest]) yield* complete(c, 204, plus(Era, 4 * second))
           expect(plain(yield* outbox.nextDueAt)).toEqual(plain(plus(Era, minute)))
           expect((yield* outbox.claim(plus(Era, minute), 10)).map((c) => c.id)).toEqual([future.notice.id])
         })
