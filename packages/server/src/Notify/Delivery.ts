@@ -1,10 +1,9 @@
 /**
  * Customer notices to the wallet provider's notification service (DESIGN section 11): with
  * `LAARI_NOTIFY_URL` set, every notice is queued in its own transaction (`Notify/Sql`) and POSTed there by
- * this worker, signed per Standard Webhooks under the notify secret, with the webhooks' signer, sender and
- * worker: core's `Notices` (signing, the verdict, the count) run by `Dispatch`, sending through the
- * webhooks' `Sender`. Retries follow `Notice.RetryDelays` for up to a day; a one-time code is never sent
- * after it expired.
+ * this worker, signed per Standard Webhooks under the notify secret: core's `Notices` (signing, the
+ * verdict, the count) run by `Dispatch`, sending through the webhooks' `Sender`. Retries follow
+ * `Notice.RetryDelays` for up to a day; a one-time code is never sent after it expired.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { type Crypto, DeliveriesStore, Notices as CoreNotices, type Notifications, Work } from "@laari/core"
