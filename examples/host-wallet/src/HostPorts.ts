@@ -4,7 +4,7 @@
  * taken apart rather than used whole, so that the host ledger REPLACES `MemoryWallet` (there is no second
  * book in this world to drift from the first).
  */
-import { Crypto, type DeliveriesStore, Engine, Merchant, Store } from "@laari/core"
+import { Crypto, type DeliveriesStore, Engine, Merchant, type NoticeOutbox, Store } from "@laari/core"
 import {
   MemoryDb,
   MemoryMerchants,
@@ -20,7 +20,13 @@ import { HostLedger, accountId } from "./HostLedger.js"
 import * as HostLedgerModule from "./HostLedger.js"
 
 /** Every port of core (what a host brings), with the testkit's `Seed` and the host ledger. */
-export type Ports = Store.Ports | DeliveriesStore.DeliveriesStore | Crypto.Crypto | Seed.Seed | HostLedger
+export type Ports =
+  | Store.Ports
+  | DeliveriesStore.DeliveriesStore
+  | NoticeOutbox.NoticeOutbox
+  | Crypto.Crypto
+  | Seed.Seed
+  | HostLedger
 
 /**
  * One transaction spans both stores: the memory database's and the ledger's. The database is always

@@ -93,6 +93,23 @@ export interface StoredAttempt extends Webhook.Attempt {
   readonly body: string
 }
 
+/** A notice of the outbox (`NoticeOutbox`), as the SQL store keeps it. */
+export interface StoredNotice {
+  readonly id: string
+  readonly customerId: string
+  readonly kind: Notifications.Kind
+  /** The stored document (`Notice.stored`); dropped once a code's notice is over. */
+  readonly payload: string | null
+  readonly status: "PENDING" | "DELIVERED" | "EXPIRED" | "FAILED"
+  readonly attempts: number
+  readonly dueAt: DateTime.Utc
+  readonly expiresAt: DateTime.Utc | null
+  readonly giveUpAt: DateTime.Utc
+  readonly leasedUntil: DateTime.Utc | null
+  readonly lastStatus: number | null
+  readonly lastError: string | null
+}
+
 export interface Tables {
   /** Counter for `Row.seq`. */
   readonly seq: number
@@ -107,6 +124,8 @@ export interface Tables {
   readonly webhookEndpoints: HashMap.HashMap<string, Row<StoredEndpoint>>
   /** The delivery log, by attempt id. */
   readonly webhookDeliveries: HashMap.HashMap<string, Row<StoredAttempt>>
+  /** The notice outbox, by notice id. */
+  readonly noticeOutbox: HashMap.HashMap<string, Row<StoredNotice>>
   readonly mandates: HashMap.HashMap<string, Row<Mandate.Mandate>>
   readonly charges: HashMap.HashMap<string, Row<Mandate.Charge>>
   readonly challenges: HashMap.HashMap<string, Approval.Challenge>
@@ -146,6 +165,7 @@ export const empty: Tables = {
   oauthTokens: HashMap.empty(),
   webhookEndpoints: HashMap.empty(),
   webhookDeliveries: HashMap.empty(),
+  noticeOutbox: HashMap.empty(),
   mandates: HashMap.empty(),
   charges: HashMap.empty(),
   challenges: HashMap.empty(),

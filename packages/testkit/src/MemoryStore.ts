@@ -14,6 +14,7 @@ import {
   EventLog,
   Events,
   Idempotency,
+  NoticeOutbox,
   Notifications,
   OAuthClient,
   Store,
@@ -23,6 +24,7 @@ import { type Context, Effect, Layer } from "effect"
 import { checkoutSessions, invoices, subscriptions } from "./MemoryBilling.js"
 import { MemoryDb, type MemoryDbService } from "./MemoryDb.js"
 import { deliveries } from "./MemoryDeliveries.js"
+import { notices } from "./MemoryNotices.js"
 import { apiKeys, customers, merchants, outlets } from "./MemoryDirectory.js"
 import { idempotency } from "./MemoryIdempotency.js"
 import { oauthClients } from "./MemoryOAuthClients.js"
@@ -58,7 +60,8 @@ export const layer: Layer.Layer<
   | OAuthClient.OAuthClientsStore
   | WebhookEndpoint.WebhookEndpointsStore
   | WebhookEndpoint.SecretSealer
-  | DeliveriesStore.DeliveriesStore,
+  | DeliveriesStore.DeliveriesStore
+  | NoticeOutbox.NoticeOutbox,
   never,
   MemoryDb
 > = Layer.mergeAll(
@@ -82,6 +85,7 @@ export const layer: Layer.Layer<
   overDb(OAuthClient.OAuthClientsStore, oauthClients),
   overDb(WebhookEndpoint.WebhookEndpointsStore, webhookEndpoints),
   overDb(DeliveriesStore.DeliveriesStore, deliveries),
+  overDb(NoticeOutbox.NoticeOutbox, notices),
   // Nothing in memory is at rest: secrets are kept as they are.
   Layer.succeed(WebhookEndpoint.SecretSealer, WebhookEndpoint.plainSealer)
 )

@@ -6,6 +6,7 @@ import {
   Crypto,
   type DeliveriesStore,
   Engine,
+  type NoticeOutbox,
   type QrImages,
   type Store,
   type WebhookEndpoint
@@ -23,7 +24,11 @@ import * as MemoryWallet from "./MemoryWallet.js"
 import type * as Seed from "./Seed.js"
 
 /** Every port of core (what a host brings): storage, ledger, the webhook delivery log, randomness. */
-export type CorePorts = Store.Ports | DeliveriesStore.DeliveriesStore | Crypto.Crypto
+export type CorePorts =
+  | Store.Ports
+  | DeliveriesStore.DeliveriesStore
+  | NoticeOutbox.NoticeOutbox
+  | Crypto.Crypto
 
 /**
  * The ports over a fresh `MemoryDb`, with `Seed`, the memory-only handles, and the sealer that keeps

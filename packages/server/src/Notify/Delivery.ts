@@ -1,26 +1,20 @@
 /**
  * Customer notices to the wallet provider's notification service (DESIGN section 11): with
  * `LAARI_NOTIFY_URL` set, every notice is queued in its own transaction (`Notify/Sql`) and POSTed there by
- * this worker, signed per Standard Webhooks under the notify secret, with the webhooks' signer, sender and
- * worker (`Webhooks/Signing`, `Webhooks/Sender`, `Dispatch`). Retries follow `Document.RetryDelays` for up
- * to a day; a one-time code is never sent after it expired.
+ * this worker, signed per Standard Webhooks under the notify secret: core's `Notices` (signing, the
+ * verdict, the count) run by `Dispatch`, sending through the webhooks' `Sender`. Retries follow
+ * `Notice.RetryDelays` for up to a day; a one-time code is never sent after it expired.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Counters, type Notifications, Work } from "@laari/core"
-import { Context, DateTime, Effect, Layer } from "effect"
+import { type Crypto, DeliveriesStore, Notices as CoreNotices, type Notifications, Work } from "@laari/core"
+import { Context, Effect, Layer } from "effect"
 import type * as Config from "../Platform/Config.js"
 import * as Dispatch from "../Background/Dispatch.js"
 import { notificationsLayer as keptOnly } from "../Sql/Notifications.js"
 import * as ServerSecrets from "../Sql/ServerSecrets.js"
 import * as Sender from "../Webhooks/Sender.js"
 import * as Signing from "../Webhooks/Signing.js"
-import {
-  type Claimed,
-  Channel as WakeChannel,
-  NotificationOutbox,
-  layer as outboxLayer,
-  notificationsLayer
-} from "./Sql.js"
+import { Channel as WakeChannel, layer as outboxLayer, notificationsLayer, portLayer } from "./Sql.js"
 
 export const JobName = "customer-notices"
 
@@ -29,16 +23,8 @@ export const SecretName = "notify_signing"
 
 export const UserAgent = "laari-notify/1"
 
-/**
- * Attempts once recorded: `delivered`; `failed`, retried later; `expired`, a code whose next try would
- * come too late, dropped; `gave_up`, a day of failures.
- */
-export const Notices = Counters.counter({
-  name: "laari_customer_notices_total",
-  description: "Customer notice deliveries to the notification service by outcome",
-  label: "outcome",
-  values: ["delivered", "failed", "expired", "gave_up"]
-})
+/** Attempts once recorded, by outcome (`Notice.Results`): core's counter, for the metrics registry. */
+export const Notices = CoreNotices.Counted
 
 /** Where the notify secret comes from: `LAARI_NOTIFY_SECRET`, or made once and kept in the database. */
 export interface SigningSecret {
@@ -76,47 +62,21 @@ export const signingSecret = (configured: string | undefined) =>
 
 const make = (url: string, configured: string | undefined) =>
   Effect.gen(function* () {
-    const outbox = yield* NotificationOutbox
     const signing = yield* signingSecret(configured)
-
-    /** Signs and sends one leased notice and records its outcome. */
-    const send = (claimed: Claimed) =>
-      Effect.gen(function* () {
-        // The wall clock, not the service's (a manual one in tests and demos): the receiver checks the
-        // timestamp against its own clock, within minutes.
-        const timestamp = Math.floor(Date.now() / 1000)
-        const response = yield* Sender.send({
-          url,
-          headers: Signing.headers([signing.secret], claimed.id, timestamp, claimed.body),
-          body: claimed.body,
-          // The operator's own setting, not a merchant's input: an internal address is expected.
-          publicOnly: false,
-          userAgent: UserAgent
-        })
-        const outcome = yield* outbox.complete(
-          claimed,
-          { status: response.status, error: response.error, delivered: Sender.succeeded(response) },
-          yield* DateTime.now
-        )
-        yield* Counters.count(Notices, outcome)
-      }).pipe(
-        // A failure to record leaves the lease to run out: the notice is sent again, with the same id.
-        Effect.catchAllCause((cause) =>
-          Effect.logWarning("recording a customer notice attempt failed", cause)
-        )
-      )
-
+    const notices = yield* CoreNotices.make({ url, secret: signing.secret })
+    const sender: DeliveriesStore.SenderService = {
+      // The operator's own setting, not a merchant's input: an internal address is expected.
+      send: (request) => Sender.send({ ...request, publicOnly: false, userAgent: UserAgent })
+    }
     const dispatcher = yield* Dispatch.make(
       {
         name: JobName,
-        claim: (now, limit) =>
-          Effect.flatMap(outbox.expire(now), (expired) =>
-            Effect.zipRight(Counters.count(Notices, "expired", expired), outbox.claim(now, limit))
-          ),
-        send,
+        claim: notices.claim,
+        send: (claimed) =>
+          notices.deliver(claimed).pipe(Effect.provideService(DeliveriesStore.Sender, sender)),
         // One receiver: the limit per group is the limit.
         group: () => url,
-        nextDueAt: outbox.nextDueAt
+        nextDueAt: notices.nextDueAt
       },
       { concurrency: 16, perGroup: 16 }
     )
@@ -129,12 +89,13 @@ const make = (url: string, configured: string | undefined) =>
  */
 export const layer = (
   config: Config.ServerConfig
-): Layer.Layer<Notifications.Notifications | Notify, never, SqlClient.SqlClient> =>
+): Layer.Layer<Notifications.Notifications | Notify, never, SqlClient.SqlClient | Crypto.Crypto> =>
   config.notifyUrl === undefined
     ? Layer.merge(keptOnly, Layer.succeed(Notify, { channel: undefined }))
-    : Layer.merge(notificationsLayer, Layer.scoped(Notify, make(config.notifyUrl, config.notifySecret))).pipe(
-        Layer.provide(outboxLayer)
-      )
+    : Layer.merge(
+        notificationsLayer,
+        Layer.scoped(Notify, make(config.notifyUrl, config.notifySecret)).pipe(Layer.provide(portLayer))
+      ).pipe(Layer.provide(outboxLayer))
 
 /** Adds the notices' job to the list the manual clock runs, when notices leave laari. */
 export const jobs = Layer.effect(

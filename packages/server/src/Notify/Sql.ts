@@ -1,10 +1,11 @@
 /**
  * The notification outbox in SQL: each notice is queued in the transaction that made it (beside its row
  * in `notifications`, which the wallet page reads), leased to a worker with `FOR UPDATE SKIP LOCKED`, and
- * completed with what followed (`Document.afterFailure`).
+ * completed with what followed (`Notice.verdict`): core's `NoticeOutbox` port (`portLayer`), and what only
+ * the server does (a spent code leaves the outbox, `find` for tests and operators).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { DeliveriesStore, Notifications } from "@laari/core"
+import { DeliveriesStore, NoticeOutbox, Notifications } from "@laari/core"
 import { Context, DateTime, Effect, Layer } from "effect"
 import { makeNotifications } from "../Sql/Notifications.js"
 import { fromDate, fromDateOrNull, int, repository, toDate } from "../Sql/Repository.js"
@@ -42,17 +43,8 @@ const OutboxSets = {
   wake: WriteBehind.wakeAfter("notification_outbox_wake", "notification_outbox_inserted", Channel, "notice")
 } satisfies Record<string, WriteBehind.RowSet>
 
-/** A leased notice, with what sending it needs. */
-export interface Claimed {
-  readonly id: string
-  readonly kind: Notifications.Kind
-  /** This attempt's number, 1-based. */
-  readonly attempt: number
-  /** The exact text to send (`Document.withPhone`). */
-  readonly body: string
-  readonly expiresAt: DateTime.Utc | null
-  readonly giveUpAt: DateTime.Utc
-}
+/** A leased notice, with what sending it needs (`Document.withPhone` made its body). */
+export type Claimed = NoticeOutbox.Claimed
 
 interface ClaimedRow {
   readonly id: string
@@ -62,13 +54,6 @@ interface ClaimedRow {
   readonly phone: string | null
   readonly expires_at: Date | null
   readonly give_up_at: Date
-}
-
-/** What a finished attempt did. */
-export interface Outcome {
-  readonly status: number | null
-  readonly error: string | null
-  readonly delivered: boolean
 }
 
 export type Status = "PENDING" | "DELIVERED" | "EXPIRED" | "FAILED"
@@ -175,26 +160,20 @@ const make = Effect.gen(function* () {
         )
       ),
 
-    /**
-     * Records an attempt's outcome: delivered, retried later, or over (expired, given up). An attempt no
-     * longer leased to this worker (its lease ran out and another took the notice) changes nothing.
-     */
-    complete: (claimed: Claimed, outcome: Outcome, at: DateTime.Utc) => {
+    /** `NoticeOutbox.complete`. */
+    complete: (claimed: Claimed, { at, response, verdict }: NoticeOutbox.Completion) => {
       const mine = sql`id = ${claimed.id} AND status = 'PENDING' AND attempts = ${claimed.attempt}`
-      const last = sql`last_status = ${outcome.status}, last_error = ${outcome.error}, leased_until = NULL`
-      if (outcome.delivered)
+      const last = sql`last_status = ${response.status}, last_error = ${response.error}, leased_until = NULL`
+      if (verdict.result === "delivered")
         return sql`UPDATE notification_outbox SET status = 'DELIVERED', ${last}, payload = ${keepPayload},
-            done_at = ${toDate(at)} WHERE ${mine}`.pipe(Effect.as("delivered" as const))
-      const next = Document.afterFailure(claimed.attempt, at, claimed)
-      if (next._tag === "Retry")
-        return sql`UPDATE notification_outbox SET ${last}, due_at = ${toDate(next.at)} WHERE ${mine}`.pipe(
-          Effect.as("failed" as const)
+            done_at = ${toDate(at)} WHERE ${mine}`.pipe(Effect.asVoid)
+      if (verdict.next !== null)
+        return sql`UPDATE notification_outbox SET ${last}, due_at = ${toDate(verdict.next)} WHERE ${mine}`.pipe(
+          Effect.asVoid
         )
       return sql`UPDATE notification_outbox SET ${last},
-          status = ${next._tag === "Expired" ? "EXPIRED" : "FAILED"}, payload = ${keepPayload},
-          done_at = ${toDate(at)} WHERE ${mine}`.pipe(
-        Effect.as(next._tag === "Expired" ? ("expired" as const) : ("gave_up" as const))
-      )
+          status = ${verdict.result === "expired" ? "EXPIRED" : "FAILED"}, payload = ${keepPayload},
+          done_at = ${toDate(at)} WHERE ${mine}`.pipe(Effect.asVoid)
     },
 
     /** When the next pending notice becomes due (its lease included). */
@@ -241,6 +220,21 @@ export class NotificationOutbox extends Context.Tag("laari/server/NotificationOu
 >() {}
 
 export const layer = Layer.effect(NotificationOutbox, Effect.map(make, repository))
+
+/** Core's `NoticeOutbox` port, over the server's outbox. */
+export const portLayer: Layer.Layer<NoticeOutbox.NoticeOutbox, never, NotificationOutbox> = Layer.effect(
+  NoticeOutbox.NoticeOutbox,
+  Effect.map(
+    NotificationOutbox,
+    ({ claim, complete, expire, nextDueAt, queue }): NoticeOutbox.NoticeOutboxRepo => ({
+      queue,
+      expire,
+      claim,
+      complete,
+      nextDueAt
+    })
+  )
+)
 
 /**
  * The `Notifications` port with the outbox: every notice is kept for the wallet page, as without it, and

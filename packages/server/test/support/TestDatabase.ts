@@ -12,13 +12,14 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import type { MigrationError } from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { ApiKeys, Crypto, DeliveriesStore, OAuthClients } from "@laari/core"
+import type { ApiKeys, Crypto, DeliveriesStore, NoticeOutbox, OAuthClients } from "@laari/core"
 import type { Seed } from "@laari/testkit"
 import { Effect, Layer, Redacted, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Database from "../../src/Sql/Database.js"
 import type { Directory } from "../../src/Platform/Directory.js"
 import type { Ports } from "../../src/Sql/Store.js"
+import * as NotifySql from "../../src/Notify/Sql.js"
 import * as WebhookSql from "../../src/Webhooks/Sql.js"
 import * as SqlSeed from "./SqlSeed.js"
 
@@ -31,19 +32,28 @@ export type TestServices =
   | SqlClient.SqlClient
   | Ports
   | DeliveriesStore.DeliveriesStore
+  | NoticeOutbox.NoticeOutbox
   | Directory
   | OAuthClients.OAuthClients
   | ApiKeys.ApiKeys
   | Crypto.Crypto
   | Seed.Seed
 
-/** The database with `Seed`, and the delivery log (`Webhooks/Sql`), which the server keeps beside it. */
+/**
+ * The database with `Seed`, and the delivery log (`Webhooks/Sql`) and notice outbox (`Notify/Sql`), which
+ * the server keeps beside it.
+ */
 const withSeed = (
   database: Layer.Layer<
-    Exclude<TestServices, Seed.Seed | DeliveriesStore.DeliveriesStore>,
+    Exclude<TestServices, Seed.Seed | DeliveriesStore.DeliveriesStore | NoticeOutbox.NoticeOutbox>,
     SqlError | MigrationError
   >
-) => SqlSeed.layer.pipe(Layer.provideMerge(WebhookSql.deliveriesLayer), Layer.provideMerge(database))
+) =>
+  SqlSeed.layer.pipe(
+    Layer.provideMerge(WebhookSql.deliveriesLayer),
+    Layer.provideMerge(NotifySql.portLayer.pipe(Layer.provide(NotifySql.layer))),
+    Layer.provideMerge(database)
+  )
 
 /** An in-memory PGlite database, migrated, with every adapter and `Seed`. */
 export const pglite = (): Layer.Layer<TestServices, SqlError | MigrationError> => withSeed(Database.layer({}))

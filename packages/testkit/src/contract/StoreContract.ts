@@ -11,7 +11,7 @@
  * placeholder's bytes are predictable), and runs on the real clock (no `TestClock`): store methods get
  * explicit times, and the service tests run on a manual clock of their own. Every test makes its own
  * merchant, so tests share a database without sharing data; the few store methods that are global
- * (`claimExpiring`, `nextExpiryAt`, `claimDue`, `nextDueAt`, `purge`, the deliveries' `claim`) are tested with dates in 1950, which no
+ * (`claimExpiring`, `nextExpiryAt`, `claimDue`, `nextDueAt`, `purge`, the deliveries' and notices' `claim`) are tested with dates in 1950, which no
  * other test uses, inside transactions that are rolled back.
  *
  * The tests live in `contract/`: one module a port under `contract/ports/`, the services run over this
@@ -33,6 +33,7 @@ import * as Mandates from "./ports/Mandates.js"
 import * as OAuthClients from "./ports/OAuthClients.js"
 import * as Merchants from "./ports/Merchants.js"
 import * as MerchantsStore from "./ports/MerchantsStore.js"
+import * as NoticeOutbox from "./ports/NoticeOutbox.js"
 import * as Outbox from "./ports/Outbox.js"
 import * as QrCodes from "./ports/QrCodes.js"
 import * as Subscriptions from "./ports/Subscriptions.js"
@@ -67,6 +68,7 @@ const ports = [
   OAuthClients,
   WebhookEndpoints,
   WebhookDeliveries,
+  NoticeOutbox,
   Mandates,
   Transactions,
   Charges,

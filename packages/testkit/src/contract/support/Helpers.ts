@@ -13,6 +13,7 @@ import {
   Ids,
   Invoice,
   type Mandate,
+  type NoticeOutbox,
   type QrCode,
   type QrImages,
   QrScheme,
@@ -23,7 +24,11 @@ import { Cause, Data, DateTime, Effect, Either, Exit } from "effect"
 import { type MerchantInput, Seed } from "../../Seed.js"
 
 /** Every port of core: what a host brings. */
-export type AllCorePorts = Store.Ports | DeliveriesStore.DeliveriesStore | Crypto.Crypto
+export type AllCorePorts =
+  | Store.Ports
+  | DeliveriesStore.DeliveriesStore
+  | NoticeOutbox.NoticeOutbox
+  | Crypto.Crypto
 
 /** What the contract's tests run with: core's services over the adapter's ports, and seeding. */
 export type Services = Engine.Services | AllCorePorts | QrImages.QrImages | Seed

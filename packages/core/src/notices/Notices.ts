@@ -1,0 +1,73 @@
+/**
+ * The notices service: one leased notice delivered to the wallet provider's notification service, signed
+ * (Standard Webhooks, under the channel's secret) at the moment it is sent by the host's `Sender`,
+ * recorded with what follows from it (`Notice.verdict`) and counted. A host's worker claims and calls
+ * `deliver`; the outbox is the host's `NoticeOutbox`.
+ */
+import { DateTime, Effect, Encoding, Either } from "effect"
+import { Crypto } from "../kernel/Crypto.js"
+import * as Counters from "../mandates/Counters.js"
+import { Sender } from "../webhooks/DeliveriesStore.js"
+import * as Webhook from "../webhooks/Webhook.js"
+import { signingKey } from "../webhooks/WebhookEndpoint.js"
+import * as Notice from "./Notice.js"
+import { type Claimed, NoticeOutbox } from "./NoticeOutbox.js"
+
+/** Attempts once recorded, and notices expired unsent, by `Notice.Result`. */
+export const Counted = Counters.counter({
+  name: "laari_customer_notices_total",
+  description: "Customer notice deliveries to the notification service by outcome",
+  label: "outcome",
+  values: Notice.Results
+})
+
+/** Where notices go: the notification service's address, and the secret (`whsec_...`) signing them. */
+export interface Channel {
+  readonly url: string
+  readonly secret: string
+}
+
+/** The service over the outbox, for `channel`. */
+export const make = (channel: Channel) =>
+  Effect.gen(function* () {
+    const outbox = yield* NoticeOutbox
+    const crypto = yield* Crypto
+    const key = signingKey(channel.secret)
+
+    /**
+     * Signs, sends and records one leased notice; never fails: a failure to record leaves the lease to
+     * run out, and the notice is sent again, with the same id.
+     */
+    const deliver = Effect.fn("Notices.deliver")(
+      function* (claimed: Claimed) {
+        const sender = yield* Sender
+        // The wall clock, not the service's (a manual one in tests and demos): the receiver checks the
+        // timestamp against its own clock, within minutes.
+        const timestamp = Math.floor(Date.now() / 1000)
+        const hex = yield* crypto.hmacSha256(key, Webhook.signedContent(claimed.id, timestamp, claimed.body))
+        const signature = Webhook.signature(Either.getOrThrow(Encoding.decodeHex(hex)))
+        const response = yield* sender.send({
+          url: channel.url,
+          headers: Webhook.headers(claimed.id, timestamp, [signature]),
+          body: claimed.body
+        })
+        const at = yield* DateTime.now
+        const verdict = Notice.verdict(claimed, response, at)
+        yield* outbox.complete(claimed, { response, verdict, at })
+        yield* Counters.count(Counted, verdict.result)
+      },
+      Effect.catchAllCause((cause) => Effect.logWarning("recording a customer notice attempt failed", cause))
+    )
+
+    return {
+      /** Records the notices that expired unsent (counted), then leases up to `limit` due ones. */
+      claim: (now: DateTime.Utc, limit: number) =>
+        Effect.flatMap(outbox.expire(now), (expired) =>
+          Effect.zipRight(Counters.count(Counted, "expired", expired), outbox.claim(now, limit))
+        ),
+      deliver,
+      nextDueAt: outbox.nextDueAt
+    }
+  })
+
+export type NoticesService = Effect.Effect.Success<ReturnType<typeof make>>
