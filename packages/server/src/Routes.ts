@@ -78,7 +78,7 @@ const ErrorMapping = HttpApiBuilder.middleware(
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([
-    Operation.mount(Api, MandatesLive),
+    Layer.unwrapEffect(Effect.map(MandatesLive, (spec) => Operation.mount(Api, spec))),
     Operation.mount(Api, QrCodesLive),
     Operation.mount(Api, QrImagesLive),
     Operation.mount(Api, CheckoutLive),

@@ -309,5 +309,112 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)(
       }
       expect(trips).toEqual([["BEGIN", "SELECT $1::timestamptz"], ["COMMIT"]])
     })
+
+    describe("a statement announced ahead (WriteBehind.Ahead)", () => {
+      const lock = (sql: SqlClient.SqlClient, id: string) =>
+        sql<{ id: string; n: number }>`SELECT id, n FROM pt_rows WHERE id = ${id} FOR UPDATE`
+      const claim = (sql: SqlClient.SqlClient, id: string) =>
+        sql`INSERT INTO pt_rows (id, n) VALUES (${id}, 0) ON CONFLICT DO NOTHING RETURNING id`
+
+      it("goes with the next statement, and answers the one after it: a keyed charge's claim and lock in one round trip", async () => {
+        await run(Effect.flatMap(SqlClient.SqlClient, (sql) => held(sql, "ahead-1", 7)))
+        const { exit, trips } = await tripsOf((sql) =>
+          Effect.gen(function* () {
+            yield* WriteBehind.Ahead.send(lock(sql, "ahead-1"))
+            const claimed = yield* claim(sql, "ahead-claim-1")
+            const locked = yield* lock(sql, "ahead-1")
+            yield* held(sql, "ahead-written-1", 1)
+            return [claimed.length, locked] as const
+          })
+        )
+        expect(exit).toEqual(Exit.succeed([1, [{ id: "ahead-1", n: 7 }]]))
+        expect(trips).toEqual([
+          ["BEGIN", "INSERT INTO", "SELECT id,"],
+          ["WITH w0_i", "COMMIT"]
+        ])
+      })
+
+      it("is dropped when another statement, or a held write, comes first: that one is sent as ever", async () => {
+        await run(Effect.flatMap(SqlClient.SqlClient, (sql) => held(sql, "ahead-2", 5)))
+        const other = await tripsOf((sql) =>
+          Effect.gen(function* () {
+            yield* WriteBehind.Ahead.send(lock(sql, "ahead-2"))
+            yield* claim(sql, "ahead-claim-2")
+            yield* count(sql, "ahead-2")
+            return yield* lock(sql, "ahead-2")
+          })
+        )
+        expect(other.exit).toEqual(Exit.succeed([{ id: "ahead-2", n: 5 }]))
+        expect(other.trips).toEqual([
+          ["BEGIN", "INSERT INTO", "SELECT id,"],
+          ["SELECT count(*)::text"],
+          ["SELECT id,"],
+          ["COMMIT"]
+        ])
+        // A write held in between may change what the announced statement read: it runs again, after it.
+        const written = await tripsOf((sql) =>
+          Effect.gen(function* () {
+            yield* WriteBehind.Ahead.send(lock(sql, "ahead-2"))
+            yield* claim(sql, "ahead-claim-3")
+            yield* sql`UPDATE pt_rows SET n = 6 WHERE id = 'ahead-2'`.pipe((update) =>
+              WriteBehind.hold(sql, ["pt:ahead-2"], () => [{ alias: "u", statement: update }])
+            )
+            return yield* lock(sql, "ahead-2")
+          })
+        )
+        expect(written.exit).toEqual(Exit.succeed([{ id: "ahead-2", n: 6 }]))
+        expect(written.trips).toEqual([
+          ["BEGIN", "INSERT INTO", "SELECT id,"],
+          ["WITH w0_u", "SELECT id,"],
+          ["COMMIT"]
+        ])
+      })
+
+      it("its failure is the failure of what comes after it, or of COMMIT: rolled back, nothing kept", async () => {
+        await run(Effect.flatMap(SqlClient.SqlClient, (sql) => held(sql, "ahead-f", 1)))
+        // Division by zero, at run time: parsed and planned fine, failing only where it runs.
+        const failing = (sql: SqlClient.SqlClient) =>
+          sql`SELECT 1 / (n - n) FROM pt_rows WHERE id = 'ahead-f'`
+        const asked = await tripsOf((sql) =>
+          Effect.gen(function* () {
+            yield* WriteBehind.Ahead.send(failing(sql))
+            const claimed = yield* claim(sql, "ahead-claim-4")
+            expect(claimed.length).toBe(1)
+            return yield* failing(sql)
+          })
+        )
+        expect(Exit.isFailure(asked.exit)).toBe(true)
+        expect(String(Cause.squash((asked.exit as Exit.Failure<unknown, unknown>).cause))).not.toContain(
+          "aborted"
+        )
+        expect(asked.trips).toEqual([["BEGIN", "INSERT INTO", "SELECT 1"], ["ROLLBACK"]])
+        // Never asked for, then COMMIT: not sent (PostgreSQL would roll back and call it committed).
+        const unasked = await tripsOf((sql) =>
+          Effect.gen(function* () {
+            yield* WriteBehind.Ahead.send(failing(sql))
+            yield* claim(sql, "ahead-claim-5")
+            yield* held(sql, "ahead-never", 1)
+          })
+        )
+        expect(Exit.isFailure(unasked.exit)).toBe(true)
+        expect(unasked.trips).toEqual([["BEGIN", "INSERT INTO", "SELECT 1"], ["ROLLBACK"]])
+        for (const id of ["ahead-claim-4", "ahead-claim-5", "ahead-never"])
+          expect(await run(Effect.flatMap(SqlClient.SqlClient, (sql) => count(sql, id)))).toEqual(
+            Exit.succeed(0)
+          )
+      })
+
+      it("does nothing outside a batched transaction", async () => {
+        await run(Effect.flatMap(SqlClient.SqlClient, (sql) => held(sql, "ahead-o", 1)))
+        trips.length = 0
+        const exit = await run(
+          Effect.flatMap(SqlClient.SqlClient, (sql) =>
+            Effect.zipRight(WriteBehind.Ahead.send(lock(sql, "ahead-o")), count(sql, "ahead-o"))
+          )
+        )
+        expect(exit).toEqual(Exit.succeed(1))
+        expect(trips.flat().some((t) => t.startsWith("SELECT id,"))).toBe(false)
+      })
+    })
   }
 )

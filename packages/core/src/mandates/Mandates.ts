@@ -17,7 +17,7 @@ import * as Outbox from "../kernel/Outbox.js"
 import * as MandateEvents from "./MandateEvents.js"
 import * as EventType from "../kernel/EventType.js"
 import * as Fees from "../kernel/Fees.js"
-import { type ChallengeId, type CustomerId, MandateId, type Tenant } from "../kernel/Ids.js"
+import { type ChallengeId, type CustomerId, MandateId, type Tenant, lookup } from "../kernel/Ids.js"
 import * as Mandate from "./Mandate.js"
 import * as MandateNotices from "./MandateNotices.js"
 import { Laari } from "../kernel/Money.js"
@@ -174,6 +174,13 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
       (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference),
       Telemetry.withTenant
     )
+
+    /**
+     * Before a charge's transaction runs anything else (an idempotency key's claim): says it will lock
+     * this mandate next (`MandatesRepo.lockAhead`), so the lock may travel with what comes first.
+     */
+    const lockAhead = (tenant: Tenant, idOrReference: string): Effect.Effect<void> =>
+      store.lockAhead === undefined ? Effect.void : store.lockAhead(tenant, lookup(idOrReference))
 
     const list = Effect.fn("Mandates.list")(
       (tenant: Tenant, filter: MandateFilter) => store.list(tenant, filter),
@@ -427,6 +434,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
       get,
       list,
       charge,
+      lockAhead,
       revoke,
       revokeAsCustomer,
       suspend,

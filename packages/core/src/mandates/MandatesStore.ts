@@ -3,7 +3,7 @@
  */
 import { Context, Effect } from "effect"
 import type { ServiceUnavailable } from "../kernel/Errors.js"
-import type { CustomerId } from "../kernel/Ids.js"
+import type { CustomerId, Lookup, Tenant } from "../kernel/Ids.js"
 import type { Claim, FindById, NextDue, Page, ReferencedRepo } from "../kernel/Storage.js"
 import type { Charge, Mandate, Status as MandateStatus } from "./Mandate.js"
 
@@ -13,6 +13,12 @@ export interface MandateFilter extends Page {
 }
 
 export interface MandatesRepo extends ReferencedRepo<Mandate, MandateFilter> {
+  /**
+   * Says that the current transaction will next lock this mandate (`find` with `forUpdate`), so an adapter
+   * that sends several statements in one round trip may send the lock with the statement that comes
+   * before it. Optional: without it, or outside such a transaction, nothing happens.
+   */
+  readonly lockAhead?: (tenant: Tenant, lookup: Lookup) => Effect.Effect<void>
   /** Any tenant's mandate by id, locked; for the customer's side (approval), which has no tenant. */
   readonly lockById: (id: string) => Effect.Effect<Mandate | undefined, ServiceUnavailable>
   /** Customer-side listing: the mandates bound to a wallet, newest first. */

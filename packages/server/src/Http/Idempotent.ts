@@ -91,6 +91,8 @@ export const idempotent = <A, E, R>(
     readonly principal: Auth.Principal
     readonly key: string | undefined
     readonly payload: unknown
+    /** What the command will lock first, announced before the claim (`Operation.Ahead`). */
+    readonly ahead?: Effect.Effect<void> | undefined
   },
   command: Effect.Effect<A, E, R>,
   concealed?: Concealed
@@ -124,6 +126,7 @@ export const idempotent = <A, E, R>(
       Abort<E> | Idempotency.KeyInFlight | Idempotency.KeyReused | Errors.ServiceUnavailable,
       R
     > = Effect.gen(function* () {
+      if (request.ahead !== undefined) yield* request.ahead
       const claim = yield* store.claim(scope, fingerprint, now)
       if (claim._tag === "Busy") return yield* Effect.fail(new Idempotency.KeyInFlight())
       if (claim._tag === "Held") {

@@ -40,6 +40,18 @@ export type Request = {
 /** For a keyed response that shows a secret: how it is kept, from the caller and the request. */
 export type Conceal = (principal: Auth.Principal, request: Request) => Idempotent.Concealed
 
+/**
+ * For a keyed operation: what its command will lock first, announced before the key's claim so that the
+ * two travel in one round trip (`WriteBehind.Ahead`; issue 27, a keyed charge).
+ */
+export type Ahead = (principal: Auth.Principal, request: Request) => Effect.Effect<void>
+
+/** What some of a group's keyed endpoints add to their handlers, by endpoint name. */
+export interface Extras {
+  readonly conceal?: Partial<Record<string, Conceal>>
+  readonly ahead?: Partial<Record<string, Ahead>>
+}
+
 type Refusal = Auth.Forbidden | Problems.NotFound
 
 /** The caller, when `rule` admits it (a merchant's principal, or none for the operator and anyone). */
@@ -83,7 +95,8 @@ const guard = (
   group: HttpApiGroup.HttpApiGroup.AnyWithProps,
   endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps,
   handler: Handler,
-  conceal: Conceal | undefined
+  conceal: Conceal | undefined,
+  ahead: Ahead | undefined
 ): Handler => {
   const rule = Access.ruleOf(group, endpoint)
   if (rule === undefined) throw new Error(`${group.identifier}.${endpoint.name} declares no access rule`)
@@ -102,7 +115,7 @@ const guard = (
       return Effect.flatMap(payload, (body) =>
         Idempotent.idempotent(
           endpoint as unknown as { readonly successSchema: Schema.Schema.AnyNoContext },
-          { principal, key: Idempotent.keyOf(request), payload: body },
+          { principal, key: Idempotent.keyOf(request), payload: body, ahead: ahead?.(principal, request) },
           handler(request),
           conceal?.(principal, request)
         )
@@ -112,8 +125,9 @@ const guard = (
 }
 
 /**
- * `HttpApiBuilder.group`, every handler behind its endpoint's declarations. `conceal` names the keyed
- * endpoints whose responses show a secret (`Idempotent.Concealed`), and is built with the handlers.
+ * `HttpApiBuilder.group`, every handler behind its endpoint's declarations. `extras` names the keyed
+ * endpoints whose responses show a secret (`Idempotent.Concealed`) or whose command's first lock is
+ * announced ahead (`Ahead`), and is built with the handlers.
  */
 export const group = <
   ApiId extends string,
@@ -132,7 +146,7 @@ export const group = <
       HttpApiGroup.HttpApiGroup.WithName<Groups, Name>
     >
   ) => HttpApiBuilder.Handlers.ValidateReturn<Return>,
-  conceal: Partial<Record<string, Conceal>> = {}
+  extras: Extras = {}
 ): Layer.Layer<
   HttpApiGroup.ApiGroup<ApiId, Name>,
   HttpApiBuilder.Handlers.Error<Return>,
@@ -158,7 +172,12 @@ export const group = <
       ]!
       const items = Chunk.map(done.handlers, (item) => {
         const endpoint = item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
-        return { ...item, handler: guard(group, endpoint, item.handler as Handler, conceal[endpoint.name]) }
+        const handler = item.handler as Handler
+        const name = endpoint.name
+        return {
+          ...item,
+          handler: guard(group, endpoint, handler, extras.conceal?.[name], extras.ahead?.[name])
+        }
       })
       return Object.assign(Object.create(Object.getPrototypeOf(done)), done, { handlers: items })
     }) as never
@@ -178,7 +197,7 @@ export interface Handlers<G extends HttpApiGroup.HttpApiGroup.Any, Return> {
   readonly build: (
     handlers: HttpApiBuilder.Handlers.FromGroup<ApiError, never, G>
   ) => HttpApiBuilder.Handlers.ValidateReturn<Return>
-  readonly conceal: Partial<Record<string, Conceal>>
+  readonly extras: Extras
 }
 
 export const handlers = <G extends HttpApiGroup.HttpApiGroup.Any, Return>(
@@ -186,8 +205,8 @@ export const handlers = <G extends HttpApiGroup.HttpApiGroup.Any, Return>(
   build: (
     handlers: HttpApiBuilder.Handlers.FromGroup<ApiError, never, G>
   ) => HttpApiBuilder.Handlers.ValidateReturn<Return>,
-  conceal: Partial<Record<string, Conceal>> = {}
-): Handlers<G, Return> => ({ group, build, conceal })
+  extras: Extras = {}
+): Handlers<G, Return> => ({ group, build, extras })
 
 /** `group` for a feature's `Handlers`, in the API that holds its group. */
 export const mount = <
@@ -206,5 +225,5 @@ export const mount = <
     (spec.group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps)
       .identifier as HttpApiGroup.HttpApiGroup.Name<G>,
     spec.build as never,
-    spec.conceal
+    spec.extras
   )

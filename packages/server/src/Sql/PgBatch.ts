@@ -33,7 +33,9 @@ export class BatchError {
   constructor(
     readonly error: SqlError,
     readonly statement: number | undefined,
-    readonly lost: boolean
+    readonly lost: boolean,
+    /** The results of the statements that completed before `statement`. */
+    readonly completed: ReadonlyArray<pg.QueryResult> = []
   ) {}
 }
 
@@ -222,7 +224,8 @@ export const run = (
                 new BatchError(
                   new SqlError({ cause: error, message: "Failed to execute statement" }),
                   batch.failedAt,
-                  error !== batch.rowError && isConnectionLoss(error)
+                  error !== batch.rowError && isConnectionLoss(error),
+                  batch.results
                 )
               )
             )

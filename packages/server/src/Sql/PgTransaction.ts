@@ -88,13 +88,33 @@ const canceller = (pool: pg.Pool, client: pg.PoolClient): Effect.Effect<void> =>
   }).pipe(Effect.interruptible, Effect.timeoutOption("5 seconds"), Effect.asVoid)
 }
 
+/** Whether two statements are the same text with the same parameters (dates by their instant). */
+const sameStatement = (a: WriteBehind.AheadStatement, b: PgBatch.Statement): boolean =>
+  b.rowMode === undefined &&
+  a.text === b.text &&
+  a.params.length === b.params.length &&
+  a.params.every((p, i) => {
+    const q = b.params[i]
+    return p === q || (p instanceof Date && q instanceof Date && p.getTime() === q.getTime())
+  })
+
 /** One transaction's state on its connection. */
 class Transaction {
   /** Whether BEGIN has been sent (alone or in a batch): from then on, the server has a transaction. */
   begun = false
   /** Whether a statement failed because the connection's named statements were stale (`PgPrepared`). */
   stale = false
-  readonly buffer = WriteBehind.emptyBuffer()
+  readonly buffer = WriteBehind.emptyBuffer({ pipelined: true })
+  /** The answer of the statement announced ahead, until the next statement (`last`). */
+  private kept:
+    | { readonly statement: WriteBehind.AheadStatement; readonly result: pg.QueryResult }
+    | undefined
+  /**
+   * The error of a statement announced ahead: the server aborted the transaction, so every later
+   * statement, and COMMIT, fails with it (rather than with "current transaction is aborted", or a
+   * COMMIT that PostgreSQL answers by rolling back).
+   */
+  private aborted: SqlError | undefined
 
   constructor(
     private readonly reserved: Reserved,
@@ -124,14 +144,37 @@ class Transaction {
     )
   }
 
-  /** `statement` after the prelude, in one round trip: its result. */
+  /**
+   * `statement` after the prelude, in one round trip: its result. A statement announced ahead
+   * (`WriteBehind.Ahead`) goes last in the same round trip, and its answer is kept (`kept`) for the
+   * transaction's next statement if that is the same one, with nothing written in between.
+   */
   private last(statement: PgBatch.Statement): Effect.Effect<pg.QueryResult, SqlError> {
-    return Effect.suspend(() =>
-      this.run([...this.prelude(), statement]).pipe(
-        Effect.map((results) => results[results.length - 1]!),
-        Effect.mapError((failed) => failed.error)
+    return Effect.suspend(() => {
+      if (this.aborted !== undefined) return Effect.fail(this.aborted)
+      const kept = this.kept
+      this.kept = undefined
+      if (kept !== undefined && WriteBehind.isEmpty(this.buffer) && sameStatement(kept.statement, statement))
+        return Effect.succeed(kept.result)
+      const ahead = this.buffer.ahead
+      this.buffer.ahead = undefined
+      const statements = [...this.prelude(), statement]
+      const at = statements.length - 1
+      if (ahead !== undefined) statements.push({ text: ahead.text, params: ahead.params })
+      return this.run(statements).pipe(
+        Effect.map((results) => {
+          if (ahead !== undefined) this.kept = { statement: ahead, result: results[at + 1]! }
+          return results[at]!
+        }),
+        Effect.catchAll((failed) => {
+          // Only the statement announced ahead failed: this one's answer stands, and the failure is the
+          // next statement's, or COMMIT's (`aborted`).
+          if (ahead === undefined || failed.statement !== at + 1) return Effect.fail(failed.error)
+          this.aborted = failed.error
+          return Effect.succeed(failed.completed[at]!)
+        })
       )
-    )
+    })
   }
 
   /** The connection the transaction's statements run on (`SqlClient.TransactionConnection`). */
@@ -159,6 +202,10 @@ class Transaction {
    */
   commit(): Effect.Effect<void, SqlError> {
     return Effect.suspend(() => {
+      this.kept = undefined
+      this.buffer.ahead = undefined
+      // A statement announced ahead failed: the server aborted the transaction.
+      if (this.aborted !== undefined) return Effect.zipRight(this.rollback(), Effect.fail(this.aborted))
       const writes = WriteBehind.drain(this.buffer)
       if (!this.begun && writes === undefined) return Effect.void
       // Lost before COMMIT was sent: the server ends the transaction with the session, nothing committed.

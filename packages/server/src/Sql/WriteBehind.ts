@@ -53,16 +53,33 @@ interface Buffer {
   params: number
   /** Rows this transaction has locked and read, as read, until it writes them (`Locked`). */
   readonly locked: Map<string, unknown>
+  /**
+   * A statement announced ahead (`Ahead`), to go with the transaction's next one; only where the
+   * transaction batches its statements (`pipelined`, `PgTransaction`).
+   */
+  ahead: AheadStatement | undefined
+  readonly pipelined: boolean
 }
 
-export const emptyBuffer = (): Buffer => ({
+/** A statement as its connection receives it: compiled text and parameters. */
+export interface AheadStatement {
+  readonly text: string
+  readonly params: ReadonlyArray<unknown>
+}
+
+export const emptyBuffer = (options?: { readonly pipelined?: boolean }): Buffer => ({
   parts: [],
   sets: new Map(),
   keys: new Set(),
   count: 0,
   params: 0,
-  locked: new Map()
+  locked: new Map(),
+  ahead: undefined,
+  pipelined: options?.pipelined === true
 })
+
+/** Whether no write is held. */
+export const isEmpty = (buffer: Buffer): boolean => buffer.parts.length === 0 && buffer.sets.size === 0
 
 /** The writes held by the current transaction. */
 export class Pending extends Context.Tag("laari/server/PendingWrites")<Pending, Buffer>() {}
@@ -99,11 +116,11 @@ const combine = (buffer: Buffer): readonly [string, Array<unknown>] => {
  * connection that sends them itself, in one round trip with what follows (`PgTransaction`).
  */
 export const drain = (buffer: Buffer): readonly [string, Array<unknown>] | undefined =>
-  buffer.parts.length === 0 && buffer.sets.size === 0 ? undefined : combine(buffer)
+  isEmpty(buffer) ? undefined : combine(buffer)
 
 const flushOn = (conn: Connection, buffer: Buffer): Effect.Effect<void, SqlError> =>
   Effect.suspend(() => {
-    if (buffer.parts.length === 0 && buffer.sets.size === 0) return Effect.void
+    if (isEmpty(buffer)) return Effect.void
     const [text, params] = combine(buffer)
     return Effect.asVoid(conn.execute(text, params, undefined))
   })
@@ -309,6 +326,26 @@ export const Locked = {
     Effect.flatMap(Effect.serviceOption(Pending), (pending) =>
       Effect.sync(() => {
         if (Option.isSome(pending)) pending.value.locked.delete(key)
+      })
+    )
+}
+
+/**
+ * A statement the command will run next, announced before the statement that comes first (issue 27: a
+ * keyed charge's mandate lock, announced before the key's claim). Where the transaction batches its
+ * statements, the announced one goes in the same round trip, right after the next statement, and its
+ * answer is kept for the command: served if the command's next statement is exactly it (same text and
+ * parameters) with nothing written in between, else dropped (it ran; what it locked stays locked). It
+ * only runs earlier, in the same transaction, with none of the transaction's statements between: the
+ * same outcome as running it when asked. Elsewhere (one statement a round trip), announcing does nothing.
+ */
+export const Ahead = {
+  send: (statement: Statement.Statement<unknown>): Effect.Effect<void> =>
+    Effect.flatMap(Effect.serviceOption(Pending), (pending) =>
+      Effect.sync(() => {
+        if (Option.isNone(pending) || !pending.value.pipelined) return
+        const [text, params] = statement.compile()
+        pending.value.ahead = { text, params }
       })
     )
 }

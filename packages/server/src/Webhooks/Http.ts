@@ -90,9 +90,11 @@ export const WebhookEndpointsLive = Effect.map(
           ),
       // The responses that show a secret are kept without it (`Replay`).
       {
-        create: (principal) => endpoints.concealed(principal, (body) => body.id),
-        rotateSecret: (principal, request) =>
-          endpoints.concealed(principal, () => (request.path as { readonly id: string }).id)
+        conceal: {
+          create: (principal) => endpoints.concealed(principal, (body) => body.id),
+          rotateSecret: (principal, request) =>
+            endpoints.concealed(principal, () => (request.path as { readonly id: string }).id)
+        }
       }
     )
 )
