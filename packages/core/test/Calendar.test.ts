@@ -48,6 +48,49 @@ describe("formatMaldives", () => {
   })
 })
 
+describe("Maldives time without Temporal (the fast path)", () => {
+  // What Temporal says, for the fast path to equal: the same functions' general branch.
+  const temporal = (t: DateTime.Utc, zone: string) => {
+    const zoned = Calendar.toInstant(t).toZonedDateTimeISO(zone)
+    return {
+      month: zoned.toPlainDate().toPlainYearMonth().toString(),
+      text: zoned.toString({ smallestUnit: "second", roundingMode: "trunc", timeZoneName: "never" })
+    }
+  }
+  const anyInstant = fc
+    .integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(10001, 0, 1) })
+    .map((ms) => DateTime.unsafeMake(ms))
+  // Month and year ends, the fast path's edges (1970 and year 10000), and a millisecond either side.
+  const edges = [
+    "1969-12-31T18:59:59.999Z",
+    "1969-12-31T19:00:00.000Z",
+    "1970-01-01T00:00:00.000Z",
+    "2026-03-31T18:59:59.999Z",
+    "2026-03-31T19:00:00.000Z",
+    "2028-02-28T19:00:00.000Z",
+    "9999-12-31T18:59:59.999Z",
+    "9999-12-31T19:00:00.000Z"
+  ].map((iso) => DateTime.unsafeMake(iso))
+
+  it("monthKey and formatMaldives equal Temporal's answers, at the edges and for any instant 1900-10000", () => {
+    const same = (t: DateTime.Utc) => {
+      const expected = temporal(t, Calendar.MaldivesZone)
+      expect(Calendar.monthKey(t, Calendar.MaldivesZone)).toBe(expected.month)
+      expect(Calendar.formatMaldives(t)).toBe(expected.text)
+    }
+    edges.forEach(same)
+    fc.assert(fc.property(anyInstant, same), { numRuns: 2000 })
+  })
+
+  it("and differ from another zone's answers: the comparison can fail", () => {
+    // Kathmandu is +05:45: 18:30Z on 31 March is 23:30 in the Maldives, 00:15 on 1 April in Kathmandu.
+    const t = DateTime.unsafeMake("2026-03-31T18:30:00Z")
+    expect(Calendar.monthKey(t, Calendar.MaldivesZone)).toBe("2026-03")
+    expect(temporal(t, "Asia/Kathmandu").month).toBe("2026-04")
+    expect(Calendar.formatMaldives(t)).not.toBe(temporal(t, "Asia/Kathmandu").text)
+  })
+})
+
 describe("parseOffsetDateTime", () => {
   it.each([
     ["2026-03-31T14:05:09+05:00", "2026-03-31T09:05:09.000Z"],
