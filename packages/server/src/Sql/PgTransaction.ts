@@ -1,10 +1,12 @@
 /**
  * The Transactor's transaction on PostgreSQL, in as few round trips as the command allows (issue 27).
  * A charge used to be five: BEGIN, the idempotency claim, the mandate's lock, the writes (held back by
- * `WriteBehind`), COMMIT. Here it is three, with nothing else changed:
+ * `WriteBehind`), COMMIT. Here it is two, with nothing else changed:
  *
  * - BEGIN is not sent alone: it goes, in one batch (`PgBatch`), with the transaction's first statement;
  * - the held writes go with the statement that needs them flushed, as today, but in the same batch;
+ * - a statement announced ahead (`WriteBehind.Ahead`: the charge's lock) goes after the next one, in
+ *   its batch, and answers the statement after it if that is the same;
  * - at the end, the writes still held and COMMIT go as one batch.
  *
  * The statements run in the order they were issued, each after the one before it completed, as when
