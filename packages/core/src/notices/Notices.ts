@@ -6,7 +6,7 @@
  */
 import { DateTime, Effect, Encoding, Either } from "effect"
 import { Crypto } from "../kernel/Crypto.js"
-import * as Counters from "../mandates/Counters.js"
+import * as Counters from "../kernel/Counters.js"
 import { Sender } from "../webhooks/DeliveriesStore.js"
 import * as Webhook from "../webhooks/Webhook.js"
 import { signingKey } from "../webhooks/WebhookEndpoint.js"
