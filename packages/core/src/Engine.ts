@@ -15,6 +15,8 @@ import { Deliveries } from "./webhooks/Deliveries.js"
 import type { DeliveriesStore } from "./webhooks/DeliveriesStore.js"
 import { Mandates } from "./mandates/Mandates.js"
 import { Merchants } from "./directory/Merchants.js"
+import type { NoticeOutbox } from "./notices/NoticeOutbox.js"
+import { Notices } from "./notices/Notices.js"
 import { OAuthClients } from "./directory/OAuthClients.js"
 import type * as QrImages from "./qr/QrImages.js"
 import { Reads } from "./Reads.js"
@@ -28,11 +30,12 @@ import type * as Work from "./kernel/Work.js"
 
 /**
  * What a host brings: storage and its transactions, the idempotency store, the outbox, notifications,
- * the wallet ledger, the webhook delivery log, randomness and keyed hashing, and a renderer for static
- * QR images. The delivery log is apart from `Store.Ports`: a host may keep it beside its store (the
- * server does, with the webhooks), as long as the outbox queues into it.
+ * the wallet ledger, the webhook delivery log, the notice outbox, randomness and keyed hashing, and a
+ * renderer for static QR images. The delivery log and the notice outbox are apart from `Store.Ports`: a
+ * host may keep them beside its store (the server does, with the webhooks and its notifications), as
+ * long as the outbox queues into the one and its `Notifications` port into the other.
  */
-export type Ports = Store.Ports | DeliveriesStore | Crypto.Crypto | QrImages.QrImages
+export type Ports = Store.Ports | DeliveriesStore | NoticeOutbox | Crypto.Crypto | QrImages.QrImages
 
 /** What the engine gives: the services, and `Work.Jobs`, the background work a host's workers run. */
 export type Services =
@@ -50,6 +53,7 @@ export type Services =
   | OAuthClients
   | WebhookEndpoints
   | Deliveries
+  | Notices
   | Reads
   | Work.Jobs
 
@@ -69,6 +73,7 @@ export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
       OAuthClients.Default,
       WebhookEndpoints.Default,
       Deliveries.Default,
+      Notices.Default,
       Reads.Default
     )
   ),

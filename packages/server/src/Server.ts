@@ -34,9 +34,9 @@ const coreLayer = (config: Config.ServerConfig, readiness: Layer.Layer<Readiness
   )
   // The rate limits, shared in the database with `DATABASE_URL`.
   const limited = RateBuckets.layer.pipe(Layer.provideMerge(base))
-  // The notices' port (queued for the notification service too, with `LAARI_NOTIFY_URL`) over the
-  // database's own, which it replaces.
-  const notices = Notify.layer(config).pipe(Layer.provideMerge(limited))
+  // The notices' ports (queued for the notification service too, with `LAARI_NOTIFY_URL`) over the
+  // database's own, which they replace.
+  const notices = Notify.ports(config).pipe(Layer.provideMerge(limited))
   // The delivery log, beside the database's other ports.
   const services = ServicesLive.pipe(
     Layer.provideMerge(WebhookSql.deliveriesLayer),
@@ -49,7 +49,7 @@ const coreLayer = (config: Config.ServerConfig, readiness: Layer.Layer<Readiness
   // The engine's jobs, the webhook deliveries and the notices, in one list.
   const jobs = Notify.jobs.pipe(
     Layer.provide(Delivery.jobs.pipe(Layer.provide(services))),
-    Layer.provideMerge(deliveries)
+    Layer.provideMerge(Layer.merge(deliveries, Notify.layer(config)))
   )
   return Clockwork.layer.pipe(Layer.provideMerge(jobs), Layer.provideMerge(services))
 }

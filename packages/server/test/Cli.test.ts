@@ -4,6 +4,7 @@
  * child process on PGlite with a manual clock: every command, the errors a developer acts on, `listen`
  * forwarding signed deliveries, and the start-up output with the operator token kept across a restart.
  */
+import { StandardWebhooksVector } from "@laari/testkit"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -334,7 +335,7 @@ describe("laari CLI", { timeout: 300_000 }, () => {
   it("trigger emits the event asked for; listen forwards events signed like real deliveries", async () => {
     const key = await demoKey()
     const receiver = await Receiver.start()
-    const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+    const { secret } = StandardWebhooksVector
     try {
       const { listened } = await listen(key, receiver.url("/hooks"), ["--secret", secret], 30_000)
 

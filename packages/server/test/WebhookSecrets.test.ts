@@ -6,6 +6,7 @@
  * On PGlite (a data directory, to restart on it) and on PostgreSQL (one database across restarts).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import { StandardWebhooksVector } from "@laari/testkit"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -51,7 +52,7 @@ describe("LAARI_MASTER_KEY", () => {
 
   it("seals with a fresh nonce each time, opens only for its endpoint and with its key", () => {
     const ring: Secrets.Keyring = { current: Secrets.key(keyA), older: [] }
-    const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+    const { secret } = StandardWebhooksVector
     const one = Secrets.seal(ring, "e1", secret)
     expect(one).toMatch(/^v1:[0-9a-f]{16}:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$/)
     expect(Secrets.seal(ring, "e1", secret)).not.toBe(one)

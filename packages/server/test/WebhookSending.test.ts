@@ -2,6 +2,7 @@
  * The parts of a delivery below the API: Standard Webhooks signing (the spec's test vector, and the
  * `standardwebhooks` library), the address rules against SSRF, and one attempt over real sockets.
  */
+import { StandardWebhooksVector as vector } from "@laari/testkit"
 import { Effect } from "effect"
 import http from "node:http"
 import { Webhook as StandardWebhook } from "standardwebhooks"
@@ -12,14 +13,6 @@ import * as Signing from "../src/Webhooks/Signing.js"
 import * as R from "./support/Receiver.js"
 
 describe("Signing", () => {
-  const vector = {
-    secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-    id: "msg_p5jXN8AQM9LWM0D4loKWxJek",
-    timestamp: 1614265330,
-    body: '{"test": 2432232314}',
-    signature: "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
-  }
-
   it("reproduces the Standard Webhooks test vector", () => {
     expect(Signing.sign(vector.secret, vector.id, vector.timestamp, vector.body)).toBe(vector.signature)
     expect(Signing.sign(vector.secret, vector.id, vector.timestamp + 1, vector.body)).not.toBe(

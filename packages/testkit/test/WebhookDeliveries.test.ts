@@ -17,27 +17,10 @@ import { DateTime, Effect } from "effect"
 import { createHmac } from "node:crypto"
 import { newMandate } from "../src/contract/support/Helpers.js"
 import { Seed } from "../src/Seed.js"
+import { sending } from "./support/Sending.js"
 import * as Testkit from "../src/Testkit.js"
 
 const caps: DeliveriesStore.Caps = { perEndpoint: 8, perFailingEndpoint: 1, perMerchant: 32 }
-
-/** A sender answering `status` (or nothing: `null`), keeping every request. */
-const sending = (status: number | null) => {
-  const sent: Array<DeliveriesStore.Request> = []
-  const sender: DeliveriesStore.SenderService = {
-    send: (request) =>
-      Effect.sync(() => {
-        sent.push(request)
-        return {
-          status,
-          body: status === null ? null : "ok",
-          error: status === null ? "connection refused" : status < 300 ? null : `HTTP ${status}`,
-          durationMs: 7
-        }
-      })
-  }
-  return { sent, provide: Effect.provideService(DeliveriesStore.Sender, sender) }
-}
 
 /** A merchant with an endpoint for every event, and an event of it in the outbox. */
 const world = Effect.gen(function* () {

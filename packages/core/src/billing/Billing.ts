@@ -22,7 +22,7 @@ import { Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
 import { Transactor } from "../kernel/Storage.js"
 import * as Subscription from "./Subscription.js"
 import { Subscriptions } from "./Subscriptions.js"
-import * as Counters from "../mandates/Counters.js"
+import * as Counters from "../kernel/Counters.js"
 import { Wallet } from "../wallet/Wallet.js"
 import * as Work from "../kernel/Work.js"
 
@@ -33,6 +33,19 @@ const MaxStepsPerSubscription = 64
 
 /** Claim transactions a worker runs side by side (each claims a batch; `SKIP LOCKED` keeps them apart). */
 export const RenewalConcurrency = 2
+
+/**
+ * Renewal attempts once committed: `paid`; `failed`, a retry is scheduled; `ended`, the last retry
+ * missed and the subscription ends; `voided`, it was cancelled while the attempt ran.
+ */
+export const Renewals = Counters.counter({
+  name: "laari_renewals_total",
+  description: "Subscription renewal attempts by outcome: paid, failed (a retry follows), ended, voided",
+  label: "outcome",
+  values: ["paid", "failed", "ended", "voided"]
+})
+
+export type RenewalOutcome = (typeof Renewals.values)[number]
 
 /**
  * One subscription in a batch: where it stands, and the invoices its steps changed. Its rows are written
@@ -82,10 +95,7 @@ const touch = (r: Renewal, invoice: Invoice.Invoice, isNew = false) => {
 }
 
 /** What an attempt came to, from its outcome and the invoice after it (`Subscription.afterAttempt`). */
-const renewalOutcome = (
-  outcome: Subscription.Outcome,
-  after: Invoice.Invoice | undefined
-): Counters.RenewalOutcome =>
+const renewalOutcome = (outcome: Subscription.Outcome, after: Invoice.Invoice | undefined): RenewalOutcome =>
   outcome._tag === "Paid"
     ? "paid"
     : after?.status === "VOID"
@@ -295,7 +305,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
               batch.push([renewal(sub, invoice, attempt.steps), attempt, invoice])
           }
           if (wallet.prepare !== undefined) yield* wallet.prepare(batch.map(([r]) => r.sub.customerId))
-          const outcomes: Array<Counters.RenewalOutcome> = []
+          const outcomes: Array<RenewalOutcome> = []
           for (const [r, attempt, invoice] of batch) outcomes.push(yield* charge(r, attempt, invoice, now))
           const next = yield* settle(
             batch.map(([r]) => r),
@@ -308,7 +318,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
     const chargeAll = (attempts: ReadonlyArray<Attempt>) =>
       Effect.flatMap(chargeBatch(attempts), ({ next, outcomes }) =>
         Effect.as(
-          Effect.forEach(outcomes, (o) => Counters.count(Counters.Renewals, o)),
+          Effect.forEach(outcomes, (o) => Counters.count(Renewals, o)),
           next
         )
       )

@@ -7,8 +7,11 @@
  * then "in flight") and then replays what committed; if the first request rolled back, the duplicate
  * runs instead. No reservation outlives its transaction, so there is nothing to take over and no way for
  * two executions under one key to both commit.
+ *
+ * `run` is that protocol, written once for every caller (the API's keyed endpoints, the dashboard's refund
+ * form); what a caller stores of its outcome, and what it rolls back, stays the caller's.
  */
-import { Context, DateTime, type Effect, Schema } from "effect"
+import { Context, DateTime, Effect, Schema } from "effect"
 import type { ServiceUnavailable } from "./Errors.js"
 import type { Environment, MerchantId } from "./Ids.js"
 
@@ -106,3 +109,35 @@ export class IdempotencyStore extends Context.Tag("laari/IdempotencyStore")<
   IdempotencyStore,
   IdempotencyStoreService
 >() {}
+
+/** What a keyed command came to: the response a first run stored, or this run's own value. */
+export type Outcome<A> =
+  | { readonly _tag: "Replayed"; readonly response: StoredResponse }
+  | { readonly _tag: "Ran"; readonly value: A }
+
+/**
+ * Runs `command` under `scope`'s key, inside the caller's transaction: the key is claimed; still held
+ * by another transaction past the store's bounded wait, `KeyInFlight`; a record already there is
+ * replayed, refused under another request (`KeyReused`), or, expired or without a response, replaced
+ * before the command runs. Storing the response (`complete`, before the commit) is the caller's: only it
+ * knows how its outcome is answered, and which outcomes roll back instead.
+ */
+export const run = <A, E, R>(
+  store: IdempotencyStoreService,
+  scope: Scope,
+  fingerprint: string,
+  now: DateTime.Utc,
+  command: Effect.Effect<A, E, R>
+): Effect.Effect<Outcome<A>, E | KeyInFlight | KeyReused | ServiceUnavailable, R> =>
+  Effect.flatMap(
+    store.claim(scope, fingerprint, now),
+    (claim): Effect.Effect<Outcome<A>, E | KeyInFlight | KeyReused | ServiceUnavailable, R> => {
+      if (claim._tag === "Busy") return Effect.fail(new KeyInFlight())
+      const ran = Effect.map(command, (value): Outcome<A> => ({ _tag: "Ran", value }))
+      if (claim._tag === "Claimed") return ran
+      const decision = decide(claim.record, fingerprint, now)
+      if (decision._tag === "Replay") return Effect.succeed({ _tag: "Replayed", response: decision.response })
+      if (decision._tag === "Mismatch") return Effect.fail(new KeyReused())
+      return Effect.zipRight(store.replace(scope, fingerprint, now), ran)
+    }
+  )

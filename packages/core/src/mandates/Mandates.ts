@@ -26,7 +26,7 @@ import { ChargesStore, MandatesStore } from "./MandatesStore.js"
 import { Customers, Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
 import { DuplicateReference, Transactor, findOrFail } from "../kernel/Storage.js"
 import type { MandateFilter } from "./MandatesStore.js"
-import * as Counters from "./Counters.js"
+import * as Counters from "../kernel/Counters.js"
 import { Wallet, type RefusalReason } from "../wallet/Wallet.js"
 import * as Work from "../kernel/Work.js"
 import * as Telemetry from "../kernel/Telemetry.js"
@@ -89,6 +89,14 @@ export interface ChargeRequest {
   readonly description?: string | undefined
   readonly reference?: string | undefined
 }
+
+/** `POST /mandates/{id}/charges` once committed: `succeeded`, or the refusal's code. */
+export const Charges = Counters.counter({
+  name: "laari_mandate_charges_total",
+  description: "Mandate charges by outcome: succeeded, or the refusal code",
+  label: "outcome",
+  values: ["succeeded", ...Mandate.RefusalCode.literals]
+})
 
 /** Wallet refusals as the spec's charge codes. */
 export const refusalCode = (reason: RefusalReason): Mandate.RefusalCode => {
@@ -285,17 +293,12 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
           })
         )
         // Counted once committed: a rolled-back charge neither happened nor was refused.
-        yield* Counters.count(
-          Counters.MandateCharges,
-          Either.isRight(outcome) ? "succeeded" : outcome.left.code
-        )
+        yield* Counters.count(Charges, Either.isRight(outcome) ? "succeeded" : outcome.left.code)
         return yield* outcome
       },
       // A mandate not found fails the transaction rather than refusing inside it; it is a refusal all the same.
       Effect.tapError((e) =>
-        e._tag === "MandateNotFound"
-          ? Counters.count(Counters.MandateCharges, "MANDATE_NOT_FOUND")
-          : Effect.void
+        e._tag === "MandateNotFound" ? Counters.count(Charges, "MANDATE_NOT_FOUND") : Effect.void
       ),
       Telemetry.withTenant
     )

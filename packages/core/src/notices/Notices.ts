@@ -1,12 +1,13 @@
 /**
  * The notices service: one leased notice delivered to the wallet provider's notification service, signed
  * (Standard Webhooks, under the channel's secret) at the moment it is sent by the host's `Sender`,
- * recorded with what follows from it (`Notice.verdict`) and counted. A host's worker claims and calls
- * `deliver`; the outbox is the host's `NoticeOutbox`.
+ * recorded with what follows from it (`Notice.verdict`) and counted. Wired by `Engine.layer` over the
+ * host's `NoticeOutbox`, like `Deliveries` over its `DeliveriesStore`: a host's worker claims and calls
+ * `deliver` with its channel (where notices go), the `Sender` provided.
  */
 import { DateTime, Effect, Encoding, Either } from "effect"
 import { Crypto } from "../kernel/Crypto.js"
-import * as Counters from "../mandates/Counters.js"
+import * as Counters from "../kernel/Counters.js"
 import { Sender } from "../webhooks/DeliveriesStore.js"
 import * as Webhook from "../webhooks/Webhook.js"
 import { signingKey } from "../webhooks/WebhookEndpoint.js"
@@ -27,24 +28,25 @@ export interface Channel {
   readonly secret: string
 }
 
-/** The service over the outbox, for `channel`. */
-export const make = (channel: Channel) =>
-  Effect.gen(function* () {
+export class Notices extends Effect.Service<Notices>()("laari/Notices", {
+  effect: Effect.gen(function* () {
     const outbox = yield* NoticeOutbox
     const crypto = yield* Crypto
-    const key = signingKey(channel.secret)
 
     /**
-     * Signs, sends and records one leased notice; never fails: a failure to record leaves the lease to
-     * run out, and the notice is sent again, with the same id.
+     * Signs, sends to `channel` and records one leased notice; never fails: a failure to record leaves
+     * the lease to run out, and the notice is sent again, with the same id.
      */
     const deliver = Effect.fn("Notices.deliver")(
-      function* (claimed: Claimed) {
+      function* (channel: Channel, claimed: Claimed) {
         const sender = yield* Sender
         // The wall clock, not the service's (a manual one in tests and demos): the receiver checks the
         // timestamp against its own clock, within minutes.
         const timestamp = Math.floor(Date.now() / 1000)
-        const hex = yield* crypto.hmacSha256(key, Webhook.signedContent(claimed.id, timestamp, claimed.body))
+        const hex = yield* crypto.hmacSha256(
+          signingKey(channel.secret),
+          Webhook.signedContent(claimed.id, timestamp, claimed.body)
+        )
         const signature = Webhook.signature(Either.getOrThrow(Encoding.decodeHex(hex)))
         const response = yield* sender.send({
           url: channel.url,
@@ -69,5 +71,4 @@ export const make = (channel: Channel) =>
       nextDueAt: outbox.nextDueAt
     }
   })
-
-export type NoticesService = Effect.Effect.Success<ReturnType<typeof make>>
+}) {}

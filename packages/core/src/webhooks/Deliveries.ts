@@ -7,7 +7,7 @@
 import { DateTime, Effect, Encoding, Either } from "effect"
 import { Crypto } from "../kernel/Crypto.js"
 import type { Tenant } from "../kernel/Ids.js"
-import * as Counters from "../mandates/Counters.js"
+import * as Counters from "../kernel/Counters.js"
 import * as DeliveriesStore from "./DeliveriesStore.js"
 import * as Webhook from "./Webhook.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"

@@ -80,7 +80,7 @@ const successOf = (schema: Schema.Schema.AnyNoContext): Success => {
  * Runs `command` once per key. Without a key it simply runs. `payload` is the decoded request body, whose
  * hash tells a retry from a different request under the same key.
  *
- * The claim, the command and the stored response are one transaction (core `Idempotency`): a duplicate
+ * The claim, the command and the stored response are one transaction (core `Idempotency.run`): a duplicate
  * waits for the first request's transaction and replays it, or gets `409` past the store's bounded wait.
  * The command's value, or its error below `500`, is stored as the endpoint's schemas encode it, which is
  * what HttpApi then sends; a `5xx` rolls everything back, the claim included, so a retry runs again.
@@ -127,22 +127,16 @@ export const idempotent = <A, E, R>(
       R
     > = Effect.gen(function* () {
       if (request.ahead !== undefined) yield* request.ahead
-      const claim = yield* store.claim(scope, fingerprint, now)
-      if (claim._tag === "Busy") return yield* Effect.fail(new Idempotency.KeyInFlight())
-      if (claim._tag === "Held") {
-        const decision = Idempotency.decide(claim.record, fingerprint, now)
-        if (decision._tag === "Replay")
-          return Either.right(
-            stored(
-              concealed === undefined
-                ? decision.response
-                : { ...decision.response, body: yield* concealed.replay(decision.response.body) }
-            )
+      const ran = yield* Idempotency.run(store, scope, fingerprint, now, Effect.either(command))
+      if (ran._tag === "Replayed")
+        return Either.right(
+          stored(
+            concealed === undefined
+              ? ran.response
+              : { ...ran.response, body: yield* concealed.replay(ran.response.body) }
           )
-        if (decision._tag === "Mismatch") return yield* Effect.fail(new Idempotency.KeyReused())
-        yield* store.replace(scope, fingerprint, now)
-      }
-      const outcome = yield* Effect.either(command)
+        )
+      const outcome = ran.value
       if (Either.isLeft(outcome)) {
         const answer = Answers.answer(outcome.left)
         // A 5xx (or an error without a schema, answered as a defect) rolls everything back.

@@ -6,7 +6,13 @@
  * `Notice.RetryDelays` for up to a day; a one-time code is never sent after it expired.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { type Crypto, DeliveriesStore, Notices as CoreNotices, type Notifications, Work } from "@laari/core"
+import {
+  DeliveriesStore,
+  type NoticeOutbox,
+  Notices as CoreNotices,
+  type Notifications,
+  Work
+} from "@laari/core"
 import { Context, Effect, Layer } from "effect"
 import type * as Config from "../Platform/Config.js"
 import * as Dispatch from "../Background/Dispatch.js"
@@ -63,7 +69,8 @@ export const signingSecret = (configured: string | undefined) =>
 const make = (url: string, configured: string | undefined) =>
   Effect.gen(function* () {
     const signing = yield* signingSecret(configured)
-    const notices = yield* CoreNotices.make({ url, secret: signing.secret })
+    const notices = yield* CoreNotices.Notices
+    const target: CoreNotices.Channel = { url, secret: signing.secret }
     const sender: DeliveriesStore.SenderService = {
       // The operator's own setting, not a merchant's input: an internal address is expected.
       send: (request) => Sender.send({ ...request, publicOnly: false, userAgent: UserAgent })
@@ -73,7 +80,7 @@ const make = (url: string, configured: string | undefined) =>
         name: JobName,
         claim: notices.claim,
         send: (claimed) =>
-          notices.deliver(claimed).pipe(Effect.provideService(DeliveriesStore.Sender, sender)),
+          notices.deliver(target, claimed).pipe(Effect.provideService(DeliveriesStore.Sender, sender)),
         // One receiver: the limit per group is the limit.
         group: () => url,
         nextDueAt: notices.nextDueAt
@@ -84,18 +91,24 @@ const make = (url: string, configured: string | undefined) =>
   })
 
 /**
- * The `Notifications` port and `Notify`: with `LAARI_NOTIFY_URL`, the port also queues each notice and
- * the channel sends them; without it, the port keeps them in laari only.
+ * The ports of notices, below the engine: `Notifications` and core's `NoticeOutbox`. With
+ * `LAARI_NOTIFY_URL` the port also queues each notice in the outbox; without it, it keeps them in laari
+ * only, and the outbox stays empty.
  */
+export const ports = (
+  config: Config.ServerConfig
+): Layer.Layer<Notifications.Notifications | NoticeOutbox.NoticeOutbox, never, SqlClient.SqlClient> =>
+  Layer.merge(config.notifyUrl === undefined ? keptOnly : notificationsLayer, portLayer).pipe(
+    Layer.provide(outboxLayer)
+  )
+
+/** `Notify`, over the engine's `Notices`: with `LAARI_NOTIFY_URL`, the channel that sends them. */
 export const layer = (
   config: Config.ServerConfig
-): Layer.Layer<Notifications.Notifications | Notify, never, SqlClient.SqlClient | Crypto.Crypto> =>
+): Layer.Layer<Notify, never, SqlClient.SqlClient | CoreNotices.Notices> =>
   config.notifyUrl === undefined
-    ? Layer.merge(keptOnly, Layer.succeed(Notify, { channel: undefined }))
-    : Layer.merge(
-        notificationsLayer,
-        Layer.scoped(Notify, make(config.notifyUrl, config.notifySecret)).pipe(Layer.provide(portLayer))
-      ).pipe(Layer.provide(outboxLayer))
+    ? Layer.succeed(Notify, { channel: undefined })
+    : Layer.scoped(Notify, make(config.notifyUrl, config.notifySecret))
 
 /** Adds the notices' job to the list the manual clock runs, when notices leave laari. */
 export const jobs = Layer.effect(

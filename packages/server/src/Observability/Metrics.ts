@@ -17,7 +17,7 @@
  * averaged, the start time left out); the due work, which is the database's, counted once.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Counters, Deliveries } from "@laari/core"
+import { Billing, Counters, Deliveries, Mandates } from "@laari/core"
 import { Context, DateTime, Duration, Effect, Layer, Runtime } from "effect"
 import * as Prometheus from "prom-client"
 import { Clockwork } from "../Background/Clockwork.js"
@@ -49,8 +49,8 @@ export const DueCountTimeout = Duration.seconds(2)
 
 /** The counters kept with Effect's `Metric`, exposed as Prometheus counters. */
 const counters: ReadonlyArray<Counters.Counter<string>> = [
-  Counters.MandateCharges,
-  Counters.Renewals,
+  Mandates.Charges,
+  Billing.Renewals,
   Deliveries.Attempts,
   Notify.Notices
 ]

@@ -321,15 +321,15 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
         const now = yield* DateTime.now
         return yield* tx.withTransaction(
           Effect.gen(function* () {
-            const claim = yield* keys.claim(scope, fingerprint, now)
-            if (claim._tag === "Busy") return yield* new Idempotency.KeyInFlight()
-            if (claim._tag === "Held") {
-              const decision = Idempotency.decide(claim.record, fingerprint, now)
-              if (decision._tag === "Replay") return JSON.parse(decision.response.body).amount as number
-              if (decision._tag === "Mismatch") return yield* new Idempotency.KeyReused()
-              yield* keys.replace(scope, fingerprint, now)
-            }
-            const refund = yield* refunds.create(Auth.tenantOf(p), request)
+            const ran = yield* Idempotency.run(
+              keys,
+              scope,
+              fingerprint,
+              now,
+              refunds.create(Auth.tenantOf(p), request)
+            )
+            if (ran._tag === "Replayed") return JSON.parse(ran.response.body).amount as number
+            const refund = ran.value
             yield* keys.complete(scope, {
               status: 201,
               headers: {},

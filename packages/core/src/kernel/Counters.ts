@@ -3,10 +3,12 @@
  * increments; a host reads the values (`read`) and exposes them however it likes (the server: Prometheus
  * at `/metrics`). Every counter has one label with a fixed set of values, so its series stay few.
  *
+ * The helper is here, in `kernel/`, and each counter with the feature it counts (`Mandates.Charges`,
+ * `Billing.Renewals`, `Deliveries.Attempts`, `Notices.Counted`): the label's values are that feature's.
+ *
  * Effect keeps metric values in one registry per process: several engines in one process add up.
  */
 import { Effect, Metric } from "effect"
-import * as Mandate from "./Mandate.js"
 
 /** A counter with one label, its name (written here only) and every value the label can take. */
 export interface Counter<Value extends string> {
@@ -41,24 +43,3 @@ export const read = <Value extends string>(
       (state) => [value, state.count] as const
     )
   )
-
-/** `POST /mandates/{id}/charges` once committed: `succeeded`, or the refusal's code. */
-export const MandateCharges = counter({
-  name: "laari_mandate_charges_total",
-  description: "Mandate charges by outcome: succeeded, or the refusal code",
-  label: "outcome",
-  values: ["succeeded", ...Mandate.RefusalCode.literals]
-})
-
-/**
- * Renewal attempts once committed: `paid`; `failed`, a retry is scheduled; `ended`, the last retry
- * missed and the subscription ends; `voided`, it was cancelled while the attempt ran.
- */
-export const Renewals = counter({
-  name: "laari_renewals_total",
-  description: "Subscription renewal attempts by outcome: paid, failed (a retry follows), ended, voided",
-  label: "outcome",
-  values: ["paid", "failed", "ended", "voided"]
-})
-
-export type RenewalOutcome = (typeof Renewals.values)[number]
