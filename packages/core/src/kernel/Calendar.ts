@@ -30,13 +30,13 @@ export const isTimeZone = (zone: string): boolean => {
  * the two equal). A charge reads its month and formats its time several times; Temporal's polyfill took a
  * twentieth of a charge's CPU doing so (issue 27). Elsewhere, and in every other zone, Temporal answers.
  */
+const MaldivesOffsetMs = 5 * 60 * 60 * 1000
+/** The first instant of year 10000 in Maldives time (Temporal writes larger years with six digits). */
+const MaldivesFastUntil = Date.UTC(10000, 0, 1) - MaldivesOffsetMs
 const maldivesClock = (t: DateTime.Utc): Date | undefined => {
   const ms = DateTime.toEpochMillis(t)
   return ms >= 0 && ms < MaldivesFastUntil ? new Date(ms + MaldivesOffsetMs) : undefined
 }
-const MaldivesOffsetMs = 5 * 60 * 60 * 1000
-/** The first instant of year 10000 in Maldives time (Temporal writes larger years with six digits). */
-const MaldivesFastUntil = Date.UTC(10000, 0, 1) - MaldivesOffsetMs
 
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n))
 const pad4 = (n: number): string => String(n).padStart(4, "0")
