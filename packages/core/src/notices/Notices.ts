@@ -5,12 +5,11 @@
  * host's `NoticeOutbox`, like `Deliveries` over its `DeliveriesStore`: a host's worker claims and calls
  * `deliver` with its channel (where notices go), the `Sender` provided.
  */
-import { DateTime, Effect, Encoding, Either } from "effect"
+import { DateTime, Effect } from "effect"
 import { Crypto } from "../kernel/Crypto.js"
 import * as Counters from "../kernel/Counters.js"
 import { Sender } from "../webhooks/DeliveriesStore.js"
-import * as Webhook from "../webhooks/Webhook.js"
-import { signingKey } from "../webhooks/WebhookEndpoint.js"
+import { signedHeaders } from "../webhooks/WebhookEndpoint.js"
 import * as Notice from "./Notice.js"
 import { type Claimed, NoticeOutbox } from "./NoticeOutbox.js"
 
@@ -43,14 +42,9 @@ export class Notices extends Effect.Service<Notices>()("laari/Notices", {
         // The wall clock, not the service's (a manual one in tests and demos): the receiver checks the
         // timestamp against its own clock, within minutes.
         const timestamp = Math.floor(Date.now() / 1000)
-        const hex = yield* crypto.hmacSha256(
-          signingKey(channel.secret),
-          Webhook.signedContent(claimed.id, timestamp, claimed.body)
-        )
-        const signature = Webhook.signature(Either.getOrThrow(Encoding.decodeHex(hex)))
         const response = yield* sender.send({
           url: channel.url,
-          headers: Webhook.headers(claimed.id, timestamp, [signature]),
+          headers: yield* signedHeaders(crypto, [channel.secret], claimed.id, timestamp, claimed.body),
           body: claimed.body
         })
         const at = yield* DateTime.now

@@ -4,7 +4,7 @@
  * the host's `Sender`, recorded with what follows from it (`Webhook.verdict`) and counted. Leasing and
  * its caps are the store's (`DeliveriesStore.claim`); a host's worker claims and calls `deliver`.
  */
-import { DateTime, Effect, Encoding, Either } from "effect"
+import { DateTime, Effect } from "effect"
 import { Crypto } from "../kernel/Crypto.js"
 import type { Tenant } from "../kernel/Ids.js"
 import * as Counters from "../kernel/Counters.js"
@@ -51,14 +51,6 @@ export class Deliveries extends Effect.Service<Deliveries>()("laari/Deliveries",
       return attempt ?? (yield* new Webhook.EventNotFound())
     })
 
-    /** The headers of one attempt, one signature per secret (opened), through `Crypto`'s HMAC. */
-    const sign = (secrets: ReadonlyArray<string>, id: string, timestamp: number, body: string) =>
-      Effect.forEach(secrets, (secret) =>
-        Effect.suspend(() =>
-          crypto.hmacSha256(WebhookEndpoint.signingKey(secret), Webhook.signedContent(id, timestamp, body))
-        ).pipe(Effect.map((hex) => Webhook.signature(Either.getOrThrow(Encoding.decodeHex(hex)))))
-      ).pipe(Effect.map((signatures) => Webhook.headers(id, timestamp, signatures)))
-
     /**
      * Signs, sends and records one leased attempt; never fails: a failure to record leaves the lease to
      * run out, and the attempt is made again.
@@ -77,7 +69,13 @@ export class Deliveries extends Effect.Service<Deliveries>()("laari/Deliveries",
         const timestamp = Math.floor(Date.now() / 1000)
         const response = yield* sender.send({
           url: claimed.url,
-          headers: yield* sign(secrets, attempt.eventId, timestamp, claimed.body),
+          headers: yield* WebhookEndpoint.signedHeaders(
+            crypto,
+            secrets,
+            attempt.eventId,
+            timestamp,
+            claimed.body
+          ),
           body: claimed.body
         })
         const verdict = Webhook.verdict(attempt, response, now)

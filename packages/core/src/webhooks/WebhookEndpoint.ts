@@ -5,8 +5,10 @@
  * clear. The URL rules (which addresses may be called) are the host's, as they depend on its network.
  */
 import { Context, type DateTime, Effect, Encoding, Either } from "effect"
+import type { CryptoService } from "../kernel/Crypto.js"
 import type { ServiceUnavailable } from "../kernel/Errors.js"
 import type { Environment, Tenant } from "../kernel/Ids.js"
+import * as Webhook from "./Webhook.js"
 import type { Endpoint, EndpointStatus, Secrets } from "./Webhook.js"
 
 /** Random bytes in a signing secret, `whsec_` and their base64 (Standard Webhooks). */
@@ -18,6 +20,23 @@ export const signingKey = (secret: string): Uint8Array =>
   Either.getOrThrow(
     Encoding.decodeBase64(secret.startsWith(SecretPrefix) ? secret.slice(SecretPrefix.length) : secret)
   )
+
+/**
+ * The headers of one attempt (Standard Webhooks), for webhook deliveries and customer notices alike: one
+ * signature per secret, the current one first, each an HMAC through `Crypto` keyed by `signingKey`.
+ */
+export const signedHeaders = (
+  crypto: CryptoService,
+  secrets: ReadonlyArray<string>,
+  id: string,
+  timestamp: number,
+  body: string
+): Effect.Effect<Record<string, string>> =>
+  Effect.forEach(secrets, (secret) =>
+    Effect.suspend(() =>
+      crypto.hmacSha256(signingKey(secret), Webhook.signedContent(id, timestamp, body))
+    ).pipe(Effect.map((hex) => Webhook.signature(Either.getOrThrow(Encoding.decodeHex(hex)))))
+  ).pipe(Effect.map((signatures) => Webhook.headers(id, timestamp, signatures)))
 
 export interface NewEndpoint {
   readonly id: string
