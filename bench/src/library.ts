@@ -4,12 +4,12 @@
  * Also what the services' spans cost (issues 12 and 25): charges with no tracer listening (a host that
  * installs none: Effect's default tracer), with tracing disabled (the server without
  * `OTEL_EXPORTER_OTLP_ENDPOINT`) and under an installed tracer that records every span and exports
- * nowhere, in interleaved rounds; and what naming a method with `Effect.fn` costs per call when nobody
- * listens, with its stack-trace capture and without.
+ * nowhere, in interleaved rounds; and what naming a method costs per call when nobody listens: as the
+ * services do (`Telemetry.fn`), and with `Effect.fn`, which makes a span and captures a stack even then.
  * Prints JSON; `suite.ts` runs it as its own process so nothing else shares its heap.
  */
 import { DateTime, Effect, Either, Tracer } from "effect"
-import { Mandate, Mandates } from "@laari/core"
+import { Mandate, Mandates, Telemetry } from "@laari/core"
 import { Seed, Testkit } from "@laari/testkit"
 import * as Smoke from "./Smoke.js"
 
@@ -89,15 +89,15 @@ const program = Effect.gen(function* () {
   }
   const median = (xs: Array<number>) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-  // Naming alone, nobody listening: a no-op as the services' methods are written (`Effect.fn`), and
-  // without the stack trace `Effect.fn` captures at each call, against the bare one.
+  // Naming alone, nobody listening: a no-op as the services' methods are written (`Telemetry.fn`), and
+  // as `Effect.fn` writes it, against the bare one.
   const bare = () => Effect.void
-  const named = Effect.fn("Bench.bare")(bare)
-  const namedNoStack = Effect.fn("Bench.bare", { captureStackTrace: false })(bare)
-  const rates = { bare: [] as Array<number>, named: [] as Array<number>, namedNoStack: [] as Array<number> }
-  const fns = { bare, named, namedNoStack }
+  const named = Telemetry.fn("Bench.bare")(bare)
+  const effectFn = Effect.fn("Bench.bare")(bare)
+  const rates = { bare: [] as Array<number>, named: [] as Array<number>, effectFn: [] as Array<number> }
+  const fns = { bare, named, effectFn }
   for (let r = 0; r < rounds.wrapper; r++)
-    for (const k of ["bare", "named", "namedNoStack"] as const)
+    for (const k of ["bare", "named", "effectFn"] as const)
       rates[k].push(rate(() => Effect.runSync(fns[k]()), 1_000, Smoke.size(0.2, 0.05)))
   const extraMicros = (rs: Array<number>) => Math.max(0, (1 / median(rs) - 1 / median(rates.bare)) * 1e6)
   const wrapperMicros = extraMicros(rates.named)
@@ -115,7 +115,7 @@ const program = Effect.gen(function* () {
     recordedOverUnheard: Number((median(on) / median(off)).toFixed(3)),
     spanWrapperMicrosUnheard: Number(wrapperMicros.toFixed(3)),
     spanWrapperShareOfCharge: Number((wrapperMicros / chargeMicros).toFixed(4)),
-    spanWrapperNoStackMicrosUnheard: Number(extraMicros(rates.namedNoStack).toFixed(3)),
+    effectFnMicrosUnheard: Number(extraMicros(rates.effectFn).toFixed(3)),
     periodChargedAfter: after.periodCharged
   }
 })

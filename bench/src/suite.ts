@@ -376,7 +376,7 @@ if (r.library !== undefined) {
   row(
     "library: charges, no tracer listening vs tracing disabled vs spans recorded",
     `${r.library.chargesUnheardPerSecond}/s vs ${r.library.chargesDisabledPerSecond}/s vs ${r.library.chargesRecordedPerSecond}/s`,
-    `recorded/unheard ${r.library.recordedOverUnheard}; Effect.fn ${r.library.spanWrapperMicrosUnheard} us = ${(r.library.spanWrapperShareOfCharge * 100).toFixed(2)}% of a charge (${r.library.spanWrapperNoStackMicrosUnheard} us without its stack trace)`,
+    `recorded/unheard ${r.library.recordedOverUnheard}; Telemetry.fn ${r.library.spanWrapperMicrosUnheard} us = ${(r.library.spanWrapperShareOfCharge * 100).toFixed(2)}% of a charge (Effect.fn ${r.library.effectFnMicrosUnheard} us)`,
     "unheard: no measurable cost"
   )
 }

@@ -55,40 +55,40 @@ export class Reads extends Effect.Service<Reads>()("laari/Reads", {
     const notifications = yield* Notifications.Notifications
     const eventLog = yield* EventLog
 
-    const merchant = Effect.fn("Reads.merchant")((id: MerchantId) => merchants.get(id))
+    const merchant = Telemetry.fn("Reads.merchant")((id: MerchantId) => merchants.get(id))
 
-    const customer = Effect.fn("Reads.customer")((id: CustomerId) => customers.get(id))
+    const customer = Telemetry.fn("Reads.customer")((id: CustomerId) => customers.get(id))
 
     /** The environment's customer with this phone, however it is typed (`Phone.lookupKey`). */
-    const customerByPhone = Effect.fn("Reads.customerByPhone")((environment: Environment, phone: string) =>
+    const customerByPhone = Telemetry.fn("Reads.customerByPhone")((environment: Environment, phone: string) =>
       customers.findByPhone(environment, Phone.lookupKey(phone))
     )
 
     /** One of the tenant's charges by id; another tenant's is none. */
-    const charge = Effect.fn("Reads.charge")(
+    const charge = Telemetry.fn("Reads.charge")(
       (tenant: Tenant, id: string) => charges.find(tenant, id),
       Telemetry.withTenant
     )
 
     /** One of the tenant's QR payments by id; another tenant's is none. */
-    const qrPayment = Effect.fn("Reads.qrPayment")(
+    const qrPayment = Telemetry.fn("Reads.qrPayment")(
       (tenant: Tenant, id: string) => qrPayments.find(tenant, id),
       Telemetry.withTenant
     )
 
     /** One of the tenant's invoices by id; another tenant's is none. */
-    const invoice = Effect.fn("Reads.invoice")(
+    const invoice = Telemetry.fn("Reads.invoice")(
       (tenant: Tenant, id: string) => invoices.find(tenant, id),
       Telemetry.withTenant
     )
 
     /** Every charge of a mandate the caller already holds (so already checked), newest first. */
-    const chargesOfMandate = Effect.fn("Reads.chargesOfMandate")((mandateId: string) =>
+    const chargesOfMandate = Telemetry.fn("Reads.chargesOfMandate")((mandateId: string) =>
       charges.listByMandate(mandateId)
     )
 
     /** The newest `perMandate` charges of each mandate, the tenant's only, in one statement. */
-    const chargesOfMandates = Effect.fn("Reads.chargesOfMandates")(
+    const chargesOfMandates = Telemetry.fn("Reads.chargesOfMandates")(
       (tenant: Tenant, mandateIds: ReadonlyArray<string>, perMandate: number) =>
         Effect.map(charges.listByMandates(mandateIds, perMandate), (rows) =>
           groupByParent(tenant, mandateIds, rows, (c) => c.mandateId)
@@ -97,12 +97,12 @@ export class Reads extends Effect.Service<Reads>()("laari/Reads", {
     )
 
     /** A subscription's invoices, one per cycle, newest first. */
-    const invoicesOfSubscription = Effect.fn("Reads.invoicesOfSubscription")(
+    const invoicesOfSubscription = Telemetry.fn("Reads.invoicesOfSubscription")(
       (subscriptionId: string, page: Store.Page) => invoices.list(subscriptionId, page)
     )
 
     /** The newest `perSubscription` invoices of each subscription, the tenant's only, in one statement. */
-    const invoicesOfSubscriptions = Effect.fn("Reads.invoicesOfSubscriptions")(
+    const invoicesOfSubscriptions = Telemetry.fn("Reads.invoicesOfSubscriptions")(
       (tenant: Tenant, subscriptionIds: ReadonlyArray<string>, perSubscription: number) =>
         Effect.map(invoices.listBySubscriptions(subscriptionIds, perSubscription), (rows) =>
           groupByParent(tenant, subscriptionIds, rows, (i) => i.subscriptionId)
@@ -111,21 +111,21 @@ export class Reads extends Effect.Service<Reads>()("laari/Reads", {
     )
 
     /** The newest `limit` payments through a QR code the caller already holds, newest first. */
-    const paymentsOfQrCode = Effect.fn("Reads.paymentsOfQrCode")((qrCodeId: string, limit: number) =>
+    const paymentsOfQrCode = Telemetry.fn("Reads.paymentsOfQrCode")((qrCodeId: string, limit: number) =>
       Effect.map(qrPayments.listByCode(qrCodeId), (list) => list.slice(0, limit))
     )
 
     /** The tenant's checkout sessions, newest first. */
-    const checkoutSessions = Effect.fn("Reads.checkoutSessions")(
+    const checkoutSessions = Telemetry.fn("Reads.checkoutSessions")(
       (tenant: Tenant, page: Store.Page) => sessions.list(tenant, page),
       Telemetry.withTenant
     )
 
     /** Recorded events, newest first, as delivered. */
-    const events = Effect.fn("Reads.events")((filter: EventFilter) => eventLog.list(filter))
+    const events = Telemetry.fn("Reads.events")((filter: EventFilter) => eventLog.list(filter))
 
     /** One of the tenant's events by id, as delivered. */
-    const event = Effect.fn("Reads.event")(
+    const event = Telemetry.fn("Reads.event")(
       (tenant: Tenant, id: string) => eventLog.find(tenant, id),
       Telemetry.withTenant
     )
@@ -134,7 +134,7 @@ export class Reads extends Effect.Service<Reads>()("laari/Reads", {
      * The customer's one-time codes that can still approve something, newest first. A spent code is
      * redacted from its notice, but the redaction job may not have run yet: the challenge decides.
      */
-    const liveCodes = Effect.fn("Reads.liveCodes")(function* (customerId: CustomerId) {
+    const liveCodes = Telemetry.fn("Reads.liveCodes")(function* (customerId: CustomerId) {
       const now = yield* DateTime.now
       const notices = (yield* notifications.list(customerId)).filter(
         (n) => n.kind === "one_time_code" && typeof n.data.code === "string"

@@ -12,6 +12,7 @@ import { ChallengesStore } from "./ChallengesStore.js"
 import { type Customer } from "../directory/MerchantsStore.js"
 import { Transactor } from "../kernel/Storage.js"
 import * as Work from "../kernel/Work.js"
+import * as Telemetry from "../kernel/Telemetry.js"
 
 export class ChallengeNotFound extends Schema.TaggedError<ChallengeNotFound>()("ChallengeNotFound", {
   message: Schema.optionalWith(Schema.String, { default: () => "Challenge not found" })
@@ -70,7 +71,7 @@ export class Approvals extends Effect.Service<Approvals>()("laari/Approvals", {
      * Sends a fresh code to `customer`; `what` says in the notification what it approves. Call inside the
      * transaction that locked the subject: with the customer's lock taken here, the caps hold exactly.
      */
-    const issue = Effect.fn("Approvals.issue")(function* (
+    const issue = Telemetry.fn("Approvals.issue")(function* (
       subject: Subject,
       customer: Customer,
       what: string
@@ -115,7 +116,7 @@ export class Approvals extends Effect.Service<Approvals>()("laari/Approvals", {
      * so call it inside a transaction that locked the subject and commits in both cases, and fail
      * afterwards on `Left`.
      */
-    const verify = Effect.fn("Approvals.verify")(function* (
+    const verify = Telemetry.fn("Approvals.verify")(function* (
       subject: Subject,
       challengeId: ChallengeId,
       code: string
@@ -151,7 +152,7 @@ export class Approvals extends Effect.Service<Approvals>()("laari/Approvals", {
       Effect.flatMap(redactIfSpent(c, now), (next) => challenges.update(next))
     )
 
-    const redactExpired = Effect.fn("Approvals.redactExpired")((batch: number = Work.Batch) =>
+    const redactExpired = Telemetry.fn("Approvals.redactExpired")((batch: number = Work.Batch) =>
       redactDue(batch)
     )
 

@@ -25,6 +25,7 @@ import { Subscriptions } from "./Subscriptions.js"
 import * as Counters from "../kernel/Counters.js"
 import { Wallet } from "../wallet/Wallet.js"
 import * as Work from "../kernel/Work.js"
+import * as Telemetry from "../kernel/Telemetry.js"
 
 /** How long a claim keeps other workers off a subscription; a crashed worker's claim lapses after it. */
 export const LeaseSeconds = 60
@@ -393,7 +394,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
         (totals) => totals.reduce((a, b) => a + b, 0)
       )
 
-    const runDue = Effect.fn("Billing.runDue")(
+    const runDue = Telemetry.fn("Billing.runDue")(
       (batch: number = Work.Batch, concurrency: number = RenewalConcurrency) => renewDue(batch, concurrency)
     )
 

@@ -126,7 +126,10 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
     const find = findOrFail(sessions.find, () => new CheckoutSessionNotFound())
 
     /** `POST /checkout/sessions`. */
-    const create = Effect.fn("Checkout.create")(function* (tenant: Tenant, request: CheckoutSession.Request) {
+    const create = Telemetry.fn("Checkout.create")(function* (
+      tenant: Tenant,
+      request: CheckoutSession.Request
+    ) {
       const terms = yield* Either.match(CheckoutSession.validate(request), {
         onLeft: (problems) => Effect.fail(InvalidRequest.of(problems)),
         onRight: Effect.succeed
@@ -151,13 +154,13 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
       return session
     }, Telemetry.withTenant)
 
-    const get = Effect.fn("Checkout.get")(
+    const get = Telemetry.fn("Checkout.get")(
       (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference),
       Telemetry.withTenant
     )
 
     /** The merchant withdraws an open session. */
-    const cancel = Effect.fn("Checkout.cancel")(
+    const cancel = Telemetry.fn("Checkout.cancel")(
       function* (tenant: Tenant, idOrReference: string) {
         const s = yield* find(tenant, idOrReference, true)
         const cancelled = yield* Either.match(CheckoutSession.cancel(s, yield* DateTime.now), {
@@ -172,7 +175,7 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
     )
 
     /** A session as the hosted page shows it, whoever's it is (the id is unguessable). */
-    const forPayment = Effect.fn("Checkout.forPayment")(function* (id: string) {
+    const forPayment = Telemetry.fn("Checkout.forPayment")(function* (id: string) {
       const s = yield* tx.withTransaction(sessions.lockById(id))
       if (s === undefined) return yield* new CheckoutSessionNotFound()
       return s
@@ -183,7 +186,7 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
      * complete it and, in `SUBSCRIPTION` mode, create the subscription with invoice 0 `PAID`. Concurrent
      * settlements queue on the session's lock; the second finds it complete.
      */
-    const settle = Effect.fn("Checkout.settle")(function* (sessionId: string, customerId: CustomerId) {
+    const settle = Telemetry.fn("Checkout.settle")(function* (sessionId: string, customerId: CustomerId) {
       const now = yield* DateTime.now
       const s = yield* sessions.lockById(sessionId)
       if (s === undefined) return yield* new CheckoutSessionNotFound()
@@ -276,7 +279,10 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
     }, tx.withTransaction)
 
     /** The hosted page, step one: a one-time code to the wallet registered to `phone`. */
-    const requestPayment = Effect.fn("Checkout.requestPayment")(function* (sessionId: string, phone: string) {
+    const requestPayment = Telemetry.fn("Checkout.requestPayment")(function* (
+      sessionId: string,
+      phone: string
+    ) {
       const now = yield* DateTime.now
       const s = yield* sessions.lockById(sessionId)
       if (s === undefined) return yield* new CheckoutSessionNotFound()
@@ -293,7 +299,7 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
     }, tx.withTransaction)
 
     /** The hosted page, step two: the code, then the payment. A wrong code still counts its attempt. */
-    const pay = Effect.fn("Checkout.pay")(function* (
+    const pay = Telemetry.fn("Checkout.pay")(function* (
       sessionId: string,
       challengeId: ChallengeId,
       code: string
@@ -315,7 +321,7 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
       sessions.update(CheckoutSession.expire(s, now))
     )
 
-    const sweep = Effect.fn("Checkout.sweep")((batch: number = Work.Batch) => expireDue(batch))
+    const sweep = Telemetry.fn("Checkout.sweep")((batch: number = Work.Batch) => expireDue(batch))
 
     const expiryJob = Work.job("checkout-expiry", expireDue, sessions.nextExpiryAt)
 

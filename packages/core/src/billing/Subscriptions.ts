@@ -34,17 +34,17 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
 
     const find = findOrFail(store.find, () => new SubscriptionNotFound())
 
-    const get = Effect.fn("Subscriptions.get")(
+    const get = Telemetry.fn("Subscriptions.get")(
       (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference),
       Telemetry.withTenant
     )
 
-    const list = Effect.fn("Subscriptions.list")(
+    const list = Telemetry.fn("Subscriptions.list")(
       (tenant: Tenant, filter: SubscriptionFilter) => store.list(tenant, filter),
       Telemetry.withTenant
     )
 
-    const listInvoices = Effect.fn("Subscriptions.listInvoices")(function* (
+    const listInvoices = Telemetry.fn("Subscriptions.listInvoices")(function* (
       tenant: Tenant,
       idOrReference: string,
       page: Page
@@ -58,7 +58,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
      * after it, and the customer's notice of a cancellation. The renewal engine writes the rows itself
      * (once per batch) and calls this for each transition.
      */
-    const announce = Effect.fn("Subscriptions.announce")(function* (
+    const announce = Telemetry.fn("Subscriptions.announce")(function* (
       change: Subscription.Change,
       now: DateTime.Utc,
       latest: Invoice.Invoice | undefined
@@ -93,7 +93,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
     })
 
     /** Writes what a transition left behind: the subscription with its next due moment, the invoice it touched, and `announce`. */
-    const record = Effect.fn("Subscriptions.record")(function* (
+    const record = Telemetry.fn("Subscriptions.record")(function* (
       change: Subscription.Change,
       now: DateTime.Utc,
       latest: Invoice.Invoice | undefined
@@ -129,7 +129,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
       })
 
     /** `POST /subscriptions/{id}/cancel`: now (voiding an open unpaid cycle) or at the period's end. */
-    const cancel = Effect.fn("Subscriptions.cancel")(
+    const cancel = Telemetry.fn("Subscriptions.cancel")(
       function* (tenant: Tenant, idOrReference: string, atPeriodEnd: boolean) {
         const s = yield* find(tenant, idOrReference, true)
         return yield* cancelLocked(s, "MERCHANT", atPeriodEnd)
@@ -139,7 +139,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
     )
 
     /** The customer ends it from the wallet app, with no second factor. */
-    const cancelAsPayer = Effect.fn("Subscriptions.cancelAsPayer")(function* (
+    const cancelAsPayer = Telemetry.fn("Subscriptions.cancelAsPayer")(function* (
       customerId: CustomerId,
       subscriptionId: string
     ) {
@@ -149,13 +149,13 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
     }, tx.withTransaction)
 
     /** Operations end it. */
-    const cancelByOps = Effect.fn("Subscriptions.cancelByOps")(function* (subscriptionId: string) {
+    const cancelByOps = Telemetry.fn("Subscriptions.cancelByOps")(function* (subscriptionId: string) {
       const s = yield* store.lockById(subscriptionId)
       if (s === undefined) return yield* new SubscriptionNotFound()
       return yield* cancelLocked(s, "OPS", false)
     }, tx.withTransaction)
 
-    const listForCustomer = Effect.fn("Subscriptions.listForCustomer")((customerId: CustomerId) =>
+    const listForCustomer = Telemetry.fn("Subscriptions.listForCustomer")((customerId: CustomerId) =>
       store.listByCustomer(customerId)
     )
 

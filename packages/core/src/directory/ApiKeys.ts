@@ -9,6 +9,7 @@ import { type KeyKind, keyPrefix, parseKeyPrefix, type Principal, type Scope } f
 import { Crypto, constantTimeEqual, hex } from "../kernel/Crypto.js"
 import type { Environment, MerchantId } from "../kernel/Ids.js"
 import { ApiKeysStore } from "./ApiKeysStore.js"
+import * as Telemetry from "../kernel/Telemetry.js"
 
 export interface IssueRequest {
   readonly merchantId: MerchantId
@@ -33,14 +34,14 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("laari/ApiKeys", {
     const crypto = yield* Crypto
 
     /** A key's stored hash. */
-    const digest = Effect.fn("ApiKeys.digest")((key: string) =>
+    const digest = Telemetry.fn("ApiKeys.digest")((key: string) =>
       Effect.flatMap(store.hashKey, (secret) =>
         Effect.map(crypto.hmacSha256(secret, key), ApiKey.keyedDigest)
       )
     )
 
     /** Creates a key; the full key is returned once and only its hash is kept. */
-    const issue = Effect.fn("ApiKeys.issue")(function* (request: IssueRequest) {
+    const issue = Telemetry.fn("ApiKeys.issue")(function* (request: IssueRequest) {
       const scopes = request.scopes ?? ApiKey.defaultScopes(request.kind)
       // 192 random bits after the prefix, as 48 hex characters.
       const key = `${keyPrefix(request.kind, request.environment)}${hex(yield* crypto.bytes(24))}`
@@ -61,7 +62,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("laari/ApiKeys", {
     })
 
     /** The principal of a presented key; `undefined` for an unknown, revoked or malformed one. */
-    const authenticate = Effect.fn("ApiKeys.authenticate")(function* (key: string) {
+    const authenticate = Telemetry.fn("ApiKeys.authenticate")(function* (key: string) {
       // Text shaped like no key costs no hashing and no lookup.
       if (parseKeyPrefix(key) === undefined) return undefined
       const digested = yield* digest(key)
@@ -78,10 +79,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("laari/ApiKeys", {
       return ApiKey.principalOf(key, digested, found) satisfies Principal | undefined
     })
 
-    const list = Effect.fn("ApiKeys.list")((merchantId: MerchantId) => store.list(merchantId))
+    const list = Telemetry.fn("ApiKeys.list")((merchantId: MerchantId) => store.list(merchantId))
 
     /** `false` when the merchant has no such key or it was already revoked. */
-    const revoke = Effect.fn("ApiKeys.revoke")(function* (merchantId: MerchantId, keyId: string) {
+    const revoke = Telemetry.fn("ApiKeys.revoke")(function* (merchantId: MerchantId, keyId: string) {
       return yield* store.revoke(merchantId, keyId, yield* DateTime.now)
     })
 

@@ -7,13 +7,14 @@ import { Crypto, type CryptoService } from "../kernel/Crypto.js"
 import { CustomerId, MerchantId } from "../kernel/Ids.js"
 import * as Merchant from "./Merchant.js"
 import { Merchants as MerchantReads } from "./MerchantsStore.js"
+import * as Telemetry from "../kernel/Telemetry.js"
 
 /**
  * Creates a merchant over `store` (`Merchants.create`): the model decides it, the store keeps it in one
  * transaction. Exported for seeding, which runs where no engine is built.
  */
 export const creating = (store: Merchant.MerchantsStoreRepo, crypto: CryptoService) =>
-  Effect.fn("Merchants.create")(function* (input: Merchant.Input) {
+  Telemetry.fn("Merchants.create")(function* (input: Merchant.Input) {
     const id = MerchantId.make(yield* crypto.uuid)
     const payerId = CustomerId.make(yield* crypto.uuid)
     const opened = Merchant.open(input, id, payerId)
@@ -32,13 +33,13 @@ export class Merchants extends Effect.Service<Merchants>()("laari/Merchants", {
     const crypto = yield* Crypto
 
     // Ids as a request names them: one that is no merchant's finds nothing.
-    const addOutlet = Effect.fn("Merchants.addOutlet")(function* (merchantId: string, name: string) {
+    const addOutlet = Telemetry.fn("Merchants.addOutlet")(function* (merchantId: string, name: string) {
       const checked = Merchant.outletName(name)
       if (Either.isLeft(checked)) return yield* checked.left
       return yield* store.addOutlet(merchantId as MerchantId, checked.right, yield* DateTime.now)
     })
 
-    const setFeatures = Effect.fn("Merchants.setFeatures")(function* (
+    const setFeatures = Telemetry.fn("Merchants.setFeatures")(function* (
       merchantId: string,
       patch: Merchant.FeaturesPatch
     ) {
@@ -48,13 +49,13 @@ export class Merchants extends Effect.Service<Merchants>()("laari/Merchants", {
     return {
       /** A merchant with its sandbox payer (a test customer holding `SandboxPayerBalance`), wallets and outlets. */
       create: creating(store, crypto),
-      get: Effect.fn("Merchants.get")((merchantId: string) => reads.get(merchantId as MerchantId)),
+      get: Telemetry.fn("Merchants.get")((merchantId: string) => reads.get(merchantId as MerchantId)),
       /** Merchants with their outlets, oldest first, at most `limit`. */
-      list: Effect.fn("Merchants.list")((limit: number) => store.list(limit)),
+      list: Telemetry.fn("Merchants.list")((limit: number) => store.list(limit)),
       count: Effect.withSpan(store.count, "Merchants.count"),
       /** A new outlet; `undefined` when there is no such merchant. */
       addOutlet,
-      listOutlets: Effect.fn("Merchants.listOutlets")((merchantId: string) =>
+      listOutlets: Telemetry.fn("Merchants.listOutlets")((merchantId: string) =>
         store.listOutlets(merchantId as MerchantId)
       ),
       /** The merchant after; `undefined` when there is no such merchant. */

@@ -9,6 +9,7 @@ import type { Scope } from "../kernel/Auth.js"
 import { Crypto, constantTimeEqual, hex } from "../kernel/Crypto.js"
 import type { Environment, MerchantId } from "../kernel/Ids.js"
 import * as OAuthClient from "./OAuthClient.js"
+import * as Telemetry from "../kernel/Telemetry.js"
 
 export interface CreateRequest {
   readonly merchantId: MerchantId
@@ -25,7 +26,7 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("laari/OAuthCli
     const random = (n: number) => Effect.map(crypto.bytes(n), hex)
 
     /** A new client; its secret is returned here only. */
-    const create = Effect.fn("OAuthClients.create")(function* (request: CreateRequest) {
+    const create = Telemetry.fn("OAuthClients.create")(function* (request: CreateRequest) {
       const secret = OAuthClient.clientSecretOf(request.environment, yield* random(OAuthClient.SecretBytes))
       const client: OAuthClient.Client = {
         id: yield* crypto.uuid,
@@ -44,12 +45,15 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("laari/OAuthCli
 
     /** Revokes the client and every token it holds; `undefined` when the merchant has no such client. */
     // The merchant's id as a request names it: one that is no merchant's finds nothing.
-    const revoke = Effect.fn("OAuthClients.revoke")(function* (merchantId: string, clientId: string) {
+    const revoke = Telemetry.fn("OAuthClients.revoke")(function* (merchantId: string, clientId: string) {
       return yield* store.revokeClient(merchantId as MerchantId, clientId, yield* DateTime.now)
     })
 
     /** The client these credentials authenticate: known, not revoked, the secret right (constant time). */
-    const authenticate = Effect.fn("OAuthClients.authenticate")(function* (clientId: string, secret: string) {
+    const authenticate = Telemetry.fn("OAuthClients.authenticate")(function* (
+      clientId: string,
+      secret: string
+    ) {
       const client = yield* store.findClient(clientId)
       // The hash is computed whether or not the client exists, so timing tells nothing either way.
       const digest = yield* keys.digest(secret)
@@ -58,7 +62,7 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("laari/OAuthCli
     })
 
     /** A new access token for `client` with `scopes`, for `OAuthClient.TokenLifetimeSeconds`. */
-    const issue = Effect.fn("OAuthClients.issue")(function* (
+    const issue = Telemetry.fn("OAuthClients.issue")(function* (
       client: OAuthClient.Client,
       scopes: ReadonlyArray<Scope>
     ) {
@@ -78,14 +82,14 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("laari/OAuthCli
     })
 
     /** The grant of a token that is known, unexpired and unrevoked, its client unrevoked too. */
-    const grantOf = Effect.fn("OAuthClients.grantOf")(function* (token: string) {
+    const grantOf = Telemetry.fn("OAuthClients.grantOf")(function* (token: string) {
       const digest = yield* keys.digest(token)
       const found = yield* store.findToken(digest)
       return OAuthClient.grantOf(found, digest, yield* DateTime.now)
     })
 
     /** Revokes `token` if `client` holds it (RFC 7009: anything else is ignored). */
-    const revokeToken = Effect.fn("OAuthClients.revokeToken")(function* (
+    const revokeToken = Telemetry.fn("OAuthClients.revokeToken")(function* (
       client: OAuthClient.Client,
       token: string
     ) {
@@ -95,7 +99,7 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("laari/OAuthCli
     return {
       create,
       /** The merchant's clients, oldest first, revoked ones too. */
-      list: Effect.fn("OAuthClients.list")((merchantId: string) =>
+      list: Telemetry.fn("OAuthClients.list")((merchantId: string) =>
         store.listClients(merchantId as MerchantId)
       ),
       revoke,

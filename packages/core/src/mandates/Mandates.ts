@@ -150,7 +150,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
     const find = findOrFail(store.find, () => new MandateNotFound())
 
     /** `POST /mandates`. A test-mode mandate approves itself, bound to the merchant's sandbox payer. */
-    const create = Effect.fn("Mandates.create")(function* (tenant: Tenant, terms: Mandate.Terms) {
+    const create = Telemetry.fn("Mandates.create")(function* (tenant: Tenant, terms: Mandate.Terms) {
       const now = yield* DateTime.now
       const problems = Mandate.validateTerms(terms, now)
       if (problems.length > 0) return yield* InvalidRequest.of(problems)
@@ -178,7 +178,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
       )
     }, Telemetry.withTenant)
 
-    const get = Effect.fn("Mandates.get")(
+    const get = Telemetry.fn("Mandates.get")(
       (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference),
       Telemetry.withTenant
     )
@@ -190,7 +190,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
     const lockAhead = (tenant: Tenant, idOrReference: string): Effect.Effect<void> =>
       store.lockAhead === undefined ? Effect.void : store.lockAhead(tenant, lookup(idOrReference))
 
-    const list = Effect.fn("Mandates.list")(
+    const list = Telemetry.fn("Mandates.list")(
       (tenant: Tenant, filter: MandateFilter) => store.list(tenant, filter),
       Telemetry.withTenant
     )
@@ -200,7 +200,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
      * the money, record the charge and its events. A refusal commits only its `mandate.charge.failed`
      * event (and the customer's notice when the wallet refused), then fails.
      */
-    const charge = Effect.fn("Mandates.charge")(
+    const charge = Telemetry.fn("Mandates.charge")(
       function* (tenant: Tenant, idOrReference: string, request: ChargeRequest) {
         const chargeId = yield* crypto.uuid
         const outcome = yield* tx.withTransaction(
@@ -316,7 +316,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
         return revoked
       })
 
-    const revoke = Effect.fn("Mandates.revoke")(
+    const revoke = Telemetry.fn("Mandates.revoke")(
       function* (tenant: Tenant, idOrReference: string, by: Mandate.RevokedBy = "MERCHANT") {
         const m = yield* find(tenant, idOrReference, true)
         return yield* revokeMandate(m, by, yield* DateTime.now)
@@ -326,7 +326,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
     )
 
     /** The customer ends a mandate from the wallet app: no second factor. */
-    const revokeAsCustomer = Effect.fn("Mandates.revokeAsCustomer")(function* (
+    const revokeAsCustomer = Telemetry.fn("Mandates.revokeAsCustomer")(function* (
       customerId: CustomerId,
       mandateId: string
     ) {
@@ -336,7 +336,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
     }, tx.withTransaction)
 
     /** Operations hold a mandate during a dispute (by id: operators act across merchants). */
-    const suspend = Effect.fn("Mandates.suspend")(function* (mandateId: string) {
+    const suspend = Telemetry.fn("Mandates.suspend")(function* (mandateId: string) {
       const m = yield* store.lockById(mandateId)
       if (m === undefined) return yield* new MandateNotFound()
       const suspended = yield* Either.match(Mandate.suspend(m), {
@@ -348,7 +348,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
     }, tx.withTransaction)
 
     /** A mandate as the customer's approval page shows it, before any code is asked for. */
-    const forApproval = Effect.fn("Mandates.forApproval")(function* (mandateId: string) {
+    const forApproval = Telemetry.fn("Mandates.forApproval")(function* (mandateId: string) {
       const m = yield* tx.withTransaction(store.lockById(mandateId))
       if (m === undefined) return yield* new MandateNotFound()
       return m
@@ -364,7 +364,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
       })
 
     /** Step one of approval: send a one-time code to the wallet registered to `phone`. */
-    const requestApproval = Effect.fn("Mandates.requestApproval")(function* (
+    const requestApproval = Telemetry.fn("Mandates.requestApproval")(function* (
       mandateId: string,
       phone: string
     ) {
@@ -411,11 +411,11 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
         return yield* outcome
       })
 
-    const approve = Effect.fn("Mandates.approve")(
+    const approve = Telemetry.fn("Mandates.approve")(
       (mandateId: string, challengeId: ChallengeId, code: string) =>
         answer(mandateId, challengeId, code, "approve")
     )
-    const decline = Effect.fn("Mandates.decline")(
+    const decline = Telemetry.fn("Mandates.decline")(
       (mandateId: string, challengeId: ChallengeId, code: string) =>
         answer(mandateId, challengeId, code, "decline")
     )
@@ -423,9 +423,9 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
     /** Expires lapsed approval links and mandates past `expiresAt`; returns how many it expired. */
     const expireDue = Work.sweep(tx, store.claimExpiring, (m, now) => store.update(Mandate.expire(m, now)))
 
-    const sweep = Effect.fn("Mandates.sweep")((batch: number = Work.Batch) => expireDue(batch))
+    const sweep = Telemetry.fn("Mandates.sweep")((batch: number = Work.Batch) => expireDue(batch))
 
-    const listForCustomer = Effect.fn("Mandates.listForCustomer")((customerId: CustomerId) =>
+    const listForCustomer = Telemetry.fn("Mandates.listForCustomer")((customerId: CustomerId) =>
       store.listByCustomer(customerId)
     )
 

@@ -9,6 +9,7 @@ import type { ChallengeId, Environment } from "../kernel/Ids.js"
 import { CustomerNotFound } from "./Mandates.js"
 import { Customers } from "../directory/MerchantsStore.js"
 import { Transactor } from "../kernel/Storage.js"
+import * as Telemetry from "../kernel/Telemetry.js"
 
 export class WalletAccess extends Effect.Service<WalletAccess>()("laari/WalletAccess", {
   effect: Effect.gen(function* () {
@@ -22,7 +23,7 @@ export class WalletAccess extends Effect.Service<WalletAccess>()("laari/WalletAc
       )
 
     /** Sends a sign-in code to the wallet registered to `phone`. */
-    const requestSignIn = Effect.fn("WalletAccess.requestSignIn")(function* (
+    const requestSignIn = Telemetry.fn("WalletAccess.requestSignIn")(function* (
       environment: Environment,
       phone: string
     ) {
@@ -38,7 +39,7 @@ export class WalletAccess extends Effect.Service<WalletAccess>()("laari/WalletAc
      * The customer, once the code matches. A wrong guess is counted (the transaction commits) before the
      * refusal is returned.
      */
-    const signIn = Effect.fn("WalletAccess.signIn")(function* (
+    const signIn = Telemetry.fn("WalletAccess.signIn")(function* (
       environment: Environment,
       phone: string,
       challengeId: ChallengeId,

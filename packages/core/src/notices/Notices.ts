@@ -12,6 +12,7 @@ import { Sender } from "../webhooks/DeliveriesStore.js"
 import { signedHeaders } from "../webhooks/WebhookEndpoint.js"
 import * as Notice from "./Notice.js"
 import { type Claimed, NoticeOutbox } from "./NoticeOutbox.js"
+import * as Telemetry from "../kernel/Telemetry.js"
 
 /** Attempts once recorded, and notices expired unsent, by `Notice.Result`. */
 export const Counted = Counters.counter({
@@ -36,7 +37,7 @@ export class Notices extends Effect.Service<Notices>()("laari/Notices", {
      * Signs, sends to `channel` and records one leased notice; never fails: a failure to record leaves
      * the lease to run out, and the notice is sent again, with the same id.
      */
-    const deliver = Effect.fn("Notices.deliver")(
+    const deliver = Telemetry.fn("Notices.deliver")(
       function* (channel: Channel, claimed: Claimed) {
         const sender = yield* Sender
         // The wall clock, not the service's (a manual one in tests and demos): the receiver checks the

@@ -104,7 +104,7 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
     const find = findOrFail(store.find, () => new QrCodeNotFound())
 
     /** `POST /qr-codes`: a static code is rendered and stored in the same transaction. */
-    const create = Effect.fn("QrCodes.create")(function* (tenant: Tenant, request: QrCode.Request) {
+    const create = Telemetry.fn("QrCodes.create")(function* (tenant: Tenant, request: QrCode.Request) {
       const problems = QrCode.validate(request)
       if (problems.length > 0) return yield* InvalidRequest.of(problems)
       const outlet = yield* outlets.find(tenant.merchantId, request.outletId)
@@ -143,18 +143,18 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
       )
     }, Telemetry.withTenant)
 
-    const get = Effect.fn("QrCodes.get")(
+    const get = Telemetry.fn("QrCodes.get")(
       (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference),
       Telemetry.withTenant
     )
 
-    const list = Effect.fn("QrCodes.list")(
+    const list = Telemetry.fn("QrCodes.list")(
       (tenant: Tenant, filter: QrCodeFilter) => store.list(tenant, filter),
       Telemetry.withTenant
     )
 
     /** Kept, `INACTIVE`; a customer who scans it is told it is no longer active. */
-    const deactivate = Effect.fn("QrCodes.deactivate")(
+    const deactivate = Telemetry.fn("QrCodes.deactivate")(
       function* (tenant: Tenant, idOrReference: string) {
         const code = yield* find(tenant, idOrReference, true)
         const next = yield* Either.match(QrCode.deactivate(code, yield* DateTime.now), {
@@ -175,13 +175,13 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
         : Effect.succeed(false)
 
     /** The PNG of a static code. */
-    const image = Effect.fn("QrCodes.image")((id: string) => store.image(id))
+    const image = Telemetry.fn("QrCodes.image")((id: string) => store.image(id))
 
     /**
      * A customer pays a scanned code: verify the payload, find the code by `qrid`, check it may be paid,
      * move the money payer -> merchant, record the payment with its `qrid`, notify, emit the event.
      */
-    const pay = Effect.fn("QrCodes.pay")(function* (request: PayRequest) {
+    const pay = Telemetry.fn("QrCodes.pay")(function* (request: PayRequest) {
       const parsed = yield* Either.match(QrScheme.parse(request.payload), {
         onLeft: (e) =>
           e._tag === "ForeignScheme"

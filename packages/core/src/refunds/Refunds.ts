@@ -98,7 +98,7 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
           )
 
     /** `POST /refunds`. */
-    const create = Effect.fn("Refunds.create")(function* (tenant: Tenant, request: RefundRequest) {
+    const create = Telemetry.fn("Refunds.create")(function* (tenant: Tenant, request: RefundRequest) {
       const id = Refund.RefundId.make(yield* crypto.uuid)
       return yield* tx.withTransaction(
         Effect.gen(function* () {
@@ -164,12 +164,12 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
       )
     }, Telemetry.withTenant)
 
-    const get = Effect.fn("Refunds.get")(
+    const get = Telemetry.fn("Refunds.get")(
       (tenant: Tenant, idOrReference: string) => find(tenant, idOrReference),
       Telemetry.withTenant
     )
 
-    const list = Effect.fn("Refunds.list")(
+    const list = Telemetry.fn("Refunds.list")(
       (tenant: Tenant, filter: RefundFilter) => store.list(tenant, filter),
       Telemetry.withTenant
     )

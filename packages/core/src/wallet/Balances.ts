@@ -35,7 +35,7 @@ export class Balances extends Effect.Service<Balances>()("laari/Balances", {
     const ledger = yield* Balance.LedgerReads
 
     /** The tenant's available balance now. */
-    const get = Effect.fn("Balances.get")(function* (tenant: Tenant) {
+    const get = Telemetry.fn("Balances.get")(function* (tenant: Tenant) {
       const asOf = yield* DateTime.now
       const available = yield* ledger.available(tenant)
       return { available, currency: Money.Currency, asOf } satisfies BalanceNow
@@ -45,7 +45,7 @@ export class Balances extends Effect.Service<Balances>()("laari/Balances", {
      * Newest first, `limit` (1 to 100) at a time after the `startingAfter` movement; `hasMore` when older
      * ones remain. A cursor that is not one of the tenant's movements is `BalanceTransactionNotFound`.
      */
-    const list = Effect.fn("Balances.list")(function* (tenant: Tenant, cursor: Balance.Cursor) {
+    const list = Telemetry.fn("Balances.list")(function* (tenant: Tenant, cursor: Balance.Cursor) {
       if (!Number.isInteger(cursor.limit) || cursor.limit < 1 || cursor.limit > 100)
         return yield* InvalidRequest.field("limit", "must be a whole number from 1 to 100")
       // One more than asked tells whether there is more.
@@ -58,7 +58,7 @@ export class Balances extends Effect.Service<Balances>()("laari/Balances", {
     }, Telemetry.withTenant)
 
     /** The Maldives day `date`'s movements, oldest first, with their totals. */
-    const settlement = Effect.fn("Balances.settlement")(function* (tenant: Tenant, date: string) {
+    const settlement = Telemetry.fn("Balances.settlement")(function* (tenant: Tenant, date: string) {
       const day = yield* Either.match(Balance.day(date), {
         onLeft: (message) => Effect.fail(new InvalidReportDate({ message })),
         onRight: Effect.succeed

@@ -11,6 +11,7 @@ import * as Counters from "../kernel/Counters.js"
 import * as DeliveriesStore from "./DeliveriesStore.js"
 import * as Webhook from "./Webhook.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
+import * as Telemetry from "../kernel/Telemetry.js"
 
 /** Attempts once recorded, by `Webhook.Result`. */
 export const Attempts = Counters.counter({
@@ -32,7 +33,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("laari/Deliveries",
       )
 
     /** An endpoint's log, newest first; `owner` is a merchant's environment, or (ops) the merchant. */
-    const list = Effect.fn("Deliveries.list")(function* (
+    const list = Telemetry.fn("Deliveries.list")(function* (
       owner: WebhookEndpoint.Owner,
       endpointId: string,
       filter: DeliveriesStore.Filter
@@ -41,7 +42,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("laari/Deliveries",
     })
 
     /** One more attempt of one of the tenant's events to the endpoint, due now, never retried. */
-    const resend = Effect.fn("Deliveries.resend")(function* (
+    const resend = Telemetry.fn("Deliveries.resend")(function* (
       tenant: Tenant,
       endpointId: string,
       eventId: string
@@ -55,7 +56,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("laari/Deliveries",
      * Signs, sends and records one leased attempt; never fails: a failure to record leaves the lease to
      * run out, and the attempt is made again.
      */
-    const deliver = Effect.fn("Deliveries.deliver")(
+    const deliver = Telemetry.fn("Deliveries.deliver")(
       function* (claimed: DeliveriesStore.Claimed) {
         const sender = yield* DeliveriesStore.Sender
         const sealer = yield* WebhookEndpoint.SecretSealer

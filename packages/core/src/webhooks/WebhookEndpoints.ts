@@ -9,6 +9,7 @@ import { Crypto } from "../kernel/Crypto.js"
 import type { Tenant } from "../kernel/Ids.js"
 import * as Webhook from "./Webhook.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
+import * as Telemetry from "../kernel/Telemetry.js"
 
 export interface CreateRequest {
   readonly url: string
@@ -28,7 +29,10 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("laari/
       a === undefined ? Effect.fail(new Webhook.WebhookEndpointNotFound()) : Effect.succeed(a)
 
     /** A new endpoint and its secret, which is shown this once; refused past `Webhook.MaxEndpoints`. */
-    const create = Effect.fn("WebhookEndpoints.create")(function* (tenant: Tenant, request: CreateRequest) {
+    const create = Telemetry.fn("WebhookEndpoints.create")(function* (
+      tenant: Tenant,
+      request: CreateRequest
+    ) {
       const sealer = yield* WebhookEndpoint.SecretSealer
       const id = yield* crypto.uuid
       const secret = yield* newSecret
@@ -42,11 +46,11 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("laari/
       return { endpoint, secret }
     })
 
-    const get = Effect.fn("WebhookEndpoints.get")(function* (owner: WebhookEndpoint.Owner, id: string) {
+    const get = Telemetry.fn("WebhookEndpoints.get")(function* (owner: WebhookEndpoint.Owner, id: string) {
       return yield* found(yield* store.find(owner, id))
     })
 
-    const update = Effect.fn("WebhookEndpoints.update")(function* (
+    const update = Telemetry.fn("WebhookEndpoints.update")(function* (
       owner: WebhookEndpoint.Owner,
       id: string,
       changes: WebhookEndpoint.EndpointChanges
@@ -55,12 +59,15 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("laari/
     })
 
     /** Deletes the endpoint; the endpoint as it was. */
-    const remove = Effect.fn("WebhookEndpoints.remove")(function* (owner: WebhookEndpoint.Owner, id: string) {
+    const remove = Telemetry.fn("WebhookEndpoints.remove")(function* (
+      owner: WebhookEndpoint.Owner,
+      id: string
+    ) {
       return yield* found(yield* store.remove(owner, id, yield* DateTime.now))
     })
 
     /** A new secret; the previous one keeps signing for `overlap` (24 h by default). */
-    const rotate = Effect.fn("WebhookEndpoints.rotate")(function* (
+    const rotate = Telemetry.fn("WebhookEndpoints.rotate")(function* (
       owner: WebhookEndpoint.Owner,
       id: string,
       overlap: Duration.Duration = Webhook.DefaultRotationOverlap
@@ -74,7 +81,7 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("laari/
     })
 
     /** The endpoint's secrets, opened (for signing, or putting one back in a replayed response). */
-    const secrets = Effect.fn("WebhookEndpoints.secrets")(function* (
+    const secrets = Telemetry.fn("WebhookEndpoints.secrets")(function* (
       owner: WebhookEndpoint.Owner,
       id: string
     ) {
