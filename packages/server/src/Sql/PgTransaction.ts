@@ -63,22 +63,17 @@ class Reserved {
 }
 
 /**
- * Reserves a connection for the scope. With the callback, not the promise, of `pool.connect`: the
- * listener is on the client before pg reads another message from its socket (`PgPool.watchClients`).
+ * Reserves a connection. With the callback, not the promise, of `pool.connect`: the listener is on the
+ * client before pg reads another message from its socket (`PgPool.watchClients`).
  */
 const reserve = (pool: pg.Pool) =>
-  Effect.acquireRelease(
-    Effect.async<Reserved, SqlError>((resume) => {
-      pool.connect((cause, client) => {
-        if (client === undefined || (cause !== undefined && cause !== null))
-          resume(
-            Effect.fail(new SqlError({ cause, message: "Failed to acquire connection for transaction" }))
-          )
-        else resume(Effect.succeed(new Reserved(client)))
-      })
-    }),
-    (reserved) => Effect.sync(() => reserved.release())
-  )
+  Effect.async<Reserved, SqlError>((resume) => {
+    pool.connect((cause, client) => {
+      if (client === undefined || (cause !== undefined && cause !== null))
+        resume(Effect.fail(new SqlError({ cause, message: "Failed to acquire connection for transaction" })))
+      else resume(Effect.succeed(new Reserved(client)))
+    })
+  })
 
 /** Cancels what the connection runs (best effort, bounded), from another connection of the pool. */
 const canceller = (pool: pg.Pool, client: pg.PoolClient): Effect.Effect<void> => {
@@ -276,8 +271,10 @@ const attempt = <A, E, R>(
 ): Effect.Effect<A, E | SqlError, R> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.useSpan("sql.transaction", { kind: "client", captureStackTrace: false }, (span) =>
-      Effect.scoped(
-        Effect.flatMap(reserve(pool), (reserved) => {
+      // Not a Scope and its finalizer: a finalizer diffs the fiber's whole state twice when it runs.
+      Effect.acquireUseRelease(
+        reserve(pool),
+        (reserved) => {
           span.attribute("db.system.name", "postgresql")
           const tx = new Transaction(reserved, canceller(pool, reserved.client))
           // The connection, the write-behind buffer and the span, provided as one change of context.
@@ -300,7 +297,8 @@ const attempt = <A, E, R>(
               })
             )
           )
-        })
+        },
+        (reserved) => Effect.sync(() => reserved.release())
       )
     )
   )
