@@ -89,7 +89,9 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("three processes on one 
       .split(/\s+/)
     const slots = workers.map((pid) => {
       const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")
-      expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")).toContain("--max-semi-space-size=16")
+      const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
+      expect(args).toContain("--max-semi-space-size=16")
+      expect(args).toContain("--heap-growing-percent=25")
       expect(env).toContain("MALLOC_MMAP_THRESHOLD_=131072")
       return env.find((e) => e.startsWith(`${Turns.SlotEnv}=`))
     })
