@@ -194,4 +194,36 @@ describe("operations declared once", () => {
     if (Exit.isFailure(exit))
       expect(Cause.pretty(exit.cause)).toContain("undeclared.read declares no access rule")
   })
+
+  it("extras for an endpoint that is not keyed stop the group from building", async () => {
+    class Mixed extends HttpApiGroup.make("mixed")
+      .add(HttpApiEndpoint.get("read", "/read").addSuccess(Schema.String))
+      .add(Idempotent.post("write", "/write").addSuccess(Schema.String))
+      .annotate(Access.Access, Access.scoped("mandates:write")) {}
+    class Tiny extends HttpApi.make("tiny").add(Mixed) {}
+    const build = (extras: Operation.Extras) =>
+      Effect.runPromiseExit(
+        Effect.scoped(
+          Layer.build(
+            Operation.group(
+              Tiny,
+              "mixed",
+              (handlers) =>
+                handlers.handle("read", () => Effect.succeed("x")).handle("write", () => Effect.succeed("y")),
+              extras
+            ).pipe(Layer.provide(HttpApiBuilder.Router.Live))
+          ) as unknown as Effect.Effect<unknown, unknown>
+        )
+      )
+    const ahead = () => Effect.void
+    expect(Exit.isSuccess(await build({ ahead: { write: ahead } }))).toBe(true)
+    const exit = await build({ ahead: { read: ahead } })
+    expect(Exit.isFailure(exit)).toBe(true)
+    if (Exit.isFailure(exit))
+      expect(Cause.pretty(exit.cause)).toContain(
+        "mixed: ahead for read, which is not a keyed endpoint of the group"
+      )
+    const typo = await build({ conceal: { wirte: () => ({}) as never } })
+    expect(Exit.isFailure(typo)).toBe(true)
+  })
 })

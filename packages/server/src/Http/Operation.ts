@@ -46,10 +46,32 @@ export type Conceal = (principal: Auth.Principal, request: Request) => Idempoten
  */
 export type Ahead = (principal: Auth.Principal, request: Request) => Effect.Effect<void>
 
-/** What some of a group's keyed endpoints add to their handlers, by endpoint name. */
-export interface Extras {
-  readonly conceal?: Partial<Record<string, Conceal>>
-  readonly ahead?: Partial<Record<string, Ahead>>
+/**
+ * What some of a group's keyed endpoints add to their handlers, by endpoint name: a name that is not an
+ * endpoint of the group does not compile, and one that is not keyed stops the group's layer from building.
+ */
+export interface Extras<Name extends string = string> {
+  readonly conceal?: Partial<Record<Name, Conceal>>
+  readonly ahead?: Partial<Record<Name, Ahead>>
+}
+
+/** The names of `G`'s endpoints. */
+type EndpointName<G extends HttpApiGroup.HttpApiGroup.Any> = HttpApiEndpoint.HttpApiEndpoint.Name<
+  HttpApiGroup.HttpApiGroup.Endpoints<G>
+>
+
+/** Extras only for keyed endpoints: on any other they would be silently ignored. */
+const checkExtras = (group: HttpApiGroup.HttpApiGroup.AnyWithProps, extras: Extras): void => {
+  const endpoints = Object.values(
+    group.endpoints
+  ) as ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.AnyWithProps>
+  const keyed = new Set(endpoints.filter(Idempotent.isKeyed).map((e) => e.name))
+  for (const [kind, byName] of Object.entries(extras))
+    for (const name of Object.keys(byName ?? {}))
+      if (!keyed.has(name))
+        throw new Error(
+          `${group.identifier}: ${kind} for ${name}, which is not a keyed endpoint of the group`
+        )
 }
 
 type Refusal = Auth.Forbidden | Problems.NotFound
@@ -170,6 +192,7 @@ export const group = <
       const group = (api.groups as unknown as Record<string, HttpApiGroup.HttpApiGroup.AnyWithProps>)[
         groupName
       ]!
+      checkExtras(group, extras)
       const items = Chunk.map(done.handlers, (item) => {
         const endpoint = item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
         const handler = item.handler as Handler
@@ -197,7 +220,7 @@ export interface Handlers<G extends HttpApiGroup.HttpApiGroup.Any, Return> {
   readonly build: (
     handlers: HttpApiBuilder.Handlers.FromGroup<ApiError, never, G>
   ) => HttpApiBuilder.Handlers.ValidateReturn<Return>
-  readonly extras: Extras
+  readonly extras: Extras<EndpointName<G>>
 }
 
 export const handlers = <G extends HttpApiGroup.HttpApiGroup.Any, Return>(
@@ -205,7 +228,7 @@ export const handlers = <G extends HttpApiGroup.HttpApiGroup.Any, Return>(
   build: (
     handlers: HttpApiBuilder.Handlers.FromGroup<ApiError, never, G>
   ) => HttpApiBuilder.Handlers.ValidateReturn<Return>,
-  extras: Extras = {}
+  extras: Extras<EndpointName<G>> = {}
 ): Handlers<G, Return> => ({ group, build, extras })
 
 /** `group` for a feature's `Handlers`, in the API that holds its group. */
