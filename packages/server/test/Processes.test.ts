@@ -91,7 +91,7 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("three processes on one 
       const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")
       const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
       expect(args).toContain("--max-semi-space-size=16")
-      expect(args).toContain("--heap-growing-percent=25")
+      expect(args).toContain("--heap-growing-percent=100")
       expect(env).toContain("MALLOC_MMAP_THRESHOLD_=131072")
       return env.find((e) => e.startsWith(`${Turns.SlotEnv}=`))
     })

@@ -72,15 +72,15 @@ describe("Turns", () => {
 })
 
 describe("the processes' node settings", () => {
-  it("gives serving processes 16 MiB semi-spaces, a 25% old-generation growth, and the malloc thresholds unless set", () => {
+  it("gives serving processes 16 MiB semi-spaces, a 100% old-generation growth, and the malloc thresholds unless set", () => {
     expect(
       Processes.processNodeArgs([
         "--enable-source-maps",
         "--max-semi-space-size=4",
         "--heap-growing-percent=50"
       ])
-    ).toEqual(["--enable-source-maps", "--max-semi-space-size=16", "--heap-growing-percent=25"])
-    expect(Processes.processNodeArgs([])).toEqual(["--max-semi-space-size=16", "--heap-growing-percent=25"])
+    ).toEqual(["--enable-source-maps", "--max-semi-space-size=16", "--heap-growing-percent=100"])
+    expect(Processes.processNodeArgs([])).toEqual(["--max-semi-space-size=16", "--heap-growing-percent=100"])
     expect(Processes.processMallocEnv({})).toEqual({
       MALLOC_MMAP_THRESHOLD_: "131072",
       MALLOC_TRIM_THRESHOLD_: "131072"
