@@ -6,7 +6,7 @@
  * `@effect/opentelemetry`; the server does it with `OTEL_EXPORTER_OTLP_ENDPOINT`) and leaves it enabled;
  * bench/src/library.ts measures what a method costs when nobody listens.
  */
-import { Effect, FiberRef, type Fiber } from "effect"
+import { Effect, FiberRef, type Fiber, Utils } from "effect"
 
 /** Effect's default tracer: spans made under it reach no exporter. */
 const defaultTracer = Effect.runSync(Effect.tracer)
@@ -15,14 +15,12 @@ const defaultTracer = Effect.runSync(Effect.tracer)
 const listening = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =>
   fiber.currentTracer !== defaultTracer && fiber.getFiberRef(FiberRef.currentTracerEnabled)
 
-const generatorPrototype = Object.getPrototypeOf(function* () {})
-
 type Body = (...args: Array<unknown>) => unknown
 type Pipeable = (effect: unknown, ...args: Array<unknown>) => unknown
 
 /** The body and its pipeline, run bare: what `Effect.fn` runs inside its span. */
 const bare = (body: Body, pipeables: ReadonlyArray<Pipeable>): Body =>
-  Object.getPrototypeOf(body) === generatorPrototype
+  Utils.isGeneratorFunction(body)
     ? (Effect.fnUntraced as (body: Body, ...pipeables: ReadonlyArray<Pipeable>) => Body)(body, ...pipeables)
     : function (this: unknown, ...args) {
         let effect = body.apply(this, args)
