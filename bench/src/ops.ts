@@ -7,8 +7,9 @@
  *
  *   pnpm bench:ops                 # 5 s, 8 in flight
  *   OPS_SECONDS=10 pnpm bench:ops
+ *   OPS_PGLITE=1 pnpm bench:ops    # on PGlite, in a fresh data directory
  */
-import { readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { ensureBuilt, server } from "../../scripts/ensure-built.mjs"
@@ -18,6 +19,8 @@ import * as Spawn from "./Spawn.js"
 import * as Workload from "./Workload.js"
 
 const seconds = Number(process.env.OPS_SECONDS ?? 5)
+const pglite = process.env.OPS_PGLITE === "1"
+const dataDir = pglite ? mkdtempSync(path.join(os.tmpdir(), "laari-ops-pglite-")) : undefined
 const file = path.join(os.tmpdir(), `laari-ops-${process.pid}.json`)
 
 ensureBuilt(server)
@@ -28,7 +31,9 @@ const databases = Databases.make(
 const started = await Spawn.start(
   "packages/server/dist/main.js",
   {
-    DATABASE_URL: await databases.fresh("ops"),
+    ...(pglite
+      ? { DATABASE_URL: undefined, LAARI_DATA_DIR: dataDir }
+      : { DATABASE_URL: await databases.fresh("ops") }),
     LAARI_RATE_LIMIT: "0",
     LAARI_OPS_TOKEN: Workload.OpsToken,
     LAARI_PROCESSES: "1",
@@ -48,12 +53,15 @@ await pause(500)
 client.close()
 await started.stop()
 await databases.dropAll()
+if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
 
 const charges = run.requests - run.failures
 if (charges === 0 || run.failures > 0) throw new Error(`${run.failures} of ${run.requests} charges failed`)
 const counted = JSON.parse(readFileSync(file, "utf8")) as Record<string, Record<string, number>>
 rmSync(file)
-console.log(`${charges} charges at ${run.perSecond}/s, 1 process; per charge:`)
+console.log(
+  `${charges} charges at ${run.perSecond}/s, 1 process on ${pglite ? "PGlite" : "PostgreSQL"}; per charge:`
+)
 for (const [title, key] of [
   ["runtime", "counts"],
   ["services a context change added or replaced", "contextKeys"],

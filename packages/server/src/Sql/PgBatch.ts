@@ -24,6 +24,11 @@ export interface Statement {
   readonly rowMode?: "array"
 }
 
+/** What a statement of a batch answered: its rows (pg's `QueryResult`, or PGlite's `Results`). */
+export interface Result {
+  readonly rows: ReadonlyArray<object>
+}
+
 /**
  * A batch that failed: which statement PostgreSQL's error answered (`undefined`: none), and whether the
  * connection is lost (a FATAL of the server, a closed socket, no answer in time), so that nothing more
@@ -35,7 +40,7 @@ export class BatchError {
     readonly statement: number | undefined,
     readonly lost: boolean,
     /** The results of the statements that completed before `statement`. */
-    readonly completed: ReadonlyArray<pg.QueryResult> = []
+    readonly completed: ReadonlyArray<Result> = []
   ) {}
 }
 

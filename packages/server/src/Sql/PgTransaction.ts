@@ -19,6 +19,9 @@
  * the server answered a statement ahead of COMMIT, is a defect, as @effect/sql makes it, since the
  * transaction may have committed. A connection lost before COMMIT is sent, or whose FATAL answered a
  * write ahead of it, committed nothing: a failure, and no ROLLBACK is sent (the session is over).
+ *
+ * The same transaction runs on PGlite's one session (`PgliteClient`), where a batch is one call into the
+ * in-process PostgreSQL instead of a round trip (`PgliteBatch`).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
@@ -33,7 +36,7 @@ const Begin: PgBatch.Statement = { text: "BEGIN", params: [] }
 const Commit: PgBatch.Statement = { text: "COMMIT", params: [] }
 const Rollback: PgBatch.Statement = { text: "ROLLBACK", params: [] }
 
-/** Transactions over the pool's connections (provided by `PgPool` on PostgreSQL; absent on PGlite). */
+/** The Transactor's transactions (provided by `PgPool` on PostgreSQL, by `PgliteClient` on PGlite). */
 export class PgTransactions extends Context.Tag("laari/server/PgTransactions")<
   PgTransactions,
   {
@@ -41,19 +44,36 @@ export class PgTransactions extends Context.Tag("laari/server/PgTransactions")<
   }
 >() {}
 
+/** Where one transaction's batches run, held for the transaction: a connection of the pool, or PGlite. */
+export interface Session {
+  /** An error that ended the session (then nothing more is sent on it, not even ROLLBACK). */
+  lost: Error | undefined
+  /** `statements` in one batch: each after the one before it, none after one that failed. */
+  run(
+    statements: ReadonlyArray<PgBatch.Statement>
+  ): Effect.Effect<ReadonlyArray<PgBatch.Result>, PgBatch.BatchError>
+}
+
 /**
- * A connection of the pool for the scope, and whether it is lost: an error it emits (pg does when no
- * statement is under way) or a batch that failed for want of it. A lost connection is handed back with
- * the error, so the pool discards it rather than lend it again.
+ * A connection of the pool for the transaction, and whether it is lost: an error it emits (pg does when
+ * no statement is under way) or a batch that failed for want of it. A lost connection is handed back
+ * with the error, so the pool discards it rather than lend it again.
  */
-class Reserved {
+class Reserved implements Session {
   lost: Error | undefined
   private readonly onError = (error: Error) => {
     this.lost ??= error
   }
 
-  constructor(readonly client: pg.PoolClient) {
+  constructor(
+    readonly client: pg.PoolClient,
+    private readonly pool: pg.Pool
+  ) {
     client.on("error", this.onError)
+  }
+
+  run(statements: ReadonlyArray<PgBatch.Statement>) {
+    return PgBatch.run(this.client, statements, canceller(this.pool, this.client))
   }
 
   release() {
@@ -71,7 +91,7 @@ const reserve = (pool: pg.Pool) =>
     pool.connect((cause, client) => {
       if (client === undefined || (cause !== undefined && cause !== null))
         resume(Effect.fail(new SqlError({ cause, message: "Failed to acquire connection for transaction" })))
-      else resume(Effect.succeed(new Reserved(client)))
+      else resume(Effect.succeed(new Reserved(client, pool)))
     })
   })
 
@@ -104,7 +124,7 @@ class Transaction {
   readonly buffer = WriteBehind.emptyBuffer({ pipelined: true })
   /** The answer of the statement announced ahead, until the next statement (`last`). */
   private kept:
-    | { readonly statement: WriteBehind.AheadStatement; readonly result: pg.QueryResult }
+    | { readonly statement: WriteBehind.AheadStatement; readonly result: PgBatch.Result }
     | undefined
   /**
    * The error of a statement announced ahead: the server aborted the transaction, so every later
@@ -113,10 +133,7 @@ class Transaction {
    */
   private aborted: SqlError | undefined
 
-  constructor(
-    private readonly reserved: Reserved,
-    private readonly cancel: Effect.Effect<void>
-  ) {}
+  constructor(private readonly session: Session) {}
 
   /** BEGIN if not yet sent, and the writes held: what must precede any other statement. */
   private prelude(): Array<PgBatch.Statement> {
@@ -131,10 +148,10 @@ class Transaction {
   }
 
   private run(statements: ReadonlyArray<PgBatch.Statement>) {
-    return PgBatch.run(this.reserved.client, statements, this.cancel).pipe(
+    return this.session.run(statements).pipe(
       Effect.tapError((failed) =>
         Effect.sync(() => {
-          if (failed.lost) this.reserved.lost ??= failed.error
+          if (failed.lost) this.session.lost ??= failed.error
           if (PgPrepared.isStale(failed.error.cause)) this.stale = true
         })
       )
@@ -146,7 +163,7 @@ class Transaction {
    * (`WriteBehind.Ahead`) goes last in the same round trip, and its answer is kept (`kept`) for the
    * transaction's next statement if that is the same one, with nothing written in between.
    */
-  private last(statement: PgBatch.Statement): Effect.Effect<pg.QueryResult, SqlError> {
+  private last(statement: PgBatch.Statement): Effect.Effect<PgBatch.Result, SqlError> {
     return Effect.suspend(() => {
       if (this.aborted !== undefined) return Effect.fail(this.aborted)
       const kept = this.kept
@@ -206,7 +223,7 @@ class Transaction {
       const writes = WriteBehind.drain(this.buffer)
       if (!this.begun && writes === undefined) return Effect.void
       // Lost before COMMIT was sent: the server ends the transaction with the session, nothing committed.
-      const lost = this.reserved.lost
+      const lost = this.session.lost
       if (lost !== undefined)
         return Effect.fail(
           lost instanceof SqlError ? lost : new SqlError({ cause: lost, message: "Connection lost" })
@@ -235,7 +252,7 @@ class Transaction {
    */
   rollback(): Effect.Effect<void> {
     return Effect.suspend(() =>
-      this.begun && this.reserved.lost === undefined
+      this.begun && this.session.lost === undefined
         ? this.run([Rollback]).pipe(
             Effect.asVoid,
             Effect.catchAll((failed) => Effect.die(failed.error))
@@ -254,18 +271,35 @@ class Transaction {
  * service: `PgPrepared.Stale`) committed nothing, and its connection's names are forgotten: it runs once
  * more, so the request does not fail for it.
  */
-export const make = (pool: pg.Pool): PgTransactions["Type"] => ({
+export const make = (pool: pg.Pool): PgTransactions["Type"] =>
+  over({
+    acquire: reserve(pool),
+    release: (reserved) => Effect.sync(() => reserved.release())
+  })
+
+/**
+ * How a database lends a transaction its session. `acquire` may wait: it is interruptible when
+ * `interruptible` says an interruption cannot lose what it acquires.
+ */
+export interface Sessions<S extends Session> {
+  readonly acquire: Effect.Effect<S, SqlError>
+  readonly release: (session: S) => Effect.Effect<void>
+  readonly interruptible?: boolean
+}
+
+/** Transactions over `sessions` (see `make`). */
+export const over = <S extends Session>(sessions: Sessions<S>): PgTransactions["Type"] => ({
   transaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> => {
     const stale = { seen: false }
-    return Effect.flatMap(Effect.exit(attempt(pool, effect, stale)), (exit) =>
-      Exit.isFailure(exit) && stale.seen ? attempt(pool, effect, { seen: false }) : exit
+    return Effect.flatMap(Effect.exit(attempt(sessions, effect, stale)), (exit) =>
+      Exit.isFailure(exit) && stale.seen ? attempt(sessions, effect, { seen: false }) : exit
     )
   }
 })
 
 /** One run of `effect` in a transaction; `stale.seen` once a statement of it failed as stale. */
-const attempt = <A, E, R>(
-  pool: pg.Pool,
+const attempt = <S extends Session, A, E, R>(
+  sessions: Sessions<S>,
   effect: Effect.Effect<A, E, R>,
   stale: { seen: boolean }
 ): Effect.Effect<A, E | SqlError, R> =>
@@ -273,10 +307,10 @@ const attempt = <A, E, R>(
     Effect.useSpan("sql.transaction", { kind: "client", captureStackTrace: false }, (span) =>
       // Not a Scope and its finalizer: a finalizer diffs the fiber's whole state twice when it runs.
       Effect.acquireUseRelease(
-        reserve(pool),
-        (reserved) => {
+        sessions.interruptible === true ? restore(sessions.acquire) : sessions.acquire,
+        (session) => {
           span.attribute("db.system.name", "postgresql")
-          const tx = new Transaction(reserved, canceller(pool, reserved.client))
+          const tx = new Transaction(session)
           // The connection, the write-behind buffer and the span, provided as one change of context.
           const services = Context.make(SqlClient.TransactionConnection, [
             tx.connection as unknown as (typeof SqlClient.TransactionConnection.Service)[0],
@@ -298,7 +332,7 @@ const attempt = <A, E, R>(
             )
           )
         },
-        (reserved) => Effect.sync(() => reserved.release())
+        sessions.release
       )
     )
   )

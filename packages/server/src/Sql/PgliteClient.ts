@@ -14,12 +14,18 @@
  * escapes the transaction's context (e.g. `Effect.forkDaemon` inside `withTransaction`) waits
  * for the transaction to finish, so it must not be awaited from inside that transaction.
  *
- * Value mapping (PGlite 0.5 parsers/serializers, text protocol):
- * - parameters are serialized by the type Postgres infers for each placeholder: `Date` ->
- *   ISO string, `bigint` -> decimal, `boolean` -> t/f, `Uint8Array` -> bytea hex, objects and
- *   arrays bound to json/jsonb -> `JSON.stringify` (a JS string bound to jsonb is sent as-is,
- *   i.e. it must already be JSON text), `null`/`undefined` -> NULL.
- * - results: int2/int4/float -> number, int8 -> number when it is a safe integer, otherwise
+ * A statement with parameters goes to PGlite as one protocol message (Parse, Bind, Describe, Execute,
+ * Sync), not through `PGlite.query`, which makes six calls into PostgreSQL per statement (it asks for the
+ * parameters' types first, to serialize them). A text this process sends again and again is parsed and
+ * planned once, as a named prepared statement, as on PostgreSQL (`PgPrepared`).
+ *
+ * Value mapping:
+ * - parameters are sent as node-postgres sends them to PostgreSQL (`pg`'s `prepareValue`), so both
+ *   databases receive the same text: `Date` -> timestamp with offset, `bigint` and numbers -> decimal,
+ *   `boolean` -> true/false, `Uint8Array` -> binary, arrays -> array literal, other objects ->
+ *   `JSON.stringify` (a JS string bound to jsonb is sent as-is, i.e. it must already be JSON text),
+ *   `null`/`undefined` -> NULL.
+ * - results (PGlite 0.5 parsers, text protocol): int2/int4/float -> number, int8 -> number when it is a safe integer, otherwise
  *   bigint (see `parseInt8`), numeric -> string, bool -> boolean, timestamptz/timestamp/date ->
  *   `Date` (`new Date(text)`: a `timestamp` without zone is read in the Node process's local
  *   time zone, `date` as UTC midnight), json/jsonb -> parsed value, bytea -> `Uint8Array`.
@@ -37,6 +43,8 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { mkdir } from "node:fs/promises"
 import * as DataDir from "../Platform/DataDir.js"
+import * as PgliteBatch from "./PgliteBatch.js"
+import * as PgTransaction from "./PgTransaction.js"
 
 export interface PgliteClientConfig {
   /** Directory holding the database files (created if missing). `undefined` = in memory. */
@@ -51,6 +59,8 @@ export interface PgliteClient extends SqlClient.SqlClient {
    * may run inside another fiber's open transaction.
    */
   readonly pglite: PGlite
+  /** The Transactor's transactions on this instance (`PgTransaction`), under the client's permit. */
+  readonly transactions: PgTransaction.PgTransactions["Type"]
 }
 
 export const PgliteClient = Context.GenericTag<PgliteClient>("@laari/server/Sql/PgliteClient")
@@ -102,7 +112,7 @@ export const make = (
     const semaphore = yield* Effect.makeSemaphore(1)
 
     // Without parameters the simple query protocol (`exec`) is used, which accepts several
-    // statements (migrations); `query` uses the extended protocol: one statement, parameters.
+    // statements (migrations); with them the extended protocol, one statement (`PgliteBatch`).
     // Uninterruptible because PGlite cannot cancel a running query: the caller (and with it
     // the permit) must stay until PGlite is really done with it.
     const run = (
@@ -110,17 +120,19 @@ export const make = (
       params: ReadonlyArray<unknown>,
       rowMode: RowMode
     ): Effect.Effect<ReadonlyArray<Results>, SqlError> =>
-      Effect.uninterruptible(
-        Effect.tryPromise({
-          try: () =>
-            params.length === 0
-              ? pglite.exec(sql, { rowMode })
-              : pglite
-                  .query<Record<string, unknown>>(sql, [...params], { rowMode })
-                  .then((result) => [result]),
-          catch: (cause) => new SqlError({ cause, message: "Failed to execute statement" })
-        })
-      )
+      params.length === 0
+        ? Effect.uninterruptible(
+            Effect.tryPromise({
+              try: () => pglite.exec(sql, { rowMode }),
+              catch: (cause) => new SqlError({ cause, message: "Failed to execute statement" })
+            })
+          )
+        : Effect.mapError(
+            PgliteBatch.run(pglite, [
+              { text: sql, params, rowMode: rowMode === "array" ? "array" : undefined }
+            ]),
+            (failed) => failed.error
+          )
 
     // Like PgClient: one statement -> its rows, several statements -> one row array each.
     // Rows are objects, or arrays of column values with rowMode "array".
@@ -166,15 +178,30 @@ export const make = (
       spanAttributes: [["db.system.name", "postgresql"]]
     })
 
-    return Object.assign(client, { config: options, pglite })
+    // The Transactor's transactions (`Store`): the permit from BEGIN to COMMIT, and the statements in
+    // as few calls into PGlite as on PostgreSQL in round trips (a keyed charge: two).
+    const session = (): PgTransaction.Session => ({
+      lost: undefined,
+      run: (statements) => PgliteBatch.run(pglite, statements)
+    })
+    const transactions = PgTransaction.over({
+      acquire: Effect.map(semaphore.take(1), session),
+      release: () => semaphore.release(1),
+      interruptible: true
+    })
+
+    return Object.assign(client, { config: options, pglite, transactions })
   })
 
-/** Provides `SqlClient` and `PgliteClient`; Reactivity is included. */
+/** Provides `SqlClient`, `PgliteClient` and `PgTransactions`; Reactivity is included. */
 export const layer = (
   options: PgliteClientConfig = {}
-): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError> =>
+): Layer.Layer<PgliteClient | SqlClient.SqlClient | PgTransaction.PgTransactions, SqlError> =>
   Layer.scopedContext(
     Effect.map(make(options), (client) =>
-      Context.make(PgliteClient, client).pipe(Context.add(SqlClient.SqlClient, client))
+      Context.make(PgliteClient, client).pipe(
+        Context.add(SqlClient.SqlClient, client),
+        Context.add(PgTransaction.PgTransactions, client.transactions)
+      )
     )
   ).pipe(Layer.provide(Reactivity.layer))
