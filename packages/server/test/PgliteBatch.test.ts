@@ -99,6 +99,18 @@ layer(PgliteClient.layer({}), { timeout: "60 seconds", excludeTestServices: true
     })
   )
 
+  it.effect("delivers a notification a batch's statement sends to PGlite's listeners (wake-ups)", () =>
+    Effect.gen(function* () {
+      const db = yield* pglite
+      const heard: Array<string> = []
+      const unlisten = yield* Effect.promise(() => db.listen("batch_wake", (payload) => heard.push(payload)))
+      yield* PgliteBatch.run(db, [{ text: "SELECT pg_notify('batch_wake', $1)", params: ["ping"] }])
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+      yield* Effect.promise(() => unlisten())
+      expect(heard).toEqual(["ping"])
+    })
+  )
+
   it.effect("prepares a recurring text once, by name, and again after a migration made it stale", () =>
     Effect.gen(function* () {
       const db = yield* pglite
