@@ -77,8 +77,11 @@ interface Wire {
   sendCopyFail(message: string): void
 }
 
-/** pg's own mapping of a parameter to the wire (dates, arrays, JSON objects, buffers), as `client.query` does. */
-const prepareValue = (
+/**
+ * pg's own mapping of a parameter to the wire (dates, arrays, JSON objects, buffers), as `client.query`
+ * does; PGlite's batches map theirs with it too (`PgliteBatch`), so both databases receive the same text.
+ */
+export const prepareValue = (
   pg as unknown as { readonly utils: { prepareValue: (v: unknown) => string | Buffer | null } }
 ).utils.prepareValue
 
@@ -210,7 +213,8 @@ export const run = (
     let values: Array<Array<string | Buffer | null>>
     try {
       // Mapped before anything is written: a value pg cannot send fails the batch, not half of it.
-      values = statements.map((s) => s.params.map(prepareValue))
+      // One argument: pg's second is its own list of objects seen (circular `toPostgres`), not an index.
+      values = statements.map((s) => s.params.map((p) => prepareValue(p)))
     } catch (cause) {
       return Effect.fail(
         new BatchError(new SqlError({ cause, message: "Failed to execute statement" }), undefined, false)

@@ -7,19 +7,13 @@
  *
  * `PGlite.query` makes six calls into PostgreSQL for one statement (it first asks for the parameters'
  * types, to serialize them); this makes one for the whole batch. Parameters are sent as node-postgres
- * sends them to PostgreSQL (`pg`'s `prepareValue`, as `PgBatch`), so both databases receive the same text.
+ * sends them to PostgreSQL (`PgBatch.prepareValue`), so both databases receive the same text.
  */
 import { SqlError } from "@effect/sql/SqlError"
 import { parse, type PGlite, protocol, type Results } from "@electric-sql/pglite"
 import { Effect } from "effect"
-import pg from "pg"
 import * as PgBatch from "./PgBatch.js"
 import * as PgPrepared from "./PgPrepared.js"
-
-/** pg's own mapping of a parameter to the wire (dates, arrays, JSON objects, buffers). */
-const prepareValue = (
-  pg as unknown as { readonly utils: { prepareValue: (v: unknown) => string | Uint8Array | null } }
-).utils.prepareValue
 
 const describePortal = protocol.serialize.describe({ type: "P" })
 const executePortal = protocol.serialize.execute({})
@@ -58,7 +52,7 @@ export const run = (
     let plans: ReadonlyArray<PgPrepared.Plan>
     try {
       // Mapped before anything runs: a value pg cannot send fails the batch, not half of it.
-      const values = statements.map((s) => s.params.map((p) => prepareValue(p)))
+      const values = statements.map((s) => s.params.map((p) => PgBatch.prepareValue(p)))
       plans = PgPrepared.plan(pglite, texts)
       const parts: Array<Uint8Array> = []
       statements.forEach((statement, i) => {

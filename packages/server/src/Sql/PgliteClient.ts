@@ -12,7 +12,9 @@
  * COMMIT/ROLLBACK. Statements inside the transaction (the fiber's context carries the
  * transaction connection) run without taking the permit again. Consequence: a statement that
  * escapes the transaction's context (e.g. `Effect.forkDaemon` inside `withTransaction`) waits
- * for the transaction to finish, so it must not be awaited from inside that transaction.
+ * for the transaction to finish, so it must not be awaited from inside that transaction. The
+ * Transactor's transactions (`PgTransactions`, provided here as `PgPool` provides them on PostgreSQL)
+ * take the same permit and send their statements in batches (`PgTransaction`, `PgliteBatch`).
  *
  * A statement with parameters goes to PGlite as one protocol message (Parse, Bind, Describe, Execute,
  * Sync), not through `PGlite.query`, which makes six calls into PostgreSQL per statement (it asks for the
@@ -20,7 +22,7 @@
  * planned once, as a named prepared statement, as on PostgreSQL (`PgPrepared`).
  *
  * Value mapping:
- * - parameters are sent as node-postgres sends them to PostgreSQL (`pg`'s `prepareValue`), so both
+ * - parameters are sent as node-postgres sends them to PostgreSQL (`PgBatch.prepareValue`), so both
  *   databases receive the same text: `Date` -> timestamp with offset, `bigint` and numbers -> decimal,
  *   `boolean` -> true/false, `Uint8Array` -> binary, arrays -> array literal, other objects ->
  *   `JSON.stringify` (a JS string bound to jsonb is sent as-is, i.e. it must already be JSON text),
