@@ -10,6 +10,7 @@ import { Effect, Exit } from "effect"
 import { afterAll, beforeAll, it } from "vitest"
 import * as PgBatch from "../src/Sql/PgBatch.js"
 import * as PgliteBatch from "../src/Sql/PgliteBatch.js"
+import * as PgPrepared from "../src/Sql/PgPrepared.js"
 import * as PgliteClient from "../src/Sql/PgliteClient.js"
 import * as F from "./support/Fixtures.js"
 import * as TestServer from "./support/TestServer.js"
@@ -129,6 +130,32 @@ layer(PgliteClient.layer({}), { timeout: "60 seconds", excludeTestServices: true
       const again = yield* PgliteBatch.run(db, [select])
       expect(again[0]!.fields.map((f) => f.name)).toEqual(["id", "label"])
     })
+  )
+
+  it.effect(
+    "holds at most MaxNamed statements, dropping the least recently used (PGlite's session lasts)",
+    () =>
+      Effect.gen(function* () {
+        const db = yield* pglite
+        const texts = Array.from({ length: PgPrepared.MaxNamed + 20 }, (_, i) => `SELECT $1::int + ${i} AS n`)
+        // Each twice: the second time names it.
+        for (const [i, text] of texts.entries())
+          for (let k = 0; k < 2; k++) {
+            const [result] = yield* PgliteBatch.run(db, [{ text, params: [1] }])
+            expect(result!.rows).toEqual([{ n: 1 + i }])
+          }
+        // The next batch closes what was dropped, ahead of its own statements.
+        yield* PgliteBatch.run(db, [{ text: texts.at(-1)!, params: [1] }])
+        const held = yield* prepared(db)
+        expect(held.length).toBeLessThanOrEqual(PgPrepared.MaxNamed)
+        expect(held).toContain(texts.at(-1))
+        expect(held).not.toContain(texts[0])
+        // A dropped text is named again when it comes back, and answers as before.
+        for (let k = 0; k < 2; k++) yield* PgliteBatch.run(db, [{ text: texts[0]!, params: [2] }])
+        expect(yield* prepared(db)).toContain(texts[0])
+        const [again] = yield* PgliteBatch.run(db, [{ text: texts[0]!, params: [2] }])
+        expect(again!.rows).toEqual([{ n: 2 }])
+      })
   )
 
   it.effect(

@@ -12,6 +12,11 @@
  * answer. The names each connection is given are bounded (`MaxNamed`), and only texts already seen in
  * this process (`Recurring`) get one, so texts that vary (a batch of renewals of its own size) stay
  * unnamed as before.
+ *
+ * A connection that can drop statements as it goes (`Options.evict`: PGlite's one session, which lives as
+ * long as the process) instead holds at most `MaxNamed` at a time: past it, the least recently used is
+ * dropped (a Close message ahead of the next batch: `dropped`) to name the new one. A statement whose Parse
+ * may have run but whose name was not recorded, or a stale one, is dropped too.
  */
 
 /** Times a text is seen in this process before it is prepared by name. */
@@ -38,6 +43,10 @@ interface Names {
   readonly byText: Map<string, string>
   /** Names given so far on this connection, recorded or not (so none is given twice). */
   given: number
+  /** Whether the connection drops statements (`Options.evict`); then `byText` is in order of last use. */
+  evicts: boolean
+  /** Names to drop on the server ahead of the next batch (`dropped`). */
+  drop: Array<string>
 }
 
 const connections = new WeakMap<object, Names>()
@@ -45,7 +54,7 @@ const connections = new WeakMap<object, Names>()
 const namesOf = (connection: object): Names => {
   let names = connections.get(connection)
   if (names === undefined) {
-    names = { byText: new Map(), given: 0 }
+    names = { byText: new Map(), given: 0, evicts: false, drop: [] }
     connections.set(connection, names)
   }
   return names
@@ -59,19 +68,57 @@ export interface Plan {
 
 const Unnamed: Plan = { name: "", parse: true }
 
+export interface Options {
+  /** The connection drops statements it no longer needs (see the module's comment). */
+  readonly evict?: boolean
+}
+
+/**
+ * Makes room for one more name on an evicting connection: drops the least recently used statement that
+ * this batch does not use. False when there is none to drop.
+ */
+const evictOne = (names: Names, batchTexts: ReadonlySet<string>): boolean => {
+  for (const [text, name] of names.byText) {
+    if (batchTexts.has(text)) continue
+    names.byText.delete(text)
+    names.drop.push(name)
+    return true
+  }
+  return false
+}
+
 /** How each of `texts`, in order in one batch on `connection`, is sent. */
-export const plan = (connection: object, texts: ReadonlyArray<string>): ReadonlyArray<Plan> => {
+export const plan = (
+  connection: object,
+  texts: ReadonlyArray<string>,
+  options?: Options
+): ReadonlyArray<Plan> => {
   const names = namesOf(connection)
+  const evicts = options?.evict === true
+  names.evicts ||= evicts
+  const batchTexts: ReadonlySet<string> = evicts ? new Set(texts) : new Set()
   // Named earlier in this same batch: its Parse goes ahead of this use (and if it fails, so does this).
   const batch = new Map<string, string>()
   return texts.map((text) => {
     if (Control.has(text)) return Unnamed
-    const name = names.byText.get(text) ?? batch.get(text)
+    const held = names.byText.get(text)
+    if (held !== undefined && evicts) {
+      // Last used now: the last to be dropped.
+      names.byText.delete(text)
+      names.byText.set(text, held)
+    }
+    const name = held ?? batch.get(text)
     if (name !== undefined) return { name, parse: false }
     const count = (seen.get(text) ?? 0) + 1
     if (seen.size >= MaxCounted && count === 1) seen.clear()
     seen.set(text, count)
-    if (count < Recurring || names.given >= MaxNamed) return Unnamed
+    if (count < Recurring) return Unnamed
+    if (
+      evicts
+        ? names.byText.size + batch.size >= MaxNamed && !evictOne(names, batchTexts)
+        : names.given >= MaxNamed
+    )
+      return Unnamed
     const given = `laari_${++names.given}`
     batch.set(text, given)
     return { name: given, parse: true }
@@ -89,10 +136,22 @@ export const settle = (
   completed: number
 ): void => {
   const names = namesOf(connection)
-  for (let i = 0; i < completed && i < plans.length; i++) {
+  for (let i = 0; i < plans.length; i++) {
     const p = plans[i]!
-    if (p.parse && p.name !== "") names.byText.set(texts[i]!, p.name)
+    if (!p.parse || p.name === "") continue
+    if (i < completed) names.byText.set(texts[i]!, p.name)
+    // Its Parse may have run: an evicting connection drops it rather than keep it unnamed for good.
+    else if (names.evicts) names.drop.push(p.name)
   }
+}
+
+/** The names an evicting connection must drop (Close) ahead of its next batch; taken once. */
+export const dropped = (connection: object): ReadonlyArray<string> => {
+  const names = namesOf(connection)
+  if (names.drop.length === 0) return []
+  const drop = names.drop
+  names.drop = []
+  return drop
 }
 
 /**
@@ -113,5 +172,8 @@ export const isStale = (error: unknown): boolean => {
 }
 
 export const forgetOnStale = (connection: object, error: unknown): void => {
-  if (isStale(error)) namesOf(connection).byText.clear()
+  if (!isStale(error)) return
+  const names = namesOf(connection)
+  if (names.evicts) names.drop.push(...names.byText.values())
+  names.byText.clear()
 }

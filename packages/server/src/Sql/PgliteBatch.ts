@@ -53,8 +53,12 @@ export const run = (
     try {
       // Mapped before anything runs: a value pg cannot send fails the batch, not half of it.
       const values = statements.map((s) => s.params.map((p) => PgBatch.prepareValue(p)))
-      plans = PgPrepared.plan(pglite, texts)
-      const parts: Array<Uint8Array> = []
+      plans = PgPrepared.plan(pglite, texts, { evict: true })
+      // Statements dropped to make room (or left unrecorded by a failure) are closed first: Close of a
+      // name the session does not hold is no error.
+      const parts: Array<Uint8Array> = PgPrepared.dropped(pglite).map((name) =>
+        protocol.serialize.close({ type: "S", name })
+      )
       statements.forEach((statement, i) => {
         const plan = plans[i]!
         if (plan.parse)
