@@ -135,8 +135,7 @@ class Batch implements pg.Submittable {
   /** The statements that completed parsed what they named: the connection holds those now. */
   private settle(error?: Error) {
     if (this.connection === undefined) return
-    PgPrepared.settle(this.connection, this.texts(), this.plans, this.results.length)
-    if (error !== undefined) PgPrepared.forgetOnStale(this.connection, error)
+    PgPrepared.settle(this.connection, this.texts(), this.plans, this.results.length, error)
   }
 
   private result() {

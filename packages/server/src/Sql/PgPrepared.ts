@@ -77,9 +77,9 @@ export interface Options {
  * Makes room for one more name on an evicting connection: drops the least recently used statement that
  * this batch does not use. False when there is none to drop.
  */
-const evictOne = (names: Names, batchTexts: ReadonlySet<string>): boolean => {
+const evictOne = (names: Names, batchTexts: ReadonlyArray<string>): boolean => {
   for (const [text, name] of names.byText) {
-    if (batchTexts.has(text)) continue
+    if (batchTexts.includes(text)) continue
     names.byText.delete(text)
     names.drop.push(name)
     return true
@@ -96,7 +96,6 @@ export const plan = (
   const names = namesOf(connection)
   const evicts = options?.evict === true
   names.evicts ||= evicts
-  const batchTexts: ReadonlySet<string> = evicts ? new Set(texts) : new Set()
   // Named earlier in this same batch: its Parse goes ahead of this use (and if it fails, so does this).
   const batch = new Map<string, string>()
   return texts.map((text) => {
@@ -114,9 +113,7 @@ export const plan = (
     seen.set(text, count)
     if (count < Recurring) return Unnamed
     if (
-      evicts
-        ? names.byText.size + batch.size >= MaxNamed && !evictOne(names, batchTexts)
-        : names.given >= MaxNamed
+      evicts ? names.byText.size + batch.size >= MaxNamed && !evictOne(names, texts) : names.given >= MaxNamed
     )
       return Unnamed
     const given = `laari_${++names.given}`
@@ -127,13 +124,15 @@ export const plan = (
 
 /**
  * After the batch: the first `completed` statements ran (all of them when it succeeded), so the server
- * holds the statements they parsed by name.
+ * holds the statements they parsed by name. `error`, the batch's failure if it failed: when it says the
+ * connection's names are stale, they are forgotten (`forgetOnStale`).
  */
 export const settle = (
   connection: object,
   texts: ReadonlyArray<string>,
   plans: ReadonlyArray<Plan>,
-  completed: number
+  completed: number,
+  error?: unknown
 ): void => {
   const names = namesOf(connection)
   for (let i = 0; i < plans.length; i++) {
@@ -143,6 +142,7 @@ export const settle = (
     // Its Parse may have run: an evicting connection drops it rather than keep it unnamed for good.
     else if (names.evicts) names.drop.push(p.name)
   }
+  if (error !== undefined) forgetOnStale(connection, error)
 }
 
 /** The names an evicting connection must drop (Close) ahead of its next batch; taken once. */
@@ -171,7 +171,7 @@ export const isStale = (error: unknown): boolean => {
   return typeof code === "string" && Stale.has(code)
 }
 
-export const forgetOnStale = (connection: object, error: unknown): void => {
+const forgetOnStale = (connection: object, error: unknown): void => {
   if (!isStale(error)) return
   const names = namesOf(connection)
   if (names.evicts) names.drop.push(...names.byText.values())

@@ -64,16 +64,19 @@ class Reserved implements Session {
   private readonly onError = (error: Error) => {
     this.lost ??= error
   }
+  /** Stops what the connection runs when a batch's caller is interrupted. */
+  private readonly cancel: Effect.Effect<void>
 
   constructor(
     readonly client: pg.PoolClient,
-    private readonly pool: pg.Pool
+    pool: pg.Pool
   ) {
     client.on("error", this.onError)
+    this.cancel = canceller(pool, client)
   }
 
   run(statements: ReadonlyArray<PgBatch.Statement>) {
-    return PgBatch.run(this.client, statements, canceller(this.pool, this.client))
+    return PgBatch.run(this.client, statements, this.cancel)
   }
 
   release() {

@@ -96,10 +96,10 @@ export const run = (
             from = i + 1
           }
         }
-        PgPrepared.settle(pglite, texts, plans, results.length)
-        if (error === undefined) return Effect.succeed(results)
-        PgPrepared.forgetOnStale(pglite, error)
-        return Effect.fail(failed(error, results.length, results))
+        PgPrepared.settle(pglite, texts, plans, results.length, error)
+        return error === undefined
+          ? Effect.succeed(results)
+          : Effect.fail(failed(error, results.length, results))
       })
     )
   })
