@@ -7,6 +7,7 @@
  *   PROFILE_SECONDS=20 LAARI_PROCESSES=1 PROFILE_HOT=1 pnpm bench:profile   # all on one mandate
  *   PROFILE_ENTRY=packages/server/build/laari-server.js pnpm bench:profile # what `pnpm start` runs
  *   PROFILE_PGLITE=1 pnpm bench:profile       # on PGlite in a fresh data directory (one process)
+ *   PROFILE_RENEWALS=1 pnpm bench:profile     # renewals.ts's run instead of charges (BENCH_RENEWALS etc.)
  *
  * The profile's timestamps and `process.hrtime` read the same monotonic clock, which is what lets the
  * window be cut out of a profile that covers the process's whole life. The `.cpuprofile` files stay in
@@ -18,6 +19,7 @@ import path from "node:path"
 import { ensureBuilt, server } from "../../scripts/ensure-built.mjs"
 import * as Databases from "./Databases.js"
 import * as Load from "./Load.js"
+import * as Renewals from "./renewals.js"
 import * as Spawn from "./Spawn.js"
 import * as Workload from "./Workload.js"
 
@@ -38,6 +40,7 @@ const seconds = Number(process.env.PROFILE_SECONDS ?? 10)
 const pglite = process.env.PROFILE_PGLITE === "1"
 const processes = pglite ? 1 : Number(process.env.LAARI_PROCESSES ?? 2)
 const hot = process.env.PROFILE_HOT === "1"
+const renewals = process.env.PROFILE_RENEWALS === "1"
 const entry = process.env.PROFILE_ENTRY ?? "packages/server/dist/main.js"
 const top = Number(process.env.PROFILE_TOP ?? 40)
 const dir = path.join(Spawn.root, "bench/results/profile")
@@ -138,41 +141,83 @@ const databases = Databases.make(
   process.env.BENCH_DB_PREFIX ?? "laari_"
 )
 const url = await databases.fresh("profile")
-const liteDir = pglite ? mkdtempSync(path.join(os.tmpdir(), "laari-profile-pglite-")) : undefined
-const started = await Spawn.start(
-  entry,
-  {
-    ...(liteDir === undefined ? { DATABASE_URL: url } : { LAARI_DATA_DIR: liteDir }),
-    LAARI_RATE_LIMIT: "0",
-    LAARI_OPS_TOKEN: Workload.OpsToken,
-    LAARI_PROCESSES: String(processes)
-  },
-  {
-    nodeArgs: ["--cpu-prof", "--cpu-prof-dir", dir],
-    ...(processes > 1 ? { readyLine: /all \d+ processes listening/ } : {})
-  }
-)
-const client = Load.client(started.base)
-const targets = await Workload.seed(client, 50, 4)
-const shot = Workload.charge(client, hot ? targets.slice(0, 1) : targets)
-await Load.closedLoop({ concurrency: 32, seconds: 5, shot })
-const database = new URL(url).pathname.slice(1)
-const serverPid = started.child.pid!
-const cpu = () => ({
+/** CPU of the server processes (the supervisor `serverPid` and its children) and their backends. */
+const cpu = (serverPid: number) => ({
   server: cpuOf((pid, _, ppid) => pid === serverPid || ppid === serverPid),
   postgres: cpuOf((_, cmdline) => cmdline.startsWith("postgres: ") && cmdline.includes(` ${database} `)),
   self: process.cpuUsage()
 })
-const before = cpu()
-const from = Number(process.hrtime.bigint() / 1000n)
-const run = await Load.closedLoop({ concurrency: 32, seconds, shot })
-const to = Number(process.hrtime.bigint() / 1000n)
-const after = cpu()
+const database = new URL(url).pathname.slice(1)
+const nodeArgs = ["--cpu-prof", "--cpu-prof-dir", dir]
+
+/** The charge workload for `seconds`, after 5 s of warm-up; what it did, and the window measured. */
+const measureCharges = async () => {
+  const liteDir = pglite ? mkdtempSync(path.join(os.tmpdir(), "laari-profile-pglite-")) : undefined
+  const started = await Spawn.start(
+    entry,
+    {
+      ...(liteDir === undefined ? { DATABASE_URL: url } : { LAARI_DATA_DIR: liteDir }),
+      LAARI_RATE_LIMIT: "0",
+      LAARI_OPS_TOKEN: Workload.OpsToken,
+      LAARI_PROCESSES: String(processes)
+    },
+    { nodeArgs, ...(processes > 1 ? { readyLine: /all \d+ processes listening/ } : {}) }
+  )
+  const client = Load.client(started.base)
+  const targets = await Workload.seed(client, 50, 4)
+  const shot = Workload.charge(client, hot ? targets.slice(0, 1) : targets)
+  await Load.closedLoop({ concurrency: 32, seconds: 5, shot })
+  const before = cpu(started.child.pid!)
+  const from = Number(process.hrtime.bigint() / 1000n)
+  const run = await Load.closedLoop({ concurrency: 32, seconds, shot })
+  const to = Number(process.hrtime.bigint() / 1000n)
+  const after = cpu(started.child.pid!)
+  client.close()
+  await started.stop()
+  if (liteDir !== undefined) rmSync(liteDir, { recursive: true, force: true })
+  const done = run.requests - run.failures
+  return {
+    done,
+    before,
+    after,
+    from,
+    to,
+    title: `${hot ? "hot mandate" : "spread"}: ${run.perSecond}/s (${done} charges, ${run.failures} failed), p50 ${run.latencyMs.p50} ms, p99 ${run.latencyMs.p99} ms; ${processes} processes`
+  }
+}
+
+/** `renewals.ts`'s run, measured from the renewing processes listening to the last renewal paid. */
+const measureRenewals = async () => {
+  let pid = 0
+  let before = cpu(0)
+  let after = before
+  let from = 0
+  let to = 0
+  const result = await Renewals.run(url, {
+    nodeArgs,
+    started: (p) => {
+      pid = p
+      before = cpu(pid)
+      from = Number(process.hrtime.bigint() / 1000n)
+    },
+    finished: () => {
+      to = Number(process.hrtime.bigint() / 1000n)
+      after = cpu(pid)
+    }
+  })
+  return {
+    done: result.paid,
+    before,
+    after,
+    from,
+    to,
+    title: `renewals: ${result.paid} of ${result.subscriptions} in ${result.seconds} s (${result.renewalsPerSecond}/s) across ${result.payers} payers; ${result.processes} processes; exactly once ${result.exactlyOnce}`
+  }
+}
+
+const measured = renewals ? await measureRenewals() : await measureCharges()
 const load = os.loadavg()
-client.close()
-await started.stop()
 await databases.dropAll()
-if (liteDir !== undefined) rmSync(liteDir, { recursive: true, force: true })
 
 const owners = new Map<string, number>()
 const functions = new Map<string, number>()
@@ -180,7 +225,11 @@ const inclusive = new Map<string, number>()
 let total = 0
 let idle = 0
 for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {
-  const s = summarize(JSON.parse(readFileSync(path.join(dir, file), "utf8")) as Profile, from, to)
+  const s = summarize(
+    JSON.parse(readFileSync(path.join(dir, file), "utf8")) as Profile,
+    measured.from,
+    measured.to
+  )
   // The supervisor (primary) is idle: its profile adds nothing but its own few samples.
   total += s.total
   idle += s.idle
@@ -188,12 +237,14 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {
   add(functions, s.functions)
   add(inclusive, s.inclusive)
 }
-const charges = run.requests - run.failures
+const { before, after } = measured
+const charges = measured.done
 const used = {
   server: after.server - before.server,
   postgres: after.postgres - before.postgres,
   load: (after.self.user + after.self.system - before.self.user - before.self.system) / 1e6
 }
+const unit = renewals ? "renewal" : "charge"
 const perCharge = (us: number) => `${(us / charges).toFixed(0)} µs`
 const pct = (us: number) => `${((100 * us) / total).toFixed(1)}%`
 const table = (m: Map<string, number>, n: number) =>
@@ -203,9 +254,9 @@ const table = (m: Map<string, number>, n: number) =>
     .map(([k, v]) => `  ${pct(v).padStart(6)}  ${perCharge(v).padStart(8)}  ${k}`)
     .join("\n")
 const report = [
-  `${hot ? "hot mandate" : "spread"}: ${run.perSecond}/s (${charges} charges, ${run.failures} failed), p50 ${run.latencyMs.p50} ms, p99 ${run.latencyMs.p99} ms; ${processes} processes; load ${load.map((l) => l.toFixed(1)).join(" ")}`,
-  `CPU per charge from /proc: server processes ${perCharge(used.server * 1e6)}, their PostgreSQL backends ${perCharge(used.postgres * 1e6)}, the load generator ${perCharge(used.load * 1e6)}`,
-  `profile samples in the server processes: ${(total / 1e6).toFixed(2)} s busy, ${(idle / 1e6).toFixed(2)} s idle; ${perCharge(total)} per charge`,
+  `${measured.title}; load ${load.map((l) => l.toFixed(1)).join(" ")}`,
+  `CPU per ${unit} from /proc: server processes ${perCharge(used.server * 1e6)}, their PostgreSQL backends ${perCharge(used.postgres * 1e6)}, this process ${perCharge(used.load * 1e6)}`,
+  `profile samples in the server processes: ${(total / 1e6).toFixed(2)} s busy, ${(idle / 1e6).toFixed(2)} s idle; ${perCharge(total)} per ${unit}`,
   "by package (self time):",
   table(owners, 25),
   `by function (self time, top ${top}):`,

@@ -134,7 +134,17 @@ const childRss = (pid: number): Array<number> => {
   }
 }
 
-export const run = async (url: string): Promise<RenewalsResult> => {
+/**
+ * `nodeArgs` for the renewing processes; `started` is told their supervisor's pid once they listen, and
+ * `finished` is called once the last renewal is paid, while they still run.
+ */
+export interface Options {
+  readonly nodeArgs?: ReadonlyArray<string>
+  readonly started?: (pid: number) => void
+  readonly finished?: () => void
+}
+
+export const run = async (url: string, options: Options = {}): Promise<RenewalsResult> => {
   const n = Number(process.env.BENCH_RENEWALS ?? Smoke.size(100_000, 50))
   const payers = Number(process.env.BENCH_PAYERS ?? Smoke.size(10_000, 25))
   const processes = Number(process.env.BENCH_RENEWAL_PROCESSES ?? Smoke.size(4, 2))
@@ -165,7 +175,11 @@ export const run = async (url: string): Promise<RenewalsResult> => {
     "SELECT sum(balance) AS n FROM ledger_accounts WHERE id LIKE 'customer:%' AND customer_id IN (SELECT customer_id FROM subscriptions WHERE reference LIKE 'bench-%')"
   )
 
-  const servers = await Spawn.laari({ DATABASE_URL: url }, { processes })
+  const servers = await Spawn.laari(
+    { DATABASE_URL: url },
+    { processes, ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }) }
+  )
+  options.started?.(servers.child.pid!)
   const started = performance.now()
   const rss: Array<number> = []
   let done = 0
@@ -178,6 +192,7 @@ export const run = async (url: string): Promise<RenewalsResult> => {
     await new Promise((r) => setTimeout(r, 250))
   }
   const seconds = (performance.now() - started) / 1000
+  options.finished?.()
   await servers.stop()
 
   const duplicated = await count(

@@ -82,12 +82,77 @@ describe("Maldives time without Temporal (the fast path)", () => {
     fc.assert(fc.property(anyInstant, same), { numRuns: 2000 })
   })
 
+  /** Period `n`'s start by Temporal in `zone`: the rule of `periodStart`, as its general branch has it. */
+  const temporalStart = (
+    a: DateTime.Utc,
+    interval: Calendar.Interval,
+    count: number,
+    n: number,
+    zone: string
+  ) => {
+    const local = Calendar.toInstant(a).toZonedDateTimeISO(zone)
+    if (interval === "WEEK") return local.add({ days: 7 * count * n }).toInstant().epochMilliseconds
+    const month = local
+      .toPlainDate()
+      .toPlainYearMonth()
+      .add({ months: n * count })
+    const day = Math.min(local.day, month.daysInMonth)
+    return local.with({ year: month.year, month: month.month, day }).toInstant().epochMilliseconds
+  }
+  const spans = fc.oneof(
+    fc.record({ interval: fc.constant("WEEK" as const), count: fc.integer({ min: 1, max: 52 }) }),
+    fc.record({ interval: fc.constant("MONTH" as const), count: fc.integer({ min: 1, max: 12 }) })
+  )
+
+  it("periodStart, periodKey and estimatePeriod equal Temporal's answers, inside the fast path's years and across its edges", () => {
+    const same = (a: DateTime.Utc, interval: Calendar.Interval, count: number, n: number) => {
+      const start = Calendar.periodStart(a, interval, count, n)
+      expect(DateTime.toEpochMillis(start)).toBe(temporalStart(a, interval, count, n, Calendar.MaldivesZone))
+      const zoned = Calendar.toInstant(start).toZonedDateTimeISO(Calendar.MaldivesZone)
+      expect(Calendar.periodKey(start)).toBe(zoned.toPlainDate().toString())
+      const local = Calendar.toInstant(a).toZonedDateTimeISO(Calendar.MaldivesZone)
+      expect(Calendar.estimatePeriod(a, interval, count, start)).toBe(
+        interval === "WEEK"
+          ? Math.floor((zoned.epochMilliseconds - local.epochMilliseconds) / (7 * count * 86_400_000))
+          : Math.floor(((zoned.year - local.year) * 12 + (zoned.month - local.month)) / count)
+      )
+    }
+    // Anchors at the fast path's edges, with periods that leave it (before 1970, into year 10000).
+    for (const a of edges)
+      for (const n of [-13, -1, 0, 1, 12, 53])
+        for (const [interval, count] of [
+          ["WEEK", 1],
+          ["MONTH", 1],
+          ["MONTH", 12]
+        ] as const)
+          same(a, interval, count, n)
+    // A start in year 75, which `Date.UTC` would read as 1975.
+    same(DateTime.unsafeMake("2026-03-31T10:00:00Z"), "MONTH", 1, -(2026 - 75) * 12)
+    const nearNow = fc
+      .integer({ min: Date.UTC(1965, 0, 1), max: Date.UTC(2100, 0, 1) })
+      .map((ms) => DateTime.unsafeMake(ms))
+    fc.assert(
+      fc.property(
+        fc.oneof(anyInstant, nearNow),
+        spans,
+        fc.integer({ min: -200, max: 200 }),
+        (a, { interval, count }, n) => same(a, interval, count, n)
+      ),
+      { numRuns: 4000 }
+    )
+  })
+
   it("and differ from another zone's answers: the comparison can fail", () => {
     // Kathmandu is +05:45: 18:30Z on 31 March is 23:30 in the Maldives, 00:15 on 1 April in Kathmandu.
     const t = DateTime.unsafeMake("2026-03-31T18:30:00Z")
     expect(Calendar.monthKey(t, Calendar.MaldivesZone)).toBe("2026-03")
     expect(temporal(t, "Asia/Kathmandu").month).toBe("2026-04")
     expect(Calendar.formatMaldives(t)).not.toBe(temporal(t, "Asia/Kathmandu").text)
+    // 30 January 23:30 in the Maldives is 31 January 00:15 in Kathmandu: clamped to February, they part.
+    const a = DateTime.unsafeMake("2026-01-30T18:30:00Z")
+    expect(DateTime.toEpochMillis(Calendar.periodStart(a, "MONTH", 1, 1))).not.toBe(
+      temporalStart(a, "MONTH", 1, 1, "Asia/Kathmandu")
+    )
   })
 })
 
