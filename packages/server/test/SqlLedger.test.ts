@@ -281,6 +281,16 @@ for (const backend of TestDatabase.backends) {
           const defect = Exit.isFailure(exit) ? Cause.dieOption(exit.cause) : Option.none()
           expect(Option.isSome(defect) && defect.value instanceof SqlError).toBe(true)
           expect(yield* sql`SELECT id FROM ledger_transfers WHERE id = 'test:unbalanced'`).toEqual([])
+
+          // A booked entry's amount changed afterwards: refused at commit too.
+          const transfer = yield* payment(customer.id, merchant.id, 40, 1)
+          yield* (yield* Wallet.Wallet).transfer(transfer)
+          const changed = yield* Effect.exit(
+            sql.withTransaction(
+              sql`UPDATE ledger_entries SET amount = amount + 1 WHERE transfer_id = ${transfer.id} AND amount < 0`
+            )
+          )
+          expect(Exit.isFailure(changed)).toBe(true)
           yield* expectConsistent
         })
       )

@@ -80,7 +80,8 @@ const all = [
   [15, "refunds"],
   [16, "balance_transactions"],
   [17, "rate_buckets"],
-  [18, "payment_references"]
+  [18, "payment_references"],
+  [19, "balanced_on_amounts"]
 ]
 
 describe("PGlite", () => {

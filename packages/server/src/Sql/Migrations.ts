@@ -90,6 +90,14 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   // A refund names a charge or a QR payment by the merchant's reference (issue 26).
   "0018_payment_references": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.unsafe(MigrationSqlLater.paymentReferences)
+  ),
+  // A transfer's entries are checked to sum to zero when one is written or its amount or transfer
+  // changes, not when the roll-up marks it folded: two checks of every payment's three were of that
+  // (issue 27).
+  "0019_balanced_on_amounts": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(`DROP TRIGGER ledger_entries_balanced ON ledger_entries;
+      CREATE CONSTRAINT TRIGGER ledger_entries_balanced AFTER INSERT OR UPDATE OF transfer_id, amount
+        ON ledger_entries DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ledger_transfer_balanced();`)
   )
 }
 
