@@ -4,10 +4,12 @@
  * `Subscription.afterAttempt`; this module only loads, applies and writes.
  *
  * Claims use `FOR UPDATE SKIP LOCKED` and a short lease, so any number of workers can run side by side.
- * A claimed batch is advanced in one transaction and its attempts charged in the next, each row written
- * once per transaction, so a renewal costs a few statements per hundred subscriptions, not a dozen each.
- * An attempt commits `CHARGING` before its transfer; the transfer's id is the invoice's id and attempt
- * number, so an attempt left `CHARGING` by a crash is resolved by repeating it, never by moving money
+ * Where the wallet's transfers join the transaction (a ledger in the same database), a claimed batch is
+ * advanced, charged and written in one transaction, each row once, so a renewal costs a few statements
+ * per hundred subscriptions and a crash leaves nothing half-done. Otherwise a claimed batch is advanced
+ * in one transaction and its attempts charged in the next: an attempt commits `CHARGING` before its
+ * transfer. Either way the transfer's id is the invoice's id and attempt number, so an attempt left
+ * `CHARGING` (by a crash, or by an earlier version) is resolved by repeating it, never by moving money
  * twice. The `(subscription, period key)` constraint makes a cycle chargeable once.
  */
 import { DateTime, Effect, Either } from "effect"
@@ -248,15 +250,18 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
         for (const r of batch) {
           const attempt = yield* advance(r, now, warnings)
           if (attempt !== undefined) attempts.push(attempt)
-          for (const { invoice, isNew } of r.invoices.values())
-            yield* isNew ? invoices.insert(invoice) : invoices.update(invoice)
-          yield* store.update(
-            r.sub,
-            attempt !== undefined ? lease(now) : (Subscription.nextDueAt(r.sub, r.latest) ?? null)
-          )
+          yield* write(r, attempt !== undefined ? lease(now) : undefined)
         }
         yield* warn(warnings, now)
         return attempts
+      })
+
+    /** A renewal's rows, each once: leased `until` while an attempt is in flight, else due when `next` next has work. */
+    const write = (r: Renewal, until: DateTime.Utc | undefined) =>
+      Effect.gen(function* () {
+        for (const { invoice, isNew } of r.invoices.values())
+          yield* isNew ? invoices.insert(invoice) : invoices.update(invoice)
+        yield* store.update(r.sub, until ?? Subscription.nextDueAt(r.sub, r.latest) ?? null)
       })
 
     /** The latest invoice of each subscription, by subscription id. */
@@ -266,18 +271,22 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
         (found) => new Map(found.map((i) => [i.subscriptionId as string, i]))
       )
 
+    /** Up to `batch` subscriptions due at `now`, locked, each with its latest invoice. */
+    const claimDue = (now: DateTime.Utc, batch: number) =>
+      Effect.gen(function* () {
+        const due = yield* store.claimDue(now, batch)
+        const latest = yield* latestBySubscription(due.map((s) => s.id))
+        return due.map((s) => renewal(s, latest.get(s.id)))
+      })
+
     /** A claim: up to `batch` due subscriptions, advanced to their attempts, in one transaction. */
     const claim = (batch: number) =>
       tx.withTransaction(
         Effect.gen(function* () {
           const now = yield* DateTime.now
-          const due = yield* store.claimDue(now, batch)
-          const latest = yield* latestBySubscription(due.map((s) => s.id))
-          const attempts = yield* settle(
-            due.map((s) => renewal(s, latest.get(s.id))),
-            now
-          )
-          return { claimed: due.length, attempts }
+          const renewals = yield* claimDue(now, batch)
+          const attempts = yield* settle(renewals, now)
+          return { claimed: renewals.length, attempts }
         })
       )
 
@@ -322,6 +331,52 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
           Effect.forEach(outcomes, (o) => Counters.count(Renewals, o)),
           next
         )
+      )
+
+    /**
+     * Where the wallet's transfers join the transaction (`joinsTransaction`): a claim and its attempts in
+     * one transaction. Each subscription is advanced to its attempt, the payers of the attempts and the
+     * warnings are locked in one go, each attempt is charged and its subscription advanced again (a late
+     * one may have more cycles), and each row is written once, at the end. A crash rolls all of it back,
+     * so no attempt is ever left `CHARGING`, and the rows are not written twice as two transactions do.
+     */
+    const claimAndCharge = (batch: number) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const now = yield* DateTime.now
+          const renewals = yield* claimDue(now, batch)
+          const warnings: Array<Warning> = []
+          let attempts: Array<readonly [Renewal, Attempt]> = []
+          for (const r of renewals) {
+            const attempt = yield* advance(r, now, warnings)
+            if (attempt !== undefined) attempts.push([r, attempt])
+          }
+          if (wallet.prepare !== undefined)
+            yield* wallet.prepare([
+              ...attempts.map(([r]) => r.sub.customerId),
+              ...warnings.map((w) => w.sub.customerId)
+            ])
+          // Warned as a claim on its own would: before the batch's charges.
+          yield* warn(warnings.splice(0), now)
+          const outcomes: Array<RenewalOutcome> = []
+          while (attempts.length > 0) {
+            const next: Array<readonly [Renewal, Attempt]> = []
+            for (const [r, attempt] of attempts) {
+              const invoice = r.latest
+              if (invoice?.id !== attempt.invoiceId || invoice.status !== "CHARGING")
+                return yield* defect(`subscription ${r.sub.id} lost its attempt`)
+              outcomes.push(yield* charge(r, attempt, invoice, now))
+              const again = yield* advance(r, now, warnings)
+              if (again !== undefined) next.push([r, again])
+            }
+            if (next.length > 0 && wallet.prepare !== undefined)
+              yield* wallet.prepare(next.map(([r]) => r.sub.customerId))
+            attempts = next
+          }
+          for (const r of renewals) yield* write(r, undefined)
+          yield* warn(warnings, now)
+          return { claimed: renewals.length, outcomes }
+        })
       )
 
     /** One attempt's transfer and its outcome, into the batch; returns the outcome as counted. */
@@ -374,12 +429,19 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
 
     /** One claim and its attempts to the end (a late subscription may need several rounds). */
     const round = (batch: number) =>
-      Effect.gen(function* () {
-        const { claimed, attempts } = yield* claim(batch)
-        let pending = attempts
-        while (pending.length > 0) pending = yield* chargeAll(pending)
-        return claimed
-      })
+      wallet.joinsTransaction === true
+        ? Effect.flatMap(claimAndCharge(batch), ({ claimed, outcomes }) =>
+            Effect.as(
+              Effect.forEach(outcomes, (o) => Counters.count(Renewals, o)),
+              claimed
+            )
+          )
+        : Effect.gen(function* () {
+            const { claimed, attempts } = yield* claim(batch)
+            let pending = attempts
+            while (pending.length > 0) pending = yield* chargeAll(pending)
+            return claimed
+          })
 
     /**
      * Claims due subscriptions in batches and renews them; returns how many it claimed. `concurrency`

@@ -103,6 +103,13 @@ export interface WalletService {
    * lock each in turn. Without it, each call locks its own.
    */
   readonly prepare?: (customerIds: ReadonlyArray<CustomerId>) => Effect.Effect<void, ServiceUnavailable>
+  /**
+   * Optional: `true` when `transfer` joins the caller's transaction and commits or rolls back with it (a
+   * ledger in the caller's database). The renewal engine then charges a cycle in the transaction that
+   * opens it, since a crash can leave nothing between the two; otherwise it commits each attempt
+   * `CHARGING` before its transfer (DESIGN section 6).
+   */
+  readonly joinsTransaction?: boolean
 }
 
 export class Wallet extends Context.Tag("laari/Wallet")<Wallet, WalletService>() {}

@@ -433,6 +433,13 @@ export const walletLayer: Layer.Layer<Wallet.Wallet, never, SqlClient.SqlClient>
       Effect.flatMap(WriteBehind.Locked.active, (active) =>
         active ? ledger.lockPayers(customerIds) : Effect.void
       )
-    return repository({ payer, transfer: ledger.transfer, reverse: ledger.reverse, prepare })
+    // Its statements run on the caller's connection, in the caller's transaction: `joinsTransaction`.
+    return repository({
+      payer,
+      transfer: ledger.transfer,
+      reverse: ledger.reverse,
+      prepare,
+      joinsTransaction: true
+    })
   })
 )
