@@ -156,6 +156,77 @@ describe("Maldives time without Temporal (the fast path)", () => {
   })
 })
 
+describe("the fast path on its own (Calendar.MaldivesFast)", () => {
+  const Offset = 5 * 3600_000
+  const until = Date.UTC(10000, 0, 1) - Offset
+  const fast = Calendar.MaldivesFast
+
+  it("holds from 1970 to the end of year 9999 in Maldives time, and only there", () => {
+    for (const ms of [0, 1, until - 1]) {
+      expect(fast.clock(DateTime.unsafeMake(ms))?.getTime()).toBe(ms + Offset)
+      expect(fast.instant(ms + Offset)).toEqual(DateTime.unsafeMake(ms))
+    }
+    for (const ms of [-1, until, until + 1]) {
+      expect(fast.clock(DateTime.unsafeMake(ms))).toBeUndefined()
+      expect(fast.instant(ms + Offset)).toBeUndefined()
+    }
+    fc.assert(
+      fc.property(fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(10001, 0, 1) }), (ms) => {
+        const inside = ms >= 0 && ms < until
+        expect(fast.clock(DateTime.unsafeMake(ms)) !== undefined).toBe(inside)
+        expect(fast.instant(ms + Offset) !== undefined).toBe(inside)
+      }),
+      { numRuns: 1000 }
+    )
+  })
+
+  it("answers a period start wherever anchor and start are inside, with Temporal's answer; nowhere else", () => {
+    const temporal = (a: DateTime.Utc, interval: Calendar.Interval, count: number, n: number) => {
+      const local = Calendar.toInstant(a).toZonedDateTimeISO(Calendar.MaldivesZone)
+      if (interval === "WEEK") return local.add({ days: 7 * count * n }).toInstant().epochMilliseconds
+      const month = local
+        .toPlainDate()
+        .toPlainYearMonth()
+        .add({ months: n * count })
+      const day = Math.min(local.day, month.daysInMonth)
+      return local.with({ year: month.year, month: month.month, day }).toInstant().epochMilliseconds
+    }
+    const check = (a: DateTime.Utc, interval: Calendar.Interval, count: number, n: number) => {
+      const expected = temporal(a, interval, count, n)
+      const inside =
+        DateTime.toEpochMillis(a) >= 0 &&
+        DateTime.toEpochMillis(a) < until &&
+        expected >= 0 &&
+        expected < until
+      const got = fast.periodStart(a, interval, count, n)
+      expect(got === undefined ? undefined : DateTime.toEpochMillis(got)).toBe(inside ? expected : undefined)
+    }
+    // Starts in the first and last months of the range, and just outside it.
+    const anchor = DateTime.unsafeMake("2026-03-31T10:00:00Z")
+    for (const n of [-(2026 - 1970) * 12 - 2, -(2026 - 1970) * 12 - 3, -(2026 - 1970) * 12 + 1])
+      check(anchor, "MONTH", 1, n)
+    for (const n of [(9999 - 2026) * 12 + 8, (9999 - 2026) * 12 + 9, (9999 - 2026) * 12 + 10])
+      check(anchor, "MONTH", 1, n)
+    // Year 75, which `Date.UTC` would read as 1975; the first instant; a week before and after it.
+    check(anchor, "MONTH", 1, -(2026 - 75) * 12)
+    check(DateTime.unsafeMake(0), "WEEK", 1, 0)
+    check(DateTime.unsafeMake(7 * 86_400_000), "WEEK", 1, -1)
+    check(DateTime.unsafeMake(0), "WEEK", 1, -1)
+    check(DateTime.unsafeMake(until - 1), "WEEK", 1, 0)
+    check(DateTime.unsafeMake(until - 1), "WEEK", 1, 1)
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.UTC(1965, 0, 1), max: Date.UTC(2100, 0, 1) }),
+        fc.constantFrom("WEEK" as const, "MONTH" as const),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: -100, max: 100 }),
+        (ms, interval, count, n) => check(DateTime.unsafeMake(ms), interval, count, n)
+      ),
+      { numRuns: 2000 }
+    )
+  })
+})
+
 describe("parseOffsetDateTime", () => {
   it.each([
     ["2026-03-31T14:05:09+05:00", "2026-03-31T09:05:09.000Z"],
