@@ -48,6 +48,24 @@ describe("formatMaldives", () => {
   })
 })
 
+/** Period `n`'s start by Temporal in `zone`: the rule of `periodStart`, as its general branch has it. */
+const temporalStart = (
+  a: DateTime.Utc,
+  interval: Calendar.Interval,
+  count: number,
+  n: number,
+  zone: string
+) => {
+  const local = Calendar.toInstant(a).toZonedDateTimeISO(zone)
+  if (interval === "WEEK") return local.add({ days: 7 * count * n }).toInstant().epochMilliseconds
+  const month = local
+    .toPlainDate()
+    .toPlainYearMonth()
+    .add({ months: n * count })
+  const day = Math.min(local.day, month.daysInMonth)
+  return local.with({ year: month.year, month: month.month, day }).toInstant().epochMilliseconds
+}
+
 describe("Maldives time without Temporal (the fast path)", () => {
   // What Temporal says, for the fast path to equal: the same functions' general branch.
   const temporal = (t: DateTime.Utc, zone: string) => {
@@ -82,23 +100,6 @@ describe("Maldives time without Temporal (the fast path)", () => {
     fc.assert(fc.property(anyInstant, same), { numRuns: 2000 })
   })
 
-  /** Period `n`'s start by Temporal in `zone`: the rule of `periodStart`, as its general branch has it. */
-  const temporalStart = (
-    a: DateTime.Utc,
-    interval: Calendar.Interval,
-    count: number,
-    n: number,
-    zone: string
-  ) => {
-    const local = Calendar.toInstant(a).toZonedDateTimeISO(zone)
-    if (interval === "WEEK") return local.add({ days: 7 * count * n }).toInstant().epochMilliseconds
-    const month = local
-      .toPlainDate()
-      .toPlainYearMonth()
-      .add({ months: n * count })
-    const day = Math.min(local.day, month.daysInMonth)
-    return local.with({ year: month.year, month: month.month, day }).toInstant().epochMilliseconds
-  }
   const spans = fc.oneof(
     fc.record({ interval: fc.constant("WEEK" as const), count: fc.integer({ min: 1, max: 52 }) }),
     fc.record({ interval: fc.constant("MONTH" as const), count: fc.integer({ min: 1, max: 12 }) })
@@ -181,18 +182,8 @@ describe("the fast path on its own (Calendar.MaldivesFast)", () => {
   })
 
   it("answers a period start wherever anchor and start are inside, with Temporal's answer; nowhere else", () => {
-    const temporal = (a: DateTime.Utc, interval: Calendar.Interval, count: number, n: number) => {
-      const local = Calendar.toInstant(a).toZonedDateTimeISO(Calendar.MaldivesZone)
-      if (interval === "WEEK") return local.add({ days: 7 * count * n }).toInstant().epochMilliseconds
-      const month = local
-        .toPlainDate()
-        .toPlainYearMonth()
-        .add({ months: n * count })
-      const day = Math.min(local.day, month.daysInMonth)
-      return local.with({ year: month.year, month: month.month, day }).toInstant().epochMilliseconds
-    }
     const check = (a: DateTime.Utc, interval: Calendar.Interval, count: number, n: number) => {
-      const expected = temporal(a, interval, count, n)
+      const expected = temporalStart(a, interval, count, n, Calendar.MaldivesZone)
       const inside =
         DateTime.toEpochMillis(a) >= 0 &&
         DateTime.toEpochMillis(a) < until &&

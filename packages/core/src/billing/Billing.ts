@@ -325,13 +325,15 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
         })
       )
 
-    const chargeAll = (attempts: ReadonlyArray<Attempt>) =>
-      Effect.flatMap(chargeBatch(attempts), ({ next, outcomes }) =>
-        Effect.as(
-          Effect.forEach(outcomes, (o) => Counters.count(Renewals, o)),
-          next
-        )
+    /** `value`, once a committed transaction's `outcomes` are counted. */
+    const counted = <A>(outcomes: ReadonlyArray<RenewalOutcome>, value: A) =>
+      Effect.as(
+        Effect.forEach(outcomes, (o) => Counters.count(Renewals, o)),
+        value
       )
+
+    const chargeAll = (attempts: ReadonlyArray<Attempt>) =>
+      Effect.flatMap(chargeBatch(attempts), ({ next, outcomes }) => counted(outcomes, next))
 
     /**
      * Where the wallet's transfers join the transaction (`joinsTransaction`): a claim and its attempts in
@@ -430,12 +432,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
     /** One claim and its attempts to the end (a late subscription may need several rounds). */
     const round = (batch: number) =>
       wallet.joinsTransaction === true
-        ? Effect.flatMap(claimAndCharge(batch), ({ claimed, outcomes }) =>
-            Effect.as(
-              Effect.forEach(outcomes, (o) => Counters.count(Renewals, o)),
-              claimed
-            )
-          )
+        ? Effect.flatMap(claimAndCharge(batch), ({ claimed, outcomes }) => counted(outcomes, claimed))
         : Effect.gen(function* () {
             const { claimed, attempts } = yield* claim(batch)
             let pending = attempts
