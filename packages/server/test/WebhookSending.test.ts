@@ -153,6 +153,77 @@ describe("Sender", () => {
     expect(receiver.received.length).toBe(before)
   })
 
+  /** A server on 127.0.0.1 for one test; `url` of its root. */
+  const serve = async (handler: http.RequestListener, setup: (s: http.Server) => void = () => {}) => {
+    const server = http.createServer(handler)
+    setup(server)
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`
+    return { server, url, close: () => new Promise((r) => server.close(r)) }
+  }
+
+  it("sends an attempt again, once, when the endpoint closed the reused connection under it", async () => {
+    // The keep-alive race, made certain: a connection's second request is dropped unanswered, as by an
+    // endpoint closing the idle connection just as the attempt is written.
+    const seen = new WeakMap<object, number>()
+    let requests = 0
+    const endpoint = await serve((req, res) => {
+      requests++
+      const n = (seen.get(req.socket) ?? 0) + 1
+      seen.set(req.socket, n)
+      if (n > 1) req.socket.destroy()
+      else req.resume().on("end", () => res.end("ok"))
+    })
+    expect(await send(endpoint.url)).toMatchObject({ status: 200, error: null })
+    expect(await send(endpoint.url)).toMatchObject({ status: 200, error: null })
+    expect(requests).toBe(3)
+    await endpoint.close()
+  })
+
+  it("does not send again when a new connection was reset: that is the endpoint's failure", async () => {
+    let requests = 0
+    const endpoint = await serve((req) => {
+      requests++
+      req.socket.destroy()
+    })
+    expect(await send(endpoint.url)).toMatchObject({ status: null, error: "connection reset" })
+    expect(requests).toBe(1)
+    await endpoint.close()
+  })
+
+  it("lets an idle connection go before the endpoint's announced keep-alive timeout", async () => {
+    // `Keep-Alive: timeout=2`: the endpoint would close an idle connection after 2 s (Node: 3 s).
+    let closedAfter: number | undefined
+    let answeredAt = 0
+    const endpoint = await serve(
+      (req, res) =>
+        req.resume().on("end", () => {
+          answeredAt = performance.now()
+          req.socket.once("close", () => {
+            closedAfter = performance.now() - answeredAt
+          })
+          res.end("ok")
+        }),
+      (server) => {
+        server.keepAliveTimeout = 2_000
+      }
+    )
+    expect(await send(endpoint.url)).toMatchObject({ status: 200 })
+    await new Promise((r) => setTimeout(r, 2_500))
+    // Closed by the sender a second before the announced 2 s, not by the endpoint at 3 s.
+    expect(closedAfter).toBeDefined()
+    expect(closedAfter!).toBeLessThan(2_000)
+    await endpoint.close()
+  })
+
+  it("waits for an answer longer than a connection may stay idle", async () => {
+    const endpoint = await serve((req, res) =>
+      req.resume().on("end", () => setTimeout(() => res.end("late"), Sender.IdleSocketMs + 500))
+    )
+    expect(await send(endpoint.url)).toMatchObject({ status: 200, body: "late", error: null })
+    await endpoint.close()
+  }, 15_000)
+
   it("reports a refused connection", async () => {
     const closed = http.createServer()
     await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r))

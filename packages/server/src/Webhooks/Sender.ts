@@ -45,15 +45,34 @@ const publicLookup: LookupFunction = (hostname, options, callback) => {
   })
 }
 
+/**
+ * Longest a connection waits idle for the next attempt to its origin. Node 20's agent follows an
+ * endpoint's `Keep-Alive: timeout=N` (dropping the socket a second early) only when it has an idle timeout
+ * of its own; without one it keeps the socket until the endpoint closes it, and an attempt written as
+ * the endpoint closes it is reset (every few thousand deliveries to a Node receiver, in a test).
+ */
+export const IdleSocketMs = 4_000
+
 // Connections are reused across attempts to the same origin. The number of sockets is not capped here:
 // attempts in flight are, by the workers (`Delivery.Limits`), and an attempt queued behind another
 // origin's sockets would wait out its timeout there, so several merchants' endpoints on one host (a
 // hosted receiver) would hold one another up.
+const keepAlive = { keepAlive: true, timeout: IdleSocketMs }
 const agents = {
-  http: new http.Agent({ keepAlive: true }),
-  https: new https.Agent({ keepAlive: true }),
-  publicHttp: new http.Agent({ keepAlive: true, lookup: publicLookup }),
-  publicHttps: new https.Agent({ keepAlive: true, lookup: publicLookup })
+  http: new http.Agent(keepAlive),
+  https: new https.Agent(keepAlive),
+  publicHttp: new http.Agent({ ...keepAlive, lookup: publicLookup }),
+  publicHttps: new https.Agent({ ...keepAlive, lookup: publicLookup })
+}
+
+/**
+ * A reused connection the endpoint closed as the attempt was written: nothing of the answer came, so the
+ * attempt goes again, once (Node's documented remedy, `request.reusedSocket`), rather than counting as the
+ * endpoint's failure. The endpoint may have seen it; deliveries are at least once.
+ */
+const closedUnderUs = (req: http.ClientRequest, error: unknown): boolean => {
+  const code = (error as { readonly code?: unknown }).code
+  return req.reusedSocket && (code === "ECONNRESET" || code === "EPIPE")
 }
 
 const describe = (error: unknown, timedOut: boolean): string => {
@@ -100,19 +119,28 @@ const attempt = (request: Request, signal: AbortSignal): Promise<Response> =>
         : agents.http
     const send = secure ? https.request : http.request
     const body = Buffer.from(request.body, "utf8")
-    const req = send(url, {
-      method: "POST",
-      agent,
-      signal,
-      headers: {
-        ...request.headers,
-        "content-type": "application/json",
-        "content-length": String(body.length),
-        "user-agent": request.userAgent ?? "laari-webhooks/2026-07-01"
-      }
-    })
-    req.on("error", (error) => done({ status: null, body: null, error: describe(error, signal.aborted) }))
-    req.on("response", (res) => {
+    const post = (again: boolean): void => {
+      const req = send(url, {
+        method: "POST",
+        agent,
+        signal,
+        headers: {
+          ...request.headers,
+          "content-type": "application/json",
+          "content-length": String(body.length),
+          "user-agent": request.userAgent ?? "laari-webhooks/2026-07-01"
+        }
+      })
+      req.on("error", (error) => {
+        if (again && !responded && !signal.aborted && closedUnderUs(req, error)) return post(false)
+        done({ status: null, body: null, error: describe(error, signal.aborted) })
+      })
+      req.on("response", (res) => answered(res))
+      req.end(body)
+    }
+    let responded = false
+    const answered = (res: http.IncomingMessage): void => {
+      responded = true
       const status = res.statusCode ?? 0
       const chunks: Array<Buffer> = []
       let size = 0
@@ -136,8 +164,8 @@ const attempt = (request: Request, signal: AbortSignal): Promise<Response> =>
       res.on("end", finish)
       res.on("error", finish)
       res.on("aborted", finish)
-    })
-    req.end(body)
+    }
+    post(true)
   })
 
 /** Makes one attempt; never fails, every failure is an outcome. */
