@@ -215,11 +215,15 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
         }
       })
 
+    /** Locks these payers' wallets in one go, where the wallet can (`prepare`); else each transfer locks its own. */
+    const lockPayers = (customerIds: ReadonlyArray<Subscription.Subscription["customerId"]>) =>
+      wallet.prepare === undefined ? Effect.void : wallet.prepare(customerIds)
+
     /** The balance warnings the batch's steps took, each payer's wallet read once the lot is locked. */
     const warn = (warnings: ReadonlyArray<Warning>, now: DateTime.Utc) =>
       Effect.gen(function* () {
         if (warnings.length === 0) return
-        if (wallet.prepare !== undefined) yield* wallet.prepare(warnings.map((w) => w.sub.customerId))
+        yield* lockPayers(warnings.map((w) => w.sub.customerId))
         for (const { sub, step } of warnings) {
           const payer = yield* wallet.payer(sub.customerId)
           if (payer !== undefined && payer.balance < step.amount)
@@ -314,7 +318,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
             )
               batch.push([renewal(sub, invoice, attempt.steps), attempt, invoice])
           }
-          if (wallet.prepare !== undefined) yield* wallet.prepare(batch.map(([r]) => r.sub.customerId))
+          yield* lockPayers(batch.map(([r]) => r.sub.customerId))
           const outcomes: Array<RenewalOutcome> = []
           for (const [r, attempt, invoice] of batch) outcomes.push(yield* charge(r, attempt, invoice, now))
           const next = yield* settle(
@@ -353,11 +357,10 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
             const attempt = yield* advance(r, now, warnings)
             if (attempt !== undefined) attempts.push([r, attempt])
           }
-          if (wallet.prepare !== undefined)
-            yield* wallet.prepare([
-              ...attempts.map(([r]) => r.sub.customerId),
-              ...warnings.map((w) => w.sub.customerId)
-            ])
+          yield* lockPayers([
+            ...attempts.map(([r]) => r.sub.customerId),
+            ...warnings.map((w) => w.sub.customerId)
+          ])
           // Warned as a claim on its own would: before the batch's charges.
           yield* warn(warnings.splice(0), now)
           const outcomes: Array<RenewalOutcome> = []
@@ -371,8 +374,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
               const again = yield* advance(r, now, warnings)
               if (again !== undefined) next.push([r, again])
             }
-            if (next.length > 0 && wallet.prepare !== undefined)
-              yield* wallet.prepare(next.map(([r]) => r.sub.customerId))
+            if (next.length > 0) yield* lockPayers(next.map(([r]) => r.sub.customerId))
             attempts = next
           }
           for (const r of renewals) yield* write(r, undefined)
