@@ -3,7 +3,7 @@
  * wallet app, the operator API): what no domain service reads already. A mandate's charges, a
  * subscription's invoices and a QR code's payments (one parent, or many in one statement for a page of
  * parents), a payment by id, the tenant's checkout sessions, the event log, merchants and customers by
- * id, and a customer's one-time codes still usable. A domain object's own `get` and `list` stay on its
+ * id, a customer's notifications and the one-time codes among them still usable. A domain object's own `get` and `list` stay on its
  * service (`Mandates.list`, `Subscriptions.listInvoices`, ...), which checks the tenant and the reference.
  * Read-only: nothing here writes.
  */
@@ -130,6 +130,11 @@ export class Reads extends Effect.Service<Reads>()("laari/Reads", {
       Telemetry.withTenant
     )
 
+    /** The customer's notifications in the wallet app, newest first. */
+    const notificationsOf = Telemetry.fn("Reads.notifications")((customerId: CustomerId) =>
+      notifications.list(customerId)
+    )
+
     /**
      * The customer's one-time codes that can still approve something, newest first. A spent code is
      * redacted from its notice, but the redaction job may not have run yet: the challenge decides.
@@ -166,6 +171,7 @@ export class Reads extends Effect.Service<Reads>()("laari/Reads", {
       checkoutSessions,
       events,
       event,
+      notifications: notificationsOf,
       liveCodes
     } as const
   })

@@ -9,10 +9,8 @@ import {
   Ids,
   Mandates,
   Merchants,
-  Notifications,
   OAuthClients,
   Reads,
-  Store,
   Subscriptions
 } from "@laari/core"
 import { DateTime, Effect, Option } from "effect"
@@ -33,8 +31,6 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
     const directory = yield* Directory
     const merchantsService = yield* Merchants.Merchants
     const keys = yield* ApiKeys.ApiKeys
-    const merchants = yield* Store.Merchants
-    const notifications = yield* Notifications.Notifications
     const mandates = yield* Mandates.Mandates
     const subscriptions = yield* Subscriptions.Subscriptions
     const clockwork = yield* Clockwork
@@ -78,7 +74,7 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
       .handle("createKey", ({ path, payload }) =>
         Effect.gen(function* () {
           const merchantId = Ids.MerchantId.make(path.id)
-          if ((yield* merchants.get(merchantId)) === undefined) return yield* notFound("Merchant")
+          if ((yield* merchantsService.get(merchantId)) === undefined) return yield* notFound("Merchant")
           return yield* keys.issue({
             merchantId,
             environment: payload.environment,
@@ -89,7 +85,7 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
       )
       .handle("listKeys", ({ path }) =>
         Effect.gen(function* () {
-          if ((yield* merchants.get(Ids.MerchantId.make(path.id))) === undefined)
+          if ((yield* merchantsService.get(Ids.MerchantId.make(path.id))) === undefined)
             return yield* notFound("Merchant")
           return (yield* keys.list(Ids.MerchantId.make(path.id))).map(Json.key)
         })
@@ -107,7 +103,7 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
       .handle("createOAuthClient", ({ path, payload }) =>
         Effect.gen(function* () {
           const merchantId = Ids.MerchantId.make(path.id)
-          if ((yield* merchants.get(merchantId)) === undefined) return yield* notFound("Merchant")
+          if ((yield* merchantsService.get(merchantId)) === undefined) return yield* notFound("Merchant")
           const { client, secret } = yield* oauth.create({
             merchantId,
             environment: payload.environment,
@@ -119,7 +115,7 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
       )
       .handle("listOAuthClients", ({ path }) =>
         Effect.gen(function* () {
-          if ((yield* merchants.get(Ids.MerchantId.make(path.id))) === undefined)
+          if ((yield* merchantsService.get(Ids.MerchantId.make(path.id))) === undefined)
             return yield* notFound("Merchant")
           return (yield* oauth.list(path.id)).map(Json.oauthClient)
         })
@@ -164,7 +160,7 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
         Effect.gen(function* () {
           const customerId = Ids.CustomerId.make(path.id)
           if ((yield* reads.customer(customerId)) === undefined) return yield* notFound("Customer")
-          const list = yield* notifications.list(customerId)
+          const list = yield* reads.notifications(customerId)
           return list.map((n) => Json.notification(n, showCodes))
         })
       )

@@ -5,9 +5,9 @@ import {
   type ApiKey,
   type Approval,
   Calendar,
+  type Merchant,
   type Notifications,
   type OAuthClient,
-  type Store,
   type Wallet
 } from "@laari/core"
 import type {
@@ -20,7 +20,7 @@ import type {
 } from "./Api.js"
 
 export const merchant = (
-  m: Store.Merchant,
+  m: Merchant.Merchant,
   outlets: ReadonlyArray<{ readonly id: number; readonly name: string }>
 ): typeof MerchantRead.Type => ({
   id: m.id,
@@ -59,7 +59,7 @@ export const payer = (a: Wallet.PayerAccount) => ({
   timeZone: a.timeZone
 })
 
-export const customer = (c: Store.Customer, a: Wallet.PayerAccount): typeof CustomerRead.Type => ({
+export const customer = (c: Merchant.Customer, a: Wallet.PayerAccount): typeof CustomerRead.Type => ({
   id: c.id,
   environment: c.environment,
   phone: c.phone,

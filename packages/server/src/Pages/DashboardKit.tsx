@@ -22,7 +22,7 @@ import * as Security from "../Http/Security.js"
 import * as Session from "./DashboardSession.js"
 import { d, type Word } from "./DashboardText.js"
 import * as V from "./DashboardViews.js"
-import * as EndedSessions from "./EndedSessions.js"
+import { EndedSessions } from "../Platform/EndedSessions.js"
 import * as Refunds from "./DashboardRefunds.js"
 import { respond } from "./Html.js"
 import * as Paths from "./Paths.js"
@@ -51,7 +51,7 @@ export type Visit = Effect.Effect.Success<typeof visit>
 
 export const make = Effect.gen(function* () {
   const config = yield* ServerConfigTag
-  const ended = yield* EndedSessions.make
+  const ended = yield* EndedSessions
   const pages = yield* Pages
   const credentials = yield* Security.credentials
   const reads = yield* Reads.Reads

@@ -10,7 +10,7 @@
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
-import * as EndedSessions from "./EndedSessions.js"
+import * as EndedSessions from "../Platform/EndedSessions.js"
 import { cookieOptions, type PagesConfig } from "./Request.js"
 
 export const Cookie = "laari_dashboard"

@@ -7,7 +7,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Ids, Mandates, Notifications, QrCodes, Reads, Subscriptions, WalletAccess } from "@laari/core"
+import { Ids, Mandates, QrCodes, Reads, Subscriptions, WalletAccess } from "@laari/core"
 import { DateTime, Effect } from "effect"
 import type { ComponentChildren } from "preact"
 import { ServerConfigTag } from "../Platform/Config.js"
@@ -17,7 +17,7 @@ import * as Paths from "./Paths.js"
 import { problemOf, redirect, route } from "./Routing.js"
 import { csrfValid, form, Pages, throttled, visit } from "./Request.js"
 import * as Views from "./Views.js"
-import * as EndedSessions from "./EndedSessions.js"
+import { EndedSessions } from "../Platform/EndedSessions.js"
 import * as Session from "./WalletSession.js"
 import * as WalletViews from "./WalletViews.js"
 
@@ -32,7 +32,6 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const mandates = yield* Mandates.Mandates
     const subscriptions = yield* Subscriptions.Subscriptions
     const qrCodes = yield* QrCodes.QrCodes
-    const notifications = yield* Notifications.Notifications
     const reads = yield* Reads.Reads
     const prefix = Paths.prefixOf(config.checkoutUrl)
     const path = `${prefix}/wallet`
@@ -40,7 +39,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 
     const merchantName = (id: Ids.MerchantId) => Effect.map(reads.merchant(id), (m) => m?.name ?? "")
 
-    const ended = yield* EndedSessions.make
+    const ended = yield* EndedSessions
 
     /** The cookie's session, unless it was signed out. */
     const session = Effect.gen(function* () {
@@ -84,7 +83,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           subscriptions: subs.map((s) => ({ subscription: s, merchant: nameOf(s.merchantId) })),
           charges: recent.map((c) => ({ charge: c, merchant: nameOf(c.merchantId) })),
           invoices: allInvoices.slice(0, 10),
-          notifications: (yield* notifications.list(customerId)).slice(0, 10)
+          notifications: (yield* reads.notifications(customerId)).slice(0, 10)
         } satisfies WalletViews.Home
       })
 

@@ -8,7 +8,7 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Ids } from "@laari/core"
 import { createHmac, timingSafeEqual } from "node:crypto"
-import * as EndedSessions from "./EndedSessions.js"
+import * as EndedSessions from "../Platform/EndedSessions.js"
 import { cookieOptions, type PagesConfig } from "./Request.js"
 
 export const Cookie = "laari_wallet"

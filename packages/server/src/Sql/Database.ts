@@ -1,7 +1,7 @@
 /**
  * The database of a server process: PostgreSQL when a URL is configured, else embedded PGlite (on disk,
  * or in memory without a data directory). Migrates at start and provides every core port over it, the
- * server's own (`Directory`, `ServerSecrets`), core's credential services (`ApiKeys`, `OAuthClients`),
+ * server's own (`Directory`, `ServerSecrets`, `EndedSessions`), core's credential services (`ApiKeys`, `OAuthClients`),
  * and `Crypto`.
  */
 import type { MigrationError } from "@effect/sql/Migrator"
@@ -10,9 +10,11 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { ApiKeys, Crypto, OAuthClients } from "@laari/core"
 import { Layer } from "effect"
 import type { Directory } from "../Platform/Directory.js"
+import type { EndedSessions } from "../Platform/EndedSessions.js"
 import * as Keys from "../Platform/Keys.js"
 import type { ServerSecrets } from "../Platform/ServerSecrets.js"
 import * as SqlDirectory from "./Directory.js"
+import * as SqlEndedSessions from "./EndedSessions.js"
 import * as Migrations from "./Migrations.js"
 import * as PgliteClient from "./PgliteClient.js"
 import * as PgPool from "./PgPool.js"
@@ -54,12 +56,13 @@ const pgliteStats = Layer.succeed(PgPool.PoolStats, {
 
 /** Every adapter over an already migrated database. */
 export const adapters: Layer.Layer<
-  Store.Ports | Directory | ServerSecrets | OAuthClients.OAuthClients | ApiKeys.ApiKeys,
+  Store.Ports | Directory | ServerSecrets | EndedSessions | OAuthClients.OAuthClients | ApiKeys.ApiKeys,
   never,
   SqlClient.SqlClient | Crypto.Crypto
 > = Layer.mergeAll(
   SqlDirectory.layer,
   SqlServerSecrets.layer,
+  SqlEndedSessions.layer,
   // Core's credential services over these ports: every front end authenticates through them.
   OAuthClients.OAuthClients.Default,
   ApiKeys.ApiKeys.Default
@@ -74,6 +77,7 @@ export const layer = (
   | Store.Ports
   | Directory
   | ServerSecrets
+  | EndedSessions
   | OAuthClients.OAuthClients
   | ApiKeys.ApiKeys
   | Crypto.Crypto,

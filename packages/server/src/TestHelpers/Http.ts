@@ -1,7 +1,7 @@
 /**
  * Handlers of the sandbox test helpers (sandbox keys only, as `TestHelpersApi` declares).
  */
-import { Auth, Checkout, type Ids, Mandates, QrCodes, Store, Subscriptions } from "@laari/core"
+import { Auth, Checkout, type Ids, Mandates, Merchants, QrCodes, Subscriptions } from "@laari/core"
 import { Effect } from "effect"
 import * as Problems from "../Http/Problems.js"
 import * as Operation from "../Http/Operation.js"
@@ -17,7 +17,7 @@ import { Directory } from "../Platform/Directory.js"
 export const TestHelpersLive = Operation.handlers(TestHelpersApi, (handlers) =>
   Effect.gen(function* () {
     const directory = yield* Directory
-    const merchants = yield* Store.Merchants
+    const merchants = yield* Merchants.Merchants
     const mandates = yield* Mandates.Mandates
     const qrCodes = yield* QrCodes.QrCodes
     const checkout = yield* Checkout.Checkout
