@@ -11,6 +11,7 @@ import { Balances } from "./wallet/Balances.js"
 import { Billing } from "./billing/Billing.js"
 import { Checkout } from "./billing/Checkout.js"
 import type * as Crypto from "./kernel/Crypto.js"
+import { KeyedCommands } from "./kernel/KeyedCommands.js"
 import { Deliveries } from "./webhooks/Deliveries.js"
 import type { DeliveriesStore } from "./webhooks/DeliveriesStore.js"
 import { Mandates } from "./mandates/Mandates.js"
@@ -55,6 +56,7 @@ export type Services =
   | Deliveries
   | Notices
   | Reads
+  | KeyedCommands
   | Work.Jobs
 
 /** Every service of core over `Ports`. */
@@ -74,7 +76,8 @@ export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
       WebhookEndpoints.Default,
       Deliveries.Default,
       Notices.Default,
-      Reads.Default
+      Reads.Default,
+      KeyedCommands.Default
     )
   ),
   Layer.provideMerge(Subscriptions.Default),

@@ -5,8 +5,8 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { type Auth, type Errors, Idempotency, Store } from "@laari/core"
-import { Context, DateTime, Effect, Either, type ParseResult, Schema } from "effect"
+import { type Auth, type Errors, type Idempotency, KeyedCommands } from "@laari/core"
+import { Context, Effect, Either, type ParseResult, Schema } from "effect"
 import * as Keys from "../Platform/Keys.js"
 import * as Answers from "./Answers.js"
 import * as Problems from "./Problems.js"
@@ -80,7 +80,7 @@ const successOf = (schema: Schema.Schema.AnyNoContext): Success => {
  * Runs `command` once per key. Without a key it simply runs. `payload` is the decoded request body, whose
  * hash tells a retry from a different request under the same key.
  *
- * The claim, the command and the stored response are one transaction (core `Idempotency.run`): a duplicate
+ * The claim, the command and the stored response are one transaction (core `KeyedCommands`): a duplicate
  * waits for the first request's transaction and replays it, or gets `409` past the store's bounded wait.
  * The command's value, or its error below `500`, is stored as the endpoint's schemas encode it, which is
  * what HttpApi then sends; a `5xx` rolls everything back, the claim included, so a retry runs again.
@@ -99,15 +99,14 @@ export const idempotent = <A, E, R>(
 ): Effect.Effect<
   A | HttpServerResponse.HttpServerResponse,
   E | Idempotency.KeyInFlight | Idempotency.KeyReused | Errors.ServiceUnavailable,
-  R | HttpServerRequest.HttpServerRequest | Idempotency.IdempotencyStore | Store.Transactor
+  R | HttpServerRequest.HttpServerRequest | KeyedCommands.KeyedCommands
 > =>
   Effect.gen(function* () {
     const { key, principal, payload } = request
     if (key === undefined) return yield* command
 
     const http = yield* HttpServerRequest.HttpServerRequest
-    const store = yield* Idempotency.IdempotencyStore
-    const tx = yield* Store.Transactor
+    const keyed = yield* KeyedCommands.KeyedCommands
     const scope: Idempotency.Scope = {
       merchantId: principal.merchantId,
       environment: principal.environment,
@@ -115,57 +114,62 @@ export const idempotent = <A, E, R>(
       path: new URL(http.url, "http://laari").pathname,
       key
     }
-    const fingerprint = Keys.hash(JSON.stringify(payload ?? null))
-    const now = yield* DateTime.now
     const success = successOf(endpoint.successSchema)
 
     type Outcome = Either.Either<A | HttpServerResponse.HttpServerResponse, E>
 
-    const run: Effect.Effect<
+    const answers: KeyedCommands.Answers<
+      Either.Either<A, E>,
       Outcome,
-      Abort<E> | Idempotency.KeyInFlight | Idempotency.KeyReused | Errors.ServiceUnavailable,
-      R
-    > = Effect.gen(function* () {
-      if (request.ahead !== undefined) yield* request.ahead
-      const ran = yield* Idempotency.run(store, scope, fingerprint, now, Effect.either(command))
-      if (ran._tag === "Replayed")
-        return Either.right(
-          stored(
-            concealed === undefined
-              ? ran.response
-              : { ...ran.response, body: yield* concealed.replay(ran.response.body) }
-          )
-        )
-      const outcome = ran.value
-      if (Either.isLeft(outcome)) {
-        const answer = Answers.answer(outcome.left)
-        // A 5xx (or an error without a schema, answered as a defect) rolls everything back.
-        if (answer === undefined || answer.status >= 500) return yield* Effect.fail(new Abort(outcome.left))
-        yield* store.complete(scope, {
-          status: answer.status,
-          headers: {},
-          body: JSON.stringify(answer.body)
-        })
-        return outcome
-      }
-      const body = yield* Effect.orDie(success.encode(outcome.right))
-      const text = JSON.stringify(body)
-      yield* store.complete(scope, {
-        status: success.status,
-        headers: {},
-        body: concealed === undefined ? text : JSON.stringify(concealed.store(body))
-      })
-      return success.json === undefined
-        ? outcome
-        : Either.right(HttpServerResponse.text(text, { status: success.status, contentType: success.json }))
-    })
+      Abort<E> | Errors.ServiceUnavailable,
+      never
+    > = {
+      ran: (outcome) =>
+        Effect.gen(function* () {
+          if (Either.isLeft(outcome)) {
+            const answer = Answers.answer(outcome.left)
+            // A 5xx (or an error without a schema, answered as a defect) rolls everything back.
+            if (answer === undefined || answer.status >= 500)
+              return yield* Effect.fail(new Abort(outcome.left))
+            return {
+              response: { status: answer.status, headers: {}, body: JSON.stringify(answer.body) },
+              result: outcome
+            }
+          }
+          const body = yield* Effect.orDie(success.encode(outcome.right))
+          const text = JSON.stringify(body)
+          return {
+            response: {
+              status: success.status,
+              headers: {},
+              body: concealed === undefined ? text : JSON.stringify(concealed.store(body))
+            },
+            result:
+              success.json === undefined
+                ? outcome
+                : Either.right(
+                    HttpServerResponse.text(text, { status: success.status, contentType: success.json })
+                  )
+          }
+        }),
+      replayed: (response) =>
+        concealed === undefined
+          ? Effect.succeed(Either.right(stored(response)))
+          : Effect.map(concealed.replay(response.body), (body) => Either.right(stored({ ...response, body })))
+    }
 
-    const outcome: Outcome = yield* tx.withTransaction(run).pipe(
-      Effect.catchIf(
-        (e): e is Abort<E> => e instanceof Abort,
-        (abort): Effect.Effect<Outcome> => Effect.succeed(Either.left(abort.error))
+    const outcome: Outcome = yield* keyed
+      .once(
+        { scope, fingerprint: Keys.hash(JSON.stringify(payload ?? null)), ahead: request.ahead },
+        Effect.either(command),
+        answers
       )
-    )
+      .pipe(
+        Effect.catchIf(
+          (e): e is Abort<E> => e instanceof Abort,
+          (abort): Effect.Effect<Outcome> => Effect.succeed(Either.left(abort.error))
+        )
+      )
     return yield* outcome
   })
 

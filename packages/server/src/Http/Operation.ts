@@ -12,7 +12,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { Auth, type Idempotency, type Store } from "@laari/core"
+import { Auth, type KeyedCommands } from "@laari/core"
 import { Chunk, Context, Effect, type Layer, type Schema, type Scope } from "effect"
 import * as Access from "./Access.js"
 import { CurrentPrincipal } from "./Authentication.js"
@@ -176,8 +176,7 @@ export const group = <
       HttpApiBuilder.Handlers.Context<Return> | HttpApiGroup.HttpApiGroup.MiddlewareWithName<Groups, Name>,
       Scope.Scope
     >
-  | Idempotency.IdempotencyStore
-  | Store.Transactor
+  | KeyedCommands.KeyedCommands
 > =>
   HttpApiBuilder.group(api, groupName, (handlers) => {
     const result = build(handlers) as unknown

@@ -10,18 +10,18 @@ import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import {
   Auth,
   type Errors,
-  Idempotency,
+  type Idempotency,
+  KeyedCommands,
   Mandates,
   Money,
   QrCodes,
   Reads,
   Refund,
   Refunds,
-  Store,
   Subscriptions
 } from "@laari/core"
 import { randomUUID } from "node:crypto"
-import { DateTime, Effect, Either, Schema } from "effect"
+import { type DateTime, Effect, Either, Schema } from "effect"
 import type { ComponentChildren } from "preact"
 import * as Access from "../Http/Access.js"
 import * as Keys from "../Platform/Keys.js"
@@ -191,8 +191,7 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
     const qrCodes = yield* QrCodes.QrCodes
     const subscriptions = yield* Subscriptions.Subscriptions
     const reads = yield* Reads.Reads
-    const keys = yield* Idempotency.IdempotencyStore
-    const tx = yield* Store.Transactor
+    const keyed = yield* KeyedCommands.KeyedCommands
     const params = Effect.map(HttpRouter.params, (p) => ({ id: p.id ?? "", payment: p.payment ?? "" }))
 
     /**
@@ -318,26 +317,18 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
           key: token
         }
         const fingerprint = Keys.hash(JSON.stringify([request.source, request.amount, request.reason]))
-        const now = yield* DateTime.now
-        return yield* tx.withTransaction(
-          Effect.gen(function* () {
-            const ran = yield* Idempotency.run(
-              keys,
-              scope,
-              fingerprint,
-              now,
-              refunds.create(Auth.tenantOf(p), request)
-            )
-            if (ran._tag === "Replayed") return JSON.parse(ran.response.body).amount as number
-            const refund = ran.value
-            yield* keys.complete(scope, {
-              status: 201,
-              headers: {},
-              body: JSON.stringify({ id: refund.id, amount: refund.amount })
-            })
-            return refund.amount
-          })
-        )
+        return yield* keyed.once({ scope, fingerprint }, refunds.create(Auth.tenantOf(p), request), {
+          ran: (refund) =>
+            Effect.succeed({
+              response: {
+                status: 201,
+                headers: {},
+                body: JSON.stringify({ id: refund.id, amount: refund.amount })
+              },
+              result: refund.amount
+            }),
+          replayed: (response) => Effect.succeed(JSON.parse(response.body).amount as number)
+        })
       })
 
     const confirm = (kind: Kind) => (v: Visit, p: Auth.Principal) => page(kind, v, p, {})

@@ -1,0 +1,64 @@
+/**
+ * A command run once per idempotency key, for every front end that takes one (the API's keyed endpoints,
+ * the dashboard's refund form): the transaction, the claim (`Idempotency.run`), the command and the
+ * stored answer, so no front end holds the idempotency store or the transactor itself. What a caller
+ * stores of its outcome, and how it answers a replay, stays the caller's.
+ */
+import { DateTime, Effect } from "effect"
+import type { ServiceUnavailable } from "./Errors.js"
+import * as Idempotency from "./Idempotency.js"
+import { Transactor } from "./Storage.js"
+
+/** What a first run keeps under its key (`response`, replayed to a retry) and gives its caller (`result`). */
+export interface Kept<B> {
+  readonly response: Idempotency.StoredResponse
+  readonly result: B
+}
+
+/** How a caller answers each outcome, inside the transaction; a failure rolls it back, the claim included. */
+export interface Answers<A, B, E, R> {
+  /** After the command ran: what to store, and what to return. */
+  readonly ran: (value: A) => Effect.Effect<Kept<B>, E, R>
+  /** A retry: the first run's stored response, answered again. */
+  readonly replayed: (response: Idempotency.StoredResponse) => Effect.Effect<B, E, R>
+}
+
+export class KeyedCommands extends Effect.Service<KeyedCommands>()("laari/KeyedCommands", {
+  effect: Effect.gen(function* () {
+    const store = yield* Idempotency.IdempotencyStore
+    const tx = yield* Transactor
+
+    /**
+     * Runs `command` once under `scope`'s key, in one transaction with the claim and the stored answer:
+     * a duplicate waits for the first run's transaction and replays what it committed, or fails
+     * `KeyInFlight` past the store's bounded wait; the same key with another `fingerprint` is `KeyReused`.
+     * `ahead` runs first in the transaction (what the command will lock, taken before the key's row).
+     */
+    const once = <A, E, R, B, E2, R2>(
+      request: {
+        readonly scope: Idempotency.Scope
+        readonly fingerprint: string
+        readonly ahead?: Effect.Effect<void> | undefined
+      },
+      command: Effect.Effect<A, E, R>,
+      answers: Answers<A, B, E2, R2>
+    ): Effect.Effect<
+      B,
+      E | E2 | Idempotency.KeyInFlight | Idempotency.KeyReused | ServiceUnavailable,
+      R | R2
+    > =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          if (request.ahead !== undefined) yield* request.ahead
+          const now = yield* DateTime.now
+          const ran = yield* Idempotency.run(store, request.scope, request.fingerprint, now, command)
+          if (ran._tag === "Replayed") return yield* answers.replayed(ran.response)
+          const kept = yield* answers.ran(ran.value)
+          yield* store.complete(request.scope, kept.response)
+          return kept.result
+        })
+      )
+
+    return { once } as const
+  })
+}) {}

@@ -1,0 +1,116 @@
+/**
+ * Core's `KeyedCommands` over the memory adapters: a command runs once per key, a retry replays what the
+ * first run stored, the same key with another request is refused, and an answer that fails rolls the
+ * claim back with everything else, so the key can be used again.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Ids, Idempotency, KeyedCommands, Notifications } from "@laari/core"
+import { DateTime, Effect, Either, Ref } from "effect"
+import * as Testkit from "../src/Testkit.js"
+
+const world = Effect.provide(Testkit.layer())
+
+let keys = 0
+const scopeOf = (merchantId = Ids.MerchantId.make("7f1c1a52-9d1e-4c9b-9a43-0c1a5b2d3e4f")) => ({
+  merchantId,
+  environment: "test" as const,
+  method: "POST",
+  path: "/refunds",
+  key: `key-${++keys}`
+})
+
+/** A command that counts its runs and answers the run's number. */
+const counted = Effect.map(Ref.make(0), (runs) => ({
+  runs,
+  command: Ref.updateAndGet(runs, (n) => n + 1)
+}))
+
+/** Stores the run's number as the response; a replay answers the stored number, negated. */
+const answers: KeyedCommands.Answers<number, number, never, never> = {
+  ran: (n) => Effect.succeed({ response: { status: 201, headers: {}, body: String(n) }, result: n }),
+  replayed: (response) => Effect.succeed(-Number(response.body))
+}
+
+describe("KeyedCommands", () => {
+  it.effect("runs the command once; a retry replays the stored answer without running it", () =>
+    Effect.gen(function* () {
+      const keyed = yield* KeyedCommands.KeyedCommands
+      const { runs, command } = yield* counted
+      const scope = scopeOf()
+      expect(yield* keyed.once({ scope, fingerprint: "a" }, command, answers)).toBe(1)
+      expect(yield* keyed.once({ scope, fingerprint: "a" }, command, answers)).toBe(-1)
+      expect(yield* keyed.once({ scope, fingerprint: "a" }, command, answers)).toBe(-1)
+      expect(yield* Ref.get(runs)).toBe(1)
+      // Another key, or the same key of another merchant, is another command.
+      expect(
+        yield* keyed.once({ scope: { ...scope, key: "other" }, fingerprint: "a" }, command, answers)
+      ).toBe(2)
+      const elsewhere = scopeOf(Ids.MerchantId.make("0b6f3c1e-2a4d-4e5f-8a9b-1c2d3e4f5a6b"))
+      expect(
+        yield* keyed.once({ scope: { ...elsewhere, key: scope.key }, fingerprint: "a" }, command, answers)
+      ).toBe(3)
+    }).pipe(world)
+  )
+
+  it.effect("refuses the same key with another request, and runs nothing", () =>
+    Effect.gen(function* () {
+      const keyed = yield* KeyedCommands.KeyedCommands
+      const { runs, command } = yield* counted
+      const scope = scopeOf()
+      yield* keyed.once({ scope, fingerprint: "a" }, command, answers)
+      const refused = yield* Effect.either(keyed.once({ scope, fingerprint: "b" }, command, answers))
+      expect(Either.isLeft(refused) && refused.left).toBeInstanceOf(Idempotency.KeyReused)
+      expect(yield* Ref.get(runs)).toBe(1)
+    }).pipe(world)
+  )
+
+  it.effect("an answer that fails rolls the claim back: nothing is stored, and the key runs again", () =>
+    Effect.gen(function* () {
+      const keyed = yield* KeyedCommands.KeyedCommands
+      const { command } = yield* counted
+      const scope = scopeOf()
+      const refusing: KeyedCommands.Answers<number, number, string, never> = {
+        ...answers,
+        ran: () => Effect.fail("refused")
+      }
+      // The command writes (a notification): the refusal takes the write back with the claim.
+      const notifications = yield* Notifications.Notifications
+      const customerId = Ids.CustomerId.make("5a0e7c2b-3d4f-4a1b-9c8d-7e6f5a4b3c2d")
+      const writing = Effect.zipRight(
+        Effect.flatMap(DateTime.now, (createdAt) =>
+          notifications.send({
+            id: `n-${scope.key}`,
+            customerId,
+            environment: "test",
+            kind: "refund",
+            title: "Refund",
+            body: "A refund",
+            data: {},
+            createdAt
+          })
+        ),
+        command
+      )
+      expect(yield* Effect.flip(keyed.once({ scope, fingerprint: "a" }, writing, refusing))).toBe("refused")
+      expect(yield* notifications.list(customerId)).toEqual([])
+      // Even with another request: the failed one left no record under the key.
+      expect(yield* keyed.once({ scope, fingerprint: "b" }, command, answers)).toBe(2)
+      expect(yield* keyed.once({ scope, fingerprint: "b" }, command, answers)).toBe(-2)
+    }).pipe(world)
+  )
+
+  it.effect("a failing command stores nothing; `ahead` runs first, in the same transaction", () =>
+    Effect.gen(function* () {
+      const keyed = yield* KeyedCommands.KeyedCommands
+      const order = yield* Ref.make<ReadonlyArray<string>>([])
+      const note = (what: string) => Ref.update(order, (list) => [...list, what])
+      const scope = scopeOf()
+      const failing = Effect.zipRight(note("command"), Effect.fail("declined" as const))
+      expect(
+        yield* Effect.flip(keyed.once({ scope, fingerprint: "a", ahead: note("ahead") }, failing, answers))
+      ).toBe("declined")
+      expect(yield* Ref.get(order)).toEqual(["ahead", "command"])
+      expect(yield* keyed.once({ scope, fingerprint: "a" }, Effect.succeed(7), answers)).toBe(7)
+    }).pipe(world)
+  )
+})
