@@ -3,8 +3,9 @@
  * wallet app, the operator API): what no domain service reads already. A mandate's charges, a
  * subscription's invoices and a QR code's payments (one parent, or many in one statement for a page of
  * parents), a payment by id, the tenant's checkout sessions, the event log, merchants and customers by
- * id, a customer's notifications and the one-time codes among them still usable. A domain object's own `get` and `list` stay on its
- * service (`Mandates.list`, `Subscriptions.listInvoices`, ...), which checks the tenant and the reference.
+ * id, a customer's notifications and the one-time codes among them still usable. A domain object's own
+ * `get` and `list` stay on its service (`Mandates.list`, `Subscriptions.listInvoices`, ...), which checks
+ * the tenant and the reference.
  * Read-only: nothing here writes.
  */
 import { DateTime, Effect } from "effect"

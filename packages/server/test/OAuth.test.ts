@@ -93,6 +93,16 @@ for (const backend of serverBackends) {
             })
           ).status
         ).toBe(404)
+        // Nobody's clients or keys to list or issue either: the same 404 from every operator endpoint.
+        const nobody = crypto.randomUUID()
+        for (const [method, path, body] of [
+          ["GET", `/ops/merchants/${nobody}/oauth-clients`, undefined],
+          ["GET", `/ops/merchants/${nobody}/keys`, undefined],
+          ["POST", `/ops/merchants/${nobody}/keys`, { environment: "test" }]
+        ] as const) {
+          const res = await server.ops(method, path, body)
+          expect([res.status, res.body.message], path).toEqual([404, "Merchant not found"])
+        }
         expect(
           (
             await server.ops("POST", `/ops/merchants/${merchant.id}/oauth-clients`, {

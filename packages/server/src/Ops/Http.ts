@@ -29,7 +29,7 @@ const notFound = (what: string) => Effect.fail(new Problems.NotFound({ message: 
 export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
   Effect.gen(function* () {
     const directory = yield* Directory
-    const merchantsService = yield* Merchants.Merchants
+    const merchants = yield* Merchants.Merchants
     const keys = yield* ApiKeys.ApiKeys
     const mandates = yield* Mandates.Mandates
     const subscriptions = yield* Subscriptions.Subscriptions
@@ -38,6 +38,10 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
     const reads = yield* Reads.Reads
     const showCodes = ServerConfig.codesVisible(yield* ServerConfig.ServerConfigTag)
 
+    /** Fails `404` unless `id` is a merchant's. */
+    const known = (id: string) =>
+      Effect.flatMap(merchants.get(id), (m) => (m === undefined ? notFound("Merchant") : Effect.void))
+
     const clockRead = Effect.map(DateTime.now, (now) => ({
       now: Calendar.formatMaldives(now),
       mode: clockwork.mode
@@ -45,7 +49,7 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
 
     return handlers
       .handle("createMerchant", ({ payload }) =>
-        merchantsService
+        merchants
           .create({
             name: payload.name,
             city: payload.city,
@@ -56,12 +60,12 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
           .pipe(Effect.map(({ merchant, outlets }) => Json.merchant(merchant, outlets)))
       )
       .handle("listMerchants", ({ urlParams }) =>
-        Effect.map(merchantsService.list(urlParams.limit ?? 100), (list) =>
+        Effect.map(merchants.list(urlParams.limit ?? 100), (list) =>
           list.map(({ merchant, outlets }) => Json.merchant(merchant, outlets))
         )
       )
       .handle("addOutlet", ({ path, payload }) =>
-        merchantsService
+        merchants
           .addOutlet(path.id, payload.name)
           .pipe(
             Effect.flatMap((outlet) =>
@@ -74,7 +78,7 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
       .handle("createKey", ({ path, payload }) =>
         Effect.gen(function* () {
           const merchantId = Ids.MerchantId.make(path.id)
-          if ((yield* merchantsService.get(merchantId)) === undefined) return yield* notFound("Merchant")
+          yield* known(merchantId)
           return yield* keys.issue({
             merchantId,
             environment: payload.environment,
@@ -85,8 +89,7 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
       )
       .handle("listKeys", ({ path }) =>
         Effect.gen(function* () {
-          if ((yield* merchantsService.get(Ids.MerchantId.make(path.id))) === undefined)
-            return yield* notFound("Merchant")
+          yield* known(path.id)
           return (yield* keys.list(Ids.MerchantId.make(path.id))).map(Json.key)
         })
       )
@@ -103,7 +106,7 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
       .handle("createOAuthClient", ({ path, payload }) =>
         Effect.gen(function* () {
           const merchantId = Ids.MerchantId.make(path.id)
-          if ((yield* merchantsService.get(merchantId)) === undefined) return yield* notFound("Merchant")
+          yield* known(merchantId)
           const { client, secret } = yield* oauth.create({
             merchantId,
             environment: payload.environment,
@@ -115,8 +118,7 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
       )
       .handle("listOAuthClients", ({ path }) =>
         Effect.gen(function* () {
-          if ((yield* merchantsService.get(Ids.MerchantId.make(path.id))) === undefined)
-            return yield* notFound("Merchant")
+          yield* known(path.id)
           return (yield* oauth.list(path.id)).map(Json.oauthClient)
         })
       )
@@ -127,12 +129,12 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
       )
       .handle("setFeatures", ({ path, payload }) =>
         Effect.gen(function* () {
-          const merchant = yield* merchantsService.setFeatures(path.id, {
+          const merchant = yield* merchants.setFeatures(path.id, {
             mandatesLive: payload.mandates_live,
             subscriptionsLive: payload.subscriptions_live
           })
           if (merchant === undefined) return yield* notFound("Merchant")
-          return Json.merchant(merchant, yield* merchantsService.listOutlets(merchant.id))
+          return Json.merchant(merchant, yield* merchants.listOutlets(merchant.id))
         })
       )
       .handle("createCustomer", ({ payload }) =>
