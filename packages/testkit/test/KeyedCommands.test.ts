@@ -25,6 +25,27 @@ const counted = Effect.map(Ref.make(0), (runs) => ({
   command: Ref.updateAndGet(runs, (n) => n + 1)
 }))
 
+const customerId = Ids.CustomerId.make("5a0e7c2b-3d4f-4a1b-9c8d-7e6f5a4b3c2d")
+
+/** A write to roll back: a notification to `customerId`, read back with `notified`. */
+const notify = (notifications: Notifications.NotificationsService, id: string) =>
+  Effect.flatMap(DateTime.now, (createdAt) =>
+    notifications.send({
+      id,
+      customerId,
+      environment: "test",
+      kind: "refund",
+      title: "Refund",
+      body: "A refund",
+      data: {},
+      createdAt
+    })
+  )
+
+const notified = Effect.flatMap(Notifications.Notifications, (notifications) =>
+  notifications.list(customerId)
+)
+
 /** Stores the run's number as the response; a replay answers the stored number, negated. */
 const answers: KeyedCommands.Answers<number, number, never, never> = {
   ran: (n) => Effect.succeed({ response: { status: 201, headers: {}, body: String(n) }, result: n }),
@@ -75,24 +96,9 @@ describe("KeyedCommands", () => {
       }
       // The command writes (a notification): the refusal takes the write back with the claim.
       const notifications = yield* Notifications.Notifications
-      const customerId = Ids.CustomerId.make("5a0e7c2b-3d4f-4a1b-9c8d-7e6f5a4b3c2d")
-      const writing = Effect.zipRight(
-        Effect.flatMap(DateTime.now, (createdAt) =>
-          notifications.send({
-            id: `n-${scope.key}`,
-            customerId,
-            environment: "test",
-            kind: "refund",
-            title: "Refund",
-            body: "A refund",
-            data: {},
-            createdAt
-          })
-        ),
-        command
-      )
+      const writing = Effect.zipRight(notify(notifications, `n-${scope.key}`), command)
       expect(yield* Effect.flip(keyed.once({ scope, fingerprint: "a" }, writing, refusing))).toBe("refused")
-      expect(yield* notifications.list(customerId)).toEqual([])
+      expect(yield* notified).toEqual([])
       // Even with another request: the failed one left no record under the key.
       expect(yield* keyed.once({ scope, fingerprint: "b" }, command, answers)).toBe(2)
       expect(yield* keyed.once({ scope, fingerprint: "b" }, command, answers)).toBe(-2)
@@ -106,10 +112,14 @@ describe("KeyedCommands", () => {
       const note = (what: string) => Ref.update(order, (list) => [...list, what])
       const scope = scopeOf()
       const failing = Effect.zipRight(note("command"), Effect.fail("declined" as const))
-      expect(
-        yield* Effect.flip(keyed.once({ scope, fingerprint: "a", ahead: note("ahead") }, failing, answers))
-      ).toBe("declined")
+      // `ahead` writes too: the command's failure takes that write back with the claim.
+      const notifications = yield* Notifications.Notifications
+      const ahead = Effect.zipRight(note("ahead"), Effect.orDie(notify(notifications, `n-${scope.key}`)))
+      expect(yield* Effect.flip(keyed.once({ scope, fingerprint: "a", ahead }, failing, answers))).toBe(
+        "declined"
+      )
       expect(yield* Ref.get(order)).toEqual(["ahead", "command"])
+      expect(yield* notified).toEqual([])
       expect(yield* keyed.once({ scope, fingerprint: "a" }, Effect.succeed(7), answers)).toBe(7)
     }).pipe(world)
   )

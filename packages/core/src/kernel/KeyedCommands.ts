@@ -5,9 +5,9 @@
  * stores of its outcome, and how it answers a replay, stays the caller's.
  */
 import { DateTime, Effect } from "effect"
-import type { ServiceUnavailable } from "./Errors.js"
 import * as Idempotency from "./Idempotency.js"
 import { Transactor } from "./Storage.js"
+import * as Telemetry from "./Telemetry.js"
 
 /** What a first run keeps under its key (`response`, replayed to a retry) and gives its caller (`result`). */
 export interface Kept<B> {
@@ -34,7 +34,7 @@ export class KeyedCommands extends Effect.Service<KeyedCommands>()("laari/KeyedC
      * `KeyInFlight` past the store's bounded wait; the same key with another `fingerprint` is `KeyReused`.
      * `ahead` runs first in the transaction (what the command will lock, taken before the key's row).
      */
-    const once = <A, E, R, B, E2, R2>(
+    const once = Telemetry.fn("KeyedCommands.once")(function* <A, E, R, B, E2, R2>(
       request: {
         readonly scope: Idempotency.Scope
         readonly fingerprint: string
@@ -42,15 +42,13 @@ export class KeyedCommands extends Effect.Service<KeyedCommands>()("laari/KeyedC
       },
       command: Effect.Effect<A, E, R>,
       answers: Answers<A, B, E2, R2>
-    ): Effect.Effect<
-      B,
-      E | E2 | Idempotency.KeyInFlight | Idempotency.KeyReused | ServiceUnavailable,
-      R | R2
-    > =>
-      tx.withTransaction(
+    ) {
+      // Read before the transaction opens: the claim is dated when the request came, not after a wait for
+      // `ahead`'s locks or for the key's row.
+      const now = yield* DateTime.now
+      return yield* tx.withTransaction(
         Effect.gen(function* () {
           if (request.ahead !== undefined) yield* request.ahead
-          const now = yield* DateTime.now
           const ran = yield* Idempotency.run(store, request.scope, request.fingerprint, now, command)
           if (ran._tag === "Replayed") return yield* answers.replayed(ran.response)
           const kept = yield* answers.ran(ran.value)
@@ -58,6 +56,7 @@ export class KeyedCommands extends Effect.Service<KeyedCommands>()("laari/KeyedC
           return kept.result
         })
       )
+    })
 
     return { once } as const
   })
