@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a host does with laari's packages, outside this workspace: pack @laari/core, @laari/testkit and
 # @laari/server with `pnpm pack`, install the tarballs with plain npm in an empty folder, then
-#  - run the README's embedding snippet (its first `js` block) under plain node, which must print a charge;
+#  - run the embedding snippet (the first `js` block of docs/embedding.md) under plain node, which must print a charge;
 #  - compile a TypeScript host against the packages' declarations with tsc (module NodeNext, strict);
 #  - run the `laari` bin of @laari/server: its help, and `laari serve` answering /health on PGlite.
 set -euo pipefail
@@ -21,9 +21,8 @@ npm pkg set type=module
 npm install --no-audit --no-fund --loglevel=error "$WORK"/tarballs/*.tgz effect typescript@~5.9.3 @types/node@^20.19.0 >/dev/null
 
 # The README's snippet, as a newcomer would copy it.
-awk '/^## Embedding the library/{inside=1} inside && /^```js$/{block=1; next} block && /^```$/{exit} block{print}' \
-  "$ROOT/README.md" > main.mjs
-test -s main.mjs || { echo "pack-check: no js snippet under '## Embedding the library' in README.md"; exit 1; }
+awk '/^```js$/{block=1; next} block && /^```$/{exit} block{print}' "$ROOT/docs/embedding.md" > main.mjs
+test -s main.mjs || { echo "pack-check: no js snippet in docs/embedding.md"; exit 1; }
 node main.mjs | tee snippet.out
 grep -q "netAmount" snippet.out || { echo "pack-check: the README snippet did not print a charge"; exit 1; }
 
