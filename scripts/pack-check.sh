@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What a host does with laari's packages, outside this workspace: pack @laari/core, @laari/testkit and
 # @laari/server with `pnpm pack`, install the tarballs with plain npm in an empty folder, then
-#  - run the embedding snippet (the first `js` block of docs/embedding.md) under plain node, which must print a charge;
-#  - compile a TypeScript host against the packages' declarations with tsc (module NodeNext, strict);
+#  - compile the embedding snippet (the first `ts` block of docs/embedding.md) and a TypeScript host against
+#    the packages' declarations with tsc (module NodeNext, strict), and run both under plain node (the
+#    snippet must print a charge);
 #  - run the `laari` bin of @laari/server: its help, and `laari serve` answering /health on PGlite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,19 +21,19 @@ npm init -y >/dev/null
 npm pkg set type=module
 npm install --no-audit --no-fund --loglevel=error "$WORK"/tarballs/*.tgz effect typescript@~5.9.3 @types/node@^20.19.0 >/dev/null
 
-# The README's snippet, as a newcomer would copy it.
-awk '/^```js$/{block=1; next} block && /^```$/{exit} block{print}' "$ROOT/docs/embedding.md" > main.mjs
-test -s main.mjs || { echo "pack-check: no js snippet in docs/embedding.md"; exit 1; }
-node main.mjs | tee snippet.out
-grep -q "netAmount" snippet.out || { echo "pack-check: the README snippet did not print a charge"; exit 1; }
-
-# A typed host: the declarations resolve through `exports` and type-check in strict mode.
+# The embedding snippet, as a newcomer would copy it, and a typed host: the declarations resolve through
+# `exports` and both type-check in strict mode.
+awk '/^```ts$/{block=1; next} block && /^```$/{exit} block{print}' "$ROOT/docs/embedding.md" > main.ts
+test -s main.ts || { echo "pack-check: no ts snippet in docs/embedding.md"; exit 1; }
 cp "$ROOT/scripts/pack-check/host.ts" host.ts
 cat > tsconfig.json <<'JSON'
 { "compilerOptions": { "module": "NodeNext", "moduleResolution": "NodeNext", "target": "ES2022", "strict": true,
-  "outDir": "out", "types": ["node"], "skipLibCheck": false }, "files": ["host.ts"] }
+  "outDir": "out", "types": ["node"], "skipLibCheck": false }, "files": ["host.ts", "main.ts"] }
 JSON
 npx tsc -p tsconfig.json
+node out/main.js | tee snippet.out
+grep -q "netAmount" snippet.out || { echo "pack-check: the embedding snippet did not print a charge"; exit 1; }
+
 node out/host.js | tee host.out
 grep -q "merchant created with 1 outlet, 1 in all" host.out || { echo "pack-check: the typed host did not create its merchant"; exit 1; }
 grep -q "charged 12550" host.out || { echo "pack-check: the typed host did not charge"; exit 1; }
@@ -80,4 +81,4 @@ grep -q "Demo Cafe" merchants.out || { echo "pack-check: laari merchants list di
 kill "$SERVER_PID"
 wait "$SERVER_PID" || true
 
-echo "pack-check: ok (README snippet under node, typed host under tsc and node, laari serve, its pages and CLI from the tarball)"
+echo "pack-check: ok (the embedding snippet and a typed host under tsc and node, laari serve, its pages and CLI from the tarball)"
