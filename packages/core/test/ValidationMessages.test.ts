@@ -257,6 +257,11 @@ describe("the text rules every field shares: what each says", () => {
     ])
     expect(says(Fields.ReturnUrl, "https://shop.example/back?o=1")).toEqual([])
   })
+
+  it("a UUID says so, not Effect's name for it", () => {
+    expect(says(Schema.UUID, "abc")).toEqual(["must be a UUID"])
+    expect(says(Schema.UUID, "5E0B9F1A-1C2D-4E3F-8A9B-0C1D2E3F4A5B")).toEqual([])
+  })
 })
 
 describe("decode errors in words: one message per field, wire names kept", () => {

@@ -152,6 +152,10 @@ describe("GET /balance and GET /balance-transactions", () => {
     }
     // Paged one at a time: the same rows, each once.
     expect(await all(m.test, 1)).toEqual(rows)
+    // A cursor's UUID in upper case is the same cursor, as ids are everywhere else.
+    const upper = await get(m.test, `/balance-transactions?starting_after=${rows[0].id.toUpperCase()}`)
+    expect(upper.status).toBe(200)
+    expect(upper.body).toEqual((await get(m.test, `/balance-transactions?starting_after=${rows[0].id}`)).body)
 
     // Live and another merchant see nothing of it; its ids are no cursor for them.
     const other = await F.merchant(server)
@@ -216,6 +220,17 @@ describe("GET /reports/settlement", () => {
     }
     const missing = await get(m.test, "/reports/settlement")
     expect(missing.status).toBe(422)
+    // A real date, yet no day of any ledger: years 2000 to 9999.
+    for (const far of ["0000-01-01", "1999-12-31"]) {
+      const res = await get(m.test, `/reports/settlement?date=${far}`)
+      expect(res.status, far).toBe(400)
+      expect(res.body, far).toEqual({
+        message: "date must be a day from 2000-01-01 to 9999-12-31",
+        code: "INVALID_DATE"
+      })
+    }
+    expect((await get(m.test, "/reports/settlement?date=2000-01-01")).status).toBe(200)
+    expect((await get(m.test, "/reports/settlement?date=9999-12-31")).status).toBe(200)
   })
 })
 

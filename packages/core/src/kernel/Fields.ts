@@ -87,6 +87,7 @@ const wrongType: ReadonlyArray<readonly [RegExp, string]> = [
   [/^Expected string, actual /, "must be a string"],
   [/^Expected (number|Int|Finite), actual /, "must be a number"],
   [/^Expected boolean, actual /, "must be true or false"],
+  [/^Expected a Universally Unique Identifier, actual /, "must be a UUID"],
   [/^Expected ReadonlyArray<.*, actual /s, "must be an array"],
   [/^Expected (\{|Struct\b).*, actual /s, "must be an object"]
 ]

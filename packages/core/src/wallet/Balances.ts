@@ -19,6 +19,24 @@ export class InvalidReportDate extends Schema.TaggedError<InvalidReportDate>()("
   message: Schema.String
 }) {}
 
+/**
+ * The days a settlement report can be asked for: the service holds no movement before 2000, and a
+ * four-digit year ends at 9999 (`0000-01-01` is a date of the proleptic calendar, not of a ledger).
+ */
+export const FirstReportDay = "2000-01-01"
+export const LastReportDay = "9999-12-31"
+
+const uuid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+/** The ids the service gives its transfers (`Balance.classify`): a kind and a UUID, or an invoice's attempt. */
+const madeId = new RegExp(`^(?:(?:mandate-charge|qr-payment|checkout|refund):)?${uuid}(?::\\d+)?$`, "i")
+
+/**
+ * A cursor as the ledger stores it: the service's ids are lower case, and a UUID is the same in any case
+ * (as every id of the API is looked up), so `MANDATE-CHARGE:5E0B...` finds its movement. Any other id (an
+ * operator's correction) is matched as written.
+ */
+export const cursorId = (id: string): string => (madeId.test(id) ? id.toLowerCase() : id)
+
 export interface BalanceNow {
   readonly available: number
   readonly currency: typeof Money.Currency
@@ -49,7 +67,8 @@ export class Balances extends Effect.Service<Balances>()("laari/Balances", {
       if (!Number.isInteger(cursor.limit) || cursor.limit < 1 || cursor.limit > 100)
         return yield* InvalidRequest.field("limit", "must be a whole number from 1 to 100")
       // One more than asked tells whether there is more.
-      const rows = yield* ledger.movements(tenant, { ...cursor, limit: cursor.limit + 1 })
+      const startingAfter = cursor.startingAfter === undefined ? undefined : cursorId(cursor.startingAfter)
+      const rows = yield* ledger.movements(tenant, { startingAfter, limit: cursor.limit + 1 })
       if (rows === undefined) return yield* new BalanceTransactionNotFound()
       return {
         data: rows.slice(0, cursor.limit).map(Balance.transaction),
@@ -63,6 +82,10 @@ export class Balances extends Effect.Service<Balances>()("laari/Balances", {
         onLeft: (message) => Effect.fail(new InvalidReportDate({ message })),
         onRight: Effect.succeed
       })
+      if (day.date < FirstReportDay || day.date > LastReportDay)
+        return yield* new InvalidReportDate({
+          message: `date must be a day from ${FirstReportDay} to ${LastReportDay}`
+        })
       const transactions = (yield* ledger.between(tenant, day.from, day.to)).map(Balance.transaction)
       return {
         tenant,

@@ -7,7 +7,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Calendar, CheckoutSession, Ids, Mandate, Money } from "@laari/core"
 import { Schema } from "effect"
-import { Body, Text, Timestamp } from "../Http/Fields.js"
+import { Body, Text, TextUpTo, Timestamp, Uuid } from "../Http/Fields.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
 import { AddressRateLimit } from "../Http/RateLimit.js"
@@ -15,7 +15,7 @@ import * as Access from "../Http/Access.js"
 import { MandateRead, TermsFields } from "../Mandates/Api.js"
 
 const IdPath = Schema.Struct({
-  id: Schema.UUID.annotations({ description: "The mandate's or session's id" })
+  id: Uuid.annotations({ description: "The mandate's or session's id" })
 })
 
 export const MandateForApproval = Schema.Struct({
@@ -46,7 +46,10 @@ export const SessionForPayment = Schema.Struct({
 }).annotations({ identifier: "SessionForPayment", description: "What the payment page shows the customer" })
 
 export const ChallengeRequest = Body({
-  phone: Text.pipe(Schema.minLength(1), Schema.maxLength(32)).annotations({
+  phone: Text.pipe(
+    Schema.minLength(1),
+    Schema.maxLength(32, { message: () => "must be at most 32 characters" })
+  ).annotations({
     description: "The customer's wallet phone number"
   })
 })
@@ -55,8 +58,8 @@ export const ChallengeIssued = Schema.Struct({
   expires_at: Timestamp.annotations({ description: "The code works until then (5 minutes)" })
 }).annotations({ identifier: "ChallengeIssued" })
 export const Answer = Body({
-  challenge_id: Schema.UUID.annotations({ description: "From the challenge that sent the code" }),
-  otp: Text.pipe(Schema.maxLength(32)).annotations({ description: "The six-digit one-time code" })
+  challenge_id: Uuid.annotations({ description: "From the challenge that sent the code" }),
+  otp: TextUpTo(32).annotations({ description: "The six-digit one-time code" })
 })
 
 /** The customer's answer to a mandate, with the code: approve or decline. */

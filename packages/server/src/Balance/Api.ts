@@ -8,7 +8,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Balance, Ids } from "@laari/core"
 import { Schema } from "effect"
-import { Paging, Text, Timestamp } from "../Http/Fields.js"
+import { Paging, Text, TextUpTo, Timestamp } from "../Http/Fields.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
@@ -48,7 +48,7 @@ export const BalanceTransactionList = Schema.Struct({
 
 export const ListParams = Schema.Struct({
   starting_after: Schema.optional(
-    Text.pipe(Schema.maxLength(255)).annotations({
+    TextUpTo(255).annotations({
       description: "A balance transaction's `id`: list the ones after it (older)"
     })
   ),
@@ -56,7 +56,7 @@ export const ListParams = Schema.Struct({
 })
 
 export const ReportParams = Schema.Struct({
-  date: Text.pipe(Schema.maxLength(64)).annotations({
+  date: TextUpTo(64).annotations({
     description: "The Maldives calendar day, `YYYY-MM-DD` (00:00 to 24:00 at +05:00)",
     examples: ["2026-03-31"]
   })

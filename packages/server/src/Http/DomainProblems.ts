@@ -371,6 +371,6 @@ export const InvalidReportDate = Problem.plain(
   Balances.InvalidReportDate,
   "InvalidReportDate",
   400,
-  "`date` is not a calendar day of the form `YYYY-MM-DD`",
+  `\`date\` is not a calendar day of the form \`YYYY-MM-DD\` from ${Balances.FirstReportDay} to ${Balances.LastReportDay}`,
   "INVALID_DATE"
 )

@@ -12,6 +12,17 @@ import { type DateTime, Option, Schema } from "effect"
 export const Text = CoreFields.Text
 
 /**
+ * Text of at most `max` characters whose refusal names the rule. Effect words a failed filter from its
+ * description, and a field's own description (what the field is) replaces the filter's: without a
+ * message of its own the `422` would repeat the field's documentation instead of what is wrong.
+ */
+export const TextUpTo = (max: number) =>
+  Text.pipe(Schema.maxLength(max, { message: () => `must be at most ${max} characters` }))
+
+/** A UUID, refused as such whatever the field's description says (see `TextUpTo`). */
+export const Uuid = Schema.UUID.annotations({ message: () => "must be a UUID" })
+
+/**
  * An id in a path: never empty (an empty segment names no resource, and the document must not call it
  * valid: `/events/` is the list, not an event), at most 255 characters.
  */

@@ -7,7 +7,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Fields, QrCode } from "@laari/core"
 import { Schema } from "effect"
-import { Body, IdOrReference, optionalNullable, Paging, Text, Timestamp } from "../Http/Fields.js"
+import { Body, IdOrReference, optionalNullable, Paging, Text, TextUpTo, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Problems from "../Http/Problems.js"
@@ -40,7 +40,11 @@ export const QrCodeDeactivated = Schema.Struct({
 }).annotations({ identifier: "QrCodeDeactivated" })
 
 export const CreateQrCode = Body({
-  outlet_id: Schema.Int.pipe(Schema.positive()).annotations({ description: "One of the merchant's outlets" }),
+  outlet_id: Schema.Int.pipe(
+    Schema.positive({ message: () => "must be a positive whole number" })
+  ).annotations({
+    description: "One of the merchant's outlets"
+  }),
   type: Schema.optional(QrCode.Type).annotations({ description: "`STATIC` (default) or `DYNAMIC`" }),
   amount: optionalNullable(QrCode.Amount).annotations({
     description: "Required for a `DYNAMIC` code, not allowed for a `STATIC` one"
@@ -125,9 +129,7 @@ export class QrCodesApi extends HttpApiGroup.make("qrCodes")
 export class QrImagesApi extends HttpApiGroup.make("qrImages")
   .add(
     HttpApiEndpoint.get("png", "/qr/:file")
-      .setPath(
-        Schema.Struct({ file: Text.pipe(Schema.maxLength(64)).annotations({ description: "`<id>.png`" }) })
-      )
+      .setPath(Schema.Struct({ file: TextUpTo(64).annotations({ description: "`<id>.png`" }) }))
       .addSuccess(
         HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, {
           kind: "Uint8Array",

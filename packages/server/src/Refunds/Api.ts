@@ -7,7 +7,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Fields, Refund } from "@laari/core"
 import { Schema } from "effect"
-import { Body, IdOrReference, optionalNullable, Paging, Text, Timestamp } from "../Http/Fields.js"
+import { Body, IdOrReference, optionalNullable, Paging, Text, Timestamp, Uuid } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Declare from "../Http/Declare.js"
@@ -28,8 +28,7 @@ export const selectorFields = [
 
 const oneOf = `exactly one of ${selectorFields.map((f) => `\`${f}\``).join(", ")}`
 
-const PaymentId = (what: string) =>
-  Schema.UUID.annotations({ description: `The ${what} to refund; ${oneOf}` })
+const PaymentId = (what: string) => Uuid.annotations({ description: `The ${what} to refund; ${oneOf}` })
 
 const PaymentReference = (what: string) =>
   Fields.Reference.annotations({

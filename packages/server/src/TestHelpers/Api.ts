@@ -6,8 +6,9 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Ids, QrCode } from "@laari/core"
 import { Schema } from "effect"
-import { Body, IdOrReference, TimeZone, Text, Timestamp } from "../Http/Fields.js"
+import { Body, IdOrReference, TimeZone, Text, TextUpTo, Timestamp } from "../Http/Fields.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
+import * as Idempotent from "../Http/Idempotent.js"
 import * as Problems from "../Http/Problems.js"
 import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
@@ -26,7 +27,12 @@ export const PayerRead = Schema.Struct({
 
 export const SetPayer = Body({
   balance: Schema.optional(
-    Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)).annotations({
+    Schema.Int.pipe(
+      Schema.nonNegative(),
+      Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER, {
+        message: () => `must be at most ${Number.MAX_SAFE_INTEGER}`
+      })
+    ).annotations({
       description: "The wallet's balance in laari"
     })
   ),
@@ -47,7 +53,7 @@ export const SetPayer = Body({
 })
 
 export const PayQrCode = Body({
-  payload: Text.pipe(Schema.maxLength(512)).annotations({
+  payload: TextUpTo(512).annotations({
     description: "The QR payload, as a camera reads it"
   }),
   amount: Schema.optional(Schema.NullOr(QrCode.Amount)).annotations({
@@ -100,7 +106,7 @@ export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
       .annotate(OpenApi.Description, "As the customer would from the wallet app.")
   )
   .add(
-    Problems.post("payQrCode", "/test-helpers/qr-codes/pay")
+    Idempotent.post("payQrCode", "/test-helpers/qr-codes/pay")
       .setPayload(PayQrCode)
       .addSuccess(QrPaymentRead, { status: 201 })
       .addError(DomainProblems.QrCodeNotFound)
@@ -113,7 +119,7 @@ export class TestHelpersApi extends HttpApiGroup.make("testHelpers")
       .annotate(OpenApi.Description, "Pays a scanned payload from the sandbox payer's wallet.")
   )
   .add(
-    Problems.post("payCheckoutSession", "/test-helpers/checkout/sessions/:id/pay")
+    Idempotent.post("payCheckoutSession", "/test-helpers/checkout/sessions/:id/pay")
       .setPath(IdOrReference("checkout session"))
       .addSuccess(CheckoutSettled)
       .addError(DomainProblems.CheckoutSessionNotFound)

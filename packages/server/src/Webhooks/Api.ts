@@ -16,7 +16,10 @@ import { OpsAuthentication } from "../Http/Authentication.js"
 import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
-const Url = Text.pipe(Schema.minLength(1), Schema.maxLength(2048)).annotations({
+const Url = Text.pipe(
+  Schema.minLength(1),
+  Schema.maxLength(2048, { message: () => "must be at most 2048 characters" })
+).annotations({
   description:
     "Where deliveries are sent: `https` on a public address, in test mode as in live (for local development use `laari listen`; the operator may allow private targets with `LAARI_WEBHOOK_ALLOW_PRIVATE`)."
 })

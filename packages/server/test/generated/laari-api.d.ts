@@ -1754,7 +1754,7 @@ export interface components {
             /** @enum {string} */
             code: "BALANCE_TRANSACTION_NOT_FOUND";
         };
-        /** @description `date` is not a calendar day of the form `YYYY-MM-DD` */
+        /** @description `date` is not a calendar day of the form `YYYY-MM-DD` from 2000-01-01 to 9999-12-31 */
         InvalidReportDate: {
             /** @description What went wrong, in words a person can act on */
             message: string;
