@@ -4,7 +4,7 @@
  */
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { ApiKeys } from "@laari/core"
+import { ApiKeys, Work } from "@laari/core"
 import { Seed } from "@laari/testkit"
 import { Cause, Effect, Exit, HashMap, Layer, Logger, Option, Redacted, Scope } from "effect"
 import * as Config from "../src/Platform/Config.js"
@@ -187,6 +187,29 @@ describe("logs", () => {
       const bare = (line: string) => line.replace(/^timestamp=\S+ /, "").replace(/ fiber=#\d+ /, " ")
       expect(bare(ours)).toBe(bare(effects[0]!))
       expect(ours).toMatch(/^timestamp=\S+ level=INFO fiber=#\d+ message=served .* request_id=req_2$/s)
+    })
+  )
+
+  it.effect("stamps each line with the wall time, in either format, whatever the service's clock reads", () =>
+    Effect.gen(function* () {
+      // A manual clock a month ahead of the machine's, as `LAARI_CLOCK=manual` after an advance.
+      const manual = Work.makeManualClock(Date.now() + 31 * 86_400_000)
+      const chunks: Array<string> = []
+      const lines = Lines.make((chunk) => chunks.push(chunk))
+      const before = Date.now()
+      for (const format of ["json", "text"] as const)
+        yield* Effect.logInfo("stamped").pipe(
+          Effect.provide(Logs.layer(format, lines)),
+          Effect.withClock(manual.clock)
+        )
+      lines.flush()
+      const after = Date.now()
+      const [json, text] = chunks.join("\n").split("\n")
+      const stamps = [Date.parse(JSON.parse(json!).time), Date.parse(/^timestamp=(\S+) /.exec(text!)![1]!)]
+      for (const stamp of stamps) {
+        expect(stamp).toBeGreaterThanOrEqual(before)
+        expect(stamp).toBeLessThanOrEqual(after)
+      }
     })
   )
 

@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
-import { Telemetry } from "@laari/core"
+import { Telemetry, Work } from "@laari/core"
 import { ConfigProvider, Effect, FiberRef, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Tracing from "../src/Platform/Tracing.js"
@@ -19,6 +19,8 @@ interface Span {
   readonly traceId: string
   readonly spanId: string
   readonly parentSpanId?: string
+  readonly startTimeUnixNano: string
+  readonly endTimeUnixNano: string
   readonly attributes: ReadonlyArray<{
     readonly key: string
     readonly value: { readonly stringValue?: string }
@@ -90,6 +92,36 @@ describe("Tracing.layer", () => {
       expect(attribute(span, "laari.merchant_id")).toBe("m-1")
       expect(attribute(span, "laari.environment")).toBe("test")
       expect(c.headers[0]?.["x-team"]).toBe("pay ments")
+    } finally {
+      await c.close()
+    }
+  })
+  it("times spans by the wall clock, not the service's (a manual clock a month ahead)", async () => {
+    const c = await collector()
+    try {
+      const manual = Work.makeManualClock(Date.now() + 31 * 86_400_000)
+      const before = Date.now()
+      await Effect.runPromise(
+        Effect.scoped(
+          Effect.sleep(20).pipe(
+            Effect.withSpan("Demo.manual"),
+            Effect.withClock(manual.clock),
+            Effect.provide(Tracing.layer),
+            Effect.provide(withEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: c.url }))
+          )
+        )
+      )
+      const after = Date.now()
+      const span = await Receiver.eventually(
+        () => c.spans.find((s) => s.name === "Demo.manual"),
+        5_000,
+        "the span"
+      )
+      const start = Number(BigInt(span.startTimeUnixNano) / 1_000_000n)
+      const end = Number(BigInt(span.endTimeUnixNano) / 1_000_000n)
+      expect(start).toBeGreaterThanOrEqual(before - 50)
+      expect(end).toBeLessThanOrEqual(after + 50)
+      expect(end - start).toBeGreaterThanOrEqual(15)
     } finally {
       await c.close()
     }

@@ -38,9 +38,15 @@ const entry = (options: Logger.Logger.Options<unknown>): Record<string, unknown>
   return line
 }
 
-/** A line of `format`: Effect's own text line, or the JSON object. */
-const formatted = (format: Format, options: Logger.Logger.Options<unknown>): string =>
-  format === "json" ? JSON.stringify(entry(options)) : Logger.stringLogger.log(options)
+/**
+ * A line of `format`: Effect's own text line, or the JSON object. Stamped with the wall time: Effect
+ * dates a line by the fiber's clock, which with `LAARI_CLOCK=manual` is the service's, standing still or
+ * a month ahead; a log is read against the machine's time and the other services' logs.
+ */
+const formatted = (format: Format, logged: Logger.Logger.Options<unknown>): string => {
+  const options = { ...logged, date: new Date() }
+  return format === "json" ? JSON.stringify(entry(options)) : Logger.stringLogger.log(options)
+}
 
 /**
  * The logger for `format`, writing to `lines` (this process's stdout), in place of Effect's default and

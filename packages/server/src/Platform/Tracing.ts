@@ -7,9 +7,12 @@
  * OpenTelemetry specification says. Unset, the tracer is disabled: spans are no-ops that record nothing,
  * and the exporter (OpenTelemetry's API and its semantic conventions, about a tenth of the service's
  * start-up) is not even loaded.
+ *
+ * Spans are timed by the wall clock (`wallTimed`), not the fiber's: with `LAARI_CLOCK=manual` that is
+ * the service's clock, which stands still between advances and jumps by days in one.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { Config, Effect, Layer, Option } from "effect"
+import { Clock, Config, Effect, Layer, Option, Tracer } from "effect"
 
 const stripSlash = (url: string) => url.replace(/\/+$/, "")
 
@@ -32,6 +35,25 @@ export const tracesUrl = Effect.gen(function* () {
   return Option.map(base, (b) => `${stripSlash(b)}/v1/traces`)
 })
 
+const wall = Clock.make()
+
+/** `tracer`, its spans started, ended and their events stamped by the wall clock whatever time it is given. */
+export const wallTimed = (tracer: Tracer.Tracer): Tracer.Tracer =>
+  Tracer.make({
+    span: (name, parent, context, links, _startTime, kind, options) => {
+      const span = tracer.span(name, parent, context, links, wall.unsafeCurrentTimeNanos(), kind, options)
+      const end = span.end
+      const event = span.event
+      return Object.assign(span, {
+        end: (_endTime: bigint, exit: Parameters<Tracer.Span["end"]>[1]) =>
+          end.call(span, wall.unsafeCurrentTimeNanos(), exit),
+        event: (eventName: string, _at: bigint, attributes?: Record<string, unknown>) =>
+          event.call(span, eventName, wall.unsafeCurrentTimeNanos(), attributes)
+      })
+    },
+    context: (f, fiber) => tracer.context(f, fiber)
+  })
+
 export const layer: Layer.Layer<never, never, never> = Layer.unwrapEffect(
   Effect.gen(function* () {
     const url = yield* tracesUrl
@@ -39,11 +61,15 @@ export const layer: Layer.Layer<never, never, never> = Layer.unwrapEffect(
     const headers = yield* Config.string("OTEL_EXPORTER_OTLP_HEADERS").pipe(Config.withDefault(""))
     const serviceName = yield* Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("laari"))
     const { OtlpSerialization, OtlpTracer } = yield* Effect.promise(() => import("@effect/opentelemetry"))
-    return OtlpTracer.layer({
+    const tracer = OtlpTracer.make({
       url: url.value,
       resource: { serviceName },
       headers: parseHeaders(headers),
       exportInterval: "1 second"
-    }).pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(OtlpSerialization.layerJson))
+    })
+    return Layer.unwrapScoped(Effect.map(tracer, (t) => Layer.setTracer(wallTimed(t)))).pipe(
+      Layer.provide(FetchHttpClient.layer),
+      Layer.provide(OtlpSerialization.layerJson)
+    )
   }).pipe(Effect.orDie)
 )
