@@ -83,7 +83,10 @@ const merchantsCreate = Command.make(
   {
     ...Remote.operator,
     name: Options.text("name").pipe(Options.withDescription("The merchant's trading name")),
-    city: Options.text("city").pipe(Options.optional),
+    city: Options.text("city").pipe(
+      Options.withDescription("The city its QR codes name (default Male)"),
+      Options.optional
+    ),
     mcc: Options.text("mcc").pipe(
       Options.withDescription("Merchant category code, four digits"),
       Options.optional
@@ -93,7 +96,7 @@ const merchantsCreate = Command.make(
       Options.optional
     ),
     outlets: Options.text("outlet").pipe(
-      Options.withDescription("An outlet's name (repeatable)"),
+      Options.withDescription("An outlet's name; one outlet for each --outlet given"),
       Options.repeated
     ),
     mandatesLive: Options.boolean("mandates-live").pipe(Options.withDescription("Allow live mandates")),
@@ -190,9 +193,14 @@ const keysCreate = Command.make(
     ...Remote.operator,
     merchant: merchantId,
     environment,
-    kind: Options.choice("kind", Auth.KeyKind.literals).pipe(Options.withDefault("secret" as const)),
+    kind: Options.choice("kind", Auth.KeyKind.literals).pipe(
+      Options.withDescription(
+        "secret (sk_..., for the merchant's server) or publishable (pk_..., may be seen in a browser: checkout sessions only)"
+      ),
+      Options.withDefault("secret" as const)
+    ),
     scopes: Options.choice("scope", Auth.Scope.literals).pipe(
-      Options.withDescription("A scope (repeatable); default: every scope for a secret key"),
+      Options.withDescription("A scope the key may use; default: every scope for a secret key"),
       Options.repeated
     )
   },
@@ -261,7 +269,7 @@ const customersCreate = Command.make(
     phone: phoneOption.pipe(
       Options.withDescription("The wallet's phone number, e.g. 7771234 or +960 777 1234")
     ),
-    name: Options.text("name").pipe(Options.optional),
+    name: Options.text("name").pipe(Options.withDescription("The wallet holder's name"), Options.optional),
     balance: Options.integer("balance").pipe(
       Options.withDescription("Opening balance in laari (100 laari = MVR 1.00)"),
       Options.optional

@@ -20,10 +20,14 @@ export interface Run {
 }
 
 /** The test's environment without anything that would configure the CLI behind the test's back. */
-const baseEnv = (): Record<string, string> => {
+export const baseEnv = (): Record<string, string> => {
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(process.env))
-    if (value !== undefined && !/^(LAARI_|DATABASE_URL$|PORT$|NODE_OPTIONS$)/.test(name)) env[name] = value
+    if (
+      value !== undefined &&
+      !/^(LAARI_|DATABASE_URL$|PORT$|NODE_OPTIONS$|NO_COLOR$|FORCE_COLOR$)/.test(name)
+    )
+      env[name] = value
   return env
 }
 
