@@ -3,14 +3,18 @@
  * wallet app, the operator API): what no domain service reads already. A mandate's charges, a
  * subscription's invoices and a QR code's payments (one parent, or many in one statement for a page of
  * parents), a payment by id, the tenant's checkout sessions, the event log, merchants and customers by
- * id, a customer's notifications and the one-time codes among them still usable. A domain object's own
+ * id, a customer's notifications and the one-time codes among them still usable, and what was refused
+ * or missed about a mandate or a subscription (its `mandate.charge.failed` and `invoice.payment_failed`
+ * events, the only record of a refused charge). A domain object's own
  * `get` and `list` stay on its service (`Mandates.list`, `Subscriptions.listInvoices`, ...), which checks
  * the tenant and the reference.
  * Read-only: nothing here writes.
  */
 import { DateTime, Effect } from "effect"
 import * as Approval from "./approvals/Approval.js"
-import { EventLog, type Filter as EventFilter } from "./kernel/EventLog.js"
+import type { InvoiceObject } from "./billing/BillingEvents.js"
+import type { ChargeFailureObject } from "./mandates/MandateEvents.js"
+import { EventLog, type Filter as EventFilter, parsed, type Stored } from "./kernel/EventLog.js"
 import type { CustomerId, Environment, MerchantId, Tenant } from "./kernel/Ids.js"
 import * as Ids from "./kernel/Ids.js"
 import * as Notifications from "./kernel/Notifications.js"
@@ -23,6 +27,23 @@ export interface LiveCode {
   readonly notice: Notifications.Notification
   readonly challenge: Approval.Challenge
 }
+
+/** A refused charge or a missed renewal attempt: when it was recorded, and the event's object. */
+export interface Failure<A> {
+  readonly at: DateTime.Utc
+  readonly eventId: string
+  readonly object: A
+}
+
+/** The events' objects of the kind `kind`, with their times. */
+const failuresOf = <A extends { readonly object: string }>(
+  events: ReadonlyArray<Stored>,
+  kind: A["object"]
+): ReadonlyArray<Failure<A>> =>
+  events.flatMap((e) => {
+    const object = parsed(e).envelope.data.object as unknown as A
+    return object.object === kind ? [{ at: e.createdAt, eventId: e.id, object }] : []
+  })
 
 /**
  * `rows` in lists aligned with `parentIds`: each parent's rows, the tenant's only (ids compared as the
@@ -131,6 +152,24 @@ export class Reads extends Effect.Service<Reads>()("laari/Reads", {
       Telemetry.withTenant
     )
 
+    /** A mandate's refused charges, newest first: each `mandate.charge.failed` event's refusal. */
+    const chargeFailures = Telemetry.fn("Reads.chargeFailures")(
+      (tenant: Tenant, mandateId: string, limit: number) =>
+        Effect.map(eventLog.failuresAbout(tenant, mandateId.toLowerCase(), limit), (events) =>
+          failuresOf<ChargeFailureObject>(events, "mandate_charge_failure")
+        ),
+      Telemetry.withTenant
+    )
+
+    /** A subscription's missed renewal attempts, newest first: the invoice as each `invoice.payment_failed` left it. */
+    const invoiceFailures = Telemetry.fn("Reads.invoiceFailures")(
+      (tenant: Tenant, subscriptionId: string, limit: number) =>
+        Effect.map(eventLog.failuresAbout(tenant, subscriptionId.toLowerCase(), limit), (events) =>
+          failuresOf<InvoiceObject>(events, "invoice")
+        ),
+      Telemetry.withTenant
+    )
+
     /** The customer's notifications in the wallet app, newest first. */
     const notificationsOf = Telemetry.fn("Reads.notifications")((customerId: CustomerId) =>
       notifications.list(customerId)
@@ -172,6 +211,8 @@ export class Reads extends Effect.Service<Reads>()("laari/Reads", {
       checkoutSessions,
       events,
       event,
+      chargeFailures,
+      invoiceFailures,
       notifications: notificationsOf,
       liveCodes
     } as const

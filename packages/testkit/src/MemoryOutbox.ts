@@ -2,7 +2,7 @@
  * Memory adapters of what leaves the system: the event outbox (queueing webhook deliveries as it records),
  * its log, and the customers' notifications.
  */
-import { Crypto, type EventLog, Events, type Notifications } from "@laari/core"
+import { Crypto, EventLog, Events, type Notifications } from "@laari/core"
 import { Chunk, DateTime, Effect, HashMap, Option } from "effect"
 import { queueFirst, subscribers } from "./MemoryDeliveries.js"
 import type { MemoryDbService } from "./MemoryDb.js"
@@ -66,7 +66,20 @@ export const eventLog = (db: MemoryDbService): EventLog.EventLogService => ({
           e.envelope.id === id && e.merchantId === tenant.merchantId && e.environment === tenant.environment
       )
       return Option.isSome(found) ? stored(found.value) : undefined
-    })
+    }),
+  failuresAbout: (tenant, subject, limit) =>
+    Effect.map(db.get, (t) =>
+      Chunk.toReadonlyArray(Chunk.reverse(t.events))
+        .filter(
+          (e) =>
+            e.subject === subject &&
+            (EventLog.FailureTypes as ReadonlyArray<string>).includes(e.envelope.type) &&
+            e.merchantId === tenant.merchantId &&
+            e.environment === tenant.environment
+        )
+        .slice(0, limit)
+        .map(stored)
+    )
 })
 
 export const notifications = (db: MemoryDbService): Notifications.NotificationsService => ({

@@ -34,7 +34,19 @@ export interface EventLogService {
   readonly list: (filter: Filter) => Effect.Effect<ReadonlyArray<Stored>, ServiceUnavailable>
   /** One of the tenant's events by id; another tenant's is none. */
   readonly find: (tenant: Tenant, id: string) => Effect.Effect<Stored | undefined, ServiceUnavailable>
+  /**
+   * The tenant's `FailureTypes` events about one subject (`Outbox.subjectOf`: a mandate's refused charges,
+   * a subscription's missed renewal attempts), newest first, at most `limit`.
+   */
+  readonly failuresAbout: (
+    tenant: Tenant,
+    subject: string,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<Stored>, ServiceUnavailable>
 }
+/** The events that tell of something refused or missed: what `failuresAbout` reads. */
+export const FailureTypes = ["mandate.charge.failed", "invoice.payment_failed"] as const
+
 export class EventLog extends Context.Tag("laari/EventLog")<EventLog, EventLogService>() {}
 
 /** The stored event with its envelope parsed, for readers that want the values. */

@@ -3,7 +3,8 @@
  * encrypted HttpOnly cookie and authenticated on every request, with its scopes), then mandates with
  * their charges, QR codes with their images, checkout sessions, subscriptions with invoices, events,
  * the balance and its settlement report, refunds (`DashboardRefunds`, `DashboardRefundList`) and webhook
- * endpoints (`DashboardWebhooks`). What every page shares (session, CSRF, frame, scopes) is
+ * endpoints (`DashboardWebhooks`), and a page for every other object an id names (`DashboardDetails`):
+ * every id shown links to its object's page. What every page shares (session, CSRF, frame, scopes) is
  * `DashboardKit`. Forms post back with the CSRF token and work without JavaScript.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
@@ -17,6 +18,7 @@ import {
   EventLog,
   Mandates,
   QrCodes,
+  QrImages,
   Reads,
   Subscriptions
 } from "@laari/core"
@@ -27,6 +29,10 @@ import { d } from "./DashboardText.js"
 import * as Session from "./DashboardSession.js"
 import * as V from "./DashboardViews.js"
 import { BalanceView } from "./DashboardBalance.js"
+import * as Details from "./DashboardDetails.js"
+import { endOf, FailedAttempts, Facts, RefusedCharges } from "./DashboardFacts.js"
+import { IdLink } from "./DashboardLinks.js"
+import { When } from "./Html.js"
 import * as RefundList from "./DashboardRefundList.js"
 import * as Kit from "./DashboardKit.js"
 import { heads, Page, scopes } from "./DashboardKit.js"
@@ -47,6 +53,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const subscriptions = yield* Subscriptions.Subscriptions
     const reads = yield* Reads.Reads
     const balances = yield* Balances.Balances
+    const images = yield* QrImages.QrImages
     const tenant = Auth.tenantOf
 
     yield* router.get(
@@ -130,16 +137,24 @@ export const layer = HttpApiBuilder.Router.use((router) =>
                   rows={V.mandateRows(v.lang, root, [m])}
                   empty=""
                 />
+                <Facts label={d(v.lang, "details")} rows={[[d(v.lang, "id"), <code>{m.id}</code>]]} />
                 <h2>{d(v.lang, "charges")}</h2>
                 <V.Table
                   label={d(v.lang, "charges")}
                   head={heads(v.lang, V.chargeColumns)}
                   rows={V.chargeRows(
                     v.lang,
+                    root,
                     `${root}/mandates/${m.id}/charges`,
                     yield* reads.chargesOfMandate(m.id)
                   )}
                   empty={d(v.lang, "noCharges")}
+                />
+                <h2>{d(v.lang, "refusedCharges")}</h2>
+                <p class="note">{d(v.lang, "refusedChargesNote")}</p>
+                <RefusedCharges
+                  lang={v.lang}
+                  list={yield* reads.chargeFailures(tenant(p), m.id, Page.limit)}
                 />
               </>
             )
@@ -174,13 +189,31 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             const found = yield* Effect.either(qrCodes.get(tenant(p), yield* idParam))
             if (found._tag === "Left") return <p class="error">{problemOf(found.left).text}</p>
             const code = found.right
+            // A dynamic code's image is not stored (it is paid once): drawn here from its content.
+            const image =
+              code.type === "STATIC"
+                ? `${Paths.prefixOf(config.baseUrl)}/qr/${code.id}.png`
+                : `data:image/png;base64,${Buffer.from(yield* images.renderPng(code.payload)).toString("base64")}`
             return (
               <>
                 <V.Table
                   label={d(v.lang, "qrCode")}
-                  head={heads(v.lang, ["image", "titleColumn", "type", "status", "amount", "id"])}
-                  rows={V.qrRows(v.lang, root, [code], Paths.prefixOf(config.baseUrl))}
+                  head={heads(v.lang, ["titleColumn", "type", "status", "amount"])}
+                  rows={V.qrRows(v.lang, root, [code], "").map((cells) => cells.slice(1, 5))}
                   empty=""
+                />
+                <figure class="qr">
+                  <img class="qr" src={image} alt={`QR code ${code.qrid}`} width={224} height={224} />
+                  <figcaption class="note">{d(v.lang, "scanToPay")}</figcaption>
+                </figure>
+                <Facts
+                  label={d(v.lang, "details")}
+                  rows={[
+                    [d(v.lang, "id"), <code>{code.id}</code>],
+                    ["QRID", <code>{code.qrid}</code>],
+                    [d(v.lang, "content"), <code class="payload">{code.payload}</code>],
+                    [d(v.lang, "expires"), code.expiresAt === null ? null : <When at={code.expiresAt} />]
+                  ]}
                 />
                 <h2>{d(v.lang, "payments")}</h2>
                 <V.Table
@@ -188,6 +221,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
                   head={heads(v.lang, V.qrPaymentColumns)}
                   rows={V.qrPaymentRows(
                     v.lang,
+                    root,
                     `${root}/qr-codes/${code.id}/payments`,
                     yield* reads.paymentsOfQrCode(code.id, Page.limit)
                   )}
@@ -251,7 +285,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             <V.Table
               label={d(v.lang, "checkoutSessions")}
               head={heads(v.lang, ["reference", "mode", "status", "amount", "created"])}
-              rows={V.sessionRows(v.lang, list)}
+              rows={V.sessionRows(v.lang, root, list)}
               empty={d(v.lang, "noSessions")}
             />
           ))
@@ -285,13 +319,26 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             const id = yield* idParam
             const found = yield* Effect.either(subscriptions.get(tenant(p), id))
             if (found._tag === "Left") return <p class="error">{problemOf(found.left).text}</p>
+            const s = found.right
             return (
               <>
                 <V.Table
                   label={d(v.lang, "subscription")}
                   head={heads(v.lang, ["reference", "plan", "status", "amount", "nextPayment"])}
-                  rows={V.subscriptionRows(v.lang, root, [found.right])}
+                  rows={V.subscriptionRows(v.lang, root, [s])}
                   empty=""
+                />
+                <Facts
+                  label={d(v.lang, "details")}
+                  rows={[
+                    [d(v.lang, "id"), <code>{s.id}</code>],
+                    [
+                      d(v.lang, "checkoutSession"),
+                      <IdLink root={root} kind="checkoutSession" id={s.checkoutSessionId} />
+                    ],
+                    [d(v.lang, "ended"), s.cancelledAt === null ? null : <When at={s.cancelledAt} />],
+                    [d(v.lang, "endReason"), endOf(v.lang, s)]
+                  ]}
                 />
                 <h2>{d(v.lang, "invoices")}</h2>
                 <V.Table
@@ -299,10 +346,17 @@ export const layer = HttpApiBuilder.Router.use((router) =>
                   head={heads(v.lang, V.invoiceColumns)}
                   rows={V.invoiceRows(
                     v.lang,
-                    `${root}/subscriptions/${found.right.id}/invoices`,
-                    yield* subscriptions.listInvoices(tenant(p), found.right.id, Page)
+                    root,
+                    `${root}/subscriptions/${s.id}/invoices`,
+                    yield* subscriptions.listInvoices(tenant(p), s.id, Page)
                   )}
                   empty={d(v.lang, "noInvoices")}
+                />
+                <h2>{d(v.lang, "failedAttempts")}</h2>
+                <FailedAttempts
+                  lang={v.lang}
+                  root={root}
+                  list={yield* reads.invoiceFailures(tenant(p), s.id, Page.limit)}
                 />
               </>
             )
@@ -356,7 +410,10 @@ export const layer = HttpApiBuilder.Router.use((router) =>
               <V.Table
                 label={d(v.lang, "events")}
                 head={heads(v.lang, ["when", "type", "id"])}
-                rows={V.eventRows(list.map((e) => EventLog.parsed(e).envelope))}
+                rows={V.eventRows(
+                  root,
+                  list.map((e) => EventLog.parsed(e).envelope)
+                )}
                 empty={d(v.lang, "noEvents")}
               />
             )
@@ -366,5 +423,6 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     )
 
     yield* Webhooks.routes(router, kit)
+    yield* Details.routes(router, kit)
   })
 )

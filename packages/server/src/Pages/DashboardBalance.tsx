@@ -4,6 +4,7 @@
  * latest movements. Every value shown is a figure or an id the service made, escaped by preact anyway.
  */
 import type { Balance } from "@laari/core"
+import { IdLink, sourceKind } from "./DashboardLinks.js"
 import { d } from "./DashboardText.js"
 import { type Frame, Table } from "./DashboardViews.js"
 import { Ltr, When } from "./Html.js"
@@ -38,7 +39,11 @@ export const BalanceView = (p: {
         rows={p.latest.map((t) => [
           <When at={t.createdAt} />,
           <code>{t.type}</code>,
-          <code>{t.sourceId}</code>,
+          sourceKind[t.type] === undefined ? (
+            <code>{t.sourceId}</code>
+          ) : (
+            <IdLink root={p.frame.root} kind={sourceKind[t.type]!} id={t.sourceId} />
+          ),
           <Ltr>{money(t.gross)}</Ltr>,
           <Ltr>{money(t.fee)}</Ltr>,
           <Ltr>{money(t.net)}</Ltr>

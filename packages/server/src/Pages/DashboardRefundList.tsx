@@ -8,6 +8,7 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Auth, Reads, Refunds, type Refund } from "@laari/core"
 import { Effect } from "effect"
+import { IdLink } from "./DashboardLinks.js"
 import { d, type Word } from "./DashboardText.js"
 import type { Frame } from "./DashboardViews.js"
 import { Table } from "./DashboardViews.js"
@@ -24,7 +25,7 @@ const kindWords: Record<Refund.SourceKind, Word> = {
   invoice: "kindInvoice"
 }
 
-const reasonWords: Record<Refund.Reason, Word> = {
+export const reasonWords: Record<Refund.Reason, Word> = {
   requested_by_customer: "reasonRequested",
   duplicate: "reasonDuplicate",
   fraudulent: "reasonFraudulent"
@@ -47,13 +48,14 @@ const RefundList = (p: {
     <>
       <Table
         label={d(lang, "refunds")}
-        head={(["when", "amount", "reason", "reference", "payment"] as const).map((w) => d(lang, w))}
+        head={(["when", "amount", "reason", "reference", "payment", "id"] as const).map((w) => d(lang, w))}
         rows={p.list.map((r) => [
           <When at={r.createdAt} />,
           <Ltr>{money(r.amount)}</Ltr>,
           r.reason === null ? "" : d(lang, reasonWords[r.reason]),
           r.reference === null ? "" : <Given text={r.reference} />,
-          <a href={`${root}/refunds/${r.id}/payment`}>{d(lang, kindWords[r.source.kind])}</a>
+          <a href={`${root}/refunds/${r.id}/payment`}>{d(lang, kindWords[r.source.kind])}</a>,
+          <IdLink root={root} kind="refund" id={r.id} />
         ])}
         empty={d(lang, "noRefunds")}
       />

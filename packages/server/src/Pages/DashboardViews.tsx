@@ -7,6 +7,7 @@ import { EventType } from "@laari/core"
 import { DateTime } from "effect"
 import type { ComponentChildren } from "preact"
 import { Csrf, Given, Ltr, Messages, Page, When } from "./Html.js"
+import { IdLink } from "./DashboardLinks.js"
 import { d, type Word } from "./DashboardText.js"
 import { type Lang, money, status } from "./I18n.js"
 
@@ -177,27 +178,34 @@ export const chargeColumns: ReadonlyArray<Word> = [
   "reference",
   "period",
   "refunded",
-  "actions"
+  "actions",
+  "id"
 ]
 
-/** A mandate's charges; `base` is `{root}/mandates/{id}/charges`. */
-export const chargeRows = (lang: Lang, base: string, list: ReadonlyArray<Mandate.Charge>) =>
+/** A mandate's charges; `base` is `{root}/mandates/{id}/charges`, `root` the dashboard's. */
+export const chargeRows = (lang: Lang, root: string, base: string, list: ReadonlyArray<Mandate.Charge>) =>
   list.map((c) => [
     <When at={c.createdAt} />,
     <Ltr>{money(c.amount)}</Ltr>,
     <Ltr>{money(c.fee)}</Ltr>,
     <Given text={c.reference} />,
     <Ltr>{c.periodKey}</Ltr>,
-    ...refundCells(lang, base, c, c.reference)
+    ...refundCells(lang, base, c, c.reference),
+    <IdLink root={root} kind="charge" id={c.id} />
   ])
 
-/** QR codes, each title a link to the code's page (its payments); `root` is the dashboard's. */
+/**
+ * QR codes, each title a link to the code's page (its payments, and the code itself); `root` is the
+ * dashboard's. A dynamic code has no stored image: its page draws it.
+ */
 export const qrRows = (lang: Lang, root: string, list: ReadonlyArray<QrCode.QrCode>, imageBase: string) =>
   list.map((c) => [
     c.type === "STATIC" ? (
       <img src={`${imageBase}/qr/${c.id}.png`} alt={`QR code ${c.qrid}`} width={96} height={96} />
     ) : (
-      ""
+      <a href={`${root}/qr-codes/${c.id}`} aria-label={`${d(lang, "showCode")}: ${c.title}`}>
+        {d(lang, "showCode")}
+      </a>
     ),
     <a href={`${root}/qr-codes/${c.id}`}>
       <Given text={c.title} />
@@ -205,7 +213,9 @@ export const qrRows = (lang: Lang, root: string, list: ReadonlyArray<QrCode.QrCo
     status(lang, c.type),
     status(lang, c.status),
     c.amount === null ? "" : <Ltr>{money(c.amount)}</Ltr>,
-    <code>{c.qrid}</code>
+    <a href={`${root}/qr-codes/${c.id}`} class="id">
+      <code>{c.qrid}</code>
+    </a>
   ])
 
 export const qrPaymentColumns: ReadonlyArray<Word> = [
@@ -214,22 +224,26 @@ export const qrPaymentColumns: ReadonlyArray<Word> = [
   "fee",
   "reference",
   "refunded",
-  "actions"
+  "actions",
+  "id"
 ]
 
-/** A QR code's payments; `base` is `{root}/qr-codes/{id}/payments`. */
-export const qrPaymentRows = (lang: Lang, base: string, list: ReadonlyArray<QrCode.Payment>) =>
+/** A QR code's payments; `base` is `{root}/qr-codes/{id}/payments`, `root` the dashboard's. */
+export const qrPaymentRows = (lang: Lang, root: string, base: string, list: ReadonlyArray<QrCode.Payment>) =>
   list.map((q) => [
     <When at={q.createdAt} />,
     <Ltr>{money(q.amount)}</Ltr>,
     <Ltr>{money(q.fee)}</Ltr>,
     <Given text={q.reference} />,
-    ...refundCells(lang, base, q, `${q.reference} ${money(q.amount)}`)
+    ...refundCells(lang, base, q, `${q.reference} ${money(q.amount)}`),
+    <IdLink root={root} kind="qrPayment" id={q.id} />
   ])
 
-export const sessionRows = (lang: Lang, list: ReadonlyArray<CheckoutSession.CheckoutSession>) =>
+export const sessionRows = (lang: Lang, root: string, list: ReadonlyArray<CheckoutSession.CheckoutSession>) =>
   list.map((s) => [
-    <Given text={s.reference} />,
+    <a href={`${root}/checkout-sessions/${s.id}`}>
+      <Given text={s.reference} />
+    </a>,
     status(lang, s.mode),
     status(lang, s.status),
     <Ltr>{money(s.amount)}</Ltr>,
@@ -258,10 +272,12 @@ export const invoiceColumns: ReadonlyArray<Word> = [
   "actions"
 ]
 
-/** A subscription's invoices; `base` is `{root}/subscriptions/{id}/invoices`. */
-export const invoiceRows = (lang: Lang, base: string, list: ReadonlyArray<Invoice.Invoice>) =>
+/** A subscription's invoices, each period a link to the invoice's page; `base` is `{root}/subscriptions/{id}/invoices`. */
+export const invoiceRows = (lang: Lang, root: string, base: string, list: ReadonlyArray<Invoice.Invoice>) =>
   list.map((i) => [
-    <Ltr>{i.periodKey}</Ltr>,
+    <a href={`${root}/invoices/${i.id}`}>
+      <Ltr>{i.periodKey}</Ltr>
+    </a>,
     status(lang, i.status),
     <Ltr>{money(i.amount)}</Ltr>,
     String(i.attemptCount),
@@ -272,8 +288,14 @@ export const invoiceRows = (lang: Lang, base: string, list: ReadonlyArray<Invoic
 
 /** Events carry Unix seconds. */
 export const eventRows = (
+  root: string,
   list: ReadonlyArray<{ readonly id: string; readonly type: string; readonly created: number }>
-) => list.map((e) => [<When at={DateTime.unsafeMake(e.created * 1000)} />, e.type, <code>{e.id}</code>])
+) =>
+  list.map((e) => [
+    <When at={DateTime.unsafeMake(e.created * 1000)} />,
+    e.type,
+    <IdLink root={root} kind="event" id={e.id} />
+  ])
 
 export const EndpointForm = (p: {
   readonly frame: Frame
@@ -340,7 +362,7 @@ export const endpointRows = (lang: Lang, root: string, list: ReadonlyArray<Webho
 export const deliveryRows = (frame: Frame, endpointId: string, list: ReadonlyArray<Webhook.Attempt>) =>
   list.map((a) => [
     <When at={a.attemptedAt ?? a.dueAt} />,
-    a.eventType,
+    <a href={`${frame.root}/events/${a.eventId}`}>{a.eventType}</a>,
     String(a.attempt),
     status(frame.lang, a.status),
     a.responseStatus === null ? (a.error ?? "") : String(a.responseStatus),

@@ -10,6 +10,9 @@ import { Effect, Layer } from "effect"
 import { fromDate, repository, toDate } from "./Repository.js"
 import * as WriteBehind from "./WriteBehind.js"
 
+/** `EventLog.FailureTypes` as SQL literals (event type names: letters, dots and underscores only). */
+export const failureTypes = EventLog.FailureTypes.map((t) => `'${t}'`).join(", ")
+
 /** The channel that wakes delivery workers. */
 export const DeliveryChannel = "laari_deliveries"
 
@@ -134,6 +137,21 @@ export const makeEvents = Effect.map(SqlClient.SqlClient, (sql) =>
         LIMIT ${filter.limit} OFFSET ${filter.offset ?? 0}`.pipe(Effect.map((rows) => rows.map(fromRow)))
     },
 
+    /**
+     * A merchant's refusals and missed attempts about one subject (`EventLog.failuresAbout`). The types
+     * are written out, not sent, so that the plan can use the partial index on them (migration 0021).
+     */
+    failuresAbout: (
+      merchantId: Ids.MerchantId,
+      environment: Ids.Environment,
+      subject: string,
+      limit: number
+    ) =>
+      sql<EventRow>`SELECT id, merchant_id, environment, subject, created_at, envelope::text AS envelope
+        FROM events WHERE subject = ${subject} AND type IN (${sql.literal(failureTypes)})
+          AND merchant_id = ${merchantId} AND environment = ${environment}
+        ORDER BY position DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(fromRow))),
+
     /** One of a merchant's events in one environment. */
     find: (merchantId: Ids.MerchantId, environment: Ids.Environment, id: string) =>
       sql<EventRow>`SELECT id, merchant_id, environment, subject, created_at, envelope::text AS envelope
@@ -153,6 +171,8 @@ export const eventLogLayer: Layer.Layer<EventLog.EventLog, never, SqlClient.SqlC
   EventLog.EventLog,
   Effect.map(makeEvents, (events) => ({
     list: events.list,
-    find: (tenant, id) => events.find(tenant.merchantId, tenant.environment, id)
+    find: (tenant, id) => events.find(tenant.merchantId, tenant.environment, id),
+    failuresAbout: (tenant, subject, limit) =>
+      events.failuresAbout(tenant.merchantId, tenant.environment, subject, limit)
   }))
 )

@@ -98,6 +98,17 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
     sql.unsafe(`DROP TRIGGER ledger_entries_balanced ON ledger_entries;
       CREATE CONSTRAINT TRIGGER ledger_entries_balanced AFTER INSERT OR UPDATE OF transfer_id, amount
         ON ledger_entries DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ledger_transfer_balanced();`)
+  ),
+  // The wallet app lists a customer's payments newest first (`Sql/Balance`), whatever paid them.
+  "0020_customer_payments": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(`CREATE INDEX ledger_transfers_customer
+      ON ledger_transfers (customer_id, created_at DESC, id COLLATE "C" DESC) WHERE kind = 'payment';`)
+  ),
+  // The dashboard lists a mandate's refused charges and a subscription's missed renewals from their
+  // events (`Sql/Events` failuresAbout): indexed for those two types only, so other events cost nothing more.
+  "0021_event_failures": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(`CREATE INDEX events_failures ON events (subject, position DESC)
+      WHERE type IN ('mandate.charge.failed', 'invoice.payment_failed');`)
   )
 }
 

@@ -100,5 +100,48 @@ export const tests = (it: It): void => {
         expect(yield* log.find(tenant, `evt_${(yield* uuid).replaceAll("-", "")}`)).toBeUndefined()
       })
     )
+
+    it.effect("reads the refusals about one subject, newest first, the tenant's only", () =>
+      Effect.gen(function* () {
+        const outbox = yield* Events.Outbox
+        const log = yield* EventLog.EventLog
+        const tenant = tenantOf(yield* freshMerchant())
+        const m = yield* newMandate(tenant)
+        const refused = (at: DateTime.Utc, environment: Ids.Environment = tenant.environment) =>
+          Events.make({
+            id: `evt_${crypto.randomUUID().replaceAll("-", "")}`,
+            type: "mandate.charge.failed",
+            merchantId: tenant.merchantId,
+            environment,
+            now: at,
+            object: Events.chargeFailedObject({
+              mandate: m,
+              amount: 900,
+              reference: "r",
+              description: "",
+              code: "PER_CHARGE_CAP_EXCEEDED",
+              message: "Amount exceeds the per charge cap",
+              now: at
+            })
+          })
+        const first = refused(T0)
+        const later = refused(plus(T0, 2 * second))
+        // Another event about the same mandate, and a refusal in the other environment: not refusals here.
+        const activated = Events.make({
+          id: `evt_${crypto.randomUUID().replaceAll("-", "")}`,
+          type: "mandate.activated",
+          merchantId: tenant.merchantId,
+          environment: tenant.environment,
+          now: plus(T0, second),
+          object: Events.mandateObject(m)
+        })
+        for (const e of [first, activated, later, refused(T0, "live")]) yield* outbox.append(e)
+        const ids = (list: ReadonlyArray<EventLog.Stored>) => list.map((e) => e.id)
+        expect(ids(yield* log.failuresAbout(tenant, m.id, 10))).toEqual([later.id, first.id])
+        expect(ids(yield* log.failuresAbout(tenant, m.id, 1))).toEqual([later.id])
+        expect(yield* log.failuresAbout(tenantOf(yield* freshMerchant()), m.id, 10)).toEqual([])
+        expect(yield* log.failuresAbout(tenant, yield* uuid, 10)).toEqual([])
+      })
+    )
   })
 }
