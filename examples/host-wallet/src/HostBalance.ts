@@ -26,6 +26,32 @@ const movements = (ledger: HostLedgerService, tenant: Ids.Tenant) =>
     return out.sort(Balance.newestFirst)
   })
 
+/** The customer's payments: laari's postings with a line taking from the customer's account. */
+const payments = (ledger: HostLedgerService, customerId: Ids.CustomerId) =>
+  Effect.gen(function* () {
+    const customer = accountId.customer(customerId)
+    const out: Array<Balance.PayerPayment> = []
+    for (const posting of yield* ledger.postings) {
+      if (!posting.id.startsWith("laari/")) continue
+      const paid = posting.lines.find((l) => l.account === customer && l.amount < 0)
+      const merchant = /^MERC\/(test|live)\/(.+)$/.exec(
+        posting.lines.find((l) => l.account.startsWith("MERC/"))?.account ?? ""
+      )
+      if (paid === undefined || merchant === null) continue
+      const transferId = posting.id.slice("laari/".length)
+      const receipt = yield* ledger.receipt(transferId)
+      if (receipt === undefined) continue
+      out.push({
+        transferId,
+        merchantId: merchant[2] as Ids.MerchantId,
+        environment: merchant[1] as Ids.Environment,
+        amount: -paid.amount,
+        createdAt: receipt.createdAt
+      })
+    }
+    return out.sort(Balance.paymentsNewestFirst)
+  })
+
 export const make = (ledger: HostLedgerService): Balance.LedgerReadsRepo => ({
   available: (tenant) => ledger.balance(accountId.merchant(tenant.environment, tenant.merchantId)),
   movements: (tenant, cursor) =>
@@ -39,7 +65,8 @@ export const make = (ledger: HostLedgerService): Balance.LedgerReadsRepo => ({
       all
         .filter((m) => DateTime.greaterThanOrEqualTo(m.createdAt, from) && DateTime.lessThan(m.createdAt, to))
         .reverse()
-    )
+    ),
+  payments: (customerId, limit) => Effect.map(payments(ledger, customerId), (all) => all.slice(0, limit))
 })
 
 export const layer: Layer.Layer<Balance.LedgerReads, never, HostLedger> = Layer.effect(

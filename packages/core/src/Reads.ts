@@ -3,9 +3,8 @@
  * wallet app, the operator API): what no domain service reads already. A mandate's charges, a
  * subscription's invoices and a QR code's payments (one parent, or many in one statement for a page of
  * parents), a payment by id, the tenant's checkout sessions, the event log, merchants and customers by
- * id, a customer's notifications and the one-time codes among them still usable, and what was refused
- * or missed about a mandate or a subscription (its `mandate.charge.failed` and `invoice.payment_failed`
- * events, the only record of a refused charge). A domain object's own
+ * id, a customer's notifications and the one-time codes among them still usable, a customer's wallet
+ * balance and payments. A domain object's own
  * `get` and `list` stay on its service (`Mandates.list`, `Subscriptions.listInvoices`, ...), which checks
  * the tenant and the reference.
  * Read-only: nothing here writes.
@@ -16,16 +15,37 @@ import type { InvoiceObject } from "./billing/BillingEvents.js"
 import type { ChargeFailureObject } from "./mandates/MandateEvents.js"
 import { EventLog, type Filter as EventFilter, parsed, type Stored } from "./kernel/EventLog.js"
 import type { CustomerId, Environment, MerchantId, Tenant } from "./kernel/Ids.js"
+import type { ServiceUnavailable } from "./kernel/Errors.js"
 import * as Ids from "./kernel/Ids.js"
 import * as Notifications from "./kernel/Notifications.js"
 import * as Phone from "./kernel/Phone.js"
 import * as Store from "./Store.js"
 import * as Telemetry from "./kernel/Telemetry.js"
+import type { CheckoutSession } from "./billing/CheckoutSession.js"
+import type { Invoice } from "./billing/Invoice.js"
+import type { Charge } from "./mandates/Mandate.js"
+import type { Payment as QrPayment } from "./qr/QrCode.js"
+import * as Balance from "./wallet/Balance.js"
+import { Wallet } from "./wallet/Wallet.js"
 
 /** A one-time code the customer can still use: its notice (the only place its plaintext is kept) and its challenge. */
 export interface LiveCode {
   readonly notice: Notifications.Notification
   readonly challenge: Approval.Challenge
+}
+
+/**
+ * A payment from the customer's wallet with what paid it, when the record is found: a mandate's charge,
+ * a QR payment, a checkout session or a subscription's invoice (`none` for a transfer no path made).
+ */
+export interface WalletPayment {
+  readonly payment: Balance.PayerPayment
+  readonly source:
+    | { readonly type: "charge"; readonly charge: Charge | undefined }
+    | { readonly type: "qr_payment"; readonly qrPayment: QrPayment | undefined }
+    | { readonly type: "checkout_payment"; readonly session: CheckoutSession | undefined }
+    | { readonly type: "invoice"; readonly invoice: Invoice | undefined }
+    | { readonly type: "none" }
 }
 
 /** A refused charge or a missed renewal attempt: when it was recorded, and the event's object. */
@@ -76,6 +96,8 @@ export class Reads extends Effect.Service<Reads>()("laari/Reads", {
     const tx = yield* Store.Transactor
     const notifications = yield* Notifications.Notifications
     const eventLog = yield* EventLog
+    const ledger = yield* Balance.LedgerReads
+    const wallet = yield* Wallet
 
     const merchant = Telemetry.fn("Reads.merchant")((id: MerchantId) => merchants.get(id))
 
@@ -175,6 +197,51 @@ export class Reads extends Effect.Service<Reads>()("laari/Reads", {
       notifications.list(customerId)
     )
 
+    /** The customer's wallet balance; `undefined` when the wallet has none. */
+    const walletBalance = Telemetry.fn("Reads.walletBalance")((customerId: CustomerId) =>
+      Effect.map(wallet.payer(customerId), (account) => account?.balance)
+    )
+
+    /** The customer's newest `limit` payments, whatever paid them, each with its record. */
+    const walletPayments = Telemetry.fn("Reads.walletPayments")(function* (
+      customerId: CustomerId,
+      limit: number
+    ) {
+      const list = yield* ledger.payments(customerId, limit)
+      return yield* Effect.forEach(
+        list,
+        (payment): Effect.Effect<WalletPayment, ServiceUnavailable> => {
+          const tenant: Tenant = { merchantId: payment.merchantId, environment: payment.environment }
+          const { type, sourceId } = Balance.classify("payment", payment.transferId)
+          switch (type) {
+            case "charge":
+              return Effect.map(charges.find(tenant, sourceId), (charge) => ({
+                payment,
+                source: { type, charge }
+              }))
+            case "qr_payment":
+              return Effect.map(qrPayments.find(tenant, sourceId), (qrPayment) => ({
+                payment,
+                source: { type, qrPayment }
+              }))
+            case "checkout_payment":
+              return Effect.map(sessions.find(tenant, { _tag: "ById", id: sourceId }), (session) => ({
+                payment,
+                source: { type, session }
+              }))
+            case "invoice":
+              return Effect.map(invoices.find(tenant, sourceId), (invoice) => ({
+                payment,
+                source: { type, invoice }
+              }))
+            default:
+              return Effect.succeed({ payment, source: { type: "none" } })
+          }
+        },
+        { concurrency: 4 }
+      )
+    })
+
     /**
      * The customer's one-time codes that can still approve something, newest first. A spent code is
      * redacted from its notice, but the redaction job may not have run yet: the challenge decides.
@@ -214,7 +281,9 @@ export class Reads extends Effect.Service<Reads>()("laari/Reads", {
       chargeFailures,
       invoiceFailures,
       notifications: notificationsOf,
-      liveCodes
+      liveCodes,
+      walletBalance,
+      walletPayments
     } as const
   })
 }) {}

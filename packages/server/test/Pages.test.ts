@@ -404,6 +404,7 @@ describe.skipIf(!B.available)("wallet app", () => {
     await B.capture(page, "wallet-home")
 
     await page.getByRole("button", { name: "Revoke: Daily coffee" }).click()
+    await page.getByRole("button", { name: "Yes, revoke" }).click()
     await page.getByText("The mandate is revoked").waitFor()
     expect(await page.textContent("#mandates ~ *")).not.toContain("Daily coffee")
     const refused = await server.request("POST", `/mandates/${mandateId}/charges`, {
@@ -415,6 +416,7 @@ describe.skipIf(!B.available)("wallet app", () => {
     expect(mandate.body).toMatchObject({ status: "REVOKED" })
 
     await page.getByRole("button", { name: "Cancel subscription: Gold gym" }).click()
+    await page.getByRole("button", { name: "Yes, cancel subscription" }).click()
     await page.getByText("The subscription is cancelled.").waitFor()
     const sub = await server.request("GET", `/subscriptions/${subscriptionId}`, { key: m.live })
     expect(sub.body).toMatchObject({ status: "CANCELLED", cancellationInitiator: "PAYER" })
@@ -484,7 +486,7 @@ describe.skipIf(!B.available)("wallet app", () => {
     await page.getByText("Refunded MVR 25.00 to the customer's wallet.").waitFor()
     expect(await page.textContent("table[aria-label=Invoices]")).toContain("MVR 25.00")
     await signIn(page, customer)
-    expect(await page.textContent("#charges ~ ul")).toContain("MVR 15.00 · Refunded MVR 5.00")
+    expect(await page.textContent("#payments ~ ul")).toMatch(/MVR 15\.00.*Refunded MVR 5\.00/)
     expect(await page.textContent("#invoices ~ ul")).toContain("Refunded MVR 25.00")
     // The customer is notified of each refund (core's Notifications port), in the wallet's notices.
     const notices = await page.textContent("#notifications ~ ul")
@@ -492,7 +494,7 @@ describe.skipIf(!B.available)("wallet app", () => {
     expect(notices).toMatch(/refunded MVR 25\.00 to your wallet\./)
     await B.capture(page, "wallet-refunded")
     await page.goto(`${server.baseUrl}/wallet?lang=dv`)
-    expect(await page.textContent("#charges ~ ul")).toContain("MVR 5.00 ރީފަންޑްކުރި")
+    expect(await page.textContent("#payments ~ ul")).toContain("MVR 5.00 ރީފަންޑްކުރި")
     expect(await page.textContent("#notifications ~ ul")).toContain("ވޯލެޓަށް MVR 25.00 އަނބުރާ ދީފި")
     await page.goto(`${server.baseUrl}/wallet?lang=en`)
   })

@@ -48,6 +48,22 @@ export const ledgerReads = (db: MemoryDbService): Balance.LedgerReadsRepo => ({
       movementsOf(t, tenant)
         .filter((m) => DateTime.greaterThanOrEqualTo(m.createdAt, from) && DateTime.lessThan(m.createdAt, to))
         .reverse()
+    ),
+  payments: (customerId, limit) =>
+    Effect.map(db.get, (t) =>
+      Chunk.toReadonlyArray(t.transferLog)
+        .filter((r) => r.kind === "payment" && r.payer === customerId)
+        .map(
+          (r): Balance.PayerPayment => ({
+            transferId: r.id,
+            merchantId: r.merchantId as Ids.MerchantId,
+            environment: r.environment,
+            amount: r.amount,
+            createdAt: r.createdAt
+          })
+        )
+        .sort(Balance.paymentsNewestFirst)
+        .slice(0, limit)
     )
 })
 

@@ -78,6 +78,10 @@ export interface TransferRecord {
   readonly kind: string
   readonly environment: "test" | "live"
   readonly merchantId: string
+  /** The customer whose wallet paid or was refunded. */
+  readonly payer: string
+  /** What moved between the two, fee included. */
+  readonly amount: number
   readonly createdAt: DateTime.Utc
 }
 
@@ -191,6 +195,7 @@ export const empty: Tables = {
 export interface MemoryDbService extends Store.TransactorService {
   /** Never fails of its own accord: memory cannot be unavailable. */
   readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  readonly savepoint: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** The tables as the current transaction sees them. */
   readonly get: Effect.Effect<Tables>
   /** Replaces the tables, inside the current transaction (or a transaction of its own). */
@@ -230,6 +235,21 @@ export const make = (initial: Tables = empty): Effect.Effect<MemoryDbService> =>
             )
       )
 
+    // Inside the transaction, which holds the only permit: the tables as they were are the savepoint.
+    const savepoint = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      withTransaction(
+        Effect.suspend(() => {
+          const snapshot = current
+          return Effect.onExit(effect, (exit) =>
+            Exit.isSuccess(exit)
+              ? Effect.void
+              : Effect.sync(() => {
+                  current = snapshot
+                })
+          )
+        })
+      )
+
     const modify = <A>(f: (tables: Tables) => readonly [A, Tables]): Effect.Effect<A> =>
       withTransaction(
         Effect.sync(() => {
@@ -241,6 +261,7 @@ export const make = (initial: Tables = empty): Effect.Effect<MemoryDbService> =>
 
     return {
       withTransaction,
+      savepoint,
       get: withTransaction(Effect.sync(() => current)),
       update: (f) => modify((t) => [undefined, f(t)]),
       modify

@@ -190,6 +190,8 @@ export const make = (db: MemoryDbService): MemoryWalletService => {
             kind: "payment",
             environment: tr.environment,
             merchantId: tr.merchant,
+            payer: tr.payer,
+            amount: tr.amount,
             createdAt: receipt.createdAt
           },
           [

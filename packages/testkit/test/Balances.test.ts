@@ -31,6 +31,8 @@ const refund = (tenant: Ids.Tenant, payer: string, id: string, amount: number) =
           kind: "refund",
           environment: tenant.environment,
           merchantId: tenant.merchantId,
+          payer,
+          amount,
           createdAt
         },
         [

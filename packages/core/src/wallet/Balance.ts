@@ -15,7 +15,7 @@ import { Context, DateTime, type Effect, Either, Schema } from "effect"
 import { Temporal } from "temporal-polyfill"
 import * as Calendar from "../kernel/Calendar.js"
 import type { ServiceUnavailable } from "../kernel/Errors.js"
-import type { Tenant } from "../kernel/Ids.js"
+import type { CustomerId, Environment, MerchantId, Tenant } from "../kernel/Ids.js"
 
 export const Type = Schema.Literal(
   "charge",
@@ -201,11 +201,32 @@ export interface LedgerReadsRepo {
     from: DateTime.Utc,
     to: DateTime.Utc
   ) => Effect.Effect<ReadonlyArray<Movement>, ServiceUnavailable>
+  /** The customer's payments, newest first (by `createdAt`, then transfer id, descending), at most `limit`. */
+  readonly payments: (
+    customerId: CustomerId,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<PayerPayment>, ServiceUnavailable>
+}
+
+/** A payment from a customer's wallet to a merchant, as the ledger has it (a transfer of kind `payment`). */
+export interface PayerPayment {
+  /** The ledger transfer's id: its type and source follow from it (`classify`). */
+  readonly transferId: string
+  readonly merchantId: MerchantId
+  readonly environment: Environment
+  /** What left the customer's wallet, fee included. */
+  readonly amount: number
+  readonly createdAt: DateTime.Utc
 }
 
 export class LedgerReads extends Context.Tag("laari/Store/LedgerReads")<LedgerReads, LedgerReadsRepo>() {}
 
 /** The order of `movements`: newest first, ties by transfer id descending. */
 export const newestFirst = (a: Movement, b: Movement): number =>
+  DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt) ||
+  (a.transferId < b.transferId ? 1 : a.transferId > b.transferId ? -1 : 0)
+
+/** The order of `payments`: newest first, ties by transfer id descending. */
+export const paymentsNewestFirst = (a: PayerPayment, b: PayerPayment): number =>
   DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt) ||
   (a.transferId < b.transferId ? 1 : a.transferId > b.transferId ? -1 : 0)

@@ -8,7 +8,7 @@ import { IdLink, sourceKind } from "./DashboardLinks.js"
 import { d } from "./DashboardText.js"
 import { type Frame, Table } from "./DashboardViews.js"
 import { Ltr, When } from "./Html.js"
-import { money } from "./I18n.js"
+import { money, paymentType } from "./I18n.js"
 
 export const BalanceView = (p: {
   readonly frame: Frame
@@ -38,7 +38,7 @@ export const BalanceView = (p: {
         )}
         rows={p.latest.map((t) => [
           <When at={t.createdAt} />,
-          <code>{t.type}</code>,
+          paymentType(lang, t.type),
           sourceKind[t.type] === undefined ? (
             <code>{t.sourceId}</code>
           ) : (

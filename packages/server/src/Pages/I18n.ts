@@ -88,7 +88,23 @@ const en = {
   cancelled: "The subscription is cancelled.",
   signedOut: "You are signed out.",
   badAmount: "Type the amount in MVR, for example 25.50.",
-  busy: "Too many requests from this connection. Wait a moment and try again."
+  busy: "Too many requests from this connection. Wait a moment and try again.",
+  balance: "Balance",
+  payments: "Payments",
+  noPayments: "No payments yet.",
+  noInvoices: "No invoices yet.",
+  receipt: "Receipt",
+  olderCodes: "{n} older codes are not shown: only the newest can be used.",
+  revokeHeading: "Revoke this mandate?",
+  revokeText:
+    "{merchant} will no longer be able to charge your wallet for “{title}”. This cannot be undone: the merchant would have to ask for a new mandate.",
+  revokeConfirm: "Yes, revoke",
+  cancelHeading: "Cancel this subscription?",
+  cancelText:
+    "{merchant} will not charge your wallet for {plan} again. This cannot be undone: you would have to subscribe again.",
+  cancelConfirm: "Yes, cancel subscription",
+  goBack: "No, go back",
+  notYours: "That is not one of your active mandates or subscriptions."
 }
 
 type Messages = typeof en
@@ -169,7 +185,22 @@ const dv: Messages = {
   cancelled: "ސަބްސްކްރިޕްޝަން ބާތިލުކޮށްފި.",
   signedOut: "ސައިން އައުޓް ކޮށްފި.",
   badAmount: "އަދަދު ރުފިޔާއިން ލިޔުއްވާ، މިސާލަކަށް 25.50.",
-  busy: "މި ކަނެކްޝަނުން ގިނަ އެދުންތަކެއް އައިސްފި. ކުޑަ ވަގުތަކަށް މަޑުކޮށްލައްވާފައި އަނެއްކާ މަސައްކަތް ކުރައްވާ."
+  busy: "މި ކަނެކްޝަނުން ގިނަ އެދުންތަކެއް އައިސްފި. ކުޑަ ވަގުތަކަށް މަޑުކޮށްލައްވާފައި އަނެއްކާ މަސައްކަތް ކުރައްވާ.",
+  balance: "ބެލެންސް",
+  payments: "ދެއްކި ފައިސާ",
+  noPayments: "އަދި އެއްވެސް ފައިސާއެއް ނުދައްކާ.",
+  noInvoices: "އަދި އެއްވެސް އިންވޮއިސްއެއް ނެތް.",
+  receipt: "ރަސީދު",
+  olderCodes: "ކުރީގެ {n} ކޯޑު ނުދައްކާ: ބޭނުންކުރެވޭނީ އެންމެ ފަހުގެ ކޯޑު ހަމައެކަނި.",
+  revokeHeading: "މި މެންޑޭޓް ބާތިލުކުރަންތޯ؟",
+  revokeText:
+    "މިހެން ކުރުމުން {merchant} އަށް “{title}” އަށް ތިބާގެ ވޯލެޓުން އިތުރަށް ފައިސާ ނުނެގޭނެ. މިކަން އަނބުރާ ނުކުރެވޭނެ: ވިޔަފާރިވެރިޔާ އައު މެންޑޭޓަކަށް އެދެންޖެހޭނެ.",
+  revokeConfirm: "އާން، ބާތިލުކުރޭ",
+  cancelHeading: "މި ސަބްސްކްރިޕްޝަން ބާތިލުކުރަންތޯ؟",
+  cancelText: "މިހެން ކުރުމުން {merchant} އަށް {plan} އަށް ތިބާގެ ވޯލެޓުން އިތުރަށް ފައިސާ ނުނެގޭނެ. މިކަން އަނބުރާ ނުކުރެވޭނެ: އަލުން ސަބްސްކްރައިބް ކުރަންޖެހޭނެ.",
+  cancelConfirm: "އާން، ސަބްސްކްރިޕްޝަން ބާތިލުކުރޭ",
+  goBack: "ނޫން، ފަހަތަށް",
+  notYours: "އެއީ ތިބާގެ ހަރަކާތްތެރި މެންޑޭޓެއް ނުވަތަ ސަބްސްކްރިޕްޝަނެއް ނޫން."
 }
 
 const messages: { readonly [L in Lang]: Messages } = { en, dv }
@@ -294,6 +325,31 @@ export const status = (lang: Lang, code: StatusCode): string => statusWords[lang
 /** `status` inside a sentence ("This mandate is revoked"). */
 export const statusInText = (lang: Lang, code: StatusCode): string =>
   lang === "en" ? status(lang, code).toLowerCase() : status(lang, code)
+
+/** What moved a wallet's money (a ledger transfer's type), in words: the API's `checkout_payment` is for machines. */
+const paymentTypeWords = {
+  en: {
+    charge: "Mandate charge",
+    qr_payment: "QR payment",
+    checkout_payment: "Checkout payment",
+    invoice: "Subscription payment",
+    refund: "Refund",
+    adjustment: "Adjustment"
+  },
+  dv: {
+    charge: "މެންޑޭޓުން ނެގި ފައިސާ",
+    qr_payment: "ކިއުއާރު ކޯޑުން ދެއްކި ފައިސާ",
+    checkout_payment: "ޗެކްއައުޓުން ދެއްކި ފައިސާ",
+    invoice: "ސަބްސްކްރިޕްޝަނުގެ ފައިސާ",
+    refund: "ރީފަންޑް",
+    adjustment: "އިސްލާހު"
+  }
+} as const
+
+export type PaymentType = keyof (typeof paymentTypeWords)["en"]
+
+/** A payment's or movement's type (`checkout_payment`) in words, in `lang`. */
+export const paymentType = (lang: Lang, type: PaymentType): string => paymentTypeWords[lang][type]
 
 export const parseLang = (value: string | undefined | null): Lang | undefined =>
   value === "en" || value === "dv" ? value : undefined

@@ -35,12 +35,27 @@ a{color:#0b3d91}
 .ltr{white-space:nowrap}
 code{direction:ltr;unicode-bidi:isolate}
 @media (min-width:48rem){main{padding:2rem}}
+.balance{display:flex;justify-content:space-between;align-items:baseline;gap:1rem;flex-wrap:wrap;margin:.75rem 0;padding:.75rem 1rem;background:#f4f6fb;border-radius:.5rem}
+.balance .amount{margin:0}
+a.button{display:inline-flex;align-items:center;font-size:1.05rem;font-weight:700;padding:.7rem 1.4rem;border-radius:.5rem;border:2px solid #0b3d91;text-decoration:none;min-height:2.75rem}
+a.button.secondary{background:#fff;color:#0b3d91}
+button.danger{background:#b3261e;border-color:#b3261e}
+/* Thaana is optically smaller and thinner than Latin at one size and weight: Dhivehi pages are set a
+   quarter larger, medium weight and with room for the marks above and below the letters; the Latin kept
+   in them (amounts, dates, codes, English) is set back to the size it has on English pages. */
+html:lang(dv){font-size:125%;font-weight:500;line-height:1.8}
+html:lang(dv) :is(.ltr,[lang=en],code,.secret):not(:is(.ltr,[lang=en],code,.secret) *){font-size:.8em}
+html:lang(dv) input{line-height:1.5}
 `
 export const listCss = `
 ul.items{list-style:none;margin:0;padding:0}
 ul.items li{padding:.6rem 0;border-block-end:1px solid #dfe3ec}
 ul.items li:last-child{border-block-end:0}
 ul.items form{margin-top:.4rem}
+ul.items p{margin:0}
+li.payment .line{display:flex;justify-content:space-between;gap:1rem;align-items:baseline}
+li.payment .sum{font-weight:700;white-space:nowrap}
+ul.items .note{font-size:.9rem}
 `
 export const dashboardCss = `
 main.wide{max-width:72rem}

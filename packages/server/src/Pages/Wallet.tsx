@@ -1,7 +1,8 @@
 /**
  * The customer's wallet app at `{checkout_url}/wallet` (live wallets): sign in with a one-time code,
- * see and end mandates and subscriptions, read charges, invoices and notifications (the current code
- * while it is live), pay a scanned QR payload through the same rules as every QR payment.
+ * see the balance, end mandates and subscriptions (each after a confirming step), read every payment,
+ * invoices and notifications (the current code while it is live), pay a scanned QR payload through the
+ * same rules as every QR payment.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
@@ -11,7 +12,7 @@ import { Ids, Mandates, QrCodes, Reads, Subscriptions, WalletAccess } from "@laa
 import { DateTime, Effect } from "effect"
 import type { ComponentChildren } from "preact"
 import { ServerConfigTag } from "../Platform/Config.js"
-import { Ltr, respond } from "./Html.js"
+import { Given, Ltr, respond } from "./Html.js"
 import { type Lang, money, parseMvr, t, tn } from "./I18n.js"
 import * as Paths from "./Paths.js"
 import { problemOf, redirect, route } from "./Routing.js"
@@ -65,14 +66,18 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         const subs = (yield* subscriptions.listForCustomer(customerId)).filter(
           (s) => s.status !== "CANCELLED"
         )
-        const allCharges = (yield* Effect.forEach(allMandates, (m) => reads.chargesOfMandate(m.id))).flat()
-        allCharges.sort((a, b) => DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt))
+        const payments = yield* reads.walletPayments(customerId, 20)
         const allInvoices = (yield* Effect.forEach(subs, (s) =>
-          reads.invoicesOfSubscription(s.id, { limit: 5, offset: 0 })
+          Effect.map(reads.invoicesOfSubscription(s.id, { limit: 5, offset: 0 }), (list) =>
+            list.map((invoice) => ({ invoice, plan: s.planName }))
+          )
         )).flat()
-        const recent = allCharges.slice(0, 10)
-        // Each merchant's name once, however many mandates, subscriptions and charges name it.
-        const ids = new Set([...live, ...subs, ...recent].map((x) => x.merchantId))
+        allInvoices.sort(
+          (a, b) =>
+            DateTime.toEpochMillis(b.invoice.periodStart) - DateTime.toEpochMillis(a.invoice.periodStart)
+        )
+        // Each merchant's name once, however many mandates, subscriptions and payments name it.
+        const ids = new Set([...live, ...subs, ...payments.map((x) => x.payment)].map((x) => x.merchantId))
         const names = new Map(
           yield* Effect.forEach(ids, (id) => Effect.map(merchantName(id), (name) => [id, name] as const))
         )
@@ -81,9 +86,10 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           phone: customer?.phone ?? "",
           mandates: live.map((m) => ({ mandate: m, merchant: nameOf(m.merchantId) })),
           subscriptions: subs.map((s) => ({ subscription: s, merchant: nameOf(s.merchantId) })),
-          charges: recent.map((c) => ({ charge: c, merchant: nameOf(c.merchantId) })),
+          balance: yield* reads.walletBalance(customerId),
+          payments: payments.map((item) => ({ item, merchant: nameOf(item.payment.merchantId) })),
           invoices: allInvoices.slice(0, 10),
-          notifications: (yield* reads.notifications(customerId)).slice(0, 10)
+          notifications: yield* reads.notifications(customerId)
         } satisfies WalletViews.Home
       })
 
@@ -229,6 +235,73 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       )
 
     const idParam = Effect.map(HttpRouter.params, (p) => p.id ?? "")
+
+    /** The confirming step of ending one of the customer's things; not theirs (or not live), the home page. */
+    const confirmPage = <A,>(
+      find: (customer: Ids.CustomerId, id: string) => Effect.Effect<A | undefined, unknown>,
+      page: (
+        found: A,
+        v: Effect.Effect.Success<typeof visit>
+      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
+    ) =>
+      handle(false, (v, customer) =>
+        Effect.gen(function* () {
+          if (customer === undefined) return signInPage(v, {}, 401)
+          const found = yield* find(customer, yield* idParam)
+          if (found === undefined) return yield* homePage(customer, v, { error: t(v.lang, "notYours") }, 404)
+          return yield* page(found, v)
+        })
+      )
+
+    yield* router.get(
+      route(`${path}/mandates/:id/revoke`),
+      confirmPage(
+        (customer, id) =>
+          Effect.map(mandates.listForCustomer(customer), (list) =>
+            list.find((m) => m.id === id.toLowerCase() && (m.status === "ACTIVE" || m.status === "SUSPENDED"))
+          ),
+        (m, v) =>
+          Effect.map(merchantName(m.merchantId), (merchant) =>
+            respond(
+              <WalletViews.Confirm
+                frame={frame(v)}
+                heading={t(v.lang, "revokeHeading")}
+                text={tn(v.lang, "revokeText", {
+                  merchant: <Given text={merchant} />,
+                  title: <Given text={m.title} />
+                })}
+                action={`${path}/mandates/${m.id}/revoke`}
+                confirm={t(v.lang, "revokeConfirm")}
+              />
+            )
+          )
+      )
+    )
+
+    yield* router.get(
+      route(`${path}/subscriptions/:id/cancel`),
+      confirmPage(
+        (customer, id) =>
+          Effect.map(subscriptions.listForCustomer(customer), (list) =>
+            list.find((s) => s.id === id.toLowerCase() && s.status !== "CANCELLED")
+          ),
+        (s, v) =>
+          Effect.map(merchantName(s.merchantId), (merchant) =>
+            respond(
+              <WalletViews.Confirm
+                frame={frame(v)}
+                heading={t(v.lang, "cancelHeading")}
+                text={tn(v.lang, "cancelText", {
+                  merchant: <Given text={merchant} />,
+                  plan: <Given text={s.planName} />
+                })}
+                action={`${path}/subscriptions/${s.id}/cancel`}
+                confirm={t(v.lang, "cancelConfirm")}
+              />
+            )
+          )
+      )
+    )
 
     yield* router.post(
       route(`${path}/mandates/:id/revoke`),

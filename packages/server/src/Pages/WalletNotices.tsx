@@ -6,7 +6,7 @@
  * marked English so that it is read and laid out as English.
  */
 import type { Notifications } from "@laari/core"
-import { Given, Ltr } from "./Html.js"
+import { Given, Ltr, When } from "./Html.js"
 import { fillNodes, type Lang, money } from "./I18n.js"
 
 interface Words {
@@ -65,8 +65,31 @@ const text = (value: unknown): string | undefined => (typeof value === "string" 
 const amount = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isSafeInteger(value) ? value : undefined
 
-/** The notice as the wallet shows it in `lang`: its title and body. */
-export const Notice = (p: { readonly lang: Lang; readonly notice: Notifications.Notification }) => {
+/**
+ * The newest `limit` notices with only the newest one-time code among them: every sign-in or approval
+ * sends one, and only the newest is of use. `olderCodes` counts the codes left out.
+ */
+export const collapseCodes = (
+  list: ReadonlyArray<Notifications.Notification>,
+  limit: number
+): { readonly shown: ReadonlyArray<Notifications.Notification>; readonly olderCodes: number } => {
+  const newestCode = list.find((n) => n.kind === "one_time_code")
+  const shown = list.filter((n) => n.kind !== "one_time_code" || n === newestCode)
+  return { shown: shown.slice(0, limit), olderCodes: list.length - shown.length }
+}
+
+/** The notice as the wallet shows it in `lang`: its title and body, then when it came (Maldives time). */
+export const Notice = (p: { readonly lang: Lang; readonly notice: Notifications.Notification }) => (
+  <>
+    <Words lang={p.lang} notice={p.notice} />
+    <br />
+    <span class="note">
+      <When at={p.notice.createdAt} />
+    </span>
+  </>
+)
+
+const Words = (p: { readonly lang: Lang; readonly notice: Notifications.Notification }) => {
   const n = p.notice
   const stored = (
     <>

@@ -1,13 +1,15 @@
 /**
- * The wallet app's views: sign-in, and the home page with the customer's mandates, subscriptions,
- * charges, invoices, notifications and the QR payment form.
+ * The wallet app's views: sign-in, the home page with the customer's balance, mandates, subscriptions,
+ * payments, invoices, notifications and the QR payment form, and the step that confirms ending a mandate
+ * or a subscription (a page of its own with the form that does it, so it needs no JavaScript).
  */
 import type { Invoice, Mandate, Notifications, Subscription } from "@laari/core"
 import type { ComponentChildren } from "preact"
 import { Csrf, Given, Ltr, Messages, Page, When } from "./Html.js"
 import { interval, type Lang, money, status, t, tn } from "./I18n.js"
 import { CodeForms, type Frame } from "./Views.js"
-import { Notice } from "./WalletNotices.js"
+import { collapseCodes, Notice } from "./WalletNotices.js"
+import { Payments, type Shown } from "./WalletPayments.js"
 
 export const SignIn = (p: {
   readonly frame: Frame
@@ -62,8 +64,10 @@ export interface Home {
     readonly subscription: Subscription.Subscription
     readonly merchant: string
   }>
-  readonly charges: ReadonlyArray<{ readonly charge: Mandate.Charge; readonly merchant: string }>
-  readonly invoices: ReadonlyArray<Invoice.Invoice>
+  /** `undefined` when the customer has no wallet. */
+  readonly balance: number | undefined
+  readonly payments: ReadonlyArray<Shown>
+  readonly invoices: ReadonlyArray<{ readonly invoice: Invoice.Invoice; readonly plan: string }>
   readonly notifications: ReadonlyArray<Notifications.Notification>
 }
 
@@ -75,11 +79,20 @@ export const Wallet = (p: {
 }) => {
   const { lang, csrf, path } = p.frame
   const h = p.home
+  const notices = collapseCodes(h.notifications, 10)
   return (
     <Page lang={lang} title={t(lang, "walletHeading")} path={path} assets={p.frame.assets}>
       <section class="card" aria-labelledby="heading">
         <h1 id="heading">{t(lang, "walletHeading")}</h1>
         <p class="note">{tn(lang, "signedInAs", { phone: <Ltr>{h.phone}</Ltr> })}</p>
+        {h.balance === undefined ? null : (
+          <p class="balance">
+            <span>{t(lang, "balance")}</span>
+            <span class="amount">
+              <Ltr>{money(h.balance)}</Ltr>
+            </span>
+          </p>
+        )}
         <form method="post" action={`${path}/sign-out`}>
           <Csrf token={csrf} />
           <button type="submit" class="secondary">
@@ -103,8 +116,7 @@ export const Wallet = (p: {
                 </strong>{" "}
                 · {t(lang, "perCharge")} <Ltr>{money(m.perChargeCap)}</Ltr>
               </p>
-              <form method="post" action={`${path}/mandates/${m.id}/revoke`}>
-                <Csrf token={csrf} />
+              <form method="get" action={`${path}/mandates/${m.id}/revoke`}>
                 <button type="submit" class="secondary" aria-label={`${t(lang, "revoke")}: ${m.title}`}>
                   {t(lang, "revoke")}
                 </button>
@@ -137,8 +149,7 @@ export const Wallet = (p: {
                   {t(lang, "nextBilling")}: <When at={s.nextBillingAt} />
                 </p>
               )}
-              <form method="post" action={`${path}/subscriptions/${s.id}/cancel`}>
-                <Csrf token={csrf} />
+              <form method="get" action={`${path}/subscriptions/${s.id}/cancel`}>
                 <button
                   type="submit"
                   class="secondary"
@@ -175,23 +186,17 @@ export const Wallet = (p: {
         </form>
       </Section>
 
-      <Section id="charges" title={t(lang, "charges")}>
-        {h.charges.length === 0 ? <p class="note">{t(lang, "noCharges")}</p> : null}
-        <ul class="items">
-          {h.charges.map(({ charge: c, merchant }) => (
-            <li key={c.id}>
-              <When at={c.createdAt} /> · <Given text={merchant} /> · <Ltr>{money(c.amount)}</Ltr>
-              <Refunded lang={lang} amount={c.amountRefunded} />
-            </li>
-          ))}
-        </ul>
+      <Section id="payments" title={t(lang, "payments")}>
+        <Payments lang={lang} prefix={p.frame.assets} payments={h.payments} />
       </Section>
 
       <Section id="invoices" title={t(lang, "invoices")}>
+        {h.invoices.length === 0 ? <p class="note">{t(lang, "noInvoices")}</p> : null}
         <ul class="items">
-          {h.invoices.map((i) => (
+          {h.invoices.map(({ invoice: i, plan }) => (
             <li key={i.id}>
-              <Ltr>{i.periodKey}</Ltr> · <Ltr>{money(i.amount)}</Ltr> · {status(lang, i.status)}
+              <Given text={plan} /> · <Ltr>{i.periodKey}</Ltr> · <Ltr>{money(i.amount)}</Ltr> ·{" "}
+              {status(lang, i.status)}
               <Refunded lang={lang} amount={i.amountRefunded} />
             </li>
           ))}
@@ -199,15 +204,48 @@ export const Wallet = (p: {
       </Section>
 
       <Section id="notifications" title={t(lang, "notifications")}>
-        {h.notifications.length === 0 ? <p class="note">{t(lang, "noNotifications")}</p> : null}
+        {notices.shown.length === 0 ? <p class="note">{t(lang, "noNotifications")}</p> : null}
         <ul class="items">
-          {h.notifications.map((n) => (
+          {notices.shown.map((n) => (
             <li key={n.id}>
               <Notice lang={lang} notice={n} />
             </li>
           ))}
         </ul>
+        {notices.olderCodes === 0 ? null : (
+          <p class="note">{tn(lang, "olderCodes", { n: <Ltr>{notices.olderCodes}</Ltr> })}</p>
+        )}
       </Section>
+    </Page>
+  )
+}
+
+/** Asks before ending a mandate or a subscription: the form that does it, or back to the wallet. */
+export const Confirm = (p: {
+  readonly frame: Frame
+  readonly heading: string
+  readonly text: ComponentChildren
+  readonly action: string
+  readonly confirm: string
+}) => {
+  const { lang, csrf, path } = p.frame
+  return (
+    <Page lang={lang} title={p.heading} path={path} assets={p.frame.assets}>
+      <section class="card" aria-labelledby="heading">
+        <h1 id="heading">{p.heading}</h1>
+        <p>{p.text}</p>
+        <form method="post" action={p.action}>
+          <Csrf token={csrf} />
+          <div class="actions">
+            <button type="submit" class="danger">
+              {p.confirm}
+            </button>
+            <a class="button secondary" href={path}>
+              {t(lang, "goBack")}
+            </a>
+          </div>
+        </form>
+      </section>
     </Page>
   )
 }

@@ -11,6 +11,14 @@ import { type DateTime, Effect, Layer } from "effect"
 import * as Ledger from "./Ledger.js"
 import { all, Column, isStorable, repository, rows, toDate } from "./Repository.js"
 
+const payment = rows<Balance.PayerPayment>({
+  transferId: Column.as("id"),
+  merchantId: Column.as("merchant_id"),
+  environment: Column.as("environment"),
+  amount: Column.int("amount"),
+  createdAt: Column.date("created_at")
+})
+
 const movement = rows<Balance.Movement>({
   transferId: Column.as("id"),
   kind: Column.as("kind"),
@@ -64,7 +72,12 @@ export const make = (sql: SqlClient.SqlClient): Balance.LedgerReadsRepo => {
       ledger.balance({ kind: "merchant", merchantId: tenant.merchantId, environment: tenant.environment }),
     movements,
     between: (tenant: Ids.Tenant, from: DateTime.Utc, to: DateTime.Utc) =>
-      select(tenant, sql`t.created_at >= ${toDate(from)} AND t.created_at < ${toDate(to)}`, "ASC", null)
+      select(tenant, sql`t.created_at >= ${toDate(from)} AND t.created_at < ${toDate(to)}`, "ASC", null),
+    // The wallet app's list, by migration 0020's index.
+    payments: (customerId: Ids.CustomerId, limit: number) =>
+      sql`SELECT id, merchant_id, environment, amount, created_at FROM ledger_transfers
+        WHERE customer_id = ${customerId} AND kind = 'payment'
+        ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${limit}`.pipe(Effect.map(all(payment.fromRow)))
   } satisfies Record<keyof Balance.LedgerReadsRepo, unknown>)
 }
 

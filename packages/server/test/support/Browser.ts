@@ -33,6 +33,7 @@ export const capture = async (page: Page, name: string) => {
   await page.evaluate(async () => {
     await Promise.all([
       document.fonts.load('400 16px "Noto Sans Thaana"', "ދ"),
+      document.fonts.load('500 16px "Noto Sans Thaana"', "ދ"),
       document.fonts.load('700 16px "Noto Sans Thaana"', "ދ")
     ])
     await document.fonts.ready

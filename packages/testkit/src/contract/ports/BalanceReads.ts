@@ -127,5 +127,42 @@ export const tests = (it: It): void => {
         expect(yield* reads.between(tenantOf(yield* freshMerchant()), day.from, day.to)).toEqual([])
       })
     )
+
+    it.effect("payments: one customer's, newest first, ties by id in byte order, at most limit", () =>
+      Effect.gen(function* () {
+        const seed = yield* Seed
+        const reads = yield* Balance.LedgerReads
+        const merchant = yield* freshMerchant()
+        const other = yield* freshMerchant()
+        const customer = () =>
+          Effect.flatMap(freshPhone, (phone) =>
+            seed.customer({ environment: "test", phone, balance: 100_000 })
+          )
+        const payer = yield* customer()
+        const someoneElse = yield* customer()
+        const p = yield* uuid
+        yield* payAt("2026-03-01T10:00:00.000Z", merchant, payer.id, `${p}:old`, 1_000, 10)
+        yield* payAt("2026-03-01T12:00:00.000Z", other, payer.id, `${p}:B`, 2_000, 20)
+        yield* payAt("2026-03-01T12:00:00.000Z", merchant, payer.id, `${p}:a`, 3_000, 0)
+        yield* payAt("2026-03-01T12:00:00.000Z", merchant, someoneElse.id, `${p}:theirs`, 4_000, 40)
+        const all = yield* reads.payments(payer.id, 10)
+        expect(
+          all.map((x) => [
+            x.transferId,
+            x.merchantId,
+            x.environment,
+            x.amount,
+            DateTime.formatIso(x.createdAt)
+          ])
+        ).toEqual([
+          [`${p}:a`, merchant.id, "test", 3_000, "2026-03-01T12:00:00.000Z"],
+          [`${p}:B`, other.id, "test", 2_000, "2026-03-01T12:00:00.000Z"],
+          [`${p}:old`, merchant.id, "test", 1_000, "2026-03-01T10:00:00.000Z"]
+        ])
+        expect((yield* reads.payments(payer.id, 2)).map((x) => x.transferId)).toEqual([`${p}:a`, `${p}:B`])
+        expect((yield* reads.payments(someoneElse.id, 10)).map((x) => x.transferId)).toEqual([`${p}:theirs`])
+        expect(yield* reads.payments((yield* customer()).id, 10)).toEqual([])
+      })
+    )
   })
 }
