@@ -27,7 +27,12 @@ export class OutcomeUnknown extends ServiceUnavailable {
   }
 }
 
-export const FieldError = Schema.Struct({ field: Schema.String, message: Schema.String })
+export const FieldError = Schema.Struct({
+  field: Schema.String.annotations({
+    description: "The request field, named as sent (`price_data.amount`)"
+  }),
+  message: Schema.String.annotations({ description: "What is wrong with it" })
+}).annotations({ description: "One field's problem" })
 export type FieldError = typeof FieldError.Type
 
 /** A request that breaks a rule of the spec (422). */

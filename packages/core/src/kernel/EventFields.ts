@@ -4,7 +4,7 @@
  */
 import { type DateTime, Schema } from "effect"
 import * as Calendar from "./Calendar.js"
-import { Currency } from "./Money.js"
+import * as Money from "./Money.js"
 
 export const UnixSeconds = Schema.Int.annotations({
   identifier: "EventUnixSeconds",
@@ -14,7 +14,7 @@ export const Amount = Schema.NonNegativeInt.annotations({
   identifier: "EventLaari",
   description: "Laari (100 laari = 1 MVR)"
 })
-export const CurrencyCode = Schema.Literal(Currency)
+export const CurrencyCode = Money.CurrencyCode
 
 // Overloaded so a timestamp that is never null stays a plain number in the object's type.
 export function unix(t: DateTime.Utc): number

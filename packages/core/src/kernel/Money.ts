@@ -20,6 +20,11 @@ export const MaxCap = 500_000
 
 export const Currency = "MVR" as const
 
+/** The `currency` of every amount the API sends. */
+export const CurrencyCode = Schema.Literal(Currency).annotations({
+  description: "Always `MVR`: amounts are integer laari, 100 laari = 1 MVR"
+})
+
 /** `12550` -> `"125.50"`. */
 export const formatMvr = (amount: number): string => {
   const sign = amount < 0 ? "-" : ""

@@ -10,7 +10,7 @@
 import { type DateTime, Either, Schema } from "effect"
 import * as Calendar from "../kernel/Calendar.js"
 import { type CustomerId, type Environment, type MerchantId, brandedUuid } from "../kernel/Ids.js"
-import { Currency } from "../kernel/Money.js"
+import { Currency, CurrencyCode } from "../kernel/Money.js"
 
 export const RefundId = brandedUuid("RefundId")
 export type RefundId = typeof RefundId.Type
@@ -125,7 +125,7 @@ export const RefundObject = Schema.Struct({
   id: RefundId,
   object: Schema.Literal("refund"),
   amount: EventLaari,
-  currency: Schema.Literal(Currency),
+  currency: CurrencyCode,
   status: Schema.Literal("SUCCEEDED"),
   charge_id: Schema.NullOr(Schema.String),
   qr_payment_id: Schema.NullOr(Schema.String),

@@ -36,7 +36,7 @@ export const SessionForPayment = Schema.Struct({
   title: Text,
   description: Schema.NullOr(Text),
   amount: Money.Amount,
-  currency: Schema.Literal("MVR"),
+  currency: Money.CurrencyCode,
   planName: Schema.NullOr(CheckoutSession.PlanName),
   interval: Schema.NullOr(Calendar.Interval),
   intervalCount: Schema.NullOr(CheckoutSession.IntervalCount),

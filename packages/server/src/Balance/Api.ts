@@ -6,7 +6,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { Balance, Ids } from "@laari/core"
+import { Balance, Ids, Money } from "@laari/core"
 import { Schema } from "effect"
 import { Paging, Text, TextUpTo, Timestamp } from "../Http/Fields.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
@@ -17,7 +17,7 @@ const Laari = Schema.Int.annotations({ description: "Laari (100 laari = 1 MVR)" 
 
 export const BalanceRead = Schema.Struct({
   available: Laari.annotations({ description: "What the merchant holds now in this environment, in laari" }),
-  currency: Schema.Literal("MVR"),
+  currency: Money.CurrencyCode,
   environment: Ids.Environment,
   asOf: Timestamp
 }).annotations({ identifier: "Balance", description: "The merchant's available balance" })
@@ -31,7 +31,7 @@ export const BalanceTransactionRead = Schema.Struct({
   gross: Laari.annotations({ description: "What the payer paid (negative: what went back), in laari" }),
   fee: Laari.annotations({ description: "The service's fee on it, in laari (a refund returns none)" }),
   net: Laari.annotations({ description: "What the merchant's balance moved by: `gross - fee`" }),
-  currency: Schema.Literal("MVR"),
+  currency: Money.CurrencyCode,
   sourceId: Text.annotations({
     description: "The id of the charge, QR payment, checkout session, invoice or refund"
   }),

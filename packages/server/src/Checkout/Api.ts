@@ -72,7 +72,9 @@ export const PaymentSession = Body({
   ...commonFields,
   amount: Money.Amount.annotations({ description: "Laari to pay" }),
   // Sent as `null` it is absent, which the lenient decode accepts too.
-  price_data: Schema.optional(Schema.Null)
+  price_data: Schema.optional(
+    Schema.Null.annotations({ description: "Not used in `PAYMENT` mode: omit it, or send `null`" })
+  )
 }).annotations({ title: "PaymentSession", description: "A one-off payment" })
 
 export const SubscriptionSession = Body({
@@ -126,7 +128,7 @@ export const SessionRead = Schema.Struct({
   title: Text,
   description: Schema.NullOr(Text),
   amount: Money.Amount,
-  currency: Schema.Literal("MVR"),
+  currency: Money.CurrencyCode,
   priceData: Schema.NullOr(
     Schema.Struct({
       name: CheckoutSession.PlanName,

@@ -18,6 +18,8 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Errors } from "@laari/core"
 import { Option, ParseResult, Schema, SchemaAST } from "effect"
 
+const CodeDescription = "A stable UPPER_SNAKE constant naming the error; each error's schema declares its own"
+
 export const Message = Schema.String.annotations({
   description: "What went wrong, in words a person can act on"
 })
@@ -25,10 +27,10 @@ export const Message = Schema.String.annotations({
 /** The documented shape of every error body; each error's schema is one of its variants. */
 export const Body = Schema.Struct({
   message: Message,
-  code: Schema.String.annotations({
-    description: "A stable UPPER_SNAKE constant naming the error; each error's schema declares its own"
-  }),
-  errors: Schema.optional(Schema.Array(Errors.FieldError))
+  code: Schema.String.annotations({ description: CodeDescription }),
+  errors: Schema.optional(
+    Schema.Array(Errors.FieldError).annotations({ description: "Each field's problem, on a `422`" })
+  )
 }).annotations({ identifier: "Error" })
 
 /** A class of tagged errors; `never` arguments accept every constructor. */
@@ -70,7 +72,8 @@ export const problem = <E, W>(
   }).annotations({ identifier, [TagsId]: tags, ...HttpApiSchema.annotations({ status, description }) })
 
 /** The `code` of a body: the one value it may take, declared so the document tells alternatives apart. */
-export const Code = <const C extends string>(code: C) => Schema.Literal(code)
+export const Code = <const C extends string>(code: C) =>
+  Schema.Literal(code).annotations({ description: CodeDescription })
 
 /** An error whose body is its `message` and its one `code`. */
 export const plain = <E extends { readonly message: string }, const C extends string>(
@@ -105,7 +108,10 @@ export const coded = <E extends { readonly message: string }, const Code extends
     description,
     [Class._tag],
     (u: unknown): u is E => u instanceof Class && (codes as ReadonlyArray<string>).includes(codeOf(u)),
-    Schema.Struct({ message: Message, code: Schema.Literal(...codes) }),
+    Schema.Struct({
+      message: Message,
+      code: Schema.Literal(...codes).annotations({ description: CodeDescription })
+    }),
     (e: E) => ({ message: e.message, code: codeOf(e) as Code })
   )
 

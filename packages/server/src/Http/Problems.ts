@@ -74,7 +74,7 @@ export const InvalidRequest = Problem.problem(
   Schema.Struct({
     message: Problem.Message,
     code: Problem.Code("VALIDATION_FAILED"),
-    errors: Schema.Array(Errors.FieldError)
+    errors: Schema.Array(Errors.FieldError).annotations({ description: "Each field's problem" })
   }),
   (e) => {
     const code = "VALIDATION_FAILED" as const

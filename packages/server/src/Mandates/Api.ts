@@ -24,7 +24,7 @@ import * as Access from "../Http/Access.js"
 export const TermsFields = {
   title: Fields.Title,
   description: Schema.NullOr(Fields.Description),
-  currency: Schema.Literal("MVR"),
+  currency: Money.CurrencyCode,
   perChargeCap: Money.Amount,
   periodCap: Schema.NullOr(Money.Chargeable),
   period: Schema.NullOr(Mandate.Period)
@@ -60,7 +60,7 @@ export const ChargeRead = Schema.Struct({
   id: Schema.UUID,
   mandateId: Ids.MandateId,
   amount: Money.Amount,
-  currency: Schema.Literal("MVR"),
+  currency: Money.CurrencyCode,
   status: Schema.Literal("SUCCEEDED"),
   description: Text,
   reference: Text,

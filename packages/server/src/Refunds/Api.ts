@@ -5,7 +5,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Fields, Refund } from "@laari/core"
+import { Fields, Money, Refund } from "@laari/core"
 import { Schema } from "effect"
 import { Body, IdOrReference, optionalNullable, Paging, Text, Timestamp, Uuid } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
@@ -38,7 +38,7 @@ const PaymentReference = (what: string) =>
 export const RefundRead = Schema.Struct({
   id: Refund.RefundId,
   amount: Schema.Int.pipe(Schema.positive()).annotations({ description: "Laari given back" }),
-  currency: Schema.Literal("MVR"),
+  currency: Money.CurrencyCode,
   status: Schema.Literal("SUCCEEDED"),
   chargeId: Schema.NullOr(Schema.UUID),
   qrPaymentId: Schema.NullOr(Schema.UUID),

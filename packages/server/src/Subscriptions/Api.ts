@@ -22,7 +22,7 @@ export const SubscriptionRead = Schema.Struct({
   status: Subscription.Status,
   planName: CheckoutSession.PlanName,
   amount: Money.Amount.annotations({ description: "Laari per cycle" }),
-  currency: Schema.Literal("MVR"),
+  currency: Money.CurrencyCode,
   interval: Calendar.Interval,
   intervalCount: CheckoutSession.IntervalCount,
   checkoutSessionId: Ids.CheckoutSessionId,
@@ -50,7 +50,7 @@ export const InvoiceRead = Schema.Struct({
   amountRefunded: Schema.NonNegativeInt.annotations({
     description: "Laari given back by refunds so far (`POST /refunds`); at most `amount`"
   }),
-  currency: Schema.Literal("MVR"),
+  currency: Money.CurrencyCode,
   status: Invoice.Status,
   attemptCount: Schema.NonNegativeInt,
   nextRetryAt: Schema.NullOr(Timestamp),

@@ -1077,45 +1077,66 @@ export interface components {
         MalformedBody: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "MALFORMED_BODY";
         };
         /** @description The body is larger than the service accepts (1 MiB unless configured) */
         BodyTooLarge: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "BODY_TOO_LARGE";
         };
         /** @description No such resource */
         NotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "NOT_FOUND";
         };
         /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
         Forbidden: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "FORBIDDEN";
         };
         /** @description A live key before mandates are enabled for the merchant */
         MandatesNotEnabled: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "MANDATES_NOT_ENABLED";
         };
         /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
         InvalidRequest: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "VALIDATION_FAILED";
+            /** @description Each field's problem */
             errors: {
+                /** @description The request field, named as sent (`price_data.amount`) */
                 field: string;
+                /** @description What is wrong with it */
                 message: string;
             }[];
         };
@@ -1123,7 +1144,10 @@ export interface components {
         IdempotencyKeyReused: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "IDEMPOTENCY_KEY_REUSED";
         };
         /** @description The service is temporarily unavailable; the same request works once it is back */
@@ -1140,35 +1164,50 @@ export interface components {
         Unauthorized: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "UNAUTHORIZED";
         };
         /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
         TooManyRequests: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "RATE_LIMITED";
         };
         /** @description The body is not `application/json` */
         UnsupportedMediaType: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "UNSUPPORTED_MEDIA_TYPE";
         };
         /** @description A request with this `Idempotency-Key` is still running; retry it later */
         IdempotencyKeyInFlight: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "REQUEST_IN_PROGRESS";
         };
         /** @description A mandate with this reference already exists */
         MandateReferenceTaken: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "REFERENCE_TAKEN";
         };
         /** @description A standing authorization to charge a customer within caps */
@@ -1191,7 +1230,10 @@ export interface components {
              */
             title: string;
             description: string | null;
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             /**
              * Amount
@@ -1234,7 +1276,10 @@ export interface components {
         MandateNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "MANDATE_NOT_FOUND";
         };
         /**
@@ -1251,28 +1296,40 @@ export interface components {
         ChargeRefused404: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "MANDATE_NOT_FOUND";
         };
         /** @description The charge breaks a cap or was refused by the wallet */
         ChargeRefused422: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "PER_CHARGE_CAP_EXCEEDED" | "PERIOD_CAP_EXCEEDED" | "MANDATE_CHARGE_AMOUNT_INVALID" | "WALLET_LIMIT_EXCEEDED" | "MANDATE_CHARGE_FAILED";
         };
         /** @description The mandate is not active, or has expired */
         ChargeRefused409: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "MANDATE_INACTIVE" | "MANDATE_EXPIRED";
         };
         /** @description The wallet cannot cover the charge now */
         ChargeRefused402: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "INSUFFICIENT_FUNDS";
         };
         MandateRevoked: {
@@ -1289,7 +1346,10 @@ export interface components {
         MandateNotRevocable: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "MANDATE_NOT_REVOCABLE";
         };
         /**
@@ -1301,14 +1361,20 @@ export interface components {
         OutletNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "OUTLET_NOT_FOUND";
         };
         /** @description A QR code with this reference already exists */
         QrReferenceTaken: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "REFERENCE_TAKEN";
         };
         /** @description A national-scheme QR code of one of the merchant's outlets */
@@ -1345,7 +1411,10 @@ export interface components {
         QrCodeNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "QR_CODE_NOT_FOUND";
         };
         QrCodeDeactivated: {
@@ -1359,7 +1428,10 @@ export interface components {
         QrCodeAlreadyInactive: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "QR_CODE_ALREADY_INACTIVE";
         };
         CheckoutSessionCreated: {
@@ -1380,14 +1452,20 @@ export interface components {
         SubscriptionsNotEnabled: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "SUBSCRIPTIONS_NOT_ENABLED";
         };
         /** @description A checkout session with this reference already exists */
         CheckoutReferenceTaken: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "REFERENCE_TAKEN";
         };
         /** @description A hosted payment page for one payment or a plan */
@@ -1415,7 +1493,10 @@ export interface components {
              * @description Laari (100 laari = 1 MVR), from 100 to 500000
              */
             amount: number;
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             priceData: {
                 /**
@@ -1454,14 +1535,20 @@ export interface components {
         CheckoutSessionNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "CHECKOUT_SESSION_NOT_FOUND";
         };
         /** @description The session is already paid, expired or cancelled, or cannot be completed this way */
         CheckoutSessionClosed: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "ALREADY_COMPLETE" | "EXPIRED" | "CANCELLED" | "MODE_MISMATCH";
         };
         /** @description A plan the customer pays every cycle, renewed by the service */
@@ -1488,7 +1575,10 @@ export interface components {
              * @description Laari per cycle
              */
             amount: number;
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             /** @enum {string} */
             interval: "WEEK" | "MONTH";
@@ -1534,7 +1624,10 @@ export interface components {
         SubscriptionNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "SUBSCRIPTION_NOT_FOUND";
         };
         /** @description One cycle of a subscription and its payment */
@@ -1570,7 +1663,10 @@ export interface components {
              * @description Laari given back by refunds so far (`POST /refunds`); at most `amount`
              */
             amountRefunded: components["schemas"]["NonNegative"];
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             /** @enum {string} */
             status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
@@ -1611,49 +1707,70 @@ export interface components {
         SubscriptionNotCancellable: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "SUBSCRIPTION_NOT_CANCELLABLE";
         };
         /** @description No charge, QR payment or invoice of the merchant in this environment with that id */
         PaymentNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "CHARGE_NOT_FOUND" | "QR_PAYMENT_NOT_FOUND" | "INVOICE_NOT_FOUND";
         };
         /** @description The amount is more than remains to be refunded, or not an amount */
         RefundRefused422: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "REFUND_EXCEEDS_PAYMENT" | "REFUND_AMOUNT_INVALID";
         };
         /** @description Several of the merchant's charges (or QR payments) carry that reference: name the one to refund by its id */
         PaymentReferenceAmbiguous: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "PAYMENT_REFERENCE_AMBIGUOUS";
         };
         /** @description A refund with this reference already exists */
         RefundReferenceTaken: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "REFERENCE_TAKEN";
         };
         /** @description The payment is not settled, or has been refunded in full */
         RefundRefused409: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "PAYMENT_NOT_REFUNDABLE" | "PAYMENT_ALREADY_REFUNDED";
         };
         /** @description The merchant's balance cannot cover the refund now */
         RefundRefused402: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "INSUFFICIENT_MERCHANT_BALANCE";
         };
         /** @description Money given back to the wallet that paid: one of `chargeId`, `qrPaymentId`, `invoiceId` names the payment. laari keeps its fee (as Stripe does): a refund takes the refunded amount from the merchant's balance in full and gives no fee back, so payments minus refunds equals the merchant's balance plus fees. */
@@ -1668,7 +1785,10 @@ export interface components {
              * @description Laari given back
              */
             amount: components["schemas"]["Int"];
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             /** @enum {string} */
             status: "SUCCEEDED";
@@ -1688,7 +1808,10 @@ export interface components {
         RefundNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "REFUND_NOT_FOUND";
         };
         /** @description The merchant's available balance */
@@ -1698,7 +1821,10 @@ export interface components {
              * @description What the merchant holds now in this environment, in laari
              */
             available: number;
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             /** @enum {string} */
             environment: "test" | "live";
@@ -1737,7 +1863,10 @@ export interface components {
              * @description What the merchant's balance moved by: `gross - fee`
              */
             net: number;
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             /** @description The id of the charge, QR payment, checkout session, invoice or refund */
             sourceId: string;
@@ -1751,14 +1880,20 @@ export interface components {
         BalanceTransactionNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "BALANCE_TRANSACTION_NOT_FOUND";
         };
         /** @description `date` is not a calendar day of the form `YYYY-MM-DD` from 2000-01-01 to 9999-12-31 */
         InvalidReportDate: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "INVALID_DATE";
         };
         /**
@@ -1770,7 +1905,10 @@ export interface components {
         WebhookEndpointLimitReached: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "WEBHOOK_ENDPOINT_LIMIT_REACHED";
         };
         /** @description Where the merchant receives events */
@@ -1794,7 +1932,10 @@ export interface components {
         WebhookEndpointNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "WEBHOOK_ENDPOINT_NOT_FOUND";
         };
         WebhookEndpointDeleted: {
@@ -1844,7 +1985,10 @@ export interface components {
         EventNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "EVENT_NOT_FOUND";
         };
         /**
@@ -1865,7 +2009,10 @@ export interface components {
             status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
             title: string;
             description: string | null;
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             per_charge_cap: components["schemas"]["EventLaari"];
             period_cap: components["schemas"]["EventLaari"] | null;
@@ -1894,7 +2041,10 @@ export interface components {
              */
             mandate_id: string;
             amount: components["schemas"]["EventLaari"];
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             /** @enum {string} */
             status: "SUCCEEDED";
@@ -1916,7 +2066,10 @@ export interface components {
             mandate_id: string;
             mandate_reference: string;
             amount: components["schemas"]["Int"];
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             reference: string;
             description: string;
@@ -1933,7 +2086,10 @@ export interface components {
             qr_code_id: string;
             outlet_id: string;
             amount: components["schemas"]["EventLaari"];
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             fee: components["schemas"]["EventLaari"];
             net_amount: components["schemas"]["EventLaari"];
@@ -1953,7 +2109,10 @@ export interface components {
             status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
             plan_name: string;
             amount: components["schemas"]["EventLaari"];
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             /** @enum {string} */
             interval: "WEEK" | "MONTH";
@@ -1993,7 +2152,10 @@ export interface components {
             period_start: components["schemas"]["EventUnixSeconds"];
             period_end: components["schemas"]["EventUnixSeconds"];
             amount: components["schemas"]["EventLaari"];
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             /** @enum {string} */
             status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
@@ -2020,7 +2182,10 @@ export interface components {
             title: string;
             description: string | null;
             amount: components["schemas"]["EventLaari"];
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             price: {
                 name: string;
@@ -2055,7 +2220,10 @@ export interface components {
              * @description Laari (100 laari = 1 MVR)
              */
             amount: components["schemas"]["NonNegative"];
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             /** @enum {string} */
             status: "SUCCEEDED";
@@ -2087,7 +2255,10 @@ export interface components {
              */
             title: string;
             description: string | null;
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             /**
              * Amount
@@ -2124,42 +2295,60 @@ export interface components {
         CustomerNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "CUSTOMER_NOT_FOUND";
         };
         /** @description Too many codes sent or wrong codes tried for this approval or phone; retry after `Retry-After` seconds */
         ApprovalLimited: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "TOO_MANY_CODES" | "TOO_MANY_CODES_FOR_PHONE" | "TOO_MANY_GUESSES" | "TOO_MANY_GUESSES_FOR_PHONE";
         };
         /** @description The mandate is not waiting for the customer's approval */
         MandateNotPending: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "MANDATE_NOT_PENDING";
         };
         /** @description No such approval in progress */
         ChallengeNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "CHALLENGE_NOT_FOUND";
         };
         /** @description The code is incorrect, used or expired */
         ApprovalRefused422: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "INCORRECT" | "USED" | "EXPIRED";
         };
         /** @description Too many incorrect codes for this approval */
         ApprovalRefused429: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "LOCKED";
         };
         /** @description What the payment page shows the customer */
@@ -2181,7 +2370,10 @@ export interface components {
              * @description Laari (100 laari = 1 MVR), from 100 to 500000
              */
             amount: number;
-            /** @enum {string} */
+            /**
+             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+             * @enum {string}
+             */
             currency: "MVR";
             planName: string | null;
             interval: ("WEEK" | "MONTH") | null;
@@ -2198,21 +2390,30 @@ export interface components {
         PayerNotFound: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "PAYER_NOT_FOUND";
         };
         /** @description The wallet refused the payment: a limit, a frozen wallet, a rule, or an error */
         CheckoutPaymentDeclined422: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "WALLET_LIMIT" | "WALLET_FROZEN" | "BLOCKED_BY_RULES" | "EXECUTOR_ERROR";
         };
         /** @description The wallet cannot cover the payment */
         CheckoutPaymentDeclined402: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "INSUFFICIENT_BALANCE";
         };
         /** @description The merchant's sandbox payer wallet */
@@ -2236,35 +2437,50 @@ export interface components {
         QrPayloadInvalid: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "QR_PAYLOAD_INVALID";
         };
         /** @description The payment does not match the code */
         QrPaymentRefused422: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "PAYLOAD_MISMATCH" | "AMOUNT_MISMATCH" | "AMOUNT_REQUIRED";
         };
         /** @description The wallet refused the payment: a limit, a frozen wallet, a rule, or an error */
         QrPaymentDeclined422: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "WALLET_LIMIT" | "WALLET_FROZEN" | "BLOCKED_BY_RULES" | "EXECUTOR_ERROR";
         };
         /** @description The code is inactive, expired or already paid */
         QrPaymentRefused409: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "INACTIVE" | "EXPIRED" | "ALREADY_PAID";
         };
         /** @description The wallet cannot cover the payment */
         QrPaymentDeclined402: {
             /** @description What went wrong, in words a person can act on */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description A stable UPPER_SNAKE constant naming the error; each error's schema declares its own
+             * @enum {string}
+             */
             code: "INSUFFICIENT_BALANCE";
         };
         CheckoutSettled: {
@@ -2912,7 +3128,10 @@ export interface operations {
                          * @description Laari (100 laari = 1 MVR), from 100 to 500000
                          */
                         amount: number;
-                        /** @enum {string} */
+                        /**
+                         * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                         * @enum {string}
+                         */
                         currency: "MVR";
                         /** @enum {string} */
                         status: "SUCCEEDED";
@@ -4297,6 +4516,7 @@ export interface operations {
                      * @description Laari to pay
                      */
                     amount: number;
+                    /** @description Not used in `PAYMENT` mode: omit it, or send `null` */
                     price_data?: null;
                 } | {
                     /**
@@ -5874,7 +6094,10 @@ export interface operations {
                          * @description Laari given back
                          */
                         amount: components["schemas"]["Int"];
-                        /** @enum {string} */
+                        /**
+                         * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                         * @enum {string}
+                         */
                         currency: "MVR";
                         /** @enum {string} */
                         status: "SUCCEEDED";
@@ -10411,7 +10634,10 @@ export interface operations {
     "testHelpers.payQrCode": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key (for 72 hours) replays the first response byte for byte, with the header `Idempotent-Replay: true`. The same key with another body is refused (`422`); while the first request runs, `409`. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10434,6 +10660,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10472,6 +10700,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10489,6 +10719,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10506,6 +10738,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10523,6 +10757,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10540,6 +10776,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10552,11 +10790,13 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"] | components["schemas"]["QrCodeNotFound"];
                 };
             };
-            /** @description The code is inactive, expired or already paid */
+            /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10566,7 +10806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["QrPaymentRefused409"];
+                    "application/json": components["schemas"]["IdempotencyKeyInFlight"] | components["schemas"]["QrPaymentRefused409"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -10574,6 +10814,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10591,6 +10833,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10608,6 +10852,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10617,7 +10863,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["QrPayloadInvalid"] | components["schemas"]["QrPaymentRefused422"] | components["schemas"]["QrPaymentDeclined422"];
+                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["IdempotencyKeyReused"] | components["schemas"]["QrPayloadInvalid"] | components["schemas"]["QrPaymentRefused422"] | components["schemas"]["QrPaymentDeclined422"];
                 };
             };
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
@@ -10625,6 +10871,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10644,6 +10892,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10661,7 +10911,10 @@ export interface operations {
     "testHelpers.payCheckoutSession": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key (for 72 hours) replays the first response byte for byte, with the header `Idempotent-Replay: true`. The same key with another body is refused (`422`); while the first request runs, `409`. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description The checkout session's UUID, or the merchant's reference for it */
                 id: string;
@@ -10675,6 +10928,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10692,6 +10947,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10709,6 +10966,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10726,6 +10985,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10743,6 +11004,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10760,6 +11023,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10772,11 +11037,13 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"] | components["schemas"]["CheckoutSessionNotFound"];
                 };
             };
-            /** @description The session is already paid, expired or cancelled, or cannot be completed this way */
+            /** @description A request with this `Idempotency-Key` is still running; retry it later */
             409: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10786,7 +11053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckoutSessionClosed"];
+                    "application/json": components["schemas"]["IdempotencyKeyInFlight"] | components["schemas"]["CheckoutSessionClosed"];
                 };
             };
             /** @description The body is larger than the service accepts (1 MiB unless configured) */
@@ -10794,6 +11061,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10811,6 +11080,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10828,6 +11099,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10837,7 +11110,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["CheckoutPaymentDeclined422"];
+                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["IdempotencyKeyReused"] | components["schemas"]["CheckoutPaymentDeclined422"];
                 };
             };
             /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
@@ -10845,6 +11118,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10864,6 +11139,8 @@ export interface operations {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
                     "Request-Id"?: string;
+                    /** @description `true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replay"?: "true";
                     /** @description Requests the bucket holds */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -11121,7 +11398,10 @@ export interface operations {
                             status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
                             title: string;
                             description: string | null;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                             * @enum {string}
+                             */
                             currency: "MVR";
                             /**
                              * int
@@ -11209,7 +11489,10 @@ export interface operations {
                             status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
                             title: string;
                             description: string | null;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                             * @enum {string}
+                             */
                             currency: "MVR";
                             /**
                              * int
@@ -11297,7 +11580,10 @@ export interface operations {
                             status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
                             title: string;
                             description: string | null;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                             * @enum {string}
+                             */
                             currency: "MVR";
                             /**
                              * int
@@ -11386,7 +11672,10 @@ export interface operations {
                              * @description Laari (100 laari = 1 MVR)
                              */
                             amount: number;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                             * @enum {string}
+                             */
                             currency: "MVR";
                             /** @enum {string} */
                             status: "SUCCEEDED";
@@ -11469,7 +11758,10 @@ export interface operations {
                              * @description an integer
                              */
                             amount: number;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                             * @enum {string}
+                             */
                             currency: "MVR";
                             reference: string;
                             description: string;
@@ -11540,7 +11832,10 @@ export interface operations {
                              * @description Laari (100 laari = 1 MVR)
                              */
                             amount: number;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                             * @enum {string}
+                             */
                             currency: "MVR";
                             /** @enum {string} */
                             interval: "WEEK" | "MONTH";
@@ -11653,7 +11948,10 @@ export interface operations {
                              * @description Laari (100 laari = 1 MVR)
                              */
                             amount: number;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                             * @enum {string}
+                             */
                             currency: "MVR";
                             /** @enum {string} */
                             status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
@@ -11743,7 +12041,10 @@ export interface operations {
                              * @description Laari (100 laari = 1 MVR)
                              */
                             amount: number;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                             * @enum {string}
+                             */
                             currency: "MVR";
                             /** @enum {string} */
                             status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
@@ -11820,7 +12121,10 @@ export interface operations {
                              * @description Laari (100 laari = 1 MVR)
                              */
                             amount: number;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                             * @enum {string}
+                             */
                             currency: "MVR";
                             /** @enum {string} */
                             interval: "WEEK" | "MONTH";
@@ -11920,7 +12224,10 @@ export interface operations {
                              * @description Laari (100 laari = 1 MVR)
                              */
                             amount: number;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                             * @enum {string}
+                             */
                             currency: "MVR";
                             /** @enum {string} */
                             interval: "WEEK" | "MONTH";
@@ -12023,7 +12330,10 @@ export interface operations {
                              * @description Laari (100 laari = 1 MVR)
                              */
                             amount: number;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                             * @enum {string}
+                             */
                             currency: "MVR";
                             price: {
                                 name: string;
@@ -12113,7 +12423,10 @@ export interface operations {
                              * @description Laari (100 laari = 1 MVR)
                              */
                             amount: number;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                             * @enum {string}
+                             */
                             currency: "MVR";
                             /**
                              * int
@@ -12187,7 +12500,10 @@ export interface operations {
                              * @description Laari (100 laari = 1 MVR)
                              */
                             amount: number;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
+                             * @enum {string}
+                             */
                             currency: "MVR";
                             /** @enum {string} */
                             status: "SUCCEEDED";
