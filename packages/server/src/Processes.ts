@@ -161,7 +161,10 @@ export const supervise = (
       let started = 1
       for (let i = 1; i < count; i++)
         fork(true, i).once("listening", () => {
-          if (++started === count) console.log(Logs.line(format, `laari: all ${count} processes listening`))
+          if (++started === count)
+            console.log(
+              Logs.line(format, `laari: all ${count} processes listening on one port (LAARI_PROCESSES)`)
+            )
         })
     }
     first.on("message", onReady)

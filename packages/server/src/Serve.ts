@@ -95,13 +95,23 @@ const configurationError = (line: string) =>
     Effect.zipRight(Effect.sync(() => process.exit(Startup.ConfigExitCode)))
   )
 
-/** The service: one process, or with `LAARI_PROCESSES=N` a supervisor of N sharing one port and token. */
+/**
+ * The service: one process, or with `LAARI_PROCESSES=N` a supervisor of N sharing one port and token. On
+ * PGlite it holds the data directory from the start (`DataDir.lock`): a second service on the same one
+ * is refused at once, in one line naming the process that has it.
+ */
 export const run = Effect.gen(function* () {
   yield* Config.fromEnv.pipe(
-    Effect.flatMap((config) => DataDir.prepare(config.dataDir ?? Config.defaults.dataDir)),
+    Effect.tap((config) => DataDir.prepare(config.dataDir ?? Config.defaults.dataDir)),
+    Effect.tap((config) =>
+      config.databaseUrl === undefined
+        ? DataDir.lock(config.dataDir ?? Config.defaults.dataDir, `the laari service on port ${config.port}`)
+        : Effect.void
+    ),
     Effect.catchTag("DataDirExposed", (e) =>
       Console.error(`laari: ${e.message}`).pipe(Effect.zipRight(Effect.sync(() => process.exit(1))))
-    )
+    ),
+    Effect.catchTag("DataDirInUse", (e) => configurationError(e.message))
   )
   const plan = yield* Effect.try(() => Processes.plan(process.env)).pipe(
     Effect.catchAll((e) =>
@@ -120,8 +130,9 @@ export const run = Effect.gen(function* () {
     const token = OpsToken.resolveToken(config.opsToken, config.dataDir ?? Config.defaults.dataDir)
     const env: Record<string, string> =
       token.source === "env" ? {} : { LAARI_OPS_TOKEN: token.value, [TokenSourceEnv]: token.source }
+    // Nothing said before the first process has opened the database: an error of configuration it meets
+    // is the first line and the only one (`Processes.supervise` says how many listen, once they do).
     const format = yield* Logs.formatFromEnv
-    yield* Console.log(Logs.line(format, `laari: ${plan.processes} processes on one port (LAARI_PROCESSES)`))
     // Uninterruptible: on SIGTERM the supervisor stops its processes and waits for them itself; the
     // runtime's own handling would otherwise end this process at once and cut their connections.
     const code = yield* Effect.uninterruptible(
@@ -133,4 +144,4 @@ export const run = Effect.gen(function* () {
   if (Processes.isPrimary() && plan.reason !== undefined && process.env.LAARI_PROCESSES)
     yield* Console.log(Logs.line(yield* Logs.formatFromEnv, `laari: one process (${plan.reason})`))
   return yield* serveOne
-})
+}).pipe(Effect.scoped)

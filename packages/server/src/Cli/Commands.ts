@@ -53,8 +53,12 @@ const migrate = Command.make("migrate", {}, () =>
   Effect.gen(function* () {
     const config = yield* ServerConfig.fromEnv
     const Migrate = yield* loadMigrate
-    if (config.databaseUrl === undefined)
-      yield* DataDir.prepare(config.dataDir ?? ServerConfig.defaults.dataDir)
+    if (config.databaseUrl === undefined) {
+      const dir = config.dataDir ?? ServerConfig.defaults.dataDir
+      yield* DataDir.prepare(dir)
+      // Refused before a word of progress when a service (or another migrate) has the directory.
+      yield* DataDir.lock(dir, "laari migrate")
+    }
     const target =
       config.databaseUrl === undefined ? `PGlite in ${config.dataDir}` : "PostgreSQL (DATABASE_URL)"
     const { names } = Migrate
@@ -71,7 +75,7 @@ const migrate = Command.make("migrate", {}, () =>
         ? "The schema is up to date."
         : `${applied.length} applied in ${Duration.format(Duration.millis(Date.now() - started))}; the schema is up to date.`
     )
-  }).pipe(Remote.report(""))
+  }).pipe(Effect.scoped, Remote.report(""))
 ).pipe(
   Command.withDescription("Bring the database schema up to date (the service also does it when it starts)")
 )

@@ -103,6 +103,14 @@ export const make = (
   options: PgliteClientConfig = {}
 ): Effect.Effect<PgliteClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function* () {
+    // One process at a time on a directory (the service takes it sooner, and this shares its hold).
+    if (options.dataDir !== undefined) {
+      const dir = options.dataDir
+      yield* Effect.promise(() => mkdir(dir, { recursive: true }))
+      yield* DataDir.lock(dir).pipe(
+        Effect.mapError((cause) => new SqlError({ cause, message: cause.message }))
+      )
+    }
     // Closing matters: an open instance keeps the Node process alive. `close` waits for
     // queries PGlite has already accepted.
     const pglite = yield* Effect.acquireRelease(open(options.dataDir), (db) =>
