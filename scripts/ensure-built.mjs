@@ -19,9 +19,10 @@
  * With an entry (what `pnpm start` and `pnpm laari` do), the entry runs in this same process, as if it
  * had been started as `node <entry> [args]`: one `node` starting instead of two, about 0.1 s of every call.
  */
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import * as Path from "node:path"
+import { createInterface } from "node:readline"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
 const root = Path.resolve(fileURLToPath(import.meta.url), "../..")
@@ -86,8 +87,9 @@ export const staleness = ({ root, tsconfig, stamp, outputs, bundles = [] }) => {
 }
 
 /**
- * Builds when stale (with `build`, by default `tsc -b` then each script of `bundles`); returns whether it
- * built. Throws when the build fails.
+ * Builds when stale (with `build`, by default `tsc -b` then each script of `bundles`, in silence but for
+ * their errors); returns whether it built. Throws when the build fails. A `build` that returns a promise
+ * (`buildWithProgress`) makes this return one too.
  */
 export const ensureBuilt = ({
   root,
@@ -108,11 +110,112 @@ export const ensureBuilt = ({
   if (reason === undefined) return false
   const startedAt = Date.now()
   console.error(`building the service (${reason})`)
-  build(reason)
-  mkdirSync(Path.dirname(stamp), { recursive: true })
-  writeFileSync(stamp, String(startedAt))
-  return true
+  const built = () => {
+    mkdirSync(Path.dirname(stamp), { recursive: true })
+    writeFileSync(stamp, String(startedAt))
+    return true
+  }
+  const running = build(reason)
+  return running instanceof Promise ? running.then(built) : built()
 }
+
+/** The project whose compiling `tsc -b --verbose` announces in `line` (its tsconfig), if it does. */
+export const compiling = (line) => /^\S.* - Building project '(.+)'\.\.\.\s*$/.exec(line)?.[1]
+
+/** `tsc -b --verbose`'s own messages, which the progress lines replace; anything else (errors) is shown. */
+const verboseMessage =
+  /^\S.* - (Projects in this build:|Project '|Building project '|Updating output timestamps|Updating unchanged output timestamps|Skipping build of project|A non-dry build would)/
+
+const signals = ["SIGTERM", "SIGINT", "SIGHUP"]
+
+/**
+ * Runs `node ...args` in `cwd`, each line of its output to `onLine` (or straight through without one). A
+ * signal to stop this process is passed on to it, and once it has ended this process ends as that signal
+ * says: a `pnpm start` stopped while it builds leaves no compiler running.
+ */
+const step = (args, cwd, onLine) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd,
+      stdio: ["ignore", onLine === undefined ? "inherit" : "pipe", "inherit"]
+    })
+    let stoppedBy
+    const forward = (signal) => {
+      stoppedBy = signal
+      child.kill(signal)
+    }
+    for (const signal of signals) process.on(signal, forward)
+    if (onLine !== undefined) createInterface({ input: child.stdout, crlfDelay: Infinity }).on("line", onLine)
+    child.once("error", reject)
+    child.once("close", (code, signal) => {
+      for (const s of signals) process.off(s, forward)
+      if (stoppedBy !== undefined) process.kill(process.pid, stoppedBy)
+      else if (code === 0) resolve()
+      else reject(new Error(`${Path.basename(args[0])} ended with ${signal ?? `status ${code}`}`))
+    })
+  })
+
+/**
+ * The build `pnpm start` and `pnpm laari` run: `tsc -b` then each script of `bundles`, saying as it goes
+ * what it is doing and for how long it has been at it (`log`), and again after `quietMs` of silence, so a
+ * first build's minute is not a minute of nothing. The compiler's errors are shown as it prints them.
+ */
+export const buildWithProgress =
+  ({
+    root,
+    tsconfig,
+    bundles = [],
+    tsc = Path.join(root, "node_modules/typescript/bin/tsc"),
+    log = (line) => process.stderr.write(`${line}\n`),
+    show = (line) => process.stdout.write(`${line}\n`),
+    quietMs = 10_000
+  }) =>
+  async () => {
+    const startedAt = Date.now()
+    const elapsed = () => `${Math.round((Date.now() - startedAt) / 1000)} s`
+    let doing
+    let saidAt
+    const say = (what) => {
+      doing = what
+      saidAt = Date.now()
+      log(`  ${what} (${elapsed()})`)
+    }
+    say("starting tsc -b")
+    const quiet = setInterval(
+      () => {
+        if (Date.now() - saidAt < quietMs) return
+        saidAt = Date.now()
+        log(`  still ${doing} (${elapsed()})`)
+      },
+      Math.min(quietMs, 1_000)
+    )
+    quiet.unref()
+    let listing = false
+    try {
+      await step([tsc, "-b", "--verbose", tsconfig], root, (raw) => {
+        const line = raw.replace(/\r$/, "")
+        const project = compiling(line)
+        if (project !== undefined)
+          return say(`compiling ${Path.relative(root, Path.dirname(project)) || "."}`)
+        if (verboseMessage.test(line)) {
+          listing = line.includes("Projects in this build:")
+          return
+        }
+        // The list of projects under "Projects in this build:", and the blank line after each message.
+        if (line.trim() === "" || (listing && /^\s+\* /.test(line))) return
+        listing = false
+        show(line)
+      })
+      // A bundle reads what tsc emitted: after it, in the same build, so the stamp covers both.
+      for (const script of bundles) {
+        say(`bundling with ${Path.relative(root, script)}`)
+        await step([script], root)
+      }
+      log(`built in ${elapsed()}`)
+    } finally {
+      clearInterval(quiet)
+    }
+  }
 
 /**
  * Runs the module `entry` in this process as `node <entry> ...args` would: it reads its arguments from
@@ -144,7 +247,7 @@ export const server = {
 
 if (process.argv[1] !== undefined && Path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
-    ensureBuilt(server)
+    await ensureBuilt({ ...server, build: buildWithProgress(server) })
   } catch {
     // tsc printed its errors; nothing stale runs.
     process.exit(1)

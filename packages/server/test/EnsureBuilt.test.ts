@@ -3,14 +3,16 @@
  * of change to what the build reads must make it build again, and nothing else may. A small project graph
  * in a temporary folder stands in for the service's, with a build that only counts and writes outputs.
  */
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import {
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   rmSync,
   statSync,
+  readFileSync,
   unlinkSync,
   utimesSync,
   writeFileSync
@@ -20,7 +22,14 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { duplicates } from "../../../scripts/bundle-server.mjs"
-import { ensureBuilt, runEntry, server, staleness } from "../../../scripts/ensure-built.mjs"
+import {
+  buildWithProgress,
+  compiling,
+  ensureBuilt,
+  runEntry,
+  server,
+  staleness
+} from "../../../scripts/ensure-built.mjs"
 
 let root: string
 let builds: number
@@ -274,4 +283,113 @@ describe("ensure-built", () => {
       )
     ).toEqual([])
   })
+})
+
+/**
+ * The first `pnpm start` compiles for about a minute: it says what it is compiling and bundling, with the
+ * seconds since it began, and again whenever it has said nothing for a while. Real tsc on a graph of two
+ * small projects; a bundling script that takes its time.
+ */
+describe("the build pnpm start runs", () => {
+  const repository = Path.resolve(fileURLToPath(import.meta.url), "../../../..")
+  const tsc = Path.join(repository, "node_modules/typescript/bin/tsc")
+  const composite = (extra: object = {}) =>
+    JSON.stringify({
+      compilerOptions: {
+        composite: true,
+        rootDir: "src",
+        outDir: "dist",
+        module: "esnext",
+        target: "es2022",
+        types: []
+      },
+      include: ["src"],
+      ...extra
+    })
+  const graph = (bundle: string) => {
+    write("lib/tsconfig.build.json", composite())
+    write("app/tsconfig.build.json", composite({ references: [{ path: "../lib/tsconfig.build.json" }] }))
+    write("scripts/bundle.mjs", bundle)
+    return {
+      ...project(),
+      outputs: [Path.join(root, "app/dist/deep/b.js")],
+      bundles: [Path.join(root, "scripts/bundle.mjs")],
+      tsc
+    }
+  }
+
+  it("says each project it compiles and each bundle, with the seconds since it began, and again in a silence", async () => {
+    const build = graph("setTimeout(() => {}, 700)")
+    const said: Array<string> = []
+    const shown: Array<string> = []
+    const progress = buildWithProgress({
+      ...build,
+      log: (l) => said.push(l),
+      show: (l) => shown.push(l),
+      quietMs: 200
+    })
+    expect(await ensureBuilt({ ...build, build: progress })).toBe(true)
+    const steps = said.filter((l) => !l.startsWith("  still "))
+    expect(steps.map((l) => l.replace(/\(\d+ s\)$/, "(N s)"))).toEqual([
+      "  starting tsc -b (N s)",
+      "  compiling lib (N s)",
+      "  compiling app (N s)",
+      "  bundling with scripts/bundle.mjs (N s)",
+      expect.stringMatching(/^built in \d+ s$/)
+    ])
+    // The bundle took 700 ms with nothing said: said again, what it is still doing.
+    const bundling = said.indexOf(steps[3]!)
+    expect(said[bundling + 1]).toMatch(/^ {2}still bundling with scripts\/bundle\.mjs \(\d+ s\)$/)
+    // tsc's own account of what it builds is not shown beside the progress.
+    expect(shown).toEqual([])
+    expect(staleness(build)).toBeUndefined()
+    expect(compiling("6:23:06 AM - Building project '/r/packages/core/tsconfig.build.json'...")).toBe(
+      "/r/packages/core/tsconfig.build.json"
+    )
+  }, 60_000)
+
+  it("shows the compiler's errors as it prints them, and a failed build leaves no stamp", async () => {
+    const build = graph("")
+    write("app/src/bad.ts", 'export const n: number = "one"')
+    const shown: Array<string> = []
+    const progress = buildWithProgress({ ...build, log: () => {}, show: (l) => shown.push(l) })
+    await expect(ensureBuilt({ ...build, build: progress })).rejects.toThrow()
+    expect(shown).toEqual([expect.stringMatching(/^app\/src\/bad\.ts\(1,14\): error TS2322: /)])
+    expect(staleness(build)).toBe("never built here")
+  }, 60_000)
+
+  it("a SIGTERM while it builds stops what it runs, and ends it as the signal does", async () => {
+    const pidFile = Path.join(root, "bundle.pid")
+    const build = graph(
+      `import { writeFileSync } from "node:fs"; writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => {}, 60_000)`
+    )
+    const script = Path.join(repository, "scripts/ensure-built.mjs")
+    const builder = spawn(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { buildWithProgress } from ${JSON.stringify(script)}
+         await buildWithProgress(${JSON.stringify({ root: build.root, tsconfig: build.tsconfig, bundles: build.bundles, tsc })})()`
+      ],
+      { stdio: "ignore" }
+    )
+    const exited = new Promise<{ code: number | null; signal: string | null }>((r) =>
+      builder.once("exit", (code, signal) => r({ code, signal }))
+    )
+    const deadline = Date.now() + 50_000
+    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    const bundlePid = Number(readFileSync(pidFile, "utf8"))
+    builder.kill("SIGTERM")
+    expect(await exited).toEqual({ code: null, signal: "SIGTERM" })
+    const alive = () => {
+      try {
+        process.kill(bundlePid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    expect(alive()).toBe(false)
+  }, 60_000)
 })
