@@ -27,7 +27,8 @@ import * as Problems from "./Http/Problems.js"
 import { AddressRateLimitLive } from "./Http/RateLimit.js"
 import * as RequestId from "./Http/RequestId.js"
 import * as RetryAfter from "./Http/RetryAfter.js"
-import { AuthenticationLive, OpsAuthenticationLive } from "./Http/Security.js"
+import * as Access from "./Http/Access.js"
+import { authenticationLive, OpsAuthenticationLive } from "./Http/Security.js"
 import { MandatesLive } from "./Mandates/Http.js"
 import * as Metrics from "./Observability/Metrics.js"
 import * as OAuthHttp from "./OAuth/Http.js"
@@ -93,7 +94,12 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     Operation.mount(Api, OpsWebhooksLive),
     Operation.mount(Api, HealthLive)
   ]),
-  Layer.provide([ErrorMapping, AuthenticationLive, OpsAuthenticationLive, AddressRateLimitLive])
+  Layer.provide([
+    ErrorMapping,
+    authenticationLive(Access.rules(Api)),
+    OpsAuthenticationLive,
+    AddressRateLimitLive
+  ])
 )
 
 /** The HTTP app, served on the `HttpServer` below it. */

@@ -41,7 +41,7 @@ describe("401 answers", () => {
 
   it("tell an access token from a key", async () => {
     const key = await server.request("GET", "/mandates", { key: `sk_test_${"0".repeat(48)}` })
-    expect(key.body.message).toBe("Invalid API key")
+    expect(key.body.message).toMatch(/^Invalid API key: no key of any account is this one/)
     for (const path of ["/mandates", "/graphql?query=%7B__typename%7D"]) {
       const token = await server.request("GET", path, { key: fakeToken })
       expect(token.status, path).toBe(401)

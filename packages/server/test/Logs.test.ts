@@ -2,7 +2,7 @@
  * Logs an operator can use: `Request-Id` on every response of the real server, the same id on every log
  * line written while serving the request, and `LAARI_LOG_FORMAT=json` lines that parse one by one.
  */
-import { HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { ApiKeys, Work } from "@laari/core"
 import { Seed } from "@laari/testkit"
@@ -96,9 +96,20 @@ describe("logs", () => {
         kind: "secret"
       })
       // The handler's type names the router's request services (`HttpRouter.Provided`); it uses none.
-      const bearer = (yield* Security.Authentication).bearer as (
+      const authenticate = (yield* Security.Authentication).bearer as (
         token: Redacted.Redacted<string>
-      ) => Effect.Effect<unknown, unknown>
+      ) => Effect.Effect<unknown, unknown, HttpServerRequest.HttpServerRequest>
+      // The middleware reads the request's header itself.
+      const bearer = (token: Redacted.Redacted<string>) =>
+        Effect.provideService(
+          authenticate(token),
+          HttpServerRequest.HttpServerRequest,
+          HttpServerRequest.fromWeb(
+            new Request("http://laari/balance", {
+              headers: { authorization: `Bearer ${Redacted.value(token)}` }
+            })
+          )
+        )
       const lines: Array<HashMap.HashMap<string, unknown>> = []
       const capture = Logger.replace(
         Logger.defaultLogger,
@@ -122,7 +133,7 @@ describe("logs", () => {
       ])
     }).pipe(
       Effect.provide(
-        Security.AuthenticationLive.pipe(
+        Security.authenticationLive(() => undefined).pipe(
           Layer.provideMerge(TestDatabase.pglite()),
           Layer.provide(RateLimit.memoryLayer),
           Layer.provide(Config.layer({ ...serverConfig, rateLimit: 0 }))

@@ -37,29 +37,50 @@ export const displayPrefix = (key: string): string => key.slice(0, 12)
 export const keyedDigest = (hmacHex: string): string => `h1:${hmacHex}`
 
 /**
- * The principal `key` stands for, given the stored key its hash `digest` found: none when there is no
- * such key, it is revoked, its prefix lies about kind or environment, or the hashes differ.
+ * What a presented key is: a live key's principal, a key that was issued and then revoked (the caller
+ * is told to use another, not to check what they copied), or unknown (never issued, or not shaped as one).
  */
+export type Verdict =
+  | { readonly _tag: "Valid"; readonly principal: Principal }
+  | { readonly _tag: "Revoked" }
+  | { readonly _tag: "Unknown" }
+
+const unknown: Verdict = { _tag: "Unknown" }
+const revoked: Verdict = { _tag: "Revoked" }
+
+/**
+ * The verdict on `key`, given the stored key its hash `digest` found: unknown when there is no such key,
+ * its prefix lies about kind or environment, or the hashes differ; revoked only for the very key issued.
+ */
+export const verdictOf = (key: string, digest: string, found: StoredKey | undefined): Verdict => {
+  const shape = parseKeyPrefix(key)
+  if (
+    shape === undefined ||
+    found === undefined ||
+    found.kind !== shape.kind ||
+    found.environment !== shape.environment ||
+    !constantTimeEqual(found.keyHash, digest)
+  )
+    return unknown
+  if (found.revokedAt !== null) return revoked
+  return {
+    _tag: "Valid",
+    principal: {
+      merchantId: found.merchantId,
+      environment: found.environment,
+      keyId: found.id,
+      kind: found.kind,
+      scopes: found.scopes
+    }
+  }
+}
+
+/** The principal `key` stands for: none when it is unknown or revoked (`verdictOf`). */
 export const principalOf = (
   key: string,
   digest: string,
   found: StoredKey | undefined
 ): Principal | undefined => {
-  const shape = parseKeyPrefix(key)
-  if (
-    shape === undefined ||
-    found === undefined ||
-    found.revokedAt !== null ||
-    found.kind !== shape.kind ||
-    found.environment !== shape.environment ||
-    !constantTimeEqual(found.keyHash, digest)
-  )
-    return undefined
-  return {
-    merchantId: found.merchantId,
-    environment: found.environment,
-    keyId: found.id,
-    kind: found.kind,
-    scopes: found.scopes
-  }
+  const verdict = verdictOf(key, digest, found)
+  return verdict._tag === "Valid" ? verdict.principal : undefined
 }

@@ -61,10 +61,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("laari/ApiKeys", {
       return { id, key, environment: request.environment, kind: request.kind, scopes } satisfies IssuedKey
     })
 
-    /** The principal of a presented key; `undefined` for an unknown, revoked or malformed one. */
-    const authenticate = Telemetry.fn("ApiKeys.authenticate")(function* (key: string) {
+    /** What a presented key is: its principal, revoked, or unknown (malformed ones too). */
+    const identify = Telemetry.fn("ApiKeys.identify")(function* (key: string) {
       // Text shaped like no key costs no hashing and no lookup.
-      if (parseKeyPrefix(key) === undefined) return undefined
+      if (parseKeyPrefix(key) === undefined) return ApiKey.verdictOf(key, "", undefined)
       const digested = yield* digest(key)
       let found = yield* store.findByHash(digested)
       if (found === undefined) {
@@ -76,8 +76,12 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("laari/ApiKeys", {
           found = { ...old, keyHash: digested }
         }
       }
-      return ApiKey.principalOf(key, digested, found) satisfies Principal | undefined
+      return ApiKey.verdictOf(key, digested, found)
     })
+
+    /** The principal of a presented key; `undefined` for an unknown, revoked or malformed one. */
+    const authenticate = (key: string) =>
+      Effect.map(identify(key), (v): Principal | undefined => (v._tag === "Valid" ? v.principal : undefined))
 
     const list = Telemetry.fn("ApiKeys.list")((merchantId: MerchantId) => store.list(merchantId))
 
@@ -86,6 +90,6 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("laari/ApiKeys", {
       return yield* store.revoke(merchantId, keyId, yield* DateTime.now)
     })
 
-    return { digest, issue, authenticate, list, revoke }
+    return { digest, issue, identify, authenticate, list, revoke }
   })
 }) {}

@@ -8,10 +8,9 @@
  * `IntrospectionCost`) may not pass `MaxCost` (`Engine.ts`). The engine loads on the first request.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, Redacted } from "effect"
+import { Effect } from "effect"
 import * as Answers from "../Http/Answers.js"
 import * as RateLimit from "../Http/RateLimit.js"
 import * as Security from "../Http/Security.js"
@@ -38,10 +37,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 
     const serve = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      // The key or token read as the merchant API reads it.
-      const token = yield* HttpApiBuilder.securityDecode(HttpApiSecurity.bearer)
-      const principal = yield* Security.principalOf(credentials, Redacted.value(token))
-      if (principal === undefined) return Answers.respond(Security.refusalOf(Redacted.value(token)))
+      // The key or token read as the merchant API reads it, refused in the same words.
+      const principal = yield* Security.authenticate(credentials, request.headers.authorization)
       yield* limitKey(principal.keyId)
       const body = request.method === "POST" ? yield* Effect.orElseSucceed(request.text, () => "") : null
       const { handler, run, loaders } = yield* engine
@@ -62,6 +59,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       })
     }).pipe(
       Effect.catchTags({
+        Unauthorized: (e) => Effect.succeed(Answers.respond(e)),
         RateLimited: (e) => Effect.succeed(Answers.respond(e)),
         ServiceUnavailable: (e) => Effect.succeed(Answers.respond(e))
       })

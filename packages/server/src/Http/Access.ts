@@ -7,6 +7,7 @@
  *
  * Annotations only: the API's definition, which the CLI's typed client loads, stays free of the server.
  */
+import * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
@@ -46,6 +47,22 @@ export const ruleOf = (
       Context.getOption(group.annotations, Access)
     )
   )
+
+/**
+ * The rule of each route of `api` by method and path (`/mandates/:id`), for what runs before a request
+ * is routed to its handler: the authentication, which refuses a key the rule refuses whatever it sends.
+ */
+export const rules = (api: HttpApi.HttpApi.Any): ((method: string, path: string) => Rule | undefined) => {
+  const table = new Map<string, Rule>()
+  HttpApi.reflect(api as unknown as HttpApi.HttpApi.AnyWithProps, {
+    onGroup: () => {},
+    onEndpoint: ({ group, endpoint }) => {
+      const rule = ruleOf(group, endpoint)
+      if (rule !== undefined) table.set(`${endpoint.method} ${endpoint.path}`, rule)
+    }
+  })
+  return (method, path) => table.get(`${method} ${path}`)
+}
 
 /** The endpoints of `group` that declare no rule, as `group.endpoint` (a test holds the API to none). */
 export const undeclared = (group: HttpApiGroup.HttpApiGroup.Any): ReadonlyArray<string> => {

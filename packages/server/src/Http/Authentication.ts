@@ -19,7 +19,9 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("laa
   failure: Schema.Union(
     Problems.UnauthorizedProblem,
     Problems.ServiceUnavailable,
-    Problems.RateLimitedProblem
+    Problems.RateLimitedProblem,
+    // A key its endpoint's rule refuses whatever it sends (a publishable key on a secret-key endpoint).
+    Problems.Forbidden
   ),
   security: { bearer: HttpApiSecurity.bearer }
 }) {}

@@ -8,11 +8,34 @@ import { Auth, Errors, Idempotency, Mandates, Store } from "@laari/core"
 import { Schema } from "effect"
 import * as Problem from "./Problem.js"
 
-/** `401` for a missing, unknown or revoked key, or a wrong operator token. */
+/**
+ * `401` for a missing, unknown or revoked key, or a wrong operator token. Each says what to send instead:
+ * the `code` stays `UNAUTHORIZED`, the words tell a missing header from a wrong scheme from a bad key.
+ */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
   message: Schema.String
 }) {
-  static readonly invalidKey = new Unauthorized({ message: "Invalid API key" })
+  static readonly noKey = new Unauthorized({
+    message: "No API key: send your secret key in the header `Authorization: Bearer sk_test_...`"
+  })
+  static readonly notBearer = new Unauthorized({
+    message:
+      "The Authorization header must be `Bearer ` followed by your key (`Authorization: Bearer sk_test_...`), or HTTP Basic with the key as the user name"
+  })
+  static readonly emptyBearer = new Unauthorized({
+    message: "No key after `Bearer`: send `Authorization: Bearer sk_test_...`"
+  })
+  static readonly basicWithoutKey = new Unauthorized({
+    message:
+      "HTTP Basic takes the key as the user name and no password (`curl -u sk_test_...:`); send it so, or as `Authorization: Bearer sk_test_...`"
+  })
+  static readonly invalidKey = new Unauthorized({
+    message:
+      "Invalid API key: no key of any account is this one; send a whole key as issued (it begins `sk_test_`, `sk_live_`, `pk_test_` or `pk_live_`)"
+  })
+  static readonly revokedKey = new Unauthorized({
+    message: "This API key was revoked: send another of the account's keys, or have a new one issued"
+  })
   /** An access token (`lat_...`) told apart from a key: a client then knows to request a new one. */
   static readonly invalidToken = new Unauthorized({
     message: "Invalid access token: it has expired or was revoked; request a new one at POST /oauth/token"
@@ -126,7 +149,7 @@ export const UnauthorizedProblem = Problem.plain(
   Unauthorized,
   "Unauthorized",
   401,
-  "Missing or invalid key",
+  "Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send",
   "UNAUTHORIZED"
 )
 

@@ -1160,7 +1160,7 @@ export interface components {
              */
             code: "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
         };
-        /** @description Missing or invalid key */
+        /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
         Unauthorized: {
             /** @description What went wrong, in words a person can act on */
             message: string;
@@ -2531,7 +2531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Mandate"][];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -2746,7 +2746,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -2950,7 +2950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Mandate"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -3181,7 +3181,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -3428,7 +3428,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -3638,7 +3638,7 @@ export interface operations {
                     "application/json": components["schemas"]["QrCode"][];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -3860,7 +3860,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -4064,7 +4064,7 @@ export interface operations {
                     "application/json": components["schemas"]["QrCode"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -4240,7 +4240,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"] | components["schemas"]["QrCodeAlreadyInactive"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -4599,7 +4599,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -4803,7 +4803,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -4979,7 +4979,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -5183,7 +5183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -5341,7 +5341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"][];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -5498,7 +5498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"][];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -5681,7 +5681,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -5893,7 +5893,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refund"][];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -6134,7 +6134,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -6357,7 +6357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refund"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -6506,7 +6506,7 @@ export interface operations {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -6660,7 +6660,7 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceTransactionList"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -6829,7 +6829,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvalidReportDate"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -6983,7 +6983,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"][];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -7185,7 +7185,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -7389,7 +7389,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -7582,7 +7582,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -7786,7 +7786,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointDeleted"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -7972,7 +7972,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -8185,7 +8185,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"][];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -8398,7 +8398,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -8624,7 +8624,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -8792,7 +8792,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -10104,7 +10104,7 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxPayer"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -10288,7 +10288,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -10474,7 +10474,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -10714,7 +10714,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -10961,7 +10961,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */
@@ -11201,7 +11201,7 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Missing or invalid key */
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
             401: {
                 headers: {
                     /** @description Names this request in the service's logs; quote it when reporting a problem */

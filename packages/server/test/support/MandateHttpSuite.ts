@@ -70,7 +70,10 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         ] as const) {
           const none = await server.request(method, path, { body: method === "POST" ? {} : undefined })
           expect(none.status, `${method} ${path}`).toBe(401)
-          expect(none.body).toEqual({ message: "Invalid API key", code: "UNAUTHORIZED" })
+          expect(none.body).toEqual({
+            message: "No API key: send your secret key in the header `Authorization: Bearer sk_test_...`",
+            code: "UNAUTHORIZED"
+          })
           const wrong = await server.request(method, path, {
             key: "sk_test_doesnotexist0000",
             body: method === "POST" ? {} : undefined

@@ -109,6 +109,13 @@ export const tests = (it: It): void => {
         expect(yield* keys.revoke(merchant.id, issued.id)).toBe(false)
         expect(yield* keys.authenticate(issued.key)).toBeUndefined()
         expect((yield* keys.authenticate(restricted.key))?.keyId).toBe(restricted.id)
+        // A revoked key is told apart from one never issued, which stays unknown under any prefix.
+        expect(yield* keys.identify(issued.key)).toEqual({ _tag: "Revoked" })
+        expect(yield* keys.identify(issued.key.replace("sk_test_", "sk_live_"))).toEqual({ _tag: "Unknown" })
+        const altered = `${issued.key.slice(0, -1)}${issued.key.endsWith("0") ? "1" : "0"}`
+        expect(yield* keys.identify(altered)).toEqual({ _tag: "Unknown" })
+        expect(yield* keys.identify("not a key")).toEqual({ _tag: "Unknown" })
+        expect((yield* keys.identify(restricted.key))._tag).toBe("Valid")
       })
     )
 
