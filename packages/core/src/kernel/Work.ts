@@ -16,6 +16,13 @@ export interface Job {
   readonly nextDueAt: Effect.Effect<DateTime.Utc | undefined, ServiceUnavailable>
   /** Set when the job runs its own real-time worker, so the pollers leave it to the manual clock. */
   readonly ownWorker?: boolean
+  /**
+   * Runs `effect` with the job's own real-time worker stood aside, nothing it started still in flight.
+   * An advance of a manual clock holds it throughout: an item the worker leased at one moment would
+   * otherwise look free once the clock jumped past its lease (and go out twice), and an item in flight
+   * would hide the due work behind it from the advance.
+   */
+  readonly exclusive?: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
 /** The jobs a process runs. */
@@ -120,14 +127,17 @@ export const makeManualClock = (startMillis: number): ManualClock => {
 
 /**
  * Moves `manual` forward to `target`, stopping at every moment work becomes due on the way and running
- * all jobs to quiescence there. Returns how many items were handled.
+ * all jobs to quiescence there, each job's real-time worker stood aside (`Job.exclusive`). `reached` is
+ * told each moment before the clock shows it or any work runs at it, so a host can keep the clock where
+ * a crash part way finds it no earlier than the work committed. Returns how many items were handled.
  */
-export const advanceTo = (
+export const advanceTo = <E = never>(
   manual: ManualClock,
   jobs: ReadonlyArray<Job>,
-  target: DateTime.Utc
-): Effect.Effect<number, ServiceUnavailable> =>
-  Effect.gen(function* () {
+  target: DateTime.Utc,
+  reached: (millis: number) => Effect.Effect<void, E> = () => Effect.void
+): Effect.Effect<number, ServiceUnavailable | E> => {
+  const advance = Effect.gen(function* () {
     const goal = DateTime.toEpochMillis(target)
     let total = yield* runUntilQuiet(jobs)
     for (;;) {
@@ -137,8 +147,16 @@ export const advanceTo = (
         const ms = DateTime.toEpochMillis(d)
         return ms > manual.now() && ms <= goal && (min === undefined || ms < min) ? ms : min
       }, undefined)
-      manual.set(next ?? goal)
+      const at = Math.max(manual.now(), next ?? goal)
+      yield* reached(at)
+      manual.set(at)
       total += yield* runUntilQuiet(jobs)
       if (next === undefined) return total
     }
-  }).pipe(Effect.withClock(manual.clock))
+  })
+  const held = jobs.reduce<Effect.Effect<number, ServiceUnavailable | E>>(
+    (effect, job) => (job.exclusive === undefined ? effect : job.exclusive(effect)),
+    advance
+  )
+  return held.pipe(Effect.withClock(manual.clock))
+}

@@ -1,8 +1,10 @@
 /**
  * The server's clock: the system clock, or with `LAARI_CLOCK=manual` a clock that moves only when an
  * operator advances it, running every piece of work that became due on the way (DESIGN section 5).
- * The manual clock's time is kept in the database after every advance, so a restart goes on from it
- * (events stay in order, pending retries keep their due times); a new database starts it at wall time.
+ * The manual clock's time is kept in the database, so a restart goes on from it (events stay in order,
+ * pending retries keep their due times); a new database starts it at wall time. An advance keeps each
+ * moment it stops at before any work runs there, so a crash part way never leaves the kept time behind
+ * work already committed.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { type Errors, Work } from "@laari/core"
@@ -32,20 +34,18 @@ export const layer = Layer.unwrapEffect(
     )
     const manual = Work.makeManualClock(saved[0] === undefined ? Date.now() : Number(saved[0].now_ms))
     // The clock never goes back, here or in the database.
-    const save = Repository.guard(
-      Effect.suspend(
-        () => sql`INSERT INTO manual_clock (id, now_ms) VALUES (true, ${manual.now()})
+    const save = (millis: number) =>
+      Repository.guard(
+        sql`INSERT INTO manual_clock (id, now_ms) VALUES (true, ${millis})
           ON CONFLICT (id) DO UPDATE SET now_ms = GREATEST(manual_clock.now_ms, EXCLUDED.now_ms)`
-      )
-    )
-    yield* Effect.orDie(save)
+      ).pipe(Effect.asVoid)
+    yield* Effect.orDie(save(manual.now()))
     const service = Layer.effect(
       Clockwork,
       Effect.map(Work.Jobs, (jobs) => ({
         mode: "manual" as const,
         manual,
-        advanceTo: (target: DateTime.Utc) =>
-          Work.advanceTo(manual, jobs, target).pipe(Effect.ensuring(Effect.ignore(save)))
+        advanceTo: (target: DateTime.Utc) => Work.advanceTo(manual, jobs, target, save)
       }))
     )
     return Layer.merge(service, Layer.setClock(manual.clock))

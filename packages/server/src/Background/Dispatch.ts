@@ -4,7 +4,9 @@
  * sent and recorded by `send`. In real time the worker is woken by the outbox's `NOTIFY` (and a
  * one-second poll as a fallback, so retries fall due without one) and keeps up to `concurrency` items in
  * flight, at most `perGroup` per group (a webhook endpoint), so a slow or dead receiver holds a few slots
- * and never the whole worker. On a manual clock, advancing the clock runs the same items through the `Job`.
+ * and never the whole worker. On a manual clock, advancing the clock runs the same items through the `Job`,
+ * with the real-time worker stood aside meanwhile (`Job.exclusive`): it claims nothing, and what it
+ * started has finished, so no attempt is sent by both and nothing of the worker's hides due work.
  */
 import type { Errors, Work } from "@laari/core"
 import { DateTime, Effect, FiberSet, Queue, type Scope, Stream } from "effect"
@@ -49,6 +51,10 @@ export const make = <A>(source: Source<A>, limits: Limits): Effect.Effect<Dispat
     const wakeups = yield* Queue.sliding<void>(1)
     const inFlight = new Map<string, number>()
     let total = 0
+    // The worker claims holding `claiming`, and each item it starts holds one of `flying`'s permits until
+    // it is recorded: whoever holds `claiming` and every permit has the items to itself.
+    const claiming = yield* Effect.makeSemaphore(1)
+    const flying = yield* Effect.makeSemaphore(limits.concurrency)
 
     const busy = () => [...inFlight].flatMap(([id, n]) => (n >= limits.perGroup ? [id] : []))
 
@@ -70,13 +76,15 @@ export const make = <A>(source: Source<A>, limits: Limits): Effect.Effect<Dispat
         for (const item of claimed) {
           const group = source.group(item)
           track(group, 1)
+          // At most `concurrency` are in flight, so a permit is free.
+          yield* flying.take(1)
           yield* FiberSet.run(
             fibers,
             source.send(item).pipe(
               Effect.ensuring(
                 Effect.suspend(() => {
                   track(group, -1)
-                  return wakeups.offer(undefined)
+                  return Effect.zipRight(flying.release(1), wakeups.offer(undefined))
                 })
               )
             )
@@ -85,6 +93,7 @@ export const make = <A>(source: Source<A>, limits: Limits): Effect.Effect<Dispat
         started += claimed.length
       }
     }).pipe(
+      claiming.withPermits(1),
       Effect.catchAllCause((cause) =>
         Effect.as(Effect.logWarning(`claiming ${source.name} failed`, cause), 0)
       )
@@ -103,7 +112,11 @@ export const make = <A>(source: Source<A>, limits: Limits): Effect.Effect<Dispat
           handled += claimed.length
         }
       }),
-      nextDueAt: source.nextDueAt
+      nextDueAt: source.nextDueAt,
+      exclusive: (effect) =>
+        claiming
+          .withPermits(1)(flying.withPermits(limits.concurrency)(effect))
+          .pipe(Effect.ensuring(wakeups.offer(undefined)))
     }
 
     return { job, fill, wakeups }
