@@ -162,9 +162,9 @@ describe("Sender", () => {
     return { server, url, close: () => new Promise((r) => server.close(r)) }
   }
 
-  it("sends an attempt again, once, when the endpoint closed the reused connection under it", async () => {
-    // The keep-alive race, made certain: a connection's second request is dropped unanswered, as by an
-    // endpoint closing the idle connection just as the attempt is written.
+  it("sends an attempt once, even when the endpoint closed the reused connection under it: a failed attempt", async () => {
+    // The keep-alive race, made certain: a connection's second request reaches the endpoint and is dropped
+    // unanswered. The endpoint saw it, so sending it again would be a request the log never shows.
     const seen = new WeakMap<object, number>()
     let requests = 0
     const endpoint = await serve((req, res) => {
@@ -175,6 +175,9 @@ describe("Sender", () => {
       else req.resume().on("end", () => res.end("ok"))
     })
     expect(await send(endpoint.url)).toMatchObject({ status: 200, error: null })
+    expect(await send(endpoint.url)).toMatchObject({ status: null, error: "connection reset" })
+    expect(requests).toBe(2)
+    // The next attempt goes on a connection of its own.
     expect(await send(endpoint.url)).toMatchObject({ status: 200, error: null })
     expect(requests).toBe(3)
     await endpoint.close()

@@ -65,16 +65,6 @@ const agents = {
   publicHttps: new https.Agent({ ...keepAlive, lookup: publicLookup })
 }
 
-/**
- * A reused connection the endpoint closed as the attempt was written: nothing of the answer came, so the
- * attempt goes again, once (Node's documented remedy, `request.reusedSocket`), rather than counting as the
- * endpoint's failure. The endpoint may have seen it; deliveries are at least once.
- */
-const closedUnderUs = (req: http.ClientRequest, error: unknown): boolean => {
-  const code = (error as { readonly code?: unknown }).code
-  return req.reusedSocket && (code === "ECONNRESET" || code === "EPIPE")
-}
-
 const describe = (error: unknown, timedOut: boolean): string => {
   if (timedOut) return `timed out after ${Duration.toSeconds(Webhook.AttemptTimeout)} s`
   const e = error as { readonly code?: string; readonly message?: string }
@@ -119,7 +109,11 @@ const attempt = (request: Request, signal: AbortSignal): Promise<Response> =>
         : agents.http
     const send = secure ? https.request : http.request
     const body = Buffer.from(request.body, "utf8")
-    const post = (again: boolean): void => {
+    // One request an attempt, never sent again inside it: the endpoint may have seen the first (a reset
+    // can come after its handler ran), and what reaches it must be an attempt of the log. A reused
+    // connection the endpoint closed under the attempt is a failed attempt, retried on the schedule;
+    // the idle timeout above keeps that race rare.
+    const post = (): void => {
       const req = send(url, {
         method: "POST",
         agent,
@@ -131,16 +125,11 @@ const attempt = (request: Request, signal: AbortSignal): Promise<Response> =>
           "user-agent": request.userAgent ?? "laari-webhooks/2026-07-01"
         }
       })
-      req.on("error", (error) => {
-        if (again && !responded && !signal.aborted && closedUnderUs(req, error)) return post(false)
-        done({ status: null, body: null, error: describe(error, signal.aborted) })
-      })
+      req.on("error", (error) => done({ status: null, body: null, error: describe(error, signal.aborted) }))
       req.on("response", (res) => answered(res))
       req.end(body)
     }
-    let responded = false
     const answered = (res: http.IncomingMessage): void => {
-      responded = true
       const status = res.statusCode ?? 0
       const chunks: Array<Buffer> = []
       let size = 0
@@ -165,7 +154,7 @@ const attempt = (request: Request, signal: AbortSignal): Promise<Response> =>
       res.on("error", finish)
       res.on("aborted", finish)
     }
-    post(true)
+    post()
   })
 
 /** Makes one attempt; never fails, every failure is an outcome. */
