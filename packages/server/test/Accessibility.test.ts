@@ -124,6 +124,15 @@ const stage = async () => {
   ).body.id as string
   // Part of it given back: the wallet and the dashboard show refunded amounts.
   ok(await server.request("POST", "/refunds", { key: m.live, body: { charge_id: charge, amount: 2_500 } }))
+  // A charge above the cap: refused, listed on the mandate's page with its code.
+  ok(
+    await server.request("POST", `/mandates/${approved}/charges`, {
+      key: m.live,
+      headers: { "idempotency-key": F.unique("k") },
+      body: { amount: 150_001, description: "Order 1043" }
+    }),
+    422
+  )
   const declined = await mandate("Magazine")
   await answer(declined, "decline")
 
@@ -158,6 +167,13 @@ const stage = async () => {
     await server.request("POST", "/qr-codes", {
       key: m.live,
       body: { outlet_id: m.outletId, title: "Till 1" }
+    })
+  )
+  // The newest code: a dynamic one, whose page draws it.
+  ok(
+    await server.request("POST", "/qr-codes", {
+      key: m.live,
+      body: { outlet_id: m.outletId, type: "DYNAMIC", amount: 4_500, title: "Table 9" }
     })
   )
   ok(
@@ -386,6 +402,14 @@ describe.skipIf(!B.available)("axe-core on every page, in English and Dhivehi", 
       await visit("dashboard-qr-code", `/dashboard/qr-codes/${codes.body[0].id}`, 200)
       const endpoints = await server.request("GET", "/webhook-endpoints", { key: s.m.live })
       await visit("dashboard-webhook", `/dashboard/webhooks/${endpoints.body[0].id}`, 200)
+      // The detail pages every id links to.
+      await visit("dashboard-charge", `/dashboard/charges/${s.charge}`, 200)
+      const refunds = await server.request("GET", `/refunds?charge_id=${s.charge}`, { key: s.m.live })
+      await visit("dashboard-refund-detail", `/dashboard/refunds/${refunds.body[0].id}`, 200)
+      await visit("dashboard-invoice", `/dashboard/invoices/${invoices.body[0].id}`, 200)
+      await visit("dashboard-checkout-session", `/dashboard/checkout-sessions/${s.paid}`, 200)
+      const events = await server.request("GET", "/events", { key: s.m.live })
+      await visit("dashboard-event", `/dashboard/events/${events.body[0].id}`, 200)
       await ctx.close()
       const refused = findings.filter((f) => !accepted(f))
       expect(refused, JSON.stringify(refused, null, 2)).toEqual([])

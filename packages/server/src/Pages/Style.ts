@@ -79,6 +79,8 @@ fieldset{border:1px solid #dfe3ec;border-radius:.5rem;margin:.75rem 0}
 fieldset label{display:inline-flex;gap:.35rem;font-weight:400;margin:.2rem 1rem .2rem 0}
 input[type=url],input[type=password],select{width:100%;font-size:1rem;padding:.55rem .65rem;border:2px solid #8a94a8;border-radius:.5rem}
 form.inline{display:inline}
+fieldset{min-width:0}
+fieldset label{max-width:100%;overflow-wrap:anywhere}
 table.facts th{width:min(11rem,35%)}
 table.facts td{overflow-wrap:anywhere}
 pre.envelope{white-space:pre-wrap;overflow-wrap:anywhere;background:#f4f6fa;padding:.75rem;border-radius:.5rem;font-size:.85rem;text-align:left}
