@@ -87,11 +87,30 @@ describe("guessing at secrets", { timeout: 120_000 }, () => {
     // Spread over addresses, each under its own limit.
     for (let i = 0; i < capacity; i++)
       expect((await token(`127.0.1.${1 + (i % 10)}`, id, `guess-${i}`)).status).toBe(401)
-    const refused = await token("127.0.2.1", id, "guess")
-    expect(refused.status).toBe(429)
+    // Past the ceiling (and the little it refilled meanwhile), from addresses it never saw: refused.
+    let refused: Answer | undefined
+    for (let i = 1; i <= 10 && refused === undefined; i++) {
+      const answer = await token(`127.0.2.${i}`, id, "guess")
+      if (answer.status === 429) refused = answer
+      else expect(answer.status).toBe(401)
+    }
+    expect(refused?.status).toBe(429)
+    if (refused === undefined) return
     expect(refused.body.error).toBe("slow_down")
     // Another client is not held back.
     expect((await token("127.0.2.1", client.client_id, client.client_secret)).status).toBe(200)
+  })
+
+  it("a stranger guessing at a client from one address locks only that address out, never the client", async () => {
+    // Far more than the client's ceiling, from one address: its own lock comes first.
+    const started = Date.now()
+    let tried = 0
+    for (let i = 0; i < RateLimit.GuessesPerClient.capacity + 20; i++)
+      if ((await token("127.0.5.1", client.client_id, `guess-${i}`)).status === 401) tried++
+    const seconds = Math.ceil((Date.now() - started) / 1000)
+    expect(tried).toBeLessThanOrEqual(RateLimit.GuessesPerAddress.capacity + seconds)
+    expect((await token("127.0.5.1", client.client_id, client.client_secret)).status).toBe(429)
+    expect((await token("127.0.5.2", client.client_id, client.client_secret)).status).toBe(200)
   })
 
   it("locks an address out of /ops after wrong operator tokens; the right one from elsewhere works", async () => {
@@ -116,5 +135,82 @@ describe("guessing at secrets", { timeout: 120_000 }, () => {
       expect((await ops("127.0.4.1", TestServer.OpsToken)).status).toBe(200)
       expect((await token("127.0.4.1", client.client_id, client.client_secret)).status).toBe(200)
     }
+  })
+})
+
+/** Guesses sent at once, `width` at a time; the statuses in order. */
+const burst = async (count: number, width: number, send: (i: number) => Promise<Answer>) => {
+  const statuses: Array<number> = []
+  for (let i = 0; i < count; i += width)
+    statuses.push(
+      ...(await Promise.all(Array.from({ length: Math.min(width, count - i) }, (_, j) => send(i + j)))).map(
+        (a) => a.status
+      )
+    )
+  return statuses
+}
+
+describe("guessing limits are a security control: they hold with LAARI_RATE_LIMIT=0", {
+  timeout: 120_000
+}, () => {
+  let server: TestServer.LocalTestServer
+  let port: number
+  let client: { readonly client_id: string; readonly client_secret: string }
+
+  beforeAll(async () => {
+    // An operator whose gateway limits rates turns laari's rate limits off.
+    server = await TestServer.start({ config: { rateLimit: 0 } })
+    port = Number(new URL(server.baseUrl).port)
+    const merchant = await Fixtures.merchant(server)
+    const res = await server.ops("POST", `/ops/merchants/${merchant.id}/oauth-clients`, {
+      environment: "test",
+      scopes: Auth.allScopes
+    })
+    client = res.body
+  }, 120_000)
+  afterAll(() => server?.close())
+
+  const token = (from: string, secret: string) =>
+    FromAddress.request(
+      port,
+      from,
+      "POST",
+      "/oauth/token",
+      { "content-type": "application/x-www-form-urlencoded" },
+      new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: client.client_id,
+        client_secret: secret
+      }).toString()
+    )
+
+  /** At most the address's guesses and its refill were judged; every other answer is the lock-out. */
+  const lockedAfterTheLimit = (statuses: ReadonlyArray<number>, started: number, wrong: number) => {
+    const seconds = Math.ceil((Date.now() - started) / 1000)
+    expect(statuses.filter((s) => s !== wrong && s !== 429)).toEqual([])
+    const judged = statuses.filter((s) => s === wrong).length
+    expect(judged).toBeGreaterThanOrEqual(RateLimit.GuessesPerAddress.capacity)
+    expect(judged, `${judged} judged in ${seconds} s`).toBeLessThanOrEqual(
+      RateLimit.GuessesPerAddress.capacity + seconds * RateLimit.GuessesPerAddress.perSecond
+    )
+  }
+
+  it("200 wrong client secrets, 20 at a time, from one address: judged 10 (and the refill), then 429", async () => {
+    const started = Date.now()
+    const statuses = await burst(200, 20, (i) => token("127.0.6.1", `wrong-${i}`))
+    lockedAfterTheLimit(statuses, started, 401)
+    // The stranger locked their own address out, not the client: from its own address it gets tokens.
+    expect((await token("127.0.6.1", client.client_secret)).status).toBe(429)
+    expect((await token("127.0.6.2", client.client_secret)).status).toBe(200)
+  })
+
+  it("200 wrong operator tokens, 20 at a time, from one address: judged 10 (and the refill), then 429", async () => {
+    const ops = (from: string, token: string) =>
+      FromAddress.request(port, from, "GET", "/ops/merchants", { authorization: `Bearer ${token}` })
+    const started = Date.now()
+    const statuses = await burst(200, 20, (i) => ops("127.0.6.3", `ops_wrong_${i}`))
+    lockedAfterTheLimit(statuses, started, 401)
+    expect((await ops("127.0.6.3", TestServer.OpsToken)).status).toBe(429)
+    expect((await ops("127.0.6.4", TestServer.OpsToken)).status).toBe(200)
   })
 })

@@ -98,17 +98,41 @@ describe.skipIf(url === undefined)("limits shared in PostgreSQL, two limiters on
         const guesses = RateLimit.GuessesPerAddress.capacity
         for (let i = 0; i < guesses; i++) {
           const lockout = (i % 2 === 0 ? a : b).secretGuessesByAddress
-          expect(yield* lockout.locked("203.0.113.1")).toBeUndefined()
-          yield* lockout.failed("203.0.113.1")
+          expect(yield* lockout.attempt("203.0.113.1")).toBeUndefined()
         }
         for (const limits of [a, b]) {
-          const locked = yield* limits.secretGuessesByAddress.locked("203.0.113.1")
+          const locked = yield* limits.secretGuessesByAddress.attempt("203.0.113.1")
           expect(locked?.allowed).toBe(false)
           expect(locked?.retryAfterSeconds).toBeGreaterThanOrEqual(1)
           // Another address, and the operator token's lock-out, are apart.
-          expect(yield* limits.secretGuessesByAddress.locked("203.0.113.2")).toBeUndefined()
-          expect(yield* limits.opsGuesses.locked("203.0.113.1")).toBeUndefined()
+          expect(yield* limits.secretGuessesByAddress.attempt("203.0.113.2")).toBeUndefined()
+          expect(yield* limits.opsGuesses.attempt("203.0.113.1")).toBeUndefined()
         }
+        // A try given back (a right secret) is another try, in the other process too.
+        yield* a.secretGuessesByAddress.giveBack("203.0.113.1")
+        expect(yield* b.secretGuessesByAddress.attempt("203.0.113.1")).toBeUndefined()
+        expect((yield* a.secretGuessesByAddress.attempt("203.0.113.1"))?.allowed).toBe(false)
+      }).pipe(Effect.provide(database))
+  )
+
+  it.scopedLive(
+    "lock-outs hold with LAARI_RATE_LIMIT=0, and attempts sent at once from two processes get the limit once",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const [a, b] = [yield* RateBuckets.shared(sql, 0), yield* RateBuckets.shared(sql, 0)]
+        // The request limits are off...
+        expect(yield* allowed(a.perKey, "off")).toBe(true)
+        // ...the guesses are not: 40 at once, half at each process, get 10 tries (and the refill meanwhile).
+        const started = Date.now()
+        const answers = yield* Effect.all(
+          Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).opsGuesses.attempt("203.0.113.9")),
+          { concurrency: 20 }
+        )
+        const seconds = Math.ceil((Date.now() - started) / 1000)
+        const tried = answers.filter((d) => d === undefined).length
+        expect(tried).toBeGreaterThanOrEqual(RateLimit.GuessesPerAddress.capacity)
+        expect(tried).toBeLessThanOrEqual(RateLimit.GuessesPerAddress.capacity + seconds)
       }).pipe(Effect.provide(database))
   )
 
@@ -157,8 +181,8 @@ describe.skipIf(url === undefined)("limits shared in PostgreSQL, two limiters on
         const guesses = yield* timed(
           Effect.gen(function* () {
             for (let i = 0; i < RateLimit.GuessesPerAddress.capacity; i++)
-              yield* limits.opsGuesses.failed("a")
-            return yield* limits.opsGuesses.locked("a")
+              yield* limits.opsGuesses.attempt("a")
+            return yield* limits.opsGuesses.attempt("a")
           })
         )
         expect(guesses.a?.allowed).toBe(false)

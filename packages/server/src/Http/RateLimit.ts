@@ -2,7 +2,7 @@
  * Rate limits (DESIGN section 9): a token bucket per API key on the merchant API (`LAARI_RATE_LIMIT`
  * requests per second, bursts of as many; the REST API and GraphQL spend one bucket) and one per client
  * address on the customer's endpoints (the approvals API and the hosted pages' forms), which take no
- * key. `0` turns both off.
+ * key. `0` turns both off (an operator whose gateway limits rates), never the lock-outs below.
  *
  * A limited request's response carries the IETF draft headers `RateLimit-Limit`, `RateLimit-Remaining`
  * and `RateLimit-Reset`; over the limit it is a `429` `{ message }` with `Retry-After` as well. The headers
@@ -10,7 +10,7 @@
  * goes out: the handler's, or the `429` HttpApi encodes from the middleware's failure.
  *
  * Failed guesses at a secret (an OAuth client's, the operator token) lock their address, and an OAuth
- * client, out for a while (`Lockout`).
+ * client, out for a while (`Lockout`): a security control, on whatever the rate limit.
  *
  * Where the buckets are kept is the `RateLimits` port: in this process (`inMemory`, PGlite, one process)
  * or in PostgreSQL, shared by every process and host (`Sql/RateBuckets`), so that `LAARI_PROCESSES=N` or
@@ -105,6 +105,8 @@ export const refusalMessage = (d: Decision): string =>
 
 export interface Buckets {
   readonly take: (key: string, now: number) => Decision
+  /** Gives a token back to `key`'s bucket (up to its capacity). */
+  readonly give: (key: string, now: number) => void
   /** The decision a take would get, taking nothing. */
   readonly peek: (key: string, now: number) => Decision
   /** How many buckets are kept. */
@@ -131,6 +133,14 @@ export const makeBuckets = (limit: Limit, maxKeys: number): Buckets => {
       }
       return decision
     },
+    give: (key, now) => {
+      const bucket = buckets.get(key)
+      if (bucket !== undefined)
+        buckets.set(key, {
+          level: Math.min(limit.capacity * Unit, levelAt(limit, bucket, now) + Unit),
+          at: now
+        })
+    },
     peek: (key, now) => decide(limit, buckets.get(key), now).decision,
     size: () => buckets.size
   }
@@ -140,16 +150,18 @@ export const makeBuckets = (limit: Limit, maxKeys: number): Buckets => {
 // Lock-out after failed guesses.
 
 /**
- * Failed guesses at a secret (an OAuth client's secret, the operator token) by key: each failure takes a
- * token from the key's bucket, and while the bucket is empty every attempt under that key is refused,
- * the right secret too, until it refills. Only failures count, as with one-time codes: a client that
- * knows its secret is never slowed down by its own traffic.
+ * Failed guesses at a secret (an OAuth client's secret, the operator token) by key: while the key's
+ * bucket is empty every attempt under it is refused, the right secret too, until it refills. An attempt
+ * takes its token before the secret is checked, in one step (one statement on PostgreSQL), so guesses
+ * sent at once cannot all pass a check made before any of them failed; a right secret gives it back.
+ * Only failures count so, as with one-time codes: a client that knows its secret is never slowed down
+ * by its own traffic.
  */
 export interface Lockout {
-  /** `undefined` while `key` may try; the refusal's decision (its `Retry-After`) while locked out. */
-  readonly locked: (key: string) => Effect.Effect<Decision | undefined>
-  /** Counts a failed attempt under `key`. */
-  readonly failed: (key: string) => Effect.Effect<void>
+  /** Takes a try under `key`: `undefined` when it may go ahead, the refusal's decision while locked out. */
+  readonly attempt: (key: string) => Effect.Effect<Decision | undefined>
+  /** Gives back the try an `attempt` took: the secret was right, or the attempt was refused elsewhere. */
+  readonly giveBack: (key: string) => Effect.Effect<void>
 }
 
 export const makeLockout = (
@@ -159,30 +171,62 @@ export const makeLockout = (
 ): Lockout => {
   const buckets = makeBuckets(limit, maxKeys)
   return {
-    locked: (key) =>
+    attempt: (key) =>
       Effect.map(clock.currentTimeMillis, (now) => {
-        const decision = buckets.peek(key, now)
+        const decision = buckets.take(key, now)
         return decision.allowed ? undefined : decision
       }),
-    failed: (key) => Effect.asVoid(Effect.map(clock.currentTimeMillis, (now) => buckets.take(key, now)))
+    giveBack: (key) => Effect.map(clock.currentTimeMillis, (now) => buckets.give(key, now))
   }
 }
 
-const never: Lockout = { locked: () => Effect.succeed(undefined), failed: () => Effect.void }
+/** What `guarded` ends with: locked out by a decision, or the check's answer. */
+export type Guarded<A> =
+  | { readonly _tag: "Locked"; readonly decision: Decision }
+  | { readonly _tag: "Checked"; readonly value: A | undefined }
+
+/**
+ * `check` of a secret under every lock-out of `tries` (a lock-out and its key): a try is taken from each
+ * first; the first that refuses gives the others theirs back and ends it `Locked`. A check that finds
+ * the secret right (a value), or that could not be made (it fails: no guess was judged), gives every try
+ * back; a wrong secret (`undefined`) keeps them.
+ */
+export const guarded = <A, E, R>(
+  tries: ReadonlyArray<readonly [Lockout, string]>,
+  check: Effect.Effect<A | undefined, E, R>
+): Effect.Effect<Guarded<A>, E, R> =>
+  Effect.gen(function* () {
+    const taken: Array<readonly [Lockout, string]> = []
+    const giveBack = Effect.suspend(() =>
+      Effect.forEach(taken, ([lockout, key]) => lockout.giveBack(key), { discard: true })
+    )
+    for (const [lockout, key] of tries) {
+      const refused = yield* lockout.attempt(key)
+      if (refused !== undefined) {
+        yield* giveBack
+        return { _tag: "Locked", decision: refused } as const
+      }
+      taken.push([lockout, key])
+    }
+    const value = yield* Effect.onError(check, () => giveBack)
+    if (value !== undefined) yield* giveBack
+    return { _tag: "Checked", value } as const
+  })
 
 /**
  * Failed guesses per client address: 10 at once, then one a second (the 85 guesses a second seen
- * against `/oauth/token` become one). Off with the rest when `LAARI_RATE_LIMIT` is `0`.
+ * against `/oauth/token` become one). Whatever `LAARI_RATE_LIMIT` says.
  */
 export const GuessesPerAddress: Limit = { capacity: 10, perSecond: 1 }
 
 /**
- * Failed guesses per OAuth client, from any address: higher, as the address limit comes first, yet it
- * bounds guessing spread over many addresses. (A client being guessed at is locked out for seconds.)
+ * Failed guesses per OAuth client from all addresses together: a ceiling on guessing spread over many
+ * addresses. One address can never reach it (its own lock comes after 10, and it refills no faster than
+ * the ceiling does), so a stranger who knows a `client_id` locks only their own address out, and the
+ * client keeps working from its own; only guesses from ten addresses and more lock the client out, for
+ * seconds.
  */
-export const GuessesPerClient: Limit = { capacity: 30, perSecond: 1 }
-
-export const lockout = (rate: number, limit: Limit): Lockout => (rate === 0 ? never : makeLockout(limit))
+export const GuessesPerClient: Limit = { capacity: 100, perSecond: 1 }
 
 // ---------------------------------------------------------------------------------------------------------
 // In requests.
@@ -261,13 +305,13 @@ export interface RateLimitsService {
 
 export class RateLimits extends Context.Tag("laari/server/RateLimits")<RateLimits, RateLimitsService>() {}
 
-/** Every limit in this process's memory: right for one process (PGlite); `rate` `0` turns all off. */
+/** Every limit in this process's memory: right for one process (PGlite); `rate` `0` turns off the rates. */
 export const inMemory = (rate: number): RateLimitsService => ({
   perKey: perKey(rate),
   perAddress: perAddress(rate),
-  opsGuesses: lockout(rate, GuessesPerAddress),
-  secretGuessesByAddress: lockout(rate, GuessesPerAddress),
-  secretGuessesByClient: lockout(rate, GuessesPerClient)
+  opsGuesses: makeLockout(GuessesPerAddress),
+  secretGuessesByAddress: makeLockout(GuessesPerAddress),
+  secretGuessesByClient: makeLockout(GuessesPerClient)
 })
 
 /** `inMemory` at the configured `LAARI_RATE_LIMIT`. */

@@ -206,15 +206,21 @@ export const OpsAuthenticationLive = Layer.effect(
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           const address = RateLimit.addressKey(Option.getOrElse(request.remoteAddress, () => "unknown"))
-          const locked = yield* guesses.locked(address)
-          if (locked !== undefined) {
+          // The try is taken before the token is compared, so wrong tokens sent at once are counted too.
+          const checked = yield* RateLimit.guarded(
+            [[guesses, address]],
+            Effect.sync(() =>
+              expected !== "" && Keys.secretsEqual(Redacted.value(token).trim(), expected) ? true : undefined
+            )
+          )
+          if (checked._tag === "Locked") {
+            const locked = checked.decision
             yield* HttpApp.appendPreResponseHandler((_request, response) =>
               Effect.succeed(HttpServerResponse.setHeaders(response, RateLimit.headers(locked)))
             )
             return yield* Effect.fail(new Problems.RateLimited({ message: RateLimit.refusalMessage(locked) }))
           }
-          if (expected !== "" && Keys.secretsEqual(Redacted.value(token).trim(), expected)) return
-          yield* guesses.failed(address)
+          if (checked.value) return
           return yield* Effect.fail(new Problems.Unauthorized({ message: "Invalid operator token" }))
         })
     })

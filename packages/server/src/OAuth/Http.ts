@@ -94,25 +94,30 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const byAddress = limits.secretGuessesByAddress
     const byClient = limits.secretGuessesByClient
 
-    /** The client, if its secret is right; wrong secrets lock their address and the client id out. */
+    /**
+     * The client, if its secret is right. Wrong secrets lock their address out (for every client), and a
+     * client id guessed at from many addresses is locked out past its ceiling (`RateLimit.GuessesPerClient`);
+     * each attempt takes its tries before the secret is checked, so guesses sent at once are counted too.
+     */
     const authenticate = (credentials: Protocol.ClientCredentials | undefined) =>
       Effect.gen(function* () {
         if (credentials === undefined)
           return yield* Effect.fail(new Protocol.OAuthError("invalid_client", "The client must authenticate"))
         const request = yield* HttpServerRequest.HttpServerRequest
         const address = RateLimit.addressKey(Option.getOrElse(request.remoteAddress, () => "unknown"))
-        const client = `client:${credentials.clientId}`
-        const locked = (yield* byAddress.locked(address)) ?? (yield* byClient.locked(client))
-        if (locked !== undefined) return yield* Effect.fail(new LockedOut(locked))
-        const found = yield* clients.authenticate(credentials.clientId, credentials.clientSecret)
-        if (found === undefined) {
-          yield* byAddress.failed(address)
-          yield* byClient.failed(client)
+        const checked = yield* RateLimit.guarded(
+          [
+            [byAddress, address],
+            [byClient, `client:${credentials.clientId}`]
+          ],
+          clients.authenticate(credentials.clientId, credentials.clientSecret)
+        )
+        if (checked._tag === "Locked") return yield* Effect.fail(new LockedOut(checked.decision))
+        if (checked.value === undefined)
           return yield* Effect.fail(
             new Protocol.OAuthError("invalid_client", "Unknown client, or the wrong secret")
           )
-        }
-        return found
+        return checked.value
       })
 
     yield* router.post(

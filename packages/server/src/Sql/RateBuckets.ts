@@ -11,7 +11,8 @@
  *   touches the database once per lease; one lease at a time per key and process, the others wait for
  *   it. After a refusal the row cannot have a token before its refill: until then refusals are answered
  *   here without asking.
- * - Lock-outs (failed guesses at secrets) are rare: read and written in the row directly.
+ * - Lock-outs (failed guesses at secrets) are rare: each attempt takes its token from the row directly,
+ *   in the same one statement, before the secret is checked; a right secret gives it back.
  * - Rows of full buckets are the same as none: pruned every minute (`full_at_ms`). The table is
  *   UNLOGGED: counts need no WAL, and a database crash only refills every bucket.
  *
@@ -95,6 +96,27 @@ export const peek = (
       FROM rate_buckets WHERE scope = ${scope} AND key = ${key}`,
     (rows) => (rows[0] === undefined ? undefined : { bucket: rows[0], now: rows[0].now })
   )
+
+/**
+ * Gives a token back to the row of (`scope`, `key`), refilled to the database's now first, up to the
+ * bucket's capacity; no row is a full bucket already.
+ */
+export const give = (
+  sql: SqlClient.SqlClient,
+  scope: string,
+  key: string,
+  limit: RateLimit.Limit
+): Effect.Effect<void, SqlError> => {
+  const full = limit.capacity * Unit
+  const rate = limit.perSecond
+  return Effect.asVoid(sql`
+    UPDATE rate_buckets AS b SET (level, at_ms, full_at_ms) = (
+      SELECT g.level, n.at, n.at + (${full}::bigint - g.level + ${rate}::bigint - 1) / ${rate}::bigint
+      FROM (SELECT LEAST(${full}::bigint, b.level + GREATEST(0, ${sql.literal(nowMs)} - b.at_ms) * ${rate}::bigint)
+              AS level, GREATEST(b.at_ms, ${sql.literal(nowMs)}) AS at) n,
+        LATERAL (SELECT LEAST(${full}::bigint, n.level + 1000) AS level) g)
+    WHERE b.scope = ${scope} AND b.key = ${key}`)
+}
 
 /** Deletes the rows of buckets full again, which are the same as none. */
 export const prune = (sql: SqlClient.SqlClient): Effect.Effect<void, SqlError> =>
@@ -277,6 +299,10 @@ export const limiter = (
 // ---------------------------------------------------------------------------------------------------------
 // Lock-outs: the row itself.
 
+/**
+ * A lock-out over the rows of `scope`: an attempt takes its token in one upsert, so attempts at once, in
+ * any process, are counted one by one and never all let through; a right secret gives it back.
+ */
 const sharedLockout = (
   sql: SqlClient.SqlClient,
   guard: Guard,
@@ -284,25 +310,28 @@ const sharedLockout = (
   limit: RateLimit.Limit,
   fallback: RateLimit.Lockout
 ): RateLimit.Lockout => ({
-  locked: (key) =>
+  attempt: (key) =>
     guard.run(
-      Effect.map(peek(sql, scope, key), (row) => {
-        if (row === undefined) return undefined
-        const { decision } = RateLimit.decide(limit, row.bucket, row.now)
-        return decision.allowed ? undefined : decision
-      }),
-      fallback.locked(key)
+      Effect.map(take(sql, scope, key, limit, 1), (taken) =>
+        taken.granted === 1
+          ? undefined
+          : // The row's level, as of now: what `Retry-After` waits for.
+            RateLimit.decide(limit, { level: taken.level, at: 0 }, 0).decision
+      ),
+      fallback.attempt(key)
     ),
-  failed: (key) => guard.run(Effect.asVoid(take(sql, scope, key, limit, 1)), fallback.failed(key))
+  giveBack: (key) => guard.run(give(sql, scope, key, limit), fallback.giveBack(key))
 })
 
-/** Every limit in PostgreSQL, at `LAARI_RATE_LIMIT` = `rate`; the rows pruned while the scope lasts. */
+/**
+ * Every limit in PostgreSQL, at `LAARI_RATE_LIMIT` = `rate` (`0`: no request limits, the lock-outs all
+ * the same); the rows pruned while the scope lasts.
+ */
 export const shared = (
   sql: SqlClient.SqlClient,
   rate: number
 ): Effect.Effect<RateLimit.RateLimitsService, never, Scope.Scope> =>
   Effect.gen(function* () {
-    if (rate === 0) return RateLimit.inMemory(0)
     const guard = makeGuard()
     yield* prune(sql).pipe(
       Effect.catchAll((e) => Effect.logWarning("rate limits: pruning rate_buckets failed", e)),
@@ -312,8 +341,12 @@ export const shared = (
       Effect.forkScoped
     )
     return {
-      perKey: limiter(sql, "key", RateLimit.keyLimit(rate), guard),
-      perAddress: limiter(sql, "address", RateLimit.AddressLimit, guard),
+      ...(rate === 0
+        ? { perKey: RateLimit.perKey(0), perAddress: RateLimit.perAddress(0) }
+        : {
+            perKey: limiter(sql, "key", RateLimit.keyLimit(rate), guard),
+            perAddress: limiter(sql, "address", RateLimit.AddressLimit, guard)
+          }),
       opsGuesses: sharedLockout(
         sql,
         guard,
