@@ -14,7 +14,11 @@ import * as Problems from "./Problems.js"
 /** The headers of every endpoint that takes a key. */
 export const Headers = Schema.Struct({
   "idempotency-key": Schema.optional(
-    Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)).annotations({
+    Schema.String.pipe(
+      Schema.minLength(1, { message: () => "must not be empty" }),
+      // The rule's own words: the description below would otherwise be the refusal's.
+      Schema.maxLength(255, { message: () => "must be at most 255 characters" })
+    ).annotations({
       description:
         "Makes the request safe to retry: a retry with the same key (for 72 hours) replays the first response byte for byte, with the header `Idempotent-Replay: true`. The same key with another body is refused (`422`); while the first request runs, `409`."
     })
