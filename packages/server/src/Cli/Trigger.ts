@@ -28,7 +28,7 @@ const subscription = (client: Client) =>
         price_data: { name: "Trigger plan", amount: 1_000, interval: "MONTH" }
       }
     })
-    return yield* client.testHelpers.payCheckoutSession({ path: { id: session.id } })
+    return yield* client.testHelpers.payCheckoutSession({ headers: {}, path: { id: session.id } })
   })
 
 /** What each event needs; `undefined`: the sandbox cannot cause it on demand (the reason is given). */
@@ -88,7 +88,7 @@ const recipes = (
               )
           )
         )
-      return yield* client.testHelpers.payQrCode({ payload: { payload: qr.payload } })
+      return yield* client.testHelpers.payQrCode({ headers: {}, payload: { payload: qr.payload } })
     }),
   "checkout.session.completed": (client) =>
     Effect.gen(function* () {
@@ -96,7 +96,7 @@ const recipes = (
         headers: {},
         payload: { reference: unique(), title: "laari trigger", amount: 1_000 }
       })
-      return yield* client.testHelpers.payCheckoutSession({ path: { id: session.id } })
+      return yield* client.testHelpers.payCheckoutSession({ headers: {}, path: { id: session.id } })
     }),
   "subscription.activated": subscription,
   "invoice.paid": subscription,
