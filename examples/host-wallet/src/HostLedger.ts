@@ -157,6 +157,11 @@ export interface TrialBalance {
 export interface HostLedgerService {
   /** Runs `effect` as one ledger transaction; nested calls join it. */
   readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Runs `effect` inside the ledger transaction with each transaction it opens a savepoint: undone alone
+   * when it fails (laari's `Transactor.inParts`).
+   */
+  readonly inParts: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** Opens a customer wallet, funded from the treasury. */
   readonly openCustomer: (open: OpenCustomer) => Effect.Effect<Wallet.PayerAccount>
   /** Changes a customer wallet's settings or balance (a balance change is a treasury posting). */
@@ -179,11 +184,14 @@ export const make: Effect.Effect<HostLedgerService> = Effect.sync(() => {
   let current = emptyBook
   const lock = Effect.unsafeMakeSemaphore(1)
   const inTransaction = FiberRef.unsafeMake(false)
+  const parts = FiberRef.unsafeMake(false)
 
   const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.flatMap(FiberRef.get(inTransaction), (joined) =>
       joined
-        ? effect
+        ? Effect.flatMap(FiberRef.get(parts), (part) =>
+            part ? savepoint(Effect.locally(effect, parts, false)) : effect
+          )
         : lock.withPermits(1)(
             Effect.suspend(() => {
               const snapshot = current
@@ -201,6 +209,18 @@ export const make: Effect.Effect<HostLedgerService> = Effect.sync(() => {
             })
           )
     )
+
+  const savepoint = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.suspend(() => {
+      const snapshot = current
+      return Effect.onExit(effect, (exit) =>
+        exit._tag === "Success"
+          ? Effect.void
+          : Effect.sync(() => {
+              current = snapshot
+            })
+      )
+    })
 
   const read = withTransaction(Effect.sync(() => current))
   const write = (book: Book) =>
@@ -385,6 +405,10 @@ export const make: Effect.Effect<HostLedgerService> = Effect.sync(() => {
 
   return {
     withTransaction,
+    inParts: (effect) =>
+      Effect.flatMap(FiberRef.get(inTransaction), (joined) =>
+        joined ? Effect.locally(effect, parts, true) : effect
+      ),
     openCustomer,
     updateCustomer,
     post: (posting) =>

@@ -39,7 +39,10 @@ const transactor = Layer.effect(
   Effect.gen(function* () {
     const db = yield* MemoryDb.MemoryDb
     const ledger = yield* HostLedger
-    return { withTransaction: (effect) => db.withTransaction(ledger.withTransaction(effect)) }
+    return {
+      withTransaction: (effect) => db.withTransaction(ledger.withTransaction(effect)),
+      inParts: (effect) => db.inParts(ledger.inParts(effect))
+    }
   })
 )
 

@@ -195,7 +195,7 @@ export const empty: Tables = {
 export interface MemoryDbService extends Store.TransactorService {
   /** Never fails of its own accord: memory cannot be unavailable. */
   readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-  readonly savepoint: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  readonly inParts: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** The tables as the current transaction sees them. */
   readonly get: Effect.Effect<Tables>
   /** Replaces the tables, inside the current transaction (or a transaction of its own). */
@@ -212,11 +212,15 @@ export const make = (initial: Tables = empty): Effect.Effect<MemoryDbService> =>
     const lock = Effect.unsafeMakeSemaphore(1)
     // Set while a fiber (or a fiber it forked) runs inside a transaction: nested calls join it.
     const inTransaction = FiberRef.unsafeMake(false)
+    // Set while a transaction runs `inParts`: a transaction opened then is a savepoint.
+    const parts = FiberRef.unsafeMake(false)
 
     const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       Effect.flatMap(FiberRef.get(inTransaction), (joined) =>
         joined
-          ? effect
+          ? Effect.flatMap(FiberRef.get(parts), (part) =>
+              part ? savepoint(Effect.locally(effect, parts, false)) : effect
+            )
           : lock.withPermits(1)(
               Effect.suspend(() => {
                 const snapshot = current
@@ -237,18 +241,16 @@ export const make = (initial: Tables = empty): Effect.Effect<MemoryDbService> =>
 
     // Inside the transaction, which holds the only permit: the tables as they were are the savepoint.
     const savepoint = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-      withTransaction(
-        Effect.suspend(() => {
-          const snapshot = current
-          return Effect.onExit(effect, (exit) =>
-            Exit.isSuccess(exit)
-              ? Effect.void
-              : Effect.sync(() => {
-                  current = snapshot
-                })
-          )
-        })
-      )
+      Effect.suspend(() => {
+        const snapshot = current
+        return Effect.onExit(effect, (exit) =>
+          Exit.isSuccess(exit)
+            ? Effect.void
+            : Effect.sync(() => {
+                current = snapshot
+              })
+        )
+      })
 
     const modify = <A>(f: (tables: Tables) => readonly [A, Tables]): Effect.Effect<A> =>
       withTransaction(
@@ -261,7 +263,10 @@ export const make = (initial: Tables = empty): Effect.Effect<MemoryDbService> =>
 
     return {
       withTransaction,
-      savepoint,
+      inParts: (effect) =>
+        Effect.flatMap(FiberRef.get(inTransaction), (joined) =>
+          joined ? Effect.locally(effect, parts, true) : effect
+        ),
       get: withTransaction(Effect.sync(() => current)),
       update: (f) => modify((t) => [undefined, f(t)]),
       modify

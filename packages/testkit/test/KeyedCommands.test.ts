@@ -1,10 +1,11 @@
 /**
  * Core's `KeyedCommands` over the memory adapters: a command runs once per key, a retry replays what the
- * first run stored, the same key with another request is refused, and an answer that fails rolls the
- * claim back with everything else, so the key can be used again.
+ * first run stored, the same key with another request is refused, an answer that fails rolls the claim
+ * back with everything else, so the key can be used again, and a refusal stored under the key commits
+ * without the refused command's writes.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Ids, Idempotency, KeyedCommands, Notifications } from "@laari/core"
+import { Ids, Idempotency, KeyedCommands, Notifications, Store } from "@laari/core"
 import { DateTime, Effect, Either, Ref } from "effect"
 import * as Testkit from "../src/Testkit.js"
 
@@ -46,10 +47,32 @@ const notified = Effect.flatMap(Notifications.Notifications, (notifications) =>
   notifications.list(customerId)
 )
 
-/** Stores the run's number as the response; a replay answers the stored number, negated. */
-const answers: KeyedCommands.Answers<number, number, never, never> = {
-  ran: (n) => Effect.succeed({ response: { status: 201, headers: {}, body: String(n) }, result: n }),
+/** The ids of the notifications sent, sorted. */
+const ids = Effect.map(notified, (list) => list.map((n) => n.id).sort())
+
+/**
+ * Stores the run's number as the response; a replay answers the stored number, negated. A command's
+ * failure fails the answer, which rolls everything back.
+ */
+const answers: KeyedCommands.Answers<Either.Either<number, unknown>, number, unknown, never> = {
+  ran: (outcome) =>
+    Either.match(outcome, {
+      onLeft: Effect.fail,
+      onRight: (n) => Effect.succeed({ response: { status: 201, headers: {}, body: String(n) }, result: n })
+    }),
   replayed: (response) => Effect.succeed(-Number(response.body))
+}
+
+/** Stores a refusal as a 402 answer, and answers it (a replay answers what was stored). */
+const storing: KeyedCommands.Answers<Either.Either<number, unknown>, number | string, never, never> = {
+  ran: (outcome) =>
+    Effect.succeed(
+      Either.match(outcome, {
+        onLeft: (e) => ({ response: { status: 402, headers: {}, body: String(e) }, result: String(e) }),
+        onRight: (n) => ({ response: { status: 201, headers: {}, body: String(n) }, result: n })
+      })
+    ),
+  replayed: (response) => Effect.succeed(`replayed ${response.body}`)
 }
 
 describe("KeyedCommands", () => {
@@ -90,7 +113,7 @@ describe("KeyedCommands", () => {
       const keyed = yield* KeyedCommands.KeyedCommands
       const { command } = yield* counted
       const scope = scopeOf()
-      const refusing: KeyedCommands.Answers<number, number, string, never> = {
+      const refusing: KeyedCommands.Answers<Either.Either<number, unknown>, number, unknown, never> = {
         ...answers,
         ran: () => Effect.fail("refused")
       }
@@ -121,6 +144,53 @@ describe("KeyedCommands", () => {
       expect(yield* Ref.get(order)).toEqual(["ahead", "command"])
       expect(yield* notified).toEqual([])
       expect(yield* keyed.once({ scope, fingerprint: "a" }, Effect.succeed(7), answers)).toBe(7)
+    }).pipe(world)
+  )
+
+  it.effect("a refusal stored under the key commits without what the refused command rolled back", () =>
+    Effect.gen(function* () {
+      const keyed = yield* KeyedCommands.KeyedCommands
+      const tx = yield* Store.Transactor
+      const notifications = yield* Notifications.Notifications
+      const scope = scopeOf()
+      // Before the claim (`ahead`) writes stay; the refused command's transaction is undone, its
+      // answer stays.
+      const ahead = Effect.orDie(notify(notifications, `ahead-${scope.key}`))
+      const refused = tx.withTransaction(
+        Effect.zipRight(notify(notifications, `n-${scope.key}`), Effect.fail("declined"))
+      )
+      expect(yield* keyed.once({ scope, fingerprint: "a", ahead }, refused, storing)).toBe("declined")
+      expect(yield* ids).toEqual([`ahead-${scope.key}`])
+      // The refusal is what the key answers now, without running anything.
+      const again = tx.withTransaction(Effect.as(notify(notifications, `again-${scope.key}`), 1))
+      expect(yield* keyed.once({ scope, fingerprint: "a" }, again, storing)).toBe("replayed declined")
+      expect(yield* ids).toEqual([`ahead-${scope.key}`])
+      // A command that succeeds keeps its writes with its answer.
+      const other = { ...scope, key: `${scope.key}-ok` }
+      expect(yield* keyed.once({ scope: other, fingerprint: "a" }, again, storing)).toBe(1)
+      expect(yield* ids).toEqual([`again-${scope.key}`, `ahead-${scope.key}`])
+    }).pipe(world)
+  )
+
+  it.effect("a refusal keeps what the command committed on the way to it, as without a key", () =>
+    Effect.gen(function* () {
+      const keyed = yield* KeyedCommands.KeyedCommands
+      const tx = yield* Store.Transactor
+      const notifications = yield* Notifications.Notifications
+      const scope = scopeOf()
+      // As a refused charge records its failure: a transaction that commits, then the refusal; and a
+      // second one, nested in a transaction of its own, that fails.
+      const failed = tx.withTransaction(
+        Effect.zipRight(
+          tx.withTransaction(notify(notifications, `inner-${scope.key}`)),
+          Effect.fail("undone")
+        )
+      )
+      const refused = tx
+        .withTransaction(notify(notifications, `failed-${scope.key}`))
+        .pipe(Effect.zipRight(Effect.either(failed)), Effect.zipRight(Effect.fail("declined")))
+      expect(yield* keyed.once({ scope, fingerprint: "a" }, refused, storing)).toBe("declined")
+      expect(yield* ids).toEqual([`failed-${scope.key}`])
     }).pipe(world)
   )
 })

@@ -3,8 +3,14 @@
  * the dashboard's refund form): the transaction, the claim (`Idempotency.run`), the command and the
  * stored answer, so no front end holds the idempotency store or the transactor itself. What a caller
  * stores of its outcome, and how it answers a replay, stays the caller's.
+ *
+ * A command that fails (a refusal) leaves what it leaves without a key, and the answer stored for it:
+ * each transaction it opens is a savepoint of this one (`Transactor.inParts`), so one it fails is undone
+ * (a refused refund's row) and one it commits on the way to a refusal stays (a refused charge's event),
+ * while the claim and the answer commit.
  */
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, type Either } from "effect"
+import type { ServiceUnavailable } from "./Errors.js"
 import * as Idempotency from "./Idempotency.js"
 import { Transactor } from "./Storage.js"
 import * as Telemetry from "./Telemetry.js"
@@ -17,7 +23,7 @@ export interface Kept<B> {
 
 /** How a caller answers each outcome, inside the transaction; a failure rolls it back, the claim included. */
 export interface Answers<A, B, E, R> {
-  /** After the command ran: what to store, and what to return. */
+  /** After the command ran (its value, or its failure): what to store, and what to return. */
   readonly ran: (value: A) => Effect.Effect<Kept<B>, E, R>
   /** A retry: the first run's stored response, answered again. */
   readonly replayed: (response: Idempotency.StoredResponse) => Effect.Effect<B, E, R>
@@ -33,6 +39,8 @@ export class KeyedCommands extends Effect.Service<KeyedCommands>()("laari/KeyedC
      * a duplicate waits for the first run's transaction and replays what it committed, or fails
      * `KeyInFlight` past the store's bounded wait; the same key with another `fingerprint` is `KeyReused`.
      * `ahead` runs first in the transaction (what the command will lock, taken before the key's row).
+     * The command's outcome goes to `answers.ran`, a failure with the writes of the transactions it
+     * failed undone, so a refusal stored under the key commits without them.
      */
     const once = Telemetry.fn("KeyedCommands.once")(function* <A, E, R, B, E2, R2>(
       request: {
@@ -41,7 +49,7 @@ export class KeyedCommands extends Effect.Service<KeyedCommands>()("laari/KeyedC
         readonly ahead?: Effect.Effect<void> | undefined
       },
       command: Effect.Effect<A, E, R>,
-      answers: Answers<A, B, E2, R2>
+      answers: Answers<Either.Either<A, E | ServiceUnavailable>, B, E2, R2>
     ) {
       // Read before the transaction opens: the claim is dated when the request came, not after a wait for
       // `ahead`'s locks or for the key's row.
@@ -49,7 +57,13 @@ export class KeyedCommands extends Effect.Service<KeyedCommands>()("laari/KeyedC
       return yield* tx.withTransaction(
         Effect.gen(function* () {
           if (request.ahead !== undefined) yield* request.ahead
-          const ran = yield* Idempotency.run(store, request.scope, request.fingerprint, now, command)
+          const ran = yield* Idempotency.run(
+            store,
+            request.scope,
+            request.fingerprint,
+            now,
+            Effect.either(tx.inParts(command))
+          )
           if (ran._tag === "Replayed") return yield* answers.replayed(ran.response)
           const kept = yield* answers.ran(ran.value)
           yield* store.complete(request.scope, kept.response)

@@ -87,7 +87,9 @@ const successOf = (schema: Schema.Schema.AnyNoContext): Success => {
  * The claim, the command and the stored response are one transaction (core `KeyedCommands`): a duplicate
  * waits for the first request's transaction and replays it, or gets `409` past the store's bounded wait.
  * The command's value, or its error below `500`, is stored as the endpoint's schemas encode it, which is
- * what HttpApi then sends; a `5xx` rolls everything back, the claim included, so a retry runs again.
+ * what HttpApi then sends; a refusal leaves what the same request without a key leaves (the writes of a
+ * transaction it failed are undone) and its stored answer. A `5xx` rolls everything back, the claim
+ * included, so a retry runs again.
  */
 export const idempotent = <A, E, R>(
   endpoint: { readonly successSchema: Schema.Schema.AnyNoContext },
@@ -120,12 +122,13 @@ export const idempotent = <A, E, R>(
     }
     const success = successOf(endpoint.successSchema)
 
-    type Outcome = Either.Either<A | HttpServerResponse.HttpServerResponse, E>
+    type Failure = E | Errors.ServiceUnavailable
+    type Outcome = Either.Either<A | HttpServerResponse.HttpServerResponse, Failure>
 
     const answers: KeyedCommands.Answers<
-      Either.Either<A, E>,
+      Either.Either<A, Failure>,
       Outcome,
-      Abort<E> | Errors.ServiceUnavailable,
+      Abort<Failure> | Errors.ServiceUnavailable,
       never
     > = {
       ran: (outcome) =>
@@ -165,12 +168,12 @@ export const idempotent = <A, E, R>(
     const outcome: Outcome = yield* keyed
       .once(
         { scope, fingerprint: Keys.hash(JSON.stringify(payload ?? null)), ahead: request.ahead },
-        Effect.either(command),
+        command,
         answers
       )
       .pipe(
         Effect.catchIf(
-          (e): e is Abort<E> => e instanceof Abort,
+          (e): e is Abort<Failure> => e instanceof Abort,
           (abort): Effect.Effect<Outcome> => Effect.succeed(Either.left(abort.error))
         )
       )

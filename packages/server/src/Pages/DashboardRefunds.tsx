@@ -318,15 +318,17 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
         }
         const fingerprint = Keys.hash(JSON.stringify([request.source, request.amount, request.reason]))
         return yield* keyed.once({ scope, fingerprint }, refunds.create(Auth.tenantOf(p), request), {
-          ran: (refund) =>
-            Effect.succeed({
-              response: {
-                status: 201,
-                headers: {},
-                body: JSON.stringify({ id: refund.id, amount: refund.amount })
-              },
-              result: refund.amount
-            }),
+          ran: (outcome) =>
+            Either.isLeft(outcome)
+              ? Effect.fail(outcome.left)
+              : Effect.succeed({
+                  response: {
+                    status: 201,
+                    headers: {},
+                    body: JSON.stringify({ id: outcome.right.id, amount: outcome.right.amount })
+                  },
+                  result: outcome.right.amount
+                }),
           replayed: (response) => Effect.succeed(JSON.parse(response.body).amount as number)
         })
       })

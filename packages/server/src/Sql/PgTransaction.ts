@@ -20,6 +20,10 @@
  * transaction may have committed. A connection lost before COMMIT is sent, or whose FATAL answered a
  * write ahead of it, committed nothing: a failure, and no ROLLBACK is sent (the session is over).
  *
+ * A savepoint (`WriteBehind.Savepoints`) is not a round trip of its own either: SAVEPOINT, after the
+ * writes held before it, goes with the next batch; a part rolled back drops its held writes, and only
+ * what it sent is undone by a ROLLBACK TO in the next batch (nothing, when SAVEPOINT was not yet sent).
+ *
  * The same transaction runs on PGlite's one session (`PgliteClient`), where a batch is one call into the
  * in-process PostgreSQL instead of a round trip (`PgliteBatch`).
  */
@@ -135,16 +139,28 @@ class Transaction {
    * COMMIT that PostgreSQL answers by rolling back).
    */
   private aborted: SqlError | undefined
+  /**
+   * Statements due before the next one, after BEGIN and before the writes held: the writes held when a
+   * savepoint was made, then its SAVEPOINT (`savepoint`, its name) or a ROLLBACK TO it (`mark`).
+   */
+  private queued: Array<{
+    readonly statement: PgBatch.Statement
+    readonly mark: boolean
+    readonly savepoint?: string
+  }> = []
+  private savepoints = 0
 
   constructor(private readonly session: Session) {}
 
-  /** BEGIN if not yet sent, and the writes held: what must precede any other statement. */
+  /** BEGIN if not yet sent, what is queued and the writes held: what must precede any other statement. */
   private prelude(): Array<PgBatch.Statement> {
     const statements: Array<PgBatch.Statement> = []
     if (!this.begun) {
       statements.push(Begin)
       this.begun = true
     }
+    for (const queued of this.queued) statements.push(queued.statement)
+    this.queued = []
     const writes = WriteBehind.drain(this.buffer)
     if (writes !== undefined) statements.push({ text: writes[0], params: writes[1] })
     return statements
@@ -171,7 +187,12 @@ class Transaction {
       if (this.aborted !== undefined) return Effect.fail(this.aborted)
       const kept = this.kept
       this.kept = undefined
-      if (kept !== undefined && WriteBehind.isEmpty(this.buffer) && sameStatement(kept.statement, statement))
+      if (
+        kept !== undefined &&
+        WriteBehind.isEmpty(this.buffer) &&
+        this.queued.every((q) => q.mark) &&
+        sameStatement(kept.statement, statement)
+      )
         return Effect.succeed(kept.result)
       const ahead = this.buffer.ahead
       this.buffer.ahead = undefined
@@ -213,6 +234,40 @@ class Transaction {
       )
   }
 
+  /** A savepoint after what is held, to go with the next batch: its name. */
+  private savepoint(): string {
+    const name = WriteBehind.savepointName(++this.savepoints)
+    const writes = WriteBehind.drain(this.buffer)
+    if (writes !== undefined)
+      this.queued.push({ statement: { text: writes[0], params: writes[1] }, mark: false })
+    this.queued.push({ statement: { text: `SAVEPOINT ${name}`, params: [] }, mark: true, savepoint: name })
+    return name
+  }
+
+  /**
+   * Back to savepoint `name`: what is held since is dropped, with what the transaction remembers of rows
+   * it locked (`WriteBehind.discard`) and an answer kept; what was sent is undone by ROLLBACK TO in the
+   * next batch, or, SAVEPOINT not yet sent, it is dropped with all that came after it.
+   */
+  private rollbackTo(name: string): void {
+    WriteBehind.discard(this.buffer)
+    this.kept = undefined
+    const at = this.queued.findIndex((q) => q.savepoint === name)
+    if (at >= 0) this.queued.length = at
+    else this.queued.push({ statement: { text: `ROLLBACK TO SAVEPOINT ${name}`, params: [] }, mark: true })
+  }
+
+  /** The transaction's savepoints (`WriteBehind.Savepoints`), sent with the batches around them. */
+  readonly parts: WriteBehind.Savepoints["Type"] = {
+    run: (effect) =>
+      Effect.suspend(() => {
+        const name = this.savepoint()
+        return Effect.onExit(effect, (exit) =>
+          Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => this.rollbackTo(name))
+        )
+      })
+  }
+
   /**
    * The held writes and COMMIT in one round trip. A write's error fails (typed: nothing committed) after
    * a ROLLBACK; COMMIT's error or a lost connection dies (the outcome is unknown).
@@ -224,7 +279,10 @@ class Transaction {
       // A statement announced ahead failed: the server aborted the transaction.
       if (this.aborted !== undefined) return Effect.zipRight(this.rollback(), Effect.fail(this.aborted))
       const writes = WriteBehind.drain(this.buffer)
-      if (!this.begun && writes === undefined) return Effect.void
+      const queued = this.queued.map((q) => q.statement)
+      const wrote = writes !== undefined || this.queued.some((q) => !q.mark)
+      this.queued = []
+      if (!this.begun && !wrote) return Effect.void
       // Lost before COMMIT was sent: the server ends the transaction with the session, nothing committed.
       const lost = this.session.lost
       if (lost !== undefined)
@@ -233,6 +291,7 @@ class Transaction {
         )
       const statements = [
         ...(this.begun ? [] : [Begin]),
+        ...queued,
         ...(writes === undefined ? [] : [{ text: writes[0], params: writes[1] }]),
         Commit
       ]
@@ -254,14 +313,15 @@ class Transaction {
    * connection: its session, and so its transaction, ends on the server without it.
    */
   rollback(): Effect.Effect<void> {
-    return Effect.suspend(() =>
-      this.begun && this.session.lost === undefined
+    return Effect.suspend(() => {
+      this.queued = []
+      return this.begun && this.session.lost === undefined
         ? this.run([Rollback]).pipe(
             Effect.asVoid,
             Effect.catchAll((failed) => Effect.die(failed.error))
           )
         : Effect.void
-    )
+    })
   }
 }
 
@@ -318,7 +378,11 @@ const attempt = <S extends Session, A, E, R>(
           const services = Context.make(SqlClient.TransactionConnection, [
             tx.connection as unknown as (typeof SqlClient.TransactionConnection.Service)[0],
             0
-          ]).pipe(Context.add(WriteBehind.Pending, tx.buffer), Context.add(Tracer.ParentSpan, span))
+          ]).pipe(
+            Context.add(WriteBehind.Pending, tx.buffer),
+            Context.add(WriteBehind.Savepoints, tx.parts),
+            Context.add(Tracer.ParentSpan, span)
+          )
           return restore(effect).pipe(
             Effect.mapInputContext((context: Context.Context<R>) => Context.merge(context, services)),
             Effect.exit,

@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { type Crypto, Store } from "@laari/core"
-import { Effect, Layer, Option } from "effect"
+import { Effect, FiberRef, Layer, Option } from "effect"
 import { ledgerReadsLayer } from "./Balance.js"
 import { challengesLayer } from "./Challenges.js"
 import { eventLogLayer, outboxLayer } from "./Events.js"
@@ -30,7 +30,9 @@ import { storeLayer as webhookEndpointsLayer } from "./WebhookEndpoints.js"
  * One transaction around a command, with write-behind (`WriteBehind`); nested calls join the outer one.
  * On PostgreSQL (`PgPool` provides `PgTransactions`) its statements go in batches (`PgTransaction`).
  * A database that cannot be reached (at BEGIN, mid-way or at COMMIT) is `ServiceUnavailable`; at COMMIT
- * its `OutcomeUnknown` kind, which tells the client to retry with the same key.
+ * its `OutcomeUnknown` kind, which tells the client to retry with the same key. A transaction opened
+ * `inParts` is a savepoint: the transaction's own (`WriteBehind.Savepoints`), or, in a transaction
+ * opened otherwise, the SQL client's.
  */
 export const transactorLayer: Layer.Layer<Store.Transactor, never, SqlClient.SqlClient> = Layer.effect(
   Store.Transactor,
@@ -40,7 +42,21 @@ export const transactorLayer: Layer.Layer<Store.Transactor, never, SqlClient.Sql
     const pg = yield* Effect.serviceOption(PgTransaction.PgTransactions)
     const begin = Option.isSome(pg) ? pg.value.transaction : WriteBehind.transaction(sql)
     const transaction = committing(inTransaction(sql, begin))
-    return { withTransaction: (effect) => guard(transaction(effect)) }
+    // Set while a transaction runs `inParts`: a transaction opened then is a savepoint of it.
+    const parts = FiberRef.unsafeMake(false)
+    const savepoint = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(Effect.serviceOption(WriteBehind.Savepoints), (savepoints) =>
+        Option.isSome(savepoints) ? savepoints.value.run(effect) : sql.withTransaction(effect)
+      )
+    const open = Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), Option.isSome)
+    return {
+      withTransaction: (effect) =>
+        Effect.flatMap(Effect.zip(FiberRef.get(parts), open), ([part, joined]) =>
+          guard(part && joined ? savepoint(Effect.locally(effect, parts, false)) : transaction(effect))
+        ),
+      inParts: (effect) =>
+        Effect.flatMap(open, (joined) => (joined ? Effect.locally(effect, parts, true) : effect))
+    }
   })
 )
 

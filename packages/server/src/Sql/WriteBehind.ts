@@ -21,7 +21,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { Context, Effect, Option, Stream } from "effect"
+import { Context, Effect, Exit, Option, Stream } from "effect"
 
 /** One part of a held write: a CTE `name AS (text)`; `select` parts must be read to run (pg_notify). */
 interface Part {
@@ -191,6 +191,57 @@ const currentConnection = Effect.map(
 )
 
 /**
+ * How the current write-behind transaction runs a part of itself that can fail alone
+ * (`Transactor.savepoint`): a failure undoes the part's writes, held or sent, and the transaction goes on.
+ */
+export class Savepoints extends Context.Tag("laari/server/Savepoints")<
+  Savepoints,
+  { readonly run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R> }
+>() {}
+
+/**
+ * Drops what is held (the writes of a part rolled back to its savepoint), and what the transaction
+ * remembers of the rows it locked: a lock taken since the savepoint is released with it.
+ */
+export const discard = (buffer: Buffer): void => {
+  buffer.parts = []
+  buffer.sets = new Map()
+  buffer.keys = new Set()
+  buffer.params = 0
+  buffer.locked.clear()
+  buffer.ahead = undefined
+}
+
+/** A savepoint's name, unique in its transaction. */
+export const savepointName = (n: number): string => `laari_part_${n}`
+
+/** Savepoints on `conn`, one statement each: what is held goes first, the part's writes after. */
+const savepointsOn = (conn: Connection, buffer: Buffer): Savepoints["Type"] => {
+  let made = 0
+  return {
+    run: (effect) =>
+      Effect.suspend(() => {
+        const name = savepointName(++made)
+        return flushOn(conn, buffer).pipe(
+          Effect.zipRight(conn.executeUnprepared(`SAVEPOINT ${name}`, [], undefined)),
+          Effect.zipRight(Effect.exit(effect)),
+          Effect.flatMap((exit) =>
+            Exit.isSuccess(exit)
+              ? exit
+              : Effect.suspend(() => {
+                  discard(buffer)
+                  return Effect.zipRight(
+                    conn.executeUnprepared(`ROLLBACK TO SAVEPOINT ${name}`, [], undefined),
+                    exit
+                  )
+                })
+          )
+        )
+      })
+  }
+}
+
+/**
  * Runs `effect` in a new transaction with write-behind: held writes are flushed before any other
  * statement and before the commit; on failure they are dropped with the rollback.
  */
@@ -206,7 +257,8 @@ export const transaction =
             wrap(conn, buffer) as unknown as (typeof SqlClient.TransactionConnection.Service)[0],
             id
           ]),
-          Effect.provideService(Pending, buffer)
+          Effect.provideService(Pending, buffer),
+          Effect.provideService(Savepoints, savepointsOn(conn, buffer))
         ) as Effect.Effect<A, E | SqlError, R>
       })
     )
