@@ -7,7 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
 import { ApiKeys, Merchant, Money, Store, Wallet } from "@laari/core"
 import { Seed } from "@laari/testkit"
-import { Context, Effect, Either, Exit, Layer } from "effect"
+import { Context, Effect, Either, Exit, Layer, Option } from "effect"
 import * as Database from "../src/Sql/Database.js"
 import * as WriteBehind from "../src/Sql/WriteBehind.js"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -170,6 +170,56 @@ for (const backend of TestDatabase.backends) {
           expect(during).toBe(1)
           expect(yield* rows(sql)).toEqual([["a", 1]])
         })
+      )
+
+      it.effect(
+        "a part that fails is undone alone, its writes held or sent; a part that succeeds stays",
+        () =>
+          Effect.gen(function* () {
+            const sql = yield* setup
+            const tx = yield* Store.Transactor
+            /** Writes `a`, parts writing `b` (held) and `c` (sent) that fail, and `d` in a part that stays. */
+            const parts = Effect.gen(function* () {
+              // Provided by the transaction, so not a requirement of the test's.
+              const savepoints = Option.getOrThrow(yield* Effect.serviceOption(WriteBehind.Savepoints))
+              yield* held(sql, "a", 1)
+              yield* Effect.either(savepoints.run(Effect.zipRight(held(sql, "b", 2), Effect.fail("no"))))
+              const sent = Effect.zipRight(held(sql, "c", 3), Effect.zipRight(rows(sql), Effect.fail("no")))
+              yield* Effect.either(savepoints.run(sent))
+              yield* savepoints.run(held(sql, "d", 4))
+              return yield* rows(sql)
+            })
+            // The Transactor's transaction (batched on PostgreSQL and PGlite), and write-behind's plain one.
+            expect(yield* tx.withTransaction(parts)).toEqual([
+              ["a", 1],
+              ["d", 4]
+            ])
+            expect(yield* rows(sql)).toEqual([
+              ["a", 1],
+              ["d", 4]
+            ])
+            yield* sql`TRUNCATE wb_rows`
+            yield* WriteBehind.transaction(sql)(parts)
+            expect(yield* rows(sql)).toEqual([
+              ["a", 1],
+              ["d", 4]
+            ])
+            // inParts: each transaction opened is a part; one nested in it joins it.
+            yield* sql`TRUNCATE wb_rows`
+            yield* tx.withTransaction(
+              tx.inParts(
+                Effect.gen(function* () {
+                  yield* Effect.either(
+                    tx.withTransaction(Effect.zipRight(held(sql, "e", 5), Effect.fail("no")))
+                  )
+                  yield* tx.withTransaction(
+                    Effect.zipRight(held(sql, "f", 6), Effect.either(tx.withTransaction(Effect.fail("no"))))
+                  )
+                })
+              )
+            )
+            expect(yield* rows(sql)).toEqual([["f", 6]])
+          })
       )
     })
 
