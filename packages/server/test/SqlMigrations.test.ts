@@ -81,7 +81,9 @@ const all = [
   [16, "balance_transactions"],
   [17, "rate_buckets"],
   [18, "payment_references"],
-  [19, "balanced_on_amounts"]
+  [19, "balanced_on_amounts"],
+  [20, "customer_payments"],
+  [21, "event_failures"]
 ]
 
 describe("PGlite", () => {
