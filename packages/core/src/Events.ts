@@ -60,11 +60,17 @@ export const WebhookObject = Schema.Union(
 export type WebhookObject = typeof WebhookObject.Type
 
 const envelopeFields = {
-  id: Schema.String,
-  api_version: Schema.Literal(ApiVersion),
+  id: Schema.String.annotations({
+    description: "The event's id: the same in every delivery of the event, so a receiver can drop a repeat"
+  }),
+  api_version: Schema.Literal(ApiVersion).annotations({
+    description: "The API version the event's objects are written in"
+  }),
   created: UnixSeconds,
-  livemode: Schema.Boolean,
-  sequence: Schema.Int.pipe(Schema.positive()).annotations({
+  livemode: Schema.Boolean.annotations({
+    description: "`true`: from the live environment (real money); `false`: from the sandbox"
+  }),
+  sequence: Schema.Number.pipe(Schema.int(), Schema.positive()).annotations({
     description:
       "Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one"
   })
@@ -74,7 +80,9 @@ const envelopeFields = {
 export const Envelope = Schema.Struct({
   ...envelopeFields,
   type: Type,
-  data: Schema.Struct({ object: WebhookObject })
+  data: Schema.Struct({
+    object: WebhookObject.annotations({ description: "The object the event is about, as it was then" })
+  }).annotations({ description: "What the event carries" })
 })
 export type Envelope = typeof Envelope.Type
 
@@ -82,6 +90,8 @@ export type Envelope = typeof Envelope.Type
 export const envelopeOf = <T extends Type>(type: T) =>
   Schema.Struct({
     ...envelopeFields,
-    type: Schema.Literal(type),
-    data: Schema.Struct({ object: Objects[type] })
+    type: Schema.Literal(type).annotations({ description: "The event's type" }),
+    data: Schema.Struct({ object: Objects[type] }).annotations({
+      description: "What the event carries: `object`, the object the event is about, as it was then"
+    })
   })

@@ -50,54 +50,8 @@ export const webhooks = Object.fromEntries(
   ])
 )
 
-const DecodeErrorRef = "#/components/schemas/HttpApiDecodeError"
-
-interface SchemaNode {
-  readonly $ref?: string
-  readonly anyOf?: ReadonlyArray<SchemaNode>
-}
-
-/** The parts of the document `dropDecodeError` reads. */
-interface Document {
-  readonly paths: Record<
-    string,
-    Record<string, { responses?: Record<string, { content?: Record<string, { schema: SchemaNode }> }> }>
-  >
-  readonly components: { readonly schemas: Record<string, unknown> }
-}
-
-/** A response's schema without the platform's decode error: the schema left, or none. */
-const withoutDecodeError = (schema: SchemaNode): SchemaNode | undefined => {
-  if (schema.$ref === DecodeErrorRef) return undefined
-  if (schema.anyOf === undefined) return schema
-  const rest = schema.anyOf.filter((s) => s.$ref !== DecodeErrorRef)
-  return rest.length === 1 ? rest[0] : { ...schema, anyOf: rest }
-}
-
-/**
- * HttpApi lists its own decode error as a `400` of every operation, but the service never sends it:
- * `Http/Middleware` answers a request that does not decode with `422` `InvalidRequest`, documented on
- * the groups. This removes the platform's entry, so the document lists only bodies that are sent.
- */
-const dropDecodeError = (spec: Record<string, unknown>): Record<string, unknown> => {
-  const doc = structuredClone(spec) as unknown as Document
-  for (const item of Object.values(doc.paths)) {
-    for (const op of Object.values(item)) {
-      const content = op.responses?.["400"]?.content?.["application/json"]
-      if (content === undefined) continue
-      const schema = withoutDecodeError(content.schema)
-      if (schema !== undefined) content.schema = schema
-      else delete op.responses?.["400"]
-    }
-  }
-  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete doc.components.schemas[name]
-  if (JSON.stringify(doc).includes(DecodeErrorRef)) throw new Error(`${DecodeErrorRef} is still referenced`)
-  return doc as unknown as Record<string, unknown>
-}
-
-/** HttpApi's document made ours: without the decode error, then what both documents add (`OpenApiDocument`). */
-const transform = (spec: Record<string, unknown>): Record<string, unknown> =>
-  OpenApiDocument.finish({ internal: false })(dropDecodeError(spec))
+/** HttpApi's document made ours: what both documents add (`OpenApiDocument`). */
+const transform = OpenApiDocument.finish({ internal: false })
 
 export class Api extends HttpApi.make("laari")
   .add(MandatesApi)

@@ -324,7 +324,7 @@ describe("laari CLI", { timeout: 300_000 }, () => {
     expect(badDuration.stderr).toContain("use a number and a unit")
     const invalid = await cli(["keys", "list", "--merchant", "not-a-uuid"])
     expect(invalid.code).toBe(1)
-    expect(invalid.stderr).toContain("id: Expected a Universally Unique Identifier")
+    expect(invalid.stderr).toContain("id: must be a UUID")
     const noToken = await cli(["merchants", "list"], { LAARI_DATA_DIR: Path.join(dataDir, "elsewhere") })
     expect(noToken.code).toBe(1)
     // No token there: none at all, or one of another service (the repository's .data), refused.

@@ -11,71 +11,104 @@ import * as Subscription from "./Subscription.js"
 
 export const SubscriptionObject = Schema.Struct({
   id: Ids.SubscriptionId,
-  object: Schema.Literal("subscription"),
-  reference: Schema.String,
+  object: Schema.Literal("subscription").annotations({ description: "Always `subscription`" }),
+  reference: Schema.String.annotations({
+    description: "The merchant's reference, from the checkout session that started the subscription"
+  }),
   status: Subscription.Status,
-  plan_name: Schema.String,
+  plan_name: Schema.String.annotations({ description: "The plan's name, frozen at consent" }),
   amount: Amount,
   currency: CurrencyCode,
   interval: Calendar.Interval,
-  interval_count: Schema.Int,
+  interval_count: Schema.Number.pipe(Schema.int(), Schema.positive()).annotations({
+    description: "How many `interval`s each billing cycle lasts"
+  }),
   checkout_session_id: Ids.CheckoutSessionId,
   billing_cycle_anchor: UnixSeconds,
   current_period_start: UnixSeconds,
   current_period_end: UnixSeconds,
   next_billing_at: Schema.NullOr(UnixSeconds),
-  cancel_at_period_end: Schema.Boolean,
+  cancel_at_period_end: Schema.Boolean.annotations({
+    description: "`true`: it ends at `current_period_end` with no further charge"
+  }),
   cancelled_at: Schema.NullOr(UnixSeconds),
   cancellation_initiator: Schema.NullOr(Subscription.Initiator),
-  metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
+  metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })).annotations({
+    description: "Key-value strings the merchant attached; no request sets them yet, so always `null`"
+  }),
   created_at: UnixSeconds
-}).annotations({ identifier: "SubscriptionEventObject" })
+}).annotations({
+  identifier: "SubscriptionEventObject",
+  description: "The subscription the event is about"
+})
 export type SubscriptionObject = typeof SubscriptionObject.Type
 
 export const InvoiceObject = Schema.Struct({
   id: Ids.InvoiceId,
-  object: Schema.Literal("invoice"),
+  object: Schema.Literal("invoice").annotations({ description: "Always `invoice`" }),
   subscription_id: Ids.SubscriptionId,
-  subscription_reference: Schema.String,
-  period_key: Schema.String,
+  subscription_reference: Schema.String.annotations({ description: "The subscription's reference" }),
+  period_key: Schema.String.annotations({
+    description:
+      "The billing period's stable key, from its start in Maldives time: each period is charged at most once"
+  }),
   period_start: UnixSeconds,
   period_end: UnixSeconds,
   amount: Amount,
   currency: CurrencyCode,
   status: Invoice.Status,
-  attempt_count: Schema.Int,
+  attempt_count: Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
+    description: "Charge attempts so far, the successful one included (at most 4)"
+  }),
   next_retry_at: Schema.NullOr(UnixSeconds),
   failure_reason: Schema.NullOr(Invoice.FailureReason),
-  payment_intent_id: Schema.NullOr(Schema.String),
+  payment_intent_id: Schema.NullOr(Schema.String).annotations({
+    description: "The id of the payment that paid it; `null` until `PAID`"
+  }),
   paid_at: Schema.NullOr(UnixSeconds),
   created_at: UnixSeconds
-}).annotations({ identifier: "InvoiceEventObject" })
+}).annotations({
+  identifier: "InvoiceEventObject",
+  description: "One billing cycle of a subscription and its payment"
+})
 export type InvoiceObject = typeof InvoiceObject.Type
 
 export const CheckoutSessionObject = Schema.Struct({
   id: Ids.CheckoutSessionId,
-  object: Schema.Literal("checkout.session"),
+  object: Schema.Literal("checkout.session").annotations({ description: "Always `checkout.session`" }),
   mode: CheckoutSession.Mode,
   status: CheckoutSession.Status,
-  reference: Schema.String,
-  title: Schema.String,
-  description: Schema.NullOr(Schema.String),
+  reference: Schema.String.annotations({ description: "The merchant's own identifier of the session" }),
+  title: Schema.String.annotations({ description: "Shown to the customer on the payment page" }),
+  description: Schema.NullOr(Schema.String).annotations({
+    description: "Shown to the customer on the payment page; `null` if none was sent"
+  }),
   amount: Amount,
   currency: CurrencyCode,
   price: Schema.NullOr(
     Schema.Struct({
-      name: Schema.String,
+      name: Schema.String.annotations({ description: "The plan's name" }),
       amount: Amount,
       interval: Calendar.Interval,
-      interval_count: Schema.Int
+      interval_count: Schema.Number.pipe(Schema.int(), Schema.positive()).annotations({
+        description: "How many `interval`s each billing cycle lasts"
+      })
     })
-  ),
-  subscription: Schema.NullOr(Schema.Struct({ id: Ids.SubscriptionId })),
-  payment_id: Schema.NullOr(Schema.String),
+  ).annotations({ description: "The plan sold (`SUBSCRIPTION` mode); `null` in `PAYMENT` mode" }),
+  subscription: Schema.NullOr(Schema.Struct({ id: Ids.SubscriptionId })).annotations({
+    description: "The subscription its payment started (`SUBSCRIPTION` mode, once paid); otherwise `null`"
+  }),
+  payment_id: Schema.NullOr(Schema.String).annotations({
+    description:
+      "The id of the payment that paid it, as `GET /balance-transactions` lists it; `null` until paid"
+  }),
   expires_at: UnixSeconds,
   completed_at: Schema.NullOr(UnixSeconds),
   created_at: UnixSeconds
-}).annotations({ identifier: "CheckoutSessionEventObject" })
+}).annotations({
+  identifier: "CheckoutSessionEventObject",
+  description: "The checkout session the event is about"
+})
 export type CheckoutSessionObject = typeof CheckoutSessionObject.Type
 
 export const subscriptionObject = (sub: Subscription.Subscription): SubscriptionObject => ({

@@ -19,10 +19,16 @@ import { Amount } from "../kernel/Money.js"
 // Defined in Ids so this module need not import Subscription; re-exported for callers.
 export { CheckoutSessionId }
 
-export const Mode = Schema.Literal("PAYMENT", "SUBSCRIPTION")
+export const Mode = Schema.Literal("PAYMENT", "SUBSCRIPTION").annotations({
+  description:
+    "`PAYMENT`: one payment; `SUBSCRIPTION`: the first payment of a plan, which starts a subscription"
+})
 export type Mode = typeof Mode.Type
 
-export const Status = Schema.Literal("OPEN", "COMPLETE", "EXPIRED", "CANCELLED")
+export const Status = Schema.Literal("OPEN", "COMPLETE", "EXPIRED", "CANCELLED").annotations({
+  description:
+    "`OPEN`: waiting for the customer to pay; `COMPLETE`: paid; `EXPIRED`: unpaid 24 hours after creation; `CANCELLED`: the merchant cancelled it unpaid (`POST /checkout/sessions/{id}/cancel`)"
+})
 export type Status = typeof Status.Type
 
 export const terminal: ReadonlyArray<Status> = ["COMPLETE", "EXPIRED", "CANCELLED"]

@@ -11,7 +11,10 @@ import type { RefusalReason } from "../wallet/Wallet.js"
 export { InvoiceId }
 
 /** `PENDING`: open, waiting for its first attempt or a retry. `CHARGING`: an attempt is in flight. */
-export const Status = Schema.Literal("PENDING", "CHARGING", "PAID", "FAILED", "VOID")
+export const Status = Schema.Literal("PENDING", "CHARGING", "PAID", "FAILED", "VOID").annotations({
+  description:
+    "`PENDING`: the cycle is open, waiting for its first attempt or a retry; `CHARGING`: an attempt is in flight; `PAID`; `FAILED`: all four attempts missed (final); `VOID`: the subscription ended while the cycle was open, nothing charged (final)"
+})
 export type Status = typeof Status.Type
 
 /**
@@ -38,7 +41,10 @@ export const FailureReason = Schema.Literal(
   "blocked-by-rules",
   "wallet-frozen",
   "executor-error"
-)
+).annotations({
+  description:
+    "Why the last attempt missed: `insufficient-balance`, `blocked-by-rules` (the customer's wallet rules), `wallet-frozen` or `executor-error` (the wallet failed to carry out the payment); `null` if no attempt missed"
+})
 export type FailureReason = typeof FailureReason.Type
 
 /**

@@ -16,10 +16,16 @@ import type { RefusalReason } from "../wallet/Wallet.js"
 // Defined in Ids so CheckoutSession and Invoice need not import this module; re-exported for callers.
 export { SubscriptionId }
 
-export const Status = Schema.Literal("ACTIVE", "PAST_DUE", "CANCELLED")
+export const Status = Schema.Literal("ACTIVE", "PAST_DUE", "CANCELLED").annotations({
+  description:
+    "`ACTIVE`: renewing; `PAST_DUE`: a renewal missed and is being retried; `CANCELLED`: ended, final"
+})
 export type Status = typeof Status.Type
 
-export const Initiator = Schema.Literal("PAYER", "MERCHANT", "DUNNING", "OPS")
+export const Initiator = Schema.Literal("PAYER", "MERCHANT", "DUNNING", "OPS").annotations({
+  description:
+    "Who ended the subscription: `PAYER` (the customer, in the wallet app), `MERCHANT`, `DUNNING` (all four renewal attempts missed) or `OPS` (the service's operators); `null` while it is live"
+})
 export type Initiator = typeof Initiator.Type
 
 /** The customer is warned this long before a renewal their balance will not cover (DESIGN section 6). */

@@ -11,12 +11,15 @@ export const Scope = Schema.Literal(
   "subscriptions:write",
   "checkout:write",
   "webhooks:write"
-)
+).annotations({ description: "What a key may do: each scope allows the writes of one area of the API" })
 export type Scope = typeof Scope.Type
 
 export const allScopes: ReadonlyArray<Scope> = Scope.literals
 
-export const KeyKind = Schema.Literal("secret", "publishable")
+export const KeyKind = Schema.Literal("secret", "publishable").annotations({
+  description:
+    "`secret`: for the merchant's server; `publishable`: safe in a browser, limited to the endpoints that allow it"
+})
 export type KeyKind = typeof KeyKind.Type
 
 export interface Principal extends Tenant {

@@ -111,7 +111,10 @@ export const addMinutes = (t: DateTime.Utc, minutes: number): DateTime.Utc => Da
 // Billing periods (DESIGN section 5)
 // ---------------------------------------------------------------------------------------------------
 
-export const Interval = Schema.Literal("WEEK", "MONTH")
+export const Interval = Schema.Literal("WEEK", "MONTH").annotations({
+  description:
+    "The unit of a billing cycle: `WEEK` or `MONTH` (in Maldives time, from the billing cycle anchor)"
+})
 export type Interval = typeof Interval.Type
 
 /**

@@ -24,5 +24,5 @@ export const Types = [
   "refund.created"
 ] as const
 
-export const Type = Schema.Literal(...Types)
+export const Type = Schema.Literal(...Types).annotations({ description: "What happened: the event's type" })
 export type Type = typeof Type.Type

@@ -8,7 +8,17 @@ import * as Fields from "../kernel/Fields.js"
 import type { CustomerId, Environment, MandateId, MerchantId } from "../kernel/Ids.js"
 import { Amount, Chargeable, isChargeable, MaxCap, MinAmount } from "../kernel/Money.js"
 
-export const Status = Schema.Literal("INITIATED", "ACTIVE", "DECLINED", "REVOKED", "EXPIRED", "SUSPENDED")
+export const Status = Schema.Literal(
+  "INITIATED",
+  "ACTIVE",
+  "DECLINED",
+  "REVOKED",
+  "EXPIRED",
+  "SUSPENDED"
+).annotations({
+  description:
+    "`INITIATED`: waiting for the customer's approval; `ACTIVE`: approved, the only state that can be charged; `DECLINED`: the customer refused; `REVOKED`: ended by the customer, the merchant or the service; `EXPIRED`: the approval link lapsed or the mandate reached `expiresAt`; `SUSPENDED`: held by the service during a dispute. `DECLINED`, `REVOKED` and `EXPIRED` are final"
+})
 export type Status = typeof Status.Type
 
 export const terminal: ReadonlyArray<Status> = ["DECLINED", "REVOKED", "EXPIRED"]
@@ -19,7 +29,9 @@ export const SetupWindowHours = 24
 export const MaxLifetimeDays = 365
 
 /** The only period a merchant may set (spec 4.1). */
-export const Period = Schema.Literal("MONTH")
+export const Period = Schema.Literal("MONTH").annotations({
+  description: "The period `periodCap` counts over: `MONTH`, the customer's calendar month"
+})
 export type Period = typeof Period.Type
 
 /**
@@ -37,7 +49,10 @@ export const ChargeAmount = Schema.Number.pipe(
   description: `Laari, at least ${MinAmount} and at most the mandate's per_charge_cap`
 })
 
-export const RevokedBy = Schema.Literal("CUSTOMER", "MERCHANT", "SERVICE")
+export const RevokedBy = Schema.Literal("CUSTOMER", "MERCHANT", "SERVICE").annotations({
+  description:
+    "Who revoked the mandate: the customer in the wallet app, the merchant (`POST /mandates/{id}/revoke`) or the service"
+})
 export type RevokedBy = typeof RevokedBy.Type
 
 export interface Mandate {
@@ -199,7 +214,9 @@ export const RefusalCode = Schema.Literal(
   "MANDATE_CHARGE_FAILED",
   "INSUFFICIENT_FUNDS",
   "SERVICE_UNAVAILABLE"
-)
+).annotations({
+  description: "Why the charge was refused, as the code of the error answer to the charge request"
+})
 export type RefusalCode = typeof RefusalCode.Type
 
 export const refusalMessages: Record<RefusalCode, string> = {

@@ -9,56 +9,89 @@ import * as Mandate from "./Mandate.js"
 
 export const MandateObject = Schema.Struct({
   id: Ids.MandateId,
-  object: Schema.Literal("mandate"),
-  reference: Schema.String,
+  object: Schema.Literal("mandate").annotations({ description: "Always `mandate`" }),
+  reference: Schema.String.annotations({
+    description: "The merchant's own identifier of the mandate, unique among its mandates"
+  }),
   status: Mandate.Status,
-  title: Schema.String,
-  description: Schema.NullOr(Schema.String),
+  title: Schema.String.annotations({ description: "Shown to the customer on the approval screen" }),
+  description: Schema.NullOr(Schema.String).annotations({
+    description: "Shown to the customer on the approval screen; `null` if none was sent"
+  }),
   currency: CurrencyCode,
   per_charge_cap: Amount,
   period_cap: Schema.NullOr(Amount),
-  period: Schema.NullOr(Schema.Literal("MONTH")),
-  period_key: Schema.NullOr(Schema.String),
+  period: Schema.NullOr(Mandate.Period).annotations({
+    description:
+      "`MONTH`: `period_cap` counts over the customer's calendar month; `null`: no period accounting"
+  }),
+  period_key: Schema.NullOr(Schema.String).annotations({
+    description:
+      "The period being counted, `YYYY-MM` in the customer's calendar; `null` until the first charge, and on a mandate without a `period`"
+  }),
   period_charged: Amount,
   setup_expires_at: UnixSeconds,
   expires_at: UnixSeconds,
   approved_at: Schema.NullOr(UnixSeconds),
   revoked_at: Schema.NullOr(UnixSeconds),
-  revoked_by: Schema.NullOr(Mandate.RevokedBy),
+  revoked_by: Schema.NullOr(Mandate.RevokedBy).annotations({
+    description: "Who revoked it: `CUSTOMER`, `MERCHANT` or `SERVICE`; `null` unless `status` is `REVOKED`"
+  }),
   created_at: UnixSeconds
-}).annotations({ identifier: "MandateEventObject" })
+}).annotations({
+  identifier: "MandateEventObject",
+  description: "The mandate the event is about"
+})
 export type MandateObject = typeof MandateObject.Type
 
 export const ChargeObject = Schema.Struct({
-  id: Schema.String,
-  object: Schema.Literal("mandate_charge"),
+  id: Schema.String.annotations({ description: "The charge's id" }),
+  object: Schema.Literal("mandate_charge").annotations({ description: "Always `mandate_charge`" }),
   mandate_id: Ids.MandateId,
   amount: Amount,
   currency: CurrencyCode,
-  status: Schema.Literal("SUCCEEDED"),
-  description: Schema.String,
-  reference: Schema.String,
+  status: Schema.Literal("SUCCEEDED").annotations({
+    description: "Always `SUCCEEDED`: a refused charge is a `mandate.charge.failed` event, never a charge"
+  }),
+  description: Schema.String.annotations({ description: "What the charge is for, as the merchant sent it" }),
+  reference: Schema.String.annotations({
+    description: "The charge's reference: as sent, or else the mandate's reference"
+  }),
   fee: Amount,
   net_amount: Amount,
-  period_key: Schema.String,
+  period_key: Schema.String.annotations({
+    description: "The period the charge counted in, `YYYY-MM` in the customer's calendar"
+  }),
   period_charged: Amount,
   created_at: UnixSeconds
-}).annotations({ identifier: "MandateChargeEventObject" })
+}).annotations({
+  identifier: "MandateChargeEventObject",
+  description: "A charge taken under a mandate: the laari are already in the merchant's balance"
+})
 export type ChargeObject = typeof ChargeObject.Type
 
 /** A refused charge has no id: nothing was created, only the refusal is reported. */
 export const ChargeFailureObject = Schema.Struct({
-  object: Schema.Literal("mandate_charge_failure"),
+  object: Schema.Literal("mandate_charge_failure").annotations({
+    description: "Always `mandate_charge_failure`"
+  }),
   mandate_id: Ids.MandateId,
-  mandate_reference: Schema.String,
-  amount: Schema.Int,
+  mandate_reference: Schema.String.annotations({ description: "The mandate's reference" }),
+  amount: Schema.Number.pipe(Schema.int()).annotations({
+    description: "The laari the refused charge asked for (100 laari = 1 MVR), as sent"
+  }),
   currency: CurrencyCode,
-  reference: Schema.String,
-  description: Schema.String,
+  reference: Schema.String.annotations({
+    description: "The refused charge's reference: as sent, or else the mandate's reference"
+  }),
+  description: Schema.String.annotations({ description: "What the charge was for, as the merchant sent it" }),
   code: Mandate.RefusalCode,
-  message: Schema.String,
+  message: Schema.String.annotations({ description: "Why it was refused, in words" }),
   created_at: UnixSeconds
-}).annotations({ identifier: "MandateChargeFailureEventObject" })
+}).annotations({
+  identifier: "MandateChargeFailureEventObject",
+  description: "A refused charge: nothing was taken"
+})
 export type ChargeFailureObject = typeof ChargeFailureObject.Type
 
 export const mandateObject = (m: Mandate.Mandate): MandateObject => ({

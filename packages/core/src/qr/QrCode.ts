@@ -12,7 +12,9 @@ import * as QrScheme from "./QrScheme.js"
 export const Type = QrScheme.Type
 export type Type = QrScheme.Type
 
-export const Status = Schema.Literal("ACTIVE", "INACTIVE")
+export const Status = Schema.Literal("ACTIVE", "INACTIVE").annotations({
+  description: "`ACTIVE`: payable; `INACTIVE`: deactivated, kept, and refused to a customer who scans it"
+})
 export type Status = typeof Status.Type
 
 /** A dynamic code lives 1 to 15 minutes, 15 by default (DESIGN section 9). */

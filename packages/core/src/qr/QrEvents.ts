@@ -5,19 +5,29 @@ import { Currency } from "../kernel/Money.js"
 import type { Payment as QrPayment } from "./QrCode.js"
 
 export const QrPaymentObject = Schema.Struct({
-  id: Schema.String,
-  object: Schema.Literal("qr_code_payment"),
-  qrid: Schema.String,
-  qr_code_id: Schema.String,
+  id: Schema.String.annotations({ description: "The QR payment's id" }),
+  object: Schema.Literal("qr_code_payment").annotations({ description: "Always `qr_code_payment`" }),
+  qrid: Schema.String.annotations({
+    description:
+      "The national QR standard's identifier tying the code to this payment; the field to reconcile on"
+  }),
+  qr_code_id: Schema.String.annotations({ description: "The id of the QR code that was paid" }),
   // A string here although requests send an integer: kept as delivered so far (the outbox stores exact text).
-  outlet_id: Schema.String,
+  outlet_id: Schema.String.annotations({
+    description: "The number of the outlet the code belongs to, as a string"
+  }),
   amount: Amount,
   currency: CurrencyCode,
   fee: Amount,
   net_amount: Amount,
-  reference: Schema.String,
+  reference: Schema.String.annotations({
+    description: "The paid QR code's reference (its `qrid` if the merchant sent none)"
+  }),
   created_at: UnixSeconds
-}).annotations({ identifier: "QrCodePaymentEventObject" })
+}).annotations({
+  identifier: "QrCodePaymentEventObject",
+  description: "A payment made by scanning one of the merchant's QR codes"
+})
 export type QrPaymentObject = typeof QrPaymentObject.Type
 
 export const qrPaymentObject = (p: QrPayment): QrPaymentObject => ({

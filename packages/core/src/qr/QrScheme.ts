@@ -28,7 +28,10 @@ import { isUuid } from "../kernel/Ids.js"
 import { formatMvr } from "../kernel/Money.js"
 import * as QrText from "./QrText.js"
 
-export const Type = Schema.Literal("STATIC", "DYNAMIC")
+export const Type = Schema.Literal("STATIC", "DYNAMIC").annotations({
+  description:
+    "`STATIC`: reusable, the customer enters the amount; `DYNAMIC`: for one payment of exactly `amount`, until `expiresAt`"
+})
 export type Type = typeof Type.Type
 
 /** Our globally unique identifier in the merchant account template; compared case-insensitively, as Pix does. */

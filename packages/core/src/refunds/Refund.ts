@@ -10,12 +10,15 @@
 import { type DateTime, Either, Schema } from "effect"
 import * as Calendar from "../kernel/Calendar.js"
 import { type CustomerId, type Environment, type MerchantId, brandedUuid } from "../kernel/Ids.js"
+import { Amount, UnixSeconds } from "../kernel/EventFields.js"
 import { Currency, CurrencyCode } from "../kernel/Money.js"
 
-export const RefundId = brandedUuid("RefundId")
+export const RefundId = brandedUuid("RefundId", "The refund's id (a UUID)")
 export type RefundId = typeof RefundId.Type
 
-export const Reason = Schema.Literal("requested_by_customer", "duplicate", "fraudulent")
+export const Reason = Schema.Literal("requested_by_customer", "duplicate", "fraudulent").annotations({
+  description: "Why the merchant refunded, as it said; `null` if it gave no reason"
+})
 export type Reason = typeof Reason.Type
 
 /** What a refund applies to; each kind is the name of the request field without `_id`. */
@@ -118,21 +121,30 @@ export const transferId = (id: RefundId | string): string => `refund:${id}`
 // The webhook object (`refund.created`): snake_case with Unix seconds, like the other event objects.
 // ---------------------------------------------------------------------------------------------------
 
-const UnixSeconds = Schema.Int.annotations({ description: "Unix time, whole seconds" })
-const EventLaari = Schema.NonNegativeInt.annotations({ description: "Laari (100 laari = 1 MVR)" })
-
 export const RefundObject = Schema.Struct({
   id: RefundId,
-  object: Schema.Literal("refund"),
-  amount: EventLaari,
+  object: Schema.Literal("refund").annotations({ description: "Always `refund`" }),
+  amount: Amount,
   currency: CurrencyCode,
-  status: Schema.Literal("SUCCEEDED"),
-  charge_id: Schema.NullOr(Schema.String),
-  qr_payment_id: Schema.NullOr(Schema.String),
-  invoice_id: Schema.NullOr(Schema.String),
+  status: Schema.Literal("SUCCEEDED").annotations({
+    description: "Always `SUCCEEDED`: a refund is made at once or refused"
+  }),
+  charge_id: Schema.NullOr(Schema.String).annotations({
+    description: "The mandate charge refunded; `null` if it refunds something else"
+  }),
+  qr_payment_id: Schema.NullOr(Schema.String).annotations({
+    description: "The QR payment refunded; `null` if it refunds something else"
+  }),
+  invoice_id: Schema.NullOr(Schema.String).annotations({
+    description: "The paid invoice refunded; `null` if it refunds something else"
+  }),
   reason: Schema.NullOr(Reason),
-  reference: Schema.NullOr(Schema.String),
-  description: Schema.NullOr(Schema.String),
+  reference: Schema.NullOr(Schema.String).annotations({
+    description: "The merchant's own identifier of the refund; `null` if none was sent"
+  }),
+  description: Schema.NullOr(Schema.String).annotations({
+    description: "The merchant's note on the refund; `null` if none was sent"
+  }),
   created_at: UnixSeconds
 }).annotations({
   identifier: "RefundEventObject",

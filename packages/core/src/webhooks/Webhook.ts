@@ -7,15 +7,22 @@ import { DateTime, Duration, Encoding, Schema } from "effect"
 import type { Environment, MerchantId } from "../kernel/Ids.js"
 import { Type, Types } from "../kernel/EventType.js"
 
-export const EndpointStatus = Schema.Literal("ENABLED", "DISABLED")
+export const EndpointStatus = Schema.Literal("ENABLED", "DISABLED").annotations({
+  description: "`ENABLED`: events are delivered to it; `DISABLED`: nothing is sent to it"
+})
 export type EndpointStatus = typeof EndpointStatus.Type
 
 /** One entry of the delivery log per attempt: `PENDING` until it has been made. */
-export const AttemptStatus = Schema.Literal("PENDING", "SUCCEEDED", "FAILED")
+export const AttemptStatus = Schema.Literal("PENDING", "SUCCEEDED", "FAILED").annotations({
+  description:
+    "`PENDING`: not made yet; `SUCCEEDED`: the endpoint answered 2xx; `FAILED`: any other answer, or none"
+})
 export type AttemptStatus = typeof AttemptStatus.Type
 
 /** Every event type, as one entry of `enabled_events`. */
 export const Wildcard = "*"
+
+const enabledEventsDescription = `Event types to receive, or \`["*"]\` for all of them: ${Types.map((t) => `\`${t}\``).join(", ")}`
 
 /** `enabled_events`: event types of spec 6 without repeats, or `["*"]` for all of them. */
 export const EnabledEvents = Schema.Array(Schema.Union(Type, Schema.Literal(Wildcard)))
@@ -29,7 +36,10 @@ export const EnabledEvents = Schema.Array(Schema.Union(Type, Schema.Literal(Wild
   )
   .annotations({
     identifier: "EnabledEvents",
-    description: `Event types to receive, or \`["*"]\` for all of them: ${Types.map((t) => `\`${t}\``).join(", ")}`
+    description: enabledEventsDescription,
+    // The last two filters have no JSON Schema of their own, so the document would show the `maxItems`
+    // filter's stock description in place of this one.
+    jsonSchema: { description: enabledEventsDescription }
   })
 export type EnabledEvents = typeof EnabledEvents.Type
 

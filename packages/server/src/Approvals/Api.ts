@@ -18,31 +18,42 @@ const IdPath = Schema.Struct({
   id: Uuid.annotations({ description: "The mandate's or session's id" })
 })
 
+const MerchantName = Text.annotations({ description: "The merchant's name, shown to the customer" })
+const ReturnUrl = Schema.NullOr(Text).annotations({
+  description: "Where the customer is sent afterwards; `null` if the merchant gave none"
+})
+
 export const MandateForApproval = Schema.Struct({
   id: Ids.MandateId,
   status: Mandate.Status,
-  merchantName: Text,
+  merchantName: MerchantName,
   ...TermsFields,
   expiresAt: Timestamp,
   setupExpiresAt: Timestamp,
-  returnUrl: Schema.NullOr(Text)
+  returnUrl: ReturnUrl
 }).annotations({ identifier: "MandateForApproval", description: "What the approval page shows the customer" })
 
 export const SessionForPayment = Schema.Struct({
   id: Ids.CheckoutSessionId,
   status: CheckoutSession.Status,
   mode: CheckoutSession.Mode,
-  merchantName: Text,
-  title: Text,
-  description: Schema.NullOr(Text),
+  merchantName: MerchantName,
+  title: Text.annotations({ description: "What the customer pays for" }),
+  description: Schema.NullOr(Text).annotations({
+    description: "More about it; `null` if the merchant gave none"
+  }),
   amount: Money.Amount,
   currency: Money.CurrencyCode,
   planName: Schema.NullOr(CheckoutSession.PlanName),
-  interval: Schema.NullOr(Calendar.Interval),
+  interval: Schema.NullOr(Calendar.Interval).annotations({
+    description: "The plan's billing unit, `WEEK` or `MONTH`; `null` in `PAYMENT` mode"
+  }),
   intervalCount: Schema.NullOr(CheckoutSession.IntervalCount),
-  returnUrl: Schema.NullOr(Text),
+  returnUrl: ReturnUrl,
   expiresAt: Timestamp,
-  subscriptionId: Schema.NullOr(Ids.SubscriptionId)
+  subscriptionId: Schema.NullOr(Ids.SubscriptionId).annotations({
+    description: "The subscription its payment started, once paid in `SUBSCRIPTION` mode; otherwise `null`"
+  })
 }).annotations({ identifier: "SessionForPayment", description: "What the payment page shows the customer" })
 
 export const ChallengeRequest = Body({

@@ -42,7 +42,7 @@ export const BalanceTransactionRead = Schema.Struct({
 })
 
 export const BalanceTransactionList = Schema.Struct({
-  data: Schema.Array(BalanceTransactionRead),
+  data: Schema.Array(BalanceTransactionRead).annotations({ description: "The movements, newest first" }),
   hasMore: Schema.Boolean.annotations({ description: "Whether older movements follow the last one" })
 }).annotations({ identifier: "BalanceTransactionList" })
 

@@ -125,8 +125,10 @@ export const SessionRead = Schema.Struct({
   url: Text.annotations({ description: "The hosted page where the customer pays" }),
   mode: CheckoutSession.Mode,
   status: CheckoutSession.Status,
-  title: Text,
-  description: Schema.NullOr(Text),
+  title: Text.annotations({ description: "Shown to the customer on the payment page" }),
+  description: Schema.NullOr(Text).annotations({
+    description: "Shown to the customer on the payment page; `null` if none was sent"
+  }),
   amount: Money.Amount,
   currency: Money.CurrencyCode,
   priceData: Schema.NullOr(
@@ -136,9 +138,13 @@ export const SessionRead = Schema.Struct({
       interval: Calendar.Interval,
       intervalCount: CheckoutSession.IntervalCount
     })
-  ),
-  returnUrl: Schema.NullOr(Text),
-  subscriptionId: Schema.NullOr(Ids.SubscriptionId),
+  ).annotations({ description: "The plan sold (`SUBSCRIPTION` mode); `null` in `PAYMENT` mode" }),
+  returnUrl: Schema.NullOr(Text).annotations({
+    description: "Where the customer is sent after paying; `null` if none was sent"
+  }),
+  subscriptionId: Schema.NullOr(Ids.SubscriptionId).annotations({
+    description: "The subscription its payment started (`SUBSCRIPTION` mode, once paid); otherwise `null`"
+  }),
   expiresAt: Timestamp,
   completedAt: Schema.NullOr(Timestamp),
   createdAt: Timestamp

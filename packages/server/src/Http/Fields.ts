@@ -79,6 +79,18 @@ export const Paging = {
   )
 }
 
+/**
+ * Whole numbers of a read, with what they are. Effect's `Schema.Int` and `Schema.NonNegativeInt` are
+ * published as `$ref`s to schemas of their own, and a generator drops a description beside a `$ref`:
+ * these are published inline, with theirs.
+ */
+export const WholeNumber = (description: string) =>
+  Schema.Number.pipe(Schema.int()).annotations({ description })
+
+/** Laari in a read: a whole number, 0 or more (100 laari = 1 MVR). */
+export const Laari = (description: string) =>
+  Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({ description })
+
 /** A moment in a read: Maldives time, `+05:00`, whole seconds (DESIGN section 9). */
 export const Timestamp = Schema.String.annotations({
   jsonSchema: { format: "date-time" },

@@ -1,6 +1,7 @@
 /**
  * What both OpenAPI documents (`/openapi.json`, `/ops/openapi.json`) say that `OpenApi.fromApi` cannot:
- * the response headers every answer carries, where the service is, and schemas open to additive fields.
+ * the response headers every answer carries, where the service is, and schemas open to additive fields;
+ * and what it says wrongly: HttpApi's own decode error, which the service never sends, is left out.
  * One `finish`, applied by each document's `OpenApi.Transform`, so the two never disagree.
  */
 
@@ -105,6 +106,51 @@ const withHeaders = (op: Operation): void => {
   }
 }
 
+const DecodeErrorRef = "#/components/schemas/HttpApiDecodeError"
+
+interface SchemaNode {
+  readonly $ref?: string
+  readonly anyOf?: ReadonlyArray<SchemaNode>
+}
+
+/** The parts of the document `dropDecodeError` reads. */
+interface DecodeErrorDocument {
+  readonly paths: Record<
+    string,
+    Record<string, { responses?: Record<string, { content?: Record<string, { schema: SchemaNode }> }> }>
+  >
+  readonly components: { readonly schemas: Record<string, unknown> }
+}
+
+/** A response's schema without the platform's decode error: the schema left, or none. */
+const withoutDecodeError = (schema: SchemaNode): SchemaNode | undefined => {
+  if (schema.$ref === DecodeErrorRef) return undefined
+  if (schema.anyOf === undefined) return schema
+  const rest = schema.anyOf.filter((s) => s.$ref !== DecodeErrorRef)
+  return rest.length === 1 ? rest[0] : { ...schema, anyOf: rest }
+}
+
+/**
+ * HttpApi lists its own decode error as a `400` of every operation, but the service never sends it:
+ * `Http/Middleware` answers a request that does not decode with `422` `InvalidRequest`, documented on
+ * the groups (the operator API's too). This removes the platform's entry, so the document lists only bodies that are sent.
+ */
+const dropDecodeError = (spec: Record<string, unknown>): Record<string, unknown> => {
+  const doc = structuredClone(spec) as unknown as DecodeErrorDocument
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item)) {
+      const content = op.responses?.["400"]?.content?.["application/json"]
+      if (content === undefined) continue
+      const schema = withoutDecodeError(content.schema)
+      if (schema !== undefined) content.schema = schema
+      else delete op.responses?.["400"]
+    }
+  }
+  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete doc.components.schemas[name]
+  if (JSON.stringify(doc).includes(DecodeErrorRef)) throw new Error(`${DecodeErrorRef} is still referenced`)
+  return doc as unknown as Record<string, unknown>
+}
+
 /**
  * The post-processing shared by both documents; `spec` is not modified. `internal`: the operator API,
  * not for merchants (OpenAPI `x-internal`, what the OWASP ruleset asks every server to say).
@@ -112,7 +158,7 @@ const withHeaders = (op: Operation): void => {
 export const finish =
   (options: { readonly internal: boolean }) =>
   (spec: Json): Json => {
-    const doc = structuredClone(spec)
+    const doc = dropDecodeError(spec) as Json
     openResponses(doc)
     for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Operation>>))
       for (const [method, op] of Object.entries(item)) if (Methods.includes(method)) withHeaders(op)

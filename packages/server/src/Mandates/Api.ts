@@ -12,6 +12,7 @@ import {
   OffsetDateTime,
   optionalNullable,
   Paging,
+  Laari,
   Text,
   Timestamp
 } from "../Http/Fields.js"
@@ -38,7 +39,7 @@ export const MandateRead = Schema.Struct({
   periodKey: Schema.NullOr(Text).annotations({
     description: "The payer's month of the current period, YYYY-MM"
   }),
-  periodCharged: Schema.NonNegativeInt.annotations({ description: "Laari charged in the current period" }),
+  periodCharged: Laari("Laari charged in the current period; stays 0 on a mandate without a `period`"),
   setupExpiresAt: Timestamp.annotations({ description: "Until when the customer can approve it" }),
   expiresAt: Timestamp,
   approvedAt: Schema.NullOr(Timestamp),
@@ -57,20 +58,26 @@ export const MandateCreated = Schema.Struct({
 }).annotations({ identifier: "MandateCreated" })
 
 export const ChargeRead = Schema.Struct({
-  id: Schema.UUID,
+  id: Schema.UUID.annotations({ description: "The charge's id (a UUID)" }),
   mandateId: Ids.MandateId,
   amount: Money.Amount,
   currency: Money.CurrencyCode,
-  status: Schema.Literal("SUCCEEDED"),
-  description: Text,
-  reference: Text,
-  fee: Schema.NonNegativeInt.annotations({ description: "The platform's fee, in laari" }),
-  netAmount: Schema.NonNegativeInt.annotations({ description: "What the merchant receives, in laari" }),
-  amountRefunded: Schema.NonNegativeInt.annotations({
-    description: "Laari given back by refunds so far (`POST /refunds`); at most `amount`"
+  status: Schema.Literal("SUCCEEDED").annotations({
+    description: "Always `SUCCEEDED`: a refused charge is an error answer, never a charge"
   }),
-  periodKey: Text,
-  periodCharged: Schema.NonNegativeInt,
+  description: Text.annotations({ description: "What the charge is for, as sent" }),
+  reference: Text.annotations({
+    description: "The charge's reference: as sent, or else the mandate's reference"
+  }),
+  fee: Laari("The platform's fee, in laari"),
+  netAmount: Laari("What the merchant receives, in laari: `amount - fee`"),
+  amountRefunded: Laari("Laari given back by refunds so far (`POST /refunds`); at most `amount`"),
+  periodKey: Text.annotations({
+    description: "The period the charge counted in, YYYY-MM in the customer's calendar"
+  }),
+  periodCharged: Laari(
+    "Laari charged in `periodKey` so far, this charge included: what is left of `periodCap` follows"
+  ),
   createdAt: Timestamp
 }).annotations({ identifier: "MandateCharge", description: "A charge taken under a mandate" })
 
@@ -114,7 +121,7 @@ export const CreateCharge = Body({
 export const Revoked = Schema.Struct({
   id: Ids.MandateId,
   status: Mandate.Status,
-  message: Text
+  message: Text.annotations({ description: "What happened, in words: `Mandate revoked`" })
 }).annotations({
   identifier: "MandateRevoked"
 })

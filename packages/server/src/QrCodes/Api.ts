@@ -14,13 +14,20 @@ import * as Problems from "../Http/Problems.js"
 import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
+/** A QR code's id. */
+const QrCodeId = Schema.UUID.annotations({ description: "The QR code's id (a UUID)" })
+
 export const QrCodeRead = Schema.Struct({
-  id: Schema.UUID,
+  id: QrCodeId,
   type: QrCode.Type,
   status: QrCode.Status,
   outletId: Text.annotations({ description: "The outlet's number, as a string" }),
-  title: Text,
-  description: Schema.NullOr(Text),
+  title: Text.annotations({
+    description: "Shown to the customer in the wallet app; the outlet's name unless one was sent"
+  }),
+  description: Schema.NullOr(Text).annotations({
+    description: "The merchant's note on the code; `null` if none was sent"
+  }),
   amount: Schema.NullOr(QrCode.Amount),
   payload: Text.annotations({ description: "The EMV payload the image encodes" }),
   qrid: Text.annotations({ description: "The scheme's reference of the code" }),
@@ -34,13 +41,14 @@ export const QrCodeRead = Schema.Struct({
 })
 
 export const QrCodeDeactivated = Schema.Struct({
-  id: Schema.UUID,
+  id: QrCodeId,
   status: QrCode.Status,
   type: QrCode.Type
 }).annotations({ identifier: "QrCodeDeactivated" })
 
 export const CreateQrCode = Body({
-  outlet_id: Schema.Int.pipe(
+  outlet_id: Schema.Number.pipe(
+    Schema.int(),
     Schema.positive({ message: () => "must be a positive whole number" })
   ).annotations({
     description: "One of the merchant's outlets"

@@ -37,15 +37,29 @@ const PaymentReference = (what: string) =>
 
 export const RefundRead = Schema.Struct({
   id: Refund.RefundId,
-  amount: Schema.Int.pipe(Schema.positive()).annotations({ description: "Laari given back" }),
+  amount: Schema.Number.pipe(Schema.int(), Schema.positive()).annotations({
+    description: "Laari given back"
+  }),
   currency: Money.CurrencyCode,
-  status: Schema.Literal("SUCCEEDED"),
-  chargeId: Schema.NullOr(Schema.UUID),
-  qrPaymentId: Schema.NullOr(Schema.UUID),
-  invoiceId: Schema.NullOr(Schema.UUID),
+  status: Schema.Literal("SUCCEEDED").annotations({
+    description: "Always `SUCCEEDED`: a refund is made at once, or refused with an error answer"
+  }),
+  chargeId: Schema.NullOr(Schema.UUID).annotations({
+    description: "The mandate charge refunded; `null` if the refund is of another payment"
+  }),
+  qrPaymentId: Schema.NullOr(Schema.UUID).annotations({
+    description: "The QR payment refunded; `null` if the refund is of another payment"
+  }),
+  invoiceId: Schema.NullOr(Schema.UUID).annotations({
+    description: "The paid invoice refunded; `null` if the refund is of another payment"
+  }),
   reason: Schema.NullOr(Refund.Reason),
-  reference: Schema.NullOr(Text),
-  description: Schema.NullOr(Text),
+  reference: Schema.NullOr(Text).annotations({
+    description: "The merchant's own identifier of the refund; `null` if none was sent"
+  }),
+  description: Schema.NullOr(Text).annotations({
+    description: "The merchant's note on the refund; `null` if none was sent"
+  }),
   createdAt: Timestamp
 }).annotations({
   identifier: "Refund",
@@ -63,7 +77,7 @@ export const CreateRefund = Body({
   ),
   invoice_id: Schema.optional(PaymentId("paid invoice")),
   amount: Schema.optional(
-    Schema.Int.pipe(Schema.greaterThanOrEqualTo(Refund.MinAmount)).annotations({
+    Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(Refund.MinAmount)).annotations({
       title: "RefundAmount",
       description: `Laari, at least ${Refund.MinAmount} and at most what remains to be refunded of the payment (default: all that remains)`,
       message: () => ({

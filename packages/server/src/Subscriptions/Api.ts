@@ -7,12 +7,16 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Calendar, CheckoutSession, Fields, Ids, Invoice, Money, Subscription } from "@laari/core"
 import { Schema } from "effect"
-import { Body, IdOrReference, Paging, Text, Timestamp } from "../Http/Fields.js"
+import { Body, IdOrReference, Laari, Paging, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as OptionalBody from "../Http/OptionalBody.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
+
+const CancelAtPeriodEnd = Schema.Boolean.annotations({
+  description: "`true`: it ends at `currentPeriodEnd` with no further charge"
+})
 
 export const SubscriptionRead = Schema.Struct({
   id: Ids.SubscriptionId,
@@ -30,10 +34,12 @@ export const SubscriptionRead = Schema.Struct({
   currentPeriodStart: Timestamp,
   currentPeriodEnd: Timestamp,
   nextBillingAt: Schema.NullOr(Timestamp),
-  cancelAtPeriodEnd: Schema.Boolean,
+  cancelAtPeriodEnd: CancelAtPeriodEnd,
   cancelledAt: Schema.NullOr(Timestamp),
   cancellationInitiator: Schema.NullOr(Subscription.Initiator),
-  metadata: Schema.NullOr(Schema.Record({ key: Text, value: Text })),
+  metadata: Schema.NullOr(Schema.Record({ key: Text, value: Text })).annotations({
+    description: "Key-value strings the merchant attached; no request sets them yet, so always `null`"
+  }),
   createdAt: Timestamp
 }).annotations({
   identifier: "Subscription",
@@ -43,19 +49,24 @@ export const SubscriptionRead = Schema.Struct({
 export const InvoiceRead = Schema.Struct({
   id: Ids.InvoiceId,
   subscriptionId: Ids.SubscriptionId,
-  periodKey: Text,
+  periodKey: Text.annotations({
+    description:
+      "The billing period's stable key, from its start in Maldives time: each period is charged at most once"
+  }),
   periodStart: Timestamp,
   periodEnd: Timestamp,
   amount: Money.Amount,
-  amountRefunded: Schema.NonNegativeInt.annotations({
-    description: "Laari given back by refunds so far (`POST /refunds`); at most `amount`"
-  }),
+  amountRefunded: Laari("Laari given back by refunds so far (`POST /refunds`); at most `amount`"),
   currency: Money.CurrencyCode,
   status: Invoice.Status,
-  attemptCount: Schema.NonNegativeInt,
+  attemptCount: Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
+    description: "Charge attempts so far, the successful one included (at most 4)"
+  }),
   nextRetryAt: Schema.NullOr(Timestamp),
   failureReason: Schema.NullOr(Invoice.FailureReason),
-  paymentIntentId: Schema.NullOr(Text),
+  paymentIntentId: Schema.NullOr(Text).annotations({
+    description: "The id of the payment that paid it; `null` until `PAID`"
+  }),
   paidAt: Schema.NullOr(Timestamp),
   createdAt: Timestamp
 }).annotations({ identifier: "Invoice", description: "One cycle of a subscription and its payment" })
@@ -64,7 +75,7 @@ export const Cancelled = Schema.Struct({
   id: Ids.SubscriptionId,
   reference: Fields.Reference,
   status: Subscription.Status,
-  cancelAtPeriodEnd: Schema.Boolean,
+  cancelAtPeriodEnd: CancelAtPeriodEnd,
   cancelledAt: Schema.NullOr(Timestamp),
   cancellationInitiator: Schema.NullOr(Subscription.Initiator),
   currentPeriodEnd: Timestamp

@@ -6,7 +6,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Ids, QrCode } from "@laari/core"
 import { Schema } from "effect"
-import { Body, IdOrReference, TimeZone, Text, TextUpTo, Timestamp } from "../Http/Fields.js"
+import { Body, IdOrReference, Laari, TimeZone, Text, TextUpTo, Timestamp } from "../Http/Fields.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as Problems from "../Http/Problems.js"
@@ -18,16 +18,23 @@ import { SubscriptionRead } from "../Subscriptions/Api.js"
 
 export const PayerRead = Schema.Struct({
   customerId: Ids.CustomerId,
-  balance: Schema.NonNegativeInt.annotations({ description: "Laari in the sandbox payer's wallet" }),
-  walletLimit: Schema.NullOr(Schema.NonNegativeInt),
-  frozen: Schema.Boolean,
-  blockedByRules: Schema.Boolean,
-  timeZone: Text
+  balance: Laari("Laari in the sandbox payer's wallet"),
+  walletLimit: Schema.NullOr(Laari("The largest payment the wallet allows, in laari")).annotations({
+    description: "The largest payment the wallet allows, in laari; `null`: no limit"
+  }),
+  frozen: Schema.Boolean.annotations({ description: "`true`: the wallet refuses every payment" }),
+  blockedByRules: Schema.Boolean.annotations({
+    description: "`true`: the wallet's rules block every payment"
+  }),
+  timeZone: Text.annotations({
+    description: "The payer's IANA time zone, which sets the mandate period boundaries"
+  })
 }).annotations({ identifier: "SandboxPayer", description: "The merchant's sandbox payer wallet" })
 
 export const SetPayer = Body({
   balance: Schema.optional(
-    Schema.Int.pipe(
+    Schema.Number.pipe(
+      Schema.int(),
       Schema.nonNegative(),
       Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER, {
         message: () => `must be at most ${Number.MAX_SAFE_INTEGER}`
@@ -37,7 +44,13 @@ export const SetPayer = Body({
     })
   ),
   wallet_limit: Schema.optional(
-    Schema.NullOr(Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)))
+    Schema.NullOr(
+      Schema.Number.pipe(
+        Schema.int(),
+        Schema.nonNegative(),
+        Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)
+      )
+    )
   ).annotations({
     description: "A per-payment limit in laari that refuses larger payments; `null` for none"
   }),
@@ -62,15 +75,16 @@ export const PayQrCode = Body({
 })
 
 export const QrPaymentRead = Schema.Struct({
-  id: Schema.UUID,
-  qrid: Text,
-  qrCodeId: Schema.UUID,
-  amount: QrCode.Amount,
-  fee: Schema.NonNegativeInt,
-  netAmount: Schema.NonNegativeInt,
-  amountRefunded: Schema.NonNegativeInt.annotations({
-    description: "Laari given back by refunds so far (`POST /refunds`); at most `amount`"
+  id: Schema.UUID.annotations({ description: "The QR payment's id (a UUID)" }),
+  qrid: Text.annotations({
+    description:
+      "The national QR standard's identifier tying the code to this payment; the field to reconcile on"
   }),
+  qrCodeId: Schema.UUID.annotations({ description: "The id of the QR code that was paid" }),
+  amount: QrCode.Amount,
+  fee: Laari("The platform's fee, in laari"),
+  netAmount: Laari("What the merchant receives, in laari: `amount - fee`"),
+  amountRefunded: Laari("Laari given back by refunds so far (`POST /refunds`); at most `amount`"),
   createdAt: Timestamp
 }).annotations({ identifier: "QrPayment" })
 

@@ -5,9 +5,18 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Events, EventType, Fields, Webhook } from "@laari/core"
+import { Events, EventType, Fields, Ids, Webhook } from "@laari/core"
 import { Schema } from "effect"
-import { Body, optionalNullable, Paging, PathSegment, Text, Timestamp } from "../Http/Fields.js"
+import {
+  Body,
+  optionalNullable,
+  Paging,
+  PathSegment,
+  Text,
+  Timestamp,
+  Uuid,
+  WholeNumber
+} from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as OptionalBody from "../Http/OptionalBody.js"
 import * as DomainProblems from "../Http/DomainProblems.js"
@@ -24,11 +33,15 @@ const Url = Text.pipe(
     "Where deliveries are sent: `https` on a public address, in test mode as in live (for local development use `laari listen`; the operator may allow private targets with `LAARI_WEBHOOK_ALLOW_PRIVATE`)."
 })
 
+const EndpointId = Schema.UUID.annotations({ description: "The webhook endpoint's id (a UUID)" })
+
 export const WebhookEndpointRead = Schema.Struct({
-  id: Schema.UUID,
-  url: Text,
+  id: EndpointId,
+  url: Text.annotations({ description: "Where deliveries are sent" }),
   enabledEvents: Schema.Array(Text).annotations({ description: 'Event types received, or `["*"]`' }),
-  description: Schema.NullOr(Text),
+  description: Schema.NullOr(Text).annotations({
+    description: "The merchant's note on the endpoint; `null` if none"
+  }),
   status: Webhook.EndpointStatus,
   statusReason: Schema.NullOr(Text).annotations({
     description:
@@ -47,8 +60,8 @@ export const WebhookEndpointCreated = Schema.Struct({
 }).annotations({ identifier: "WebhookEndpointCreated" })
 
 export const WebhookEndpointDeleted = Schema.Struct({
-  id: Schema.UUID,
-  deleted: Schema.Literal(true)
+  id: EndpointId,
+  deleted: Schema.Literal(true).annotations({ description: "Always `true`: the endpoint is deleted" })
 }).annotations({ identifier: "WebhookEndpointDeleted" })
 
 export const SecretRotated = Schema.Struct({
@@ -59,24 +72,31 @@ export const SecretRotated = Schema.Struct({
 }).annotations({ identifier: "WebhookSecretRotated" })
 
 export const WebhookDeliveryRead = Schema.Struct({
-  id: Schema.UUID,
-  endpointId: Schema.UUID,
-  eventId: Text,
-  eventType: Text,
+  id: Schema.UUID.annotations({ description: "The delivery attempt's id (a UUID)" }),
+  endpointId: EndpointId,
+  eventId: Text.annotations({ description: "The id of the event delivered (`GET /events/{id}`)" }),
+  eventType: Text.annotations({ description: "The type of the event delivered" }),
   attempt: Schema.Int.annotations({ description: "1 for the first attempt of an event to this endpoint" }),
   status: Webhook.AttemptStatus,
-  responseStatus: Schema.NullOr(Schema.Int),
+  responseStatus: Schema.NullOr(WholeNumber("The HTTP status the endpoint answered")).annotations({
+    description:
+      "The HTTP status the endpoint answered; `null` if it gave none (timeout, connection refused) or the attempt is not made yet"
+  }),
   responseBody: Schema.NullOr(Text).annotations({ description: "The first 1 KiB of the response" }),
   error: Schema.NullOr(Text).annotations({
     description: "Why the attempt failed: `HTTP 500`, `timed out after 10 s`, `connection refused`..."
   }),
-  durationMs: Schema.NullOr(Schema.Int),
+  durationMs: Schema.NullOr(WholeNumber("How long the attempt took, in milliseconds")).annotations({
+    description: "How long the attempt took, in milliseconds; `null` until it is made"
+  }),
   attemptedAt: Schema.NullOr(Timestamp),
   scheduledAt: Timestamp.annotations({ description: "When the attempt was due to be made" }),
   nextRetryAt: Schema.NullOr(Timestamp).annotations({
     description: "When a failed attempt is retried; `null` after the last one and for resends"
   }),
-  resend: Schema.Boolean
+  resend: Schema.Boolean.annotations({
+    description: "`true`: a resend asked for by the merchant, which is not retried"
+  })
 }).annotations({ identifier: "WebhookDelivery", description: "One attempt to deliver an event" })
 
 export const CreateWebhookEndpoint = Body({
@@ -109,9 +129,17 @@ export const RotateSecret = Body({
   ).annotations({ description: "How long the previous secret keeps signing: 0 to 7 days, default 24 h" })
 })
 
-export const Resend = Body({ event_id: Text.pipe(Schema.minLength(1), Schema.maxLength(255)) })
+export const Resend = Body({
+  event_id: Schema.propertySignature(Text.pipe(Schema.minLength(1), Schema.maxLength(255))).annotations({
+    description: "The event to deliver again (its `id`), to this endpoint"
+  })
+})
 
-const IdPath = Schema.Struct({ id: PathSegment })
+// Described at the property, so a refusal keeps the segment's own words.
+const pathId = (description: string) =>
+  Schema.Struct({ id: Schema.propertySignature(PathSegment).annotations({ description }) })
+const IdPath = pathId("The webhook endpoint's id")
+const EventPath = pathId("The event's id (`evt_...`)")
 
 /** The URL parameters of the list, which the GraphQL read API takes as its arguments too. */
 export const DeliveriesParams = Schema.Struct({
@@ -239,7 +267,7 @@ export class EventsApi extends HttpApiGroup.make("events")
   )
   .add(
     HttpApiEndpoint.get("get", "/events/:id")
-      .setPath(IdPath)
+      .setPath(EventPath)
       .addSuccess(Events.Envelope)
       .addError(DomainProblems.EventNotFound)
       .annotate(OpenApi.Summary, "Fetch an event")
@@ -255,10 +283,11 @@ export class EventsApi extends HttpApiGroup.make("events")
 
 export const OpsWebhookEndpointRead = Schema.Struct({
   ...WebhookEndpointRead.fields,
-  environment: Schema.Literal("test", "live")
+  environment: Ids.Environment
 }).annotations({ identifier: "OpsWebhookEndpoint" })
 
-const MerchantPath = Schema.Struct({ id: Schema.UUID })
+const merchantId = Uuid.annotations({ description: "The merchant's id" })
+const MerchantPath = Schema.Struct({ id: merchantId })
 
 /** The operator's view of merchants' endpoints and logs (excluded from the merchant document). */
 export class OpsWebhooksApi extends HttpApiGroup.make("opsWebhooks")
@@ -272,14 +301,15 @@ export class OpsWebhooksApi extends HttpApiGroup.make("opsWebhooks")
   )
   .add(
     HttpApiEndpoint.get("deliveries", "/ops/merchants/:id/webhook-endpoints/:endpoint/deliveries")
-      .setPath(Schema.Struct({ id: Schema.UUID, endpoint: PathSegment }))
-      .setUrlParams(
+      .setPath(
         Schema.Struct({
-          event_id: Schema.optional(Text),
-          status: Schema.optional(Webhook.AttemptStatus),
-          ...Paging
+          id: merchantId,
+          endpoint: Schema.propertySignature(PathSegment).annotations({
+            description: "The webhook endpoint's id"
+          })
         })
       )
+      .setUrlParams(DeliveriesParams)
       .addSuccess(Schema.Array(WebhookDeliveryRead))
       .addError(DomainProblems.WebhookEndpointNotFound)
       .annotate(OpenApi.Summary, "An endpoint's delivery log")

@@ -1214,7 +1214,7 @@ export interface components {
         Mandate: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The mandate's id (a UUID)
              */
             id: string;
             /**
@@ -1222,7 +1222,10 @@ export interface components {
              * @description The merchant's own identifier; at most 255 characters
              */
             reference: string;
-            /** @enum {string} */
+            /**
+             * @description `INITIATED`: waiting for the customer's approval; `ACTIVE`: approved, the only state that can be charged; `DECLINED`: the customer refused; `REVOKED`: ended by the customer, the merchant or the service; `EXPIRED`: the approval link lapsed or the mandate reached `expiresAt`; `SUSPENDED`: held by the service during a dispute. `DECLINED`, `REVOKED` and `EXPIRED` are final
+             * @enum {string}
+             */
             status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
             /**
              * Title
@@ -1245,10 +1248,10 @@ export interface components {
             /** @description The payer's month of the current period, YYYY-MM */
             periodKey: string | null;
             /**
-             * int
-             * @description Laari charged in the current period
+             * nonNegative
+             * @description Laari charged in the current period; stays 0 on a mandate without a `period`
              */
-            periodCharged: components["schemas"]["NonNegative"];
+            periodCharged: number;
             /**
              * Format: date-time
              * @description Until when the customer can approve it
@@ -1267,11 +1270,6 @@ export interface components {
              */
             createdAt: string;
         };
-        /**
-         * nonNegative
-         * @description a non-negative number
-         */
-        NonNegative: number;
         /** @description Mandate not found */
         MandateNotFound: {
             /** @description What went wrong, in words a person can act on */
@@ -1282,16 +1280,6 @@ export interface components {
              */
             code: "MANDATE_NOT_FOUND";
         };
-        /**
-         * Format: uuid
-         * @description a Universally Unique Identifier
-         */
-        UUID: string;
-        /**
-         * int
-         * @description an integer
-         */
-        NonNegativeInt: number;
         /** @description No mandate with that id or reference */
         ChargeRefused404: {
             /** @description What went wrong, in words a person can act on */
@@ -1335,11 +1323,15 @@ export interface components {
         MandateRevoked: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The mandate's id (a UUID)
              */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description `INITIATED`: waiting for the customer's approval; `ACTIVE`: approved, the only state that can be charged; `DECLINED`: the customer refused; `REVOKED`: ended by the customer, the merchant or the service; `EXPIRED`: the approval link lapsed or the mandate reached `expiresAt`; `SUSPENDED`: held by the service during a dispute. `DECLINED`, `REVOKED` and `EXPIRED` are final
+             * @enum {string}
+             */
             status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
+            /** @description What happened, in words: `Mandate revoked` */
             message: string;
         };
         /** @description The mandate cannot be revoked in its state */
@@ -1352,11 +1344,6 @@ export interface components {
              */
             code: "MANDATE_NOT_REVOCABLE";
         };
-        /**
-         * int
-         * @description an integer
-         */
-        Int: number;
         /** @description `outlet_id` is unknown or another merchant's */
         OutletNotFound: {
             /** @description What went wrong, in words a person can act on */
@@ -1379,14 +1366,26 @@ export interface components {
         };
         /** @description A national-scheme QR code of one of the merchant's outlets */
         QrCode: {
-            id: components["schemas"]["UUID"];
-            /** @enum {string} */
+            /**
+             * Format: uuid
+             * @description The QR code's id (a UUID)
+             */
+            id: string;
+            /**
+             * @description `STATIC`: reusable, the customer enters the amount; `DYNAMIC`: for one payment of exactly `amount`, until `expiresAt`
+             * @enum {string}
+             */
             type: "STATIC" | "DYNAMIC";
-            /** @enum {string} */
+            /**
+             * @description `ACTIVE`: payable; `INACTIVE`: deactivated, kept, and refused to a customer who scans it
+             * @enum {string}
+             */
             status: "ACTIVE" | "INACTIVE";
             /** @description The outlet's number, as a string */
             outletId: string;
+            /** @description Shown to the customer in the wallet app; the outlet's name unless one was sent */
             title: string;
+            /** @description The merchant's note on the code; `null` if none was sent */
             description: string | null;
             amount: number | null;
             /** @description The EMV payload the image encodes */
@@ -1418,10 +1417,20 @@ export interface components {
             code: "QR_CODE_NOT_FOUND";
         };
         QrCodeDeactivated: {
-            id: components["schemas"]["UUID"];
-            /** @enum {string} */
+            /**
+             * Format: uuid
+             * @description The QR code's id (a UUID)
+             */
+            id: string;
+            /**
+             * @description `ACTIVE`: payable; `INACTIVE`: deactivated, kept, and refused to a customer who scans it
+             * @enum {string}
+             */
             status: "ACTIVE" | "INACTIVE";
-            /** @enum {string} */
+            /**
+             * @description `STATIC`: reusable, the customer enters the amount; `DYNAMIC`: for one payment of exactly `amount`, until `expiresAt`
+             * @enum {string}
+             */
             type: "STATIC" | "DYNAMIC";
         };
         /** @description The QR code is already deactivated */
@@ -1437,7 +1446,7 @@ export interface components {
         CheckoutSessionCreated: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The checkout session's id (a UUID)
              */
             id: string;
             /**
@@ -1472,7 +1481,7 @@ export interface components {
         CheckoutSession: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The checkout session's id (a UUID)
              */
             id: string;
             /**
@@ -1482,11 +1491,19 @@ export interface components {
             reference: string;
             /** @description The hosted page where the customer pays */
             url: string;
-            /** @enum {string} */
+            /**
+             * @description `PAYMENT`: one payment; `SUBSCRIPTION`: the first payment of a plan, which starts a subscription
+             * @enum {string}
+             */
             mode: "PAYMENT" | "SUBSCRIPTION";
-            /** @enum {string} */
+            /**
+             * @description `OPEN`: waiting for the customer to pay; `COMPLETE`: paid; `EXPIRED`: unpaid 24 hours after creation; `CANCELLED`: the merchant cancelled it unpaid (`POST /checkout/sessions/{id}/cancel`)
+             * @enum {string}
+             */
             status: "OPEN" | "COMPLETE" | "EXPIRED" | "CANCELLED";
+            /** @description Shown to the customer on the payment page */
             title: string;
+            /** @description Shown to the customer on the payment page; `null` if none was sent */
             description: string | null;
             /**
              * Amount
@@ -1498,6 +1515,7 @@ export interface components {
              * @enum {string}
              */
             currency: "MVR";
+            /** @description The plan sold (`SUBSCRIPTION` mode); `null` in `PAYMENT` mode */
             priceData: {
                 /**
                  * PlanName
@@ -1509,7 +1527,10 @@ export interface components {
                  * @description Laari (100 laari = 1 MVR), from 100 to 500000
                  */
                 amount: number;
-                /** @enum {string} */
+                /**
+                 * @description The unit of a billing cycle: `WEEK` or `MONTH` (in Maldives time, from the billing cycle anchor)
+                 * @enum {string}
+                 */
                 interval: "WEEK" | "MONTH";
                 /**
                  * IntervalCount
@@ -1517,7 +1538,9 @@ export interface components {
                  */
                 intervalCount: number;
             } | null;
+            /** @description Where the customer is sent after paying; `null` if none was sent */
             returnUrl: string | null;
+            /** @description The subscription its payment started (`SUBSCRIPTION` mode, once paid); otherwise `null` */
             subscriptionId: string | null;
             /**
              * Format: date-time
@@ -1555,7 +1578,7 @@ export interface components {
         Subscription: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The subscription's id (a UUID)
              */
             id: string;
             /**
@@ -1563,7 +1586,10 @@ export interface components {
              * @description The reference of the checkout session that started it
              */
             reference: string;
-            /** @enum {string} */
+            /**
+             * @description `ACTIVE`: renewing; `PAST_DUE`: a renewal missed and is being retried; `CANCELLED`: ended, final
+             * @enum {string}
+             */
             status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
             /**
              * PlanName
@@ -1580,7 +1606,10 @@ export interface components {
              * @enum {string}
              */
             currency: "MVR";
-            /** @enum {string} */
+            /**
+             * @description The unit of a billing cycle: `WEEK` or `MONTH` (in Maldives time, from the billing cycle anchor)
+             * @enum {string}
+             */
             interval: "WEEK" | "MONTH";
             /**
              * IntervalCount
@@ -1589,7 +1618,7 @@ export interface components {
             intervalCount: number;
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The checkout session's id (a UUID)
              */
             checkoutSessionId: string;
             /**
@@ -1608,9 +1637,11 @@ export interface components {
              */
             currentPeriodEnd: string;
             nextBillingAt: string | null;
+            /** @description `true`: it ends at `currentPeriodEnd` with no further charge */
             cancelAtPeriodEnd: boolean;
             cancelledAt: string | null;
             cancellationInitiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
+            /** @description Key-value strings the merchant attached; no request sets them yet, so always `null` */
             metadata: {
                 [key: string]: string;
             } | null;
@@ -1634,14 +1665,15 @@ export interface components {
         Invoice: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The invoice's id (a UUID)
              */
             id: string;
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The subscription's id (a UUID)
              */
             subscriptionId: string;
+            /** @description The billing period's stable key, from its start in Maldives time: each period is charged at most once */
             periodKey: string;
             /**
              * Format: date-time
@@ -1659,20 +1691,28 @@ export interface components {
              */
             amount: number;
             /**
-             * int
+             * nonNegative
              * @description Laari given back by refunds so far (`POST /refunds`); at most `amount`
              */
-            amountRefunded: components["schemas"]["NonNegative"];
+            amountRefunded: number;
             /**
              * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
              * @enum {string}
              */
             currency: "MVR";
-            /** @enum {string} */
+            /**
+             * @description `PENDING`: the cycle is open, waiting for its first attempt or a retry; `CHARGING`: an attempt is in flight; `PAID`; `FAILED`: all four attempts missed (final); `VOID`: the subscription ended while the cycle was open, nothing charged (final)
+             * @enum {string}
+             */
             status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
-            attemptCount: components["schemas"]["NonNegativeInt"];
+            /**
+             * nonNegative
+             * @description Charge attempts so far, the successful one included (at most 4)
+             */
+            attemptCount: number;
             nextRetryAt: string | null;
             failureReason: ("insufficient-balance" | "blocked-by-rules" | "wallet-frozen" | "executor-error") | null;
+            /** @description The id of the payment that paid it; `null` until `PAID` */
             paymentIntentId: string | null;
             paidAt: string | null;
             /**
@@ -1684,7 +1724,7 @@ export interface components {
         SubscriptionCancelled: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The subscription's id (a UUID)
              */
             id: string;
             /**
@@ -1692,8 +1732,12 @@ export interface components {
              * @description The merchant's own identifier; at most 255 characters
              */
             reference: string;
-            /** @enum {string} */
+            /**
+             * @description `ACTIVE`: renewing; `PAST_DUE`: a renewal missed and is being retried; `CANCELLED`: ended, final
+             * @enum {string}
+             */
             status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
+            /** @description `true`: it ends at `currentPeriodEnd` with no further charge */
             cancelAtPeriodEnd: boolean;
             cancelledAt: string | null;
             cancellationInitiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
@@ -1713,6 +1757,11 @@ export interface components {
              */
             code: "SUBSCRIPTION_NOT_CANCELLABLE";
         };
+        /**
+         * Format: uuid
+         * @description a Universally Unique Identifier
+         */
+        UUID: string;
         /** @description No charge, QR payment or invoice of the merchant in this environment with that id */
         PaymentNotFound: {
             /** @description What went wrong, in words a person can act on */
@@ -1777,26 +1826,34 @@ export interface components {
         Refund: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The refund's id (a UUID)
              */
             id: string;
             /**
              * positive
              * @description Laari given back
              */
-            amount: components["schemas"]["Int"];
+            amount: number;
             /**
              * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
              * @enum {string}
              */
             currency: "MVR";
-            /** @enum {string} */
+            /**
+             * @description Always `SUCCEEDED`: a refund is made at once, or refused with an error answer
+             * @enum {string}
+             */
             status: "SUCCEEDED";
+            /** @description The mandate charge refunded; `null` if the refund is of another payment */
             chargeId: components["schemas"]["UUID"] | null;
+            /** @description The QR payment refunded; `null` if the refund is of another payment */
             qrPaymentId: components["schemas"]["UUID"] | null;
+            /** @description The paid invoice refunded; `null` if the refund is of another payment */
             invoiceId: components["schemas"]["UUID"] | null;
             reason: ("requested_by_customer" | "duplicate" | "fraudulent") | null;
+            /** @description The merchant's own identifier of the refund; `null` if none was sent */
             reference: string | null;
+            /** @description The merchant's note on the refund; `null` if none was sent */
             description: string | null;
             /**
              * Format: date-time
@@ -1826,7 +1883,10 @@ export interface components {
              * @enum {string}
              */
             currency: "MVR";
-            /** @enum {string} */
+            /**
+             * @description `test`: the sandbox, no real money; `live`: real money
+             * @enum {string}
+             */
             environment: "test" | "live";
             /**
              * Format: date-time
@@ -1835,6 +1895,7 @@ export interface components {
             asOf: string;
         };
         BalanceTransactionList: {
+            /** @description The movements, newest first */
             data: components["schemas"]["BalanceTransaction"][];
             /** @description Whether older movements follow the last one */
             hasMore: boolean;
@@ -1898,9 +1959,9 @@ export interface components {
         };
         /**
          * maxItems(13)
-         * @description an array of at most 13 item(s)
+         * @description Event types to receive, or `["*"]` for all of them: `mandate.activated`, `mandate.declined`, `mandate.revoked`, `mandate.charge.succeeded`, `mandate.charge.failed`, `subscription.activated`, `invoice.paid`, `invoice.payment_failed`, `subscription.past_due`, `subscription.canceled`, `checkout.session.completed`, `qr_code.payment.succeeded`, `refund.created`
          */
-        EnabledEvents: ("mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded" | "refund.created" | "*")[];
+        EnabledEvents: (("mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded" | "refund.created") | "*")[];
         /** @description The merchant already has 16 webhook endpoints in this environment; delete one first */
         WebhookEndpointLimitReached: {
             /** @description What went wrong, in words a person can act on */
@@ -1913,12 +1974,21 @@ export interface components {
         };
         /** @description Where the merchant receives events */
         WebhookEndpoint: {
-            id: components["schemas"]["UUID"];
+            /**
+             * Format: uuid
+             * @description The webhook endpoint's id (a UUID)
+             */
+            id: string;
+            /** @description Where deliveries are sent */
             url: string;
             /** @description Event types received, or `["*"]` */
             enabledEvents: string[];
+            /** @description The merchant's note on the endpoint; `null` if none */
             description: string | null;
-            /** @enum {string} */
+            /**
+             * @description `ENABLED`: events are delivered to it; `DISABLED`: nothing is sent to it
+             * @enum {string}
+             */
             status: "ENABLED" | "DISABLED";
             /** @description Why a `DISABLED` endpoint is disabled: by the merchant, or by laari after 3 days of failures */
             statusReason: string | null;
@@ -1939,8 +2009,15 @@ export interface components {
             code: "WEBHOOK_ENDPOINT_NOT_FOUND";
         };
         WebhookEndpointDeleted: {
-            id: components["schemas"]["UUID"];
-            /** @enum {boolean} */
+            /**
+             * Format: uuid
+             * @description The webhook endpoint's id (a UUID)
+             */
+            id: string;
+            /**
+             * @description Always `true`: the endpoint is deleted
+             * @enum {boolean}
+             */
             deleted: true;
         };
         WebhookSecretRotated: {
@@ -1954,23 +2031,38 @@ export interface components {
         };
         /** @description One attempt to deliver an event */
         WebhookDelivery: {
-            id: components["schemas"]["UUID"];
-            endpointId: components["schemas"]["UUID"];
+            /**
+             * Format: uuid
+             * @description The delivery attempt's id (a UUID)
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The webhook endpoint's id (a UUID)
+             */
+            endpointId: string;
+            /** @description The id of the event delivered (`GET /events/{id}`) */
             eventId: string;
+            /** @description The type of the event delivered */
             eventType: string;
             /**
              * int
              * @description 1 for the first attempt of an event to this endpoint
              */
             attempt: number;
-            /** @enum {string} */
+            /**
+             * @description `PENDING`: not made yet; `SUCCEEDED`: the endpoint answered 2xx; `FAILED`: any other answer, or none
+             * @enum {string}
+             */
             status: "PENDING" | "SUCCEEDED" | "FAILED";
-            responseStatus: components["schemas"]["Int"] | null;
+            /** @description The HTTP status the endpoint answered; `null` if it gave none (timeout, connection refused) or the attempt is not made yet */
+            responseStatus: number | null;
             /** @description The first 1 KiB of the response */
             responseBody: string | null;
             /** @description Why the attempt failed: `HTTP 500`, `timed out after 10 s`, `connection refused`... */
             error: string | null;
-            durationMs: components["schemas"]["Int"] | null;
+            /** @description How long the attempt took, in milliseconds; `null` until it is made */
+            durationMs: number | null;
             attemptedAt: string | null;
             /**
              * Format: date-time
@@ -1979,6 +2071,7 @@ export interface components {
             scheduledAt: string;
             /** @description When a failed attempt is retried; `null` after the last one and for resends */
             nextRetryAt: string | null;
+            /** @description `true`: a resend asked for by the merchant, which is not retried */
             resend: boolean;
         };
         /** @description Event not found */
@@ -1996,18 +2089,28 @@ export interface components {
          * @description Unix time, whole seconds
          */
         EventUnixSeconds: number;
+        /** @description The mandate the event is about */
         MandateEventObject: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The mandate's id (a UUID)
              */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `mandate`
+             * @enum {string}
+             */
             object: "mandate";
+            /** @description The merchant's own identifier of the mandate, unique among its mandates */
             reference: string;
-            /** @enum {string} */
+            /**
+             * @description `INITIATED`: waiting for the customer's approval; `ACTIVE`: approved, the only state that can be charged; `DECLINED`: the customer refused; `REVOKED`: ended by the customer, the merchant or the service; `EXPIRED`: the approval link lapsed or the mandate reached `expiresAt`; `SUSPENDED`: held by the service during a dispute. `DECLINED`, `REVOKED` and `EXPIRED` are final
+             * @enum {string}
+             */
             status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
+            /** @description Shown to the customer on the approval screen */
             title: string;
+            /** @description Shown to the customer on the approval screen; `null` if none was sent */
             description: string | null;
             /**
              * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
@@ -2016,13 +2119,16 @@ export interface components {
             currency: "MVR";
             per_charge_cap: components["schemas"]["EventLaari"];
             period_cap: components["schemas"]["EventLaari"] | null;
+            /** @description `MONTH`: `period_cap` counts over the customer's calendar month; `null`: no period accounting */
             period: "MONTH" | null;
+            /** @description The period being counted, `YYYY-MM` in the customer's calendar; `null` until the first charge, and on a mandate without a `period` */
             period_key: string | null;
             period_charged: components["schemas"]["EventLaari"];
             setup_expires_at: components["schemas"]["EventUnixSeconds"];
             expires_at: components["schemas"]["EventUnixSeconds"];
             approved_at: components["schemas"]["EventUnixSeconds"] | null;
             revoked_at: components["schemas"]["EventUnixSeconds"] | null;
+            /** @description Who revoked it: `CUSTOMER`, `MERCHANT` or `SERVICE`; `null` unless `status` is `REVOKED` */
             revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
             created_at: components["schemas"]["EventUnixSeconds"];
         };
@@ -2031,13 +2137,18 @@ export interface components {
          * @description Laari (100 laari = 1 MVR)
          */
         EventLaari: number;
+        /** @description A charge taken under a mandate: the laari are already in the merchant's balance */
         MandateChargeEventObject: {
+            /** @description The charge's id */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `mandate_charge`
+             * @enum {string}
+             */
             object: "mandate_charge";
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The mandate's id (a UUID)
              */
             mandate_id: string;
             amount: components["schemas"]["EventLaari"];
@@ -2046,44 +2157,73 @@ export interface components {
              * @enum {string}
              */
             currency: "MVR";
-            /** @enum {string} */
+            /**
+             * @description Always `SUCCEEDED`: a refused charge is a `mandate.charge.failed` event, never a charge
+             * @enum {string}
+             */
             status: "SUCCEEDED";
+            /** @description What the charge is for, as the merchant sent it */
             description: string;
+            /** @description The charge's reference: as sent, or else the mandate's reference */
             reference: string;
             fee: components["schemas"]["EventLaari"];
             net_amount: components["schemas"]["EventLaari"];
+            /** @description The period the charge counted in, `YYYY-MM` in the customer's calendar */
             period_key: string;
             period_charged: components["schemas"]["EventLaari"];
             created_at: components["schemas"]["EventUnixSeconds"];
         };
+        /** @description A refused charge: nothing was taken */
         MandateChargeFailureEventObject: {
-            /** @enum {string} */
+            /**
+             * @description Always `mandate_charge_failure`
+             * @enum {string}
+             */
             object: "mandate_charge_failure";
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The mandate's id (a UUID)
              */
             mandate_id: string;
+            /** @description The mandate's reference */
             mandate_reference: string;
-            amount: components["schemas"]["Int"];
+            /**
+             * int
+             * @description The laari the refused charge asked for (100 laari = 1 MVR), as sent
+             */
+            amount: number;
             /**
              * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
              * @enum {string}
              */
             currency: "MVR";
+            /** @description The refused charge's reference: as sent, or else the mandate's reference */
             reference: string;
+            /** @description What the charge was for, as the merchant sent it */
             description: string;
-            /** @enum {string} */
+            /**
+             * @description Why the charge was refused, as the code of the error answer to the charge request
+             * @enum {string}
+             */
             code: "MANDATE_NOT_FOUND" | "MANDATE_INACTIVE" | "MANDATE_EXPIRED" | "PER_CHARGE_CAP_EXCEEDED" | "PERIOD_CAP_EXCEEDED" | "MANDATE_CHARGE_AMOUNT_INVALID" | "WALLET_LIMIT_EXCEEDED" | "MANDATE_CHARGE_FAILED" | "INSUFFICIENT_FUNDS" | "SERVICE_UNAVAILABLE";
+            /** @description Why it was refused, in words */
             message: string;
             created_at: components["schemas"]["EventUnixSeconds"];
         };
+        /** @description A payment made by scanning one of the merchant's QR codes */
         QrCodePaymentEventObject: {
+            /** @description The QR payment's id */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `qr_code_payment`
+             * @enum {string}
+             */
             object: "qr_code_payment";
+            /** @description The national QR standard's identifier tying the code to this payment; the field to reconcile on */
             qrid: string;
+            /** @description The id of the QR code that was paid */
             qr_code_id: string;
+            /** @description The number of the outlet the code belongs to, as a string */
             outlet_id: string;
             amount: components["schemas"]["EventLaari"];
             /**
@@ -2093,20 +2233,30 @@ export interface components {
             currency: "MVR";
             fee: components["schemas"]["EventLaari"];
             net_amount: components["schemas"]["EventLaari"];
+            /** @description The paid QR code's reference (its `qrid` if the merchant sent none) */
             reference: string;
             created_at: components["schemas"]["EventUnixSeconds"];
         };
+        /** @description The subscription the event is about */
         SubscriptionEventObject: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The subscription's id (a UUID)
              */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `subscription`
+             * @enum {string}
+             */
             object: "subscription";
+            /** @description The merchant's reference, from the checkout session that started the subscription */
             reference: string;
-            /** @enum {string} */
+            /**
+             * @description `ACTIVE`: renewing; `PAST_DUE`: a renewal missed and is being retried; `CANCELLED`: ended, final
+             * @enum {string}
+             */
             status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
+            /** @description The plan's name, frozen at consent */
             plan_name: string;
             amount: components["schemas"]["EventLaari"];
             /**
@@ -2114,40 +2264,55 @@ export interface components {
              * @enum {string}
              */
             currency: "MVR";
-            /** @enum {string} */
+            /**
+             * @description The unit of a billing cycle: `WEEK` or `MONTH` (in Maldives time, from the billing cycle anchor)
+             * @enum {string}
+             */
             interval: "WEEK" | "MONTH";
-            interval_count: components["schemas"]["Int"];
+            /**
+             * positive
+             * @description How many `interval`s each billing cycle lasts
+             */
+            interval_count: number;
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The checkout session's id (a UUID)
              */
             checkout_session_id: string;
             billing_cycle_anchor: components["schemas"]["EventUnixSeconds"];
             current_period_start: components["schemas"]["EventUnixSeconds"];
             current_period_end: components["schemas"]["EventUnixSeconds"];
             next_billing_at: components["schemas"]["EventUnixSeconds"] | null;
+            /** @description `true`: it ends at `current_period_end` with no further charge */
             cancel_at_period_end: boolean;
             cancelled_at: components["schemas"]["EventUnixSeconds"] | null;
             cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
+            /** @description Key-value strings the merchant attached; no request sets them yet, so always `null` */
             metadata: {
                 [key: string]: string;
             } | null;
             created_at: components["schemas"]["EventUnixSeconds"];
         };
+        /** @description One billing cycle of a subscription and its payment */
         InvoiceEventObject: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The invoice's id (a UUID)
              */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `invoice`
+             * @enum {string}
+             */
             object: "invoice";
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The subscription's id (a UUID)
              */
             subscription_id: string;
+            /** @description The subscription's reference */
             subscription_reference: string;
+            /** @description The billing period's stable key, from its start in Maldives time: each period is charged at most once */
             period_key: string;
             period_start: components["schemas"]["EventUnixSeconds"];
             period_end: components["schemas"]["EventUnixSeconds"];
@@ -2157,29 +2322,50 @@ export interface components {
              * @enum {string}
              */
             currency: "MVR";
-            /** @enum {string} */
+            /**
+             * @description `PENDING`: the cycle is open, waiting for its first attempt or a retry; `CHARGING`: an attempt is in flight; `PAID`; `FAILED`: all four attempts missed (final); `VOID`: the subscription ended while the cycle was open, nothing charged (final)
+             * @enum {string}
+             */
             status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
-            attempt_count: components["schemas"]["Int"];
+            /**
+             * nonNegative
+             * @description Charge attempts so far, the successful one included (at most 4)
+             */
+            attempt_count: number;
             next_retry_at: components["schemas"]["EventUnixSeconds"] | null;
             failure_reason: ("insufficient-balance" | "blocked-by-rules" | "wallet-frozen" | "executor-error") | null;
+            /** @description The id of the payment that paid it; `null` until `PAID` */
             payment_intent_id: string | null;
             paid_at: components["schemas"]["EventUnixSeconds"] | null;
             created_at: components["schemas"]["EventUnixSeconds"];
         };
+        /** @description The checkout session the event is about */
         CheckoutSessionEventObject: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The checkout session's id (a UUID)
              */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `checkout.session`
+             * @enum {string}
+             */
             object: "checkout.session";
-            /** @enum {string} */
+            /**
+             * @description `PAYMENT`: one payment; `SUBSCRIPTION`: the first payment of a plan, which starts a subscription
+             * @enum {string}
+             */
             mode: "PAYMENT" | "SUBSCRIPTION";
-            /** @enum {string} */
+            /**
+             * @description `OPEN`: waiting for the customer to pay; `COMPLETE`: paid; `EXPIRED`: unpaid 24 hours after creation; `CANCELLED`: the merchant cancelled it unpaid (`POST /checkout/sessions/{id}/cancel`)
+             * @enum {string}
+             */
             status: "OPEN" | "COMPLETE" | "EXPIRED" | "CANCELLED";
+            /** @description The merchant's own identifier of the session */
             reference: string;
+            /** @description Shown to the customer on the payment page */
             title: string;
+            /** @description Shown to the customer on the payment page; `null` if none was sent */
             description: string | null;
             amount: components["schemas"]["EventLaari"];
             /**
@@ -2187,20 +2373,31 @@ export interface components {
              * @enum {string}
              */
             currency: "MVR";
+            /** @description The plan sold (`SUBSCRIPTION` mode); `null` in `PAYMENT` mode */
             price: {
+                /** @description The plan's name */
                 name: string;
                 amount: components["schemas"]["EventLaari"];
-                /** @enum {string} */
+                /**
+                 * @description The unit of a billing cycle: `WEEK` or `MONTH` (in Maldives time, from the billing cycle anchor)
+                 * @enum {string}
+                 */
                 interval: "WEEK" | "MONTH";
-                interval_count: components["schemas"]["Int"];
+                /**
+                 * positive
+                 * @description How many `interval`s each billing cycle lasts
+                 */
+                interval_count: number;
             } | null;
+            /** @description The subscription its payment started (`SUBSCRIPTION` mode, once paid); otherwise `null` */
             subscription: {
                 /**
                  * Format: uuid
-                 * @description a Universally Unique Identifier
+                 * @description The subscription's id (a UUID)
                  */
                 id: string;
             } | null;
+            /** @description The id of the payment that paid it, as `GET /balance-transactions` lists it; `null` until paid */
             payment_id: string | null;
             expires_at: components["schemas"]["EventUnixSeconds"];
             completed_at: components["schemas"]["EventUnixSeconds"] | null;
@@ -2210,44 +2407,51 @@ export interface components {
         RefundEventObject: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The refund's id (a UUID)
              */
             id: string;
-            /** @enum {string} */
-            object: "refund";
             /**
-             * int
-             * @description Laari (100 laari = 1 MVR)
+             * @description Always `refund`
+             * @enum {string}
              */
-            amount: components["schemas"]["NonNegative"];
+            object: "refund";
+            amount: components["schemas"]["EventLaari"];
             /**
              * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
              * @enum {string}
              */
             currency: "MVR";
-            /** @enum {string} */
+            /**
+             * @description Always `SUCCEEDED`: a refund is made at once or refused
+             * @enum {string}
+             */
             status: "SUCCEEDED";
+            /** @description The mandate charge refunded; `null` if it refunds something else */
             charge_id: string | null;
+            /** @description The QR payment refunded; `null` if it refunds something else */
             qr_payment_id: string | null;
+            /** @description The paid invoice refunded; `null` if it refunds something else */
             invoice_id: string | null;
             reason: ("requested_by_customer" | "duplicate" | "fraudulent") | null;
+            /** @description The merchant's own identifier of the refund; `null` if none was sent */
             reference: string | null;
+            /** @description The merchant's note on the refund; `null` if none was sent */
             description: string | null;
-            /**
-             * int
-             * @description Unix time, whole seconds
-             */
-            created_at: number;
+            created_at: components["schemas"]["EventUnixSeconds"];
         };
         /** @description What the approval page shows the customer */
         MandateForApproval: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The mandate's id (a UUID)
              */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description `INITIATED`: waiting for the customer's approval; `ACTIVE`: approved, the only state that can be charged; `DECLINED`: the customer refused; `REVOKED`: ended by the customer, the merchant or the service; `EXPIRED`: the approval link lapsed or the mandate reached `expiresAt`; `SUSPENDED`: held by the service during a dispute. `DECLINED`, `REVOKED` and `EXPIRED` are final
+             * @enum {string}
+             */
             status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
+            /** @description The merchant's name, shown to the customer */
             merchantName: string;
             /**
              * Title
@@ -2277,12 +2481,13 @@ export interface components {
              * @description Maldives time (+05:00), whole seconds
              */
             setupExpiresAt: string;
+            /** @description Where the customer is sent afterwards; `null` if the merchant gave none */
             returnUrl: string | null;
         };
         ChallengeIssued: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The one-time-code challenge's id (a UUID)
              */
             challenge_id: string;
             /**
@@ -2355,15 +2560,24 @@ export interface components {
         SessionForPayment: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The checkout session's id (a UUID)
              */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description `OPEN`: waiting for the customer to pay; `COMPLETE`: paid; `EXPIRED`: unpaid 24 hours after creation; `CANCELLED`: the merchant cancelled it unpaid (`POST /checkout/sessions/{id}/cancel`)
+             * @enum {string}
+             */
             status: "OPEN" | "COMPLETE" | "EXPIRED" | "CANCELLED";
-            /** @enum {string} */
+            /**
+             * @description `PAYMENT`: one payment; `SUBSCRIPTION`: the first payment of a plan, which starts a subscription
+             * @enum {string}
+             */
             mode: "PAYMENT" | "SUBSCRIPTION";
+            /** @description The merchant's name, shown to the customer */
             merchantName: string;
+            /** @description What the customer pays for */
             title: string;
+            /** @description More about it; `null` if the merchant gave none */
             description: string | null;
             /**
              * Amount
@@ -2376,14 +2590,17 @@ export interface components {
              */
             currency: "MVR";
             planName: string | null;
+            /** @description The plan's billing unit, `WEEK` or `MONTH`; `null` in `PAYMENT` mode */
             interval: ("WEEK" | "MONTH") | null;
             intervalCount: number | null;
+            /** @description Where the customer is sent afterwards; `null` if the merchant gave none */
             returnUrl: string | null;
             /**
              * Format: date-time
              * @description Maldives time (+05:00), whole seconds
              */
             expiresAt: string;
+            /** @description The subscription its payment started, once paid in `SUBSCRIPTION` mode; otherwise `null` */
             subscriptionId: string | null;
         };
         /** @description No wallet is registered to this phone number */
@@ -2420,17 +2637,21 @@ export interface components {
         SandboxPayer: {
             /**
              * Format: uuid
-             * @description a Universally Unique Identifier
+             * @description The customer's id (a UUID)
              */
             customerId: string;
             /**
-             * int
+             * nonNegative
              * @description Laari in the sandbox payer's wallet
              */
-            balance: components["schemas"]["NonNegative"];
-            walletLimit: components["schemas"]["NonNegativeInt"] | null;
+            balance: number;
+            /** @description The largest payment the wallet allows, in laari; `null`: no limit */
+            walletLimit: number | null;
+            /** @description `true`: the wallet refuses every payment */
             frozen: boolean;
+            /** @description `true`: the wallet's rules block every payment */
             blockedByRules: boolean;
+            /** @description The payer's IANA time zone, which sets the mandate period boundaries */
             timeZone: string;
         };
         /** @description The payload does not parse or fails its checksum */
@@ -2712,7 +2933,7 @@ export interface operations {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description a Universally Unique Identifier
+                         * @description The mandate's id (a UUID)
                          */
                         id: string;
                         /**
@@ -2720,7 +2941,10 @@ export interface operations {
                          * @description The merchant's own identifier; at most 255 characters
                          */
                         reference: string;
-                        /** @enum {string} */
+                        /**
+                         * @description `INITIATED`: waiting for the customer's approval; `ACTIVE`: approved, the only state that can be charged; `DECLINED`: the customer refused; `REVOKED`: ended by the customer, the merchant or the service; `EXPIRED`: the approval link lapsed or the mandate reached `expiresAt`; `SUSPENDED`: held by the service during a dispute. `DECLINED`, `REVOKED` and `EXPIRED` are final
+                         * @enum {string}
+                         */
                         status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
                         /** @description The page where the customer approves the mandate */
                         url: string;
@@ -3117,10 +3341,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id: components["schemas"]["UUID"];
                         /**
                          * Format: uuid
-                         * @description a Universally Unique Identifier
+                         * @description The charge's id (a UUID)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description The mandate's id (a UUID)
                          */
                         mandateId: string;
                         /**
@@ -3133,27 +3361,37 @@ export interface operations {
                          * @enum {string}
                          */
                         currency: "MVR";
-                        /** @enum {string} */
+                        /**
+                         * @description Always `SUCCEEDED`: a refused charge is an error answer, never a charge
+                         * @enum {string}
+                         */
                         status: "SUCCEEDED";
+                        /** @description What the charge is for, as sent */
                         description: string;
+                        /** @description The charge's reference: as sent, or else the mandate's reference */
                         reference: string;
                         /**
-                         * int
+                         * nonNegative
                          * @description The platform's fee, in laari
                          */
-                        fee: components["schemas"]["NonNegative"];
+                        fee: number;
                         /**
-                         * int
-                         * @description What the merchant receives, in laari
+                         * nonNegative
+                         * @description What the merchant receives, in laari: `amount - fee`
                          */
-                        netAmount: components["schemas"]["NonNegative"];
+                        netAmount: number;
                         /**
-                         * int
+                         * nonNegative
                          * @description Laari given back by refunds so far (`POST /refunds`); at most `amount`
                          */
-                        amountRefunded: components["schemas"]["NonNegative"];
+                        amountRefunded: number;
+                        /** @description The period the charge counted in, YYYY-MM in the customer's calendar */
                         periodKey: string;
-                        periodCharged: components["schemas"]["NonNegativeInt"];
+                        /**
+                         * nonNegative
+                         * @description Laari charged in `periodKey` so far, this charge included: what is left of `periodCap` follows
+                         */
+                        periodCharged: number;
                         /**
                          * Format: date-time
                          * @description Maldives time (+05:00), whole seconds
@@ -3778,7 +4016,7 @@ export interface operations {
                      * positive
                      * @description One of the merchant's outlets
                      */
-                    outlet_id: components["schemas"]["Int"];
+                    outlet_id: number;
                     /**
                      * @description `STATIC` (default) or `DYNAMIC`
                      * @enum {string}
@@ -3811,14 +4049,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id: components["schemas"]["UUID"];
-                        /** @enum {string} */
+                        /**
+                         * Format: uuid
+                         * @description The QR code's id (a UUID)
+                         */
+                        id: string;
+                        /**
+                         * @description `STATIC`: reusable, the customer enters the amount; `DYNAMIC`: for one payment of exactly `amount`, until `expiresAt`
+                         * @enum {string}
+                         */
                         type: "STATIC" | "DYNAMIC";
-                        /** @enum {string} */
+                        /**
+                         * @description `ACTIVE`: payable; `INACTIVE`: deactivated, kept, and refused to a customer who scans it
+                         * @enum {string}
+                         */
                         status: "ACTIVE" | "INACTIVE";
                         /** @description The outlet's number, as a string */
                         outletId: string;
+                        /** @description Shown to the customer in the wallet app; the outlet's name unless one was sent */
                         title: string;
+                        /** @description The merchant's note on the code; `null` if none was sent */
                         description: string | null;
                         amount: number | null;
                         /** @description The EMV payload the image encodes */
@@ -6058,7 +6308,7 @@ export interface operations {
                      * RefundAmount
                      * @description Laari, at least 1 and at most what remains to be refunded of the payment (default: all that remains)
                      */
-                    amount?: components["schemas"]["Int"];
+                    amount?: number;
                     /** @description Why the money goes back: `requested_by_customer`, `duplicate` or `fraudulent` */
                     reason?: ("requested_by_customer" | "duplicate" | "fraudulent") | null;
                     reference?: string | null;
@@ -6086,26 +6336,34 @@ export interface operations {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description a Universally Unique Identifier
+                         * @description The refund's id (a UUID)
                          */
                         id: string;
                         /**
                          * positive
                          * @description Laari given back
                          */
-                        amount: components["schemas"]["Int"];
+                        amount: number;
                         /**
                          * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
                          * @enum {string}
                          */
                         currency: "MVR";
-                        /** @enum {string} */
+                        /**
+                         * @description Always `SUCCEEDED`: a refund is made at once, or refused with an error answer
+                         * @enum {string}
+                         */
                         status: "SUCCEEDED";
+                        /** @description The mandate charge refunded; `null` if the refund is of another payment */
                         chargeId: components["schemas"]["UUID"] | null;
+                        /** @description The QR payment refunded; `null` if the refund is of another payment */
                         qrPaymentId: components["schemas"]["UUID"] | null;
+                        /** @description The paid invoice refunded; `null` if the refund is of another payment */
                         invoiceId: components["schemas"]["UUID"] | null;
                         reason: ("requested_by_customer" | "duplicate" | "fraudulent") | null;
+                        /** @description The merchant's own identifier of the refund; `null` if none was sent */
                         reference: string | null;
+                        /** @description The merchant's note on the refund; `null` if none was sent */
                         description: string | null;
                         /**
                          * Format: date-time
@@ -7147,12 +7405,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id: components["schemas"]["UUID"];
+                        /**
+                         * Format: uuid
+                         * @description The webhook endpoint's id (a UUID)
+                         */
+                        id: string;
+                        /** @description Where deliveries are sent */
                         url: string;
                         /** @description Event types received, or `["*"]` */
                         enabledEvents: string[];
+                        /** @description The merchant's note on the endpoint; `null` if none */
                         description: string | null;
-                        /** @enum {string} */
+                        /**
+                         * @description `ENABLED`: events are delivered to it; `DISABLED`: nothing is sent to it
+                         * @enum {string}
+                         */
                         status: "ENABLED" | "DISABLED";
                         /** @description Why a `DISABLED` endpoint is disabled: by the merchant, or by laari after 3 days of failures */
                         statusReason: string | null;
@@ -7365,7 +7632,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a string at most 255 character(s) long */
+                /** @description The webhook endpoint's id */
                 id: string;
             };
             cookie?: never;
@@ -7520,7 +7787,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description a string at most 255 character(s) long */
+                /** @description The webhook endpoint's id */
                 id: string;
             };
             cookie?: never;
@@ -7762,7 +8029,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a string at most 255 character(s) long */
+                /** @description The webhook endpoint's id */
                 id: string;
             };
             cookie?: never;
@@ -7917,7 +8184,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description a string at most 255 character(s) long */
+                /** @description The webhook endpoint's id */
                 id: string;
             };
             cookie?: never;
@@ -8161,7 +8428,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description a string at most 255 character(s) long */
+                /** @description The webhook endpoint's id */
                 id: string;
             };
             cookie?: never;
@@ -8316,7 +8583,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description a string at most 255 character(s) long */
+                /** @description The webhook endpoint's id */
                 id: string;
             };
             cookie?: never;
@@ -8326,7 +8593,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * maxLength(255)
-                     * @description a string at most 255 character(s) long
+                     * @description The event to deliver again (its `id`), to this endpoint
                      */
                     event_id: string;
                 };
@@ -8350,23 +8617,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id: components["schemas"]["UUID"];
-                        endpointId: components["schemas"]["UUID"];
+                        /**
+                         * Format: uuid
+                         * @description The delivery attempt's id (a UUID)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description The webhook endpoint's id (a UUID)
+                         */
+                        endpointId: string;
+                        /** @description The id of the event delivered (`GET /events/{id}`) */
                         eventId: string;
+                        /** @description The type of the event delivered */
                         eventType: string;
                         /**
                          * int
                          * @description 1 for the first attempt of an event to this endpoint
                          */
                         attempt: number;
-                        /** @enum {string} */
+                        /**
+                         * @description `PENDING`: not made yet; `SUCCEEDED`: the endpoint answered 2xx; `FAILED`: any other answer, or none
+                         * @enum {string}
+                         */
                         status: "PENDING" | "SUCCEEDED" | "FAILED";
-                        responseStatus: components["schemas"]["Int"] | null;
+                        /** @description The HTTP status the endpoint answered; `null` if it gave none (timeout, connection refused) or the attempt is not made yet */
+                        responseStatus: number | null;
                         /** @description The first 1 KiB of the response */
                         responseBody: string | null;
                         /** @description Why the attempt failed: `HTTP 500`, `timed out after 10 s`, `connection refused`... */
                         error: string | null;
-                        durationMs: components["schemas"]["Int"] | null;
+                        /** @description How long the attempt took, in milliseconds; `null` until it is made */
+                        durationMs: number | null;
                         attemptedAt: string | null;
                         /**
                          * Format: date-time
@@ -8375,6 +8657,7 @@ export interface operations {
                         scheduledAt: string;
                         /** @description When a failed attempt is retried; `null` after the last one and for resends */
                         nextRetryAt: string | null;
+                        /** @description `true`: a resend asked for by the merchant, which is not retried */
                         resend: boolean;
                     };
                 };
@@ -8606,19 +8889,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The API version the event's objects are written in
+                         * @enum {string}
+                         */
                         api_version: "2026-07-01";
                         created: components["schemas"]["EventUnixSeconds"];
+                        /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                         livemode: boolean;
                         /**
                          * positive
                          * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                          */
-                        sequence: components["schemas"]["Int"];
-                        /** @enum {string} */
+                        sequence: number;
+                        /**
+                         * @description What happened: the event's type
+                         * @enum {string}
+                         */
                         type: "mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded" | "refund.created";
+                        /** @description What the event carries */
                         data: {
+                            /** @description The object the event is about, as it was then */
                             object: components["schemas"]["MandateEventObject"] | components["schemas"]["MandateChargeEventObject"] | components["schemas"]["MandateChargeFailureEventObject"] | components["schemas"]["QrCodePaymentEventObject"] | components["schemas"]["SubscriptionEventObject"] | components["schemas"]["InvoiceEventObject"] | components["schemas"]["CheckoutSessionEventObject"] | components["schemas"]["RefundEventObject"];
                         };
                     }[];
@@ -8752,7 +9045,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a string at most 255 character(s) long */
+                /** @description The event's id (`evt_...`) */
                 id: string;
             };
             cookie?: never;
@@ -8774,19 +9067,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The API version the event's objects are written in
+                         * @enum {string}
+                         */
                         api_version: "2026-07-01";
                         created: components["schemas"]["EventUnixSeconds"];
+                        /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                         livemode: boolean;
                         /**
                          * positive
                          * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                          */
-                        sequence: components["schemas"]["Int"];
-                        /** @enum {string} */
+                        sequence: number;
+                        /**
+                         * @description What happened: the event's type
+                         * @enum {string}
+                         */
                         type: "mandate.activated" | "mandate.declined" | "mandate.revoked" | "mandate.charge.succeeded" | "mandate.charge.failed" | "subscription.activated" | "invoice.paid" | "invoice.payment_failed" | "subscription.past_due" | "subscription.canceled" | "checkout.session.completed" | "qr_code.payment.succeeded" | "refund.created";
+                        /** @description What the event carries */
                         data: {
+                            /** @description The object the event is about, as it was then */
                             object: components["schemas"]["MandateEventObject"] | components["schemas"]["MandateChargeEventObject"] | components["schemas"]["MandateChargeFailureEventObject"] | components["schemas"]["QrCodePaymentEventObject"] | components["schemas"]["SubscriptionEventObject"] | components["schemas"]["InvoiceEventObject"] | components["schemas"]["CheckoutSessionEventObject"] | components["schemas"]["RefundEventObject"];
                         };
                     };
@@ -10241,9 +10544,9 @@ export interface operations {
                      * lessThanOrEqualTo(9007199254740991)
                      * @description The wallet's balance in laari
                      */
-                    balance?: components["schemas"]["Int"];
+                    balance?: number;
                     /** @description A per-payment limit in laari that refuses larger payments; `null` for none */
-                    wallet_limit?: components["schemas"]["Int"] | null;
+                    wallet_limit?: number | null;
                     /** @description A frozen wallet refuses every payment */
                     frozen?: boolean;
                     /** @description The wallet's rules block every payment */
@@ -10672,21 +10975,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id: components["schemas"]["UUID"];
+                        /**
+                         * Format: uuid
+                         * @description The QR payment's id (a UUID)
+                         */
+                        id: string;
+                        /** @description The national QR standard's identifier tying the code to this payment; the field to reconcile on */
                         qrid: string;
-                        qrCodeId: components["schemas"]["UUID"];
+                        /**
+                         * Format: uuid
+                         * @description The id of the QR code that was paid
+                         */
+                        qrCodeId: string;
                         /**
                          * QrAmount
                          * @description Laari (100 laari = 1 MVR), from 100 to 100000000
                          */
                         amount: number;
-                        fee: components["schemas"]["NonNegativeInt"];
-                        netAmount: components["schemas"]["NonNegativeInt"];
                         /**
-                         * int
+                         * nonNegative
+                         * @description The platform's fee, in laari
+                         */
+                        fee: number;
+                        /**
+                         * nonNegative
+                         * @description What the merchant receives, in laari: `amount - fee`
+                         */
+                        netAmount: number;
+                        /**
+                         * nonNegative
                          * @description Laari given back by refunds so far (`POST /refunds`); at most `amount`
                          */
-                        amountRefunded: components["schemas"]["NonNegative"];
+                        amountRefunded: number;
                         /**
                          * Format: date-time
                          * @description Maldives time (+05:00), whole seconds
@@ -11368,35 +11688,54 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                     id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The API version the event's objects are written in
+                     * @enum {string}
+                     */
                     api_version: "2026-07-01";
                     /**
                      * int
                      * @description Unix time, whole seconds
                      */
                     created: number;
+                    /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                     livemode: boolean;
                     /**
                      * positive
                      * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                      */
                     sequence: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The event's type
+                     * @enum {string}
+                     */
                     type: "mandate.activated";
+                    /** @description What the event carries: `object`, the object the event is about, as it was then */
                     data: {
+                        /** @description The mandate the event is about */
                         object: {
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The mandate's id (a UUID)
                              */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `mandate`
+                             * @enum {string}
+                             */
                             object: "mandate";
+                            /** @description The merchant's own identifier of the mandate, unique among its mandates */
                             reference: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `INITIATED`: waiting for the customer's approval; `ACTIVE`: approved, the only state that can be charged; `DECLINED`: the customer refused; `REVOKED`: ended by the customer, the merchant or the service; `EXPIRED`: the approval link lapsed or the mandate reached `expiresAt`; `SUSPENDED`: held by the service during a dispute. `DECLINED`, `REVOKED` and `EXPIRED` are final
+                             * @enum {string}
+                             */
                             status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
+                            /** @description Shown to the customer on the approval screen */
                             title: string;
+                            /** @description Shown to the customer on the approval screen; `null` if none was sent */
                             description: string | null;
                             /**
                              * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
@@ -11409,7 +11748,9 @@ export interface operations {
                              */
                             per_charge_cap: number;
                             period_cap: number | null;
+                            /** @description `MONTH`: `period_cap` counts over the customer's calendar month; `null`: no period accounting */
                             period: "MONTH" | null;
+                            /** @description The period being counted, `YYYY-MM` in the customer's calendar; `null` until the first charge, and on a mandate without a `period` */
                             period_key: string | null;
                             /**
                              * int
@@ -11428,6 +11769,7 @@ export interface operations {
                             expires_at: number;
                             approved_at: number | null;
                             revoked_at: number | null;
+                            /** @description Who revoked it: `CUSTOMER`, `MERCHANT` or `SERVICE`; `null` unless `status` is `REVOKED` */
                             revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
                             /**
                              * int
@@ -11459,35 +11801,54 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                     id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The API version the event's objects are written in
+                     * @enum {string}
+                     */
                     api_version: "2026-07-01";
                     /**
                      * int
                      * @description Unix time, whole seconds
                      */
                     created: number;
+                    /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                     livemode: boolean;
                     /**
                      * positive
                      * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                      */
                     sequence: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The event's type
+                     * @enum {string}
+                     */
                     type: "mandate.declined";
+                    /** @description What the event carries: `object`, the object the event is about, as it was then */
                     data: {
+                        /** @description The mandate the event is about */
                         object: {
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The mandate's id (a UUID)
                              */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `mandate`
+                             * @enum {string}
+                             */
                             object: "mandate";
+                            /** @description The merchant's own identifier of the mandate, unique among its mandates */
                             reference: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `INITIATED`: waiting for the customer's approval; `ACTIVE`: approved, the only state that can be charged; `DECLINED`: the customer refused; `REVOKED`: ended by the customer, the merchant or the service; `EXPIRED`: the approval link lapsed or the mandate reached `expiresAt`; `SUSPENDED`: held by the service during a dispute. `DECLINED`, `REVOKED` and `EXPIRED` are final
+                             * @enum {string}
+                             */
                             status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
+                            /** @description Shown to the customer on the approval screen */
                             title: string;
+                            /** @description Shown to the customer on the approval screen; `null` if none was sent */
                             description: string | null;
                             /**
                              * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
@@ -11500,7 +11861,9 @@ export interface operations {
                              */
                             per_charge_cap: number;
                             period_cap: number | null;
+                            /** @description `MONTH`: `period_cap` counts over the customer's calendar month; `null`: no period accounting */
                             period: "MONTH" | null;
+                            /** @description The period being counted, `YYYY-MM` in the customer's calendar; `null` until the first charge, and on a mandate without a `period` */
                             period_key: string | null;
                             /**
                              * int
@@ -11519,6 +11882,7 @@ export interface operations {
                             expires_at: number;
                             approved_at: number | null;
                             revoked_at: number | null;
+                            /** @description Who revoked it: `CUSTOMER`, `MERCHANT` or `SERVICE`; `null` unless `status` is `REVOKED` */
                             revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
                             /**
                              * int
@@ -11550,35 +11914,54 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                     id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The API version the event's objects are written in
+                     * @enum {string}
+                     */
                     api_version: "2026-07-01";
                     /**
                      * int
                      * @description Unix time, whole seconds
                      */
                     created: number;
+                    /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                     livemode: boolean;
                     /**
                      * positive
                      * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                      */
                     sequence: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The event's type
+                     * @enum {string}
+                     */
                     type: "mandate.revoked";
+                    /** @description What the event carries: `object`, the object the event is about, as it was then */
                     data: {
+                        /** @description The mandate the event is about */
                         object: {
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The mandate's id (a UUID)
                              */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `mandate`
+                             * @enum {string}
+                             */
                             object: "mandate";
+                            /** @description The merchant's own identifier of the mandate, unique among its mandates */
                             reference: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `INITIATED`: waiting for the customer's approval; `ACTIVE`: approved, the only state that can be charged; `DECLINED`: the customer refused; `REVOKED`: ended by the customer, the merchant or the service; `EXPIRED`: the approval link lapsed or the mandate reached `expiresAt`; `SUSPENDED`: held by the service during a dispute. `DECLINED`, `REVOKED` and `EXPIRED` are final
+                             * @enum {string}
+                             */
                             status: "INITIATED" | "ACTIVE" | "DECLINED" | "REVOKED" | "EXPIRED" | "SUSPENDED";
+                            /** @description Shown to the customer on the approval screen */
                             title: string;
+                            /** @description Shown to the customer on the approval screen; `null` if none was sent */
                             description: string | null;
                             /**
                              * @description Always `MVR`: amounts are integer laari, 100 laari = 1 MVR
@@ -11591,7 +11974,9 @@ export interface operations {
                              */
                             per_charge_cap: number;
                             period_cap: number | null;
+                            /** @description `MONTH`: `period_cap` counts over the customer's calendar month; `null`: no period accounting */
                             period: "MONTH" | null;
+                            /** @description The period being counted, `YYYY-MM` in the customer's calendar; `null` until the first charge, and on a mandate without a `period` */
                             period_key: string | null;
                             /**
                              * int
@@ -11610,6 +11995,7 @@ export interface operations {
                             expires_at: number;
                             approved_at: number | null;
                             revoked_at: number | null;
+                            /** @description Who revoked it: `CUSTOMER`, `MERCHANT` or `SERVICE`; `null` unless `status` is `REVOKED` */
                             revoked_by: ("CUSTOMER" | "MERCHANT" | "SERVICE") | null;
                             /**
                              * int
@@ -11641,30 +12027,44 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                     id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The API version the event's objects are written in
+                     * @enum {string}
+                     */
                     api_version: "2026-07-01";
                     /**
                      * int
                      * @description Unix time, whole seconds
                      */
                     created: number;
+                    /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                     livemode: boolean;
                     /**
                      * positive
                      * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                      */
                     sequence: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The event's type
+                     * @enum {string}
+                     */
                     type: "mandate.charge.succeeded";
+                    /** @description What the event carries: `object`, the object the event is about, as it was then */
                     data: {
+                        /** @description A charge taken under a mandate: the laari are already in the merchant's balance */
                         object: {
+                            /** @description The charge's id */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `mandate_charge`
+                             * @enum {string}
+                             */
                             object: "mandate_charge";
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The mandate's id (a UUID)
                              */
                             mandate_id: string;
                             /**
@@ -11677,9 +12077,14 @@ export interface operations {
                              * @enum {string}
                              */
                             currency: "MVR";
-                            /** @enum {string} */
+                            /**
+                             * @description Always `SUCCEEDED`: a refused charge is a `mandate.charge.failed` event, never a charge
+                             * @enum {string}
+                             */
                             status: "SUCCEEDED";
+                            /** @description What the charge is for, as the merchant sent it */
                             description: string;
+                            /** @description The charge's reference: as sent, or else the mandate's reference */
                             reference: string;
                             /**
                              * int
@@ -11691,6 +12096,7 @@ export interface operations {
                              * @description Laari (100 laari = 1 MVR)
                              */
                             net_amount: number;
+                            /** @description The period the charge counted in, `YYYY-MM` in the customer's calendar */
                             period_key: string;
                             /**
                              * int
@@ -11727,35 +12133,49 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                     id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The API version the event's objects are written in
+                     * @enum {string}
+                     */
                     api_version: "2026-07-01";
                     /**
                      * int
                      * @description Unix time, whole seconds
                      */
                     created: number;
+                    /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                     livemode: boolean;
                     /**
                      * positive
                      * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                      */
                     sequence: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The event's type
+                     * @enum {string}
+                     */
                     type: "mandate.charge.failed";
+                    /** @description What the event carries: `object`, the object the event is about, as it was then */
                     data: {
+                        /** @description A refused charge: nothing was taken */
                         object: {
-                            /** @enum {string} */
+                            /**
+                             * @description Always `mandate_charge_failure`
+                             * @enum {string}
+                             */
                             object: "mandate_charge_failure";
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The mandate's id (a UUID)
                              */
                             mandate_id: string;
+                            /** @description The mandate's reference */
                             mandate_reference: string;
                             /**
                              * int
-                             * @description an integer
+                             * @description The laari the refused charge asked for (100 laari = 1 MVR), as sent
                              */
                             amount: number;
                             /**
@@ -11763,10 +12183,16 @@ export interface operations {
                              * @enum {string}
                              */
                             currency: "MVR";
+                            /** @description The refused charge's reference: as sent, or else the mandate's reference */
                             reference: string;
+                            /** @description What the charge was for, as the merchant sent it */
                             description: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Why the charge was refused, as the code of the error answer to the charge request
+                             * @enum {string}
+                             */
                             code: "MANDATE_NOT_FOUND" | "MANDATE_INACTIVE" | "MANDATE_EXPIRED" | "PER_CHARGE_CAP_EXCEEDED" | "PERIOD_CAP_EXCEEDED" | "MANDATE_CHARGE_AMOUNT_INVALID" | "WALLET_LIMIT_EXCEEDED" | "MANDATE_CHARGE_FAILED" | "INSUFFICIENT_FUNDS" | "SERVICE_UNAVAILABLE";
+                            /** @description Why it was refused, in words */
                             message: string;
                             /**
                              * int
@@ -11798,34 +12224,52 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                     id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The API version the event's objects are written in
+                     * @enum {string}
+                     */
                     api_version: "2026-07-01";
                     /**
                      * int
                      * @description Unix time, whole seconds
                      */
                     created: number;
+                    /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                     livemode: boolean;
                     /**
                      * positive
                      * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                      */
                     sequence: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The event's type
+                     * @enum {string}
+                     */
                     type: "subscription.activated";
+                    /** @description What the event carries: `object`, the object the event is about, as it was then */
                     data: {
+                        /** @description The subscription the event is about */
                         object: {
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The subscription's id (a UUID)
                              */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `subscription`
+                             * @enum {string}
+                             */
                             object: "subscription";
+                            /** @description The merchant's reference, from the checkout session that started the subscription */
                             reference: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `ACTIVE`: renewing; `PAST_DUE`: a renewal missed and is being retried; `CANCELLED`: ended, final
+                             * @enum {string}
+                             */
                             status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
+                            /** @description The plan's name, frozen at consent */
                             plan_name: string;
                             /**
                              * int
@@ -11837,16 +12281,19 @@ export interface operations {
                              * @enum {string}
                              */
                             currency: "MVR";
-                            /** @enum {string} */
+                            /**
+                             * @description The unit of a billing cycle: `WEEK` or `MONTH` (in Maldives time, from the billing cycle anchor)
+                             * @enum {string}
+                             */
                             interval: "WEEK" | "MONTH";
                             /**
-                             * int
-                             * @description an integer
+                             * positive
+                             * @description How many `interval`s each billing cycle lasts
                              */
                             interval_count: number;
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The checkout session's id (a UUID)
                              */
                             checkout_session_id: string;
                             /**
@@ -11865,9 +12312,11 @@ export interface operations {
                              */
                             current_period_end: number;
                             next_billing_at: number | null;
+                            /** @description `true`: it ends at `current_period_end` with no further charge */
                             cancel_at_period_end: boolean;
                             cancelled_at: number | null;
                             cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
+                            /** @description Key-value strings the merchant attached; no request sets them yet, so always `null` */
                             metadata: {
                                 [key: string]: string;
                             } | null;
@@ -11901,37 +12350,52 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                     id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The API version the event's objects are written in
+                     * @enum {string}
+                     */
                     api_version: "2026-07-01";
                     /**
                      * int
                      * @description Unix time, whole seconds
                      */
                     created: number;
+                    /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                     livemode: boolean;
                     /**
                      * positive
                      * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                      */
                     sequence: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The event's type
+                     * @enum {string}
+                     */
                     type: "invoice.paid";
+                    /** @description What the event carries: `object`, the object the event is about, as it was then */
                     data: {
+                        /** @description One billing cycle of a subscription and its payment */
                         object: {
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The invoice's id (a UUID)
                              */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `invoice`
+                             * @enum {string}
+                             */
                             object: "invoice";
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The subscription's id (a UUID)
                              */
                             subscription_id: string;
+                            /** @description The subscription's reference */
                             subscription_reference: string;
+                            /** @description The billing period's stable key, from its start in Maldives time: each period is charged at most once */
                             period_key: string;
                             /**
                              * int
@@ -11953,15 +12417,19 @@ export interface operations {
                              * @enum {string}
                              */
                             currency: "MVR";
-                            /** @enum {string} */
+                            /**
+                             * @description `PENDING`: the cycle is open, waiting for its first attempt or a retry; `CHARGING`: an attempt is in flight; `PAID`; `FAILED`: all four attempts missed (final); `VOID`: the subscription ended while the cycle was open, nothing charged (final)
+                             * @enum {string}
+                             */
                             status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
                             /**
-                             * int
-                             * @description an integer
+                             * nonNegative
+                             * @description Charge attempts so far, the successful one included (at most 4)
                              */
                             attempt_count: number;
                             next_retry_at: number | null;
                             failure_reason: ("insufficient-balance" | "blocked-by-rules" | "wallet-frozen" | "executor-error") | null;
+                            /** @description The id of the payment that paid it; `null` until `PAID` */
                             payment_intent_id: string | null;
                             paid_at: number | null;
                             /**
@@ -11994,37 +12462,52 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                     id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The API version the event's objects are written in
+                     * @enum {string}
+                     */
                     api_version: "2026-07-01";
                     /**
                      * int
                      * @description Unix time, whole seconds
                      */
                     created: number;
+                    /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                     livemode: boolean;
                     /**
                      * positive
                      * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                      */
                     sequence: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The event's type
+                     * @enum {string}
+                     */
                     type: "invoice.payment_failed";
+                    /** @description What the event carries: `object`, the object the event is about, as it was then */
                     data: {
+                        /** @description One billing cycle of a subscription and its payment */
                         object: {
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The invoice's id (a UUID)
                              */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `invoice`
+                             * @enum {string}
+                             */
                             object: "invoice";
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The subscription's id (a UUID)
                              */
                             subscription_id: string;
+                            /** @description The subscription's reference */
                             subscription_reference: string;
+                            /** @description The billing period's stable key, from its start in Maldives time: each period is charged at most once */
                             period_key: string;
                             /**
                              * int
@@ -12046,15 +12529,19 @@ export interface operations {
                              * @enum {string}
                              */
                             currency: "MVR";
-                            /** @enum {string} */
+                            /**
+                             * @description `PENDING`: the cycle is open, waiting for its first attempt or a retry; `CHARGING`: an attempt is in flight; `PAID`; `FAILED`: all four attempts missed (final); `VOID`: the subscription ended while the cycle was open, nothing charged (final)
+                             * @enum {string}
+                             */
                             status: "PENDING" | "CHARGING" | "PAID" | "FAILED" | "VOID";
                             /**
-                             * int
-                             * @description an integer
+                             * nonNegative
+                             * @description Charge attempts so far, the successful one included (at most 4)
                              */
                             attempt_count: number;
                             next_retry_at: number | null;
                             failure_reason: ("insufficient-balance" | "blocked-by-rules" | "wallet-frozen" | "executor-error") | null;
+                            /** @description The id of the payment that paid it; `null` until `PAID` */
                             payment_intent_id: string | null;
                             paid_at: number | null;
                             /**
@@ -12087,34 +12574,52 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                     id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The API version the event's objects are written in
+                     * @enum {string}
+                     */
                     api_version: "2026-07-01";
                     /**
                      * int
                      * @description Unix time, whole seconds
                      */
                     created: number;
+                    /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                     livemode: boolean;
                     /**
                      * positive
                      * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                      */
                     sequence: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The event's type
+                     * @enum {string}
+                     */
                     type: "subscription.past_due";
+                    /** @description What the event carries: `object`, the object the event is about, as it was then */
                     data: {
+                        /** @description The subscription the event is about */
                         object: {
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The subscription's id (a UUID)
                              */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `subscription`
+                             * @enum {string}
+                             */
                             object: "subscription";
+                            /** @description The merchant's reference, from the checkout session that started the subscription */
                             reference: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `ACTIVE`: renewing; `PAST_DUE`: a renewal missed and is being retried; `CANCELLED`: ended, final
+                             * @enum {string}
+                             */
                             status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
+                            /** @description The plan's name, frozen at consent */
                             plan_name: string;
                             /**
                              * int
@@ -12126,16 +12631,19 @@ export interface operations {
                              * @enum {string}
                              */
                             currency: "MVR";
-                            /** @enum {string} */
+                            /**
+                             * @description The unit of a billing cycle: `WEEK` or `MONTH` (in Maldives time, from the billing cycle anchor)
+                             * @enum {string}
+                             */
                             interval: "WEEK" | "MONTH";
                             /**
-                             * int
-                             * @description an integer
+                             * positive
+                             * @description How many `interval`s each billing cycle lasts
                              */
                             interval_count: number;
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The checkout session's id (a UUID)
                              */
                             checkout_session_id: string;
                             /**
@@ -12154,9 +12662,11 @@ export interface operations {
                              */
                             current_period_end: number;
                             next_billing_at: number | null;
+                            /** @description `true`: it ends at `current_period_end` with no further charge */
                             cancel_at_period_end: boolean;
                             cancelled_at: number | null;
                             cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
+                            /** @description Key-value strings the merchant attached; no request sets them yet, so always `null` */
                             metadata: {
                                 [key: string]: string;
                             } | null;
@@ -12190,34 +12700,52 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                     id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The API version the event's objects are written in
+                     * @enum {string}
+                     */
                     api_version: "2026-07-01";
                     /**
                      * int
                      * @description Unix time, whole seconds
                      */
                     created: number;
+                    /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                     livemode: boolean;
                     /**
                      * positive
                      * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                      */
                     sequence: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The event's type
+                     * @enum {string}
+                     */
                     type: "subscription.canceled";
+                    /** @description What the event carries: `object`, the object the event is about, as it was then */
                     data: {
+                        /** @description The subscription the event is about */
                         object: {
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The subscription's id (a UUID)
                              */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `subscription`
+                             * @enum {string}
+                             */
                             object: "subscription";
+                            /** @description The merchant's reference, from the checkout session that started the subscription */
                             reference: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `ACTIVE`: renewing; `PAST_DUE`: a renewal missed and is being retried; `CANCELLED`: ended, final
+                             * @enum {string}
+                             */
                             status: "ACTIVE" | "PAST_DUE" | "CANCELLED";
+                            /** @description The plan's name, frozen at consent */
                             plan_name: string;
                             /**
                              * int
@@ -12229,16 +12757,19 @@ export interface operations {
                              * @enum {string}
                              */
                             currency: "MVR";
-                            /** @enum {string} */
+                            /**
+                             * @description The unit of a billing cycle: `WEEK` or `MONTH` (in Maldives time, from the billing cycle anchor)
+                             * @enum {string}
+                             */
                             interval: "WEEK" | "MONTH";
                             /**
-                             * int
-                             * @description an integer
+                             * positive
+                             * @description How many `interval`s each billing cycle lasts
                              */
                             interval_count: number;
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The checkout session's id (a UUID)
                              */
                             checkout_session_id: string;
                             /**
@@ -12257,9 +12788,11 @@ export interface operations {
                              */
                             current_period_end: number;
                             next_billing_at: number | null;
+                            /** @description `true`: it ends at `current_period_end` with no further charge */
                             cancel_at_period_end: boolean;
                             cancelled_at: number | null;
                             cancellation_initiator: ("PAYER" | "MERCHANT" | "DUNNING" | "OPS") | null;
+                            /** @description Key-value strings the merchant attached; no request sets them yet, so always `null` */
                             metadata: {
                                 [key: string]: string;
                             } | null;
@@ -12293,37 +12826,59 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                     id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The API version the event's objects are written in
+                     * @enum {string}
+                     */
                     api_version: "2026-07-01";
                     /**
                      * int
                      * @description Unix time, whole seconds
                      */
                     created: number;
+                    /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                     livemode: boolean;
                     /**
                      * positive
                      * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                      */
                     sequence: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The event's type
+                     * @enum {string}
+                     */
                     type: "checkout.session.completed";
+                    /** @description What the event carries: `object`, the object the event is about, as it was then */
                     data: {
+                        /** @description The checkout session the event is about */
                         object: {
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The checkout session's id (a UUID)
                              */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `checkout.session`
+                             * @enum {string}
+                             */
                             object: "checkout.session";
-                            /** @enum {string} */
+                            /**
+                             * @description `PAYMENT`: one payment; `SUBSCRIPTION`: the first payment of a plan, which starts a subscription
+                             * @enum {string}
+                             */
                             mode: "PAYMENT" | "SUBSCRIPTION";
-                            /** @enum {string} */
+                            /**
+                             * @description `OPEN`: waiting for the customer to pay; `COMPLETE`: paid; `EXPIRED`: unpaid 24 hours after creation; `CANCELLED`: the merchant cancelled it unpaid (`POST /checkout/sessions/{id}/cancel`)
+                             * @enum {string}
+                             */
                             status: "OPEN" | "COMPLETE" | "EXPIRED" | "CANCELLED";
+                            /** @description The merchant's own identifier of the session */
                             reference: string;
+                            /** @description Shown to the customer on the payment page */
                             title: string;
+                            /** @description Shown to the customer on the payment page; `null` if none was sent */
                             description: string | null;
                             /**
                              * int
@@ -12335,28 +12890,35 @@ export interface operations {
                              * @enum {string}
                              */
                             currency: "MVR";
+                            /** @description The plan sold (`SUBSCRIPTION` mode); `null` in `PAYMENT` mode */
                             price: {
+                                /** @description The plan's name */
                                 name: string;
                                 /**
                                  * int
                                  * @description Laari (100 laari = 1 MVR)
                                  */
                                 amount: number;
-                                /** @enum {string} */
+                                /**
+                                 * @description The unit of a billing cycle: `WEEK` or `MONTH` (in Maldives time, from the billing cycle anchor)
+                                 * @enum {string}
+                                 */
                                 interval: "WEEK" | "MONTH";
                                 /**
-                                 * int
-                                 * @description an integer
+                                 * positive
+                                 * @description How many `interval`s each billing cycle lasts
                                  */
                                 interval_count: number;
                             } | null;
+                            /** @description The subscription its payment started (`SUBSCRIPTION` mode, once paid); otherwise `null` */
                             subscription: {
                                 /**
                                  * Format: uuid
-                                 * @description a Universally Unique Identifier
+                                 * @description The subscription's id (a UUID)
                                  */
                                 id: string;
                             } | null;
+                            /** @description The id of the payment that paid it, as `GET /balance-transactions` lists it; `null` until paid */
                             payment_id: string | null;
                             /**
                              * int
@@ -12394,29 +12956,46 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                     id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The API version the event's objects are written in
+                     * @enum {string}
+                     */
                     api_version: "2026-07-01";
                     /**
                      * int
                      * @description Unix time, whole seconds
                      */
                     created: number;
+                    /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                     livemode: boolean;
                     /**
                      * positive
                      * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                      */
                     sequence: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The event's type
+                     * @enum {string}
+                     */
                     type: "qr_code.payment.succeeded";
+                    /** @description What the event carries: `object`, the object the event is about, as it was then */
                     data: {
+                        /** @description A payment made by scanning one of the merchant's QR codes */
                         object: {
+                            /** @description The QR payment's id */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `qr_code_payment`
+                             * @enum {string}
+                             */
                             object: "qr_code_payment";
+                            /** @description The national QR standard's identifier tying the code to this payment; the field to reconcile on */
                             qrid: string;
+                            /** @description The id of the QR code that was paid */
                             qr_code_id: string;
+                            /** @description The number of the outlet the code belongs to, as a string */
                             outlet_id: string;
                             /**
                              * int
@@ -12438,6 +13017,7 @@ export interface operations {
                              * @description Laari (100 laari = 1 MVR)
                              */
                             net_amount: number;
+                            /** @description The paid QR code's reference (its `qrid` if the merchant sent none) */
                             reference: string;
                             /**
                              * int
@@ -12469,31 +13049,43 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The event's id: the same in every delivery of the event, so a receiver can drop a repeat */
                     id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The API version the event's objects are written in
+                     * @enum {string}
+                     */
                     api_version: "2026-07-01";
                     /**
                      * int
                      * @description Unix time, whole seconds
                      */
                     created: number;
+                    /** @description `true`: from the live environment (real money); `false`: from the sandbox */
                     livemode: boolean;
                     /**
                      * positive
                      * @description Grows with each event about the same mandate or subscription (otherwise the same object), so a receiver can drop an update that arrives after a newer one
                      */
                     sequence: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The event's type
+                     * @enum {string}
+                     */
                     type: "refund.created";
+                    /** @description What the event carries: `object`, the object the event is about, as it was then */
                     data: {
                         /** @description A refund: the amount went back from the merchant's balance to the paying wallet. laari keeps its fee: no fee is returned. */
                         object: {
                             /**
                              * Format: uuid
-                             * @description a Universally Unique Identifier
+                             * @description The refund's id (a UUID)
                              */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `refund`
+                             * @enum {string}
+                             */
                             object: "refund";
                             /**
                              * int
@@ -12505,13 +13097,21 @@ export interface operations {
                              * @enum {string}
                              */
                             currency: "MVR";
-                            /** @enum {string} */
+                            /**
+                             * @description Always `SUCCEEDED`: a refund is made at once or refused
+                             * @enum {string}
+                             */
                             status: "SUCCEEDED";
+                            /** @description The mandate charge refunded; `null` if it refunds something else */
                             charge_id: string | null;
+                            /** @description The QR payment refunded; `null` if it refunds something else */
                             qr_payment_id: string | null;
+                            /** @description The paid invoice refunded; `null` if it refunds something else */
                             invoice_id: string | null;
                             reason: ("requested_by_customer" | "duplicate" | "fraudulent") | null;
+                            /** @description The merchant's own identifier of the refund; `null` if none was sent */
                             reference: string | null;
+                            /** @description The merchant's note on the refund; `null` if none was sent */
                             description: string | null;
                             /**
                              * int

@@ -3,6 +3,8 @@
  * operation's parameters, request body and responses, and every webhook's payload, walked with `$ref`s
  * resolved. A property that is a `$ref` is described by the schema it names (generators drop a
  * `description` beside a `$ref`); one wrapped (`anyOf`, `allOf`) by the wrapper or by what it wraps.
+ * Effect's stock descriptions (`a Universally Unique Identifier`, `a string at most 255 character(s) long`:
+ * lower-case, `a`/`an` first) say what a validator checks, not what the field is, and do not count.
  * Each path is written as the walk reached it: `POST /checkout/sessions request price_data.interval`.
  */
 
@@ -10,7 +12,9 @@ type Json = any
 
 const methods = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const
 
-const has = (text: unknown): boolean => typeof text === "string" && text.trim() !== ""
+const stock = /^an? /
+
+const has = (text: unknown): boolean => typeof text === "string" && text.trim() !== "" && !stock.test(text)
 
 export const missing = (document: Json): ReadonlyArray<string> => {
   const found: Array<string> = []
