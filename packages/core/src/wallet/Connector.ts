@@ -12,30 +12,47 @@ import type { RefusalReason as WalletRefusalReason } from "./Wallet.js"
 /** The header that carries the caller's request id on every call, and that every answer carries back. */
 export const RequestIdHeader = "Request-Id"
 
+/** The value of `Request-Id`: the caller's name for this call, in its logs and the core's. */
+export const RequestId = Schema.String.pipe(
+  Schema.pattern(/^[\x21-\x7e]{1,200}$/, {
+    message: () => "must be 1 to 200 visible ASCII characters"
+  })
+).annotations({
+  description:
+    "The caller's id of this call (laari sends a fresh UUID), logged by both sides and sent back on the answer"
+})
+
 /** A page of a statement holds at most this many transfers. */
 export const StatementPageSize = 100
 
 /** A memo is at most this many characters. */
 export const MaxMemoLength = 140
 
-/** Text of at most `max` characters, never empty; refusals name the rule. */
-const text = (max: number, description: string) =>
+/**
+ * Text of at most `max` characters, never empty; refusals name the rule. `title` replaces the one Effect
+ * would publish (the last filter's name, `maxLength(255)`).
+ */
+const text = (max: number, title: string, description: string) =>
   Schema.String.pipe(
     Schema.minLength(1, { message: () => "must not be empty" }),
     Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
-  ).annotations({ description })
+  ).annotations({ title, description })
 
 /** A whole number of laari, `min` or more; refusals name the rule. */
 const laari = (min: 0 | 1, description: string) =>
   Schema.Number.pipe(
     Schema.int({ message: () => "must be a whole number of laari" }),
     Schema.greaterThanOrEqualTo(min, { message: () => `must be ${min} or more` })
-  ).annotations({ description })
+  ).annotations({ title: "Laari", description })
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** A wallet's id in the core: the core's own text, opaque to laari. */
-export const WalletId = text(255, "A wallet's id in the core (the core's own identifier, opaque to laari)")
+export const WalletId = text(
+  255,
+  "WalletId",
+  "A wallet's id in the core (the core's own identifier, opaque to laari)"
+)
 
 /** laari's transfer id: a UUID laari makes and commits before it calls, unique per cause. */
 export const TransferId = Schema.String.pipe(
@@ -86,7 +103,7 @@ export const TransferKind = Schema.Literal("payment", "reversal").annotations({
 export type TransferKind = typeof TransferKind.Type
 
 export const Fee = Schema.Struct({
-  to: text(255, "The wallet id that receives the fee"),
+  to: text(255, "WalletId", "The wallet id that receives the fee"),
   amount: laari(0, "The fee in laari, taken out of what `to` of the transfer receives")
 }).annotations({
   identifier: "Fee",
@@ -99,13 +116,14 @@ export type Fee = typeof Fee.Type
 const transferFields = {
   id: TransferId,
   environment: Environment,
-  from: text(255, "The wallet id debited `amount`"),
-  to: text(255, "The wallet id credited `amount` less the fee"),
+  from: text(255, "WalletId", "The wallet id debited `amount`"),
+  to: text(255, "WalletId", "The wallet id credited `amount` less the fee"),
   amount: laari(1, "How much leaves `from`, in laari (100 laari = 1 MVR)"),
   fee: Schema.NullOr(Fee).annotations({ description: "The fee, or null when none is taken" }),
   memo: Schema.String.pipe(
     Schema.maxLength(MaxMemoLength, { message: () => `must be at most ${MaxMemoLength} characters` })
   ).annotations({
+    title: "Memo",
     description: `What the transfer is for, as the wallet holders see it; at most ${MaxMemoLength} characters`
   }),
   kind: TransferKind
@@ -240,7 +258,7 @@ export const PostedOn = Schema.String.pipe(
   jsonSchema: { format: "date" }
 })
 
-export const Cursor = text(1000, "Where the next page starts: the `next_cursor` of the page before")
+export const Cursor = text(1000, "Cursor", "Where the next page starts: the `next_cursor` of the page before")
 
 export const StatementItem = Schema.Struct({
   id,
@@ -261,6 +279,7 @@ export const StatementPage = Schema.Struct({
       })
     )
     .annotations({
+      title: "Transfers",
       description: `The transfers posted on the day, ordered by posted_at then id; at most ${StatementPageSize}`
     }),
   next_cursor: Schema.NullOr(
