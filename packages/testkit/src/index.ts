@@ -10,5 +10,6 @@ export * as MemoryWallet from "./MemoryWallet.js"
 export * as Seed from "./Seed.js"
 export * as StandardWebhooksVector from "./fixtures/StandardWebhooksVector.js"
 export * as Testkit from "./Testkit.js"
+export * as WalletConformance from "./WalletConformance.js"
 // `StoreContract` registers vitest suites, so it is not re-exported here (the library must load outside a
 // test runner): adapters import it as `@laari/testkit/StoreContract` (`contract/StoreContract.ts`).
