@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
-import { describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import * as Readme from "./quickstart/Readme.js"
 
 const root = Path.resolve(fileURLToPath(import.meta.url), "../../../..")
@@ -72,7 +72,24 @@ const run = (b: Readme.Block) => {
   })
 }
 
+/**
+ * The server project's global setup builds what `pnpm start` runs (core and server), not the testkit that
+ * the embedding snippet imports: a fresh clone has no `packages/testkit/dist` until this builds it
+ * (incrementally, so a second run is quick).
+ */
+const buildTestkit = () => {
+  const tsc = Path.join(root, "node_modules/typescript/bin/tsc")
+  const built = spawnSync(process.execPath, [tsc, "-b", "packages/testkit/tsconfig.build.json"], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 240_000
+  })
+  if (built.status !== 0) throw new Error(`tsc -b packages/testkit failed:\n${built.stdout}${built.stderr}`)
+}
+
 describe("the code blocks of the README and docs/", () => {
+  beforeAll(buildTestkit, 240_000)
+
   it("finds the pages' TypeScript blocks (the embedding snippet among them)", () => {
     expect(typescript.map((b) => b.file)).toContain("docs/embedding.md")
   })
