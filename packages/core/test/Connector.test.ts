@@ -153,6 +153,12 @@ describe("Connector schemas", () => {
     expect(problems(Connector.ErrorBody, { code: "teapot", message: "m" }).length).toBeGreaterThan(0)
   })
 
+  it("a Request-Id is 1 to 200 visible ASCII characters", () => {
+    expect(problems(Connector.RequestId, "5b0c0b8e-1f7a-4d3e-9a51-0c2b7d1e9f00")).toEqual([])
+    for (const bad of ["", "two words", "x".repeat(201), "é"])
+      expect(problems(Connector.RequestId, bad), bad).toEqual([": must be 1 to 200 visible ASCII characters"])
+  })
+
   it("every refusal of the protocol maps to core's and back; executor-error has none", () => {
     for (const reason of Connector.RefusalReason.literals) {
       const domain = Connector.toWalletRefusal[reason]

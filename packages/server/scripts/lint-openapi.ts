@@ -1,5 +1,6 @@
 /**
- * `pnpm lint:openapi`: writes both OpenAPI documents as the service serves them (from the code, no server
+ * `pnpm lint:openapi`: writes the OpenAPI documents as the service serves them (the merchants', the
+ * operator's and the wallet connector's) (from the code, no server
  * started) and runs Spectral on them with the OpenAPI and OWASP rulesets (`.spectral.yaml`). Fails on any
  * finding whose rule is not accepted, with its reason, in `openapi-accepted-findings.json`, and on an
  * accepted rule that no longer finds anything (the list stays true).
@@ -12,13 +13,15 @@ import { fileURLToPath } from "node:url"
 import { OpenApi } from "@effect/platform"
 import { Api } from "../src/Api.js"
 import { OpsDocumentApi } from "../src/Routes.js"
+import { WalletConnectorApi } from "../src/WalletConnector/Api.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../../..")
 
 /** Each document by the name the accepted findings use. */
 const documents = {
   "openapi.json": OpenApi.fromApi(Api),
-  "ops-openapi.json": OpenApi.fromApi(OpsDocumentApi)
+  "ops-openapi.json": OpenApi.fromApi(OpsDocumentApi),
+  "wallet-connector.openapi.json": OpenApi.fromApi(WalletConnectorApi)
 }
 
 interface Accepted {

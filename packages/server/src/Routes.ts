@@ -45,6 +45,7 @@ import { RefundsLive } from "./Refunds/Http.js"
 import { SubscriptionsLive } from "./Subscriptions/Http.js"
 import { TestHelpersLive } from "./TestHelpers/Http.js"
 import { OpsWebhooksApi } from "./Webhooks/Api.js"
+import { WalletConnectorApi } from "./WalletConnector/Api.js"
 import { EventsLive, OpsWebhooksLive, WebhookEndpointsLive } from "./Webhooks/Http.js"
 
 /** The operator API alone; the main `Api` excludes the group from its document. */
@@ -107,7 +108,15 @@ export const layer = HttpApiBuilder.serve((app) =>
   RequestId.middleware(RetryAfter.middleware(MetricsHttp.middleware(Challenge.middleware(app))))
 ).pipe(
   Layer.provide(Docs.apiDocument),
-  Layer.provide(Layer.mergeAll(Docs.page, Docs.document("/ops/openapi.json", OpsDocumentApi), Docs.headers)),
+  Layer.provide(
+    Layer.mergeAll(
+      Docs.page,
+      Docs.document("/ops/openapi.json", OpsDocumentApi),
+      // The protocol a wallet provider's core serves for laari, published for the provider's engineers.
+      Docs.document("/wallet-connector/openapi.json", WalletConnectorApi),
+      Docs.headers
+    )
+  ),
   // OAuth 2.0's token, revocation and metadata endpoints, outside the API's document (spec 9.5).
   Layer.provide(OAuthHttp.layer),
   // The GraphQL read API, self-describing by introspection (spec 9.5).

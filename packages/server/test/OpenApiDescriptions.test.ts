@@ -8,11 +8,13 @@ import { OpenApi } from "@effect/platform"
 import { describe, expect, it } from "vitest"
 import { Api } from "../src/Api.js"
 import { OpsDocumentApi } from "../src/Routes.js"
+import { WalletConnectorApi } from "../src/WalletConnector/Api.js"
 import { missing } from "./support/Descriptions.js"
 
 const documents = {
   "/openapi.json": OpenApi.fromApi(Api),
-  "/ops/openapi.json": OpenApi.fromApi(OpsDocumentApi)
+  "/ops/openapi.json": OpenApi.fromApi(OpsDocumentApi),
+  "/wallet-connector/openapi.json": OpenApi.fromApi(WalletConnectorApi)
 }
 
 describe("the OpenAPI documents' descriptions", () => {

@@ -14,10 +14,12 @@ export const RequestIdHeader = "Request-Id"
 
 /** The value of `Request-Id`: the caller's name for this call, in its logs and the core's. */
 export const RequestId = Schema.String.pipe(
-  Schema.pattern(/^[\x21-\x7e]{1,200}$/, {
+  Schema.maxLength(200, { message: () => "must be 1 to 200 visible ASCII characters" }),
+  Schema.pattern(/^[\x21-\x7e]+$/, {
     message: () => "must be 1 to 200 visible ASCII characters"
   })
 ).annotations({
+  title: "RequestId",
   description:
     "The caller's id of this call (laari sends a fresh UUID), logged by both sides and sent back on the answer"
 })
@@ -43,7 +45,20 @@ const laari = (min: 0 | 1, description: string) =>
   Schema.Number.pipe(
     Schema.int({ message: () => "must be a whole number of laari" }),
     Schema.greaterThanOrEqualTo(min, { message: () => `must be ${min} or more` })
-  ).annotations({ title: "Laari", description })
+  ).annotations({
+    title: "Laari",
+    description,
+    // What `int` checks (a whole number within JavaScript's safe range), published whole: a schema of
+    // its own replaces what Effect would write, title and description included.
+    jsonSchema: {
+      type: "integer",
+      format: "int64",
+      minimum: min,
+      maximum: Number.MAX_SAFE_INTEGER,
+      title: "Laari",
+      description
+    }
+  })
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -59,13 +74,15 @@ export const TransferId = Schema.String.pipe(
   Schema.pattern(uuid, { message: () => "must be a UUID" })
 ).annotations({
   description: "laari's id of the transfer (a UUID), made and committed by laari before it calls",
-  jsonSchema: { format: "uuid" }
+  jsonSchema: { format: "uuid", maxLength: 36 }
 })
 
 /** A Maldivian phone number in E.164: `+960` and seven digits. */
 export const Phone = Schema.String.pipe(
+  Schema.maxLength(12, { message: () => "must be +960 followed by seven digits" }),
   Schema.pattern(/^\+960\d{7}$/, { message: () => "must be +960 followed by seven digits" })
 ).annotations({
+  title: "Phone",
   description: "The wallet holder's phone number in E.164: +960 followed by seven digits",
   examples: ["+9607771234"]
 })
@@ -77,8 +94,15 @@ export const WalletStatus = Schema.Literal("active", "frozen", "blocked").annota
 export type WalletStatus = typeof WalletStatus.Type
 
 export const TimeZone = Schema.String.pipe(
-  Schema.filter(isTimeZone, { message: () => "must be an IANA time zone such as Indian/Maldives" })
-).annotations({ description: "The IANA time zone the wallet holder lives in, such as Indian/Maldives" })
+  Schema.maxLength(64, { message: () => "must be an IANA time zone such as Indian/Maldives" }),
+  Schema.filter(isTimeZone, {
+    message: () => "must be an IANA time zone such as Indian/Maldives",
+    jsonSchema: {}
+  })
+).annotations({
+  title: "TimeZone",
+  description: "The IANA time zone the wallet holder lives in, such as Indian/Maldives"
+})
 
 /** `GET /wallets/{wallet_id}` and `GET /wallets?phone=`. */
 export const Wallet = Schema.Struct({
@@ -183,7 +207,7 @@ export const PostedAt = Schema.String.pipe(
   })
 ).annotations({
   description: "When the core posted the transfer: ISO 8601 with a numeric UTC offset, whole seconds",
-  jsonSchema: { format: "date-time" },
+  jsonSchema: { format: "date-time", maxLength: 25 },
   examples: ["2026-12-02T14:05:09+05:00"]
 })
 
@@ -255,7 +279,7 @@ export const PostedOn = Schema.String.pipe(
   )
 ).annotations({
   description: "A Maldives day (Indian/Maldives, +05:00), YYYY-MM-DD: the transfers posted on it",
-  jsonSchema: { format: "date" }
+  jsonSchema: { format: "date", maxLength: 10 }
 })
 
 export const Cursor = text(1000, "Cursor", "Where the next page starts: the `next_cursor` of the page before")
@@ -283,7 +307,7 @@ export const StatementPage = Schema.Struct({
       description: `The transfers posted on the day, ordered by posted_at then id; at most ${StatementPageSize}`
     }),
   next_cursor: Schema.NullOr(
-    Schema.String.annotations({ description: "The cursor of the next page; null on the last page" })
+    text(1000, "Cursor", "The cursor of the next page (opaque, for `cursor`); null on the last page")
   )
 }).annotations({
   identifier: "StatementPage",
@@ -304,6 +328,11 @@ export type ErrorCode = typeof ErrorCode.Type
 
 export const ErrorBody = Schema.Struct({
   code: ErrorCode,
-  message: Schema.String.annotations({ description: "What is wrong, for a person to read" })
+  message: Schema.String.pipe(
+    Schema.maxLength(1000, { message: () => "must be at most 1000 characters" })
+  ).annotations({
+    title: "Message",
+    description: "What is wrong, for a person to read; at most 1000 characters"
+  })
 }).annotations({ identifier: "ErrorBody", description: "An error" })
 export type ErrorBody = typeof ErrorBody.Type
