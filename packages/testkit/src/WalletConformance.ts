@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import * as Basics from "./WalletConformance/Basics.js"
 import { type Context, NotChecked, type Setup } from "./WalletConformance/Context.js"
 import * as Http from "./WalletConformance/Http.js"
+import * as Money from "./WalletConformance/Money.js"
 import * as Refusals from "./WalletConformance/Refusals.js"
 import * as Statement from "./WalletConformance/Statement.js"
 import * as Transfers from "./WalletConformance/Transfers.js"
@@ -45,6 +46,11 @@ export const rules = [
   ["cancel-after-post", "a cancel of a posted transfer answers posted", Transfers.cancelAfterPost],
   ["refusal-repeat", "a refusal repeated is the same 422, GET reads it refused", Transfers.refusalRepeat],
   ["cancel-refused", "a cancel of a refused transfer answers refused", Transfers.cancelRefused],
+  [
+    "money-moves-once",
+    "a repeat, a refusal and a POST after its cancel move no money (needs --empty)",
+    Money.movesOnce
+  ],
   ["refusal-frozen", "a payment from a frozen wallet is refused wallet_frozen", Refusals.frozen],
   ["refusal-blocked", "a payment from a blocked wallet is refused blocked_by_rules", Refusals.blocked],
   ["refusal-limit", "a payment above the wallet's limit is refused wallet_limit", Refusals.limited],

@@ -51,6 +51,7 @@ describe("wallet conformance against a fake core", { timeout: 60_000 }, () => {
       empty: undefined
     })
     expect(results.filter((r) => r.outcome === "not checked").map((r) => [r.rule, r.detail])).toEqual([
+      ["money-moves-once", "no empty wallet given (--empty)"],
       ["refusal-frozen", "no frozen wallet given (--frozen)"],
       ["refusal-blocked", "no blocked wallet given (--blocked)"],
       ["refusal-limit", "no limited wallet given (--limited)"],
@@ -76,6 +77,9 @@ describe("wallet conformance against a fake core", { timeout: 60_000 }, () => {
     ["no-request-id", "request-id", /did not carry the Request-Id back/],
     ["no-tombstones", "late-post-after-cancel", /after its cancel .*answered 201/],
     ["double-post", "repeat-same-answer", /a second 201 is a second posting/],
+    ["quiet-double-post", "money-moves-once", /paid out 11: the repeat moved the money again/],
+    ["refusal-moves", "money-moves-once", /the refused payment of 11 moved money/],
+    ["cancelled-moves", "money-moves-once", /the POST of 5 laari to it after its cancel moved money/],
     ["no-conflict", "conflicting-body", /another amount: expected 409, but .* answered 200/],
     ["cancel-cancels-posted", "cancel-after-post", /answered status cancelled/],
     ["cancel-refused-cancels", "cancel-refused", /answered status cancelled, expected refused/],
@@ -100,9 +104,10 @@ describe("wallet conformance against a fake core", { timeout: 60_000 }, () => {
     )
   })
 
-  it("double posting also shows in the statement: the repeated id is listed twice", async () => {
+  it("double posting also shows in the statement: an id listed twice, a refusal's id posted", async () => {
     const failures = failed(await runAgainst("double-post"))
-    expect(failures["statement-complete"]).toMatch(/lists transfer .* 2 times|3 times: expected once/)
+    expect(failures["statement-complete"]).toMatch(/lists transfer .* 2 times|which the core must never post/)
+    expect(failures["money-moves-once"]).toMatch(/a repeat of the 10 laari to the empty wallet: expected 200/)
   })
 
   it("a core that cannot be reached fails every rule with what happened, and never throws", async () => {

@@ -13,6 +13,9 @@ export const faults = {
   "no-request-id": "does not carry the Request-Id back",
   "no-tombstones": "a cancel of an unknown id records nothing",
   "double-post": "a repeat posts again and answers 201",
+  "quiet-double-post": "a repeat answers the first answer but moves the money again",
+  "refusal-moves": "a refusal for want of balance takes what the wallet holds all the same",
+  "cancelled-moves": "a POST after its cancel answers cancelled but moves the money",
   "no-conflict": "an id reused with another body answers the first answer",
   "cancel-cancels-posted": "a cancel of a posted transfer answers cancelled",
   "cancel-refused-cancels": "a cancel of a refused transfer answers cancelled",
@@ -96,7 +99,8 @@ export const start = async (fault?: Fault): Promise<FakeCore> => {
     return undefined
   }
 
-  const postTransfer = (request: Connector.TransferRequest) => {
+  /** Moves the money; `listed`: and lists the transfer in the statement. */
+  const postTransfer = (request: Connector.TransferRequest, listed = true) => {
     const credit = (id: string, amount: number) => {
       const w = wallets.get(id)
       if (w !== undefined) w.balance += amount
@@ -105,7 +109,7 @@ export const start = async (fault?: Fault): Promise<FakeCore> => {
     credit(request.to, request.amount - (request.fee?.amount ?? 0))
     if (request.fee !== null) credit(request.fee.to, request.fee.amount)
     const posted_at = now()
-    ledger.push({ ...request, posted_at })
+    if (listed) ledger.push({ ...request, posted_at })
     return posted_at
   }
 
@@ -137,15 +141,23 @@ export const start = async (fault?: Fault): Promise<FakeCore> => {
           ? [500, { oops: true }]
           : error(400, "invalid_request", "does not decode")
       const request = decoded.right
-      if (tombstones.has(request.id)) return [200, { id: request.id, status: "cancelled" }]
+      if (tombstones.has(request.id)) {
+        if (fault === "cancelled-moves") postTransfer(request, false)
+        return [200, { id: request.id, status: "cancelled" }]
+      }
       const stored = transfers.get(request.id)
       if (stored !== undefined && fault !== "double-post" && !unseen) {
         if (stored.body !== JSON.stringify(request) && fault !== "no-conflict")
           return error(409, "conflict", "another body")
+        if (fault === "quiet-double-post" && stored.status === 201) postTransfer(request, false)
         return [stored.status === 201 ? 200 : stored.status, stored.answer]
       }
       const reason = decide(request)
       if (reason !== undefined) {
+        if (fault === "refusal-moves" && request.from === "empty") {
+          const from = wallets.get(request.from)!
+          postTransfer({ ...request, amount: from.balance, fee: null }, false)
+        }
         const answer = { id: request.id, status: "refused", reason } as const
         if (fault !== "refusals-forgotten")
           transfers.set(request.id, { body: JSON.stringify(request), request, status: 422, answer })
