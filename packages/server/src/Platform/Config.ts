@@ -52,7 +52,8 @@ export class ServerConfigTag extends Context.Tag("laari/server/Config")<ServerCo
 
 const stripSlash = (s: string) => s.replace(/\/+$/, "")
 
-const isHttpUrl = (s: string): boolean => {
+/** An absolute http(s) URL without credentials in it. */
+export const isHttpUrl = (s: string): boolean => {
   try {
     const url = new URL(s)
     return (
