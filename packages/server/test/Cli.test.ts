@@ -90,7 +90,8 @@ const commands = [
   "clock now",
   "clock advance",
   "listen",
-  "trigger"
+  "trigger",
+  "wallet-conformance"
 ]
 
 /** A refused command line: `message`, then the usage within 100 columns, nothing internal, status 1. */

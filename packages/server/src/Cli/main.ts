@@ -13,12 +13,13 @@ import { operator } from "./Commands.js"
 import * as Help from "./Help.js"
 import { listen } from "./Listen.js"
 import { trigger } from "./Trigger.js"
+import { walletConformance } from "./WalletConformance.js"
 
 const about = { name: "laari", version: "0.1.0" }
 
 const laari = Command.make(about.name).pipe(
   Command.withDescription("Run and operate the laari service, and develop against it"),
-  Command.withSubcommands([...operator, listen, trigger])
+  Command.withSubcommands([...operator, listen, trigger, walletConformance])
 )
 
 const cli = Command.run(laari, about)
