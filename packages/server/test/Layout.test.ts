@@ -21,6 +21,7 @@ const trees = [
   "examples/qr-render/src",
   "examples/subscription-clock/src",
   "examples/webhook-receiver/src",
+  "examples/wallet-core/src",
   "bench/src",
   "scripts"
 ]
