@@ -82,8 +82,6 @@ export interface Options {
   readonly timeoutMs?: number | undefined
   /** How many one-laari payments `statement-paging` makes; default 101 (more than a page). */
   readonly pagingTransfers?: number | undefined
-  /** Only these rules (and `request-id`); default all. */
-  readonly only?: ReadonlyArray<Rule> | undefined
 }
 
 const result = (rule: Rule, outcome: Result["outcome"], detail: string): Result => ({
@@ -107,7 +105,6 @@ export const run = (options: Options): Effect.Effect<ReadonlyArray<Result>> =>
     }
     const results: Array<Result> = []
     for (const [rule, , check] of rules) {
-      if (options.only !== undefined && !options.only.includes(rule)) continue
       const outcome = yield* (check as Check)(ctx).pipe(
         Effect.map((held) => result(rule, "ok", typeof held === "string" ? held : "")),
         Effect.catchAll((e) =>
