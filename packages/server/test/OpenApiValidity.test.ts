@@ -1,7 +1,8 @@
 /**
- * Both published documents are valid OpenAPI 3.1 by an independent validator (the official JSON Schemas
- * of the specification, `@seriousme/openapi-schema-validator`), not only by the library that wrote them,
- * and they are stable: two fetches give the same bytes.
+ * The published documents (the API's, the operator API's, the wallet connector's) are valid OpenAPI 3.1
+ * by an independent validator (the official JSON Schemas of the specification,
+ * `@seriousme/openapi-schema-validator`), not only by the library that wrote them, and they are stable:
+ * two fetches give the same bytes.
  */
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -21,7 +22,7 @@ const validate = async (document: unknown) => {
   return { ...result, version: validator.version }
 }
 
-describe.each(["/openapi.json", "/ops/openapi.json"])("%s", (path) => {
+describe.each(["/openapi.json", "/ops/openapi.json", "/wallet-connector/openapi.json"])("%s", (path) => {
   it("is valid OpenAPI 3.1, and the same bytes on every fetch", async () => {
     const first = await server.request("GET", path)
     const second = await server.request("GET", path)
