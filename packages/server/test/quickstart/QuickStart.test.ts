@@ -567,6 +567,8 @@ const walk = (backend: "PGlite" | "PostgreSQL") => {
       await page.getByRole("button", { name: "Sign in" }).click()
       await page.getByRole("heading", { name: "Your wallet" }).waitFor()
       await page.getByRole("button", { name: `Revoke: ${title}` }).click()
+      // The wallet asks before it ends a mandate.
+      await page.getByRole("button", { name: "Yes, revoke" }).click()
       await page.getByText("The mandate is revoked").waitFor()
       await close()
       expect(await mandate(approved.id)).toBe("REVOKED")
