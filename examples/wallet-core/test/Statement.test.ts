@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Core, balances, databases, openWallet, payment, start, total } from "./support.js"
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
 /** The Maldives day of a `posted_at` (+05:00): its date part. */
 const dayOf = (postedAt: string) => postedAt.slice(0, 10)
 
@@ -93,6 +95,38 @@ describe.each(databases)("wallet core on %s", (database) => {
     expect(after[fees]).toBe(60)
     expect(merchants.reduce((a, m) => a + after[m]!, 0)).toBe(20 * 97)
     expect(total(after)).toBe(before)
+  }, 120_000)
+
+  it("a cancel racing its POST: one wins, the other sees it, and the money agrees", async () => {
+    const customer = await openWallet(core, { balance: 10_000 })
+    const merchant = await openWallet(core, { balance: 0 })
+    const requests = Array.from({ length: 30 }, () => payment(customer, merchant, 100))
+    const answers = await Promise.all(
+      // The cancel leaves 0 to 14 ms after its POST, so that each side wins some of the races.
+      requests.map((r, i) =>
+        Promise.all([
+          core.call("POST", "/transfers", r),
+          sleep(i % 15).then(() => core.call("POST", `/transfers/${r.id}/cancel`))
+        ])
+      )
+    )
+    let posted = 0
+    for (const [i, [post, cancel]] of answers.entries()) {
+      const read = await core.call("GET", `/transfers/${requests[i]!.id}`)
+      // The POST and the cancel tell the same story, and so does a read afterwards.
+      if (post.status === 201) {
+        posted++
+        expect([cancel.body.status, read.body.status]).toEqual(["posted", "posted"])
+      } else {
+        expect([post.status, post.body.status, cancel.body.status, read.body.status]).toEqual([
+          200,
+          "cancelled",
+          "cancelled",
+          "cancelled"
+        ])
+      }
+    }
+    expect((await balances(core))[merchant]).toBe(posted * 100)
   }, 120_000)
 
   it("repeats at once post once: 20 copies of one request, one 201 and the rest its answer", async () => {
