@@ -114,9 +114,9 @@ describe("laari wallet-conformance against the reference wallet core", { timeout
     const core = await startCore("")
     try {
       const run = await conformance(core)
-      expect(run.stderr).toBe("")
       const { ok, failed, lines } = outcomes(run.stdout)
-      expect(failed, run.stdout).toEqual([])
+      expect(failed, `${run.stdout}${run.stderr}`).toEqual([])
+      expect(run.stderr).toBe("")
       expect(ok).toHaveLength(lines.length)
       expect(ok).toEqual(expect.arrayContaining(["money-moves-once", "statement-paging", "refusal-frozen"]))
       expect(run.stdout).toMatch(/\n\d+ passed, 0 failed, 0 not checked \(http:/)
