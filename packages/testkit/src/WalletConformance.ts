@@ -118,13 +118,15 @@ export const run = (options: Options): Effect.Effect<ReadonlyArray<Result>> =>
     }
     const missing = http.log.filter((l) => l.echoed !== l.sent)
     results.push(
-      missing.length === 0
-        ? result("request-id", "ok", `${http.log.length} answers, each with its Request-Id`)
-        : result(
-            "request-id",
-            "failed",
-            `${missing.length} of ${http.log.length} answers did not carry the Request-Id back, e.g. ${missing[0]!.call} sent ${missing[0]!.sent}, got ${missing[0]!.echoed ?? "none"}`
-          )
+      http.log.length === 0
+        ? result("request-id", "not checked", "the core answered nothing")
+        : missing.length === 0
+          ? result("request-id", "ok", `${http.log.length} answers, each with its Request-Id`)
+          : result(
+              "request-id",
+              "failed",
+              `${missing.length} of ${http.log.length} answers did not carry the Request-Id back, e.g. ${missing[0]!.call} sent ${missing[0]!.sent}, got ${missing[0]!.echoed ?? "none"}`
+            )
     )
     return results
   })

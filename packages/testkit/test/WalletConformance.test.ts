@@ -2,6 +2,8 @@
  * The conformance suite checked both ways against a fake core in the test: the correct core passes every
  * rule, and each fault, one broken rule at a time, fails the rule that names it.
  */
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import * as WalletConformance from "../src/WalletConformance.js"
 import * as FakeWalletCore from "./support/FakeWalletCore.js"
@@ -110,16 +112,38 @@ describe("wallet conformance against a fake core", { timeout: 60_000 }, () => {
     expect(failures["money-moves-once"]).toMatch(/a repeat of the 10 laari to the empty wallet: expected 200/)
   })
 
-  it("a core that cannot be reached fails every rule with what happened, and never throws", async () => {
-    const results = await WalletConformance.runPromise({
-      url: "http://127.0.0.1:9",
+  it("a core that cannot be reached or does not answer fails every rule saying so, and never throws", async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve))
+    const { port } = closed.address() as AddressInfo
+    await new Promise((resolve) => closed.close(resolve))
+    const refused = await WalletConformance.runPromise({
+      url: `http://127.0.0.1:${port}`,
       token: "t",
-      setup: { payer: "p", merchant: "m", fee: "f" },
-      timeoutMs: 2000
+      setup: { payer: "p", merchant: "m", fee: "f" }
     })
-    const notSkipped = results.filter((r) => r.outcome !== "not checked" && r.rule !== "request-id")
-    expect(notSkipped.every((r) => r.outcome === "failed" && /no answer within 2000 ms/.test(r.detail))).toBe(
-      true
-    )
+    const checked = (results: ReadonlyArray<WalletConformance.Result>) =>
+      results.filter((r) => r.outcome !== "not checked" && r.rule !== "request-id")
+    expect(checked(refused).length).toBeGreaterThan(10)
+    for (const r of checked(refused))
+      expect(r).toMatchObject({
+        outcome: "failed",
+        detail: expect.stringMatching(/: no answer \(.*ECONNREFUSED/)
+      })
+    // A core that takes the connection and never answers: each call gives up after its timeout.
+    const silent = createServer(() => {})
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve))
+    try {
+      const results = await WalletConformance.runPromise({
+        url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        token: "t",
+        setup: { payer: "p", merchant: "m", fee: "f" },
+        timeoutMs: 200
+      })
+      for (const r of checked(results)) expect(r.detail).toMatch(/: no answer within 200 ms$/)
+    } finally {
+      silent.closeAllConnections()
+      await new Promise((resolve) => silent.close(resolve))
+    }
   })
 })

@@ -79,7 +79,10 @@ export const make = (options: Options): Caller => {
       },
       catch: (e) =>
         new Broken({
-          detail: `${name}: no answer within ${options.timeoutMs} ms (${e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e)})`
+          detail:
+            e instanceof Error && e.name === "TimeoutError"
+              ? `${name}: no answer within ${options.timeoutMs} ms`
+              : `${name}: no answer (${e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e)})`
         })
     })
   }
