@@ -3,7 +3,7 @@
  * calls it (`laari wallet-conformance --url URL --token TOKEN`). Each rule is one check of the protocol,
  * made over HTTP with the bearer token and a fresh `Request-Id` per call, decoded with core's `Connector`
  * schemas. The protocol cannot make wallets, so the provider names them (`Setup`); the transfers use fresh
- * ids, so the suite runs again and again against a live core. A run moves a little money: about 1,500 laari
+ * ids, so the suite runs again and again against a live core. A run moves a little money: about 1,600 laari
  * from the payer, most to the merchant, some to the fee wallet, 50 back.
  */
 import { Effect } from "effect"

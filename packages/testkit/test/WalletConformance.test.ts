@@ -34,6 +34,9 @@ describe("wallet conformance against a fake core", { timeout: 60_000 }, () => {
     expect(WalletConformance.lines(first).filter((l) => !l.startsWith("ok "))).toEqual([])
     expect(first.map((r) => r.rule)).toEqual([...WalletConformance.rules.map(([rule]) => rule), "request-id"])
     expect(first.find((r) => r.rule === "statement-paging")?.detail).toMatch(/in [2-9] pages/)
+    // What docs/wallet-connector.md says a run costs the payer: about 1,600 laari.
+    expect(1_000_000 - core!.balance("payer")).toBe(1561)
+    expect(core!.balance("empty")).toBe(0)
     const second = await WalletConformance.runPromise({
       url: core!.url,
       token: core!.token,
