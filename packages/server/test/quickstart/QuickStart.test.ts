@@ -484,15 +484,17 @@ const walk = (backend: "PGlite" | "PostgreSQL") => {
       // In the same terminal: LAARI_API_KEY exported.
       await runBlock("trigger", env, values)
       const deadline = Date.now() + 60_000
-      // The receiver verified the signature and printed the event, as the README says it does.
-      while (!/^mandate\.charge\.succeeded evt_\w+ sequence \d+ \{/m.test(output(0))) {
+      // The receiver verified the signature and printed the event, as the README says it does; listen logs
+      // the receiver's answer once it has it, a moment after the receiver printed, so both are awaited.
+      const received = () => /^mandate\.charge\.succeeded evt_\w+ sequence \d+ \{/m.test(output(0))
+      const forwarded = () => /--> mandate\.charge\.succeeded\s+evt_\w+\s+\[2\d\d\]/.test(output(1))
+      while (!(received() && forwarded())) {
         if (Date.now() > deadline)
           throw new Error(
-            `the example receiver printed no mandate.charge.succeeded in 60 s\n--- receiver\n${output(0)}\n--- listen\n${output(1)}`
+            `in 60 s the example receiver ${received() ? "printed" : "printed no"} mandate.charge.succeeded and laari listen ${forwarded() ? "logged" : "logged no"} its 2xx\n--- receiver\n${output(0)}\n--- listen\n${output(1)}`
           )
         await sleep(250)
       }
-      expect(output(1)).toMatch(/--> mandate\.charge\.succeeded\s+evt_\w+\s+\[2\d\d\]/)
     } finally {
       stopBackground()
     }
