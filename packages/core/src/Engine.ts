@@ -14,6 +14,8 @@ import type * as Crypto from "./kernel/Crypto.js"
 import { Deliveries } from "./webhooks/Deliveries.js"
 import type { DeliveriesStore } from "./webhooks/DeliveriesStore.js"
 import { KeyedCommands } from "./kernel/KeyedCommands.js"
+import { MandateCharges } from "./mandates/MandateCharges.js"
+import { Resolver } from "./wallet/Resolver.js"
 import { Mandates } from "./mandates/Mandates.js"
 import { Merchants } from "./directory/Merchants.js"
 import type { NoticeOutbox } from "./notices/NoticeOutbox.js"
@@ -45,6 +47,8 @@ export type Services =
   | Approvals
   | WalletAccess
   | Mandates
+  | MandateCharges
+  | Resolver
   | QrCodes
   | Checkout
   | Subscriptions
@@ -80,6 +84,8 @@ export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
       KeyedCommands.Default
     )
   ),
+  Layer.provideMerge(Resolver.Default),
+  Layer.provideMerge(MandateCharges.Default),
   Layer.provideMerge(Subscriptions.Default),
   Layer.provideMerge(Approvals.Default)
 )

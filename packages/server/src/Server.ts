@@ -20,6 +20,7 @@ import * as Delivery from "./Webhooks/Delivery.js"
 import * as WebhookEndpoints from "./Webhooks/Endpoints.js"
 import * as WebhookSql from "./Webhooks/Sql.js"
 import * as Workers from "./Background/Workers.js"
+import * as WalletLedger from "./WalletConnector/Ledger.js"
 
 /** The domain services over whatever adapters are below them. */
 export const ServicesLive = Engine.layer.pipe(Layer.provideMerge(QrPng.layer))
@@ -37,9 +38,10 @@ const coreLayer = (config: Config.ServerConfig, readiness: Layer.Layer<Readiness
   // The notices' ports (queued for the notification service too, with `LAARI_NOTIFY_URL`) over the
   // database's own, which they replace.
   const notices = Notify.ports(config).pipe(Layer.provideMerge(limited))
-  // The delivery log, beside the database's other ports.
+  // The delivery log, beside the database's other ports; and the wallet provider's core, when configured.
   const services = ServicesLive.pipe(
     Layer.provideMerge(WebhookSql.deliveriesLayer),
+    Layer.provideMerge(WalletLedger.connectorLayer(config.walletConnector)),
     Layer.provideMerge(notices)
   )
   const deliveries = Delivery.layer().pipe(

@@ -27,6 +27,28 @@ export class OutcomeUnknown extends ServiceUnavailable {
   }
 }
 
+/**
+ * A payment sent to the wallet provider's core got no answer in time (a timeout, a reset, a `5xx`): the
+ * movement is committed pending in laari and the resolver is finding out, so the outcome is settled within
+ * minutes either way. Answered like a lost commit: retry with the same Idempotency-Key, which answers the
+ * settled outcome once it is known and never moves the money twice.
+ */
+export class PaymentOutcomeUnknown extends OutcomeUnknown {
+  static forPayment(): PaymentOutcomeUnknown {
+    return new PaymentOutcomeUnknown({
+      message:
+        "The wallet provider did not answer in time, so whether this payment went through is not known yet; laari is finding out and settles it within minutes. Retry with the same Idempotency-Key: the retry answers the outcome once it is known and never pays twice. Do not retry with a new key"
+    })
+  }
+}
+
+/** The wallet provider's core has failed repeatedly: new payments are refused at once until it answers again. */
+export const walletUnavailable = (): ServiceUnavailable =>
+  new ServiceUnavailable({
+    message:
+      "The wallet provider is not answering, so no payment can be taken right now; nothing was charged. Retry shortly"
+  })
+
 export const FieldError = Schema.Struct({
   field: Schema.String.annotations({
     description: "The request field, named as sent (`price_data.amount`)"

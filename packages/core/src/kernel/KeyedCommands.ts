@@ -72,6 +72,19 @@ export class KeyedCommands extends Effect.Service<KeyedCommands>()("laari/KeyedC
       )
     })
 
-    return { once } as const
+    /**
+     * Replaces the answer stored under `scope`'s key: a first run answered before its outcome was known
+     * (a payment pending in the wallet provider's core), now known. Waits for the key's row like a
+     * duplicate; one still held past the bound is left as it is (the next retry rewrites it).
+     */
+    const rewrite = (scope: Idempotency.Scope, fingerprint: string, response: Idempotency.StoredResponse) =>
+      tx.withTransaction(
+        Effect.gen(function* () {
+          const claim = yield* store.claim(scope, fingerprint, yield* DateTime.now)
+          if (claim._tag !== "Busy") yield* store.complete(scope, response)
+        })
+      )
+
+    return { once, rewrite } as const
   })
 }) {}

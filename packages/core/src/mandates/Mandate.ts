@@ -267,6 +267,15 @@ export const authorizeCharge = (
 export const recordCharge = (m: Mandate, auth: Authorization): Mandate =>
   m.periodCap === null ? m : { ...m, periodKey: auth.periodKey, periodCharged: auth.periodCharged }
 
+/**
+ * The mandate once a charge counted while pending (`recordCharge` before the wallet answered) was
+ * refused or cancelled: its amount no longer counts. A period that has rolled since counts it no more.
+ */
+export const releaseCharge = (m: Mandate, periodKey: string, amount: number): Mandate =>
+  m.periodCap === null || m.periodKey !== periodKey
+    ? m
+    : { ...m, periodCharged: Math.max(0, m.periodCharged - amount) }
+
 /** A successful charge (spec 2.2). */
 export interface Charge {
   readonly id: string

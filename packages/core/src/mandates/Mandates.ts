@@ -10,40 +10,30 @@ import {
   type ApprovalRefused,
   type ChallengeNotFound
 } from "../approvals/Approvals.js"
-import * as Calendar from "../kernel/Calendar.js"
 import { Crypto } from "../kernel/Crypto.js"
 import { InvalidRequest, type ServiceUnavailable } from "../kernel/Errors.js"
 import * as Outbox from "../kernel/Outbox.js"
 import * as MandateEvents from "./MandateEvents.js"
 import * as EventType from "../kernel/EventType.js"
-import * as Fees from "../kernel/Fees.js"
 import { type ChallengeId, type CustomerId, MandateId, type Tenant, lookup } from "../kernel/Ids.js"
 import * as Mandate from "./Mandate.js"
 import * as MandateNotices from "./MandateNotices.js"
-import { Laari } from "../kernel/Money.js"
 import { Notifications } from "../kernel/Notifications.js"
-import { ChargesStore, MandatesStore } from "./MandatesStore.js"
+import { MandatesStore } from "./MandatesStore.js"
+import { ChargeRefused, MandateCharges, MandateNotFound } from "./MandateCharges.js"
 import { Customers, Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
 import { DuplicateReference, Transactor, findOrFail } from "../kernel/Storage.js"
 import type { MandateFilter } from "./MandatesStore.js"
-import * as Counters from "../kernel/Counters.js"
-import { Wallet, type RefusalReason } from "../wallet/Wallet.js"
 import * as Work from "../kernel/Work.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 
-export class MandateNotFound extends Schema.TaggedError<MandateNotFound>()("MandateNotFound", {
-  message: Schema.optionalWith(Schema.String, { default: () => "Mandate not found" })
-}) {}
-
-/** A refused charge (spec 7.1): moves no money, holds nothing, schedules nothing. */
-export class ChargeRefused extends Schema.TaggedError<ChargeRefused>()("ChargeRefused", {
-  code: Mandate.RefusalCode,
-  message: Schema.String
-}) {
-  static of(code: Mandate.RefusalCode): ChargeRefused {
-    return new ChargeRefused({ code, message: Mandate.refusalMessages[code] })
-  }
-}
+export {
+  ChargeRefused,
+  type ChargeRequest,
+  Charges,
+  MandateNotFound,
+  refusalCode
+} from "./MandateCharges.js"
 
 export class MandateNotRevocable extends Schema.TaggedError<MandateNotRevocable>()("MandateNotRevocable", {
   message: Schema.optionalWith(Schema.String, { default: () => "Mandate cannot be revoked" })
@@ -84,34 +74,6 @@ export class MandateNotSuspendable extends Schema.TaggedError<MandateNotSuspenda
   }
 ) {}
 
-export interface ChargeRequest {
-  readonly amount: number
-  readonly description?: string | undefined
-  readonly reference?: string | undefined
-}
-
-/** `POST /mandates/{id}/charges` once committed: `succeeded`, or the refusal's code. */
-export const Charges = Counters.counter({
-  name: "laari_mandate_charges_total",
-  description: "Mandate charges by outcome: succeeded, or the refusal code",
-  label: "outcome",
-  values: ["succeeded", ...Mandate.RefusalCode.literals]
-})
-
-/** Wallet refusals as the spec's charge codes. */
-export const refusalCode = (reason: RefusalReason): Mandate.RefusalCode => {
-  switch (reason) {
-    case "insufficient-balance":
-      return "INSUFFICIENT_FUNDS"
-    case "wallet-limit":
-      return "WALLET_LIMIT_EXCEEDED"
-    case "wallet-frozen":
-    case "blocked-by-rules":
-    case "executor-error":
-      return "MANDATE_CHARGE_FAILED"
-  }
-}
-
 const notPending = (refusal: Mandate.TransitionRefusal) =>
   new MandateNotPending({
     message:
@@ -122,10 +84,9 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
   effect: Effect.gen(function* () {
     const tx = yield* Transactor
     const store = yield* MandatesStore
-    const charges = yield* ChargesStore
     const merchants = yield* Merchants
     const customers = yield* Customers
-    const wallet = yield* Wallet
+    const charging = yield* MandateCharges
     const record = yield* Outbox.emitter
     const notifications = yield* Notifications
     const approvals = yield* Approvals
@@ -192,114 +153,6 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
 
     const list = Telemetry.fn("Mandates.list")(
       (tenant: Tenant, filter: MandateFilter) => store.list(tenant, filter),
-      Telemetry.withTenant
-    )
-
-    /**
-     * `POST /mandates/{id}/charges`. One transaction: lock the mandate, authorize against the caps, move
-     * the money, record the charge and its events. A refusal commits only its `mandate.charge.failed`
-     * event (and the customer's notice when the wallet refused), then fails.
-     */
-    const charge = Telemetry.fn("Mandates.charge")(
-      function* (tenant: Tenant, idOrReference: string, request: ChargeRequest) {
-        const chargeId = yield* crypto.uuid
-        const outcome = yield* tx.withTransaction(
-          Effect.gen(function* () {
-            const now = yield* DateTime.now
-            const m = yield* find(tenant, idOrReference, true)
-            const reference = request.reference ?? m.reference
-            const description = request.description ?? m.title
-            const payer = m.customerId === null ? undefined : yield* wallet.payer(m.customerId)
-            const refuse = (code: Mandate.RefusalCode) =>
-              emit(
-                "mandate.charge.failed",
-                m,
-                MandateEvents.chargeFailedObject({
-                  mandate: m,
-                  amount: request.amount,
-                  reference,
-                  description,
-                  code,
-                  message: Mandate.refusalMessages[code],
-                  now
-                }),
-                now
-              ).pipe(Effect.as(Either.left(ChargeRefused.of(code))))
-
-            const decision = Mandate.authorizeCharge(
-              m,
-              request.amount,
-              now,
-              payer?.timeZone ?? Calendar.MaldivesZone
-            )
-            if (Either.isLeft(decision)) {
-              // Past `expiresAt`: record the expiry the sweep would have made.
-              if (decision.left === "MANDATE_EXPIRED" && m.status !== "EXPIRED")
-                yield* store.update(Mandate.expire(m, now))
-              return yield* refuse(decision.left)
-            }
-            const customerId = m.customerId!
-            if (payer === undefined) return yield* refuse("MANDATE_CHARGE_FAILED")
-            const merchant = yield* merchantOf(m.merchantId)
-            const amount = Laari(request.amount)
-            const split = Fees.split(amount, merchant.feeBps)
-            const transfer = yield* wallet
-              .transfer({
-                id: `mandate-charge:${chargeId}`,
-                fresh: true,
-                environment: m.environment,
-                payer: customerId,
-                merchant: m.merchantId,
-                amount,
-                fee: split.fee,
-                memo: `${merchant.name}: ${description}`
-              })
-              .pipe(
-                Effect.map(Either.right),
-                Effect.catchTag("TransferRefused", (refused) => Effect.succeed(Either.left(refused)))
-              )
-            if (Either.isLeft(transfer)) {
-              const code = refusalCode(transfer.left.reason)
-              yield* notify(
-                customerId,
-                m,
-                MandateNotices.chargeRefused(merchant.name, m, { amount, description, code }),
-                now
-              )
-              return yield* refuse(code)
-            }
-            const auth = Either.getOrThrow(decision)
-            const charge: Mandate.Charge = {
-              id: chargeId,
-              mandateId: m.id,
-              merchantId: m.merchantId,
-              environment: m.environment,
-              customerId,
-              amount,
-              description,
-              reference,
-              fee: transfer.right.fee,
-              netAmount: transfer.right.netAmount,
-              amountRefunded: 0,
-              periodKey: auth.periodKey,
-              periodCharged: auth.periodCharged,
-              createdAt: now
-            }
-            yield* charges.insert(charge)
-            yield* store.update(Mandate.recordCharge(m, auth))
-            yield* emit("mandate.charge.succeeded", m, MandateEvents.chargeObject(charge), now)
-            yield* notify(customerId, m, MandateNotices.charged(merchant.name, m, charge), now)
-            return Either.right(charge)
-          })
-        )
-        // Counted once committed: a rolled-back charge neither happened nor was refused.
-        yield* Counters.count(Charges, Either.isRight(outcome) ? "succeeded" : outcome.left.code)
-        return yield* outcome
-      },
-      // A mandate not found fails the transaction rather than refusing inside it; it is a refusal all the same.
-      Effect.tapError((e) =>
-        e._tag === "MandateNotFound" ? Counters.count(Charges, "MANDATE_NOT_FOUND") : Effect.void
-      ),
       Telemetry.withTenant
     )
 
@@ -436,7 +289,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
       create,
       get,
       list,
-      charge,
+      charge: charging.charge,
       lockAhead,
       revoke,
       revokeAsCustomer,

@@ -5,7 +5,7 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { type Auth, type Errors, type Idempotency, KeyedCommands } from "@laari/core"
+import { type Auth, Errors, type Idempotency, KeyedCommands } from "@laari/core"
 import { Context, Effect, Either, type ParseResult, Schema } from "effect"
 import * as Keys from "../Platform/Keys.js"
 import * as Answers from "./Answers.js"
@@ -28,17 +28,41 @@ export const Headers = Schema.Struct({
 /** What a replay carries besides the stored response. */
 const ReplayHeader = { "idempotent-replay": "true" } as const
 
+/**
+ * A command whose outcome is settled after its transaction commits: a payment committed pending in the
+ * wallet provider's core, whose call goes out once the pending movement (and the key's claim) are
+ * committed. `finish` is the rest of the handler (the call, the settlement, the answer's encoding). A
+ * `503 OUTCOME_UNKNOWN` to anything that does not know it, which is what it stands for until finished.
+ */
+export class Later extends Errors.PaymentOutcomeUnknown {
+  constructor(
+    /** The pending movement: a retry under the key asks `Resume` for its outcome. */
+    readonly movementId: string,
+    readonly finish: Effect.Effect<unknown, unknown>
+  ) {
+    super({ message: Errors.PaymentOutcomeUnknown.forPayment().message })
+  }
+}
+
+/** How a keyed endpoint answers a retry whose first run was `Later`: its movement's outcome now. */
+export type Resume = (movementId: string) => Effect.Effect<unknown, unknown>
+
+/** Kept with a stored `Later` answer (never sent): the movement a retry asks about. */
+const MovementHeader = "laari-pending-movement"
+
 /** Ends the transaction without storing anything: the command failed with a `5xx`. */
 class Abort<E> {
   constructor(readonly error: E) {}
 }
 
-const stored = (r: Idempotency.StoredResponse) =>
-  HttpServerResponse.text(r.body, {
+const stored = (r: Idempotency.StoredResponse) => {
+  const { [MovementHeader]: _, ...headers } = r.headers
+  return HttpServerResponse.text(r.body, {
     status: r.status,
     contentType: "application/json",
-    headers: { ...r.headers, ...ReplayHeader }
+    headers: { ...headers, ...ReplayHeader }
   })
+}
 
 /**
  * For a response that carries a secret (issue 23, item 2): what the table keeps instead of the encoded
@@ -99,6 +123,8 @@ export const idempotent = <A, E, R>(
     readonly payload: unknown
     /** What the command will lock first, announced before the claim (`Operation.Ahead`). */
     readonly ahead?: Effect.Effect<void> | undefined
+    /** For a command that can end `Later`: its outcome for a retry. */
+    readonly resume?: Resume | undefined
   },
   command: Effect.Effect<A, E, R>,
   concealed?: Concealed
@@ -109,7 +135,13 @@ export const idempotent = <A, E, R>(
 > =>
   Effect.gen(function* () {
     const { key, principal, payload } = request
-    if (key === undefined) return yield* command
+    // Without a key, a command that ends `Later` simply finishes.
+    if (key === undefined)
+      return yield* Effect.catchIf(
+        command,
+        (e): e is E & Later => e instanceof Later,
+        (later) => later.finish as Effect.Effect<A, E>
+      )
 
     const http = yield* HttpServerRequest.HttpServerRequest
     const keyed = yield* KeyedCommands.KeyedCommands
@@ -125,6 +157,35 @@ export const idempotent = <A, E, R>(
     type Failure = E | Errors.ServiceUnavailable
     type Outcome = Either.Either<A | HttpServerResponse.HttpServerResponse, Failure>
 
+    /** What a run's outcome is stored as, and answered with. */
+    const encode = (outcome: Either.Either<A, Failure>) =>
+      Effect.gen(function* () {
+        if (Either.isLeft(outcome)) {
+          const answer = Answers.answer(outcome.left)
+          // A 5xx (or an error without a schema, answered as a defect) rolls everything back.
+          if (answer === undefined || answer.status >= 500) return yield* Effect.fail(new Abort(outcome.left))
+          return {
+            response: { status: answer.status, headers: {}, body: JSON.stringify(answer.body) },
+            result: outcome
+          }
+        }
+        const body = yield* Effect.orDie(success.encode(outcome.right))
+        const text = JSON.stringify(body)
+        return {
+          response: {
+            status: success.status,
+            headers: {},
+            body: concealed === undefined ? text : JSON.stringify(concealed.store(body))
+          },
+          result:
+            success.json === undefined
+              ? outcome
+              : Either.right(
+                  HttpServerResponse.text(text, { status: success.status, contentType: success.json })
+                )
+        }
+      })
+
     const answers: KeyedCommands.Answers<
       Either.Either<A, Failure>,
       Outcome,
@@ -132,51 +193,58 @@ export const idempotent = <A, E, R>(
       never
     > = {
       ran: (outcome) =>
-        Effect.gen(function* () {
-          if (Either.isLeft(outcome)) {
-            const answer = Answers.answer(outcome.left)
-            // A 5xx (or an error without a schema, answered as a defect) rolls everything back.
-            if (answer === undefined || answer.status >= 500)
-              return yield* Effect.fail(new Abort(outcome.left))
-            return {
-              response: { status: answer.status, headers: {}, body: JSON.stringify(answer.body) },
+        Either.isLeft(outcome) && outcome.left instanceof Later
+          ? // Kept until its outcome is known: what a retry meanwhile is answered, and its movement.
+            Effect.succeed({
+              response: {
+                status: 503,
+                headers: { [MovementHeader]: outcome.left.movementId },
+                body: JSON.stringify(Answers.answer(outcome.left)?.body ?? {})
+              },
               result: outcome
-            }
-          }
-          const body = yield* Effect.orDie(success.encode(outcome.right))
-          const text = JSON.stringify(body)
-          return {
-            response: {
-              status: success.status,
-              headers: {},
-              body: concealed === undefined ? text : JSON.stringify(concealed.store(body))
-            },
-            result:
-              success.json === undefined
-                ? outcome
-                : Either.right(
-                    HttpServerResponse.text(text, { status: success.status, contentType: success.json })
-                  )
-          }
-        }),
-      replayed: (response) =>
-        concealed === undefined
+            })
+          : encode(outcome),
+      replayed: (response) => {
+        const movementId = response.headers[MovementHeader]
+        if (movementId !== undefined && request.resume !== undefined)
+          return Effect.either(request.resume(movementId) as Effect.Effect<A, Failure>).pipe(
+            Effect.flatMap(settled),
+            Effect.catchIf(
+              (e): e is Abort<Failure> => e instanceof Abort,
+              (abort): Effect.Effect<Outcome> => Effect.succeed(Either.left(abort.error))
+            )
+          )
+        return concealed === undefined
           ? Effect.succeed(Either.right(stored(response)))
           : Effect.map(concealed.replay(response.body), (body) => Either.right(stored({ ...response, body })))
+      }
     }
 
+    const fingerprint = Keys.hash(JSON.stringify(payload ?? null))
+
+    /**
+     * A `Later` outcome once known: stored in place of the pending answer and answered; still unknown
+     * (a `5xx`), answered as it is, the pending answer kept for the next retry.
+     */
+    const settled = (outcome: Either.Either<A, Failure>) =>
+      Effect.flatMap(encode(outcome), (kept) =>
+        Effect.as(keyed.rewrite(scope, fingerprint, kept.response), kept.result as Outcome)
+      )
+
+    const aborted = <X, R2>(effect: Effect.Effect<Outcome, X | Abort<Failure>, R2>) =>
+      Effect.catchIf(
+        effect,
+        (e): e is Abort<Failure> => e instanceof Abort,
+        (abort): Effect.Effect<Outcome> => Effect.succeed(Either.left(abort.error))
+      )
     const outcome: Outcome = yield* keyed
-      .once(
-        { scope, fingerprint: Keys.hash(JSON.stringify(payload ?? null)), ahead: request.ahead },
-        command,
-        answers
-      )
-      .pipe(
-        Effect.catchIf(
-          (e): e is Abort<Failure> => e instanceof Abort,
-          (abort): Effect.Effect<Outcome> => Effect.succeed(Either.left(abort.error))
-        )
-      )
+      .once({ scope, fingerprint, ahead: request.ahead }, command, answers)
+      .pipe(aborted)
+    // Committed pending with the key's claim: now the call, and the answer stored in place of the pending one.
+    if (Either.isLeft(outcome) && outcome.left instanceof Later) {
+      const finished = yield* Effect.either(outcome.left.finish as Effect.Effect<A, Failure>)
+      return yield* yield* settled(finished).pipe(aborted)
+    }
     return yield* outcome
   })
 

@@ -53,7 +53,14 @@ export type Ahead = (principal: Auth.Principal, request: Request) => Effect.Effe
 export interface Extras<Name extends string = string> {
   readonly conceal?: Partial<Record<Name, Conceal>>
   readonly ahead?: Partial<Record<Name, Ahead>>
+  readonly resume?: Partial<Record<Name, Resume>>
 }
+
+/**
+ * For a keyed operation whose handler can end `Idempotent.Later` (a payment pending in the wallet
+ * provider's core): a retry's answer, from the pending movement's outcome now.
+ */
+export type Resume = (principal: Auth.Principal, movementId: string) => Effect.Effect<unknown, unknown>
 
 /** The names of `G`'s endpoints. */
 type EndpointName<G extends HttpApiGroup.HttpApiGroup.Any> = HttpApiEndpoint.HttpApiEndpoint.Name<
@@ -118,7 +125,8 @@ const guard = (
   endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps,
   handler: Handler,
   conceal: Conceal | undefined,
-  ahead: Ahead | undefined
+  ahead: Ahead | undefined,
+  resume: Resume | undefined
 ): Handler => {
   const rule = Access.ruleOf(group, endpoint)
   if (rule === undefined) throw new Error(`${group.identifier}.${endpoint.name} declares no access rule`)
@@ -137,7 +145,13 @@ const guard = (
       return Effect.flatMap(payload, (body) =>
         Idempotent.idempotent(
           endpoint as unknown as { readonly successSchema: Schema.Schema.AnyNoContext },
-          { principal, key: Idempotent.keyOf(request), payload: body, ahead: ahead?.(principal, request) },
+          {
+            principal,
+            key: Idempotent.keyOf(request),
+            payload: body,
+            ahead: ahead?.(principal, request),
+            resume: resume === undefined ? undefined : (movementId) => resume(principal, movementId)
+          },
           handler(request),
           conceal?.(principal, request)
         )
@@ -198,7 +212,14 @@ export const group = <
         const name = endpoint.name
         return {
           ...item,
-          handler: guard(group, endpoint, handler, extras.conceal?.[name], extras.ahead?.[name])
+          handler: guard(
+            group,
+            endpoint,
+            handler,
+            extras.conceal?.[name],
+            extras.ahead?.[name],
+            extras.resume?.[name]
+          )
         }
       })
       return Object.assign(Object.create(Object.getPrototypeOf(done)), done, { handlers: items })

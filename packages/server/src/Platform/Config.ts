@@ -1,6 +1,8 @@
 /**
  * Configuration from the environment (DESIGN section 8).
  */
+import * as WalletConnector from "../WalletConnector/Config.js"
+import { isHttpUrl } from "./Urls.js"
 import { Config as C, type ConfigError, Context, Effect, Layer, Option, Redacted } from "effect"
 import * as MasterKey from "./MasterKey.js"
 
@@ -40,6 +42,8 @@ export interface ServerConfig {
   readonly masterKey?: Redacted.Redacted<Uint8Array> | undefined
   /** `LAARI_MASTER_KEY_PREVIOUS`: the master key before a rotation; what it sealed is sealed again at start. */
   readonly masterKeyPrevious?: Redacted.Redacted<Uint8Array> | undefined
+  /** `LAARI_WALLET_URL` and the rest: the wallet provider's core; unset, the built-in ledger. */
+  readonly walletConnector?: WalletConnector.WalletConnectorConfig | undefined
 }
 
 export const defaults = {
@@ -52,17 +56,7 @@ export class ServerConfigTag extends Context.Tag("laari/server/Config")<ServerCo
 
 const stripSlash = (s: string) => s.replace(/\/+$/, "")
 
-/** An absolute http(s) URL without credentials in it. */
-export const isHttpUrl = (s: string): boolean => {
-  try {
-    const url = new URL(s)
-    return (
-      (url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === ""
-    )
-  } catch {
-    return false
-  }
-}
+export { isHttpUrl }
 
 /** A Standard Webhooks secret: `whsec_` and base64 of enough bytes for HMAC-SHA256. */
 const isSigningSecret = (s: string): boolean =>
@@ -98,6 +92,7 @@ export const fromEnv: Effect.Effect<ServerConfig, ConfigError.ConfigError> = Eff
         )
       )
     ),
+    walletConnector: yield* WalletConnector.fromEnv,
     notifySecret: Option.getOrUndefined(
       yield* C.option(
         C.redacted("LAARI_NOTIFY_SECRET").pipe(

@@ -109,6 +109,74 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0021_event_failures": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.unsafe(`CREATE INDEX events_failures ON events (subject, position DESC)
       WHERE type IN ('mandate.charge.failed', 'invoice.payment_failed');`)
+  ),
+  // Movements in the wallet provider's core (`Movement`): each committed pending before its call, settled
+  // after; one per cause. The resolver claims pending ones by their next look; reconciliation reads a
+  // Maldives day's posted ones. A customer found in the core by phone keeps its wallet id.
+  "0022_wallet_movements": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(`ALTER TABLE customers ADD COLUMN wallet_id text;
+      CREATE TABLE wallet_movements (
+        id uuid PRIMARY KEY,
+        merchant_id uuid NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('test', 'live')),
+        kind text NOT NULL CHECK (kind IN ('payment', 'reversal')),
+        cause text NOT NULL CHECK (cause IN ('mandate-charge', 'qr-payment', 'checkout', 'invoice', 'refund')),
+        cause_id text NOT NULL,
+        customer_id uuid NOT NULL,
+        from_wallet text NOT NULL,
+        to_wallet text NOT NULL,
+        fee_wallet text,
+        amount bigint NOT NULL CHECK (amount > 0),
+        fee bigint NOT NULL CHECK (fee >= 0 AND fee <= amount),
+        memo text NOT NULL,
+        status text NOT NULL CHECK (status IN ('pending', 'posted', 'refused', 'cancelled')),
+        reason text,
+        detail jsonb NOT NULL,
+        created_at timestamptz NOT NULL,
+        next_check_at timestamptz,
+        checks integer NOT NULL DEFAULT 0,
+        settled_at timestamptz,
+        settled_by text CHECK (settled_by IN ('answer', 'status', 'resend', 'cancel')),
+        posted_at timestamptz,
+        CONSTRAINT wallet_movements_cause UNIQUE (cause, cause_id),
+        CONSTRAINT wallet_movements_pending CHECK ((status = 'pending') = (next_check_at IS NOT NULL))
+      );
+      CREATE INDEX wallet_movements_due ON wallet_movements (next_check_at) WHERE status = 'pending';
+      CREATE INDEX wallet_movements_posted ON wallet_movements (posted_at) WHERE status = 'posted';`)
+  ),
+  // Reconciliation of a Maldives day against the core's statement (`Sql/Reconciliation`): the day's run,
+  // claimed as `running` by one process, and its breaks, both replaced whole by a re-run. A run's totals
+  // stay null until it is done, and when it failed.
+  "0023_reconciliation": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(`CREATE TABLE reconciliation_runs (
+        date date PRIMARY KEY,
+        status text NOT NULL CHECK (status IN ('running', 'clean', 'breaks', 'failed')),
+        started_at timestamptz NOT NULL,
+        finished_at timestamptz,
+        laari_count integer CHECK (laari_count >= 0),
+        laari_amount bigint CHECK (laari_amount >= 0),
+        laari_fee bigint CHECK (laari_fee >= 0),
+        core_count integer CHECK (core_count >= 0),
+        core_amount bigint CHECK (core_amount >= 0),
+        core_fee bigint CHECK (core_fee >= 0),
+        break_count integer NOT NULL DEFAULT 0 CHECK (break_count >= 0),
+        error text,
+        CONSTRAINT reconciliation_runs_finished CHECK ((status = 'running') = (finished_at IS NULL)),
+        CONSTRAINT reconciliation_runs_failed CHECK ((status = 'failed') = (error IS NOT NULL))
+      );
+      CREATE TABLE reconciliation_breaks (
+        date date NOT NULL REFERENCES reconciliation_runs (date) ON DELETE CASCADE,
+        transfer_id uuid NOT NULL,
+        kind text NOT NULL
+          CHECK (kind IN ('missing_in_core', 'missing_in_laari', 'amount_mismatch', 'status_mismatch')),
+        laari_amount bigint,
+        core_amount bigint,
+        laari_fee bigint,
+        core_fee bigint,
+        laari_status text CHECK (laari_status IN ('pending', 'posted', 'refused', 'cancelled')),
+        core_status text CHECK (core_status IN ('pending', 'posted', 'refused', 'cancelled')),
+        PRIMARY KEY (date, transfer_id)
+      );`)
   )
 }
 

@@ -3,12 +3,10 @@
  * which environments move money there, and how long laari waits. `LAARI_WALLET_URL` unset: the built-in
  * ledger, and the connector is off. A bad value fails the start in one line naming the variable and what
  * it may be, as `Platform/Config` does.
- *
- * Not read at start-up yet: it is wired in together with the charge path's pending movements.
  */
 import type { Ids } from "@laari/core"
 import { Config as C, ConfigError, Effect, Either, Option, Redacted } from "effect"
-import { isHttpUrl } from "../Platform/Config.js"
+import { isHttpUrl } from "../Platform/Urls.js"
 import type { ClientConfig } from "./Client.js"
 
 export interface WalletConnectorConfig {
@@ -22,12 +20,15 @@ export interface WalletConnectorConfig {
   readonly timeoutMs: number
   /** `LAARI_WALLET_CANCEL_AFTER_S`: how long a transfer's outcome may stay unknown before laari cancels it. */
   readonly cancelAfterS: number
+  /** `LAARI_WALLET_FEE_WALLET`: the core's wallet that receives laari's fees (`laari-fees` by default). */
+  readonly feeWallet: string
 }
 
 export const defaults = {
   environments: ["live"] as ReadonlyArray<Ids.Environment>,
   timeoutMs: 5000,
-  cancelAfterS: 60
+  cancelAfterS: 60,
+  feeWallet: "laari-fees"
 } as const
 
 export const TimeoutBounds = { min: 100, max: 60_000 } as const
@@ -88,7 +89,14 @@ export const fromEnv: Effect.Effect<WalletConnectorConfig | undefined, ConfigErr
         "LAARI_WALLET_CANCEL_AFTER_S",
         CancelAfterBounds,
         `must be a whole number of seconds from ${CancelAfterBounds.min} to ${CancelAfterBounds.max}`
-      ).pipe(C.withDefault(defaults.cancelAfterS))
+      ).pipe(C.withDefault(defaults.cancelAfterS)),
+      feeWallet: yield* C.string("LAARI_WALLET_FEE_WALLET").pipe(
+        C.validate({
+          message: "must be the core's wallet id for laari's fees: 1 to 255 visible characters",
+          validation: (t) => /^[\x21-\x7e]{1,255}$/.test(t)
+        }),
+        C.withDefault(defaults.feeWallet)
+      )
     }
     if (Option.isNone(url)) return undefined
     const bearer = yield* C.option(token)

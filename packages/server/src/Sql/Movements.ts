@@ -1,0 +1,91 @@
+/**
+ * Movements in the wallet provider's core: rows of `wallet_movements`, and core's `MovementsRepo` over
+ * them. A movement is inserted pending in the transaction that decides its payment, before any call
+ * leaves; the resolver claims pending ones by their next look, skipping rows another process holds.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { type Movement, RemoteLedger } from "@laari/core"
+import { type DateTime, Effect, Layer } from "effect"
+import { Column, earliest, fromDate, int, json, one, repository, rows, toDate } from "./Repository.js"
+
+const movements = rows<Movement.Movement>({
+  id: Column.as("id"),
+  merchantId: Column.as("merchant_id"),
+  environment: Column.as("environment"),
+  kind: Column.as("kind"),
+  cause: Column.as("cause"),
+  causeId: Column.as("cause_id"),
+  customerId: Column.as("customer_id"),
+  from: Column.as("from_wallet"),
+  to: Column.as("to_wallet"),
+  feeTo: Column.as("fee_wallet"),
+  amount: Column.int("amount") as never,
+  fee: Column.int("fee") as never,
+  memo: Column.as("memo"),
+  status: Column.as("status"),
+  reason: Column.as("reason"),
+  detail: {
+    columns: ["detail"],
+    // pg reads jsonb back as a value; PGlite too. Written as JSON text (`json`).
+    read: (row) => (typeof row.detail === "string" ? JSON.parse(row.detail) : row.detail),
+    write: (value, row) => {
+      row.detail = json(value)
+    }
+  },
+  createdAt: Column.date("created_at"),
+  nextCheckAt: Column.dateOrNull("next_check_at"),
+  checks: Column.int("checks"),
+  settledAt: Column.dateOrNull("settled_at"),
+  settledBy: Column.as("settled_by"),
+  postedAt: Column.dateOrNull("posted_at")
+})
+
+/** The columns an update writes: what settling or a look changes. */
+const changing = [
+  "status",
+  "reason",
+  "next_check_at",
+  "checks",
+  "settled_at",
+  "settled_by",
+  "posted_at"
+] as const
+
+export const makeMovements = Effect.map(SqlClient.SqlClient, (sql) => {
+  const fromRows = one(movements.fromRow)
+  return repository({
+    insert: (m: Movement.Movement) => {
+      const row = movements.toRow(m)
+      return Effect.asVoid(sql`INSERT INTO wallet_movements ${sql.insert(row)}`)
+    },
+    lock: (id: string) =>
+      sql`SELECT * FROM wallet_movements WHERE id = ${id} FOR UPDATE`.pipe(Effect.map(fromRows)),
+    findByCause: (cause: Movement.Cause, causeId: string) =>
+      sql`SELECT * FROM wallet_movements WHERE cause = ${cause} AND cause_id = ${causeId}`.pipe(
+        Effect.map(fromRows)
+      ),
+    update: (m: Movement.Movement) => {
+      const row = movements.toRow(m)
+      const set = Object.fromEntries(changing.map((c) => [c, row[c]]))
+      return Effect.asVoid(sql`UPDATE wallet_movements SET ${sql.update(set)} WHERE id = ${m.id}`)
+    },
+    claimDue: (now: DateTime.Utc, limit: number) =>
+      sql`SELECT * FROM wallet_movements
+          WHERE status = 'pending' AND next_check_at <= ${toDate(now)}
+          ORDER BY next_check_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`.pipe(
+        Effect.map((found) => found.map(movements.fromRow))
+      ),
+    nextDueAt: sql<{ readonly at: Date | null }>`SELECT min(next_check_at) AS at FROM wallet_movements
+        WHERE status = 'pending'`.pipe(Effect.map(earliest)),
+    pendingSummary: sql<{ readonly n: number | string; readonly oldest: Date | null }>`SELECT count(*) AS n,
+        min(created_at) AS oldest FROM wallet_movements WHERE status = 'pending'`.pipe(
+      Effect.map((found) => ({
+        count: int(found[0]?.n ?? 0),
+        oldest: found[0]?.oldest == null ? undefined : fromDate(found[0].oldest)
+      }))
+    )
+  })
+})
+
+export const movementsLayer: Layer.Layer<RemoteLedger.MovementsStore, never, SqlClient.SqlClient> =
+  Layer.effect(RemoteLedger.MovementsStore, makeMovements)
