@@ -297,7 +297,14 @@ const suite = (name: string, start: () => Promise<TestServer.LocalTestServer>, b
       const jobs = (samples: ReadonlyArray<Sample>) => byLabel(samples, "laari_background_jobs_due", "job")
       const quiet = jobs(await scrape())
       expect(Object.keys(quiet).sort()).toEqual(
-        ["checkout-expiry", "code-redaction", "mandate-expiry", "renewals", "webhook-deliveries"].sort()
+        [
+          "checkout-expiry",
+          "code-redaction",
+          "mandate-expiry",
+          "renewals",
+          "wallet-resolver",
+          "webhook-deliveries"
+        ].sort()
       )
       // The manual clock runs what is due when it moves; nothing waits now.
       expect(Object.values(quiet).every((n) => n === 0)).toBe(true)
@@ -405,7 +412,7 @@ describe.skipIf(postgresUrl === undefined)("GET /metrics of two processes (Postg
       expect(inf.reduce((sum, s) => sum + s.value, 0)).toBe(n)
       expect(series(samples, "laari_metrics_scrape_errors_total")[0]?.value).toBe(0)
       // The due work is the database's: counted once, not once per process.
-      expect(series(samples, "laari_background_jobs_due").length).toBe(5)
+      expect(series(samples, "laari_background_jobs_due").length).toBe(6)
       for (const s of series(samples, "nodejs_version_info")) versions.add(JSON.stringify(s.labels))
     }
     expect(versions.size).toBe(1)

@@ -55,9 +55,12 @@ const schema = [
   "qr_images",
   "qr_payments",
   "rate_buckets",
+  "reconciliation_breaks",
+  "reconciliation_runs",
   "refunds",
   "server_secrets",
   "subscriptions",
+  "wallet_movements",
   "webhook_deliveries",
   "webhook_endpoints"
 ]
@@ -83,7 +86,9 @@ const all = [
   [18, "payment_references"],
   [19, "balanced_on_amounts"],
   [20, "customer_payments"],
-  [21, "event_failures"]
+  [21, "event_failures"],
+  [22, "wallet_movements"],
+  [23, "reconciliation"]
 ]
 
 describe("PGlite", () => {

@@ -37,7 +37,8 @@ describe("LAARI_WALLET_*", () => {
       token: "tok_0123456789",
       environments: ["live"],
       timeoutMs: 5000,
-      cancelAfterS: 60
+      cancelAfterS: 60,
+      feeWallet: "laari-fees"
     })
     expect(WalletConfig.clientConfig(config!)).toEqual({
       url: "https://core.bank.example/connector",

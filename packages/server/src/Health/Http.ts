@@ -5,8 +5,9 @@
  * open connection (`Http/Edge.ts`).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Errors } from "@laari/core"
-import { Effect } from "effect"
+import { Errors, RemoteLedger } from "@laari/core"
+import { DateTime, Effect, Option } from "effect"
+import * as WalletLedger from "../WalletConnector/Ledger.js"
 import * as Operation from "../Http/Operation.js"
 import { HealthApi } from "./Api.js"
 import { Readiness } from "./Readiness.js"
@@ -16,6 +17,25 @@ export const HealthLive = Operation.handlers(HealthApi, (handlers) =>
     const sql = yield* SqlClient.SqlClient
     const readiness = yield* Readiness
     const database = sql`SELECT 1`.pipe(Effect.timeout("2 seconds"))
+    const connector = yield* Effect.serviceOption(WalletLedger.ConnectorState)
+    const movements = yield* Effect.serviceOption(RemoteLedger.MovementsStore)
+    // The core's circuit and what waits on it; bounded like the database's answer, absent when it is off.
+    const wallet =
+      Option.isNone(connector) || Option.isNone(movements)
+        ? Effect.succeed({})
+        : Effect.map(
+            Effect.zip(movements.value.pendingSummary.pipe(Effect.timeout("2 seconds")), DateTime.now),
+            ([pending, now]) => ({
+              wallet_connector: {
+                circuit: connector.value.breaker.isOpen() ? ("open" as const) : ("closed" as const),
+                pending_movements: pending.count,
+                oldest_pending_seconds:
+                  pending.oldest === undefined
+                    ? null
+                    : Math.max(0, Math.floor(DateTime.distance(pending.oldest, now) / 1000))
+              }
+            })
+          )
     return handlers
       .handle("healthz", () => Effect.succeed({ status: "ok" }))
       .handle("readyz", () =>
@@ -25,9 +45,10 @@ export const HealthLive = Operation.handlers(HealthApi, (handlers) =>
             () => "starting"
           ),
           Effect.zipRight(database),
+          Effect.zipRight(wallet),
           Effect.mapBoth({
             onFailure: () => new Errors.ServiceUnavailable(),
-            onSuccess: () => ({ status: "ready" })
+            onSuccess: (extra) => ({ status: "ready", ...extra })
           })
         )
       )

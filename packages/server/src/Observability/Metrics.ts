@@ -17,15 +17,17 @@
  * averaged, the start time left out); the due work, which is the database's, counted once.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Billing, Counters, Deliveries, Mandates } from "@laari/core"
-import { Context, DateTime, Duration, Effect, Layer, Runtime } from "effect"
+import { Billing, Counters, Deliveries, Mandates, Reconciliation, Resolver } from "@laari/core"
+import { Context, DateTime, Duration, Effect, Layer, Option, Runtime } from "effect"
 import * as Prometheus from "prom-client"
 import { Clockwork } from "../Background/Clockwork.js"
 import * as ClusterMetrics from "./ClusterMetrics.js"
 import { PoolStats } from "../Sql/PgPool.js"
+import * as ReconciliationSql from "../Sql/Reconciliation.js"
 import { toDate } from "../Sql/Repository.js"
 import * as Delivery from "../Webhooks/Delivery.js"
 import * as Notify from "../Notify/Delivery.js"
+import * as WalletLedger from "../WalletConnector/Ledger.js"
 
 /** The labels of one answered request: `route` is a template (`/mandates/{id}`) or `unmatched`. */
 export interface RequestLabels {
@@ -52,7 +54,8 @@ const counters: ReadonlyArray<Counters.Counter<string>> = [
   Mandates.Charges,
   Billing.Renewals,
   Deliveries.Attempts,
-  Notify.Notices
+  Notify.Notices,
+  Resolver.Looks
 ]
 
 const exposeCounter = (registry: Prometheus.Registry, c: Counters.Counter<string>) =>
@@ -85,10 +88,16 @@ const dueCounts = (sql: SqlClient.SqlClient, now: DateTime.Utc) => {
       (SELECT count(*) FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
         WHERE d.status = 'PENDING' AND d.due_at <= ${at}
           AND (d.leased_until IS NULL OR d.leased_until <= ${at})
-          AND w.status = 'ENABLED' AND w.deleted_at IS NULL) AS ${sql(Delivery.JobName)}`.pipe(
+          AND w.status = 'ENABLED' AND w.deleted_at IS NULL) AS ${sql(Delivery.JobName)},
+      (SELECT count(*) FROM wallet_movements WHERE status = 'pending' AND next_check_at <= ${at})
+        AS "wallet-resolver"`.pipe(
     Effect.map((rows) => Object.entries(rows[0] ?? {}).map(([job, n]) => [job, Number(n)] as const))
   )
-  // Cancelled by the database too, not only given up on here.
+  return bounded(sql, count)
+}
+
+/** A count of the database's for a scrape, within `DueCountTimeout`: cancelled by the database too, not only given up on here. */
+const bounded = <A, E, R>(sql: SqlClient.SqlClient, count: Effect.Effect<A, E, R>) => {
   const limit = sql.unsafe(`SET LOCAL statement_timeout = ${Duration.toMillis(DueCountTimeout)}`)
   return sql.withTransaction(Effect.zipRight(limit, count)).pipe(Effect.timeout(DueCountTimeout))
 }
@@ -97,6 +106,7 @@ export const layer: Layer.Layer<Metrics, never, SqlClient.SqlClient | PoolStats 
   Metrics,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const reconciliations = yield* ReconciliationSql.make
     const pool = yield* PoolStats
     const clockwork = yield* Clockwork
     const runtime = yield* Effect.runtime<never>()
@@ -147,6 +157,28 @@ export const layer: Layer.Layer<Metrics, never, SqlClient.SqlClient | PoolStats 
       }
     })
 
+    // The latest finished reconciliation's breaks, the database's like the due work: counted once.
+    new Prometheus.Gauge({
+      name: "laari_reconciliation_breaks",
+      help: "Breaks of the latest finished reconciliation against the wallet provider's core, by kind (0 before any run)",
+      labelNames: ["kind"],
+      registers: [shared],
+      async collect() {
+        this.reset()
+        const counted = await Runtime.runPromise(runtime)(
+          bounded(sql, reconciliations.latestBreaks).pipe(
+            Effect.tapErrorCause((cause) =>
+              Effect.logWarning("counting reconciliation breaks failed", cause)
+            ),
+            Effect.option
+          )
+        )
+        if (counted._tag === "None") return
+        const found = new Map(counted.value)
+        for (const kind of Reconciliation.Kinds) this.set({ kind }, found.get(kind) ?? 0)
+      }
+    })
+
     new Prometheus.Gauge({
       name: "laari_db_pool_connections",
       help: "Database connections: total open, idle, and requests waiting for one (PGlite: total only, 1)",
@@ -160,6 +192,17 @@ export const layer: Layer.Layer<Metrics, never, SqlClient.SqlClient | PoolStats 
         if (counts.waiting !== undefined) this.set({ state: "waiting" }, counts.waiting)
       }
     })
+
+    const connector = yield* Effect.serviceOption(WalletLedger.ConnectorState)
+    if (Option.isSome(connector))
+      new Prometheus.Gauge({
+        name: "laari_wallet_connector_circuit_open",
+        help: "1 while this process refuses new payments at once because the wallet provider's core failed repeatedly, else 0",
+        registers: [registry],
+        collect() {
+          this.set(connector.value.breaker.isOpen() ? 1 : 0)
+        }
+      })
 
     const own = Prometheus.Registry.merge([registry, shared])
     const scrape = ClusterMetrics.inCluster()

@@ -7,7 +7,7 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Connector, Errors, type Ids, type Movement, RemoteLedger } from "@laari/core"
+import { Connector, Crypto, Errors, type Ids, type Movement, RemoteLedger, Store, Wallet } from "@laari/core"
 import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
 import * as Breaker from "./Breaker.js"
 import * as Client from "./Client.js"
@@ -107,16 +107,24 @@ export const layer = (
             const cached = payers.get(customer.id)
             if (cached !== undefined && cached.until > Date.now()) return cached.payer
             const walletId = yield* walletIdOf(customer.id)
-            const found = yield* client.wallet(walletId).pipe(
-              Effect.tapBoth({
-                onFailure: () => breaker.record(false),
-                onSuccess: () => breaker.record(true)
-              }),
-              Effect.mapError(
-                (e) =>
-                  new Errors.ServiceUnavailable({ message: Errors.walletUnavailable().message, cause: e })
+            const asked = yield* Effect.either(
+              client.wallet(walletId).pipe(
+                Effect.tapBoth({
+                  onFailure: () => breaker.record(false),
+                  onSuccess: () => breaker.record(true)
+                })
               )
             )
+            if (asked._tag === "Left") {
+              // The zone a holder's months count in, as last told, serves while the core is away: a cap
+              // is then still decided (and a charge committed pending), not refused for want of it.
+              if (cached !== undefined) return cached.payer
+              return yield* new Errors.ServiceUnavailable({
+                message: Errors.walletUnavailable().message,
+                cause: asked.left
+              })
+            }
+            const found = asked.right
             if (Option.isNone(found)) return undefined
             const payer = { walletId, timeZone: found.value.time_zone }
             payers.set(customer.id, { payer, until: Date.now() + PayerTtlMs })
@@ -133,16 +141,92 @@ export const layer = (
   )
 
 /**
+ * Customers found in the core: a phone laari does not know, in an environment whose money lives in the
+ * core, is looked up there (`GET /wallets?phone=`) and, found, becomes laari's customer linked to that
+ * wallet (`customers.wallet_id`), as an approval or a checkout payment needs one. A phone laari knows is
+ * its customer, as ever; one the core has not either is no customer.
+ */
+const customersLayer = (config: WalletConnectorConfig) =>
+  Layer.effect(
+    Store.Customers,
+    Effect.gen(function* () {
+      const local = yield* Store.Customers
+      const client = yield* Client.WalletConnectorClient
+      const sql = yield* SqlClient.SqlClient
+      const crypto = yield* Crypto.Crypto
+      const link = (environment: Ids.Environment, wallet: Connector.Wallet) =>
+        Effect.gen(function* () {
+          const id = yield* crypto.uuid
+          // Two first approvals at once: one row, both see it.
+          yield* sql`INSERT INTO customers (id, environment, phone, name, created_at, wallet_id)
+            VALUES (${id}, ${environment}, ${wallet.phone}, NULL, now(), ${wallet.id})
+            ON CONFLICT (environment, phone) DO UPDATE SET wallet_id = EXCLUDED.wallet_id`
+          return yield* local.findByPhone(environment, wallet.phone)
+        }).pipe(Effect.mapError((cause) => new Errors.ServiceUnavailable({ cause })))
+      return {
+        ...local,
+        findByPhone: (environment, phone) =>
+          Effect.gen(function* () {
+            const known = yield* local.findByPhone(environment, phone)
+            if (
+              known !== undefined ||
+              !config.environments.includes(environment) ||
+              !/^\+960\d{7}$/.test(phone)
+            )
+              return known
+            const found = yield* client
+              .walletByPhone(phone)
+              .pipe(
+                Effect.mapError(
+                  (e) =>
+                    new Errors.ServiceUnavailable({ message: Errors.walletUnavailable().message, cause: e })
+                )
+              )
+            return Option.isNone(found) ? undefined : yield* link(environment, found.value)
+          })
+      } satisfies Store.CustomersRepo
+    })
+  )
+
+/**
+ * The built-in ledger, kept out of the environments whose money lives in the core: a payment there that
+ * is not yet routed through the connector (QR codes, checkout, renewals, refunds) is refused whole, with
+ * a `503` saying so, rather than moving money in a ledger that is not the provider's. Mandate charges
+ * never reach it there: they go through the core.
+ */
+const walletLayer = (config: WalletConnectorConfig) =>
+  Layer.effect(
+    Wallet.Wallet,
+    Effect.map(Wallet.Wallet, (builtIn): Wallet.WalletService => {
+      const refused = (environment: Ids.Environment) =>
+        new Errors.ServiceUnavailable({
+          message: `This kind of payment is not yet taken through the wallet provider's core, which holds this service's ${environment} money; nothing was charged`
+        })
+      return {
+        ...builtIn,
+        transfer: (t) =>
+          config.environments.includes(t.environment)
+            ? Effect.fail(refused(t.environment))
+            : builtIn.transfer(t),
+        reverse: (r) =>
+          config.environments.includes(r.environment)
+            ? Effect.fail(refused(r.environment))
+            : builtIn.reverse(r)
+      }
+    })
+  )
+
+/**
  * The movements' store, the port and the breaker's state when a connector is configured; nothing
  * otherwise, and core moves every environment's money in the built-in ledger.
  */
 export const connectorLayer = (
   config: WalletConnectorConfig | undefined
-): Layer.Layer<never, never, SqlClient.SqlClient> =>
+): Layer.Layer<never, never, SqlClient.SqlClient | Store.Customers | Crypto.Crypto | Wallet.Wallet> =>
   // Provided by tag only: core asks for them with `serviceOption`, which needs nothing in the types.
   config === undefined
     ? Layer.empty
-    : layer(config).pipe(
+    : Layer.mergeAll(layer(config), customersLayer(config), walletLayer(config)).pipe(
         Layer.provide(Client.layer(clientConfig(config)).pipe(Layer.provide(FetchHttpClient.layer))),
         Layer.provideMerge(Movements.movementsLayer)
       )

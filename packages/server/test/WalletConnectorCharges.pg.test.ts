@@ -1,0 +1,189 @@
+/**
+ * Mandate charges through the wallet connector, against the reference wallet core (examples/wallet-core)
+ * in a child process on its own PostgreSQL database, laari on another, over real HTTP: a charge posts in
+ * the core once and answers as the spec says; the core's refusal is the spec's refusal and releases the
+ * cap; a core that cannot be reached answers `503 OUTCOME_UNKNOWN`, keeps the movement pending (counted
+ * in the cap), and the resolver settles it once the core is back, where a retry under the same key
+ * answers the settled charge; the circuit breaker refuses at once after repeated failures, and says so
+ * in `/readyz`.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Fixtures from "./support/Fixtures.js"
+import { postgresUrl } from "./support/TestDatabase.js"
+import * as TestServer from "./support/TestServer.js"
+import * as WalletCore from "./support/WalletCore.js"
+
+const suite = postgresUrl === undefined ? describe.skip : describe
+if (postgresUrl === undefined)
+  console.warn("WalletConnectorCharges.pg.test.ts SKIPPED: set DATABASE_URL to run it against PostgreSQL")
+
+suite("mandate charges through the wallet connector", () => {
+  let core: WalletCore.Core
+  let proxy: WalletCore.Proxy
+  let laari: TestServer.LocalTestServer
+  let merchant: Fixtures.Merchant
+  let payerWallet: string
+  let stopDatabase: () => Promise<void>
+
+  const rows = <A extends object>(statement: string) =>
+    laari.sql(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A>(statement)))
+
+  const movement = async (chargeOrMovement: string) =>
+    (
+      await rows<{ id: string; status: string; reason: string | null; amount: string }>(
+        `SELECT id, status, reason, amount FROM wallet_movements WHERE id::text = '${chargeOrMovement}' OR cause_id = '${chargeOrMovement}'`
+      )
+    )[0]
+
+  const mandate = async (overrides: Record<string, unknown> = {}) => {
+    const res = await laari.request("POST", "/mandates", {
+      key: merchant.test,
+      body: Fixtures.mandateBody({
+        per_charge_cap: 50_000,
+        period_cap: 100_000,
+        period: "MONTH",
+        ...overrides
+      })
+    })
+    expect(res.status).toBe(201)
+    return res.body.id as string
+  }
+
+  const charge = (mandateId: string, amount: number, key?: string) =>
+    laari.request("POST", `/mandates/${mandateId}/charges`, {
+      key: merchant.test,
+      body: { amount },
+      headers: key === undefined ? {} : { "idempotency-key": key }
+    })
+
+  /** Waits, within a bound, until `check` holds. */
+  const eventually = async (check: () => Promise<boolean>, ms = 30_000) => {
+    const until = Date.now() + ms
+    while (Date.now() < until) {
+      if (await check()) return
+      await new Promise((r) => setTimeout(r, 200))
+    }
+    throw new Error("did not happen in time")
+  }
+
+  beforeAll(async () => {
+    core = await WalletCore.start()
+    proxy = await WalletCore.proxy(core)
+    const database = await WalletCore.database(postgresUrl!)
+    stopDatabase = database.drop
+    laari = await TestServer.start({
+      databaseUrl: database.url,
+      config: {
+        clock: "system",
+        walletConnector: {
+          url: proxy.url,
+          token: core.tokenRedacted,
+          environments: ["test", "live"],
+          timeoutMs: 1_000,
+          cancelAfterS: 30,
+          feeWallet: "laari-fees"
+        }
+      }
+    })
+    merchant = await Fixtures.merchant(laari)
+    const [payer] = await rows<{ sandbox_payer_id: string }>(
+      `SELECT sandbox_payer_id FROM merchants WHERE id = '${merchant.id}'`
+    )
+    payerWallet = payer!.sandbox_payer_id
+    await core.openWallet({ id: payerWallet, balance: 120_000 })
+    await core.openWallet({ id: merchant.id, balance: 0 })
+    await core.openWallet({ id: "laari-fees", balance: 0 })
+  }, 120_000)
+
+  afterAll(async () => {
+    await laari?.close()
+    await proxy?.close()
+    await core?.stop()
+    await stopDatabase?.()
+  })
+
+  it("a charge posts in the core once, the fee to the fee wallet, and answers 201", async () => {
+    const id = await mandate()
+    const res = await charge(id, 10_000)
+    expect(res.status).toBe(201)
+    expect(res.body).toMatchObject({ amount: 10_000, status: "SUCCEEDED", fee: 100, netAmount: 9_900 })
+    const m = await movement(res.body.id)
+    expect(m).toMatchObject({ status: "posted" })
+    const posted = await core.transfers(m!.id)
+    expect(posted).toEqual([expect.objectContaining({ status: "posted", amount: 10_000 })])
+    expect(await core.balance(merchant.id)).toBe(9_900)
+    expect(await core.balance("laari-fees")).toBe(100)
+  })
+
+  it("the core's refusal is the spec's refusal, moves nothing, and releases the cap", async () => {
+    const id = await mandate({ per_charge_cap: 200_000, period_cap: 200_000 })
+    const before = await core.balance(payerWallet)
+    const refused = await charge(id, before + 1)
+    expect(refused.status).toBe(402)
+    expect(refused.body.code).toBe("INSUFFICIENT_FUNDS")
+    expect(await core.balance(payerWallet)).toBe(before)
+    const [row] = await rows<{ status: string; reason: string }>(
+      `SELECT status, reason FROM wallet_movements ORDER BY created_at DESC LIMIT 1`
+    )
+    expect(row).toMatchObject({ status: "refused", reason: "insufficient-balance" })
+    // Had the refused amount stayed counted, this would pass the period cap of 200,000.
+    const [mandateRow] = await rows<{ period_charged: string }>(
+      `SELECT period_charged FROM mandates WHERE id = '${id}'`
+    )
+    expect(Number(mandateRow!.period_charged)).toBe(0)
+    expect((await charge(id, 1_000)).status).toBe(201)
+  })
+
+  it("an unreachable core: 503 OUTCOME_UNKNOWN, pending counted in the cap, settled once it is back; a retry under the key answers the charge", async () => {
+    const id = await mandate({ per_charge_cap: 60_000, period_cap: 60_000 })
+    await proxy.refuse()
+    const first = await charge(id, 50_000, "retry-after-outage")
+    expect(first.status).toBe(503)
+    expect(first.body.code).toBe("OUTCOME_UNKNOWN")
+    expect(first.headers.get("retry-after")).not.toBeNull()
+    // Pending, and counted: a second charge of the same mandate cannot overrun the cap meanwhile.
+    const [pending] = await rows<{ id: string; status: string }>(
+      `SELECT id, status FROM wallet_movements WHERE status = 'pending' ORDER BY created_at DESC LIMIT 1`
+    )
+    expect(pending?.status).toBe("pending")
+    const over = await charge(id, 20_000)
+    expect(over.status).toBe(422)
+    expect(over.body.code).toBe("PERIOD_CAP_EXCEEDED")
+    // A retry while the core is still away answers the same: unknown, not a second payment.
+    expect((await charge(id, 50_000, "retry-after-outage")).body.code).toBe("OUTCOME_UNKNOWN")
+    await proxy.restore()
+    await eventually(async () => (await movement(pending!.id))?.status === "posted")
+    const retried = await charge(id, 50_000, "retry-after-outage")
+    expect(retried.status).toBe(201)
+    expect(retried.body).toMatchObject({ amount: 50_000, status: "SUCCEEDED" })
+    expect(await core.transfers(pending!.id)).toHaveLength(1)
+    // The key now holds the charge: the next retry replays it.
+    const again = await charge(id, 50_000, "retry-after-outage")
+    expect(again.status).toBe(201)
+    expect(again.body.id).toBe(retried.body.id)
+    expect(again.headers.get("idempotent-replay")).toBe("true")
+  }, 60_000)
+
+  it("the breaker opens after repeated failures: new payments are refused at once, /readyz says so", async () => {
+    const id = await mandate()
+    await proxy.refuse()
+    for (let i = 0; i < 5; i++) await charge(id, 100)
+    const started = Date.now()
+    const refused = await charge(id, 100)
+    expect(Date.now() - started).toBeLessThan(500)
+    expect(refused.status).toBe(503)
+    expect(refused.body.code).toBe("SERVICE_UNAVAILABLE")
+    const ready = await laari.request("GET", "/readyz")
+    expect(ready.body.wallet_connector).toMatchObject({ circuit: "open" })
+    expect(ready.body.wallet_connector.pending_movements).toBeGreaterThan(0)
+    await proxy.restore()
+    // The resolver's answers close it; every pending movement settles.
+    await eventually(async () => {
+      const r = await laari.request("GET", "/readyz")
+      return r.body.wallet_connector.circuit === "closed" && r.body.wallet_connector.pending_movements === 0
+    })
+    expect((await charge(id, 100)).status).toBe(201)
+  }, 90_000)
+})
