@@ -8,7 +8,7 @@ import { Billing } from "./billing/Billing.js"
 import { Checkout } from "./billing/Checkout.js"
 import { Mandates } from "./mandates/Mandates.js"
 import * as Work from "./kernel/Work.js"
-import { Resolver } from "./wallet/Resolver.js"
+import { Resolver } from "./Resolver.js"
 
 export const jobs: Layer.Layer<Work.Jobs, never, Mandates | Checkout | Billing | Approvals | Resolver> =
   Layer.effect(

@@ -1,7 +1,7 @@
 /**
  * Configuration from the environment (DESIGN section 8).
  */
-import * as WalletConnector from "../WalletConnector/Config.js"
+import * as WalletConnector from "./WalletConnectorConfig.js"
 import { isHttpUrl } from "./Urls.js"
 import { Config as C, type ConfigError, Context, Effect, Layer, Option, Redacted } from "effect"
 import * as MasterKey from "./MasterKey.js"

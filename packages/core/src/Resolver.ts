@@ -6,13 +6,13 @@
  * Settling goes to the movement's cause, in its own transaction, once.
  */
 import { DateTime, Effect } from "effect"
-import * as Counters from "../kernel/Counters.js"
-import type { ServiceUnavailable } from "../kernel/Errors.js"
-import { Transactor } from "../kernel/Storage.js"
-import * as Work from "../kernel/Work.js"
-import { MandateCharges } from "../mandates/MandateCharges.js"
-import * as Movement from "./Movement.js"
-import { MovementsStore, RemoteLedger, remoteOf } from "./RemoteLedger.js"
+import * as Counters from "./kernel/Counters.js"
+import type { ServiceUnavailable } from "./kernel/Errors.js"
+import { Transactor } from "./kernel/Storage.js"
+import * as Work from "./kernel/Work.js"
+import { MandateCharges } from "./mandates/MandateCharges.js"
+import * as Movement from "./wallet/Movement.js"
+import { MovementsStore, RemoteLedger, remoteOf } from "./wallet/RemoteLedger.js"
 
 /** How many pending movements one process looks at side by side. */
 export const Concurrency = 16
