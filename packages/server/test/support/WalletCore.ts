@@ -41,6 +41,12 @@ export interface Core {
   /** Every transfer the core posted. */
   readonly posted: () => Promise<ReadonlyArray<{ id: string; amount: number; fee: number }>>
   readonly balance: (walletId: string) => Promise<number>
+  /** The sum of every wallet's balance, and of their opening balances: equal while no money is made. */
+  readonly totals: () => Promise<{ readonly balances: number; readonly opening: number }>
+  /** SIGKILL, and waits for the exit. */
+  readonly kill: () => Promise<void>
+  /** Starts it again on the same port and database. */
+  readonly restart: () => Promise<void>
   readonly stop: () => Promise<void>
 }
 
@@ -52,27 +58,34 @@ const phone = () =>
 export const start = async (): Promise<Core> => {
   const token = `core-${randomUUID()}`
   const own = await database(process.env.DATABASE_URL!)
-  const child: ChildProcess = spawn(process.execPath, [tsx, "-C", "@laari/source", "src/main.ts"], {
-    cwd: example,
-    env: { ...CliProcess.baseEnv(), PORT: "0", WALLET_CORE_TOKEN: token, DATABASE_URL: own.url },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
+  let child: ChildProcess
+  let exited: Promise<void>
   let output = ""
-  child.stdout!.on("data", (d) => (output += d))
-  child.stderr!.on("data", (d) => (output += d))
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`wallet-core did not start:\n${output}`)), 60_000)
-    const look = () => {
-      const found = /^WALLET_CORE_URL=(\S+)$/m.exec(output)
-      if (found) {
-        clearTimeout(timer)
-        resolve(found[1]!)
-      }
-    }
-    child.stdout!.on("data", look)
-    child.once("exit", () => reject(new Error(`wallet-core exited:\n${output}`)))
-  })
+  const spawnCore = (port: number) =>
+    new Promise<string>((resolve, reject) => {
+      output = ""
+      child = spawn(process.execPath, [tsx, "-C", "@laari/source", "src/main.ts"], {
+        cwd: example,
+        env: { ...CliProcess.baseEnv(), PORT: String(port), WALLET_CORE_TOKEN: token, DATABASE_URL: own.url },
+        stdio: ["ignore", "pipe", "pipe"],
+        // Its own process group: tsx runs the service in a child of its own, and a SIGKILL must reach both.
+        detached: true
+      })
+      child.stdout!.on("data", (d) => (output += d))
+      child.stderr!.on("data", (d) => (output += d))
+      exited = new Promise<void>((done) => child.once("exit", () => done()))
+      const timer = setTimeout(() => reject(new Error(`wallet-core did not start:\n${output}`)), 60_000)
+      child.stdout!.on("data", () => {
+        const found = /^WALLET_CORE_URL=(\S+)$/m.exec(output)
+        if (found) {
+          clearTimeout(timer)
+          resolve(found[1]!)
+        }
+      })
+      child.once("exit", () => reject(new Error(`wallet-core exited:\n${output}`)))
+    })
+  const url = await spawnCore(0)
+  const port = Number(new URL(url).port)
   const query = <A extends object>(statement: string, params: ReadonlyArray<unknown> = []) =>
     Effect.runPromise(
       Effect.scoped(
@@ -83,7 +96,14 @@ export const start = async (): Promise<Core> => {
     )
   return {
     url,
-    port: Number(new URL(url).port),
+    port,
+    kill: async () => {
+      process.kill(-child.pid!, "SIGKILL")
+      await exited
+    },
+    restart: async () => {
+      await spawnCore(port)
+    },
     token,
     tokenRedacted: Redacted.make(token),
     openWallet: async (wallet) => {
@@ -116,8 +136,14 @@ export const start = async (): Promise<Core> => {
         (await query<{ balance: string }>(`SELECT balance FROM wallets WHERE id = $1`, [walletId]))[0]
           ?.balance
       ),
+    totals: async () => {
+      const [row] = await query<{ balances: string; opening: string }>(
+        `SELECT coalesce(sum(balance), 0) AS balances, coalesce(sum(opening_balance), 0) AS opening FROM wallets`
+      )
+      return { balances: Number(row!.balances), opening: Number(row!.opening) }
+    },
     stop: async () => {
-      child.kill("SIGTERM")
+      process.kill(-child.pid!, "SIGTERM")
       await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))])
       await own.drop()
     }
