@@ -77,6 +77,7 @@ suite("mandate charges through the wallet connector", () => {
       databaseUrl: database.url,
       config: {
         clock: "system",
+        development: true,
         walletConnector: {
           url: proxy.url,
           token: core.tokenRedacted,
@@ -186,4 +187,41 @@ suite("mandate charges through the wallet connector", () => {
     })
     expect((await charge(id, 100)).status).toBe(201)
   }, 90_000)
+
+  it("live: a customer unknown to laari is found in the core by phone at approval, linked, and charged from that wallet", async () => {
+    await laari.ops("POST", `/ops/merchants/${merchant.id}/features`, { mandates_live: true })
+    const walletId = `w-live-${Date.now()}`
+    const phone = `+9607${String(Date.now()).slice(-6)}`
+    await core.openWallet({ id: walletId, phone, balance: 50_000 })
+    const created = await laari.request("POST", "/mandates", {
+      key: merchant.live,
+      body: Fixtures.mandateBody({ per_charge_cap: 20_000 })
+    })
+    expect(created.status).toBe(201)
+    const id = created.body.id as string
+    const asked = await laari.request("POST", `/approvals/mandates/${id}/challenge`, { body: { phone } })
+    expect(asked.status).toBe(200)
+    const [customer] = await rows<{ id: string; wallet_id: string }>(
+      `SELECT id, wallet_id FROM customers WHERE phone = '${phone}' AND environment = 'live'`
+    )
+    expect(customer?.wallet_id).toBe(walletId)
+    const notes = await laari.ops("GET", `/ops/customers/${customer!.id}/notifications`)
+    const code = notes.body.find((n: any) => n.kind === "one_time_code")?.data.code
+    const approved = await laari.request("POST", `/approvals/mandates/${id}/approve`, {
+      body: { challenge_id: asked.body.challenge_id, otp: code }
+    })
+    expect(approved.status).toBe(200)
+    const charged = await laari.request("POST", `/mandates/${id}/charges`, {
+      key: merchant.live,
+      body: { amount: 5_000 }
+    })
+    expect(charged.status).toBe(201)
+    expect(await core.balance(walletId)).toBe(45_000)
+    // A phone neither side knows is no customer.
+    const other = await laari.request("POST", "/mandates", { key: merchant.live, body: Fixtures.mandateBody() })
+    const unknown = await laari.request("POST", `/approvals/mandates/${other.body.id}/challenge`, {
+      body: { phone: "+9602999999" }
+    })
+    expect(unknown.status).toBe(404)
+  })
 })
