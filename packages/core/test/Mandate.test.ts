@@ -458,4 +458,24 @@ describe("what mandate refusals say, and recording a charge", () => {
     const plain = active({ periodCap: null, period: null })
     expect(Mandate.recordCharge(plain, { periodKey: "2026-03", periodCharged: 0 })).toBe(plain)
   })
+
+  it("a charge refused after it counted (a pending one) no longer counts: in its own period only, never below 0", () =>
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 100_000 }),
+        fc.integer({ min: 1, max: 100_000 }),
+        fc.boolean(),
+        (charged, amount, samePeriod) => {
+          const m = {
+            ...active({ periodCap: 100_000, period: "MONTH" }),
+            periodKey: "2026-03",
+            periodCharged: charged
+          }
+          const released = Mandate.releaseCharge(m, samePeriod ? "2026-03" : "2026-02", amount)
+          expect(released).toEqual(samePeriod ? { ...m, periodCharged: Math.max(0, charged - amount) } : m)
+          const plain = active({ periodCap: null, period: null })
+          expect(Mandate.releaseCharge(plain, plain.periodKey ?? "2026-03", amount)).toBe(plain)
+        }
+      )
+    ))
 })
