@@ -17,7 +17,10 @@
  *   primary and `perform switchover` (3 times each, medians; `BENCH_FAILOVER_KILLS`, `_SWITCHOVERS`), to the first 201
  *   again, the 503s, no acknowledged charge lost; charges with synchronous replication against a single
  *   PostgreSQL. Needs pg_autoctl and HAProxy (`scripts/install-ha.sh`) and root; skipped loudly without
- *   them, failing under CI=true.
+ *   them, failing under CI=true;
+ * - charges through the wallet connector (`connector.ts`) against the reference core beside the built-in
+ *   ledger (rate, ratio, p99 at half rate); then outages (the core unreachable; every other new transfer
+ *   lost on the way), pending movements made by charges, and the time until none is pending once it is back.
  *
  * Prints a table and writes `bench/results/suite.json` (and each part's JSON). The rate limit is off
  * (`LAARI_RATE_LIMIT=0`) for every server it starts. A part whose figures are broken (`Check.ts`: 0/s,
@@ -25,7 +28,7 @@
  *
  *   pnpm bench                                  # DATABASE_URL: an admin URL (default local postgres)
  *   BENCH_SECONDS=10 BENCH_RENEWALS=20000 pnpm bench
- *   BENCH_ONLY=charges,library pnpm bench       # parts: pgbench charges baseline renewals library startup pglite webhooks quickstart refunds failover
+ *   BENCH_ONLY=charges,library pnpm bench       # parts: pgbench charges baseline renewals library startup pglite webhooks quickstart refunds failover connector
  *   BENCH_ONLY=failover pnpm bench:smoke        # one part's smoke
  *   BENCH_ONLY=table pnpm bench                 # the table of what is in bench/results
  *   BENCH_DB_PREFIX=mine_ pnpm bench            # its databases mine_pgbench, mine_charges...: two runs on one server
@@ -36,6 +39,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from "node:os"
 import path from "node:path"
 import * as Check from "./Check.js"
+import * as Connector from "./connector.js"
 import * as Databases from "./Databases.js"
 import * as Failover from "./failover.js"
 import * as Load from "./Load.js"
@@ -292,6 +296,34 @@ if (runs("failover") && Failover.available(log)) {
   )
 }
 
+if (runs("connector")) {
+  log(
+    `connector: charges through the reference wallet core beside the built-in ledger (${processes} processes)`
+  )
+  save(
+    "connector",
+    await Connector.run({
+      fresh: databases.fresh,
+      processes,
+      seconds: Smoke.size(Math.min(seconds, 10), 1),
+      rounds: Smoke.size(5, 2),
+      halfRounds: Smoke.size(3, 1),
+      concurrency: 16,
+      merchants: Smoke.size(50, 4),
+      mandates: Smoke.size(4, 4),
+      // BENCH_CONNECTOR_PENDING: how many movements each outage leaves pending; _UNREACHABLE_S, _LOST_S:
+      // for how long at most the unreachable core and the lossy one drive charges to get there (the
+      // breaker lets few through while the core is unreachable); _OUTAGE_CONCURRENCY: charges in flight.
+      outageTarget: Number(process.env.BENCH_CONNECTOR_PENDING ?? Smoke.size(10_000, 100)),
+      unreachableBudgetS: Number(process.env.BENCH_CONNECTOR_UNREACHABLE_S ?? Smoke.size(60, 4)),
+      outageBudgetS: Number(process.env.BENCH_CONNECTOR_LOST_S ?? Smoke.size(600, 8)),
+      outageConcurrency: Number(process.env.BENCH_CONNECTOR_OUTAGE_CONCURRENCY ?? Smoke.size(64, 16)),
+      recoveryBoundS: Smoke.size(600, 40),
+      log
+    })
+  )
+}
+
 if (Smoke.on) await databases.dropAll()
 
 // `BENCH_ONLY=table`: print the table of the figures already in bench/results.
@@ -307,7 +339,8 @@ if (only?.includes("table"))
     "webhooks",
     "quickstart",
     "refunds",
-    "failover"
+    "failover",
+    "connector"
   ]) {
     const file = path.join(resultsDir, `${name}.json`)
     if (existsSync(file)) results[name] = JSON.parse(readFileSync(file, "utf8"))
@@ -465,6 +498,40 @@ if (f !== undefined) {
     `${fig(t.formation)} vs ${fig(t.single)}`,
     `${t.synchronousOverSingle}x`,
     ""
+  )
+}
+
+const w = r.connector
+if (w !== undefined) {
+  row(
+    `charges through the wallet connector vs the built-in ledger, ${w.concurrency} in flight (${w.processes} processes; medians of ${w.rate.connector.rounds.length} rounds)`,
+    `${w.rate.connector.medianPerSecond}/s vs ${w.rate.builtIn.medianPerSecond}/s`,
+    `${w.rate.connectorOverBuiltIn}x`,
+    ">= 0.6x"
+  )
+  row(
+    `connector vs built-in at half the connector's rate (${w.half.perSecondOffered}/s, open loop)`,
+    `p50 ${w.half.connector.p50MedianMs} ms, p99 ${w.half.connector.p99MedianMs} ms vs p50 ${w.half.builtIn.p50MedianMs} ms, p99 ${w.half.builtIn.p99MedianMs} ms (medians of ${w.half.connector.rounds.length} rounds)`,
+    "",
+    "connector p99 <= 50 ms"
+  )
+  const out = (o: any, what: string) =>
+    row(
+      `${what} (${o.concurrency} charges in flight, ${o.drivenSeconds} s): movements pending; then the core back: until none is`,
+      `${o.pendingReached} of ${o.target} pending; ${o.recoverySeconds} s`,
+      `recovered: ${o.recovered}`,
+      "10,000 pending; <= 60 s"
+    )
+  out(w.outage.unreachable, "core unreachable, connections refused")
+  out(
+    w.outage.halfLost,
+    "every other new transfer lost on the way to the core (a lost one lost again on resend)"
+  )
+  row(
+    "connector: movements posted in laari vs transfers posted in the core",
+    `${w.postedInLaari} vs ${w.postedInCore}`,
+    `exactly once: ${w.exactlyOnce}`,
+    "equal"
   )
 }
 
