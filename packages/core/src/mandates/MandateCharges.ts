@@ -387,7 +387,8 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
      * The first step under a new charge id. The core's circuit open refuses at once, nothing committed
      * and nothing sent. Counted when settled here (a rolled-back charge neither happened nor was refused).
      */
-    const start = Telemetry.fn("MandateCharges.start")(
+    // Named as the command it is: a charge's span is `Mandates.charge`, whichever ledger it moves money in.
+    const start = Telemetry.fn("Mandates.charge")(
       function* (tenant: Tenant, idOrReference: string, request: ChargeRequest) {
         const away = remoteFor(tenant.environment)
         if (away !== undefined && !(yield* away.ledger.accepting)) return yield* walletUnavailable()
@@ -403,14 +404,10 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
     )
 
     /** `POST /mandates/{id}/charges` whole: both steps; an answer lost on the way is `PaymentOutcomeUnknown`. */
-    const charge = Telemetry.fn("Mandates.charge")(function* (
-      tenant: Tenant,
-      idOrReference: string,
-      request: ChargeRequest
-    ) {
-      const step = yield* start(tenant, idOrReference, request)
-      return step._tag === "settled" ? yield* step.outcome : yield* finish(step.movement)
-    })
+    const charge = (tenant: Tenant, idOrReference: string, request: ChargeRequest) =>
+      Effect.flatMap(start(tenant, idOrReference, request), (step) =>
+        step._tag === "settled" ? step.outcome : finish(step.movement)
+      )
 
     /** A charge's outcome by its movement, for a retry of a request whose answer was unknown. */
     const outcome = Telemetry.fn("MandateCharges.outcome")(function* (tenant: Tenant, movementId: string) {
