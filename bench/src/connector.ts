@@ -266,6 +266,18 @@ const connectorEnv = (url: string, core: Core, timeoutMs: number) => ({
   LAARI_WALLET_FEE_WALLET: "laari-fees"
 })
 
+/** Transactions committed so far (`pg_stat_database`) in each of `databases` (a name for each URL). */
+const committed = async (db: pg.Client, databases: Record<string, string>) => {
+  const names = Object.fromEntries(
+    Object.entries(databases).map(([k, u]) => [new URL(u).pathname.slice(1), k])
+  )
+  const rows = await db.query<{ datname: string; n: string }>(
+    "SELECT datname, xact_commit AS n FROM pg_stat_database WHERE datname = ANY($1)",
+    [Object.keys(names)]
+  )
+  return Object.fromEntries(rows.rows.map((r) => [names[r.datname]!, Number(r.n)]))
+}
+
 const count = async (db: pg.Client, sql: string) => Number((await db.query<{ n: string }>(sql)).rows[0]!.n)
 
 export const run = async (options: {
@@ -338,13 +350,18 @@ export const run = async (options: {
       coreDatabase: backendsOf(core.databaseUrl)
     }
     const builtInCpu: Array<Record<string, number>> = []
+    const builtInCommits: Array<Record<string, number>> = []
+    const viaCommits: Array<Record<string, number>> = []
     const viaCpu: Array<Record<string, number>> = []
     for (let r = 0; r < options.rounds; r++) {
       // Alternating which goes first, so neither always follows the other's leftovers.
       const pair = r % 2 === 0 ? (["b", "v"] as const) : (["v", "b"] as const)
       for (const which of pair) {
         const parts = which === "b" ? builtInParts : viaParts
+        const databases: Record<string, string> =
+          which === "b" ? { laari: builtInUrl } : { laari: viaUrl, core: core.databaseUrl }
         const before = cpuNow(parts)
+        const committedBefore = await committed(coreDb, databases)
         const x = await Load.closedLoop({
           concurrency,
           seconds,
@@ -352,6 +369,17 @@ export const run = async (options: {
         })
         ;(which === "b" ? builtInRounds : viaRounds).push(x)
         ;(which === "b" ? builtInCpu : viaCpu).push(cpuPerCharge(before, cpuNow(parts), x))
+        // PostgreSQL counts a backend's commits when it reports its statistics (within a second): a wait.
+        await sleep(1_100)
+        const after = await committed(coreDb, databases)
+        ;(which === "b" ? builtInCommits : viaCommits).push(
+          Object.fromEntries(
+            Object.keys(after).map((k) => [
+              k,
+              round2((after[k]! - committedBefore[k]!) / Math.max(1, x.requests - x.failures))
+            ])
+          )
+        )
       }
       log(
         `connector: round ${r + 1}/${options.rounds}: built-in ${builtInRounds.at(-1)!.perSecond}/s, connector ${viaRounds.at(-1)!.perSecond}/s`
@@ -526,8 +554,18 @@ export const run = async (options: {
       (await count(outDb, "SELECT count(*) AS n FROM wallet_movements WHERE status = 'posted'"))
     const postedInCore = await count(coreDb, "SELECT count(*) AS n FROM transfers WHERE status = 'posted'")
     const rateFigures = {
-      builtIn: { medianPerSecond: builtInRate, rounds: builtInRounds, cpuMsPerCharge: medians(builtInCpu) },
-      connector: { medianPerSecond: viaRate, rounds: viaRounds, cpuMsPerCharge: medians(viaCpu) },
+      builtIn: {
+        medianPerSecond: builtInRate,
+        rounds: builtInRounds,
+        cpuMsPerCharge: medians(builtInCpu),
+        commitsPerCharge: medians(builtInCommits)
+      },
+      connector: {
+        medianPerSecond: viaRate,
+        rounds: viaRounds,
+        cpuMsPerCharge: medians(viaCpu),
+        commitsPerCharge: medians(viaCommits)
+      },
       connectorOverBuiltIn: Number((viaRate / builtInRate).toFixed(3))
     }
     const halfFigures = {
