@@ -40,6 +40,7 @@ import os from "node:os"
 import path from "node:path"
 import * as Check from "./Check.js"
 import * as Connector from "./connector.js"
+import * as Summaries from "./Summaries.js"
 import * as Databases from "./Databases.js"
 import * as Failover from "./failover.js"
 import * as Load from "./Load.js"
@@ -447,93 +448,10 @@ if (q !== undefined)
       "<= 60 s; 3 s; 1.5 s; 2 s; 200 MiB"
     )
 
-const refundRuns = r.refunds as Record<string, any> | undefined
-if (refundRuns !== undefined) {
-  const fig = (x: Load.Run) => `${x.perSecond}/s, p50 ${x.latencyMs.p50} ms, p99 ${x.latencyMs.p99} ms`
-  const over = (x: { perSecond: number; p50: number; p99: number }) =>
-    `refund/charge: ${x.perSecond}x rate, ${x.p50}x p50, ${x.p99}x p99`
-  for (const name of ["postgresql", "pglite"]) {
-    const x = refundRuns[name]
-    if (x === undefined) continue
-    row(
-      `charges vs partial refunds of distinct charges on ${name} (${x.processes} processes, ${x.concurrency} in flight)`,
-      `${fig(x.spread.charges)} vs ${fig(x.spread.refunds)}`,
-      over(x.spread.refundOverCharge),
-      ""
-    )
-    row(
-      `charges on one mandate vs refunds of one charge on ${name}, one at a time`,
-      `${fig(x.sequence.charges)} vs ${fig(x.sequence.refunds)}`,
-      over(x.sequence.refundOverCharge),
-      ""
-    )
-  }
-  const l = refundRuns.library
-  if (l !== undefined)
-    row(
-      "library (memory adapters): charges vs refunds of distinct charges vs refunds of one charge",
-      `${l.chargesPerSecond}/s vs ${l.refundsDistinctPerSecond}/s vs ${l.refundsOneChargePerSecond}/s`,
-      `refund/charge: ${l.refundOverCharge.distinct}x distinct, ${l.refundOverCharge.oneCharge}x one charge`,
-      ""
-    )
-}
+Summaries.refunds(r.refunds, row)
+Summaries.failover(r.failover, row)
 
-const f = r.failover
-if (f !== undefined) {
-  const fault = (x: any) =>
-    `${x.toNewPrimarySeconds} s; ${x.toFirst201Seconds} s (longest without a 201: ${x.longestGapWithout201Seconds} s); ${x.status503} x 503, ${x.status500} x 500; ${x.found} of ${x.acknowledged} acknowledged charges found`
-  row(
-    `failover: kill -9 of the primary's postmaster, median of ${f.kills.length} (${f.dataNodes} data nodes, 2 hosts, ${f.processesPerHost} processes each): to the new primary; to the first 201; 503s`,
-    `${f.killMedian.toNewPrimarySeconds} s; ${f.killMedian.toFirst201Seconds} s; ${f.killMedian.status503} x 503 (each: ${f.kills.map((k: any) => `${k.toFirst201Seconds} s`).join(", ")})`,
-    "",
-    "first 201 <= 30 s; 0 x 500; none lost"
-  )
-  for (const k of f.kills) row(`failover: ${k.fault}`, fault(k), "", "")
-  for (const s of f.switchovers)
-    row(`failover: ${s.fault}`, fault(s), "", "first 201 <= 30 s; 0 x 500; none lost")
-  const t = f.throughput
-  const fig = (x: any) => `${x.perSecond}/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms`
-  row(
-    "charges through the formation (synchronous replication) vs a single PostgreSQL, same hosts and load",
-    `${fig(t.formation)} vs ${fig(t.single)}`,
-    `${t.synchronousOverSingle}x`,
-    ""
-  )
-}
-
-const w = r.connector
-if (w !== undefined) {
-  row(
-    `charges through the wallet connector vs the built-in ledger, ${w.concurrency} in flight (${w.processes} processes; medians of ${w.rate.connector.rounds.length} rounds)`,
-    `${w.rate.connector.medianPerSecond}/s vs ${w.rate.builtIn.medianPerSecond}/s`,
-    `${w.rate.connectorOverBuiltIn}x`,
-    ">= 0.6x"
-  )
-  row(
-    `connector vs built-in at half the connector's rate (${w.half.perSecondOffered}/s, open loop)`,
-    `p50 ${w.half.connector.p50MedianMs} ms, p99 ${w.half.connector.p99MedianMs} ms vs p50 ${w.half.builtIn.p50MedianMs} ms, p99 ${w.half.builtIn.p99MedianMs} ms (medians of ${w.half.connector.rounds.length} rounds)`,
-    "",
-    "connector p99 <= 50 ms"
-  )
-  const out = (o: any, what: string) =>
-    row(
-      `${what} (${o.concurrency} charges in flight, ${o.drivenSeconds} s): movements pending; then the core back: until none is`,
-      `${o.pendingReached} of ${o.target} pending; ${o.recoverySeconds} s`,
-      `recovered: ${o.recovered}`,
-      "10,000 pending; <= 60 s"
-    )
-  out(w.outage.unreachable, "core unreachable, connections refused")
-  out(
-    w.outage.halfLost,
-    "every other new transfer lost on the way to the core (a lost one lost again on resend)"
-  )
-  row(
-    "connector: movements posted in laari vs transfers posted in the core",
-    `${w.postedInLaari} vs ${w.postedInCore}`,
-    `exactly once: ${w.exactlyOnce}`,
-    "equal"
-  )
-}
+if (r.connector !== undefined) Connector.summary(r.connector, row)
 
 const table = [
   "| measure | figure | ratio | goal |",
