@@ -15,6 +15,7 @@ import * as Problems from "./Http/Problems.js"
 import { MandatesApi } from "./Mandates/Api.js"
 import { OpsApi } from "./Ops/Api.js"
 import { QrCodesApi, QrImagesApi } from "./QrCodes/Api.js"
+import { ReconciliationApi } from "./Reconciliation/Api.js"
 import { RefundsApi } from "./Refunds/Api.js"
 import { SubscriptionsApi } from "./Subscriptions/Api.js"
 import { TestHelpersApi } from "./TestHelpers/Api.js"
@@ -67,6 +68,7 @@ export class Api extends HttpApi.make("laari")
   .add(TestHelpersApi)
   .add(OpsApi)
   .add(OpsWebhooksApi)
+  .add(ReconciliationApi)
   .add(HealthApi)
   // Any request can be over the body limit (`Http/Edge`, `Http/Middleware`).
   .addError(Problems.BodyTooLargeProblem)

@@ -41,17 +41,21 @@ import * as Paths from "./Pages/Paths.js"
 import * as PagesRequest from "./Pages/Request.js"
 import * as WalletPages from "./Pages/Wallet.js"
 import { QrCodesLive, QrImagesLive } from "./QrCodes/Http.js"
+import { ReconciliationApi } from "./Reconciliation/Api.js"
+import { ReconciliationLive } from "./Reconciliation/Http.js"
 import { RefundsLive } from "./Refunds/Http.js"
 import { SubscriptionsLive } from "./Subscriptions/Http.js"
 import { TestHelpersLive } from "./TestHelpers/Http.js"
 import { OpsWebhooksApi } from "./Webhooks/Api.js"
 import { WalletConnectorApi } from "./WalletConnector/Api.js"
+import * as Reconcile from "./WalletConnector/Reconcile.js"
 import { EventsLive, OpsWebhooksLive, WebhookEndpointsLive } from "./Webhooks/Http.js"
 
 /** The operator API alone; the main `Api` excludes the group from its document. */
 export class OpsDocumentApi extends HttpApi.make("laari-operator")
   .add(OpsApi.annotate(OpenApi.Exclude, false))
   .add(OpsWebhooksApi.annotate(OpenApi.Exclude, false))
+  .add(ReconciliationApi.annotate(OpenApi.Exclude, false))
   // As on the main `Api`: an empty or dot path parameter matches no route, answered `NOT_FOUND`.
   .addError(Problems.NotFoundProblem)
   .annotate(OpenApi.Title, "laari operator API")
@@ -59,7 +63,7 @@ export class OpsDocumentApi extends HttpApi.make("laari-operator")
   .annotate(OpenApi.Transform, OpenApiDocument.finish({ internal: true }))
   .annotate(
     OpenApi.Description,
-    "Merchants, outlets, keys, feature gates, customers, suspensions, recorded events and the manual clock. Authenticate with `Authorization: Bearer <LAARI_OPS_TOKEN>`. Not part of the merchant API's contract."
+    "Merchants, outlets, keys, feature gates, customers, suspensions, recorded events, the manual clock and the reconciliation of a day against the wallet provider's core. Authenticate with `Authorization: Bearer <LAARI_OPS_TOKEN>`. Not part of the merchant API's contract."
   ) {}
 
 /** The edges of every API request (`Http/Middleware`), told which routes read their own bodies. */
@@ -93,6 +97,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     Layer.unwrapEffect(Effect.map(WebhookEndpointsLive, (spec) => Operation.mount(Api, spec))),
     Operation.mount(Api, EventsLive),
     Operation.mount(Api, OpsWebhooksLive),
+    Operation.mount(Api, ReconciliationLive).pipe(Layer.provide(Reconcile.serverLayer)),
     Operation.mount(Api, HealthLive)
   ]),
   Layer.provide([

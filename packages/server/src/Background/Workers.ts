@@ -11,6 +11,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Idempotency, Work } from "@laari/core"
 import { DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import { Clockwork } from "./Clockwork.js"
+import * as DailyReconciliation from "./Reconciliation.js"
 import * as StallLog from "../Platform/StallLog.js"
 import * as Ledger from "../Sql/Ledger.js"
 import { PoolStats } from "../Sql/PgPool.js"
@@ -86,5 +87,7 @@ export const layer = Layer.scopedDiscard(
     )
     yield* Effect.forkScoped(purgeIdempotencyKeys)
     yield* Effect.forkScoped(rollUpLedger(slot, (places - 1) / places / 2))
+    // With a wallet provider's core configured, yesterday is reconciled against it once it is over.
+    yield* Effect.forkScoped(DailyReconciliation.daily)
   })
 )

@@ -77,7 +77,10 @@ export const table: ReadonlyArray<Schema.Schema.AnyNoContext> = [
   DomainProblems.RefundRefused.Unprocessable,
   DomainProblems.RefundRefused.PaymentRequired,
   DomainProblems.BalanceTransactionNotFound,
-  DomainProblems.InvalidReportDate
+  DomainProblems.InvalidReportDate,
+  // Reconciliation (operator API).
+  DomainProblems.ReconciliationConnectorOff,
+  DomainProblems.ReconciliationRunInProgress
 ]
 
 /** The status and body an error is answered with. */

@@ -9,6 +9,7 @@ import {
   Mandate,
   Mandates,
   QrCodes,
+  Reconciliation,
   Refunds,
   Subscriptions,
   Webhook
@@ -373,4 +374,23 @@ export const InvalidReportDate = Problem.plain(
   400,
   `\`date\` is not a calendar day of the form \`YYYY-MM-DD\` from ${Balances.FirstReportDay} to ${Balances.LastReportDay}`,
   "INVALID_DATE"
+)
+
+// ---------------------------------------------------------------------------------------------------------
+// Reconciliation against the wallet provider's core (operator API).
+
+export const ReconciliationConnectorOff = Problem.plain(
+  Reconciliation.ConnectorOff,
+  "WalletConnectorOff",
+  409,
+  "No wallet provider's core is configured (`LAARI_WALLET_URL` is unset): there is nothing to reconcile against",
+  "WALLET_CONNECTOR_OFF"
+)
+
+export const ReconciliationRunInProgress = Problem.plain(
+  Reconciliation.RunInProgress,
+  "ReconciliationRunInProgress",
+  409,
+  "A run of this day is under way (in this process or another); read it once it is done",
+  "RECONCILIATION_RUNNING"
 )
