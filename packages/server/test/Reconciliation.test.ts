@@ -22,6 +22,8 @@ import * as Client from "../src/WalletConnector/Client.js"
 import * as Reconcile from "../src/WalletConnector/Reconcile.js"
 import * as Store from "../src/Sql/Reconciliation.js"
 import * as CliProcess from "./support/CliProcess.js"
+import { postgresUrl } from "./support/TestDatabase.js"
+import * as WalletCore from "./support/WalletCore.js"
 import * as TestServer from "./support/TestServer.js"
 
 const example = Path.join(CliProcess.root, "examples/wallet-core")
@@ -143,9 +145,14 @@ const metric = async (server: TestServer.TestServer) => {
 const cli = (server: TestServer.TestServer, ...args: ReadonlyArray<string>) =>
   CliProcess.run(["reconcile", "--url", server.baseUrl, ...args], { LAARI_OPS_TOKEN: TestServer.OpsToken })
 
-describe("reconciliation against the reference core", () => {
+/** laari's database: PGlite always, PostgreSQL too when the environment names one (else skipped, as `TestDatabase` warns). */
+const databases: ReadonlyArray<"pglite" | "postgres"> =
+  postgresUrl === undefined ? ["pglite"] : ["pglite", "postgres"]
+
+describe.each(databases)("reconciliation against the reference core, laari on %s", (database) => {
   let core: Core
   let server: TestServer.LocalTestServer
+  let dropDatabase = async () => {}
   let date: string
   const sent: Array<Posted> = []
 
@@ -181,12 +188,18 @@ describe("reconciliation against the reference core", () => {
       })
       expect(res.status, JSON.stringify(res.body)).toBe(201)
     }
-    server = await TestServer.start({ config: { walletConnector: connectorTo(core.url, core.token) } })
+    const own = database === "postgres" ? await WalletCore.database(postgresUrl!) : undefined
+    if (own !== undefined) dropDatabase = own.drop
+    server = await TestServer.start({
+      databaseUrl: own?.url,
+      config: { walletConnector: connectorTo(core.url, core.token) }
+    })
   }, 180_000)
 
   afterAll(async () => {
     await server?.close()
     await core?.stop()
+    await dropDatabase()
   })
 
   it("finds each break with both sides' figures, through the endpoint, the CLI and the metric; then a clean day", async () => {
