@@ -218,7 +218,10 @@ suite("mandate charges through the wallet connector", () => {
     expect(charged.status).toBe(201)
     expect(await core.balance(walletId)).toBe(45_000)
     // A phone neither side knows is no customer.
-    const other = await laari.request("POST", "/mandates", { key: merchant.live, body: Fixtures.mandateBody() })
+    const other = await laari.request("POST", "/mandates", {
+      key: merchant.live,
+      body: Fixtures.mandateBody()
+    })
     const unknown = await laari.request("POST", `/approvals/mandates/${other.body.id}/challenge`, {
       body: { phone: "+9602999999" }
     })
