@@ -22,6 +22,7 @@ import * as Client from "../src/WalletConnector/Client.js"
 import * as Reconcile from "../src/WalletConnector/Reconcile.js"
 import * as Store from "../src/Sql/Reconciliation.js"
 import * as CliProcess from "./support/CliProcess.js"
+import * as ServerProcess from "./support/ServerProcess.js"
 import { postgresUrl } from "./support/TestDatabase.js"
 import * as WalletCore from "./support/WalletCore.js"
 import * as TestServer from "./support/TestServer.js"
@@ -409,6 +410,38 @@ describe.each(databases)("reconciliation against the reference core, laari on %s
     // Once per date: a later look runs nothing more.
     expect(await Effect.runPromise(Effect.withClock(reconciler.daily, clock("2020-03-05T10:00:00Z")))).toBe(0)
   })
+
+  it.runIf(database === "pglite")(
+    "a server process started with the connector reconciles the day due by itself, from its background workers",
+    async () => {
+      const dataDir = mkdtempSync(Path.join(tmpdir(), "laari-reconcile-server-"))
+      const process_ = await ServerProcess.spawnServer({
+        env: {
+          LAARI_DATA_DIR: dataDir,
+          LAARI_OPS_TOKEN: TestServer.OpsToken,
+          LAARI_WALLET_URL: core.url,
+          LAARI_WALLET_TOKEN: core.token
+        }
+      })
+      try {
+        await process_.ready()
+        const due = Reconciliation.dueDate(DateTime.unsafeNow())
+        const client = TestServer.client(process_.baseUrl)
+        let found: TestServer.Response | undefined
+        for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+          found = await client.ops("GET", `/ops/reconciliation/runs/${due}`)
+          if (found.status === 200 && found.body.status !== "running") break
+          await new Promise((r) => setTimeout(r, 250))
+        }
+        expect(found?.status, process_.stdout()).toBe(200)
+        expect(found?.body).toMatchObject({ date: due, status: "clean", core_count: 0, breaks: [] })
+      } finally {
+        await process_.stop()
+        rmSync(dataDir, { recursive: true, force: true })
+      }
+    },
+    120_000
+  )
 
   it("a claim is one process's until it goes stale; the daily job retries a failed run an hour on", async () => {
     const store = await server.sql(Store.make)
