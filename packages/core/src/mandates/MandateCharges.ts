@@ -6,7 +6,7 @@
  * settles it (the charge and `mandate.charge.succeeded`, or the cap released and `.failed`), the same
  * settlement the resolver makes when the answer was lost.
  */
-import { DateTime, Effect, Either, Option, Schema } from "effect"
+import { DateTime, Effect, Either, Schema } from "effect"
 import * as Calendar from "../kernel/Calendar.js"
 import { Crypto } from "../kernel/Crypto.js"
 import * as Counters from "../kernel/Counters.js"
@@ -427,8 +427,7 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
       start,
       finish,
       settle,
-      outcome,
-      hasRemote: Option.isSome(Option.fromNullable(remote))
+      outcome
     } as const
   })
 }) {}

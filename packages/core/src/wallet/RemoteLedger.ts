@@ -8,7 +8,7 @@ import { Context, type DateTime, type Duration, type Effect, Option } from "effe
 import type { ServiceUnavailable } from "../kernel/Errors.js"
 import type { Claim } from "../kernel/Storage.js"
 import type { CustomerId, Environment, MerchantId } from "../kernel/Ids.js"
-import type { Answer, Cause, Movement } from "./Movement.js"
+import type { Answer, Movement } from "./Movement.js"
 
 /** A payer as the core holds it. */
 export interface RemotePayer {
@@ -52,11 +52,6 @@ export interface MovementsRepo {
   readonly insert: (movement: Movement) => Effect.Effect<void, ServiceUnavailable>
   /** The movement, locked until the transaction ends. */
   readonly lock: (id: string) => Effect.Effect<Movement | undefined, ServiceUnavailable>
-  /** The movement of a cause, unlocked. */
-  readonly findByCause: (
-    cause: Cause,
-    causeId: string
-  ) => Effect.Effect<Movement | undefined, ServiceUnavailable>
   readonly update: (movement: Movement) => Effect.Effect<void, ServiceUnavailable>
   /**
    * Up to `limit` pending movements due a look at `now`, oldest look first, locked, skipping those another

@@ -60,10 +60,6 @@ export const makeMovements = Effect.map(SqlClient.SqlClient, (sql) => {
     },
     lock: (id: string) =>
       sql`SELECT * FROM wallet_movements WHERE id = ${id} FOR UPDATE`.pipe(Effect.map(fromRows)),
-    findByCause: (cause: Movement.Cause, causeId: string) =>
-      sql`SELECT * FROM wallet_movements WHERE cause = ${cause} AND cause_id = ${causeId}`.pipe(
-        Effect.map(fromRows)
-      ),
     update: (m: Movement.Movement) => {
       const row = movements.toRow(m)
       const set = Object.fromEntries(changing.map((c) => [c, row[c]]))
