@@ -10,6 +10,7 @@ import * as Background from "./Background.js"
 import { Balances } from "./wallet/Balances.js"
 import { Billing } from "./billing/Billing.js"
 import { Checkout } from "./billing/Checkout.js"
+import { CheckoutPayments } from "./billing/CheckoutPayments.js"
 import type * as Crypto from "./kernel/Crypto.js"
 import { Deliveries } from "./webhooks/Deliveries.js"
 import type { DeliveriesStore } from "./webhooks/DeliveriesStore.js"
@@ -24,6 +25,7 @@ import { OAuthClients } from "./directory/OAuthClients.js"
 import type * as QrImages from "./qr/QrImages.js"
 import { Reads } from "./Reads.js"
 import { QrCodes } from "./qr/QrCodes.js"
+import { QrPayments } from "./qr/QrPayments.js"
 import { Refunds } from "./refunds/Refunds.js"
 import type * as Store from "./Store.js"
 import { Subscriptions } from "./billing/Subscriptions.js"
@@ -50,7 +52,9 @@ export type Services =
   | MandateCharges
   | Resolver
   | QrCodes
+  | QrPayments
   | Checkout
+  | CheckoutPayments
   | Subscriptions
   | Billing
   | Refunds
@@ -70,9 +74,7 @@ export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
       Mandates.Default,
       QrCodes.Default,
       Checkout.Default,
-      Billing.Default,
       WalletAccess.Default,
-      Refunds.Default,
       Balances.Default,
       Merchants.Default,
       ApiKeys.Default,
@@ -85,7 +87,16 @@ export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
     )
   ),
   Layer.provideMerge(Resolver.Default),
-  Layer.provideMerge(MandateCharges.Default),
+  // Under the resolver, which settles each kind of payment through the core.
+  Layer.provideMerge(
+    Layer.mergeAll(
+      Billing.Default,
+      Refunds.Default,
+      MandateCharges.Default,
+      QrPayments.Default,
+      CheckoutPayments.Default
+    )
+  ),
   Layer.provideMerge(Subscriptions.Default),
   Layer.provideMerge(Approvals.Default)
 )

@@ -6,11 +6,15 @@
  * Settling goes to the movement's cause, in its own transaction, once.
  */
 import { DateTime, Effect } from "effect"
+import { Billing } from "./billing/Billing.js"
 import * as Counters from "./kernel/Counters.js"
 import type { ServiceUnavailable } from "./kernel/Errors.js"
 import { Transactor } from "./kernel/Storage.js"
 import * as Work from "./kernel/Work.js"
+import { CheckoutPayments } from "./billing/CheckoutPayments.js"
 import { MandateCharges } from "./mandates/MandateCharges.js"
+import { QrPayments } from "./qr/QrPayments.js"
+import { Refunds } from "./refunds/Refunds.js"
 import * as Movement from "./wallet/Movement.js"
 import { MovementsStore, RemoteLedger, remoteOf } from "./wallet/RemoteLedger.js"
 
@@ -30,6 +34,10 @@ export class Resolver extends Effect.Service<Resolver>()("laari/Resolver", {
   effect: Effect.gen(function* () {
     const tx = yield* Transactor
     const charges = yield* MandateCharges
+    const billing = yield* Billing
+    const qrPayments = yield* QrPayments
+    const checkoutPayments = yield* CheckoutPayments
+    const refunds = yield* Refunds
     const remote = remoteOf(
       yield* Effect.serviceOption(RemoteLedger),
       yield* Effect.serviceOption(MovementsStore)
@@ -40,6 +48,14 @@ export class Resolver extends Effect.Service<Resolver>()("laari/Resolver", {
       switch (movement.cause) {
         case "mandate-charge":
           return Effect.asVoid(charges.settle(movement.id, answer, by))
+        case "invoice":
+          return billing.settle(movement.id, answer, by)
+        case "qr-payment":
+          return Effect.asVoid(qrPayments.settle(movement.id, answer, by))
+        case "checkout":
+          return Effect.asVoid(checkoutPayments.settle(movement.id, answer, by))
+        case "refund":
+          return Effect.asVoid(refunds.settle(movement.id, answer, by))
         default:
           return Effect.dieMessage(`no settlement for a ${movement.cause} movement`)
       }

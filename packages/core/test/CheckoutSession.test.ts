@@ -284,6 +284,17 @@ describe("transitions", () => {
     expect([expired.status, expired.expiredAt]).toEqual(["EXPIRED", edge])
   })
 
+  it("a payment taken while open completes the session when it settles past the expiry, and only then", () => {
+    const s = opened()
+    const edge = DateTime.add(now, { hours: 24 })
+    const taken = DateTime.add(edge, { millis: -1 })
+    const settledAt = DateTime.add(edge, { minutes: 2 })
+    const done = CheckoutSession.complete(s, settledAt, { ...settle, openAt: taken })
+    expect(Either.isRight(done) && done.right.status).toBe("COMPLETE")
+    expect(CheckoutSession.complete(s, settledAt, { ...settle, openAt: edge })).toEqual(Either.left("expired"))
+    expect(CheckoutSession.complete(s, settledAt, settle)).toEqual(Either.left("expired"))
+  })
+
   it("terminal states stay terminal under every transition, at any time", () => {
     fc.assert(
       fc.property(

@@ -13,6 +13,7 @@ const movement = (createdAt = start): Movement.Movement =>
       environment: "live",
       kind: "payment",
       cause: "mandate-charge",
+      holdKey: null,
       causeId: "c",
       customerId: "p" as Ids.CustomerId,
       from: "w-payer",

@@ -188,6 +188,55 @@ suite("mandate charges through the wallet connector", () => {
     expect((await charge(id, 100)).status).toBe(201)
   }, 90_000)
 
+  it("the merchant's balance, its transactions and the day's settlement report are what the core posted", async () => {
+    // Every earlier test's posted charge credited the merchant's wallet in the core; nothing else has.
+    const balance = await laari.request("GET", "/balance", { key: merchant.test })
+    expect(balance.status).toBe(200)
+    const inCore = await core.balance(merchant.id)
+    expect(inCore).toBeGreaterThan(0)
+    expect(balance.body.available).toBe(inCore)
+    const posted = await rows<{ id: string; cause_id: string; amount: string; fee: string }>(
+      `SELECT id, cause_id, amount, fee FROM wallet_movements WHERE status = 'posted' AND environment = 'test'`
+    )
+    const list = await laari.request("GET", "/balance-transactions?limit=100", { key: merchant.test })
+    expect(list.status).toBe(200)
+    // Each row is the core's transfer, under the id the core holds, naming the charge it paid.
+    expect(list.body.data.map((r: any) => [r.id, r.type, r.sourceId, r.gross, r.fee, r.net]).sort()).toEqual(
+      posted
+        .map((p) => [
+          p.id,
+          "charge",
+          p.cause_id,
+          Number(p.amount),
+          Number(p.fee),
+          Number(p.amount) - Number(p.fee)
+        ])
+        .sort()
+    )
+    // Paged by its own ids.
+    const first = await laari.request("GET", "/balance-transactions?limit=1", { key: merchant.test })
+    const rest = await laari.request(
+      "GET",
+      `/balance-transactions?limit=100&starting_after=${first.body.data[0].id}`,
+      {
+        key: merchant.test
+      }
+    )
+    expect(rest.body.data.length).toBe(posted.length - 1)
+    // The report of each Maldives day a charge posted on (a run may straddle midnight there).
+    const days = await rows<{ day: string }>(
+      `SELECT DISTINCT to_char(posted_at AT TIME ZONE 'Indian/Maldives', 'YYYY-MM-DD') AS day
+        FROM wallet_movements WHERE status = 'posted' AND environment = 'test'`
+    )
+    let reported = 0
+    for (const { day } of days) {
+      const report = await laari.request("GET", `/reports/settlement?date=${day}`, { key: merchant.test })
+      expect(report.status).toBe(200)
+      reported += Number(report.text.trim().split("\n").at(-1)!.split(",").at(-1))
+    }
+    expect(reported).toBe(inCore)
+  })
+
   it("live: a customer unknown to laari is found in the core by phone at approval, linked, and charged from that wallet", async () => {
     await laari.ops("POST", `/ops/merchants/${merchant.id}/features`, { mandates_live: true })
     const walletId = `w-live-${Date.now()}`

@@ -10,9 +10,12 @@
  * in one transaction and its attempts charged in the next: an attempt commits `CHARGING` before its
  * transfer. Either way the transfer's id is the invoice's id and attempt number, so an attempt left
  * `CHARGING` (by a crash, or by an earlier version) is resolved by repeating it, never by moving money
- * twice. The `(subscription, period key)` constraint makes a cycle chargeable once.
+ * twice. The `(subscription, period key)` constraint makes a cycle chargeable once. Where the money lives
+ * in the wallet provider's core, an attempt commits its movement pending with `CHARGING`, and the core's
+ * answer settles it in a transaction of its own (`RenewalMovements`).
  */
 import { DateTime, Effect, Either } from "effect"
+import type { ServiceUnavailable } from "../kernel/Errors.js"
 import * as Calendar from "../kernel/Calendar.js"
 import { Crypto } from "../kernel/Crypto.js"
 import * as Fees from "../kernel/Fees.js"
@@ -24,8 +27,12 @@ import { Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
 import { Transactor } from "../kernel/Storage.js"
 import * as Subscription from "./Subscription.js"
 import { Subscriptions } from "./Subscriptions.js"
-import * as Counters from "../kernel/Counters.js"
 import { Wallet } from "../wallet/Wallet.js"
+import type * as Movement from "../wallet/Movement.js"
+import { MovementsStore, RemoteLedger, remoteOf } from "../wallet/RemoteLedger.js"
+import { type Attempt, type Progress, type Renewal, type Warning, renewal, touch } from "./Renewal.js"
+import * as Renewals from "./Renewal.js"
+import * as RenewalMovements from "./RenewalMovements.js"
 import * as Work from "../kernel/Work.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 
@@ -37,75 +44,7 @@ const MaxStepsPerSubscription = 64
 /** Claim transactions a worker runs side by side (each claims a batch; `SKIP LOCKED` keeps them apart). */
 export const RenewalConcurrency = 2
 
-/**
- * Renewal attempts once committed: `paid`; `failed`, a retry is scheduled; `ended`, the last retry
- * missed and the subscription ends; `voided`, it was cancelled while the attempt ran.
- */
-export const Renewals = Counters.counter({
-  name: "laari_renewals_total",
-  description: "Subscription renewal attempts by outcome: paid, failed (a retry follows), ended, voided",
-  label: "outcome",
-  values: ["paid", "failed", "ended", "voided"]
-})
-
-export type RenewalOutcome = (typeof Renewals.values)[number]
-
-/**
- * One subscription in a batch: where it stands, and the invoices its steps changed. Its rows are written
- * once, when the batch's decisions are all taken: in one transaction a row written twice would cost a
- * round trip (`WriteBehind` sends a second write of a row separately).
- */
-interface Renewal {
-  sub: Subscription.Subscription
-  latest: Invoice.Invoice | undefined
-  /** By id, in the order first touched; `isNew` for an invoice opened here (inserted, not updated). */
-  readonly invoices: Map<string, { invoice: Invoice.Invoice; readonly isNew: boolean }>
-  steps: number
-  readonly trail: Array<string>
-}
-
-/** A `CHARGING` invoice whose transfer comes next, in a later transaction; `fresh` when its attempt began in this run. */
-interface Attempt {
-  readonly subscriptionId: string
-  readonly invoiceId: string
-  readonly attemptCount: number
-  readonly fresh: boolean
-  readonly steps: number
-}
-
-/** A balance check taken by `next`, made once the batch's decisions are taken. */
-interface Warning {
-  readonly sub: Subscription.Subscription
-  readonly step: Extract<Subscription.Step, { readonly _tag: "WarnBalance" }>
-}
-
-const renewal = (
-  sub: Subscription.Subscription,
-  latest: Invoice.Invoice | undefined,
-  steps = 0
-): Renewal => ({
-  sub,
-  latest,
-  invoices: new Map(),
-  steps,
-  trail: []
-})
-
-/** `invoice`, now the subscription's latest, to be written with the batch. */
-const touch = (r: Renewal, invoice: Invoice.Invoice, isNew = false) => {
-  r.invoices.set(invoice.id, { invoice, isNew: r.invoices.get(invoice.id)?.isNew ?? isNew })
-  r.latest = invoice
-}
-
-/** What an attempt came to, from its outcome and the invoice after it (`Subscription.afterAttempt`). */
-const renewalOutcome = (outcome: Subscription.Outcome, after: Invoice.Invoice | undefined): RenewalOutcome =>
-  outcome._tag === "Paid"
-    ? "paid"
-    : after?.status === "VOID"
-      ? "voided"
-      : after?.status === "FAILED"
-        ? "ended"
-        : "failed"
+export { type RenewalOutcome, Renewals } from "./Renewal.js"
 
 const defect = (what: string) => Effect.dieMessage(`renewal engine: ${what}`)
 
@@ -119,6 +58,16 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
     const notifications = yield* Notifications
     const crypto = yield* Crypto
     const { announce } = yield* Subscriptions
+    const remote = remoteOf(
+      yield* Effect.serviceOption(RemoteLedger),
+      yield* Effect.serviceOption(MovementsStore)
+    )
+    const core =
+      remote === undefined
+        ? undefined
+        : RenewalMovements.make(remote, { tx, store, invoices, merchants, crypto })
+    /** Whether this subscription's money lives in the core. */
+    const inCore = (r: Renewal) => core?.handles(r.sub.environment) === true
 
     const lease = (now: DateTime.Utc) => DateTime.add(now, { seconds: LeaseSeconds })
 
@@ -244,20 +193,50 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
       })
 
     /**
+     * An attempt where the money lives in the core, in its transaction: its movement committed pending
+     * (into `progress.sends`, sent once this commits) or left to the one pending; one that ends here (no
+     * wallet in the core) is recorded and the steps after it taken. Whether an attempt is in flight.
+     */
+    const begin = (
+      r: Renewal,
+      attempt: Attempt,
+      now: DateTime.Utc,
+      warnings: Array<Warning>,
+      progress: Progress
+    ): Effect.Effect<boolean, ServiceUnavailable> =>
+      Effect.gen(function* () {
+        for (let current: Attempt | undefined = attempt; current !== undefined; ) {
+          const invoice = r.latest
+          if (core === undefined || invoice?.id !== current.invoiceId || invoice.status !== "CHARGING")
+            return yield* defect(`subscription ${r.sub.id} lost its attempt`)
+          const begun = yield* core.begin(r.sub, invoice, current, now)
+          if (begun._tag === "send") progress.sends.push(begun.movement)
+          if (begun._tag !== "settled") return true
+          const merchant = yield* registeredMerchant(merchants, r.sub.merchantId)
+          progress.outcomes.push(yield* record(r, invoice, begun.outcome, merchant, now))
+          current = yield* advance(r, now, warnings)
+        }
+        return false
+      })
+
+    /**
      * Advances each subscription, takes the warnings, and writes each one's rows once: leased while an
-     * attempt is in flight, else due when `next` next has work. Returns the attempts to make.
+     * attempt is in flight, else due when `next` next has work. Returns the attempts to make here, and
+     * the movements to send to the core.
      */
     const settle = (batch: ReadonlyArray<Renewal>, now: DateTime.Utc) =>
       Effect.gen(function* () {
         const warnings: Array<Warning> = []
-        const attempts: Array<Attempt> = []
+        const progress = Renewals.progress()
         for (const r of batch) {
           const attempt = yield* advance(r, now, warnings)
-          if (attempt !== undefined) attempts.push(attempt)
-          yield* write(r, attempt !== undefined ? lease(now) : undefined)
+          let inFlight = attempt !== undefined
+          if (attempt !== undefined && inCore(r)) inFlight = yield* begin(r, attempt, now, warnings, progress)
+          else if (attempt !== undefined) progress.attempts.push(attempt)
+          yield* write(r, inFlight ? lease(now) : undefined)
         }
         yield* warn(warnings, now)
-        return attempts
+        return progress
       })
 
     /** A renewal's rows, each once: leased `until` while an attempt is in flight, else due when `next` next has work. */
@@ -289,8 +268,8 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
         Effect.gen(function* () {
           const now = yield* DateTime.now
           const renewals = yield* claimDue(now, batch)
-          const attempts = yield* settle(renewals, now)
-          return { claimed: renewals.length, attempts }
+          const progress = yield* settle(renewals, now)
+          return { claimed: renewals.length, progress }
         })
       )
 
@@ -319,25 +298,18 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
               batch.push([renewal(sub, invoice, attempt.steps), attempt, invoice])
           }
           yield* lockPayers(batch.map(([r]) => r.sub.customerId))
-          const outcomes: Array<RenewalOutcome> = []
+          const outcomes: Array<Renewals.RenewalOutcome> = []
           for (const [r, attempt, invoice] of batch) outcomes.push(yield* charge(r, attempt, invoice, now))
           const next = yield* settle(
             batch.map(([r]) => r),
             now
           )
-          return { next, outcomes }
+          return { ...next, outcomes: [...outcomes, ...next.outcomes] }
         })
       )
 
-    /** `value`, once a committed transaction's `outcomes` are counted. */
-    const counted = <A>(outcomes: ReadonlyArray<RenewalOutcome>, value: A) =>
-      Effect.as(
-        Effect.forEach(outcomes, (o) => Counters.count(Renewals, o)),
-        value
-      )
-
     const chargeAll = (attempts: ReadonlyArray<Attempt>) =>
-      Effect.flatMap(chargeBatch(attempts), ({ next, outcomes }) => counted(outcomes, next))
+      Effect.tap(chargeBatch(attempts), (p) => Renewals.count(p.outcomes))
 
     /**
      * Where the wallet's transfers join the transaction (`joinsTransaction`): a claim and its attempts in
@@ -352,10 +324,15 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
           const now = yield* DateTime.now
           const renewals = yield* claimDue(now, batch)
           const warnings: Array<Warning> = []
+          const progress = Renewals.progress()
+          // Attempts in the core are not charged in this transaction: in flight after it, leased.
+          const leased = new Set<Renewal>()
           let attempts: Array<readonly [Renewal, Attempt]> = []
           for (const r of renewals) {
             const attempt = yield* advance(r, now, warnings)
-            if (attempt !== undefined) attempts.push([r, attempt])
+            if (attempt === undefined) continue
+            if (!inCore(r)) attempts.push([r, attempt])
+            else if (yield* begin(r, attempt, now, warnings, progress)) leased.add(r)
           }
           yield* lockPayers([
             ...attempts.map(([r]) => r.sub.customerId),
@@ -363,7 +340,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
           ])
           // Warned as a claim on its own would: before the batch's charges.
           yield* warn(warnings.splice(0), now)
-          const outcomes: Array<RenewalOutcome> = []
+          const outcomes = progress.outcomes
           while (attempts.length > 0) {
             const next: Array<readonly [Renewal, Attempt]> = []
             for (const [r, attempt] of attempts) {
@@ -377,9 +354,9 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
             if (next.length > 0) yield* lockPayers(next.map(([r]) => r.sub.customerId))
             attempts = next
           }
-          for (const r of renewals) yield* write(r, undefined)
+          for (const r of renewals) yield* write(r, leased.has(r) ? lease(now) : undefined)
           yield* warn(warnings, now)
-          return { claimed: renewals.length, outcomes }
+          return { claimed: renewals.length, progress }
         })
       )
 
@@ -389,7 +366,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
         const sub = r.sub
         const merchant = yield* registeredMerchant(merchants, sub.merchantId)
         const split = Fees.split(invoice.amount, merchant.feeBps)
-        const outcome = yield* wallet
+        const outcome: Subscription.Outcome = yield* wallet
           .transfer({
             id: Invoice.transferId(invoice),
             environment: sub.environment,
@@ -405,6 +382,19 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
             Effect.map((receipt) => Subscription.paid(receipt.id)),
             Effect.catchTag("TransferRefused", (e) => Effect.succeed(Subscription.missed(e.reason)))
           )
+        return yield* record(r, invoice, outcome, merchant, now)
+      })
+
+    /** How an attempt ended, into the batch: the invoice, its events, the notice of a miss; the outcome as counted. */
+    const record = (
+      r: Renewal,
+      invoice: Invoice.Invoice,
+      outcome: Subscription.Outcome,
+      merchant: { readonly name: string },
+      now: DateTime.Utc
+    ) =>
+      Effect.gen(function* () {
+        const sub = r.sub
         const change = Subscription.afterAttempt(sub, invoice, outcome, now)
         if (Either.isLeft(change))
           return yield* defect("an attempt ended on an invoice that was not charging")
@@ -428,19 +418,51 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
             },
             now
           )
-        return renewalOutcome(outcome, after)
+        return Renewals.outcome(outcome, after)
       })
 
     /** One claim and its attempts to the end (a late subscription may need several rounds). */
     const round = (batch: number) =>
-      wallet.joinsTransaction === true
-        ? Effect.flatMap(claimAndCharge(batch), ({ claimed, outcomes }) => counted(outcomes, claimed))
+      Effect.gen(function* () {
+        const { claimed, progress } = yield* wallet.joinsTransaction === true
+          ? claimAndCharge(batch)
+          : claim(batch)
+        yield* Renewals.count(progress.outcomes)
+        yield* drain({ ...progress, outcomes: [] })
+        return claimed
+      })
+
+    /** A transaction's leftovers to the end: attempts charged here, movements sent to the core. */
+    const drain = (progress: Progress) =>
+      core !== undefined
+        ? core.drain(engine, progress)
         : Effect.gen(function* () {
-            const { claimed, attempts } = yield* claim(batch)
-            let pending = attempts
-            while (pending.length > 0) pending = yield* chargeAll(pending)
-            return claimed
+            let pending: ReadonlyArray<Attempt> = progress.attempts
+            while (pending.length > 0) pending = (yield* chargeAll(pending)).attempts
           })
+
+    /** An attempt's outcome from the core, on its subscription (locked), and the steps after it. */
+    const resume = (
+      sub: Subscription.Subscription,
+      invoice: Invoice.Invoice,
+      outcome: Subscription.Outcome,
+      now: DateTime.Utc
+    ) =>
+      Effect.gen(function* () {
+        const r = renewal(sub, invoice)
+        const merchant = yield* registeredMerchant(merchants, sub.merchantId)
+        const settled = yield* record(r, invoice, outcome, merchant, now)
+        const next = yield* settle([r], now)
+        return { ...next, outcomes: [settled, ...next.outcomes] }
+      })
+
+    const engine: RenewalMovements.Engine = { resume, chargeAll }
+
+    /** The core's answer to a renewal's movement (the resolver's), settled once, and what it began sent. */
+    const settleMovement = (movementId: string, answer: Movement.Settling, by: Movement.SettledBy) =>
+      core === undefined
+        ? Effect.dieMessage("no wallet connector")
+        : Effect.flatMap(core.settle(engine, movementId, answer, by), (p) => core.drain(engine, p))
 
     /**
      * Claims due subscriptions in batches and renews them; returns how many it claimed. `concurrency`
@@ -461,6 +483,6 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
 
     const renewalJob = Work.job("renewals", (batch) => renewDue(batch, RenewalConcurrency), store.nextDueAt)
 
-    return { runDue, renewalJob } as const
+    return { runDue, renewalJob, settle: settleMovement } as const
   })
 }) {}

@@ -1,24 +1,22 @@
 /**
  * The checkout service: sessions a customer pays on the hosted page. Paying a `SUBSCRIPTION` session is
- * the customer's consent: one transaction moves the first payment and creates the subscription.
+ * the customer's consent: the first payment creates the subscription, in the transaction that moves it
+ * (the built-in ledger) or in the one that settles it (the wallet provider's core, `CheckoutPayments`).
  */
 import { DateTime, Effect, Either, Schema } from "effect"
 import * as Phone from "../kernel/Phone.js"
 import { Approvals } from "../approvals/Approvals.js"
 import * as CheckoutSession from "./CheckoutSession.js"
 import { Crypto } from "../kernel/Crypto.js"
-import { InvalidRequest } from "../kernel/Errors.js"
-import * as Outbox from "../kernel/Outbox.js"
-import * as BillingEvents from "./BillingEvents.js"
+import { InvalidRequest, walletUnavailable } from "../kernel/Errors.js"
 import * as Fees from "../kernel/Fees.js"
 import { type ChallengeId, type CustomerId, type Tenant } from "../kernel/Ids.js"
-import * as Invoice from "./Invoice.js"
 import { display, Laari } from "../kernel/Money.js"
-import { Notifications } from "../kernel/Notifications.js"
-import { CheckoutSessionsStore, InvoicesStore, SubscriptionsStore } from "./BillingStore.js"
+import { CheckoutSessionsStore } from "./BillingStore.js"
+import { CheckoutPayments, declined, type Settlement, settling } from "./CheckoutPayments.js"
 import { Customers, Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
 import { Transactor, findOrFail } from "../kernel/Storage.js"
-import * as Subscription from "./Subscription.js"
+import type * as Movement from "../wallet/Movement.js"
 import { Wallet } from "../wallet/Wallet.js"
 import * as Work from "../kernel/Work.js"
 import * as Telemetry from "../kernel/Telemetry.js"
@@ -57,20 +55,7 @@ export class CheckoutSessionClosed extends Schema.TaggedError<CheckoutSessionClo
   }
 ) {}
 
-/** The customer's wallet refused the payment; nothing moved and the session stays open. */
-export class CheckoutPaymentDeclined extends Schema.TaggedError<CheckoutPaymentDeclined>()(
-  "CheckoutPaymentDeclined",
-  {
-    reason: Schema.Literal(
-      "insufficient-balance",
-      "wallet-limit",
-      "wallet-frozen",
-      "blocked-by-rules",
-      "executor-error"
-    ),
-    message: Schema.String
-  }
-) {}
+export { CheckoutPaymentDeclined } from "./CheckoutPayments.js"
 
 export class PayerNotFound extends Schema.TaggedError<PayerNotFound>()("PayerNotFound", {
   message: Schema.optionalWith(Schema.String, {
@@ -85,14 +70,6 @@ const closedMessages: Record<CheckoutSession.Refusal, string> = {
   "mode-mismatch": "This checkout session cannot be completed"
 }
 
-const declinedMessages: Record<CheckoutPaymentDeclined["reason"], string> = {
-  "insufficient-balance": "Insufficient funds",
-  "wallet-limit": "The payment was blocked by a wallet limit",
-  "wallet-frozen": "The payment could not be taken",
-  "blocked-by-rules": "The payment could not be taken",
-  "executor-error": "The payment could not be taken"
-}
-
 /**
  * A test-mode payment the sandbox payer cannot cover: the developer reading it is told how to fund the
  * sandbox wallet, since no real customer is behind it.
@@ -103,22 +80,21 @@ export const sandboxUnfunded = (amount: number): string =>
 export const closed = (reason: CheckoutSession.Refusal) =>
   new CheckoutSessionClosed({ reason, message: closedMessages[reason] })
 
-export interface Settlement {
-  readonly session: CheckoutSession.CheckoutSession
-  readonly subscription: Subscription.Subscription | null
-}
+export type { Settlement } from "./CheckoutPayments.js"
+
+/** A payment's first step: settled there (the built-in ledger), or its movement pending in the core. */
+export type PayStep =
+  | { readonly _tag: "settled"; readonly settlement: Settlement }
+  | { readonly _tag: "pending"; readonly movement: Movement.Movement }
 
 export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
   effect: Effect.gen(function* () {
     const tx = yield* Transactor
     const sessions = yield* CheckoutSessionsStore
-    const subscriptions = yield* SubscriptionsStore
-    const invoices = yield* InvoicesStore
     const merchants = yield* Merchants
     const customers = yield* Customers
     const wallet = yield* Wallet
-    const emit = yield* Outbox.emitter
-    const notifications = yield* Notifications
+    const payments = yield* CheckoutPayments
     const approvals = yield* Approvals
     const crypto = yield* Crypto
 
@@ -163,6 +139,8 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
     const cancel = Telemetry.fn("Checkout.cancel")(
       function* (tenant: Tenant, idOrReference: string) {
         const s = yield* find(tenant, idOrReference, true)
+        // A payment pending in the core may yet post: the session stays open for it until it settles.
+        if (yield* payments.pendingOn(s)) return yield* settling()
         const cancelled = yield* Either.match(CheckoutSession.cancel(s, yield* DateTime.now), {
           onLeft: (reason) => Effect.fail(closed(reason)),
           onRight: Effect.succeed
@@ -182,18 +160,31 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
     })
 
     /**
-     * The customer pays the session. One transaction: lock the session, check it is open, move the money,
-     * complete it and, in `SUBSCRIPTION` mode, create the subscription with invoice 0 `PAID`. Concurrent
-     * settlements queue on the session's lock; the second finds it complete.
+     * The customer pays the session, the first step, one transaction: lock the session, check it is open
+     * and holds no payment pending in the core (whose outcome is not known yet: never a second transfer).
+     * With the built-in ledger the money moves and the session is paid here (`CheckoutPayments.paid`);
+     * with the core, the payment's movement is committed pending, for `finish`, and the core's circuit
+     * open refuses at once, nothing committed. Concurrent settlements queue on the session's lock; the
+     * second finds it complete, or pending.
      */
-    const settle = Telemetry.fn("Checkout.settle")(function* (sessionId: string, customerId: CustomerId) {
+    const start = Telemetry.fn("Checkout.settle")(function* (sessionId: string, customerId: CustomerId) {
       const now = yield* DateTime.now
       const s = yield* sessions.lockById(sessionId)
       if (s === undefined) return yield* new CheckoutSessionNotFound()
+      // Pending first: such a session may yet complete, even once past its expiry.
+      if (yield* payments.pendingOn(s)) return yield* settling()
       // Checked before any money moves; `complete` checks again when it writes.
       const refusal = CheckoutSession.whyNotOpen(s, now)
       if (refusal !== undefined) return yield* closed(refusal)
       const merchant = yield* merchantOf(s.merchantId)
+      const away = payments.remoteFor(s.environment)
+      if (away !== undefined) {
+        if (!(yield* away.ledger.accepting)) return yield* walletUnavailable()
+        return {
+          _tag: "pending",
+          movement: yield* payments.begin(s, customerId, merchant, now)
+        } satisfies PayStep
+      }
       const split = Fees.split(s.amount, merchant.feeBps)
       const receipt = yield* wallet
         .transfer({
@@ -208,75 +199,32 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
         .pipe(
           Effect.catchTag("TransferRefused", (e) =>
             Effect.fail(
-              new CheckoutPaymentDeclined({
-                reason: e.reason,
-                message:
-                  e.reason === "insufficient-balance" &&
+              declined(
+                e.reason,
+                e.reason === "insufficient-balance" &&
                   s.environment === "test" &&
                   customerId === merchant.sandboxPayer
-                    ? sandboxUnfunded(s.amount)
-                    : declinedMessages[e.reason]
-              })
+                  ? sandboxUnfunded(s.amount)
+                  : undefined
+              )
             )
           )
         )
-      const owner = { merchantId: s.merchantId, environment: s.environment }
-      if (s.mode === "PAYMENT") {
-        const completed = yield* Either.match(
-          CheckoutSession.complete(s, now, { customerId, paymentId: receipt.id }),
-          { onLeft: (reason) => Effect.fail(closed(reason)), onRight: Effect.succeed }
-        )
-        yield* sessions.update(completed)
-        yield* emit("checkout.session.completed", owner, BillingEvents.checkoutSessionObject(completed), now)
-        yield* notifications.send({
-          id: yield* crypto.uuid,
-          customerId,
-          environment: s.environment,
-          kind: "payment",
-          title: `Paid ${display(s.amount)} to ${merchant.name}`,
-          body: `You paid ${display(s.amount)} to ${merchant.name} for ${s.title}.`,
-          data: { checkout_session_id: s.id, amount: s.amount, merchant_name: merchant.name },
-          createdAt: now
-        })
-        return { session: completed, subscription: null } satisfies Settlement
-      }
-      const activation = yield* Either.match(
-        Subscription.activate(s, customerId, now, {
-          subscriptionId: Subscription.SubscriptionId.make(yield* crypto.uuid),
-          invoiceId: Invoice.InvoiceId.make(yield* crypto.uuid),
-          paymentId: receipt.id
-        }),
+      const settlement = yield* Either.match(
+        yield* payments.paid(s, customerId, receipt.id, merchant.name, now),
         { onLeft: (reason) => Effect.fail(closed(reason)), onRight: Effect.succeed }
       )
-      const { subscription, invoice, session } = activation
-      yield* sessions.update(session)
-      yield* subscriptions.insert(subscription, Subscription.nextDueAt(subscription, invoice) ?? null)
-      yield* invoices.insert(invoice)
-      for (const type of activation.events)
-        yield* emit(
-          type,
-          owner,
-          BillingEvents.subscriptionEventObject(type, { subscription, invoice, session }),
-          now
-        )
-      yield* notifications.send({
-        id: yield* crypto.uuid,
-        customerId,
-        environment: s.environment,
-        kind: "payment",
-        title: `Subscribed to ${subscription.planName}`,
-        body: `You paid ${display(s.amount)} to ${merchant.name} and subscribed to ${subscription.planName}. It renews every ${subscription.intervalCount > 1 ? `${subscription.intervalCount} ` : ""}${subscription.interval.toLowerCase()}${subscription.intervalCount > 1 ? "s" : ""}; you can cancel it at any time in the app.`,
-        data: {
-          checkout_session_id: s.id,
-          subscription_id: subscription.id,
-          amount: s.amount,
-          merchant_name: merchant.name,
-          plan_name: subscription.planName
-        },
-        createdAt: now
-      })
-      return { session, subscription } satisfies Settlement
+      return { _tag: "settled", settlement } satisfies PayStep
     }, tx.withTransaction)
+
+    /**
+     * The customer pays the session, whole: both steps; a core that did not answer is
+     * `PaymentOutcomeUnknown`, the movement left pending for the resolver.
+     */
+    const settle = (sessionId: string, customerId: CustomerId) =>
+      Effect.flatMap(start(sessionId, customerId), (step) =>
+        step._tag === "settled" ? Effect.succeed(step.settlement) : payments.finish(step.movement)
+      )
 
     /** The hosted page, step one: a one-time code to the wallet registered to `phone`. */
     const requestPayment = Telemetry.fn("Checkout.requestPayment")(function* (
@@ -316,10 +264,30 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
       return yield* settle(sessionId, verified.right.customerId)
     })
 
-    /** Expires open sessions 24 hours after creation; an unpaid session leaves nothing behind. */
-    const expireDue = Work.sweep(tx, sessions.claimExpiring, (s, now) =>
-      sessions.update(CheckoutSession.expire(s, now))
-    )
+    /**
+     * Expires open sessions 24 hours after creation; an unpaid session leaves nothing behind. One holding a
+     * payment pending in the core is left open for it: posted, it completes the session; refused, a later
+     * sweep expires it. Counted are the sessions expired, so a batch of pending ones ends the sweep rather
+     * than claiming them again and again; they stay claimable first until they settle, which the resolver
+     * sees to within its cancel time.
+     */
+    const expireDue = (size: number) =>
+      Work.inBatches(
+        size,
+        tx.withTransaction(
+          Effect.gen(function* () {
+            const now = yield* DateTime.now
+            const due = yield* sessions.claimExpiring(now, size)
+            let expired = 0
+            for (const s of due) {
+              if (yield* payments.pendingOn(s)) continue
+              yield* sessions.update(CheckoutSession.expire(s, now))
+              expired++
+            }
+            return expired
+          })
+        )
+      )
 
     const sweep = Telemetry.fn("Checkout.sweep")((batch: number = Work.Batch) => expireDue(batch))
 
@@ -330,11 +298,14 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
       get,
       cancel,
       forPayment,
+      start,
       settle,
       requestPayment,
       pay,
       sweep,
       expiryJob
     } as const
-  })
+  }),
+  // Its payments through the wallet provider's core, settled by the resolver too.
+  dependencies: [CheckoutPayments.Default]
 }) {}

@@ -251,13 +251,22 @@ export const whyNotOpen = (s: CheckoutSession, now: DateTime.Utc): Refusal | und
   }
 }
 
-/** The customer's payment settled: the session is `COMPLETE`. */
+/**
+ * The customer's payment settled: the session is `COMPLETE`. `openAt` is when the payment was taken, if
+ * it settled later (a payment pending in the wallet provider's core): a session open then completes,
+ * even past its expiry by `now`, since the money moved; by default, `now`.
+ */
 export const complete = (
   s: CheckoutSession,
   now: DateTime.Utc,
-  settlement: { customerId: CustomerId; paymentId: string; subscriptionId?: SubscriptionId | undefined }
+  settlement: {
+    customerId: CustomerId
+    paymentId: string
+    subscriptionId?: SubscriptionId | undefined
+    openAt?: DateTime.Utc | undefined
+  }
 ): Either.Either<CheckoutSession, Refusal> => {
-  const refusal = whyNotOpen(s, now)
+  const refusal = whyNotOpen(s, settlement.openAt ?? now)
   if (refusal !== undefined) return Either.left(refusal)
   if ((s.mode === "SUBSCRIPTION") !== (settlement.subscriptionId !== undefined))
     return Either.left("mode-mismatch")

@@ -106,7 +106,13 @@ export const activate = (
   session: CheckoutSession.CheckoutSession,
   customerId: CustomerId,
   now: DateTime.Utc,
-  ids: { subscriptionId: SubscriptionId; invoiceId: Invoice.InvoiceId; paymentId: string }
+  ids: {
+    subscriptionId: SubscriptionId
+    invoiceId: Invoice.InvoiceId
+    paymentId: string
+    /** When the payment was taken, if it settled later (`CheckoutSession.complete`). */
+    openAt?: DateTime.Utc | undefined
+  }
 ): Either.Either<Activation, CheckoutSession.Refusal> => {
   const price = session.price
   if (session.mode !== "SUBSCRIPTION" || price === null) return Either.left("mode-mismatch")
@@ -114,7 +120,8 @@ export const activate = (
     CheckoutSession.complete(session, now, {
       customerId,
       paymentId: ids.paymentId,
-      subscriptionId: ids.subscriptionId
+      subscriptionId: ids.subscriptionId,
+      openAt: ids.openAt
     }),
     (completed) => {
       const period0 = Calendar.period(now, price.interval, price.intervalCount, 0)

@@ -10,7 +10,7 @@ import { DateTime, Effect, Either, Schema } from "effect"
 import * as Calendar from "../kernel/Calendar.js"
 import { Crypto } from "../kernel/Crypto.js"
 import * as Counters from "../kernel/Counters.js"
-import { PaymentOutcomeUnknown, walletUnavailable } from "../kernel/Errors.js"
+import { PaymentOutcomeUnknown, type ServiceUnavailable, walletUnavailable } from "../kernel/Errors.js"
 import type * as EventType from "../kernel/EventType.js"
 import * as Fees from "../kernel/Fees.js"
 import type { CustomerId, Environment, Tenant } from "../kernel/Ids.js"
@@ -21,7 +21,14 @@ import { Transactor, findOrFail } from "../kernel/Storage.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 import { Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
 import * as Movement from "../wallet/Movement.js"
-import { MovementsStore, RemoteLedger, remoteOf } from "../wallet/RemoteLedger.js"
+import {
+  MovementsStore,
+  RemoteLedger,
+  remoteOf,
+  sendThenSettle,
+  settleOnce,
+  tenantMovement
+} from "../wallet/RemoteLedger.js"
 import { type RefusalReason, Wallet } from "../wallet/Wallet.js"
 import * as Mandate from "./Mandate.js"
 import * as MandateEvents from "./MandateEvents.js"
@@ -80,6 +87,12 @@ const Detail = Schema.Struct({
 })
 type Detail = typeof Detail.Type
 const detailOf = Schema.decodeUnknownSync(Detail)
+
+/** A settlement's outcome, and whether this one settled it (so it is counted once). */
+interface Settled {
+  readonly outcome: Either.Either<Mandate.Charge, ChargeRefused>
+  readonly first: boolean
+}
 
 /** A charge's first step: settled there (the built-in ledger), or its movement pending in the core. */
 export type Step =
@@ -218,6 +231,7 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
                 kind: "payment",
                 cause: "mandate-charge",
                 causeId: chargeId,
+                holdKey: null,
                 customerId,
                 from: remotePayer!.walletId,
                 to: away.ledger.merchantWallet(m.merchantId),
@@ -312,52 +326,14 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
         .withTransaction(
           Effect.gen(function* () {
             if (remote === undefined) return yield* Effect.dieMessage("no wallet connector")
-            const now = yield* DateTime.now
-            const current = yield* remote.movements.lock(movementId)
-            if (current === undefined) return yield* Effect.dieMessage(`movement ${movementId} lost`)
-            if (current.status !== "pending") return { outcome: yield* outcomeOf(current), first: false }
-            yield* remote.movements.update(Movement.settle(current, answer, by, now))
-            const d = detailOf(current.detail)
-            const m = yield* store.lockById(d.mandateId)
-            if (m === undefined) return yield* Effect.dieMessage(`mandate ${d.mandateId} lost`)
-            const merchant = yield* registeredMerchant(merchants, m.merchantId)
-            const reason = Movement.refusalOf(answer)
-            if (reason === undefined) {
-              const charge = yield* succeeded(
-                m,
-                {
-                  id: current.causeId,
-                  mandateId: m.id,
-                  merchantId: m.merchantId,
-                  environment: m.environment,
-                  customerId: current.customerId,
-                  amount: current.amount,
-                  description: d.description,
-                  reference: d.reference,
-                  fee: current.fee,
-                  netAmount: Laari(current.amount - current.fee),
-                  amountRefunded: 0,
-                  periodKey: d.periodKey,
-                  periodCharged: d.periodCharged,
-                  createdAt: current.createdAt
-                },
-                merchant.name,
-                now
-              )
-              return { outcome: Either.right(charge), first: true }
-            }
-            yield* store.update(Mandate.releaseCharge(m, d.periodKey, current.amount))
-            const refusal = yield* refused(
-              m,
-              { amount: current.amount, reference: d.reference, description: d.description },
-              refusalCode(reason),
-              now,
-              // A cancel is laari's, not the wallet's refusal: the customer is told of what the wallet said.
-              answer._tag === "refused"
-                ? { customerId: current.customerId, merchantName: merchant.name }
-                : undefined
+            return yield* settleOnce(
+              remote.movements,
+              movementId,
+              answer,
+              by,
+              settleFirst(answer),
+              (settled) => Effect.map(outcomeOf(settled), (outcome): Settled => ({ outcome, first: false }))
             )
-            return { outcome: Either.left(refusal), first: true }
           })
         )
         .pipe(
@@ -370,12 +346,58 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
           Effect.map(({ outcome }) => outcome)
         )
 
+    /** A pending charge's settlement by the core's answer, in the settling transaction. */
+    const settleFirst =
+      (answer: Movement.Settling) =>
+      (current: Movement.Movement, now: DateTime.Utc): Effect.Effect<Settled, ServiceUnavailable> =>
+        Effect.gen(function* () {
+          const d = detailOf(current.detail)
+          const m = yield* store.lockById(d.mandateId)
+          if (m === undefined) return yield* Effect.dieMessage(`mandate ${d.mandateId} lost`)
+          const merchant = yield* registeredMerchant(merchants, m.merchantId)
+          const reason = Movement.refusalOf(answer)
+          if (reason === undefined) {
+            const charge = yield* succeeded(
+              m,
+              {
+                id: current.causeId,
+                mandateId: m.id,
+                merchantId: m.merchantId,
+                environment: m.environment,
+                customerId: current.customerId,
+                amount: current.amount,
+                description: d.description,
+                reference: d.reference,
+                fee: current.fee,
+                netAmount: Laari(current.amount - current.fee),
+                amountRefunded: 0,
+                periodKey: d.periodKey,
+                periodCharged: d.periodCharged,
+                createdAt: current.createdAt
+              },
+              merchant.name,
+              now
+            )
+            return { outcome: Either.right(charge), first: true }
+          }
+          yield* store.update(Mandate.releaseCharge(m, d.periodKey, current.amount))
+          const refusal = yield* refused(
+            m,
+            { amount: current.amount, reference: d.reference, description: d.description },
+            refusalCode(reason),
+            now,
+            // A cancel is laari's, not the wallet's refusal: the customer is told of what the wallet said.
+            answer._tag === "refused"
+              ? { customerId: current.customerId, merchantName: merchant.name }
+              : undefined
+          )
+          return { outcome: Either.left(refusal), first: true }
+        })
+
     /** The second step: the call, then the settlement; no answer leaves it pending for the resolver. */
     const finish = Telemetry.fn("MandateCharges.finish")(function* (movement: Movement.Movement) {
       if (remote === undefined) return yield* Effect.dieMessage("no wallet connector")
-      const answer = yield* remote.ledger.send(movement)
-      if (answer._tag === "unknown") return yield* PaymentOutcomeUnknown.forPayment()
-      return yield* yield* settle(movement.id, answer, "answer")
+      return yield* yield* sendThenSettle(remote.ledger, movement, settle)
     })
 
     const countSettled = (step: Step) =>
@@ -412,13 +434,7 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
     /** A charge's outcome by its movement, for a retry of a request whose answer was unknown. */
     const outcome = Telemetry.fn("MandateCharges.outcome")(function* (tenant: Tenant, movementId: string) {
       if (remote === undefined) return yield* Effect.dieMessage("no wallet connector")
-      const movement = yield* tx.withTransaction(remote.movements.lock(movementId))
-      if (
-        movement === undefined ||
-        movement.merchantId !== tenant.merchantId ||
-        movement.environment !== tenant.environment
-      )
-        return yield* Effect.dieMessage(`movement ${movementId} is not this tenant's`)
+      const movement = yield* tx.withTransaction(tenantMovement(remote.movements, tenant, movementId))
       return yield* yield* outcomeOf(movement)
     })
 

@@ -3,19 +3,18 @@
  */
 import { DateTime, Effect, Either, Schema } from "effect"
 import { Crypto } from "../kernel/Crypto.js"
-import { InvalidRequest } from "../kernel/Errors.js"
-import * as Outbox from "../kernel/Outbox.js"
-import * as QrEvents from "./QrEvents.js"
+import { InvalidRequest, walletUnavailable } from "../kernel/Errors.js"
 import * as Fees from "../kernel/Fees.js"
 import { type CustomerId, type Environment, type Tenant } from "../kernel/Ids.js"
-import { display, Laari } from "../kernel/Money.js"
-import { Notifications } from "../kernel/Notifications.js"
+import { Laari } from "../kernel/Money.js"
 import * as QrCode from "./QrCode.js"
 import { QrImages } from "./QrImages.js"
+import { declined, type QrPaymentDeclined, QrPayments } from "./QrPayments.js"
 import * as QrScheme from "./QrScheme.js"
 import { Merchants, registeredMerchant, Outlets } from "../directory/MerchantsStore.js"
 import { QrCodesStore, QrPaymentsStore, type QrCodeFilter } from "./QrStore.js"
 import { Transactor, findOrFail } from "../kernel/Storage.js"
+import type * as Movement from "../wallet/Movement.js"
 import { Wallet } from "../wallet/Wallet.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 
@@ -59,25 +58,12 @@ export class QrPaymentRefused extends Schema.TaggedError<QrPaymentRefused>()("Qr
   message: Schema.String
 }) {}
 
-/** The customer's wallet refused the payment. */
-export class QrPaymentDeclined extends Schema.TaggedError<QrPaymentDeclined>()("QrPaymentDeclined", {
-  reason: Schema.Literal(
-    "insufficient-balance",
-    "wallet-limit",
-    "wallet-frozen",
-    "blocked-by-rules",
-    "executor-error"
-  ),
-  message: Schema.String
-}) {}
+export { QrPaymentDeclined } from "./QrPayments.js"
 
-const declinedMessages: Record<QrPaymentDeclined["reason"], string> = {
-  "insufficient-balance": "Insufficient funds",
-  "wallet-limit": "The payment was blocked by a wallet limit",
-  "wallet-frozen": "The payment could not be taken",
-  "blocked-by-rules": "The payment could not be taken",
-  "executor-error": "The payment could not be taken"
-}
+/** A payment's first step: settled there (the built-in ledger), or its movement pending in the core. */
+export type PayStep =
+  | { readonly _tag: "settled"; readonly payment: QrCode.Payment }
+  | { readonly _tag: "pending"; readonly movement: Movement.Movement }
 
 export interface PayRequest {
   readonly environment: Environment
@@ -97,8 +83,7 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
     const merchants = yield* Merchants
     const images = yield* QrImages
     const wallet = yield* Wallet
-    const emit = yield* Outbox.emitter
-    const notifications = yield* Notifications
+    const qrPayments = yield* QrPayments
     const crypto = yield* Crypto
 
     const find = findOrFail(store.find, () => new QrCodeNotFound())
@@ -168,20 +153,29 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
       Telemetry.withTenant
     )
 
-    /** A dynamic code is paid once; the caller holds the code's lock, so two payments cannot both pass. */
+    /**
+     * A dynamic code is paid once: by a payment recorded, or by one pending in the wallet provider's core
+     * (never a second transfer while the first one's outcome is unknown). The caller holds the code's
+     * lock, so two payments cannot both pass.
+     */
     const alreadyPaid = (code: QrCode.QrCode) =>
       code.type === "DYNAMIC"
-        ? Effect.map(payments.listByCode(code.id), (list) => list.length > 0)
+        ? Effect.flatMap(payments.listByCode(code.id), (list) =>
+            list.length > 0 ? Effect.succeed(true) : qrPayments.pendingOn(code)
+          )
         : Effect.succeed(false)
 
     /** The PNG of a static code. */
     const image = Telemetry.fn("QrCodes.image")((id: string) => store.image(id))
 
     /**
-     * A customer pays a scanned code: verify the payload, find the code by `qrid`, check it may be paid,
-     * move the money payer -> merchant, record the payment with its `qrid`, notify, emit the event.
+     * A customer pays a scanned code, the first step, one transaction: verify the payload, find the code
+     * by `qrid` and lock it, check it may be paid. With the built-in ledger the money moves payer ->
+     * merchant and the payment is recorded here (with its `qrid`, its event and notice); with the wallet
+     * provider's core the payment's movement is committed pending, for `finish`. The core's circuit open
+     * refuses at once, nothing committed and nothing sent.
      */
-    const pay = Telemetry.fn("QrCodes.pay")(function* (request: PayRequest) {
+    const start = Telemetry.fn("QrCodes.pay")(function* (request: PayRequest) {
       const parsed = yield* Either.match(QrScheme.parse(request.payload), {
         onLeft: (e) =>
           e._tag === "ForeignScheme"
@@ -189,6 +183,8 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
             : Effect.fail(new QrPayloadInvalid({ message: `The QR payload is not valid: ${e.message}` })),
         onRight: Effect.succeed
       })
+      const away = qrPayments.remoteFor(request.environment)
+      if (away !== undefined && !(yield* away.ledger.accepting)) return yield* walletUnavailable()
       return yield* tx.withTransaction(
         Effect.gen(function* () {
           const now = yield* DateTime.now
@@ -203,8 +199,13 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
             }
           )
           const merchant = yield* registeredMerchant(merchants, code.merchantId)
-          const split = Fees.split(amount, merchant.feeBps)
           const id = yield* crypto.uuid
+          if (away !== undefined)
+            return {
+              _tag: "pending",
+              movement: yield* qrPayments.begin(code, request.customerId, amount, id, merchant, now)
+            } satisfies PayStep
+          const split = Fees.split(amount, merchant.feeBps)
           const receipt = yield* wallet
             .transfer({
               id: `qr-payment:${id}`,
@@ -215,11 +216,7 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
               fee: split.fee,
               memo: `${merchant.name}: ${code.title}`
             })
-            .pipe(
-              Effect.catchTag("TransferRefused", (e) =>
-                Effect.fail(new QrPaymentDeclined({ reason: e.reason, message: declinedMessages[e.reason] }))
-              )
-            )
+            .pipe(Effect.catchTag("TransferRefused", (e) => Effect.fail(declined(e.reason))))
           const payment: QrCode.Payment = {
             id,
             qrCodeId: code.id,
@@ -235,31 +232,27 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
             reference: code.reference,
             createdAt: now
           }
-          yield* payments.insert(payment)
-          yield* emit("qr_code.payment.succeeded", code, QrEvents.qrPaymentObject(payment), now)
-          yield* notifications.send({
-            id: yield* crypto.uuid,
-            customerId: request.customerId,
-            environment: code.environment,
-            kind: "payment",
-            title: `Paid ${display(amount)} to ${merchant.name}`,
-            body: `You paid ${display(amount)} to ${merchant.name} (${code.title}) by QR code.`,
-            data: {
-              qr_code_id: code.id,
-              qrid: code.qrid,
-              payment_id: payment.id,
-              amount,
-              merchant_name: merchant.name
-            },
-            createdAt: now
-          })
-          return payment
+          return {
+            _tag: "settled",
+            payment: yield* qrPayments.recorded(payment, code.title, merchant.name, now)
+          } satisfies PayStep
         })
       )
     })
 
-    return { create, get, list, deactivate, image, pay } as const
-  })
+    /**
+     * A customer pays a scanned code, whole: both steps; a core that did not answer is
+     * `PaymentOutcomeUnknown`, the movement left pending for the resolver.
+     */
+    const pay = (request: PayRequest) =>
+      Effect.flatMap(start(request), (step) =>
+        step._tag === "settled" ? Effect.succeed(step.payment) : qrPayments.finish(step.movement)
+      )
+
+    return { create, get, list, deactivate, image, start, pay } as const
+  }),
+  // Its payments through the wallet provider's core, settled by the resolver too.
+  dependencies: [QrPayments.Default]
 }) {}
 
 export type QrCodeError =

@@ -12,6 +12,7 @@ import * as Calendar from "../kernel/Calendar.js"
 import { type CustomerId, type Environment, type MerchantId, brandedUuid } from "../kernel/Ids.js"
 import { Amount, UnixSeconds } from "../kernel/EventFields.js"
 import { Currency, CurrencyCode } from "../kernel/Money.js"
+import type { RefusalReason } from "../wallet/Wallet.js"
 
 export const RefundId = brandedUuid("RefundId", "The refund's id (a UUID)")
 export type RefundId = typeof RefundId.Type
@@ -106,6 +107,70 @@ export const decide = (p: Payment, requested: number | undefined): Either.Either
   if (!Number.isSafeInteger(requested) || requested < MinAmount) return Either.left("REFUND_AMOUNT_INVALID")
   if (requested > left) return Either.left("REFUND_EXCEEDS_PAYMENT")
   return Either.right(requested)
+}
+
+/** What a payment's refunds pending in the wallet provider's core hold (`Movement.holdKey`). */
+export const holdKey = (s: Source): string => `refund:${s.kind}:${s.id}`
+
+/**
+ * `decide` counting `pending`, the sum of the payment's refunds still pending in the wallet provider's
+ * core, as refunded: they may yet go through, so no refund may take what they hold. None is refunded in
+ * full while one is pending (it may yet be refused): asking for more than is left beside them exceeds
+ * the payment.
+ */
+export const decideCountingPending = (
+  p: Payment,
+  pending: number,
+  requested: number | undefined
+): Either.Either<number, RefusalCode> => {
+  const decided = decide({ ...p, amountRefunded: p.amountRefunded + pending }, requested)
+  return pending > 0 && Either.isLeft(decided) && decided.left === "PAYMENT_ALREADY_REFUNDED"
+    ? Either.left("REFUND_EXCEEDS_PAYMENT")
+    : decided
+}
+
+/** A refusal with what it says to the merchant. */
+export interface Refusal {
+  readonly code: RefusalCode
+  readonly message: string
+}
+
+/**
+ * The wallet provider's core refusing a refund's transfer (a reversal from the merchant's wallet there
+ * to the payer's), as the refund's refusal. Too little in the merchant's wallet is the merchant's balance
+ * too low, as with the built-in ledger. No refund code names a wallet's state, so the others (the payer's
+ * wallet frozen, blocked by the provider's rules or over its limit, or the transfer cancelled unposted
+ * when the core did not answer in time) are the payment not refundable as things stand, each saying why:
+ * nothing moved, and the merchant may try again later under a new key.
+ */
+export const walletRefusal = (reason: RefusalReason): Refusal => {
+  switch (reason) {
+    case "insufficient-balance":
+      return { code: "INSUFFICIENT_MERCHANT_BALANCE", message: refusalMessages.INSUFFICIENT_MERCHANT_BALANCE }
+    case "wallet-frozen":
+      return {
+        code: "PAYMENT_NOT_REFUNDABLE",
+        message: "The paying wallet is frozen: it cannot be refunded now"
+      }
+    case "blocked-by-rules":
+      return { code: "PAYMENT_NOT_REFUNDABLE", message: "The wallet provider's rules refused this refund" }
+    case "wallet-limit":
+      return {
+        code: "PAYMENT_NOT_REFUNDABLE",
+        message: "The paying wallet's limit cannot take this refund now"
+      }
+    case "executor-error":
+      return {
+        code: "PAYMENT_NOT_REFUNDABLE",
+        message: "The wallet provider did not make this refund; nothing moved. Try again later"
+      }
+  }
+}
+
+/** A payer the wallet provider's core holds no wallet of: there is nothing to give the money back to. */
+export const noWalletRefusal: Refusal = {
+  code: "PAYMENT_NOT_REFUNDABLE",
+  message: "The paying wallet is not held by the wallet provider, so nothing can be given back to it"
 }
 
 /** The payment after `amount` of it went back. */

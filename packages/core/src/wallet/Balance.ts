@@ -38,6 +38,11 @@ export interface Movement {
   /** What the transfer put in the environment's fee account (taken out: negative). */
   readonly fee: number
   readonly createdAt: DateTime.Utc
+  /**
+   * What moved it, where the ledger knows without reading the id (a movement in the wallet provider's
+   * core, whose transfer ids are bare UUIDs); else `classify` reads it from the kind and id.
+   */
+  readonly source?: { readonly type: Type; readonly sourceId: string } | undefined
 }
 
 /** A movement as merchants read it. */
@@ -88,7 +93,7 @@ export const classify = (
 
 export const transaction = (m: Movement): Transaction => ({
   id: m.transferId,
-  ...classify(m.kind, m.transferId),
+  ...(m.source ?? classify(m.kind, m.transferId)),
   gross: m.net + m.fee,
   fee: m.fee,
   net: m.net,

@@ -8,6 +8,7 @@
 import { DateTime, Duration, Schema } from "effect"
 import type { CustomerId, Environment, MerchantId } from "../kernel/Ids.js"
 import type { Laari } from "../kernel/Money.js"
+import type { Type as BalanceType } from "./Balance.js"
 import type { RefusalReason } from "./Wallet.js"
 
 /** What caused a movement; each cause settles its own (a charge recorded, an invoice paid, ...). */
@@ -28,6 +29,12 @@ export interface Movement {
   readonly cause: Cause
   /** The cause's own id (a charge id, an invoice id and attempt, ...); one movement per cause. */
   readonly causeId: string
+  /**
+   * What the movement holds while pending, beside a cap: a dynamic QR code or a checkout session it pays
+   * (paid once), the payment it refunds (refunded at most in full). The cause, holding that thing's lock,
+   * counts the pending movements under its key (`MovementsRepo.held`); `null` when it holds nothing.
+   */
+  readonly holdKey: string | null
   readonly customerId: CustomerId
   /** The core's wallet ids: debited, credited the amount less the fee, credited the fee. */
   readonly from: string
@@ -148,3 +155,27 @@ export const refusalOf = (answer: Settling): RefusalReason | undefined =>
     : answer._tag === "refused"
       ? (answer.reason ?? "executor-error")
       : "executor-error"
+
+/**
+ * What a movement is in the merchant's balance: its type and the record that caused it. A checkout's
+ * movement names its session in `detail.sessionId` (each attempt has a movement of its own); an invoice's
+ * cause id is the invoice's id and attempt.
+ */
+export const balanceSource = (
+  m: Pick<Movement, "cause" | "causeId" | "detail">
+): { readonly type: BalanceType; readonly sourceId: string } => {
+  switch (m.cause) {
+    case "mandate-charge":
+      return { type: "charge", sourceId: m.causeId }
+    case "qr-payment":
+      return { type: "qr_payment", sourceId: m.causeId }
+    case "checkout": {
+      const session = (m.detail as { readonly sessionId?: unknown } | null)?.sessionId
+      return { type: "checkout_payment", sourceId: typeof session === "string" ? session : m.causeId }
+    }
+    case "invoice":
+      return { type: "invoice", sourceId: m.causeId.split(":")[0]! }
+    case "refund":
+      return { type: "refund", sourceId: m.causeId }
+  }
+}

@@ -4,11 +4,12 @@
  * movement is committed pending before its call and settled after. Both are optional: without them every
  * environment moves money in the `Wallet` port inside laari's own transaction, as the built-in ledger does.
  */
-import { Context, type DateTime, type Duration, type Effect, Option } from "effect"
-import type { ServiceUnavailable } from "../kernel/Errors.js"
+import { Context, DateTime, type Duration, Effect, Option } from "effect"
+import { PaymentOutcomeUnknown, type ServiceUnavailable } from "../kernel/Errors.js"
 import type { Claim } from "../kernel/Storage.js"
-import type { CustomerId, Environment, MerchantId } from "../kernel/Ids.js"
-import type { Answer, Movement } from "./Movement.js"
+import type { CustomerId, Environment, MerchantId, Tenant } from "../kernel/Ids.js"
+import type { Answer, Cause, Movement, SettledBy, Settling } from "./Movement.js"
+import * as Movements from "./Movement.js"
 
 /** A payer as the core holds it. */
 export interface RemotePayer {
@@ -52,6 +53,25 @@ export interface MovementsRepo {
   readonly insert: (movement: Movement) => Effect.Effect<void, ServiceUnavailable>
   /** The movement, locked until the transaction ends. */
   readonly lock: (id: string) => Effect.Effect<Movement | undefined, ServiceUnavailable>
+  /** The movement of a cause, if it has one (unlocked). */
+  readonly byCause: (cause: Cause, causeId: string) => Effect.Effect<Movement | undefined, ServiceUnavailable>
+  /**
+   * The pending movements under `holdKey`: how many, and their sum. Call under the lock of what the key
+   * names, so no movement under it begins or settles meanwhile.
+   */
+  readonly held: (
+    holdKey: string
+  ) => Effect.Effect<{ readonly count: number; readonly amount: number }, ServiceUnavailable>
+  /**
+   * Whether a pending movement of the tenant's of `cause` carries `reference` (its detail's), after taking
+   * the reference's lock until the transaction ends: causes checking one reference at once go one after
+   * the other, each seeing the movement the one before committed.
+   */
+  readonly referenceHeld: (
+    tenant: Tenant,
+    cause: Cause,
+    reference: string
+  ) => Effect.Effect<boolean, ServiceUnavailable>
   readonly update: (movement: Movement) => Effect.Effect<void, ServiceUnavailable>
   /**
    * Up to `limit` pending movements due a look at `now`, oldest look first, locked, skipping those another
@@ -83,3 +103,60 @@ export const remoteOf = (
   Option.isSome(ledger) && Option.isSome(movements)
     ? { ledger: ledger.value, movements: movements.value }
     : undefined
+
+/**
+ * Settles movement `id` with `answer` once, in the caller's transaction: `first` runs with the movement
+ * as it stood pending (the cause writes its settled state), `again` with the movement someone settled
+ * before (the request and the resolver may both hold an answer), which answers what it came to.
+ */
+export const settleOnce = <A, E, R>(
+  movements: MovementsRepo,
+  id: string,
+  answer: Settling,
+  by: SettledBy,
+  first: (pending: Movement, now: DateTime.Utc) => Effect.Effect<A, E, R>,
+  again: (settled: Movement) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | ServiceUnavailable, R> =>
+  Effect.gen(function* () {
+    const now = yield* DateTime.now
+    const current = yield* movements.lock(id)
+    if (current === undefined) return yield* Effect.dieMessage(`movement ${id} lost`)
+    if (current.status !== "pending") return yield* again(current)
+    yield* movements.update(Movements.settle(current, answer, by, now))
+    return yield* first(current, now)
+  })
+
+/**
+ * A committed pending movement's call, then its settlement by `settle` (the resolver's too); a call that
+ * learnt nothing leaves it pending for the resolver and fails with `PaymentOutcomeUnknown`.
+ */
+export const sendThenSettle = <A, E, R>(
+  ledger: RemoteLedgerService,
+  movement: Movement,
+  settle: (id: string, answer: Settling, by: SettledBy) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | PaymentOutcomeUnknown, R> =>
+  Effect.flatMap(
+    ledger.send(movement),
+    (answer): Effect.Effect<A, E | PaymentOutcomeUnknown, R> =>
+      answer._tag === "unknown"
+        ? Effect.fail(PaymentOutcomeUnknown.forPayment())
+        : settle(movement.id, answer, "answer")
+  )
+
+/**
+ * The tenant's movement `id`, read under its lock (so a settlement in flight is waited for): for a retry
+ * of a request whose answer was unknown. Another tenant's is laari's bug (the key that names it is the
+ * tenant's own), a defect.
+ */
+export const tenantMovement = (
+  movements: MovementsRepo,
+  tenant: { readonly merchantId: string; readonly environment: Environment },
+  id: string
+): Effect.Effect<Movement, ServiceUnavailable> =>
+  Effect.flatMap(movements.lock(id), (movement) =>
+    movement === undefined ||
+    movement.merchantId !== tenant.merchantId ||
+    movement.environment !== tenant.environment
+      ? Effect.dieMessage(`movement ${id} is not this tenant's`)
+      : Effect.succeed(movement)
+  )

@@ -15,6 +15,12 @@ export const redirect = (location: string) => HttpServerResponse.empty({ status:
 /** A refusal as a page shows it: the domain's message and the status it is answered with. */
 export const problemOf = (e: unknown): { readonly status: number; readonly text: string } => {
   if (e instanceof Approvals.ApprovalLimited) return { status: 429, text: e.message }
+  // Sent to the wallet provider's core, no answer yet: paying again could pay twice.
+  if (e instanceof Errors.PaymentOutcomeUnknown)
+    return {
+      status: 503,
+      text: "Your payment is being confirmed with your wallet. You will be notified of the outcome within minutes; do not pay again meanwhile."
+    }
   if (e instanceof Errors.ServiceUnavailable)
     return { status: 503, text: "The service is busy. Try again shortly." }
   if (e instanceof Errors.InvalidRequest)

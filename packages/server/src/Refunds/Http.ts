@@ -1,9 +1,11 @@
 /**
- * Handlers of the refund endpoints: name the one payment, call the service.
+ * Handlers of the refund endpoints: name the one payment, call the service. A refund pending in the
+ * wallet provider's core ends `Idempotent.Later`: a retry under its key answers its movement's outcome.
  */
-import { Calendar, Errors, Refund, Refunds } from "@laari/core"
+import { Auth, Calendar, Errors, Refund, Refunds } from "@laari/core"
 import { Effect } from "effect"
 import { page } from "../Http/Fields.js"
+import * as Idempotent from "../Http/Idempotent.js"
 import * as Operation from "../Http/Operation.js"
 import { type CreateRefund, type RefundRead, RefundsApi, selectorFields } from "./Api.js"
 
@@ -49,42 +51,58 @@ const sourceOf = (p: typeof CreateRefund.Type): Effect.Effect<Refund.Selector, E
   )
 }
 
-export const RefundsLive = Operation.handlers(RefundsApi, (handlers) =>
-  Effect.gen(function* () {
-    const refunds = yield* Refunds.Refunds
-    return handlers
-      .handle("create", ({ payload }) =>
-        Effect.all([Operation.tenant, sourceOf(payload)]).pipe(
-          Effect.flatMap(([tenant, source]) =>
-            refunds.create(tenant, {
-              source,
-              amount: payload.amount,
-              reason: payload.reason ?? undefined,
-              reference: payload.reference ?? undefined,
-              description: payload.description ?? undefined
-            })
-          ),
-          Effect.map(json)
+export const RefundsLive = Effect.map(Refunds.Refunds, (refunds) =>
+  Operation.handlers(
+    RefundsApi,
+    (handlers) =>
+      handlers
+        .handle("create", ({ payload }) =>
+          Effect.all([Operation.tenant, sourceOf(payload)]).pipe(
+            Effect.flatMap(([tenant, source]) =>
+              refunds.start(tenant, {
+                source,
+                amount: payload.amount,
+                reason: payload.reason ?? undefined,
+                reference: payload.reference ?? undefined,
+                description: payload.description ?? undefined
+              })
+            ),
+            // Pending in the wallet provider's core: the call goes out once the movement is committed.
+            Effect.flatMap(
+              (step): Effect.Effect<Refund.Refund, Idempotent.Later> =>
+                step._tag === "settled"
+                  ? Effect.succeed(step.refund)
+                  : Effect.fail(
+                      new Idempotent.Later(step.movement.id, Effect.map(refunds.finish(step.movement), json))
+                    )
+            ),
+            Effect.map(json)
+          )
         )
-      )
-      .handle("get", ({ path }) =>
-        Operation.tenant.pipe(
-          Effect.flatMap((tenant) => refunds.get(tenant, path.id)),
-          Effect.map(json)
+        .handle("get", ({ path }) =>
+          Operation.tenant.pipe(
+            Effect.flatMap((tenant) => refunds.get(tenant, path.id)),
+            Effect.map(json)
+          )
         )
-      )
-      .handle("list", ({ urlParams }) =>
-        Operation.tenant.pipe(
-          Effect.flatMap((tenant) =>
-            refunds.list(tenant, {
-              chargeId: urlParams.charge_id,
-              qrPaymentId: urlParams.qr_payment_id,
-              invoiceId: urlParams.invoice_id,
-              ...page(urlParams)
-            })
-          ),
-          Effect.map((list) => list.map(json))
-        )
-      )
-  })
+        .handle("list", ({ urlParams }) =>
+          Operation.tenant.pipe(
+            Effect.flatMap((tenant) =>
+              refunds.list(tenant, {
+                chargeId: urlParams.charge_id,
+                qrPaymentId: urlParams.qr_payment_id,
+                invoiceId: urlParams.invoice_id,
+                ...page(urlParams)
+              })
+            ),
+            Effect.map((list) => list.map(json))
+          )
+        ),
+    {
+      resume: {
+        create: (principal, movementId) =>
+          Effect.map(refunds.outcome(Auth.tenantOf(principal), movementId), json)
+      }
+    }
+  )
 )

@@ -177,6 +177,12 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
         core_status text CHECK (core_status IN ('pending', 'posted', 'refused', 'cancelled')),
         PRIMARY KEY (date, transfer_id)
       );`)
+  ),
+  // What a pending movement holds beside a cap (`Movement.holdKey`): a dynamic QR code or a checkout
+  // session it pays, the payment it refunds; counted under the key by the cause, holding its lock.
+  "0024_wallet_movement_holds": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(`ALTER TABLE wallet_movements ADD COLUMN hold_key text;
+      CREATE INDEX wallet_movements_held ON wallet_movements (hold_key) WHERE status = 'pending';`)
   )
 }
 

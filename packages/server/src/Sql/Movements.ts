@@ -4,7 +4,7 @@
  * leaves; the resolver claims pending ones by their next look, skipping rows another process holds.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { type Movement, RemoteLedger } from "@laari/core"
+import { type Ids, type Movement, RemoteLedger } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
 import { Column, earliest, fromDate, int, json, one, repository, rows, toDate } from "./Repository.js"
 
@@ -15,6 +15,7 @@ const movements = rows<Movement.Movement>({
   kind: Column.as("kind"),
   cause: Column.as("cause"),
   causeId: Column.as("cause_id"),
+  holdKey: Column.as("hold_key"),
   customerId: Column.as("customer_id"),
   from: Column.as("from_wallet"),
   to: Column.as("to_wallet"),
@@ -51,6 +52,10 @@ const changing = [
   "posted_at"
 ] as const
 
+// The two-key advisory lock a cause takes on a reference its pending movements carry (apart from the
+// migrations' one-key lock and the webhook endpoints' `7_302_621`).
+const ReferenceLock = 7_302_622
+
 export const makeMovements = Effect.map(SqlClient.SqlClient, (sql) => {
   const fromRows = one(movements.fromRow)
   return repository({
@@ -60,6 +65,25 @@ export const makeMovements = Effect.map(SqlClient.SqlClient, (sql) => {
     },
     lock: (id: string) =>
       sql`SELECT * FROM wallet_movements WHERE id = ${id} FOR UPDATE`.pipe(Effect.map(fromRows)),
+    byCause: (cause: Movement.Cause, causeId: string) =>
+      sql`SELECT * FROM wallet_movements WHERE cause = ${cause} AND cause_id = ${causeId}`.pipe(
+        Effect.map(fromRows)
+      ),
+    held: (holdKey: string) =>
+      sql<{ readonly n: number | string; readonly amount: number | string }>`SELECT count(*) AS n,
+          coalesce(sum(amount), 0) AS amount FROM wallet_movements
+          WHERE hold_key = ${holdKey} AND status = 'pending'`.pipe(
+        Effect.map((found) => ({ count: int(found[0]?.n ?? 0), amount: int(found[0]?.amount ?? 0) }))
+      ),
+    referenceHeld: (tenant: Ids.Tenant, cause: Movement.Cause, reference: string) =>
+      Effect.gen(function* () {
+        yield* sql`SELECT pg_advisory_xact_lock(${ReferenceLock}::int,
+          hashtext(${tenant.merchantId} || ':' || ${tenant.environment} || ':' || ${cause} || ':' || ${reference}))`
+        const found = yield* sql<{ readonly held: boolean }>`SELECT EXISTS (SELECT 1 FROM wallet_movements
+            WHERE merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment}
+              AND cause = ${cause} AND status = 'pending' AND detail->>'reference' = ${reference}) AS held`
+        return found[0]?.held === true
+      }),
     update: (m: Movement.Movement) => {
       const row = movements.toRow(m)
       const set = Object.fromEntries(changing.map((c) => [c, row[c]]))

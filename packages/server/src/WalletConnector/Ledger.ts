@@ -7,8 +7,19 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Connector, Crypto, Errors, type Ids, type Movement, RemoteLedger, Store, Wallet } from "@laari/core"
+import {
+  type Balance,
+  Connector,
+  Crypto,
+  Errors,
+  type Ids,
+  type Movement,
+  RemoteLedger,
+  Store,
+  Wallet
+} from "@laari/core"
 import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
+import * as MovementBalance from "./Balance.js"
 import * as Breaker from "./Breaker.js"
 import * as Client from "./Client.js"
 import { type WalletConnectorConfig, clientConfig } from "./Config.js"
@@ -222,11 +233,20 @@ const walletLayer = (config: WalletConnectorConfig) =>
  */
 export const connectorLayer = (
   config: WalletConnectorConfig | undefined
-): Layer.Layer<never, never, SqlClient.SqlClient | Store.Customers | Crypto.Crypto | Wallet.Wallet> =>
+): Layer.Layer<
+  never,
+  never,
+  SqlClient.SqlClient | Store.Customers | Crypto.Crypto | Wallet.Wallet | Balance.LedgerReads
+> =>
   // Provided by tag only: core asks for them with `serviceOption`, which needs nothing in the types.
   config === undefined
     ? Layer.empty
-    : Layer.mergeAll(layer(config), customersLayer(config), walletLayer(config)).pipe(
+    : Layer.mergeAll(
+        layer(config),
+        customersLayer(config),
+        walletLayer(config),
+        MovementBalance.layer(config)
+      ).pipe(
         Layer.provide(Client.layer(clientConfig(config)).pipe(Layer.provide(FetchHttpClient.layer))),
         Layer.provideMerge(Movements.movementsLayer)
       )
