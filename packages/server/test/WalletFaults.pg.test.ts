@@ -13,10 +13,10 @@
  * - reconciliation of the day finds no break.
  */
 import { randomUUID } from "node:crypto"
-import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as HttpFaults from "./support/HttpFaults.js"
 import * as ServerProcess from "./support/ServerProcess.js"
+import * as Rig from "./support/WalletFaultRig.js"
 import { postgresUrl } from "./support/TestDatabase.js"
 import * as TestServer from "./support/TestServer.js"
 import * as WalletCore from "./support/WalletCore.js"
@@ -64,15 +64,7 @@ suite("the wallet connector under faults", () => {
     LAARI_WALLET_CANCEL_AFTER_S: "8"
   })
   const api = () => TestServer.client(laari.baseUrl)
-  const query = async <A>(statement: string): Promise<Array<A>> => {
-    const client = new pg.Client({ connectionString: laariDb.url })
-    await client.connect()
-    try {
-      return (await client.query(statement)).rows as Array<A>
-    } finally {
-      await client.end()
-    }
-  }
+  const query = <A>(statement: string) => Rig.query<A>(laariDb.url, statement)
 
   const startLaari = async () => {
     laari = await ServerProcess.start({ env: env(), ...(port === 0 ? {} : { port }) })
@@ -82,23 +74,16 @@ suite("the wallet connector under faults", () => {
   /** A keyed charge retried under its key until its answer is final, within a bound. */
   const charge = async (mandateId: string): Promise<Outcome> => {
     const idempotencyKey = randomUUID()
-    const deadline = Date.now() + 120_000
-    for (let attempts = 1; ; attempts++) {
-      const res = await api()
-        .request("POST", `/mandates/${mandateId}/charges`, {
+    const { response: res, attempts } = await Rig.untilFinal(
+      () =>
+        api().request("POST", `/mandates/${mandateId}/charges`, {
           key,
           body: { amount: Charge },
           headers: { "idempotency-key": idempotencyKey }
-        })
-        .catch(() => undefined) // laari itself killed mid-request: retry
-      if (res !== undefined && res.status !== 503 && res.status !== 409)
-        return { status: res.status, code: res.body?.code, chargeId: res.body?.id, attempts }
-      const seen = res === undefined ? "no answer" : `${res.status} ${res.body?.code}`
-      interim.set(seen, (interim.get(seen) ?? 0) + 1)
-      if (Date.now() > deadline)
-        throw new Error(`no final answer for ${idempotencyKey}: ${res?.status} ${res?.text}`)
-      await new Promise((r) => setTimeout(r, 250))
-    }
+        }),
+      interim
+    )
+    return { status: res.status, code: res.body?.code, chargeId: res.body?.id, attempts }
   }
 
   const mandate = async () => {
@@ -116,17 +101,7 @@ suite("the wallet connector under faults", () => {
     return res.body.id as string
   }
 
-  const settled = async () => {
-    const deadline = Date.now() + 120_000
-    for (;;) {
-      const [row] = await query<{ n: string }>(
-        `SELECT count(*) AS n FROM wallet_movements WHERE status = 'pending'`
-      )
-      if (Number(row!.n) === 0) return
-      if (Date.now() > deadline) throw new Error(`${row!.n} movements still pending`)
-      await new Promise((r) => setTimeout(r, 250))
-    }
-  }
+  const settled = () => Rig.settled(laariDb.url)
 
   /** Charges of fresh mandates, all at once, while `during` runs; then everything settled and checked. */
   const round = async (name: string, during: () => Promise<void> = async () => {}) => {
@@ -187,8 +162,7 @@ suite("the wallet connector under faults", () => {
     const money = await core.totals()
     expect(money.balances).toBe(money.opening)
     // Reconciliation of today (Maldives) through the operator API: no break.
-    const today = new Date(Date.now() + 5 * 3_600_000).toISOString().slice(0, 10)
-    const run = await api().ops("POST", "/ops/reconciliation/runs", { date: today })
+    const run = await api().ops("POST", "/ops/reconciliation/runs", { date: Rig.maldivesToday() })
     expect(run.status).toBe(200)
     expect(run.body.breaks).toEqual([])
     return run.body.breaks.length as number
