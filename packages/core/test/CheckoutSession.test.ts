@@ -291,7 +291,9 @@ describe("transitions", () => {
     const settledAt = DateTime.add(edge, { minutes: 2 })
     const done = CheckoutSession.complete(s, settledAt, { ...settle, openAt: taken })
     expect(Either.isRight(done) && done.right.status).toBe("COMPLETE")
-    expect(CheckoutSession.complete(s, settledAt, { ...settle, openAt: edge })).toEqual(Either.left("expired"))
+    expect(CheckoutSession.complete(s, settledAt, { ...settle, openAt: edge })).toEqual(
+      Either.left("expired")
+    )
     expect(CheckoutSession.complete(s, settledAt, settle)).toEqual(Either.left("expired"))
   })
 

@@ -268,6 +268,24 @@ suite("every kind of payment through the wallet connector under faults", () => {
     await round("500 and reset")
   }, 180_000)
 
+  it("the core's answers lost until laari cancels: the cancel's answer is final", async () => {
+    faults.setFaults([
+      { fault: "reset", method: "POST", path: transfers, count: 10 },
+      { fault: "error-500-before", method: "GET", path: /^\/transfers\/[^/]+$/, count: 200 }
+    ])
+    await round("lost until cancelled")
+  }, 240_000)
+
+  it("the core killed with SIGKILL mid-payment and restarted", async () => {
+    faults.setFaults([{ fault: "delay", ms: 300, method: "POST", path: transfers, count: 100 }])
+    await round("core SIGKILL", async () => {
+      await new Promise((r) => setTimeout(r, 200))
+      await core.kill()
+      await new Promise((r) => setTimeout(r, 2_000))
+      await core.restart()
+    })
+  }, 240_000)
+
   it("laari killed with SIGKILL mid-payment and restarted", async () => {
     faults.setFaults([{ fault: "delay", ms: 400, method: "POST", path: transfers, count: 100 }])
     await round("laari SIGKILL", async () => {
