@@ -88,7 +88,8 @@ const all = [
   [20, "customer_payments"],
   [21, "event_failures"],
   [22, "wallet_movements"],
-  [23, "reconciliation"]
+  [23, "reconciliation"],
+  [24, "wallet_movement_holds"]
 ]
 
 describe("PGlite", () => {
