@@ -26,7 +26,8 @@ import {
   remoteOf,
   sendThenSettle,
   settleOnce,
-  tenantMovement
+  tenantMovement,
+  remoteFor
 } from "../wallet/RemoteLedger.js"
 import type { RefusalReason } from "../wallet/Wallet.js"
 import * as BillingEvents from "./BillingEvents.js"
@@ -97,7 +98,7 @@ export class CheckoutPayments extends Effect.Service<CheckoutPayments>()("laari/
     )
 
     /** The core's ports when this environment's money lives there. */
-    const remoteFor = (environment: Environment) => (remote?.ledger.handles(environment) ? remote : undefined)
+    const remoteIn = (environment: Environment) => remoteFor(remote, environment)
 
     /**
      * The session paid, in the caller's transaction holding its lock: `PAYMENT` completes it; `SUBSCRIPTION`
@@ -175,7 +176,7 @@ export class CheckoutPayments extends Effect.Service<CheckoutPayments>()("laari/
 
     /** Whether a movement paying the session is pending in the core. The caller holds the session's lock. */
     const pendingOn = (s: CheckoutSession.CheckoutSession) => {
-      const away = remoteFor(s.environment)
+      const away = remoteIn(s.environment)
       return away === undefined
         ? Effect.succeed(false)
         : Effect.map(away.movements.held(holdKey(s)), (held) => held.count > 0)
@@ -195,7 +196,7 @@ export class CheckoutPayments extends Effect.Service<CheckoutPayments>()("laari/
       now: DateTime.Utc
     ) =>
       Effect.gen(function* () {
-        const away = remoteFor(s.environment)
+        const away = remoteIn(s.environment)
         if (away === undefined) return yield* Effect.dieMessage("no wallet connector for this environment")
         const payer = yield* away.ledger.payer({ id: customerId, environment: s.environment })
         if (payer === undefined) return yield* declined("executor-error")
@@ -302,6 +303,6 @@ export class CheckoutPayments extends Effect.Service<CheckoutPayments>()("laari/
       return yield* result
     })
 
-    return { remoteFor, paid, pendingOn, begin, settle, finish, outcome } as const
+    return { remoteFor: remoteIn, paid, pendingOn, begin, settle, finish, outcome } as const
   })
 }) {}

@@ -27,7 +27,8 @@ import {
   remoteOf,
   sendThenSettle,
   settleOnce,
-  tenantMovement
+  tenantMovement,
+  remoteFor
 } from "../wallet/RemoteLedger.js"
 import { type RefusalReason, Wallet } from "../wallet/Wallet.js"
 import * as Mandate from "./Mandate.js"
@@ -115,7 +116,7 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
     )
 
     /** The core's ports when this environment's money lives there. */
-    const remoteFor = (environment: Environment) => (remote?.ledger.handles(environment) ? remote : undefined)
+    const remoteIn = (environment: Environment) => remoteFor(remote, environment)
 
     const emit = (type: EventType.Type, m: Mandate.Mandate, object: Outbox.EventObject, now: DateTime.Utc) =>
       record(type, m, object, now)
@@ -184,7 +185,7 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
         Effect.gen(function* () {
           const now = yield* DateTime.now
           const m = yield* find(tenant, idOrReference, true)
-          const away = remoteFor(m.environment)
+          const away = remoteIn(m.environment)
           const reference = request.reference ?? m.reference
           const description = request.description ?? m.title
           const charge = { amount: request.amount, reference, description }
@@ -412,7 +413,7 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
     // Named as the command it is: a charge's span is `Mandates.charge`, whichever ledger it moves money in.
     const start = Telemetry.fn("Mandates.charge")(
       function* (tenant: Tenant, idOrReference: string, request: ChargeRequest) {
-        const away = remoteFor(tenant.environment)
+        const away = remoteIn(tenant.environment)
         if (away !== undefined && !(yield* away.ledger.accepting)) return yield* walletUnavailable()
         const step = yield* begin(tenant, idOrReference, request, yield* crypto.uuid)
         yield* countSettled(step)

@@ -25,7 +25,8 @@ import {
   remoteOf,
   sendThenSettle,
   settleOnce,
-  tenantMovement
+  tenantMovement,
+  remoteFor
 } from "../wallet/RemoteLedger.js"
 import type { RefusalReason } from "../wallet/Wallet.js"
 import type * as QrCode from "./QrCode.js"
@@ -83,7 +84,7 @@ export class QrPayments extends Effect.Service<QrPayments>()("laari/QrPayments",
     )
 
     /** The core's ports when this environment's money lives there. */
-    const remoteFor = (environment: Environment) => (remote?.ledger.handles(environment) ? remote : undefined)
+    const remoteIn = (environment: Environment) => remoteFor(remote, environment)
 
     /** A payment that went through, in the caller's transaction: its row, its event, the customer's notice. */
     const recorded = (payment: QrCode.Payment, title: string, merchantName: string, now: DateTime.Utc) =>
@@ -114,7 +115,7 @@ export class QrPayments extends Effect.Service<QrPayments>()("laari/QrPayments",
      * movement settles (refused, the code is payable again). The caller holds the code's lock.
      */
     const pendingOn = (code: QrCode.QrCode) => {
-      const away = remoteFor(code.environment)
+      const away = remoteIn(code.environment)
       return code.type === "DYNAMIC" && away !== undefined
         ? Effect.map(away.movements.held(holdKey(code)), (held) => held.count > 0)
         : Effect.succeed(false)
@@ -134,7 +135,7 @@ export class QrPayments extends Effect.Service<QrPayments>()("laari/QrPayments",
       now: DateTime.Utc
     ) =>
       Effect.gen(function* () {
-        const away = remoteFor(code.environment)
+        const away = remoteIn(code.environment)
         if (away === undefined) return yield* Effect.dieMessage("no wallet connector for this environment")
         const payer = yield* away.ledger.payer({ id: customerId, environment: code.environment })
         if (payer === undefined) return yield* declined("executor-error")
@@ -240,6 +241,6 @@ export class QrPayments extends Effect.Service<QrPayments>()("laari/QrPayments",
       return yield* yield* outcomeOf(movement)
     })
 
-    return { remoteFor, recorded, pendingOn, begin, settle, finish, outcome } as const
+    return { remoteFor: remoteIn, recorded, pendingOn, begin, settle, finish, outcome } as const
   })
 }) {}

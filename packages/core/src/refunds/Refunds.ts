@@ -27,7 +27,8 @@ import {
   remoteOf,
   sendThenSettle,
   settleOnce,
-  tenantMovement
+  tenantMovement,
+  remoteFor
 } from "../wallet/RemoteLedger.js"
 import { Wallet } from "../wallet/Wallet.js"
 
@@ -110,7 +111,7 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
     const find = findOrFail(store.find, () => new RefundNotFound())
 
     /** The core's ports when this environment's money lives there. */
-    const remoteFor = (environment: Environment) => (remote?.ledger.handles(environment) ? remote : undefined)
+    const remoteIn = (environment: Environment) => remoteFor(remote, environment)
 
     /** The one payment of the tenant's that `selector` names, or why there is none. */
     const resolve = (tenant: Tenant, selector: Refund.Selector) =>
@@ -179,7 +180,7 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
           const source = yield* resolve(tenant, request.source)
           const payment = yield* store.lockPayment(tenant, source)
           if (payment === undefined) return yield* PaymentNotFound.of(source.kind)
-          const away = remoteFor(tenant.environment)
+          const away = remoteIn(tenant.environment)
           const decided =
             away === undefined
               ? Refund.decide(payment, request.amount)
@@ -310,7 +311,7 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
      * committed and nothing sent.
      */
     const start = Telemetry.fn("Refunds.create")(function* (tenant: Tenant, request: RefundRequest) {
-      const away = remoteFor(tenant.environment)
+      const away = remoteIn(tenant.environment)
       if (away !== undefined && !(yield* away.ledger.accepting)) return yield* walletUnavailable()
       return yield* begin(tenant, request, Refund.RefundId.make(yield* crypto.uuid))
     }, Telemetry.withTenant)

@@ -96,6 +96,10 @@ export interface Remote {
   readonly movements: MovementsRepo
 }
 
+/** The core's ports when `environment`'s money lives there, else none. */
+export const remoteFor = (remote: Remote | undefined, environment: Environment): Remote | undefined =>
+  remote?.ledger.handles(environment) ? remote : undefined
+
 export const remoteOf = (
   ledger: Option.Option<RemoteLedgerService>,
   movements: Option.Option<MovementsRepo>
