@@ -24,6 +24,7 @@ import {
   MovementsStore,
   RemoteLedger,
   remoteOf,
+  pending,
   sendThenSettle,
   settleOnce,
   tenantMovement,
@@ -282,11 +283,13 @@ export class CheckoutPayments extends Effect.Service<CheckoutPayments>()("laari/
         })
       )
 
-    /** The second step: the call, then the settlement; no answer leaves it pending for the resolver. */
-    const finish = Telemetry.fn("CheckoutPayments.finish")(function* (movement: Movement.Movement) {
-      if (remote === undefined) return yield* Effect.dieMessage("no wallet connector")
-      return yield* yield* sendThenSettle(remote.ledger, movement, settle)
-    })
+    /** The second step, in two: the call, then the settlement; no answer leaves it pending for the resolver. */
+    const steps = (movement: Movement.Movement) => pending(remote, movement, settle)
+
+    /** The second step whole. */
+    const finish = Telemetry.fn("CheckoutPayments.finish")((movement: Movement.Movement) =>
+      sendThenSettle(steps(movement))
+    )
 
     /** A payment's outcome by its movement, for a retry of a request whose answer was unknown. */
     const outcome = Telemetry.fn("CheckoutPayments.outcome")(function* (
@@ -303,6 +306,6 @@ export class CheckoutPayments extends Effect.Service<CheckoutPayments>()("laari/
       return yield* result
     })
 
-    return { remoteFor: remoteIn, paid, pendingOn, begin, settle, finish, outcome } as const
+    return { remoteFor: remoteIn, paid, pendingOn, begin, settle, finish, steps, outcome } as const
   })
 }) {}

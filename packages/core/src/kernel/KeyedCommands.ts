@@ -73,18 +73,30 @@ export class KeyedCommands extends Effect.Service<KeyedCommands>()("laari/KeyedC
     })
 
     /**
-     * Replaces the answer stored under `scope`'s key: a first run answered before its outcome was known
-     * (a payment pending in the wallet provider's core), now known. Waits for the key's row like a
-     * duplicate; one still held past the bound is left as it is (the next retry rewrites it).
+     * Replaces the answer stored under `scope`'s key with the one `outcome` comes to: a first run answered
+     * before its outcome was known (a payment pending in the wallet provider's core), now known. `outcome`
+     * runs in the same transaction, so a settlement and the answer stored for it commit together. Waits
+     * for the key's row like a duplicate; one still held past the bound is left as it is (the next retry
+     * rewrites it), the outcome's writes committed all the same.
      */
-    const rewrite = (scope: Idempotency.Scope, fingerprint: string, response: Idempotency.StoredResponse) =>
+    const rewriteWith = <A, E, R>(
+      scope: Idempotency.Scope,
+      fingerprint: string,
+      outcome: Effect.Effect<{ readonly response: Idempotency.StoredResponse; readonly result: A }, E, R>
+    ) =>
       tx.withTransaction(
         Effect.gen(function* () {
+          const kept = yield* outcome
           const claim = yield* store.claim(scope, fingerprint, yield* DateTime.now)
-          if (claim._tag !== "Busy") yield* store.complete(scope, response)
+          if (claim._tag !== "Busy") yield* store.complete(scope, kept.response)
+          return kept.result
         })
       )
 
-    return { once, rewrite } as const
+    /** `rewriteWith` of an answer already known. */
+    const rewrite = (scope: Idempotency.Scope, fingerprint: string, response: Idempotency.StoredResponse) =>
+      rewriteWith(scope, fingerprint, Effect.succeed({ response, result: undefined }))
+
+    return { once, rewrite, rewriteWith } as const
   })
 }) {}

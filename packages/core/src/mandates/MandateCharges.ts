@@ -25,6 +25,7 @@ import {
   MovementsStore,
   RemoteLedger,
   remoteOf,
+  pending,
   sendThenSettle,
   settleOnce,
   tenantMovement,
@@ -338,7 +339,7 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
           })
         )
         .pipe(
-          // Counted once, by whoever settled it, once committed.
+          // Counted once, by whoever settled it (before the commit of a request that stores its answer with it).
           Effect.tap(({ outcome, first }) =>
             first
               ? Counters.count(Charges, Either.isRight(outcome) ? "succeeded" : outcome.left.code)
@@ -395,11 +396,13 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
           return { outcome: Either.left(refusal), first: true }
         })
 
-    /** The second step: the call, then the settlement; no answer leaves it pending for the resolver. */
-    const finish = Telemetry.fn("MandateCharges.finish")(function* (movement: Movement.Movement) {
-      if (remote === undefined) return yield* Effect.dieMessage("no wallet connector")
-      return yield* yield* sendThenSettle(remote.ledger, movement, settle)
-    })
+    /** The second step, in two: the call, then the settlement; no answer leaves it pending for the resolver. */
+    const steps = (movement: Movement.Movement) => pending(remote, movement, settle)
+
+    /** The second step whole. */
+    const finish = Telemetry.fn("MandateCharges.finish")((movement: Movement.Movement) =>
+      sendThenSettle(steps(movement))
+    )
 
     const countSettled = (step: Step) =>
       step._tag === "settled"
@@ -443,6 +446,7 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
       charge,
       start,
       finish,
+      steps,
       settle,
       outcome
     } as const

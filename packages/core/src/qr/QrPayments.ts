@@ -23,6 +23,7 @@ import {
   MovementsStore,
   RemoteLedger,
   remoteOf,
+  pending,
   sendThenSettle,
   settleOnce,
   tenantMovement,
@@ -228,11 +229,13 @@ export class QrPayments extends Effect.Service<QrPayments>()("laari/QrPayments",
         })
       )
 
-    /** The second step: the call, then the settlement; no answer leaves it pending for the resolver. */
-    const finish = Telemetry.fn("QrPayments.finish")(function* (movement: Movement.Movement) {
-      if (remote === undefined) return yield* Effect.dieMessage("no wallet connector")
-      return yield* yield* sendThenSettle(remote.ledger, movement, settle)
-    })
+    /** The second step, in two: the call, then the settlement; no answer leaves it pending for the resolver. */
+    const steps = (movement: Movement.Movement) => pending(remote, movement, settle)
+
+    /** The second step whole. */
+    const finish = Telemetry.fn("QrPayments.finish")((movement: Movement.Movement) =>
+      sendThenSettle(steps(movement))
+    )
 
     /** A payment's outcome by its movement, for a retry of a request whose answer was unknown. */
     const outcome = Telemetry.fn("QrPayments.outcome")(function* (tenant: Tenant, movementId: string) {
@@ -241,6 +244,6 @@ export class QrPayments extends Effect.Service<QrPayments>()("laari/QrPayments",
       return yield* yield* outcomeOf(movement)
     })
 
-    return { remoteFor: remoteIn, recorded, pendingOn, begin, settle, finish, outcome } as const
+    return { remoteFor: remoteIn, recorded, pendingOn, begin, settle, finish, steps, outcome } as const
   })
 }) {}

@@ -25,6 +25,7 @@ import {
   MovementsStore,
   RemoteLedger,
   remoteOf,
+  pending,
   sendThenSettle,
   settleOnce,
   tenantMovement,
@@ -300,11 +301,13 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
         })
       )
 
-    /** The second step: the call, then the settlement; no answer leaves it pending for the resolver. */
-    const finish = Telemetry.fn("Refunds.finish")(function* (movement: Movement.Movement) {
-      if (remote === undefined) return yield* Effect.dieMessage("no wallet connector")
-      return yield* yield* sendThenSettle(remote.ledger, movement, settle)
-    })
+    /** The second step, in two: the call, then the settlement; no answer leaves it pending for the resolver. */
+    const steps = (movement: Movement.Movement) => pending(remote, movement, settle)
+
+    /** The second step whole. */
+    const finish = Telemetry.fn("Refunds.finish")((movement: Movement.Movement) =>
+      sendThenSettle(steps(movement))
+    )
 
     /**
      * `POST /refunds`' first step under a new refund id. The core's circuit open refuses at once, nothing
@@ -340,7 +343,7 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
       Telemetry.withTenant
     )
 
-    return { create, start, finish, settle, outcome, get, list } as const
+    return { create, start, finish, steps, settle, outcome, get, list } as const
   })
 }) {}
 

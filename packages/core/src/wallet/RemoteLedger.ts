@@ -131,21 +131,48 @@ export const settleOnce = <A, E, R>(
   })
 
 /**
- * A committed pending movement's call, then its settlement by `settle` (the resolver's too); a call that
- * learnt nothing leaves it pending for the resolver and fails with `PaymentOutcomeUnknown`.
+ * A committed pending movement's two steps: its call (`send`, outside any transaction), then its
+ * settlement by the call's answer (`settle`, which joins the transaction it runs in, so a keyed request's
+ * stored answer commits with it). A call that learnt nothing leaves the movement pending for the resolver
+ * and fails with `PaymentOutcomeUnknown`.
  */
-export const sendThenSettle = <A, E, R>(
-  ledger: RemoteLedgerService,
+export interface Pending<A, E = never, R = never> {
+  readonly send: Effect.Effect<Settling, PaymentOutcomeUnknown>
+  readonly settle: (answer: Settling) => Effect.Effect<A, E, R>
+}
+
+/**
+ * The two steps of `movement` in `remote`, settled by a cause's `settle` (the resolver's too), whose
+ * value is the outcome: the cause's result, or its refusal.
+ */
+export const pending = <A, E1, E2, R>(
+  remote: { readonly ledger: RemoteLedgerService } | undefined,
   movement: Movement,
-  settle: (id: string, answer: Settling, by: SettledBy) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | PaymentOutcomeUnknown, R> =>
-  Effect.flatMap(
-    ledger.send(movement),
-    (answer): Effect.Effect<A, E | PaymentOutcomeUnknown, R> =>
-      answer._tag === "unknown"
-        ? Effect.fail(PaymentOutcomeUnknown.forPayment())
-        : settle(movement.id, answer, "answer")
-  )
+  settle: (id: string, answer: Settling, by: SettledBy) => Effect.Effect<Effect.Effect<A, E1>, E2, R>
+): Pending<A, E1 | E2, R> => ({
+  send:
+    remote === undefined
+      ? Effect.dieMessage("no wallet connector")
+      : Effect.flatMap(
+          remote.ledger.send(movement),
+          (answer): Effect.Effect<Settling, PaymentOutcomeUnknown> =>
+            answer._tag === "unknown"
+              ? Effect.fail(PaymentOutcomeUnknown.forPayment())
+              : Effect.succeed(answer)
+        ),
+  settle: (answer) => Effect.flatten(settle(movement.id, answer, "answer"))
+})
+
+/** Both steps, one after the other. */
+export const sendThenSettle = <A, E, R>(
+  steps: Pending<A, E, R>
+): Effect.Effect<A, E | PaymentOutcomeUnknown, R> => Effect.flatMap(steps.send, steps.settle)
+
+/** The steps with their settlement passed through `f` (how the endpoint answers the outcome). */
+export const answeredBy = <A, E, R, B, E2, R2>(
+  steps: Pending<A, E, R>,
+  f: (settlement: Effect.Effect<A, E, R>) => Effect.Effect<B, E2, R2>
+): Pending<B, E2, R2> => ({ send: steps.send, settle: (answer) => f(steps.settle(answer)) })
 
 /**
  * The tenant's movement `id`, read under its lock (so a settlement in flight is waited for): for a retry

@@ -1,11 +1,11 @@
 /**
- * `Idempotency-Key` on creates, charges, revokes, deactivations and cancellations (DESIGN section 9):
+ * `Idempotency-Key` on creates, charges, revokes, deactivations and cancellations:
  * a retry replays the first response byte for byte with `Idempotent-Replay: true`.
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { type Auth, Errors, type Idempotency, KeyedCommands } from "@laari/core"
+import { type Auth, Errors, type Idempotency, KeyedCommands, RemoteLedger } from "@laari/core"
 import { Context, Effect, Either, type ParseResult, Schema } from "effect"
 import * as Keys from "../Platform/Keys.js"
 import * as Answers from "./Answers.js"
@@ -31,16 +31,22 @@ const ReplayHeader = { "idempotent-replay": "true" } as const
 /**
  * A command whose outcome is settled after its transaction commits: a payment committed pending in the
  * wallet provider's core, whose call goes out once the pending movement (and the key's claim) are
- * committed. `finish` is the rest of the handler (the call, the settlement, the answer's encoding). A
- * `503 OUTCOME_UNKNOWN` to anything that does not know it, which is what it stands for until finished.
+ * committed. `steps` are the rest of the handler: the call, then the settlement by its answer (with the
+ * answer's encoding), which commits with the answer stored under the key. A `503 OUTCOME_UNKNOWN` to
+ * anything that does not know it, which is what it stands for until finished.
  */
 export class Later extends Errors.PaymentOutcomeUnknown {
   constructor(
     /** The pending movement: a retry under the key asks `Resume` for its outcome. */
     readonly movementId: string,
-    readonly finish: Effect.Effect<unknown, unknown>
+    readonly steps: RemoteLedger.Pending<unknown, unknown>
   ) {
     super({ message: Errors.PaymentOutcomeUnknown.forPayment().message })
+  }
+
+  /** Both steps, for a request without a key. */
+  get finish(): Effect.Effect<unknown, unknown> {
+    return RemoteLedger.sendThenSettle(this.steps)
   }
 }
 
@@ -65,7 +71,7 @@ const stored = (r: Idempotency.StoredResponse) => {
 }
 
 /**
- * For a response that carries a secret (issue 23, item 2): what the table keeps instead of the encoded
+ * For a response that carries a secret: what the table keeps instead of the encoded
  * body (`store`), and what a replay sends from what was kept (`replay`), so no stored response holds one.
  */
 export interface Concealed {
@@ -240,10 +246,20 @@ export const idempotent = <A, E, R>(
     const outcome: Outcome = yield* keyed
       .once({ scope, fingerprint, ahead: request.ahead }, command, answers)
       .pipe(aborted)
-    // Committed pending with the key's claim: now the call, and the answer stored in place of the pending one.
+    // Committed pending with the key's claim: now the call, then the settlement and the answer stored in
+    // place of the pending one, in one transaction. No answer (a 5xx) leaves the pending one kept.
     if (Either.isLeft(outcome) && outcome.left instanceof Later) {
-      const finished = yield* Effect.either(outcome.left.finish as Effect.Effect<A, Failure>)
-      return yield* yield* settled(finished).pipe(aborted)
+      const steps = outcome.left.steps as RemoteLedger.Pending<A, Failure>
+      const sent = yield* Effect.either(steps.send)
+      if (Either.isLeft(sent)) return yield* Effect.fail(sent.left as unknown as Failure)
+      const answered = Effect.flatMap(Effect.either(steps.settle(sent.right)), encode)
+      return yield* yield* keyed
+        .rewriteWith(
+          scope,
+          fingerprint,
+          Effect.map(answered, (kept) => ({ response: kept.response, result: kept.result as Outcome }))
+        )
+        .pipe(aborted)
     }
     return yield* outcome
   })

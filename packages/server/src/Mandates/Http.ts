@@ -2,7 +2,7 @@
  * Handlers of the mandate endpoints: decode into the domain's terms, call the service (the scope and the
  * idempotency key are the endpoints' declarations, applied by `Operation.group`).
  */
-import { Auth, Calendar, Errors, type Mandate, MandateCharges, Mandates } from "@laari/core"
+import { Auth, Calendar, Errors, type Mandate, MandateCharges, Mandates, RemoteLedger } from "@laari/core"
 import { Effect, Option } from "effect"
 import { ServerConfigTag } from "../Platform/Config.js"
 import { page } from "../Http/Fields.js"
@@ -87,7 +87,10 @@ export const MandatesLive = Effect.map(
                     step._tag === "settled"
                       ? step.outcome
                       : Effect.fail(
-                          new Idempotent.Later(step.movement.id, answered(charging.finish(step.movement)))
+                          new Idempotent.Later(
+                            step.movement.id,
+                            RemoteLedger.answeredBy(charging.steps(step.movement), answered)
+                          )
                         )
                 ),
                 answered

@@ -2,7 +2,7 @@
  * Handlers of the refund endpoints: name the one payment, call the service. A refund pending in the
  * wallet provider's core ends `Idempotent.Later`: a retry under its key answers its movement's outcome.
  */
-import { Auth, Calendar, Errors, Refund, Refunds } from "@laari/core"
+import { Auth, Calendar, Errors, Refund, Refunds, RemoteLedger } from "@laari/core"
 import { Effect } from "effect"
 import { page } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
@@ -73,7 +73,10 @@ export const RefundsLive = Effect.map(Refunds.Refunds, (refunds) =>
                 step._tag === "settled"
                   ? Effect.succeed(step.refund)
                   : Effect.fail(
-                      new Idempotent.Later(step.movement.id, Effect.map(refunds.finish(step.movement), json))
+                      new Idempotent.Later(
+                        step.movement.id,
+                        RemoteLedger.answeredBy(refunds.steps(step.movement), Effect.map(json))
+                      )
                     )
             ),
             Effect.map(json)

@@ -10,6 +10,7 @@ import {
   Merchants,
   QrCodes,
   QrPayments,
+  RemoteLedger,
   Subscriptions
 } from "@laari/core"
 import { Effect } from "effect"
@@ -113,7 +114,10 @@ export const TestHelpersLive = Effect.map(
                       : Effect.fail(
                           new Idempotent.Later(
                             step.movement.id,
-                            Effect.map(qrPayments.finish(step.movement), QrJson.payment)
+                            RemoteLedger.answeredBy(
+                              qrPayments.steps(step.movement),
+                              Effect.map(QrJson.payment)
+                            )
                           )
                         )
                   )
@@ -129,7 +133,7 @@ export const TestHelpersLive = Effect.map(
                   if (step._tag === "settled") return settledJson(step.settlement)
                   return yield* new Idempotent.Later(
                     step.movement.id,
-                    Effect.map(checkoutPayments.finish(step.movement), settledJson)
+                    RemoteLedger.answeredBy(checkoutPayments.steps(step.movement), Effect.map(settledJson))
                   )
                 })
               )

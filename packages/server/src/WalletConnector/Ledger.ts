@@ -5,7 +5,6 @@
  * sandbox payers a provider seeds); a merchant's is named by the merchant's id; fees go to
  * `LAARI_WALLET_FEE_WALLET`.
  */
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import {
   type Balance,
@@ -246,7 +245,4 @@ export const connectorLayer = (
         customersLayer(config),
         walletLayer(config),
         MovementBalance.layer(config)
-      ).pipe(
-        Layer.provide(Client.layer(clientConfig(config)).pipe(Layer.provide(FetchHttpClient.layer))),
-        Layer.provideMerge(Movements.movementsLayer)
-      )
+      ).pipe(Layer.provide(Client.live(clientConfig(config))), Layer.provideMerge(Movements.movementsLayer))

@@ -8,7 +8,6 @@
  * The operator runs a day now (`run`); the daily job runs the day before once it is over (`daily`). Either
  * claims the day's row first, so one process at a time runs a day.
  */
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { type Balance, type Connector, Errors, Reconciliation } from "@laari/core"
 import { Cause, Context, Data, DateTime, Duration, Effect, Either, Layer, Option } from "effect"
@@ -225,10 +224,6 @@ export const serverLayer: Layer.Layer<Reconciler, never, SqlClient.SqlClient | S
     Effect.map(ServerConfigTag, ({ walletConnector }) =>
       walletConnector === undefined
         ? layer()
-        : layer().pipe(
-            Layer.provide(
-              Client.layer(clientConfig(walletConnector)).pipe(Layer.provide(FetchHttpClient.layer))
-            )
-          )
+        : layer().pipe(Layer.provide(Client.live(clientConfig(walletConnector))))
     )
   )
