@@ -71,7 +71,15 @@ suite("subscription renewals through the wallet connector", () => {
   let stopDatabase: () => Promise<void>
   /** Each test's subscriptions, made at consent a few days apart. */
   const groups: Record<
-    "paid" | "refused" | "unreachable" | "lapsed" | "unasked" | "walletless" | "abandoned" | "cancelled",
+    | "paid"
+    | "refused"
+    | "unreachable"
+    | "lapsed"
+    | "unasked"
+    | "walletless"
+    | "abandoned"
+    | "cancelled"
+    | "breaker",
     Array<string>
   > = {
     paid: [],
@@ -81,7 +89,8 @@ suite("subscription renewals through the wallet connector", () => {
     unasked: [],
     walletless: [],
     abandoned: [],
-    cancelled: []
+    cancelled: [],
+    breaker: []
   }
 
   /** The subscriptions of the test running: ended after it, whatever it came to, so none renews in the next. */
@@ -192,7 +201,8 @@ suite("subscription renewals through the wallet connector", () => {
         ["unasked", 5_000],
         ["walletless", 6_000],
         ["abandoned", 7_000],
-        ["cancelled", 4_000]
+        ["cancelled", 4_000],
+        ["breaker", 8_000]
       ] as const) {
         // Two days apart, all within the first month: no test takes its clock a day past its own renewal
         // (but the last), and each test's subscriptions are ended after it.
@@ -478,4 +488,40 @@ suite("subscription renewals through the wallet connector", () => {
     expect((await latestInvoice(id!)).id).toBe(charging.id)
     expect(await movementsOf(charging.id)).toHaveLength(1)
   }, 120_000)
+  it("the circuit breaker open: a renewal due waits out its lease with no movement and nothing sent, then renews once", async () => {
+    const [id] = use("breaker")
+    // Up to a moment before it is due first: the resolver asks again every few seconds of the clock, so
+    // the clock goes no further while movements are pending with the core away.
+    const due = (await subscription(id!)).currentPeriodEnd
+    await advanceTo(maldives(new Date(Date.parse(due) - 2_000)))
+    await proxy.refuse()
+    // Five calls in a row without an answer open it: charges, whose movements the resolver settles later.
+    const mandate = await laari.request("POST", "/mandates", {
+      key: merchant.test,
+      body: Fixtures.mandateBody({ per_charge_cap: 50_000, period_cap: 100_000, period: "MONTH" })
+    })
+    expect(mandate.status, mandate.text).toBe(201)
+    for (let i = 0; i < 5; i++)
+      await laari.request("POST", `/mandates/${mandate.body.id}/charges`, {
+        key: merchant.test,
+        body: { amount: 100 }
+      })
+    expect((await laari.request("GET", "/readyz")).body.wallet_connector).toMatchObject({ circuit: "open" })
+    await advanceTo(due)
+    const charging = await latestInvoice(id!)
+    expect(charging).toMatchObject({ status: "CHARGING", attempt_count: 1 })
+    expect(await movementsOf(charging.id)).toEqual([])
+    await proxy.restore()
+    // The resolver's answers close the breaker; the lease lapses and the attempt gets its one movement.
+    await advanceBy(10)
+    expect((await laari.request("GET", "/readyz")).body.wallet_connector).toMatchObject({ circuit: "closed" })
+    await advanceBy(61)
+    expect(await latestInvoice(id!)).toMatchObject({ id: charging.id, status: "PAID", attempt_count: 1 })
+    const [m, ...more] = await movementsOf(charging.id)
+    expect(more).toEqual([])
+    expect(m).toMatchObject({ status: "posted", cause_id: `${charging.id}:1` })
+    expect(await core.transfers(m!.id)).toEqual([
+      expect.objectContaining({ status: "posted", amount: 8_000 })
+    ])
+  }, 60_000)
 })

@@ -56,8 +56,9 @@ export type Begun =
   /** Its movement is pending already: its first call's, or the resolver's, to settle. */
   | { readonly _tag: "held" }
   /**
-   * The core could not say where the payer's wallet is: no movement yet, nothing sent. The attempt stays
-   * `CHARGING` under the lease and is resumed once it lapses, when it gets its movement.
+   * The core could not say where the payer's wallet is, or its circuit breaker is open (the core failing):
+   * no movement yet, nothing sent. The attempt stays `CHARGING` under the lease and is resumed once it
+   * lapses, when it gets its movement.
    */
   | { readonly _tag: "later" }
   /** It ends here: the payer has no wallet in the core, or its movement was settled before. */
@@ -113,6 +114,12 @@ export const make = (
             ? { _tag: "held" }
             : { _tag: "settled", outcome: outcomeOf(existing.id, answer) }
         }
+      }
+      // As a payment is refused at once while the breaker is open, so an attempt waits: no pending
+      // movements piled up for a core that is failing.
+      if (!(yield* ledger.accepting)) {
+        yield* Effect.logWarning(`renewal of ${sub.id} waits out its lease: the wallet core is failing`)
+        return { _tag: "later" }
       }
       const asked = yield* Effect.either(ledger.payer({ id: sub.customerId, environment: sub.environment }))
       // Not the whole batch held back (other subscriptions, other environments) for one wallet not found.
