@@ -1,5 +1,5 @@
 /**
- * Where a charge's CPU goes (issue 27): laari on PostgreSQL under the spread charge workload, each server
+ * Where a charge's CPU goes: laari on PostgreSQL under the spread charge workload, each server
  * process under `node --cpu-prof`, and the samples of the measured window only (not start-up, seeding or
  * warm-up) summed by package and by function, per charge.
  *
@@ -8,6 +8,7 @@
  *   PROFILE_ENTRY=packages/server/build/laari-server.js pnpm bench:profile # what `pnpm start` runs
  *   PROFILE_PGLITE=1 pnpm bench:profile       # on PGlite in a fresh data directory (one process)
  *   PROFILE_RENEWALS=1 pnpm bench:profile     # renewals.ts's run instead of charges (BENCH_RENEWALS etc.)
+ *   PROFILE_CONNECTOR=1 pnpm bench:profile    # charges through the wallet connector to the reference core
  *
  * The profile's timestamps and `process.hrtime` read the same monotonic clock, which is what lets the
  * window be cut out of a profile that covers the process's whole life. The `.cpuprofile` files stay in
@@ -17,6 +18,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import os from "node:os"
 import path from "node:path"
 import { ensureBuilt, server } from "../../scripts/ensure-built.mjs"
+import pg from "pg"
+import { connectorEnv, seedConnector, startCore } from "./connectorParts.js"
 import * as Databases from "./Databases.js"
 import * as Load from "./Load.js"
 import * as Renewals from "./renewals.js"
@@ -41,6 +44,7 @@ const pglite = process.env.PROFILE_PGLITE === "1"
 const processes = pglite ? 1 : Number(process.env.LAARI_PROCESSES ?? 2)
 const hot = process.env.PROFILE_HOT === "1"
 const renewals = process.env.PROFILE_RENEWALS === "1"
+const connector = process.env.PROFILE_CONNECTOR === "1"
 const entry = process.env.PROFILE_ENTRY ?? "packages/server/dist/main.js"
 const top = Number(process.env.PROFILE_TOP ?? 40)
 const dir = path.join(Spawn.root, "bench/results/profile")
@@ -153,10 +157,14 @@ const nodeArgs = ["--cpu-prof", "--cpu-prof-dir", dir]
 /** The charge workload for `seconds`, after 5 s of warm-up; what it did, and the window measured. */
 const measureCharges = async () => {
   const liteDir = pglite ? mkdtempSync(path.join(os.tmpdir(), "laari-profile-pglite-")) : undefined
+  // The reference core on its own database, not profiled: only laari's CPU is looked at.
+  const core = connector ? await startCore(await databases.fresh("profile_core")) : undefined
+  if (core !== undefined) await core.openWallet("laari-fees", 0)
   const started = await Spawn.start(
     entry,
     {
       ...(liteDir === undefined ? { DATABASE_URL: url } : { LAARI_DATA_DIR: liteDir }),
+      ...(core === undefined ? {} : connectorEnv(core.base, core, 1_000)),
       LAARI_RATE_LIMIT: "0",
       LAARI_OPS_TOKEN: Workload.OpsToken,
       LAARI_PROCESSES: String(processes)
@@ -164,7 +172,16 @@ const measureCharges = async () => {
     { nodeArgs, ...(processes > 1 ? { readyLine: /all \d+ processes listening/ } : {}) }
   )
   const client = Load.client(started.base)
-  const targets = await Workload.seed(client, 50, 4)
+  const targets = await (async () => {
+    if (core === undefined) return Workload.seed(client, 50, 4)
+    const db = new pg.Client({ connectionString: url })
+    await db.connect()
+    try {
+      return await seedConnector(started.base, db, core, 50, 4)
+    } finally {
+      await db.end()
+    }
+  })()
   const shot = Workload.charge(client, hot ? targets.slice(0, 1) : targets)
   await Load.closedLoop({ concurrency: 32, seconds: 5, shot })
   const before = cpu(started.child.pid!)
@@ -174,6 +191,7 @@ const measureCharges = async () => {
   const after = cpu(started.child.pid!)
   client.close()
   await started.stop()
+  await core?.stop()
   if (liteDir !== undefined) rmSync(liteDir, { recursive: true, force: true })
   const done = run.requests - run.failures
   return {
@@ -182,7 +200,7 @@ const measureCharges = async () => {
     after,
     from,
     to,
-    title: `${hot ? "hot mandate" : "spread"}: ${run.perSecond}/s (${done} charges, ${run.failures} failed), p50 ${run.latencyMs.p50} ms, p99 ${run.latencyMs.p99} ms; ${processes} processes`
+    title: `${hot ? "hot mandate" : "spread"}${connector ? " through the wallet connector" : ""}: ${run.perSecond}/s (${done} charges, ${run.failures} failed), p50 ${run.latencyMs.p50} ms, p99 ${run.latencyMs.p99} ms; ${processes} processes`
   }
 }
 

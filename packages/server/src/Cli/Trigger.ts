@@ -69,7 +69,7 @@ const recipes = (
       return yield* client.refunds.create({ headers: {}, payload: { charge_id: charge.id, amount: 500 } })
     }),
   "mandate.declined":
-    "sandbox mandates approve themselves (spec 4): decline a live mandate on its approval page instead.",
+    "sandbox mandates approve themselves: decline a live mandate on its approval page instead.",
   "qr_code.payment.succeeded": (client) =>
     Effect.gen(function* () {
       const qr = yield* client.qrCodes

@@ -6,6 +6,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import { Auth, Errors, Idempotency, Mandates, Store } from "@laari/core"
 import { Schema } from "effect"
+import { RateLimited } from "../Platform/RateLimits.js"
 import * as Problem from "./Problem.js"
 
 /**
@@ -42,10 +43,8 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
   })
 }
 
-/** `429` past a rate limit; the `Retry-After` and `RateLimit-*` headers are set by the limiter. */
-export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
-  message: Schema.String
-}) {}
+/** `429` past a rate limit: the rate limits' port's refusal (`Platform/RateLimits`). */
+export { RateLimited }
 
 /** `404` for what does not exist here: an unknown route, a sandbox-only endpoint under a live key. */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
@@ -112,9 +111,10 @@ export const InvalidRequest = Problem.problem(
 )
 
 /**
- * One schema for every `503`, the charge refusal of spec 7.1 included: the same body and the same advice,
- * which two alternatives of one status with one `code` could not tell apart. Its `code` is
- * `OUTCOME_UNKNOWN` for a commit whose connection was lost (`Errors.OutcomeUnknown`).
+ * One schema for every `503`, the charge refusal `SERVICE_UNAVAILABLE` included: the same body and the
+ * same advice, which two alternatives of one status with one `code` could not tell apart. Its `code` is
+ * `OUTCOME_UNKNOWN` for an outcome not known yet (`Errors.OutcomeUnknown`): a commit whose connection was lost,
+ * or a payment the wallet provider's core has not answered.
  */
 export const ServiceUnavailable = Problem.problem(
   "ServiceUnavailable",
@@ -128,7 +128,7 @@ export const ServiceUnavailable = Problem.problem(
     message: Problem.Message,
     code: Schema.Literal("SERVICE_UNAVAILABLE", "OUTCOME_UNKNOWN").annotations({
       description:
-        "`OUTCOME_UNKNOWN`: the database connection was lost while the request committed, so whether it took effect is unknown; retry with the same `Idempotency-Key` (never a new one), which returns the first result if it took effect and runs the request once if it did not"
+        "`OUTCOME_UNKNOWN`: whether the request took effect is not known yet (the database connection was lost while it committed, or the wallet provider's core has not answered a payment sent to it, which laari then settles by asking the core, within minutes); retry with the same `Idempotency-Key` (never a new one), which returns the first result once it is known and runs the request once if it did not take effect"
     })
   }),
   (e) => ({

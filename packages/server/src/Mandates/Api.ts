@@ -1,5 +1,5 @@
 /**
- * The mandate endpoints of spec 4.1.
+ * The mandate endpoints: create, read, list, charge and revoke.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -180,7 +180,7 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
       .annotate(OpenApi.Summary, "Charge a mandate")
       .annotate(
         OpenApi.Description,
-        "Takes `amount` laari from the customer's wallet within the mandate's caps, server-side. A refusal moves no money and carries its `code` (spec 7.1); a genuine new attempt uses a new `Idempotency-Key`."
+        "Takes `amount` laari from the customer's wallet within the mandate's caps, server-side. A refusal moves no money and carries its `code` (each status's codes are listed below); a genuine new attempt uses a new `Idempotency-Key`."
       )
   )
   .add(

@@ -112,7 +112,7 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
     const enabledEvents = (chosen: ReadonlyArray<string>) =>
       Schema.decodeUnknown(Webhook.EnabledEvents)(chosen).pipe(
         Effect.mapError(() =>
-          Errors.InvalidRequest.field("enabled_events", "must be event types of spec 6, or all")
+          Errors.InvalidRequest.field("enabled_events", "must be event types laari sends, or all")
         )
       )
 

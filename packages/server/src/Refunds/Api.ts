@@ -1,5 +1,5 @@
 /**
- * The refund endpoints (issue 26): give back all or part of a mandate charge, a QR payment or a paid
+ * The refund endpoints: give back all or part of a mandate charge, a QR payment or a paid
  * invoice, from the merchant's balance to the paying wallet.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
@@ -69,12 +69,10 @@ export const RefundRead = Schema.Struct({
 export const CreateRefund = Body({
   charge_id: Schema.optional(PaymentId("mandate charge")),
   charge_reference: Schema.optional(
-    PaymentReference("mandate charge (its `reference`, spec 2.2; by default its mandate's)")
+    PaymentReference("mandate charge (its `reference`; by default its mandate's)")
   ),
   qr_payment_id: Schema.optional(PaymentId("QR payment")),
-  qr_payment_reference: Schema.optional(
-    PaymentReference("QR payment (the `reference` of the code it paid, spec 2.3)")
-  ),
+  qr_payment_reference: Schema.optional(PaymentReference("QR payment (the `reference` of the code it paid)")),
   invoice_id: Schema.optional(PaymentId("paid invoice")),
   amount: Schema.optional(
     Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(Refund.MinAmount)).annotations({
@@ -119,7 +117,7 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
       .annotate(OpenApi.Summary, "Refund a payment")
       .annotate(
         OpenApi.Description,
-        `Gives back \`amount\` laari (default: all that remains) of a mandate charge, a QR payment or a paid invoice to the wallet that paid (named by ${oneOf}; an invoice has no reference of its own), from the merchant's balance, in one transaction with its ledger entries and the \`refund.created\` event; the customer is notified. Several partial refunds may follow one another up to the amount paid. A refusal moves nothing and carries its \`code\`. ${FeePolicy}`
+        `Gives back \`amount\` laari (default: all that remains) of a mandate charge, a QR payment or a paid invoice to the wallet that paid (named by ${oneOf}; an invoice has no reference of its own), from the merchant's balance, with the \`refund.created\` event; the customer is notified. Where the environment's money lives in the wallet provider's core, the refund is a reversal sent there, recorded once the core posts it: until its answer is known the request answers \`503\` \`OUTCOME_UNKNOWN\` (retry with the same \`Idempotency-Key\`), and a refusal by the core is \`402\` \`INSUFFICIENT_MERCHANT_BALANCE\` or \`409\` \`PAYMENT_NOT_REFUNDABLE\`. Several partial refunds may follow one another up to the amount paid. A refusal moves nothing and carries its \`code\`. ${FeePolicy}`
       )
   )
   .add(

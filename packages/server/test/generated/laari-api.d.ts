@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * Charge a mandate
-         * @description Takes `amount` laari from the customer's wallet within the mandate's caps, server-side. A refusal moves no money and carries its `code` (spec 7.1); a genuine new attempt uses a new `Idempotency-Key`. Scope `payments:write`.
+         * @description Takes `amount` laari from the customer's wallet within the mandate's caps, server-side. A refusal moves no money and carries its `code` (each status's codes are listed below); a genuine new attempt uses a new `Idempotency-Key`. Scope `payments:write`.
          */
         post: operations["mandates.charge"];
         delete?: never;
@@ -323,7 +323,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description Gives back `amount` laari (default: all that remains) of a mandate charge, a QR payment or a paid invoice to the wallet that paid (named by exactly one of `charge_id`, `charge_reference`, `qr_payment_id`, `qr_payment_reference`, `invoice_id`; an invoice has no reference of its own), from the merchant's balance, in one transaction with its ledger entries and the `refund.created` event; the customer is notified. Several partial refunds may follow one another up to the amount paid. A refusal moves nothing and carries its `code`. laari keeps its fee (as Stripe does): a refund takes the refunded amount from the merchant's balance in full and gives no fee back, so payments minus refunds equals the merchant's balance plus fees. Scope `payments:write`.
+         * @description Gives back `amount` laari (default: all that remains) of a mandate charge, a QR payment or a paid invoice to the wallet that paid (named by exactly one of `charge_id`, `charge_reference`, `qr_payment_id`, `qr_payment_reference`, `invoice_id`; an invoice has no reference of its own), from the merchant's balance, with the `refund.created` event; the customer is notified. Where the environment's money lives in the wallet provider's core, the refund is a reversal sent there, recorded once the core posts it: until its answer is known the request answers `503` `OUTCOME_UNKNOWN` (retry with the same `Idempotency-Key`), and a refusal by the core is `402` `INSUFFICIENT_MERCHANT_BALANCE` or `409` `PAYMENT_NOT_REFUNDABLE`. Several partial refunds may follow one another up to the amount paid. A refusal moves nothing and carries its `code`. laari keeps its fee (as Stripe does): a refund takes the refunded amount from the merchant's balance in full and gives no fee back, so payments minus refunds equals the merchant's balance plus fees. Scope `payments:write`.
          */
         post: operations["refunds.create"];
         delete?: never;
@@ -1155,7 +1155,7 @@ export interface components {
             /** @description What went wrong, in words a person can act on */
             message: string;
             /**
-             * @description `OUTCOME_UNKNOWN`: the database connection was lost while the request committed, so whether it took effect is unknown; retry with the same `Idempotency-Key` (never a new one), which returns the first result if it took effect and runs the request once if it did not
+             * @description `OUTCOME_UNKNOWN`: whether the request took effect is not known yet (the database connection was lost while it committed, or the wallet provider's core has not answered a payment sent to it, which laari then settles by asking the core, within minutes); retry with the same `Idempotency-Key` (never a new one), which returns the first result once it is known and runs the request once if it did not take effect
              * @enum {string}
              */
             code: "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
@@ -6286,7 +6286,7 @@ export interface operations {
                     charge_id?: string;
                     /**
                      * Reference
-                     * @description The merchant's reference of the mandate charge (its `reference`, spec 2.2; by default its mandate's) to refund; exactly one of `charge_id`, `charge_reference`, `qr_payment_id`, `qr_payment_reference`, `invoice_id`. It must name one payment of the merchant in this environment: when several carry it, `409` `PAYMENT_REFERENCE_AMBIGUOUS`.
+                     * @description The merchant's reference of the mandate charge (its `reference`; by default its mandate's) to refund; exactly one of `charge_id`, `charge_reference`, `qr_payment_id`, `qr_payment_reference`, `invoice_id`. It must name one payment of the merchant in this environment: when several carry it, `409` `PAYMENT_REFERENCE_AMBIGUOUS`.
                      */
                     charge_reference?: string;
                     /**
@@ -6296,7 +6296,7 @@ export interface operations {
                     qr_payment_id?: string;
                     /**
                      * Reference
-                     * @description The merchant's reference of the QR payment (the `reference` of the code it paid, spec 2.3) to refund; exactly one of `charge_id`, `charge_reference`, `qr_payment_id`, `qr_payment_reference`, `invoice_id`. It must name one payment of the merchant in this environment: when several carry it, `409` `PAYMENT_REFERENCE_AMBIGUOUS`.
+                     * @description The merchant's reference of the QR payment (the `reference` of the code it paid) to refund; exactly one of `charge_id`, `charge_reference`, `qr_payment_id`, `qr_payment_reference`, `invoice_id`. It must name one payment of the merchant in this environment: when several carry it, `409` `PAYMENT_REFERENCE_AMBIGUOUS`.
                      */
                     qr_payment_reference?: string;
                     /**
