@@ -1,9 +1,9 @@
 /**
- * The bare minimum (issue 11, goal 2): `POST /mandates/{id}/charges` with raw `node:http` and `pg` on
- * laari's own schema, doing the same work as laari's charge — key lookup (cached, as laari caches it),
- * `Idempotency-Key` claimed and its response stored in the charge's transaction, mandate and payer
- * locked, caps and balance checked, the transfer with its entries (house legs appended, as laari does),
- * the charge, the mandate's period total, the event numbered for its subject with its webhook
+ * The bare minimum laari's charge is measured against: `POST /mandates/{id}/charges` with raw `node:http`
+ * and `pg` on laari's own schema, doing the same work as laari's charge — key lookup (cached, as laari
+ * caches it), `Idempotency-Key` claimed and its response stored in the charge's transaction, mandate and
+ * payer locked, caps and balance checked, the transfer with its entries (house legs appended, as laari
+ * does), the charge, the mandate's period total, the event numbered for its subject with its webhook
  * deliveries, the customer's notification — in as few round trips as SQL allows: BEGIN, claim, lock and
  * load, one statement of writes, COMMIT. No framework, no validation library, no tracing.
  *

@@ -1,5 +1,5 @@
 /**
- * A latency timeline (issue 27 goal 2): each request's start and latency, bucketed in time, lined up
+ * A latency timeline: each request's start and latency, bucketed in time, lined up
  * with what the server says held it up (`LAARI_STALL_LOG`, `packages/server/src/StallLog.ts`: garbage
  * collections, event-loop lag, statements waiting for a connection, runs of background jobs).
  *

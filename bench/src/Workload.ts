@@ -1,5 +1,5 @@
 /**
- * The charge workloads of issue 11: merchants with mandates seeded over the API, then charges, each with
+ * The charge workloads: merchants with mandates seeded over the API, then charges, each with
  * a new `Idempotency-Key`, spread over every mandate or all on one.
  */
 import { randomUUID } from "node:crypto"

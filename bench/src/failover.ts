@@ -1,5 +1,5 @@
 /**
- * Losing the database primary (issue 24, item 6), as figures: a pg_auto_failover formation (a monitor and
+ * Losing the database primary, as figures: a pg_auto_failover formation (a monitor and
  * three PostgreSQL nodes with `number_sync_standbys` 1, or two with 0: `dataNodes`) and two laari hosts
  * behind HAProxy (`deploy/haproxy.cfg`), built by the failover suite's own `Formation` and `LaariHosts`,
  * under a steady charge load (`FaultLoad.ts`):

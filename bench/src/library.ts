@@ -1,7 +1,7 @@
 /**
- * The library without a server (issue 11, goal 4): pure charge decisions (`Mandate.authorizeCharge`)
+ * The library without a server: pure charge decisions (`Mandate.authorizeCharge`)
  * per second, and whole charges per second through `Mandates.charge` on the testkit's memory adapters.
- * Also what the services' spans cost (issues 12 and 25): charges with no tracer listening (a host that
+ * Also what the services' spans cost: charges with no tracer listening (a host that
  * installs none: Effect's default tracer), with tracing disabled (the server without
  * `OTEL_EXPORTER_OTLP_ENDPOINT`) and under an installed tracer that records every span and exports
  * nowhere, in interleaved rounds; and what naming a method costs per call when nobody listens: as the

@@ -1,5 +1,5 @@
 /**
- * What Effect's runtime does per HTTP charge (issue 27): one server process on PostgreSQL under the spread
+ * What Effect's runtime does per HTTP charge: one server process on PostgreSQL under the spread
  * charge workload, with `OpsCount.mjs` loaded, counted over the measured window only. Prints, per charge:
  * FiberRef changes by FiberRef, fibers started, the services each context change added or replaced, and
  * the statements sent through `@effect/sql`'s `Statement` (each with its own span and Scope). The CPU

@@ -1,5 +1,5 @@
 /**
- * The quick start as a newcomer meets it, timed (issue 22): in a fresh clone of a commit,
+ * The quick start as a newcomer meets it, timed: in a fresh clone of a commit,
  * `pnpm install && pnpm start` to ready (the build included), a restart to ready, `pnpm laari --help`,
  * a CLI command against the running server, and the resident memory of the idle server process.
  *

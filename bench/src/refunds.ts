@@ -1,5 +1,5 @@
 /**
- * Refunds beside charges (issue 26, item 6), over HTTP on one running server, in one run:
+ * Refunds beside charges, over HTTP on one running server, in one run:
  *
  * - spread: charges of 10.00 MVR over every mandate, then partial refunds (1.00 MVR) of distinct charges,
  *   `concurrency` in flight each; every refund names a charge of the charge run, in order, so none of

@@ -1,5 +1,5 @@
 /**
- * Refunds beside charges through the library (issue 26, item 6): core's `Mandates.charge` and
+ * Refunds beside charges through the library: core's `Mandates.charge` and
  * `Refunds.create` on the testkit's memory adapters, one call at a time, in interleaved rounds (charges,
  * then partial refunds of those charges one each, then 1-laari refunds of one charge), medians.
  * Prints JSON; `suite.ts` runs it as its own process so nothing else shares its heap.

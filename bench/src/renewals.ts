@@ -1,5 +1,5 @@
 /**
- * Renewals at scale (issue 11, goal 3): `BENCH_RENEWALS` subscriptions (default 100,000) across
+ * Renewals at scale: `BENCH_RENEWALS` subscriptions (default 100,000) across
  * `BENCH_PAYERS` payers (default 10,000), all due now, renewed by `BENCH_RENEWAL_PROCESSES` server
  * processes (default 4) on PostgreSQL. Prints the time from the processes listening to the last renewal
  * paid, the rate, each process's memory over the run, and the exactly-once checks.

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench`: the whole suite of issue 11 in one run, so every ratio compares figures measured side by
+ * `pnpm bench`: the whole benchmark suite in one run, so every ratio compares figures measured side by
  * side on the same machine:
  *
  * - pgbench TPC-B (`-i -s 10`, `-c 16 -j 2 -T <seconds>`), before and after the HTTP runs, averaged;

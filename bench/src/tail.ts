@@ -1,5 +1,5 @@
 /**
- * Tail latency and memory (issue 27 goals 2 and 4), one server at a time:
+ * Tail latency and memory, one server at a time:
  *
  * - the spread workload (closed loop, 32 in flight), then half its rate (open loop) with the latency
  *   timeline (`Timeline.ts`) lined up with the server's own log of stalls (`LAARI_STALL_LOG`);

@@ -7,7 +7,7 @@
  *   first byte at the receiver: p50/p99;
  * - throughput: BENCH_ENDPOINTS endpoints (default 10) subscribed to every event, BENCH_EVENTS charges
  *   (default 300) at concurrency 16; deliveries per second from the first answer to the last delivery;
- * - fairness (issue 23, item 8): one merchant's BENCH_HANGING endpoints (default 12) that never answer,
+ * - fairness: one merchant's BENCH_HANGING endpoints (default 12) that never answer,
  *   BENCH_HANGING_CHARGES charges (default 40) to them; meanwhile another merchant's paced charges
  *   (BENCH_FAIR_EVENTS, default 40) to its own endpoint: their answer-to-first-byte p50/p99 (goal: p99
  *   under 1 s), and the most attempts the hanging endpoints ever held open, per endpoint and in all. On

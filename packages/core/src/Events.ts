@@ -76,7 +76,7 @@ const envelopeFields = {
   })
 }
 
-/** The delivery envelope (DESIGN section 7), for any event type. */
+/** The delivery envelope, for any event type. */
 export const Envelope = Schema.Struct({
   ...envelopeFields,
   type: Type,

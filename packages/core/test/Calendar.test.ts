@@ -318,8 +318,9 @@ const daysInMonth = (year: number, month0: number) => new Date(Date.UTC(year, mo
 const wallClock = (ms: number) => new Date(ms + MaldivesOffsetMs)
 
 /**
- * An oracle for period starts written from the rule in DESIGN section 5 with plain `Date` arithmetic on
- * the Maldives wall clock, independent of Temporal and of the previous period.
+ * An oracle for period starts written from the rule (the anchor plus n periods, the anchor's day clamped
+ * to the month's length) with plain `Date` arithmetic on the Maldives wall clock, independent of Temporal
+ * and of the previous period.
  */
 const oracleStart = (anchorMs: number, interval: Calendar.Interval, count: number, n: number): number => {
   if (interval === "WEEK") return anchorMs + 7 * count * n * DayMs

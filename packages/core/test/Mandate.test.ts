@@ -302,10 +302,10 @@ describe("authorizeCharge", () => {
   })
 
   /**
-   * Two-sided: the decision is exactly spec 7.1's first refusal that applies, written out here as the
-   * spec words it (not with the module's helpers), and an authorization when none does.
+   * Two-sided: the decision is exactly the first charge refusal whose condition holds, the conditions
+   * written out here (not with the module's helpers), and an authorization when none does.
    */
-  it("refuses with exactly the first refusal of spec 7.1 that applies, and authorizes otherwise", () => {
+  it("refuses with exactly the first charge refusal that applies, and authorizes otherwise", () => {
     const amounts = fc.oneof(
       fc.integer({ min: -100, max: 600_000 }),
       fc.integer({ min: 0, max: 600_000 }).map((n) => n + 0.5),

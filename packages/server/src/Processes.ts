@@ -50,9 +50,9 @@ export const announceReady = () => process.send?.({ type: ReadyMessage })
 
 /**
  * The young generation of a serving process: semi-spaces of 16 MiB, whatever the supervisor itself runs
- * with (`pnpm start` gives node 4 MiB, for the idle RSS of one process: BENCHMARKS.md "Idle RSS"). Issue 27
- * goal 2: with 4 MiB a process under charges collected its young generation 4 times as often, for 2.4 times
- * the pause time in all (98 scavenges and 728 ms against 26 and 305 ms in one half-rate run), most of the
+ * with (`pnpm start` gives node 4 MiB, for the idle RSS of one process: BENCHMARKS.md "Idle RSS"). With
+ * 4 MiB a process under charges collected its young generation 4 times as often, for 2.4 times the pause
+ * time in all (98 scavenges and 728 ms against 26 and 305 ms in one half-rate run), most of the
  * requests over 50 ms overlapping one.
  */
 export const YoungGenerationMiB = 16
@@ -63,8 +63,7 @@ export const YoungGenerationMiB = 16
  * promoted garbage: 215-310 MiB RSS after each of three 60 s spread runs, while a forced collection leaves
  * about 46 MiB of live heap. With 100%: 154-160 MiB after each of three, at the same rate. Tighter costs the
  * renewals, whose batches keep more alive: 100,000 of them took 64.7-68.3 s left to V8, 68.5-73.3 s at
- * 100%, 74-79 s at 50% and 83-90 s at 25% (BENCHMARKS.md, issue 27 goals 4 and 5). `pnpm start` gives a
- * lone process the same.
+ * 100%, 74-79 s at 50% and 83-90 s at 25% (BENCHMARKS.md). `pnpm start` gives a lone process the same.
  */
 export const HeapGrowingPercent = 100
 
@@ -78,7 +77,7 @@ export const processNodeArgs = (execArgv: ReadonlyArray<string>): Array<string> 
 
 /**
  * glibc's fixed malloc thresholds, as `pnpm start` sets them, unless set: blocks of 128 KiB and more are
- * mmap()ed and given back when freed (issue 27 goal 4, a process's RSS after a minute of charges).
+ * mmap()ed and given back when freed, which keeps down a process's RSS after a minute of charges.
  */
 export const processMallocEnv = (env: NodeJS.ProcessEnv): Record<string, string> =>
   Object.fromEntries(

@@ -122,9 +122,9 @@ export const layer = HttpApiBuilder.serve((app) =>
       Docs.headers
     )
   ),
-  // OAuth 2.0's token, revocation and metadata endpoints, outside the API's document (spec 9.5).
+  // OAuth 2.0's token, revocation and metadata endpoints, kept out of the API's document.
   Layer.provide(OAuthHttp.layer),
-  // The GraphQL read API, self-describing by introspection (spec 9.5).
+  // The GraphQL read API, self-describing by introspection, so kept out of the API's document.
   Layer.provide(GraphQLHttp.layer),
   // `/metrics`, outside the API's document, and the request timing.
   Layer.provide(MetricsHttp.layer.pipe(Layer.provide(Metrics.layer))),

@@ -14,11 +14,13 @@ import * as Edge from "./Http/Edge.js"
 import * as Notify from "./Notify/Delivery.js"
 import * as QrPng from "./QrPng.js"
 import * as Database from "./Sql/Database.js"
+import * as NotificationOutbox from "./Sql/NotificationOutbox.js"
 import * as RateBuckets from "./Sql/RateBuckets.js"
+import * as WebhookDeliveries from "./Sql/WebhookDeliveries.js"
 import * as Routes from "./Routes.js"
 import * as Delivery from "./Webhooks/Delivery.js"
 import * as WebhookEndpoints from "./Webhooks/Endpoints.js"
-import * as WebhookSql from "./Webhooks/Sql.js"
+import * as Sealer from "./Webhooks/Sealer.js"
 import * as Workers from "./Background/Workers.js"
 import * as WalletLedger from "./WalletConnector/Ledger.js"
 
@@ -37,16 +39,16 @@ const coreLayer = (config: Config.ServerConfig, readiness: Layer.Layer<Readiness
   const limited = RateBuckets.layer.pipe(Layer.provideMerge(base))
   // The notices' ports (queued for the notification service too, with `LAARI_NOTIFY_URL`) over the
   // database's own, which they replace.
-  const notices = Notify.ports(config).pipe(Layer.provideMerge(limited))
+  const notices = NotificationOutbox.ports(config.notifyUrl).pipe(Layer.provideMerge(limited))
   // The delivery log, beside the database's other ports; and the wallet provider's core, when configured.
   const services = ServicesLive.pipe(
-    Layer.provideMerge(WebhookSql.deliveriesLayer),
+    Layer.provideMerge(WebhookDeliveries.deliveriesLayer),
     Layer.provideMerge(WalletLedger.connectorLayer(config.walletConnector)),
     Layer.provideMerge(notices)
   )
   const deliveries = Delivery.layer().pipe(
     Layer.provideMerge(WebhookEndpoints.layer),
-    Layer.provideMerge(WebhookSql.layer)
+    Layer.provideMerge(Sealer.layer)
   )
   // The engine's jobs, the webhook deliveries and the notices, in one list.
   const jobs = Notify.jobs.pipe(

@@ -7,8 +7,8 @@
  */
 import * as Net from "node:net"
 import { Cause } from "effect"
-import * as HostList from "./Sql/HostList.js"
-import * as Primary from "./Sql/Primary.js"
+import * as HostList from "./Sql/Pg/HostList.js"
+import * as Primary from "./Sql/Pg/Primary.js"
 
 /** `EX_CONFIG` of sysexits.h: a configuration error. */
 export const ConfigExitCode = 78

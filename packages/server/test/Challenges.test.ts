@@ -1,5 +1,5 @@
 /**
- * Issue 23, item 6: every `401` of a bearer credential carries an RFC 6750 challenge (RFC 9110 11.6.1),
+ * Every `401` of a bearer credential carries an RFC 6750 challenge (RFC 9110 11.6.1),
  * a `403` for a scope names it with `error="insufficient_scope"`, and a refused access token is told
  * apart from a refused key. The OAuth token endpoint keeps its own `Basic` challenge; the dashboard's
  * sign-in page, a form and not an HTTP scheme, has none.

@@ -1,5 +1,5 @@
 /**
- * Issue 23, item 13: the document's body of `POST /checkout/sessions` is the union `CreateSessionByMode`,
+ * The document's body of `POST /checkout/sessions` is the union `CreateSessionByMode`,
  * and the handler creates a session only from a request that union decodes, while the refusals stay
  * `CheckoutSession.validate`'s. So the two must agree: every request `validate` accepts, the union
  * decodes (otherwise the document would refuse what the service takes, and the handler would answer with

@@ -1,5 +1,5 @@
 /**
- * A connection cut exactly at COMMIT (issue 24, item 3), by a proxy that reads the wire protocol
+ * A connection cut exactly at COMMIT, by a proxy that reads the wire protocol
  * (`support/CommitCutProxy`): the charge is answered `503` `OUTCOME_UNKNOWN` with `Retry-After`, telling
  * the client to retry with the same Idempotency-Key; the retry replays the committed charge when the
  * COMMIT landed, and charges once when it did not. Either way: one charge, none doubled. PostgreSQL only

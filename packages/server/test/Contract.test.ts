@@ -1,5 +1,5 @@
 /**
- * The contract test (spec 9.4: the published description is the contract). For every operation of
+ * The contract test (the published description is the contract). For every operation of
  * `/openapi.json`, requests generated from the document alone (valid ones, and ones breaking one
  * constraint at a time) go to a running server with seeded resources; every answer must be documented
  * for that operation: no 5xx, a documented status and content type, a body the documented schema
@@ -251,7 +251,7 @@ describe("the contract: every answer is the one /openapi.json documents", () => 
     const ct = "application/json"
     const notFound = { message: "Mandate not found", code: "MANDATE_NOT_FOUND" }
     expect(conformance(validator, op, 404, ct, json(notFound))).toBeUndefined()
-    // Every error body carries its `code` (issue 23, item 14): one missing, or another error's, is refused.
+    // Every error body carries its `code`: one missing, or another error's, is refused.
     expect(conformance(validator, op, 404, ct, json({ message: "Mandate not found" }))?.kind).toMatch(
       /schema/
     )
@@ -261,7 +261,7 @@ describe("the contract: every answer is the one /openapi.json documents", () => 
     expect(conformance(validator, op, 500, ct, json(notFound))?.kind).toBe("5xx")
     expect(conformance(validator, op, 418, ct, json(notFound))?.kind).toBe("undocumented status")
     expect(conformance(validator, op, 404, "text/html", json(notFound))?.kind).toMatch(/content type/)
-    // A field the document does not know is allowed (clients ignore it, issue 23 item 15); one missing or
+    // A field the document does not know is allowed (clients ignore it); one missing or
     // of the wrong type is not.
     expect(conformance(validator, op, 404, ct, json({ ...notFound, reason: "x" }))).toBeUndefined()
     expect(conformance(validator, op, 404, ct, json({ message: 404 }))?.kind).toMatch(/schema/)

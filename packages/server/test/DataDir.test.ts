@@ -1,5 +1,5 @@
 /**
- * The data directory is the user's own (issue 23, item 1): the server started as a user starts it makes
+ * The data directory is the user's own: the server started as a user starts it makes
  * it `0700` and every file in it `0600` whatever the umask, and refuses to start on one others can read.
  */
 import { execFileSync, spawn } from "node:child_process"

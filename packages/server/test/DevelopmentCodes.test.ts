@@ -1,5 +1,5 @@
 /**
- * One-time codes on a developer's start (issue 22, item 3): with `LAARI_DEVELOPMENT=true` and the system
+ * One-time codes on a developer's start: with `LAARI_DEVELOPMENT=true` and the system
  * clock, `laari customers codes` reads a customer's current codes over the operator API and the start-up
  * lines say so; without it the endpoint does not exist (404), the CLI says how to turn it on, and the
  * notices keep their codes to themselves. Two service processes (on PostgreSQL with DATABASE_URL, else PGlite), the compiled CLI against them.

@@ -495,7 +495,7 @@ describe("the server process", () => {
   }, 30_000)
 
   // Quiet, and with a busy-looping process per core (a loaded machine, where an in-flight request was
-  // seen reset at the drain deadline: issue 23, item 10). Each stops a server of its own.
+  // seen reset at the drain deadline). Each stops a server of its own.
   it.each(["quiet", "busy"] as const)(
     "on SIGTERM lets in-flight requests finish, refuses new ones, and exits 0 quietly (%s)",
     { timeout: 180_000 },

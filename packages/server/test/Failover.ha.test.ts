@@ -1,5 +1,5 @@
 /**
- * The failover suite (issue 24): a pg_auto_failover formation (a monitor and three PostgreSQL nodes with
+ * The failover suite: a pg_auto_failover formation (a monitor and three PostgreSQL nodes with
  * `number_sync_standbys` 1, so the primary never commits alone, `support/Formation.ts`), two laari hosts behind HAProxy (`deploy/haproxy.cfg`,
  * `support/LaariHosts.ts`), a steady mix of charges, QR payments and checkout payments through HAProxy
  * (`support/FailoverTraffic.ts`), renewals on the manual clock and webhooks to a local receiver. Faults:
@@ -211,7 +211,7 @@ describe.skipIf(!tools.ok)("failover: pg_auto_failover, two laari hosts behind H
     await expectSynchronous()
   }, 420_000)
 
-  // Figures only (issue 24, item 6): what waiting for the secondary at COMMIT costs. The same hosts and
+  // Figures only: what waiting for the secondary at COMMIT costs. The same hosts and
   // formation, charges from 8 clients for 5 s with synchronous replication, then with the secondary out
   // of the quorum (the primary commits alone, as a single database does), twice. Noisy on a shared
   // machine: the ratio, measured in the same run, is the figure.

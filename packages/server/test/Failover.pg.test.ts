@@ -1,5 +1,5 @@
 /**
- * A primary lost and its standby promoted (issue 24, item 1), on a real pair of PostgreSQL 15 clusters
+ * A primary lost and its standby promoted, on a real pair of PostgreSQL 15 clusters
  * (`support/PgPair`), with laari on the host list `127.0.0.1:<primary>,127.0.0.1:<standby>`: charges
  * through the switch get `201` or `503` with `Retry-After`, never `500`, every `201` is committed on the
  * new primary, charges work again without a restart, a LISTEN follows the primary, and the webhook

@@ -1,5 +1,5 @@
 /**
- * Online guessing at secrets over real HTTP (issue 23, item 5): wrong client secrets at `/oauth/token`
+ * Online guessing at secrets over real HTTP: wrong client secrets at `/oauth/token`
  * and wrong operator tokens at `/ops` lock their client address out (`429` with `Retry-After`, in each
  * endpoint's error shape), a client id guessed at from many addresses is locked out too, the right
  * secret from another address still works, and the lock-out ends when its time is up.

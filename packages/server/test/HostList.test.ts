@@ -1,5 +1,5 @@
 /**
- * `DATABASE_URL` as libpq reads it (`Sql/HostList`): a host list with `target_session_attrs` and
+ * `DATABASE_URL` as libpq reads it (`Sql/Pg/HostList`): a host list with `target_session_attrs` and
  * `sslmode`, what `pg_autoctl show uri` prints, and the bad input said in one start-up line
  * (`Startup.explain`), without PostgreSQL.
  */
@@ -7,8 +7,8 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Cause } from "effect"
 import { describe, expect, it } from "vitest"
 import { redactUrl } from "../src/Ops/Banner.js"
-import * as HostList from "../src/Sql/HostList.js"
-import * as Primary from "../src/Sql/Primary.js"
+import * as HostList from "../src/Sql/Pg/HostList.js"
+import * as Primary from "../src/Sql/Pg/Primary.js"
 import * as Repository from "../src/Sql/Repository.js"
 import * as Startup from "../src/Startup.js"
 

@@ -1,11 +1,13 @@
 /**
- * The layout's rules (issue 25), read off the source the way the compiler reads its imports: no cycle
+ * The layout's rules, read off the source the way the compiler reads its imports: no cycle
  * between files or between folders anywhere in the workspace; core imports nothing but `effect` and
  * `temporal-polyfill`, its `kernel/` no feature and its features never the root; the server's `Http/`
  * holds edge mechanics only; no front end (REST handlers, GraphQL, pages, CLI) reaches storage around
- * core's services; no source file is over 500 lines. Each rule's checker is also shown a breach.
+ * core's services; no SQL client outside `Sql/`, and no port outside `Platform/`; no source file is over
+ * 500 lines. Each rule's checker is also shown a breach.
  */
 import { dirname } from "node:path"
+import ts from "typescript"
 import { describe, expect, it } from "vitest"
 import * as ImportGraph from "./support/ImportGraph.js"
 
@@ -116,6 +118,102 @@ describe("core", () => {
   })
 })
 
+/**
+ * What talks to the database: `@effect/sql` and its PostgreSQL client, PGlite and node-postgres. Outside
+ * `Sql/` only the failures may be named, in types (`import type`): they run nothing, and a root such as
+ * `laari migrate` names them in its signature.
+ */
+const sqlModule = /^(?:@effect\/sql(?:-[\w-]+)?|@electric-sql\/pglite|pg|pg-[\w-]+)(?:\/.*)?$/
+const sqlFailures = new Set(["@effect/sql/SqlError", "@effect/sql/Migrator"])
+
+/**
+ * Files outside `Sql/` that still hold statements of their own: the wallet connector's (its movements,
+ * the customers it finds by wallet, the reconciler's runs), not yet moved under `Sql/`.
+ */
+const sqlOutsideSql = new Set(
+  ["WalletConnector/Balance.ts", "WalletConnector/Ledger.ts", "WalletConnector/Reconcile.ts"].map(
+    (path) => `${server}/${path}`
+  )
+)
+
+/** Each import and re-export of `text` by module: whether every one of them is for types only. */
+const typeOnlyImports = (text: string): ReadonlyMap<string, boolean> => {
+  const found = new Map<string, boolean>()
+  const note = (specifier: ts.Expression | undefined, typeOnly: boolean) => {
+    if (specifier === undefined || !ts.isStringLiteral(specifier)) return
+    found.set(specifier.text, (found.get(specifier.text) ?? true) && typeOnly)
+  }
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node)) {
+      const clause = node.importClause
+      const named = clause?.namedBindings
+      const allTypes =
+        clause !== undefined &&
+        clause.name === undefined &&
+        named !== undefined &&
+        ts.isNamedImports(named) &&
+        named.elements.length > 0 &&
+        named.elements.every((element) => element.isTypeOnly)
+      note(node.moduleSpecifier, clause?.isTypeOnly === true || allTypes)
+    } else if (ts.isExportDeclaration(node)) note(node.moduleSpecifier, node.isTypeOnly)
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
+      note(node.arguments[0], false)
+    ts.forEachChild(node, visit)
+  }
+  visit(ts.createSourceFile("file.ts", text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TSX))
+  return found
+}
+
+/** The SQL modules a server file outside `Sql/` imports, but the failures imported for types. */
+const sqlClientOutsideSql = (
+  file: Pick<ImportGraph.File, "path" | "text" | "external">
+): ReadonlyArray<string> => {
+  if (file.path.startsWith(`${server}/Sql/`) || sqlOutsideSql.has(file.path)) return []
+  const named = file.external.filter((specifier) => sqlModule.test(specifier))
+  if (named.length === 0) return []
+  const typeOnly = typeOnlyImports(file.text)
+  return [...new Set(named)].filter(
+    (specifier) => !(sqlFailures.has(specifier) && typeOnly.get(specifier) === true)
+  )
+}
+
+/** The `Context.Tag`s a file declares (a class, or a `GenericTag` constant), by name. */
+const declaredTags = (text: string): ReadonlyArray<string> =>
+  [
+    ...text.matchAll(
+      /\bclass\s+(\w+)\s+extends\s+Context\.Tag\(|\bconst\s+(\w+)\s*=\s*Context\.GenericTag\b/g
+    )
+  ].map((m) => (m[1] ?? m[2])!)
+
+/** Whether `text` builds the service of `tag`: a layer of it, or a context that holds it. */
+const builds = (text: string, tag: string): boolean =>
+  new RegExp(
+    String.raw`\b(?:Layer\.(?:succeed|sync|effect|scoped)|Context\.(?:make|add))\(\s*(?:[\w$]+\.)?${tag}\s*,`
+  ).test(text)
+
+/**
+ * Ports away from their home. A tag declared in `Platform/` is a port, built where its store is; any
+ * other is a service of its own file (a feature's, or what a request or an endpoint carries), built
+ * there if anywhere. A tag that a file importing it builds as well has implementations apart from its
+ * declaration: it is a port, and belongs in `Platform/`. Under `Sql/`, the drivers' and the adapters'
+ * own (the sessions the drivers lend, the SQL client's listeners) may be built anywhere under `Sql/`,
+ * never outside it.
+ */
+const portsAway = (
+  files: ReadonlyArray<Pick<ImportGraph.File, "path" | "text" | "local">>
+): ReadonlyArray<string> =>
+  files.flatMap((file) => {
+    if (file.path.startsWith(`${server}/Platform/`)) return []
+    const inSql = file.path.startsWith(`${server}/Sql/`)
+    return declaredTags(file.text).flatMap((tag) =>
+      files
+        .filter((other) => other.path !== file.path && other.local.includes(file.path))
+        .filter((other) => !(inSql && other.path.startsWith(`${server}/Sql/`)))
+        .filter((other) => builds(other.text, tag))
+        .map((other) => `${file.path}: ${tag}, built in ${other.path}`)
+    )
+  })
+
 describe("the server", () => {
   const mine = under(server)
 
@@ -150,6 +248,102 @@ describe("the server", () => {
     expect(seen("", [`${server}/Sql/Mandates.ts`])).toEqual([`${server}/Sql/Mandates.ts`])
     expect(seen("yield* Reads.Reads; yield* Mandates.Mandates; Idempotency.KeyReused")).toEqual([])
     expect(seen("(n: Notifications.Notification) => n.id")).toEqual([])
+  })
+
+  it("no SQL client outside Sql/: no other file imports @effect/sql, PGlite or pg, but failures' types", () => {
+    expect(mine.flatMap((file) => sqlClientOutsideSql(file).map((what) => `${file.path}: ${what}`))).toEqual(
+      []
+    )
+    // The files excepted still exist and still hold SQL: an exception that no longer applies goes.
+    for (const path of sqlOutsideSql)
+      expect(
+        mine.find((file) => file.path === path)?.external.some((s) => sqlModule.test(s)),
+        path
+      ).toBe(true)
+  })
+
+  it("the SQL client rule sees the client, the drivers and a value import of a failure, and lets types through", () => {
+    const seen = (path: string, text: string) =>
+      sqlClientOutsideSql({
+        path: `${server}/${path}`,
+        text,
+        external: ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName)
+      })
+    expect(seen("Health/Http.ts", `import * as SqlClient from "@effect/sql/SqlClient"`)).toEqual([
+      "@effect/sql/SqlClient"
+    ])
+    expect(
+      seen("Background/Workers.ts", `import pg from "pg"\nimport { PGlite } from "@electric-sql/pglite"`)
+    ).toEqual(["pg", "@electric-sql/pglite"])
+    expect(seen("Observability/Metrics.ts", `import * as PgClient from "@effect/sql-pg/PgClient"`)).toEqual([
+      "@effect/sql-pg/PgClient"
+    ])
+    expect(seen("Migrate.ts", `import { SqlError } from "@effect/sql/SqlError"`)).toEqual([
+      "@effect/sql/SqlError"
+    ])
+    expect(seen("Migrate.ts", `const m = await import("@effect/sql/Migrator")`)).toEqual([
+      "@effect/sql/Migrator"
+    ])
+    expect(
+      seen(
+        "Migrate.ts",
+        `import type { SqlError } from "@effect/sql/SqlError"\nimport { type MigrationError } from "@effect/sql/Migrator"`
+      )
+    ).toEqual([])
+    expect(seen("Sql/Mandates.ts", `import * as SqlClient from "@effect/sql/SqlClient"`)).toEqual([])
+    expect(seen("WalletConnector/Ledger.ts", `import * as SqlClient from "@effect/sql/SqlClient"`)).toEqual(
+      []
+    )
+  })
+
+  it("no port outside its home: a tag built apart from its declaration is in Platform/", () => {
+    expect(declaredTags(mine.map((file) => file.text).join("\n"))).toEqual(
+      expect.arrayContaining(["RateLimits", "PoolStats", "Clockwork", "BatchSessions", "PgliteClient"])
+    )
+    expect(portsAway(mine)).toEqual([])
+  })
+
+  it("the port rule sees a port built elsewhere, and lets a file's own service and Sql/'s through", () => {
+    const file = (path: string, text: string, local: ReadonlyArray<string> = []) => ({
+      path: `${server}/${path}`,
+      text,
+      local: local.map((target) => `${server}/${target}`)
+    })
+    const port = `export class RateLimits extends Context.Tag("laari/server/RateLimits")<RateLimits, Service>() {}`
+    const shared = `export const layer = Layer.effect(\n  RateLimit.RateLimits,\n  make)`
+    expect(
+      portsAway([file("Http/RateLimit.ts", port), file("Sql/RateBuckets.ts", shared, ["Http/RateLimit.ts"])])
+    ).toEqual([`${server}/Http/RateLimit.ts: RateLimits, built in ${server}/Sql/RateBuckets.ts`])
+    const lent = `export const PgliteClient = Context.GenericTag<PgliteClient>("laari/PgliteClient")`
+    const provided = `Context.make(PgliteClient.PgliteClient, client)`
+    expect(
+      portsAway([
+        file("Sql/Pglite/PgliteClient.ts", lent),
+        file("Cli/Commands.ts", provided, ["Sql/Pglite/PgliteClient.ts"])
+      ])
+    ).toEqual([`${server}/Sql/Pglite/PgliteClient.ts: PgliteClient, built in ${server}/Cli/Commands.ts`])
+    const own = `export class Clockwork extends Context.Tag("laari/server/Clockwork")<Clockwork, S>() {}\nexport const layer = Layer.succeed(Clockwork, s)`
+    const uses = `const clock = yield* Clockwork.Clockwork\nEffect.provideService(Clockwork.Clockwork, clock)`
+    expect(
+      portsAway([
+        file("Background/Clockwork.ts", own),
+        file("Ops/Http.ts", uses, ["Background/Clockwork.ts"])
+      ])
+    ).toEqual([])
+    const sessions = `export class BatchSessions extends Context.Tag("laari/server/BatchSessions")<BatchSessions, S>() {}`
+    const driver = `Layer.succeed(PgBatch.BatchSessions, sessions(pool))`
+    expect(
+      portsAway([
+        file("Sql/Pg/PgBatch.ts", sessions),
+        file("Sql/Pg/PgPool.ts", driver, ["Sql/Pg/PgBatch.ts"])
+      ])
+    ).toEqual([])
+    expect(
+      portsAway([
+        file("Platform/PoolStats.ts", port),
+        file("Sql/Pg/PgPool.ts", shared, ["Platform/PoolStats.ts"])
+      ])
+    ).toEqual([])
   })
 })
 

@@ -261,7 +261,7 @@ describe("logs", () => {
 })
 
 /**
- * The access log (issue 23, item 17) of the real service, two processes on PostgreSQL, in JSON: one line
+ * The access log of the real service, two processes on PostgreSQL, in JSON: one line
  * per request with its route template, status, duration, `request_id` (the response's `Request-Id`) and
  * `merchant_id` once authenticated; nothing secret; and every line on stdout JSON, the supervisor's too.
  */

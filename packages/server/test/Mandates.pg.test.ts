@@ -37,8 +37,8 @@ if (postgresUrl === undefined) {
       await env?.server.close()
     })
 
-    // Issue 27: the key's claim and the mandate's lock go in one round trip (`WriteBehind.Ahead`), the
-    // writes and COMMIT in the other.
+    // The key's claim and the mandate's lock go in one round trip (`WriteBehind.Ahead`), the writes and
+    // COMMIT in the other.
     it(
       "is two: BEGIN, the key's claim and the mandate's lock; then the writes and COMMIT",
       () => KeyedChargeTrips.check(env.server, trips, "two-trips"),

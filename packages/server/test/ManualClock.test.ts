@@ -1,5 +1,5 @@
 /**
- * The manual clock survives a restart (issue 23, item 11): it went back to wall time, so new events were
+ * The manual clock survives a restart: it went back to wall time, so new events were
  * stamped before existing ones and pending retries waited weeks.
  */
 import { mkdtempSync, rmSync } from "node:fs"

@@ -1,8 +1,7 @@
 /**
- * Errors a newcomer can act on (issue 22, item 4) and the root of the site (issue 23, item 22), over real
- * HTTP: decode errors in words naming wire fields, one Maldivian phone number however it is typed (the
- * API, the operator's customers, stored numbers, the pages' forms), the page at `/` and its icon, and
- * refusals that say how to get past them.
+ * Errors a newcomer can act on and the root of the site, over real HTTP: decode errors in words naming
+ * wire fields, one Maldivian phone number however it is typed (the API, the operator's customers, stored
+ * numbers, the pages' forms), the page at `/` and its icon, and refusals that say how to get past them.
  */
 import { Phone } from "@laari/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -1,5 +1,5 @@
 /**
- * Customer notices leave laari (issue 22): with `LAARI_NOTIFY_URL`, every notice is POSTed from its outbox
+ * Customer notices leave laari: with `LAARI_NOTIFY_URL`, every notice is POSTed from its outbox
  * to a real local receiver standing in for the wallet provider's notification service, signed per
  * Standard Webhooks under the notify secret. On PGlite, and on PostgreSQL when DATABASE_URL is set. The
  * clock is manual (retries wait for it); the signature's timestamp is the wall clock's.

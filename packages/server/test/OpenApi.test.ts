@@ -134,13 +134,13 @@ describe("the operations of /openapi.json", () => {
           expect(Object.keys(body.properties).every((k) => ["message", "code", "errors"].includes(k))).toBe(
             true
           )
-          // Open to additive fields, as every response (issue 23, item 15).
+          // Open to additive fields, as every response: clients ignore unknown fields.
           expect(body.additionalProperties, `${name} ${status}`).toBeUndefined()
         }
       }
   })
 
-  it("gives every error body a required `code`, distinct between the alternatives of one status (issue 23, item 14)", () => {
+  it("gives every error body a required `code`, distinct between the alternatives of one status", () => {
     /** The values `code` may take in one error body: its `const`, or its `enum`. */
     const codes = (body: any): ReadonlyArray<string> => {
       const code = resolve(body.properties?.code)
@@ -216,7 +216,7 @@ describe("the operations of /openapi.json", () => {
   })
 })
 
-describe("what /openapi.json says besides its operations (issue 23, items 14 and 15)", () => {
+describe("what /openapi.json says besides its operations", () => {
   it("declares Request-Id on every response, Idempotent-Replay where a key is taken, RateLimit-* and Retry-After where limited", () => {
     for (const [name, op] of operations()) {
       const keyed = op.parameters.some((p) => p.name === "idempotency-key")
@@ -266,7 +266,7 @@ describe("what /openapi.json says besides its operations (issue 23, items 14 and
   })
 })
 
-describe("POST /checkout/sessions in /openapi.json (issue 23, item 13)", () => {
+describe("POST /checkout/sessions in /openapi.json", () => {
   const body = () =>
     resolve(document.paths["/checkout/sessions"].post.requestBody.content["application/json"].schema)
   const branch = (mode: string) =>
@@ -377,7 +377,7 @@ describe("path parameters as long as the document allows", () => {
 })
 
 describe("webhook endpoint descriptions in /openapi.json", () => {
-  it("say the note is the merchant's own, never that a customer sees it (issue 23, item 16)", () => {
+  it("say the note is the merchant's own, never that a customer sees it", () => {
     const body = (path: string, method: string) => {
       const schema = document.paths[path][method].requestBody.content["application/json"].schema
       return schema.$ref === undefined ? schema : document.components.schemas[schema.$ref.split("/").pop()]

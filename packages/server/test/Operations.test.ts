@@ -1,5 +1,5 @@
 /**
- * Each operation's access and idempotency are declared once, on its endpoint (issue 25, item 3): every
+ * Each operation's access and idempotency are declared once, on its endpoint: every
  * endpoint of both documents declares who may use it, the documents name each declared scope, keyed
  * endpoints are a merchant's, and no handler checks a scope or reads the `Idempotency-Key` header itself.
  */

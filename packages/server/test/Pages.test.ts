@@ -1,5 +1,5 @@
 /**
- * The customer's hosted pages in a real browser (issue 10): mandate approval and checkout, live and in
+ * The customer's hosted pages in a real browser: mandate approval and checkout, live and in
  * test mode, in English and Dhivehi; escaping, CSRF and framing. Screenshots at 375 and 1280 px go to
  * `artifacts/screenshots`. The servers run on fresh PostgreSQL databases with `DATABASE_URL`, else on PGlite.
  */

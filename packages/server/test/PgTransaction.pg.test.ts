@@ -1,5 +1,5 @@
 /**
- * The Transactor's batched transactions on PostgreSQL (`Sql/PgTransaction`, `Sql/PgBatch`, issue 27):
+ * The Transactor's batched transactions on PostgreSQL (`Sql/PgTransaction`, `Sql/Pg/PgBatch`):
  * BEGIN rides with the first statement, the last writes with COMMIT, and each batch is one round trip,
  * with exactly the outcome of sending its statements one by one. Counted at the pg client: one
  * `query` call is one round trip. PostgreSQL only (DATABASE_URL); skipped, loudly, without it.
@@ -10,6 +10,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Cause, Effect, Exit, Option, Scope } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as PgPool from "../src/Sql/Pg/PgPool.js"
 import * as PgTransaction from "../src/Sql/PgTransaction.js"
 import * as WriteBehind from "../src/Sql/WriteBehind.js"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -41,7 +42,7 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)(
     /** Round trips of the transaction's connections, each as the statements it carried. */
     const trips: Array<ReadonlyArray<string>> = []
     let run: <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Promise<Exit.Exit<A, E | SqlError>>
-    let transaction: PgTransaction.PgTransactions["Type"]["transaction"]
+    let transaction: PgTransaction.Transactions["transaction"]
 
     beforeAll(async () => {
       const url = await Effect.runPromise(
@@ -56,7 +57,7 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)(
         }
       })
       const layer = PgClient.layerFromPool({ acquire: Effect.succeed(pool) })
-      transaction = PgTransaction.make(pool).transaction
+      transaction = PgTransaction.over(PgPool.sessions(pool)).transaction
       run = (effect) => Effect.runPromiseExit(Effect.provide(effect, layer))
       await run(
         Effect.flatMap(

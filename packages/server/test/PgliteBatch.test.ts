@@ -8,10 +8,11 @@ import type { PGlite } from "@electric-sql/pglite"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { afterAll, beforeAll, it } from "vitest"
-import * as PgBatch from "../src/Sql/PgBatch.js"
-import * as PgliteBatch from "../src/Sql/PgliteBatch.js"
-import * as PgPrepared from "../src/Sql/PgPrepared.js"
-import * as PgliteClient from "../src/Sql/PgliteClient.js"
+import * as PgBatch from "../src/Sql/Pg/PgBatch.js"
+import * as PgliteBatch from "../src/Sql/Pglite/PgliteBatch.js"
+import * as PgPrepared from "../src/Sql/Pg/PgPrepared.js"
+import * as PgliteClient from "../src/Sql/Pglite/PgliteClient.js"
+import * as PgTransaction from "../src/Sql/PgTransaction.js"
 import * as KeyedChargeTrips from "./support/KeyedChargeTrips.js"
 import * as TestServer from "./support/TestServer.js"
 
@@ -162,11 +163,12 @@ layer(PgliteClient.layer({}), { timeout: "60 seconds", excludeTestServices: true
     () =>
       Effect.gen(function* () {
         const client = yield* PgliteClient.PgliteClient
+        const transactions = PgTransaction.over(client.sessions)
         const sql = yield* SqlClient.SqlClient
         yield* sql`CREATE TABLE batch_tx (id int PRIMARY KEY)`
-        yield* client.transactions.transaction(sql`INSERT INTO batch_tx VALUES (${1})`)
+        yield* transactions.transaction(sql`INSERT INTO batch_tx VALUES (${1})`)
         const exit = yield* Effect.exit(
-          client.transactions.transaction(
+          transactions.transaction(
             Effect.zipRight(sql`INSERT INTO batch_tx VALUES (${2})`, Effect.fail("no"))
           )
         )
@@ -176,7 +178,7 @@ layer(PgliteClient.layer({}), { timeout: "60 seconds", excludeTestServices: true
         const [, outside] = yield* Effect.all(
           [
             Effect.exit(
-              client.transactions.transaction(
+              transactions.transaction(
                 sql`INSERT INTO batch_tx VALUES (${3})`.pipe(
                   Effect.zipRight(Effect.sleep("50 millis")),
                   Effect.zipRight(Effect.fail("no"))
@@ -213,7 +215,7 @@ describe("a keyed charge's calls into PGlite", () => {
     await server?.close()
   })
 
-  // Issue 27: as on PostgreSQL, the key's claim and the mandate's lock go in one call with BEGIN, the
+  // As on PostgreSQL, the key's claim and the mandate's lock go in one call with BEGIN, the
   // writes and COMMIT in another.
   it(
     "are two: BEGIN, the key's claim and the mandate's lock; then the writes and COMMIT",

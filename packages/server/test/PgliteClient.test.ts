@@ -12,7 +12,7 @@ import * as Stream from "effect/Stream"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as PgliteClient from "../src/Sql/PgliteClient.js"
+import * as PgliteClient from "../src/Sql/Pglite/PgliteClient.js"
 
 // Creating a PGlite instance takes seconds (initdb runs in WASM), so the file shares one.
 // Test services are excluded so `Effect.sleep` uses the real clock in the concurrency tests.

@@ -1,5 +1,5 @@
 /**
- * Rate limits (DESIGN section 9): the token bucket as properties over explicit times, the limiter on an
+ * Rate limits: the token bucket as properties over explicit times, the limiter on an
  * injected clock, and over HTTP on embedded PGlite the per-key and per-address limits and their headers.
  * Also here: a publishable key may create checkout sessions and nothing else.
  */
@@ -9,6 +9,7 @@ import { Effect, Exit, FiberRef, Option, TestClock } from "effect"
 import fc from "fast-check"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import * as RateLimit from "../src/Http/RateLimit.js"
+import * as RateLimits from "../src/Platform/RateLimits.js"
 import * as F from "./support/Fixtures.js"
 import * as TestServer from "./support/TestServer.js"
 
@@ -38,7 +39,7 @@ const timesOf = (gaps: ReadonlyArray<number>) => {
 /** Runs requests at `times` through one bucket; the decisions and the bucket after the last. */
 const run = (limit: RateLimit.Limit, times: ReadonlyArray<number>, start?: RateLimit.Bucket) => {
   let bucket = start
-  const decisions: Array<RateLimit.Decision> = []
+  const decisions: Array<RateLimits.Decision> = []
   for (const t of times) {
     const next = RateLimit.decide(limit, bucket, t)
     decisions.push(next.decision)
@@ -269,7 +270,7 @@ describe("the limiter in a request", () => {
         expect(Exit.isSuccess(yield* Effect.exit(limiter("k")))).toBe(true)
         expect(Exit.isSuccess(yield* Effect.exit(limiter("k")))).toBe(true)
         const refused = yield* Effect.flip(limiter("k"))
-        expect(refused).toBeInstanceOf(RateLimit.RateLimited)
+        expect(refused).toBeInstanceOf(RateLimits.RateLimited)
         expect(refused.message).toBe("Too many requests; retry after 1 seconds")
         yield* TestClock.adjust("999 millis")
         expect(Exit.isFailure(yield* Effect.exit(limiter("k")))).toBe(true)

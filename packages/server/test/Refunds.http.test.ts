@@ -1,5 +1,5 @@
 /**
- * Refunds over real HTTP on embedded PGlite (issue 26): the endpoints, their scope, refusals with codes,
+ * Refunds over real HTTP on embedded PGlite: the endpoints, their scope, refusals with codes,
  * Idempotency-Key, tenant scoping, `amountRefunded` on the charge and the `refund.created` event.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -1,6 +1,6 @@
 /**
  * The request schemas are built from core's field schemas, so the published document carries the rules
- * of spec 4 and 8: integers with their bounds, texts with their lengths, enums. Bounds are the spec's
+ * of the API's fields: integers with their bounds, texts with their lengths, enums. Bounds are the API's
  * numbers, written out here on purpose: a changed constant in core must fail this test.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

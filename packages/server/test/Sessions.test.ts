@@ -1,5 +1,5 @@
 /**
- * Dashboard and wallet sessions over real HTTP (issue 23, item 4): sign-out needs the page's CSRF token
+ * Dashboard and wallet sessions over real HTTP: sign-out needs the page's CSRF token
  * and ends the session in the database (a saved cookie no longer works), and a dashboard session ends
  * after 30 minutes idle and 12 hours after sign-in (wall time, sealed in the cookie).
  */

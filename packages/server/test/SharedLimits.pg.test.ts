@@ -1,5 +1,5 @@
 /**
- * Rate limits and lock-outs shared in PostgreSQL (`Sql/RateBuckets`, issue 24 item 4): two limiters on one
+ * Rate limits and lock-outs shared in PostgreSQL (`Sql/RateBuckets`): two limiters on one
  * database, as two processes have them, spend one bucket between them, and one alone still gets it whole;
  * while the database does not answer they count in their own process, within a bounded wait. Then over
  * HTTP with two real server processes on one database: a burst of one key, or of one client address,
@@ -12,6 +12,7 @@ import { Auth } from "@laari/core"
 import { Context, Duration, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, it as vit } from "vitest"
 import * as RateLimit from "../src/Http/RateLimit.js"
+import * as RateLimits from "../src/Platform/RateLimits.js"
 import * as Database from "../src/Sql/Database.js"
 import * as RateBuckets from "../src/Sql/RateBuckets.js"
 import * as F from "./support/Fixtures.js"
@@ -26,7 +27,7 @@ if (url === undefined)
   console.warn("SharedLimits.pg.test: DATABASE_URL is not set; the shared rate limits are NOT tested")
 
 /** Whether one take of `limiter` for `key` was allowed. */
-const allowed = (limiter: RateLimit.Limiter, key: string) =>
+const allowed = (limiter: RateLimits.Limiter, key: string) =>
   Effect.match(limiter(key), { onFailure: () => false, onSuccess: () => true })
 
 /** Runs `f` and gives its result with the milliseconds it took. */

@@ -7,7 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import * as Migrations from "../src/Sql/Migrations.js"
-import * as PgliteClient from "../src/Sql/PgliteClient.js"
+import * as PgliteClient from "../src/Sql/Pglite/PgliteClient.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const applied = Effect.flatMap(

@@ -15,7 +15,7 @@ import { Cause, DateTime, Deferred, Effect, Exit, Fiber, Layer, Option, Redacted
 import jsQRModule from "jsqr"
 import { PNG } from "pngjs"
 import * as Migrations from "../src/Sql/Migrations.js"
-import * as PgliteClient from "../src/Sql/PgliteClient.js"
+import * as PgliteClient from "../src/Sql/Pglite/PgliteClient.js"
 import * as QrPng from "../src/QrPng.js"
 import { qrCodesLayer } from "../src/Sql/QrCodes.js"
 import * as TestDatabase from "./support/TestDatabase.js"

@@ -8,7 +8,7 @@ import { Crypto, Errors, Idempotency, type Ids, Merchant, Merchants, Money, Stor
 import { Cause, Context, DateTime, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as Database from "../src/Sql/Database.js"
 import { Directory } from "../src/Platform/Directory.js"
-import * as PgliteClient from "../src/Sql/PgliteClient.js"
+import * as PgliteClient from "../src/Sql/Pglite/PgliteClient.js"
 import * as RowCache from "../src/Sql/RowCache.js"
 import { guard, isUnavailable } from "../src/Sql/Repository.js"
 import * as Store_ from "../src/Sql/Store.js"

@@ -1,5 +1,5 @@
 /**
- * Start-up failures of configuration (issue 22, item 4): one line saying what to do, no stack, exit
+ * Start-up failures of configuration: one line saying what to do, no stack, exit
  * status 78 (`Startup.ConfigExitCode`), and with several processes no restart loop. Real service
  * processes; the database that does not exist needs PostgreSQL (DATABASE_URL names the server).
  */
@@ -135,7 +135,7 @@ describe("start-up errors of configuration", { timeout: 300_000 }, () => {
 })
 
 /**
- * `/readyz` means started (issue 23, item 19): on PostgreSQL it answered `200` seconds before the demo
+ * `/readyz` means started: on PostgreSQL it answered `200` seconds before the demo
  * merchant was seeded. Polled from the moment the port opens, every `200` must find the seed done.
  */
 describe.skipIf(databaseUrl === undefined)("/readyz on PostgreSQL", { timeout: 300_000 }, () => {

@@ -1,5 +1,5 @@
 /**
- * Connections killed under the batched transactions (`Sql/PgTransaction`, issue 27): pg_terminate_backend
+ * Connections killed under the batched transactions (`Sql/PgTransaction`): pg_terminate_backend
  * of every laari connection, round after round, while many charges run, more of them than the pool has
  * connections (so a released connection goes straight to a waiting transaction). A pg client that
  * hears the server's FATAL while nothing listens on it throws it out of the process: the server must

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery fairness (issue 23, item 8): what one merchant's endpoints may hold of the delivery
+ * Webhook delivery fairness: what one merchant's endpoints may hold of the delivery
  * workers, over two workers on one database (two servers on PostgreSQL; on PGlite, which one process
  * owns, a second worker in the server's process), and the cap on endpoints per merchant and environment.
  * Receivers that never answer count the requests they hold open: the attempts in flight, as seen from

@@ -1,5 +1,5 @@
 /**
- * Webhook signing secrets at rest (issue 23, item 2): sealed with AES-256-GCM under the master key, so
+ * Webhook signing secrets at rest: sealed with AES-256-GCM under the master key, so
  * the database holds no secret, while deliveries still verify with standardwebhooks; the idempotency
  * table keeps no secret either, and a replay is still the first answer byte for byte; the master key
  * rotates (`LAARI_MASTER_KEY_PREVIOUS`), and rows sealed before (or never sealed) are sealed at start.
@@ -16,7 +16,7 @@ import { Webhook as StandardWebhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Config from "../src/Platform/Config.js"
 import type { ServerConfig } from "../src/Platform/Config.js"
-import * as MigrationSqlLater from "../src/Sql/MigrationSqlLater.js"
+import * as ConcealWebhookSecrets from "../src/Sql/Migrations/0011_conceal_webhook_secrets.js"
 import * as Secrets from "../src/Webhooks/Secrets.js"
 import * as F from "./support/Fixtures.js"
 import { startQuickest } from "./support/PostgresServer.js"
@@ -298,7 +298,7 @@ for (const backend of stores) {
         m.id,
         body
       )
-      await query(MigrationSqlLater.scrubStoredResponses)
+      await query(ConcealWebhookSecrets.text)
       const [row] = await query<{ response_body: string }>(
         "SELECT response_body FROM idempotency_keys WHERE key = 'legacy'"
       )

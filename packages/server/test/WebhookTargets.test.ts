@@ -1,5 +1,5 @@
 /**
- * Where webhook endpoints may point with the defaults (issue 23, item 3): test endpoints follow the live
+ * Where webhook endpoints may point with the defaults: test endpoints follow the live
  * rules, https on a public address, because every merchant has test keys and a local target is an SSRF
  * into the deployment's network. Refused at registration, and again at delivery for an endpoint whose
  * target is private by the time it is sent to (its log shows no answer). `LAARI_WEBHOOK_ALLOW_PRIVATE`

@@ -1,5 +1,5 @@
 /**
- * Webhooks end to end over HTTP (spec 6, issue 9): endpoints, signed deliveries to a real receiver,
+ * Webhooks end to end over HTTP: endpoints, signed deliveries to a real receiver,
  * retries on the manual clock, the log, resend, rotation, disabling, scoping. The clock only moves
  * forward and is shared by the tests of this file, which run in order.
  */
@@ -255,7 +255,7 @@ describe("webhook endpoints", () => {
 })
 
 describe("deliveries", () => {
-  it("every spec 6 event of test mode reaches the endpoints subscribed to it and no others", async () => {
+  it("every mandate, checkout and billing event of test mode reaches the endpoints subscribed to it and no others", async () => {
     const m = await F.merchant(server)
     const other = await F.merchant(server)
     const all = await endpoint(m.test, ["*"])

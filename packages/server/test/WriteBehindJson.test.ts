@@ -1,6 +1,6 @@
 /**
  * `WriteBehind.rowsJson`, the JSON of a set's rows: the text `JSON.stringify` writes, whatever the rows
- * hold, with its top-level dates formatted once (issue 27).
+ * hold, with its top-level dates formatted once.
  */
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"

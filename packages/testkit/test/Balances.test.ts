@@ -1,6 +1,6 @@
 /**
- * The `Balances` service over memory: the invariant of issue 26 (payments minus refunds equals the
- * merchant's balance plus fees) after random sequences of charges and refunds, and the list and the
+ * The `Balances` service over memory: the invariant that payments minus refunds equal the
+ * merchant's balance plus fees, after random sequences of charges and refunds, and the list and the
  * settlement days agreeing with the ledger. Refunds are booked straight into the memory ledger as the
  * refunds service books them: a transfer of kind `refund`, merchant to customer, no fee moved.
  */

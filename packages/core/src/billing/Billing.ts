@@ -1,6 +1,6 @@
 /**
  * The renewal engine: opens each cycle, charges it, retries misses on the schedule, and ends
- * subscriptions, all by itself (DESIGN section 6). Decisions are `Subscription.next` and
+ * subscriptions, all by itself. Decisions are `Subscription.next` and
  * `Subscription.afterAttempt`; this module only loads, applies and writes.
  *
  * Claims use `FOR UPDATE SKIP LOCKED` and a short lease, so any number of workers can run side by side.
@@ -100,7 +100,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
     }
 
     /**
-     * Takes every step `next` has for the subscription at `now` (DESIGN section 6), up to an attempt: its
+     * Takes every step `next` has for the subscription at `now`, up to an attempt: its
      * transfer comes in a later transaction, after the attempt has committed `CHARGING`.
      */
     const advance = (r: Renewal, now: DateTime.Utc, warnings: Array<Warning>) =>

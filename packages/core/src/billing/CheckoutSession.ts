@@ -34,7 +34,7 @@ export type Status = typeof Status.Type
 export const terminal: ReadonlyArray<Status> = ["COMPLETE", "EXPIRED", "CANCELLED"]
 export const isTerminal = (s: Status): boolean => terminal.includes(s)
 
-/** An unpaid session lapses 24 hours after creation (spec 2.6 and 8). */
+/** An unpaid session lapses 24 hours after creation. */
 export const LifetimeHours = 24
 export const MaxPlanNameLength = 120
 
@@ -146,7 +146,7 @@ const RequestFields = Schema.Struct({
 })
 
 /**
- * The rules of `POST /checkout/sessions` that need no database (spec 4.3 and 8), every problem at once:
+ * The rules of `POST /checkout/sessions` that need no database, every problem at once:
  * each field's (its schema), and those across fields, which live only here: what each mode requires
  * and allows, and the span of `interval` times `intervalCount`. Reference uniqueness is a database
  * constraint.

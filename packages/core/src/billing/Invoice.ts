@@ -35,7 +35,7 @@ export interface Billed {
 export const terminal: ReadonlyArray<Status> = ["PAID", "FAILED", "VOID"]
 export const isTerminal = (s: Status): boolean => terminal.includes(s)
 
-/** Why the last attempt missed (spec 2.5). */
+/** Why the last attempt missed. */
 export const FailureReason = Schema.Literal(
   "insufficient-balance",
   "blocked-by-rules",
@@ -54,7 +54,7 @@ export type FailureReason = typeof FailureReason.Type
 export const failureReasonOf = (reason: RefusalReason | FailureReason): FailureReason =>
   reason === "wallet-limit" ? "blocked-by-rules" : reason
 
-/** Four attempts per cycle: the first when the cycle opens, then three retries (spec 6). */
+/** Four attempts per cycle: the first when the cycle opens, then three retries. */
 export const MaxAttempts = 4
 
 /** Hours from attempt `k` (1-based) to attempt `k + 1`: so t0, +12 h, +36 h, +84 h. */

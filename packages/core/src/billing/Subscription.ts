@@ -28,7 +28,7 @@ export const Initiator = Schema.Literal("PAYER", "MERCHANT", "DUNNING", "OPS").a
 })
 export type Initiator = typeof Initiator.Type
 
-/** The customer is warned this long before a renewal their balance will not cover (DESIGN section 6). */
+/** The customer is warned this long before a renewal their balance will not cover. */
 export const BalanceWarningHours = 24
 
 export interface Subscription {

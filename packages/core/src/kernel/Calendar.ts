@@ -28,7 +28,7 @@ export const isTimeZone = (zone: string): boolean => {
  * Maldives time as UTC shifted by five hours, where that is exact: the zone has kept +05:00 since 1960,
  * and from 1970 to the end of year 9999 the shifted clock reads as Temporal's would (a property test holds
  * the two equal). A charge reads its month and formats its time several times; Temporal's polyfill took a
- * twentieth of a charge's CPU doing so (issue 27). Elsewhere, and in every other zone, Temporal answers.
+ * twentieth of a charge's CPU doing so. Elsewhere, and in every other zone, Temporal answers.
  */
 const MaldivesOffsetMs = 5 * 60 * 60 * 1000
 /** The first instant of year 10000 in Maldives time (Temporal writes larger years with six digits). */
@@ -108,7 +108,7 @@ export const addDays = (t: DateTime.Utc, days: number): DateTime.Utc => DateTime
 export const addMinutes = (t: DateTime.Utc, minutes: number): DateTime.Utc => DateTime.add(t, { minutes })
 
 // ---------------------------------------------------------------------------------------------------
-// Billing periods (DESIGN section 5)
+// Billing periods: each derived from the anchor, never from the previous period
 // ---------------------------------------------------------------------------------------------------
 
 export const Interval = Schema.Literal("WEEK", "MONTH").annotations({
@@ -164,7 +164,7 @@ const checkArguments = (count: number, n: number): void => {
 /**
  * `periodStart` on the shifted Maldives clock, where anchor and start both fall in the fast path's years
  * (a property test holds it equal to Temporal's answer); else `undefined`. A renewal computes several
- * period starts, and Temporal's polyfill took a fifth of a renewal's CPU doing so (issue 27).
+ * period starts, and Temporal's polyfill took a fifth of a renewal's CPU doing so.
  */
 const fastPeriodStart = (
   anchor: DateTime.Utc,

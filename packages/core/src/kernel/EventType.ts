@@ -7,7 +7,7 @@ import { Schema } from "effect"
 /** The API version, carried as `api_version` in every delivery. */
 export const ApiVersion = "2026-07-01"
 
-/** Every event type the service emits: spec section 6, plus the QR payment and refund events. */
+/** Every event type the service emits; the last two, the QR payment's and the refund's, came later. */
 export const Types = [
   "mandate.activated",
   "mandate.declined",

@@ -1,5 +1,5 @@
 /**
- * The text fields merchants send: one definition of each limit (spec 8), used by the domain's validators
+ * The text fields merchants send: one definition of each limit, used by the domain's validators
  * and by the server's request schemas, so the published OpenAPI document shows the same rules.
  */
 import { Either, ParseResult, Schema } from "effect"

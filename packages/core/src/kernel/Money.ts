@@ -56,7 +56,7 @@ export const Chargeable = Schema.Number.pipe(
 /** True when `n` is a whole number of laari at least the platform minimum. */
 export const isChargeable: (n: number) => boolean = Schema.is(Chargeable)
 
-/** A per-charge cap, a plan price or a checkout amount (spec 8): whole laari from `MinAmount` to `MaxCap`. */
+/** A per-charge cap, a plan price or a checkout amount: whole laari from `MinAmount` to `MaxCap`. */
 export const Amount = Schema.Number.pipe(Schema.int(), Schema.between(MinAmount, MaxCap)).annotations({
   title: "Amount",
   description: `Laari (100 laari = 1 MVR), from ${MinAmount} to ${MaxCap}`,

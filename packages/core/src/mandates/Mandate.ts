@@ -28,7 +28,7 @@ export const isTerminal = (s: Status): boolean => terminal.includes(s)
 export const SetupWindowHours = 24
 export const MaxLifetimeDays = 365
 
-/** The only period a merchant may set (spec 4.1). */
+/** The only period a merchant may set. */
 export const Period = Schema.Literal("MONTH").annotations({
   description: "The period `periodCap` counts over: `MONTH`, the customer's calendar month"
 })
@@ -36,7 +36,7 @@ export type Period = typeof Period.Type
 
 /**
  * A charge's `amount` as the request decodes it: any whole number. The bounds are published, but an
- * amount outside them is a refusal of spec 7.1 (`MANDATE_CHARGE_AMOUNT_INVALID` below the minimum,
+ * amount outside them is a charge refusal (`MANDATE_CHARGE_AMOUNT_INVALID` below the minimum,
  * `PER_CHARGE_CAP_EXCEEDED` above the cap) with its code and event, decided by `authorizeCharge`.
  */
 export const ChargeAmount = Schema.Number.pipe(
@@ -202,7 +202,7 @@ export const expire = (m: Mandate, now: DateTime.Utc): Mandate =>
 // Charges
 // ---------------------------------------------------------------------------------------------------
 
-/** The refusals of spec 7.1, with their messages. HTTP statuses live in the server. */
+/** The charge refusals, with their messages. HTTP statuses live in the server. */
 export const RefusalCode = Schema.Literal(
   "MANDATE_NOT_FOUND",
   "MANDATE_INACTIVE",
@@ -276,7 +276,7 @@ export const releaseCharge = (m: Mandate, periodKey: string, amount: number): Ma
     ? m
     : { ...m, periodCharged: Math.max(0, m.periodCharged - amount) }
 
-/** A successful charge (spec 2.2). */
+/** A successful charge. */
 export interface Charge {
   readonly id: string
   readonly mandateId: MandateId

@@ -1,6 +1,6 @@
 /**
- * The pure rules of delivering a customer notice to the wallet provider's notification service (DESIGN
- * section 11): the retry schedule, how long a notice is worth delivering, and what an attempt leads to.
+ * The pure rules of delivering a customer notice to the wallet provider's notification service: the
+ * retry schedule, how long a notice is worth delivering, and what an attempt leads to.
  * A one-time code is never sent after it expired. What the service receives is `Document`. The outbox is
  * `NoticeOutbox`, the sending `Notices`.
  */

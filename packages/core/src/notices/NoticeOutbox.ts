@@ -1,5 +1,5 @@
 /**
- * The port of the notice outbox (DESIGN section 11): the `Notifications` port of a host whose notices
+ * The port of the notice outbox: the `Notifications` port of a host whose notices
  * leave it queues each one here, in the transaction that made it; here due notices are leased to
  * workers and completed with what their attempt came to (`Notice.verdict`).
  */

@@ -17,7 +17,7 @@ export const Status = Schema.Literal("ACTIVE", "INACTIVE").annotations({
 })
 export type Status = typeof Status.Type
 
-/** A dynamic code lives 1 to 15 minutes, 15 by default (DESIGN section 9). */
+/** A dynamic code lives 1 to 15 minutes, 15 by default. */
 export const MinExpiryMinutes = 1
 export const MaxExpiryMinutes = 15
 
@@ -89,7 +89,7 @@ const RequestFields = Schema.Struct({
 })
 
 /**
- * The rules of `POST /qr-codes` that need no database (spec 4.2 and 7.3), every problem at once: each
+ * The rules of `POST /qr-codes` that need no database, every problem at once: each
  * field's (its schema), and which fields each type takes, which lives only here.
  */
 export const validate = (r: Request): ReadonlyArray<Fields.FieldProblem> => {

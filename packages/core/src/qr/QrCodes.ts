@@ -32,7 +32,7 @@ export class QrReferenceTaken extends Schema.TaggedError<QrReferenceTaken>()("Qr
   })
 }) {}
 
-/** `400` (spec 7.3): deactivating a code that is already inactive. */
+/** `400`: deactivating a code that is already inactive. */
 export class QrCodeAlreadyInactive extends Schema.TaggedError<QrCodeAlreadyInactive>()(
   "QrCodeAlreadyInactive",
   {

@@ -32,9 +32,9 @@ export interface Source {
 }
 
 /**
- * The kinds of payment a request may name by the merchant's reference: a charge (spec 2.2: its
- * `reference`, by default its mandate's) and a QR payment (the reference of the code it paid, spec 2.3).
- * An invoice has none of its own (spec 2.5; its subscription's reference names every cycle).
+ * The kinds of payment a request may name by the merchant's reference: a charge (its `reference`, by
+ * default its mandate's) and a QR payment (the reference of the code it paid). An invoice has none of its
+ * own (its subscription's reference names every cycle).
  */
 export const ReferencedKind = Schema.Literal("charge", "qr_payment")
 export type ReferencedKind = typeof ReferencedKind.Type

@@ -107,7 +107,7 @@ export interface WalletService {
    * Optional: `true` when `transfer` joins the caller's transaction and commits or rolls back with it (a
    * ledger in the caller's database). The renewal engine then charges a cycle in the transaction that
    * opens it, since a crash can leave nothing between the two; otherwise it commits each attempt
-   * `CHARGING` before its transfer (DESIGN section 6).
+   * `CHARGING` before its transfer.
    */
   readonly joinsTransaction?: boolean
 }

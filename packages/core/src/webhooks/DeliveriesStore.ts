@@ -1,5 +1,5 @@
 /**
- * The ports of the delivery log (spec 6, DESIGN section 7): the store of attempts and the `Sender` that
+ * The ports of the delivery log: the store of attempts and the `Sender` that
  * makes one of them over HTTP. The outbox queues an event's first attempt to each endpoint subscribed to
  * it, in the event's own transaction (`Webhook.subscribes`, due at the event's time), and deleting an
  * endpoint fails what it still had to send (`WebhookEndpointsStore.remove`); here attempts are read,

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints and their deliveries (spec 6, DESIGN section 7): the model, the field rules, the
+ * Webhook endpoints and their deliveries: the model, the field rules, the
  * retry schedule, the decisions taken after each attempt and the Standard Webhooks signature's format.
  * Sending and storage are ports (`DeliveriesStore`, `WebhookEndpoint`); what is decided here is pure.
  */
@@ -24,7 +24,7 @@ export const Wildcard = "*"
 
 const enabledEventsDescription = `Event types to receive, or \`["*"]\` for all of them: ${Types.map((t) => `\`${t}\``).join(", ")}`
 
-/** `enabled_events`: event types of spec 6 without repeats, or `["*"]` for all of them. */
+/** `enabled_events`: event types of `Types` without repeats, or `["*"]` for all of them. */
 export const EnabledEvents = Schema.Array(Schema.Union(Type, Schema.Literal(Wildcard)))
   .pipe(
     Schema.minItems(1, { message: () => 'must list at least one event type, or "*"' }),

@@ -1,16 +1,15 @@
 /**
  * The server's clock: the system clock, or with `LAARI_CLOCK=manual` a clock that moves only when an
- * operator advances it, running every piece of work that became due on the way (DESIGN section 5).
+ * operator advances it, running every piece of work that became due on the way.
  * The manual clock's time is kept in the database, so a restart goes on from it (events stay in order,
  * pending retries keep their due times); a new database starts it at wall time. An advance keeps each
  * moment it stops at before any work runs there, so a crash part way never leaves the kept time behind
  * work already committed.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import { type Errors, Work } from "@laari/core"
 import { Context, DateTime, Effect, Layer } from "effect"
 import { ServerConfigTag } from "../Platform/Config.js"
-import * as Repository from "../Sql/Repository.js"
+import * as ManualClock from "../Sql/ManualClock.js"
 
 export interface ClockworkService {
   readonly mode: "system" | "manual"
@@ -28,17 +27,9 @@ export const layer = Layer.unwrapEffect(
     const config = yield* ServerConfigTag
     if (config.clock === "system")
       return Layer.succeed(Clockwork, { mode: "system", manual: undefined, advanceTo: () => undefined })
-    const sql = yield* SqlClient.SqlClient
-    const saved = yield* sql<{ readonly now_ms: number | string }>`SELECT now_ms FROM manual_clock`.pipe(
-      Effect.orDie
-    )
-    const manual = Work.makeManualClock(saved[0] === undefined ? Date.now() : Number(saved[0].now_ms))
+    const { saved, save } = yield* Effect.orDie(ManualClock.make)
+    const manual = Work.makeManualClock(saved ?? Date.now())
     // The clock never goes back, here or in the database.
-    const save = (millis: number) =>
-      Repository.guard(
-        sql`INSERT INTO manual_clock (id, now_ms) VALUES (true, ${millis})
-          ON CONFLICT (id) DO UPDATE SET now_ms = GREATEST(manual_clock.now_ms, EXCLUDED.now_ms)`
-      ).pipe(Effect.asVoid)
     yield* Effect.orDie(save(manual.now()))
     const service = Layer.effect(
       Clockwork,

@@ -1,6 +1,6 @@
 /**
  * When a process polls for background work, so that polls are spread in time instead of all landing in
- * one burst (issue 27 goal 2: a burst of every poller of every process at once was what held charges
+ * one burst (a burst of every poller of every process at once was what held charges
  * up). Of `count` processes (`LAARI_PROCESS_SLOT`, set by the supervisor) each polls an idle job every
  * `count` periods, in its turn: the cluster as a whole still polls each job once a period. Within a
  * process the jobs get different offsets inside the period. Turns follow the wall clock, so processes

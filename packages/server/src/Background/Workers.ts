@@ -7,14 +7,13 @@
  * the second, so a charge meets at most one poll at a time instead of every job of every process at once.
  * A job that found work polls again a second later, whoever's turn it is.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import { Idempotency, Work } from "@laari/core"
 import { DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import { Clockwork } from "./Clockwork.js"
 import * as DailyReconciliation from "./Reconciliation.js"
 import * as StallLog from "../Platform/StallLog.js"
 import * as Ledger from "../Sql/Ledger.js"
-import { PoolStats } from "../Sql/PgPool.js"
+import { PoolStats } from "../Platform/PoolStats.js"
 import { guard } from "../Sql/Repository.js"
 import * as Turns from "./Turns.js"
 
@@ -55,7 +54,7 @@ const purgeIdempotencyKeys = Effect.gen(function* () {
  */
 const rollUpLedger = (slot: Turns.Slot, offset: number) =>
   Effect.gen(function* () {
-    const ledger = Ledger.make(yield* SqlClient.SqlClient)
+    const ledger = yield* Ledger.ofContext
     yield* StallLog.span("ledger roll-up", guard(Work.inBatches(5_000, ledger.rollUp(5_000)))).pipe(
       Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("ledger roll-up failed", cause), 0)),
       // Rolled up or not, the next run waits for its turn: entries wait to be folded, nothing else does.

@@ -1,5 +1,5 @@
 /**
- * The merchant's balance, its movements and the daily settlement report (issue 26, item 3). Scope
+ * The merchant's balance, its movements and the daily settlement report. Scope
  * `payments:write`: the scope that governs the merchant's money.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"

@@ -1,5 +1,5 @@
 /**
- * Checkout sessions (spec 4.3): a one-off payment, or the first payment of a subscription.
+ * Checkout sessions: a one-off payment, or the first payment of a subscription.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"

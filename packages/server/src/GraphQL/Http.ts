@@ -1,6 +1,6 @@
 /**
  * `POST /graphql` and `GET /graphql`, per the GraphQL-over-HTTP specification (`graphql-http`),
- * outside the OpenAPI document (spec 9.5: GraphQL describes itself by introspection). Authenticated and
+ * outside the OpenAPI document (GraphQL describes itself by introspection). Authenticated and
  * rate limited like the merchant API: a key or an OAuth access token, `401` without one. Read only:
  * the schema has no mutations. One query cannot load the service without bound: it is at most
  * `MaxTokens` long, nests at most `MaxDepth` levels (`MaxTotalDepth` with introspection), and its
@@ -12,7 +12,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import * as Answers from "../Http/Answers.js"
-import * as RateLimit from "../Http/RateLimit.js"
+import * as RateLimits from "../Platform/RateLimits.js"
 import * as Security from "../Http/Security.js"
 import type * as Schema from "./Schema.js"
 
@@ -21,7 +21,7 @@ export const Path = "/graphql"
 export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const credentials = yield* Security.credentials
-    const limitKey = (yield* RateLimit.RateLimits).perKey
+    const limitKey = (yield* RateLimits.RateLimits).perKey
     const runtime = yield* Effect.runtime<never>()
     // `graphql` and the schema are built on the first request, once, in the services of this layer: a
     // server nobody asks by GraphQL never loads them (about 0.3 s of start-up and 15 MiB). Uninterruptible,

@@ -1,5 +1,5 @@
 /**
- * The GraphQL read API's schema (issue 13): what the merchant API reads, with the same fields (`Types`
+ * The GraphQL read API's schema: what the merchant API reads, with the same fields (`Types`
  * makes them from the REST read schemas), the same filters and paging (decoded by the REST endpoints'
  * own URL parameter schemas), the scopes the REST reads declare (`Access`), and lists of lists batched (a page of
  * mandates asks for all their charges in one statement).

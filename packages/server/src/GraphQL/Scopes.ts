@@ -41,7 +41,7 @@ export const scopeOf = (field: Field): Auth.Scope => {
   return rule.scope
 }
 
-/** Refuses, as a GraphQL error, what the principal's scopes do not allow for `field` (spec 5.3). */
+/** Refuses, as a GraphQL error, what the principal's scopes do not allow for `field`, as REST would. */
 export const allow = (principal: Auth.Principal, field: Field): void => {
   const rule = mirrors[field]
   const scope = scopeOf(field)

@@ -4,19 +4,18 @@
  * ready: the socket no longer listens, and the edge answers `503` to any request still arriving on an
  * open connection (`Http/Edge.ts`).
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import { Errors, RemoteLedger } from "@laari/core"
 import { DateTime, Effect, Option } from "effect"
 import * as WalletLedger from "../WalletConnector/Ledger.js"
 import * as Operation from "../Http/Operation.js"
+import * as Database from "../Sql/Database.js"
 import { HealthApi } from "./Api.js"
 import { Readiness } from "./Readiness.js"
 
 export const HealthLive = Operation.handlers(HealthApi, (handlers) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
     const readiness = yield* Readiness
-    const database = sql`SELECT 1`.pipe(Effect.timeout("2 seconds"))
+    const database = (yield* Database.probe).pipe(Effect.timeout("2 seconds"))
     const connector = yield* Effect.serviceOption(WalletLedger.ConnectorState)
     const movements = yield* Effect.serviceOption(RemoteLedger.MovementsStore)
     // The core's circuit and what waits on it; bounded like the database's answer, absent when it is off.

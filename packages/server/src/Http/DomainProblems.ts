@@ -35,11 +35,11 @@ const perStatus =
 const byReason = (e: { readonly reason: string }) => Problem.codeOfReason(e.reason)
 
 // ---------------------------------------------------------------------------------------------------------
-// Mandates (spec 7.1, 7.2).
+// Mandates: charge refusals and the other mandate errors.
 
 const refusal = perStatus(Mandates.ChargeRefused, "ChargeRefused", (e): Mandate.RefusalCode => e.code)
 
-/** The charge refusals of spec 7.1, one schema per status. */
+/** The charge refusals, one schema per status. */
 export const ChargeRefused = {
   NotFound: refusal(404, "No mandate with that id or reference", ["MANDATE_NOT_FOUND"]),
   Conflict: refusal(409, "The mandate is not active, or has expired", [
@@ -156,7 +156,7 @@ export const ApprovalLimited = Problem.coded(
 )
 
 // ---------------------------------------------------------------------------------------------------------
-// QR codes (spec 7.3).
+// QR codes.
 
 export const QrCodeNotFound = Problem.plain(
   QrCodes.QrCodeNotFound,
@@ -229,7 +229,7 @@ const declined = <E extends { readonly message: string; readonly reason: string 
 export const QrPaymentDeclined = declined(QrCodes.QrPaymentDeclined, "QrPaymentDeclined")
 
 // ---------------------------------------------------------------------------------------------------------
-// Checkout and subscriptions (spec 7.4).
+// Checkout and subscriptions.
 
 export const CheckoutSessionNotFound = Problem.plain(
   Checkout.CheckoutSessionNotFound,
@@ -308,7 +308,7 @@ export const WebhookEndpointLimitReached = Problem.coded(
 )
 
 // ---------------------------------------------------------------------------------------------------------
-// Refunds (issue 26).
+// Refunds.
 
 export const RefundNotFound = Problem.plain(
   Refunds.RefundNotFound,
@@ -358,7 +358,7 @@ export const RefundRefused = {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Balance (issue 26, item 3).
+// Balance.
 
 export const BalanceTransactionNotFound = Problem.plain(
   Balances.BalanceTransactionNotFound,

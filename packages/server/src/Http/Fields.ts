@@ -91,7 +91,7 @@ export const WholeNumber = (description: string) =>
 export const Laari = (description: string) =>
   Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({ description })
 
-/** A moment in a read: Maldives time, `+05:00`, whole seconds (DESIGN section 9). */
+/** A moment in a read: Maldives time, `+05:00`, whole seconds. */
 export const Timestamp = Schema.String.annotations({
   jsonSchema: { format: "date-time" },
   description: "Maldives time (+05:00), whole seconds"

@@ -1,10 +1,10 @@
 /**
  * The edges of every request, applied inside HttpApi (before it decodes anything or encodes errors):
  *
- * - before decoding, a body of another content type than JSON is refused `415` (DESIGN section 9), from
+ * - before decoding, a body of another content type than JSON is refused `415`, from
  *   its headers alone: no byte of a body is read before the endpoint's security has checked the key
  *   (HttpApi authenticates, then decodes), so a caller without a valid key gets its `401` however large
- *   the body (issue 23 item 9);
+ *   the body;
  * - a body is read once, by HttpApi, up to `maxBodyBytes` (`413` past it; the edge refuses a declared
  *   length and cuts off a chunked one);
  * - after, decode failures become `422` with the fields, or `400` for a body nested deeper than `MaxDepth`,
@@ -123,7 +123,7 @@ const tooDeep = new Problems.MalformedBody({
   message: `The request body nests deeper than ${MaxDepth} levels`
 })
 
-/** Maps what HttpApi fails or dies with to the answers of DESIGN section 9. */
+/** Maps what HttpApi fails or dies with to the API's own statuses and problem bodies. */
 const mapCause = (maxBodyBytes: number) => (cause: Cause.Cause<never>) => {
   // The middleware's type says nothing fails here, but decode failures and security refusals do.
   const failure: unknown = Option.getOrUndefined(Cause.failureOption(cause))

@@ -42,7 +42,7 @@ export type Conceal = (principal: Auth.Principal, request: Request) => Idempoten
 
 /**
  * For a keyed operation: what its command will lock first, announced before the key's claim so that the
- * two travel in one round trip (`WriteBehind.Ahead`; issue 27, a keyed charge).
+ * two travel in one round trip (`WriteBehind.Ahead`), as a keyed charge's do.
  */
 export type Ahead = (principal: Auth.Principal, request: Request) => Effect.Effect<void>
 

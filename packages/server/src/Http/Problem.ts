@@ -1,6 +1,6 @@
 /**
  * How an error becomes an answer of the API: one schema per error, carrying its status, its description
- * and the body exactly as sent, `{ message, code, errors? }` (DESIGN section 9). The schemas themselves
+ * and the body exactly as sent, `{ message, code, errors? }`. The schemas themselves
  * are declared in `Problems` (the edge's and the common ones) and `DomainProblems`; `Answers` lists them
  * all in one table.
  *

@@ -1,5 +1,5 @@
 /**
- * Rate limits (DESIGN section 9): a token bucket per API key on the merchant API (`LAARI_RATE_LIMIT`
+ * Rate limits: a token bucket per API key on the merchant API (`LAARI_RATE_LIMIT`
  * requests per second, bursts of as many; the REST API and GraphQL spend one bucket) and one per client
  * address on the customer's endpoints (the approvals API and the hosted pages' forms), which take no
  * key. `0` turns both off (an operator whose gateway limits rates), never the lock-outs below.
@@ -12,16 +12,25 @@
  * Failed guesses at a secret (an OAuth client's, the operator token) lock their address, and an OAuth
  * client, out for a while (`Lockout`): a security control, on whatever the rate limit.
  *
- * Where the buckets are kept is the `RateLimits` port: in this process (`inMemory`, PGlite, one process)
- * or in PostgreSQL, shared by every process and host (`Sql/RateBuckets`), so that `LAARI_PROCESSES=N` or
- * N hosts do not give a key N times the limit. The decisions (`decide`) are the same pure ones for both.
+ * Where the buckets are kept is the `RateLimits` port (`Platform/RateLimits`): in this process (`inMemory`,
+ * PGlite, one process) or in PostgreSQL, shared by every process and host (`Sql/RateBuckets`), so that
+ * `LAARI_PROCESSES=N` or N hosts do not give a key N times the limit. The decisions (`decide`) are the
+ * same pure ones for both.
  */
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import { ServerConfigTag } from "../Platform/Config.js"
+import {
+  type Decision,
+  type Limiter,
+  type Lockout,
+  RateLimited,
+  RateLimits,
+  type RateLimitsService
+} from "../Platform/RateLimits.js"
 import * as Problems from "./Problems.js"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -40,18 +49,6 @@ const Unit = 1000
 export interface Bucket {
   readonly level: number
   readonly at: number
-}
-
-export interface Decision {
-  readonly allowed: boolean
-  /** The bucket's capacity (`RateLimit-Limit`). */
-  readonly limit: number
-  /** Whole requests left after this one (`RateLimit-Remaining`). */
-  readonly remaining: number
-  /** Seconds, rounded up, until the next request would be allowed: `0` if now, at least 1 on a refusal. */
-  readonly retryAfterSeconds: number
-  /** Seconds, rounded up, until the bucket is full again (`RateLimit-Reset`). */
-  readonly resetSeconds: number
 }
 
 /** The level at `now`; a key without a bucket has a full one. A clock that went back refills nothing. */
@@ -149,21 +146,7 @@ export const makeBuckets = (limit: Limit, maxKeys: number): Buckets => {
 // ---------------------------------------------------------------------------------------------------------
 // Lock-out after failed guesses.
 
-/**
- * Failed guesses at a secret (an OAuth client's secret, the operator token) by key: while the key's
- * bucket is empty every attempt under it is refused, the right secret too, until it refills. An attempt
- * takes its token before the secret is checked, in one step (one statement on PostgreSQL), so guesses
- * sent at once cannot all pass a check made before any of them failed; a right secret gives it back.
- * Only failures count so, as with one-time codes: a client that knows its secret is never slowed down
- * by its own traffic.
- */
-export interface Lockout {
-  /** Takes a try under `key`: `undefined` when it may go ahead, the refusal's decision while locked out. */
-  readonly attempt: (key: string) => Effect.Effect<Decision | undefined>
-  /** Gives back the try an `attempt` took: the secret was right, or the attempt was refused elsewhere. */
-  readonly giveBack: (key: string) => Effect.Effect<void>
-}
-
+/** A lock-out (`Lockout`, the port's) in this process's memory, a bucket per key. */
 export const makeLockout = (
   limit: Limit,
   maxKeys: number = MaxKeys,
@@ -231,13 +214,6 @@ export const GuessesPerClient: Limit = { capacity: 100, perSecond: 1 }
 // ---------------------------------------------------------------------------------------------------------
 // In requests.
 
-/** Over the limit: `429` `{ message }` (the headers come from the pre-response handler). */
-export const RateLimited = Problems.RateLimited
-export type RateLimited = Problems.RateLimited
-
-/** Takes a token for a key in the current request: sets its headers, and fails over the limit. */
-export type Limiter = (key: string) => Effect.Effect<void, RateLimited>
-
 const off: Limiter = () => Effect.void
 
 /**
@@ -286,24 +262,6 @@ export const perAddress = (rate: number): Limiter => (rate === 0 ? off : makeLim
 
 /** The limit per API key of `LAARI_RATE_LIMIT` = `rate` (not `0`). */
 export const keyLimit = (rate: number): Limit => ({ capacity: rate, perSecond: rate })
-
-// ---------------------------------------------------------------------------------------------------------
-// The port: every limit of the service, wherever its buckets are kept.
-
-export interface RateLimitsService {
-  /** The merchant API by API key (or OAuth client), REST and GraphQL alike. */
-  readonly perKey: Limiter
-  /** The customer endpoints by client address: the approvals API and the hosted pages' forms. */
-  readonly perAddress: Limiter
-  /** Wrong operator tokens (`/ops`, `/metrics`) by client address. */
-  readonly opsGuesses: Lockout
-  /** Wrong OAuth client secrets by client address. */
-  readonly secretGuessesByAddress: Lockout
-  /** Wrong OAuth client secrets by client id (`client:<id>`), from any address. */
-  readonly secretGuessesByClient: Lockout
-}
-
-export class RateLimits extends Context.Tag("laari/server/RateLimits")<RateLimits, RateLimitsService>() {}
 
 /** Every limit in this process's memory: right for one process (PGlite); `rate` `0` turns off the rates. */
 export const inMemory = (rate: number): RateLimitsService => ({

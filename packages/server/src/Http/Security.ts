@@ -14,6 +14,7 @@ import * as Access from "./Access.js"
 import * as Challenge from "./Challenge.js"
 import * as Problems from "./Problems.js"
 import * as RateLimit from "./RateLimit.js"
+import * as RateLimits from "../Platform/RateLimits.js"
 import { Authentication, CurrentPrincipal, OpsAuthentication } from "./Authentication.js"
 
 export { Authentication, CurrentPrincipal, OpsAuthentication }
@@ -170,12 +171,12 @@ const annotateMerchant = (principal: Auth.Principal) =>
  */
 export const authenticationLive = (
   rules: (method: string, path: string) => Access.Rule | undefined
-): Layer.Layer<Authentication, never, Credentials["keys"] | Credentials["oauth"] | RateLimit.RateLimits> =>
+): Layer.Layer<Authentication, never, Credentials["keys"] | Credentials["oauth"] | RateLimits.RateLimits> =>
   Layer.effect(
     Authentication,
     Effect.gen(function* () {
       const services = yield* credentials
-      const limits = yield* RateLimit.RateLimits
+      const limits = yield* RateLimits.RateLimits
       return Authentication.of({
         // The header is read whole, not as the bearer scheme's slice of it: Basic is accepted too, and a
         // refusal says what was wrong with what was sent.
@@ -200,7 +201,7 @@ export const OpsAuthenticationLive = Layer.effect(
   Effect.gen(function* () {
     const config = yield* ServerConfigTag
     const expected = config.opsToken ?? ""
-    const guesses = (yield* RateLimit.RateLimits).opsGuesses
+    const guesses = (yield* RateLimits.RateLimits).opsGuesses
     return OpsAuthentication.of({
       opsToken: (token) =>
         Effect.gen(function* () {

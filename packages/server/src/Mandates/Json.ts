@@ -1,5 +1,5 @@
 /**
- * Read shapes of mandates and charges (spec 2.1, 2.2): camelCase, times in Maldives time.
+ * Read shapes of mandates and charges: camelCase, times in Maldives time.
  */
 import { Calendar, type Mandate } from "@laari/core"
 import type { ChargeRead, MandateCreated, MandateRead } from "./Api.js"

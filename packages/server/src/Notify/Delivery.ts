@@ -1,26 +1,18 @@
 /**
- * Customer notices to the wallet provider's notification service (DESIGN section 11): with
- * `LAARI_NOTIFY_URL` set, every notice is queued in its own transaction (`Notify/Sql`) and POSTed there by
+ * Customer notices to the wallet provider's notification service: with
+ * `LAARI_NOTIFY_URL` set, every notice is queued in its own transaction (`Sql/NotificationOutbox`) and POSTed there by
  * this worker, signed per Standard Webhooks under the notify secret: core's `Notices` (signing, the
  * verdict, the count) run by `Dispatch`, sending through the webhooks' `Sender`. Retries follow
  * `Notice.RetryDelays` for up to a day; a one-time code is never sent after it expired.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
-import {
-  DeliveriesStore,
-  type NoticeOutbox,
-  Notices as CoreNotices,
-  type Notifications,
-  Work
-} from "@laari/core"
+import { DeliveriesStore, Notices as CoreNotices, Work } from "@laari/core"
 import { Context, Effect, Layer } from "effect"
 import type * as Config from "../Platform/Config.js"
 import * as Dispatch from "../Background/Dispatch.js"
-import { notificationsLayer as keptOnly } from "../Sql/Notifications.js"
-import * as ServerSecrets from "../Sql/ServerSecrets.js"
 import * as Sender from "../Webhooks/Sender.js"
 import * as Signing from "../Webhooks/Signing.js"
-import { Channel as WakeChannel, layer as outboxLayer, notificationsLayer, portLayer } from "./Sql.js"
+import { ServerSecrets } from "../Platform/ServerSecrets.js"
+import { Channel as WakeChannel } from "../Sql/NotificationOutbox.js"
 
 export const JobName = "customer-notices"
 
@@ -56,9 +48,9 @@ export class Notify extends Context.Tag("laari/server/Notify")<Notify, NotifySer
 export const signingSecret = (configured: string | undefined) =>
   configured !== undefined
     ? Effect.succeed<SigningSecret>({ secret: configured, source: "env" })
-    : Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    : Effect.flatMap(ServerSecrets, (secrets) =>
         Effect.map(
-          ServerSecrets.ensure(sql, SecretName),
+          secrets.ensure(SecretName),
           (bytes): SigningSecret => ({
             secret: `${Signing.SecretPrefix}${Buffer.from(bytes).toString("base64")}`,
             source: "database"
@@ -90,22 +82,10 @@ const make = (url: string, configured: string | undefined) =>
     return { channel: { url, signing, dispatcher } } satisfies NotifyService
   })
 
-/**
- * The ports of notices, below the engine: `Notifications` and core's `NoticeOutbox`. With
- * `LAARI_NOTIFY_URL` the port also queues each notice in the outbox; without it, it keeps them in laari
- * only, and the outbox stays empty.
- */
-export const ports = (
-  config: Config.ServerConfig
-): Layer.Layer<Notifications.Notifications | NoticeOutbox.NoticeOutbox, never, SqlClient.SqlClient> =>
-  Layer.merge(config.notifyUrl === undefined ? keptOnly : notificationsLayer, portLayer).pipe(
-    Layer.provide(outboxLayer)
-  )
-
 /** `Notify`, over the engine's `Notices`: with `LAARI_NOTIFY_URL`, the channel that sends them. */
 export const layer = (
   config: Config.ServerConfig
-): Layer.Layer<Notify, never, SqlClient.SqlClient | CoreNotices.Notices> =>
+): Layer.Layer<Notify, never, ServerSecrets | CoreNotices.Notices> =>
   config.notifyUrl === undefined
     ? Layer.succeed(Notify, { channel: undefined })
     : Layer.scoped(Notify, make(config.notifyUrl, config.notifySecret))

@@ -1,5 +1,5 @@
 /**
- * The OAuth 2.0 endpoints, outside the merchant API's OpenAPI document (spec 9.5): the token endpoint
+ * The OAuth 2.0 endpoints, left out of the merchant API's OpenAPI document: the token endpoint
  * (RFC 6749, the client credentials grant), token revocation (RFC 7009) and the authorization server's
  * metadata (RFC 8414). Errors are RFC 6749 section 5.2's JSON, never a problem document. Wrong client
  * secrets lock their address, and the client, out for a while (`429`, `Retry-After`): no online guessing.
@@ -11,6 +11,7 @@ import { Auth, OAuthClient, OAuthClients } from "@laari/core"
 import { DateTime, Effect, Option } from "effect"
 import { ServerConfigTag } from "../Platform/Config.js"
 import * as RateLimit from "../Http/RateLimit.js"
+import * as RateLimits from "../Platform/RateLimits.js"
 import * as Protocol from "./Protocol.js"
 
 export const TokenPath = "/oauth/token"
@@ -34,12 +35,12 @@ const refuse = (e: Protocol.OAuthError) =>
   )
 
 /**
- * Locked out after failed guesses (`RateLimit.Lockout`): `429` with `Retry-After`, in RFC 6749's shape.
+ * Locked out after failed guesses (`RateLimits.Lockout`): `429` with `Retry-After`, in RFC 6749's shape.
  * The code is `slow_down`, the OAuth error registry's code for a client asked to wait.
  */
 class LockedOut {
   readonly _tag = "LockedOut"
-  constructor(readonly decision: RateLimit.Decision) {}
+  constructor(readonly decision: RateLimits.Decision) {}
 }
 
 const lockedOut = (e: LockedOut) =>
@@ -90,7 +91,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const clients = yield* OAuthClients.OAuthClients
     const config = yield* ServerConfigTag
 
-    const limits = yield* RateLimit.RateLimits
+    const limits = yield* RateLimits.RateLimits
     const byAddress = limits.secretGuessesByAddress
     const byClient = limits.secretGuessesByClient
 

@@ -16,15 +16,14 @@
  * histograms summed, the process metrics as prom-client aggregates them (memory summed, event-loop lag
  * averaged, the start time left out); the due work, which is the database's, counted once.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import { Billing, Counters, Deliveries, Mandates, Reconciliation, Resolver } from "@laari/core"
 import { Context, DateTime, Duration, Effect, Layer, Option, Runtime } from "effect"
 import * as Prometheus from "prom-client"
 import { Clockwork } from "../Background/Clockwork.js"
 import * as ClusterMetrics from "./ClusterMetrics.js"
-import { PoolStats } from "../Sql/PgPool.js"
+import { PoolStats } from "../Platform/PoolStats.js"
 import * as ReconciliationSql from "../Sql/Reconciliation.js"
-import { toDate } from "../Sql/Repository.js"
+import * as ScrapeCounts from "../Sql/ScrapeCounts.js"
 import * as Delivery from "../Webhooks/Delivery.js"
 import * as Notify from "../Notify/Delivery.js"
 import * as WalletLedger from "../WalletConnector/Ledger.js"
@@ -70,42 +69,10 @@ const exposeCounter = (registry: Prometheus.Registry, c: Counters.Counter<string
     }
   })
 
-/**
- * The items each background job (`Work.Job`, by name) has due at `now`: the conditions of its claim
- * query (`claimExpiring`, `claimDue`, `claimUnredacted`, `Deliveries.claim`), counted, in one statement.
- */
-const dueCounts = (sql: SqlClient.SqlClient, now: DateTime.Utc) => {
-  const at = toDate(now)
-  const count = sql<Record<string, number | string>>`SELECT
-      (SELECT count(*) FROM mandates WHERE status = 'INITIATED' AND setup_expires_at <= ${at})
-        + (SELECT count(*) FROM mandates WHERE status IN ('ACTIVE', 'SUSPENDED') AND expires_at <= ${at})
-        AS "mandate-expiry",
-      (SELECT count(*) FROM checkout_sessions WHERE status = 'OPEN' AND expires_at <= ${at})
-        AS "checkout-expiry",
-      (SELECT count(*) FROM subscriptions WHERE due_at <= ${at}) AS "renewals",
-      (SELECT count(*) FROM challenges WHERE redacted_at IS NULL AND expires_at <= ${at})
-        AS "code-redaction",
-      (SELECT count(*) FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-        WHERE d.status = 'PENDING' AND d.due_at <= ${at}
-          AND (d.leased_until IS NULL OR d.leased_until <= ${at})
-          AND w.status = 'ENABLED' AND w.deleted_at IS NULL) AS ${sql(Delivery.JobName)},
-      (SELECT count(*) FROM wallet_movements WHERE status = 'pending' AND next_check_at <= ${at})
-        AS "wallet-resolver"`.pipe(
-    Effect.map((rows) => Object.entries(rows[0] ?? {}).map(([job, n]) => [job, Number(n)] as const))
-  )
-  return bounded(sql, count)
-}
-
-/** A count of the database's for a scrape, within `DueCountTimeout`: cancelled by the database too, not only given up on here. */
-const bounded = <A, E, R>(sql: SqlClient.SqlClient, count: Effect.Effect<A, E, R>) => {
-  const limit = sql.unsafe(`SET LOCAL statement_timeout = ${Duration.toMillis(DueCountTimeout)}`)
-  return sql.withTransaction(Effect.zipRight(limit, count)).pipe(Effect.timeout(DueCountTimeout))
-}
-
-export const layer: Layer.Layer<Metrics, never, SqlClient.SqlClient | PoolStats | Clockwork> = Layer.scoped(
+export const layer = Layer.scoped(
   Metrics,
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const counts = yield* ScrapeCounts.make(DueCountTimeout)
     const reconciliations = yield* ReconciliationSql.make
     const pool = yield* PoolStats
     const clockwork = yield* Clockwork
@@ -148,7 +115,7 @@ export const layer: Layer.Layer<Metrics, never, SqlClient.SqlClient | PoolStats 
       async collect() {
         this.reset()
         const counted = await Runtime.runPromise(runtime)(
-          dueCounts(sql, now()).pipe(
+          counts.due(now(), Delivery.JobName).pipe(
             Effect.tapErrorCause((cause) => Effect.logWarning("counting due background work failed", cause)),
             Effect.option
           )
@@ -166,7 +133,7 @@ export const layer: Layer.Layer<Metrics, never, SqlClient.SqlClient | PoolStats 
       async collect() {
         this.reset()
         const counted = await Runtime.runPromise(runtime)(
-          bounded(sql, reconciliations.latestBreaks).pipe(
+          counts.bounded(reconciliations.latestBreaks).pipe(
             Effect.tapErrorCause((cause) =>
               Effect.logWarning("counting reconciliation breaks failed", cause)
             ),

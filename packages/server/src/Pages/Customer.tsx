@@ -327,7 +327,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         const s = found.right
         const field = yield* form
         const challenge = field("challenge_id") ?? ""
-        // Test mode: the merchant's sandbox payer pays, no code (DESIGN section 8).
+        // Test mode: the merchant's sandbox payer pays, no code.
         const paid =
           s.environment === "test"
             ? yield* Effect.either(

@@ -15,6 +15,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { ServerConfigTag } from "../Platform/Config.js"
 import { ServerSecrets } from "../Platform/ServerSecrets.js"
 import * as RateLimit from "../Http/RateLimit.js"
+import * as RateLimits from "../Platform/RateLimits.js"
 import { type Lang, parseLang } from "./I18n.js"
 
 export const CsrfCookie = "laari_csrf"
@@ -25,7 +26,7 @@ export interface PagesConfig {
   /** The pages' HMAC key. */
   readonly key: Buffer
   /** The customer endpoints' limit per client address, applied to every form post. */
-  readonly limit: RateLimit.Limiter
+  readonly limit: RateLimits.Limiter
   /** Cookies get `Secure` when the pages are served over https. */
   readonly secure: boolean
 }
@@ -41,7 +42,7 @@ export const layer = Layer.effect(
     return {
       key: Buffer.from(key),
       secure: config.checkoutUrl.startsWith("https:"),
-      limit: (yield* RateLimit.RateLimits).perAddress
+      limit: (yield* RateLimits.RateLimits).perAddress
     }
   }).pipe(Effect.orDie)
 )

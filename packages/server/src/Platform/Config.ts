@@ -1,5 +1,5 @@
 /**
- * Configuration from the environment (DESIGN section 8).
+ * Configuration from the environment.
  */
 import * as WalletConnector from "./WalletConnectorConfig.js"
 import { isHttpUrl } from "./Urls.js"

@@ -1,5 +1,5 @@
 /**
- * The QR code endpoints of spec 4.2, and the hosted PNG of static codes.
+ * The QR code endpoints (`/qr-codes`), and the hosted PNG of static codes.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"

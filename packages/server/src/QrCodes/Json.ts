@@ -1,5 +1,5 @@
 /**
- * Read shapes of QR codes and their payments (spec 2.3): camelCase, Maldives time, `outletId` a string.
+ * Read shapes of QR codes and their payments: camelCase, Maldives time, `outletId` a string.
  */
 import { Calendar, type QrCode } from "@laari/core"
 import type { QrCodeDeactivated, QrCodeRead } from "./Api.js"

@@ -3,7 +3,6 @@
  * secret that keys the code hashes.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import { type Approval, Ids, Store } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
 import { all, Column, earliest, one, repository, rows, toDate } from "./Repository.js"
@@ -23,15 +22,12 @@ const challenges = rows<Approval.Challenge>({
   createdAt: Column.date("created_at")
 })
 
-/** The name of the code-hash key in `server_secrets`. */
-const CodeKeyName = "one_time_codes"
-
 /**
- * Makes the key of the code hashes unless there is one. The migration that added `server_secrets` runs
- * it, so the first start of a deployment makes the key and every process reads it.
+ * The name of the code-hash key in `server_secrets`. The migration that added the table made it
+ * (`Migrations/0004_code_hardening`), so the first start of a deployment makes the key and every process
+ * reads it.
  */
-export const createCodeKey = (sql: SqlClient.SqlClient): Effect.Effect<void, SqlError> =>
-  ServerSecrets.create(sql, CodeKeyName)
+const CodeKeyName = "one_time_codes"
 
 export const makeChallenges = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

@@ -5,19 +5,20 @@
  * and `Crypto`.
  */
 import type { MigrationError } from "@effect/sql/Migrator"
-import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { ApiKeys, Crypto, OAuthClients } from "@laari/core"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type { Directory } from "../Platform/Directory.js"
 import type { EndedSessions } from "../Platform/EndedSessions.js"
 import * as Keys from "../Platform/Keys.js"
+import { PoolStats } from "../Platform/PoolStats.js"
 import type { ServerSecrets } from "../Platform/ServerSecrets.js"
 import * as SqlDirectory from "./Directory.js"
 import * as SqlEndedSessions from "./EndedSessions.js"
 import * as Migrations from "./Migrations.js"
-import * as PgliteClient from "./PgliteClient.js"
-import * as PgPool from "./PgPool.js"
+import * as PgPool from "./Pg/PgPool.js"
+import * as PgliteClient from "./Pglite/PgliteClient.js"
 import * as RowCache from "./RowCache.js"
 import * as SqlServerSecrets from "./ServerSecrets.js"
 import * as Store from "./Store.js"
@@ -40,7 +41,7 @@ export interface Config {
  * unreachable at start. With it, `PoolStats`: how busy the connections are. On PostgreSQL it also
  * provides `PgPool.Connector` (not in the type, as PGlite has none), which `Wakeup` looks up.
  */
-export const clientLayer = (config: Config): Layer.Layer<SqlClient.SqlClient | PgPool.PoolStats, SqlError> =>
+export const clientLayer = (config: Config): Layer.Layer<SqlClient.SqlClient | PoolStats, SqlError> =>
   config.databaseUrl !== undefined
     ? PgPool.layer({
         url: config.databaseUrl,
@@ -50,9 +51,15 @@ export const clientLayer = (config: Config): Layer.Layer<SqlClient.SqlClient | P
     : Layer.merge(PgliteClient.layer({ dataDir: config.dataDir }), pgliteStats)
 
 /** PGlite is one in-process session, taken in turns: one connection, nothing else to tell. */
-const pgliteStats = Layer.succeed(PgPool.PoolStats, {
+const pgliteStats = Layer.succeed(PoolStats, {
   counts: () => ({ total: 1, idle: undefined, waiting: undefined })
 })
+
+/** A statement that answers while the database does, for `/readyz`; from the SQL client of the context. */
+export const probe: Effect.Effect<Effect.Effect<void, SqlError>, never, SqlClient.SqlClient> = Effect.map(
+  SqlClient.SqlClient,
+  (sql) => Effect.asVoid(sql`SELECT 1`)
+)
 
 /** Every adapter over an already migrated database. */
 export const adapters: Layer.Layer<
@@ -73,7 +80,7 @@ export const layer = (
   config: Config
 ): Layer.Layer<
   | SqlClient.SqlClient
-  | PgPool.PoolStats
+  | PoolStats
   | Store.Ports
   | Directory
   | ServerSecrets

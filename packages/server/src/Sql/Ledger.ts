@@ -417,6 +417,9 @@ export const make = (sql: SqlClient.SqlClient) => {
   } as const
 }
 
+/** The ledger's statements (`make`) on the database of the context: for modules outside `Sql/`. */
+export const ofContext = Effect.map(SqlClient.SqlClient, make)
+
 export const walletLayer: Layer.Layer<Wallet.Wallet, never, SqlClient.SqlClient> = Layer.effect(
   Wallet.Wallet,
   Effect.map(SqlClient.SqlClient, (sql) => {

@@ -1,5 +1,5 @@
 /**
- * The Transactor's transaction on PostgreSQL, in as few round trips as the command allows (issue 27).
+ * The Transactor's transaction on PostgreSQL, in as few round trips as the command allows.
  * A charge used to be five: BEGIN, the idempotency claim, the mandate's lock, the writes (held back by
  * `WriteBehind`), COMMIT. Here it is two, with nothing else changed:
  *
@@ -24,92 +24,25 @@
  * writes held before it, goes with the next batch; a part rolled back drops its held writes, and only
  * what it sent is undone by a ROLLBACK TO in the next batch (nothing, when SAVEPOINT was not yet sent).
  *
- * The same transaction runs on PGlite's one session (`PgliteClient`), where a batch is one call into the
- * in-process PostgreSQL instead of a round trip (`PgliteBatch`).
+ * It runs on whichever session the database lends (`PgBatch.BatchSessions`): a connection of the pool
+ * (`PgPool`), or PGlite's one session (`PgliteClient`), where a batch is one call into the in-process
+ * PostgreSQL instead of a round trip (`PgliteBatch`).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Exit, Stream, Tracer } from "effect"
-import type pg from "pg"
-import * as PgBatch from "./PgBatch.js"
-import * as PgPrepared from "./PgPrepared.js"
+import * as PgBatch from "./Pg/PgBatch.js"
+import * as PgPrepared from "./Pg/PgPrepared.js"
 import * as WriteBehind from "./WriteBehind.js"
 
 const Begin: PgBatch.Statement = { text: "BEGIN", params: [] }
 const Commit: PgBatch.Statement = { text: "COMMIT", params: [] }
 const Rollback: PgBatch.Statement = { text: "ROLLBACK", params: [] }
 
-/** The Transactor's transactions (provided by `PgPool` on PostgreSQL, by `PgliteClient` on PGlite). */
-export class PgTransactions extends Context.Tag("laari/server/PgTransactions")<
-  PgTransactions,
-  {
-    readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
-  }
->() {}
-
-/** Where one transaction's batches run, held for the transaction: a connection of the pool, or PGlite. */
-export interface Session {
-  /** An error that ended the session (then nothing more is sent on it, not even ROLLBACK). */
-  lost: Error | undefined
-  /** `statements` in one batch: each after the one before it, none after one that failed. */
-  run(
-    statements: ReadonlyArray<PgBatch.Statement>
-  ): Effect.Effect<ReadonlyArray<PgBatch.Result>, PgBatch.BatchError>
-}
-
-/**
- * A connection of the pool for the transaction, and whether it is lost: an error it emits (pg does when
- * no statement is under way) or a batch that failed for want of it. A lost connection is handed back
- * with the error, so the pool discards it rather than lend it again.
- */
-class Reserved implements Session {
-  lost: Error | undefined
-  private readonly onError = (error: Error) => {
-    this.lost ??= error
-  }
-  /** Stops what the connection runs when a batch's caller is interrupted. */
-  private readonly cancel: Effect.Effect<void>
-
-  constructor(
-    readonly client: pg.PoolClient,
-    pool: pg.Pool
-  ) {
-    client.on("error", this.onError)
-    this.cancel = canceller(pool, client)
-  }
-
-  run(statements: ReadonlyArray<PgBatch.Statement>) {
-    return PgBatch.run(this.client, statements, this.cancel)
-  }
-
-  release() {
-    this.client.off("error", this.onError)
-    this.client.release(this.lost)
-  }
-}
-
-/**
- * Reserves a connection. With the callback, not the promise, of `pool.connect`: the listener is on the
- * client before pg reads another message from its socket (`PgPool.watchClients`).
- */
-const reserve = (pool: pg.Pool) =>
-  Effect.async<Reserved, SqlError>((resume) => {
-    pool.connect((cause, client) => {
-      if (client === undefined || (cause !== undefined && cause !== null))
-        resume(Effect.fail(new SqlError({ cause, message: "Failed to acquire connection for transaction" })))
-      else resume(Effect.succeed(new Reserved(client, pool)))
-    })
-  })
-
-/** Cancels what the connection runs (best effort, bounded), from another connection of the pool. */
-const canceller = (pool: pg.Pool, client: pg.PoolClient): Effect.Effect<void> => {
-  const pid = (client as unknown as { readonly processID?: number }).processID
-  if (pid === undefined) return Effect.void
-  return Effect.async<void>((resume) => {
-    if ((pool as unknown as { readonly ending?: boolean }).ending === true) return resume(Effect.void)
-    pool.query("SELECT pg_cancel_backend($1)", [pid], () => resume(Effect.void))
-  }).pipe(Effect.interruptible, Effect.timeoutOption("5 seconds"), Effect.asVoid)
+/** The Transactor's transactions over a database's sessions (`PgBatch.BatchSessions`). */
+export interface Transactions {
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
 }
 
 /** Whether two statements are the same text with the same parameters (dates by their instant). */
@@ -150,7 +83,7 @@ class Transaction {
   }> = []
   private savepoints = 0
 
-  constructor(private readonly session: Session) {}
+  constructor(private readonly session: PgBatch.Session) {}
 
   /** BEGIN if not yet sent, what is queued and the writes held: what must precede any other statement. */
   private prelude(): Array<PgBatch.Statement> {
@@ -326,32 +259,16 @@ class Transaction {
 }
 
 /**
- * `effect` in a transaction of its own, its statements batched (see the module's comment), with
- * write-behind (`WriteBehind.Pending`). Like @effect/sql's `withTransaction`: a span, only the command
- * interruptible, COMMIT on success and ROLLBACK on failure, the connection released after either.
+ * Transactions over `sessions`: `effect` in a transaction of its own, its statements batched (see the
+ * module's comment), with write-behind (`WriteBehind.Pending`). Like @effect/sql's `withTransaction`: a
+ * span, only the command interruptible, COMMIT on success and ROLLBACK on failure, the session given back
+ * after either.
  *
  * A transaction that failed on a stale named statement (a migration changed a table under a running
  * service: `PgPrepared.Stale`) committed nothing, and its connection's names are forgotten: it runs once
  * more, so the request does not fail for it.
  */
-export const make = (pool: pg.Pool): PgTransactions["Type"] =>
-  over({
-    acquire: reserve(pool),
-    release: (reserved) => Effect.sync(() => reserved.release())
-  })
-
-/**
- * How a database lends a transaction its session. `acquire` may wait: it is interruptible when
- * `interruptible` says an interruption cannot lose what it acquires.
- */
-export interface Sessions<S extends Session> {
-  readonly acquire: Effect.Effect<S, SqlError>
-  readonly release: (session: S) => Effect.Effect<void>
-  readonly interruptible?: boolean
-}
-
-/** Transactions over `sessions` (see `make`). */
-export const over = <S extends Session>(sessions: Sessions<S>): PgTransactions["Type"] => ({
+export const over = (sessions: PgBatch.Sessions): Transactions => ({
   transaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> => {
     const stale = { seen: false }
     return Effect.flatMap(Effect.exit(attempt(sessions, effect, stale)), (exit) =>
@@ -361,8 +278,8 @@ export const over = <S extends Session>(sessions: Sessions<S>): PgTransactions["
 })
 
 /** One run of `effect` in a transaction; `stale.seen` once a statement of it failed as stale. */
-const attempt = <S extends Session, A, E, R>(
-  sessions: Sessions<S>,
+const attempt = <A, E, R>(
+  sessions: PgBatch.Sessions,
   effect: Effect.Effect<A, E, R>,
   stale: { seen: boolean }
 ): Effect.Effect<A, E | SqlError, R> =>
@@ -399,7 +316,7 @@ const attempt = <S extends Session, A, E, R>(
             )
           )
         },
-        sessions.release
+        (session) => session.release
       )
     )
   )

@@ -25,6 +25,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Context, Deferred, Duration, Effect, Layer, Schedule, type Scope } from "effect"
 import { ServerConfigTag } from "../Platform/Config.js"
 import * as RateLimit from "../Http/RateLimit.js"
+import * as RateLimits from "../Platform/RateLimits.js"
 
 /** How long leased tokens may be spent; then they lapse, unspent. */
 export const LeaseMs = 1_000
@@ -209,7 +210,7 @@ export const limiter = (
   limit: RateLimit.Limit,
   guard: Guard = makeGuard(),
   maxKeys: number = RateLimit.MaxKeys
-): RateLimit.Limiter => {
+): RateLimits.Limiter => {
   const size = leaseSize(limit)
   const fallback = RateLimit.makeBuckets(limit, maxKeys)
   const local = (key: string) => Effect.sync(() => fallback.take(key, Date.now()))
@@ -308,8 +309,8 @@ const sharedLockout = (
   guard: Guard,
   scope: string,
   limit: RateLimit.Limit,
-  fallback: RateLimit.Lockout
-): RateLimit.Lockout => ({
+  fallback: RateLimits.Lockout
+): RateLimits.Lockout => ({
   attempt: (key) =>
     guard.run(
       Effect.map(take(sql, scope, key, limit, 1), (taken) =>
@@ -330,7 +331,7 @@ const sharedLockout = (
 export const shared = (
   sql: SqlClient.SqlClient,
   rate: number
-): Effect.Effect<RateLimit.RateLimitsService, never, Scope.Scope> =>
+): Effect.Effect<RateLimits.RateLimitsService, never, Scope.Scope> =>
   Effect.gen(function* () {
     const guard = makeGuard()
     yield* prune(sql).pipe(
@@ -372,9 +373,9 @@ export const shared = (
   })
 
 /** The limits shared in PostgreSQL with `DATABASE_URL`; in this process's memory on PGlite. */
-export const layer: Layer.Layer<RateLimit.RateLimits, never, SqlClient.SqlClient | ServerConfigTag> =
+export const layer: Layer.Layer<RateLimits.RateLimits, never, SqlClient.SqlClient | ServerConfigTag> =
   Layer.scoped(
-    RateLimit.RateLimits,
+    RateLimits.RateLimits,
     Effect.gen(function* () {
       const config = yield* ServerConfigTag
       if (config.databaseUrl === undefined) return RateLimit.inMemory(config.rateLimit)

@@ -37,6 +37,14 @@ export const ensure = (sql: SqlClient.SqlClient, name: string): Effect.Effect<Ui
     )
   )
 
+/** `read` and `ensure` on the database of the context: for modules outside `Sql/`, which hold no SQL client. */
+export const ofContext = {
+  read: (name: string): Effect.Effect<Uint8Array | undefined, SqlError, SqlClient.SqlClient> =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) => read(sql, name)),
+  ensure: (name: string): Effect.Effect<Uint8Array, SqlError, SqlClient.SqlClient> =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) => ensure(sql, name))
+}
+
 /** The port over this database. */
 export const layer: Layer.Layer<Port.ServerSecrets, never, SqlClient.SqlClient> = Layer.effect(
   Port.ServerSecrets,

@@ -15,6 +15,7 @@ import { chargesLayer, mandatesLayer } from "./Mandates.js"
 import { apiKeysLayer, customersLayer, merchantsLayer, merchantsStoreLayer } from "./Merchants.js"
 import { notificationsLayer } from "./Notifications.js"
 import { storeLayer as oauthClientsLayer } from "./OAuthClients.js"
+import * as PgBatch from "./Pg/PgBatch.js"
 import * as PgTransaction from "./PgTransaction.js"
 import { outletsLayer, qrCodesLayer, qrPaymentsLayer } from "./QrCodes.js"
 import { refundsLayer } from "./Refunds.js"
@@ -28,7 +29,8 @@ import { storeLayer as webhookEndpointsLayer } from "./WebhookEndpoints.js"
 
 /**
  * One transaction around a command, with write-behind (`WriteBehind`); nested calls join the outer one.
- * On PostgreSQL (`PgPool` provides `PgTransactions`) its statements go in batches (`PgTransaction`).
+ * Where the database lends sessions for it (`PgBatch.BatchSessions`: the pool's connections, PGlite's
+ * one session) its statements go in batches (`PgTransaction`).
  * A database that cannot be reached (at BEGIN, mid-way or at COMMIT) is `ServiceUnavailable`; at COMMIT
  * its `OutcomeUnknown` kind, which tells the client to retry with the same key. A transaction opened
  * `inParts` is a savepoint: the transaction's own (`WriteBehind.Savepoints`), or, in a transaction
@@ -38,9 +40,11 @@ export const transactorLayer: Layer.Layer<Store.Transactor, never, SqlClient.Sql
   Store.Transactor,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    // On PostgreSQL, BEGIN and COMMIT ride with the statements around them (`PgTransaction`).
-    const pg = yield* Effect.serviceOption(PgTransaction.PgTransactions)
-    const begin = Option.isSome(pg) ? pg.value.transaction : WriteBehind.transaction(sql)
+    // BEGIN and COMMIT ride with the statements around them (`PgTransaction`).
+    const sessions = yield* Effect.serviceOption(PgBatch.BatchSessions)
+    const begin = Option.isSome(sessions)
+      ? PgTransaction.over(sessions.value).transaction
+      : WriteBehind.transaction(sql)
     const transaction = committing(inTransaction(sql, begin))
     // Set while a transaction runs `inParts`: a transaction opened then is a savepoint of it.
     const parts = FiberRef.unsafeMake(false)

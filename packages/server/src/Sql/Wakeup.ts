@@ -11,8 +11,8 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Effect, Option, Schedule, Stream } from "effect"
 import pg from "pg"
-import * as PgPool from "./PgPool.js"
-import { PgliteClient } from "./PgliteClient.js"
+import * as PgPool from "./Pg/PgPool.js"
+import { PgliteClient } from "./Pglite/PgliteClient.js"
 
 /** Why a listening stream ended: its connection failed or closed. */
 class ListenLost extends Error {}

@@ -1,10 +1,12 @@
 /**
  * The SQL adapter of core's `WebhookEndpoint.WebhookEndpointsStore`: a merchant's endpoints, their
  * secrets kept as core's `SecretSealer` sealed them (the server's seals under the master key:
- * `Webhooks/Secrets`). Deleting keeps the row (its log stays) and fails what was still to be sent. The
- * delivery log and the workers' queries are the server's (`Webhooks/Sql`).
+ * `Webhooks/Secrets`, sealed again at start by `Webhooks/Sealer` through `secretsNotLike` and
+ * `storeResealed`). Deleting keeps the row (its log stays) and fails what was still to be sent. The
+ * delivery log and the workers' queries are `Sql/WebhookDeliveries`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Ids, Webhook, WebhookEndpoint } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
 import { fromDate, fromDateOrNull, int, one, repository, toDate } from "./Repository.js"
@@ -148,4 +150,40 @@ export const storeLayer: Layer.Layer<WebhookEndpoint.WebhookEndpointsStore, neve
   Layer.effect(
     WebhookEndpoint.WebhookEndpointsStore,
     Effect.map(make, (store): WebhookEndpoint.WebhookEndpointsRepo => repository(store))
+  )
+
+/** An endpoint's stored secrets, as the master keys' sealer reads and writes them (`Webhooks/Sealer`). */
+export interface StoredSecrets {
+  readonly id: string
+  readonly secret: string
+  readonly previous_secret: string | null
+}
+
+/** The endpoints with a secret that does not match `pattern` (`LIKE`): not sealed under the current key. */
+export const secretsNotLike = (
+  pattern: string
+): Effect.Effect<ReadonlyArray<StoredSecrets>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<StoredSecrets>`
+      SELECT id, secret, previous_secret FROM webhook_endpoints
+      WHERE secret NOT LIKE ${pattern} OR previous_secret NOT LIKE ${pattern}`
+  )
+
+/**
+ * Stores an endpoint's secrets sealed again, both together, and only if the row is still as read
+ * (`stored`: a rotation in between wins); whether it was.
+ */
+export const storeResealed = (
+  stored: StoredSecrets,
+  secret: string,
+  previous: string | null
+): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql`UPDATE webhook_endpoints SET secret = ${secret}, previous_secret = ${previous}
+        WHERE id = ${stored.id} AND secret = ${stored.secret}
+          AND previous_secret IS NOT DISTINCT FROM ${stored.previous_secret} RETURNING id`,
+      (rows) => rows.length > 0
+    )
   )

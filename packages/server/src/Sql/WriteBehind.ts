@@ -112,7 +112,7 @@ const plainValue = (value: unknown): unknown => (value instanceof Date ? isoText
  * A set's rows as `JSON.stringify` writes them, only the `columns` of each where given, with each
  * top-level `Date` formatted once: reached through its `toJSON`, a `Date` costs `JSON.stringify` several
  * times its text, and the JSON of a renewal batch's rows, mostly timestamps and columns no statement
- * read, was a seventh of a renewal's server CPU (issue 27).
+ * read, was a seventh of a renewal's server CPU.
  */
 export const rowsJson = (rows: ReadonlyArray<unknown>, columns?: ReadonlyArray<string>): string =>
   JSON.stringify(
@@ -427,7 +427,7 @@ export const Locked = {
 }
 
 /**
- * A statement the command will run next, announced before the statement that comes first (issue 27: a
+ * A statement the command will run next, announced before the statement that comes first (a
  * keyed charge's mandate lock, announced before the key's claim). Where the transaction batches its
  * statements, the announced one goes in the same round trip, right after the next statement, and its
  * answer is kept for the command: served if the command's next statement is exactly it (same text and

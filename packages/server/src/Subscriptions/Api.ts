@@ -1,5 +1,5 @@
 /**
- * Subscriptions and their invoices (spec 4.3). There is no `POST /subscriptions`: a subscription is
+ * Subscriptions and their invoices. There is no `POST /subscriptions`: a subscription is
  * created by paying a `SUBSCRIPTION` checkout session.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"

@@ -1,5 +1,5 @@
 /**
- * Read shapes of subscriptions and invoices (spec 2.4, 2.5): camelCase, Maldives time.
+ * Read shapes of subscriptions and invoices: camelCase, Maldives time.
  */
 import { Calendar, type Invoice, type Subscription } from "@laari/core"
 import type { Cancelled, InvoiceRead, SubscriptionRead } from "./Api.js"

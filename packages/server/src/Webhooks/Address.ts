@@ -1,5 +1,5 @@
 /**
- * Where deliveries may go (issues 9 and 23, SSRF): every endpoint, test or live, only to `https` URLs on
+ * Where deliveries may go, against SSRF: every endpoint, test or live, only to `https` URLs on
  * public addresses. The check runs at registration for literal addresses and local names, and at every
  * connection for resolved names, so a name that later resolves to a private address (DNS rebinding) is
  * refused when it matters. Test keys are every merchant's, so test endpoints get no exemption: local

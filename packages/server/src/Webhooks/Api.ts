@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints, their delivery log, and the events themselves (spec 6, issue 9). Scope
+ * Webhook endpoints, their delivery log, and the events themselves. Scope
  * `webhooks:write`, which secret keys hold by default.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"

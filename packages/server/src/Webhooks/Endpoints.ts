@@ -1,7 +1,7 @@
 /**
  * What a merchant does to its webhook endpoints, once for the API and the dashboard: core's
  * `WebhookEndpoints` (registering, changing, deleting, rotating the secret) with the server's URL rules
- * before it and its master keys sealing the secrets (`Sql.layer`, the `SecretSealer`). Each fails with
+ * before it and its master keys sealing the secrets (`Sealer.layer`, the `SecretSealer`). Each fails with
  * the domain's errors (not found, invalid URL). The delivery log is core's `Deliveries`.
  */
 import { Auth, Errors, WebhookEndpoint, WebhookEndpoints } from "@laari/core"

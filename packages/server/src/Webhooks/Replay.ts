@@ -1,8 +1,8 @@
 /**
  * Idempotent replays of the responses that show a signing secret (`POST /webhook-endpoints`,
- * `rotate-secret`; issue 23, item 2). The idempotency table keeps the secret's fingerprint in its place
+ * `rotate-secret`). The idempotency table keeps the secret's fingerprint in its place
  * (`Secrets.fingerprint`), never the secret. A replay reads the endpoint's secrets, opened, and puts back
- * the one with that fingerprint: the answer is byte for byte the first one (DESIGN section 9) as long as
+ * the one with that fingerprint: the answer is byte for byte the first one as long as
  * the secret still signs. Once it no longer does (rotated out, the endpoint deleted) the replay leaves the
  * field out rather than hand back a secret that was replaced, or one that is not the first answer's.
  */

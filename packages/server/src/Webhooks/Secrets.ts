@@ -1,5 +1,5 @@
 /**
- * Webhook signing secrets at rest (DESIGN section 11, issue 23 item 2). They must be read back to sign,
+ * Webhook signing secrets at rest. They must be read back to sign,
  * so they are encrypted, not hashed: AES-256-GCM under the master key, a random 96-bit nonce each time,
  * the endpoint's id as associated data (a sealed secret copied to another row does not open there).
  * Stored as `v1:<key id>:<nonce>:<ciphertext and tag>`, base64; the key id (the first 8 bytes of the
@@ -57,7 +57,7 @@ export const isCurrent = (ring: Keyring, stored: string): boolean =>
 
 /**
  * The secret in `stored`. A plaintext `whsec_` secret is read as it is: a row written before secrets were
- * sealed, until the start-up pass (`Sql.layer`: its reseal) seals it.
+ * sealed, until the start-up pass (`Sealer.layer`: its reseal) seals it.
  */
 export const open = (ring: Keyring, endpointId: string, stored: string): string => {
   if (stored.startsWith(SecretPrefix)) return stored

@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signing (DESIGN section 7, the format: `Webhook.signature`), synchronous, for the
+ * Standard Webhooks signing (the format: `Webhook.signature`), synchronous, for the
  * customer notices (`Notify`) and `laari listen`, whose secrets are given by the operator (decoded as
  * leniently as Node's base64); webhook deliveries are signed by core's `Deliveries`. Secrets are
  * `whsec_` + base64 of 32 random bytes.

@@ -1,5 +1,5 @@
 /**
- * The README run as a newcomer runs it (issue 22, item 2), in a fresh clone of the committed HEAD: one
+ * The README run as a newcomer runs it, in a fresh clone of the committed HEAD: one
  * `pnpm install`, then `pnpm start` exactly as the README writes it, on PGlite and once more on a fresh
  * PostgreSQL database, on a port of its own (the commands read `$PORT`, never a literal 4000); every
  * `curl` and `pnpm laari` command of the shell blocks of the README and of docs/, with the keys and ids
@@ -363,7 +363,7 @@ const codeIn = (stdout: string): string => {
 
 /**
  * The quick start on `backend`, all of it: the start, the CLI and curl examples, Ctrl-C, the development
- * start, `laari listen`/`trigger` and the live section in Chromium (issue 22: the same on PostgreSQL as on
+ * start, `laari listen`/`trigger` and the live section in Chromium (the same on PostgreSQL as on
  * PGlite, the newcomer's database).
  */
 const walk = (backend: "PGlite" | "PostgreSQL") => {
@@ -451,7 +451,7 @@ const walk = (backend: "PGlite" | "PostgreSQL") => {
       await page.getByRole("heading", { name: "Mandates" }).waitFor()
       expect(await page.textContent("main")).toContain("order-1")
       await page.getByRole("link", { name: "Webhooks" }).click()
-      // A local address is refused, and the page says what to do instead (issue 23, item 3).
+      // A local address is refused, and the page says what to do instead.
       await page.getByLabel("Endpoint URL").fill(`${receiverOrigin}/dashboard-hook`)
       await page.getByRole("button", { name: "Add endpoint" }).click()
       expect(await page.textContent("main")).toContain("laari listen")

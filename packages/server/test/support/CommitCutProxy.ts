@@ -1,7 +1,7 @@
 /**
  * A TCP proxy in front of PostgreSQL (127.0.0.1 only) that reads the client's side of the wire protocol
  * far enough to see a `COMMIT`, and cuts the connection exactly there: to stage a commit whose outcome
- * the client cannot know (issue 24, item 3).
+ * the client cannot know.
  *
  * `arm(mode, marker)`: the first connection that sends `marker` (an Idempotency-Key, which travels in a
  * Bind message of the transaction) has its next `COMMIT` cut:

@@ -5,7 +5,7 @@
  * - one transfer per mandate charge and none without its charge;
  * - one transfer per paid invoice attempt, none for an invoice that is not PAID with that payment;
  * - no idempotency key left without its response (nothing stuck in flight);
- * - per merchant and environment, payments minus refunds equal the balance plus the fees taken (issue 26):
+ * - per merchant and environment, payments minus refunds equal the balance plus the fees taken:
  *   no other transfer moves a merchant's money, and none moves it but by what it says.
  */
 import pg from "pg"

@@ -1,5 +1,5 @@
 /**
- * Issue 27: a keyed charge reaches the database in two batches, on PostgreSQL (round trips) as on PGlite
+ * A keyed charge reaches the database in two batches, on PostgreSQL (round trips) as on PGlite
  * (calls): BEGIN, the key's claim and the mandate's lock in one; the writes and COMMIT in the other. The
  * tests record each batch's statements (`firstWords` of each) by patching their driver; this runs the
  * charge and its replay and checks the batches.

@@ -1,5 +1,5 @@
 /**
- * Every mandate row of the spec over real HTTP (sections 2.1, 2.2, 3.1, 4.1, 5, 7.1, 7.2, 8), run against
+ * The mandate API over real HTTP (read shapes, states, endpoints, scopes, errors and limits), run against
  * each database the server supports.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -489,7 +489,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         ] as const) {
           const res = await charge(m.test, id, body)
           expect(res.status, JSON.stringify(body)).toBe(422)
-          // A request refused before it is a charge: not one of the refusal codes of spec 7.1.
+          // A request refused before it is a charge: not one of the charge refusal codes.
           expect(res.body.code, JSON.stringify(body)).toBe("VALIDATION_FAILED")
           expect(
             res.body.errors.map((e: { field: string }) => e.field),
@@ -520,7 +520,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         expect(read.body).toMatchObject({ periodKey: null, periodCharged: 0 })
       })
 
-      it("answers every refusal of spec 7.1 with its status, message and code, moves nothing, records the event", async () => {
+      it("answers every charge refusal with its status, message and code, moves nothing, records the event", async () => {
         const m = await F.merchant(server)
         const id = (
           await create(m.test, F.mandateBody({ per_charge_cap: 10_000, period_cap: 15_000, period: "MONTH" }))

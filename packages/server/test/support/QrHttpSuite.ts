@@ -1,5 +1,5 @@
 /**
- * Every QR row of the spec over real HTTP (sections 2.3, 3.4, 4.2, 7.3), run against each database.
+ * The QR code API over real HTTP (read shape, states, endpoints, errors), run against each database.
  */
 import { Emv, QrScheme } from "@laari/core"
 import { Either } from "effect"

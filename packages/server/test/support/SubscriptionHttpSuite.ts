@@ -1,6 +1,6 @@
 /**
- * Every subscription and checkout row of the spec over real HTTP (sections 2.4, 2.5, 2.6, 3.2, 3.3, 3.5,
- * 4.3, 5, 6, 7.4, 8), run against each database the server supports.
+ * The subscription and checkout API over real HTTP (read shapes, states, billing periods, endpoints,
+ * scopes, events, errors and limits), run against each database the server supports.
  *
  * The server runs on a manual clock shared by every test of the file, and the clock only moves forward.
  * Tests that need exact instants first move it to a fixed date, each a later one than the test before
@@ -96,7 +96,7 @@ const plusHours = (iso: string, hours: number) => maldives(Date.parse(iso) + hou
 
 /**
  * The start of period `n` of a monthly plan anchored at `anchor` (an ISO string in `+05:00`): `n` months on,
- * the anchor's day clamped to the month's length, the anchor's time of day (DESIGN section 5).
+ * the anchor's day clamped to the month's length, the anchor's time of day.
  */
 const monthsAfter = (anchor: string, n: number) => {
   const [date, time] = anchor.split("T") as [string, string]
@@ -1491,7 +1491,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         expect((await payer(m.test)).balance).toBe(1_000_000)
         expect(await notifications(customerId, "balance_warning")).toHaveLength(1)
 
-        // The customer heard of the end, and of every missed attempt (spec 6: "on each failure").
+        // The customer heard of the end, and of every missed attempt: each failure warns them.
         const ended = await notifications(customerId, "subscription.cancelled")
         expect(ended).toHaveLength(1)
         expect(ended[0].data).toMatchObject({ subscription_id: id, cancellation_initiator: "DUNNING" })

@@ -19,8 +19,8 @@ import { randomBytes } from "node:crypto"
 import * as Database from "../../src/Sql/Database.js"
 import type { Directory } from "../../src/Platform/Directory.js"
 import type { Ports } from "../../src/Sql/Store.js"
-import * as NotifySql from "../../src/Notify/Sql.js"
-import * as WebhookSql from "../../src/Webhooks/Sql.js"
+import * as NotificationOutbox from "../../src/Sql/NotificationOutbox.js"
+import * as WebhookDeliveries from "../../src/Sql/WebhookDeliveries.js"
 import * as SqlSeed from "./SqlSeed.js"
 
 /** The PostgreSQL server the PostgreSQL suites use; `undefined` skips them. */
@@ -40,8 +40,8 @@ export type TestServices =
   | Seed.Seed
 
 /**
- * The database with `Seed`, and the delivery log (`Webhooks/Sql`) and notice outbox (`Notify/Sql`), which
- * the server keeps beside it.
+ * The database with `Seed`, and the delivery log (`Sql/WebhookDeliveries`) and notice outbox
+ * (`Sql/NotificationOutbox`), which the server keeps beside it.
  */
 const withSeed = (
   database: Layer.Layer<
@@ -50,8 +50,8 @@ const withSeed = (
   >
 ) =>
   SqlSeed.layer.pipe(
-    Layer.provideMerge(WebhookSql.deliveriesLayer),
-    Layer.provideMerge(NotifySql.portLayer.pipe(Layer.provide(NotifySql.layer))),
+    Layer.provideMerge(WebhookDeliveries.deliveriesLayer),
+    Layer.provideMerge(NotificationOutbox.portLayer.pipe(Layer.provide(NotificationOutbox.layer))),
     Layer.provideMerge(database)
   )
 

@@ -1,5 +1,5 @@
 /**
- * Several statements in one call into PGlite (issue 27), as `PgBatch` sends them to PostgreSQL in one
+ * Several statements in one call into PGlite, as `PgBatch` sends them to PostgreSQL in one
  * round trip: each statement's Parse (only the first time a recurring text is sent: `PgPrepared`), Bind,
  * Describe and Execute, then one Sync, as one protocol message. PostgreSQL runs them one after the
  * other and, after an error, skips the rest up to the Sync; PGlite runs the whole message synchronously,
@@ -12,8 +12,8 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { parse, type PGlite, protocol, type Results } from "@electric-sql/pglite"
 import { Effect } from "effect"
-import * as PgBatch from "./PgBatch.js"
-import * as PgPrepared from "./PgPrepared.js"
+import * as PgBatch from "../Pg/PgBatch.js"
+import * as PgPrepared from "../Pg/PgPrepared.js"
 
 const describePortal = protocol.serialize.describe({ type: "P" })
 const executePortal = protocol.serialize.execute({})

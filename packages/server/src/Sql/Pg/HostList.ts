@@ -3,7 +3,7 @@
  * what `pg_autoctl show uri --formation default` prints), which node-postgres cannot read: the hosts in
  * order, the session wanted, and for each host the connection options node-postgres takes.
  *
- * Decided (DESIGN section 4):
+ * Decided:
  * - `target_session_attrs`: `read-write` (the session is not read-only) and `primary` (the server is not
  *   in recovery) are checked on every host; `any` takes the first host that answers, unchecked, as libpq
  *   does. Without it, a URL of several hosts means `read-write`, not libpq's `any`: laari writes in every

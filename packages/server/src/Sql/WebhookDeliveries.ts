@@ -1,39 +1,51 @@
 /**
- * The SQL adapter of core's delivery log (`DeliveriesStore`; its row mapper: `Records.ts`), and the master
- * keys that seal the endpoints' signing secrets, as core's `SecretSealer` (the endpoints themselves are
- * core's `WebhookEndpoints`, stored by `Sql/WebhookEndpoints`). Deliveries are queued by the outbox
- * (`Sql/Events`); here they are read, resent, leased to a worker with `FOR UPDATE SKIP LOCKED` and
- * completed.
+ * The SQL adapter of core's delivery log (`DeliveriesStore`): one row per attempt, and how it reads as
+ * core's `Webhook.Attempt`. Deliveries are queued by the outbox (`Sql/Events`); here they are read,
+ * resent, leased to a worker with `FOR UPDATE SKIP LOCKED` and completed. The endpoints themselves are
+ * core's `WebhookEndpoints`, stored by `Sql/WebhookEndpoints`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { DeliveriesStore, Webhook, WebhookEndpoint } from "@laari/core"
-import { DateTime, Effect, Layer, Redacted } from "effect"
-import { type ServerConfig, ServerConfigTag } from "../Platform/Config.js"
-import { DeliveryChannel } from "../Sql/Events.js"
-import { fromDate, fromDateOrNull, repository, toDate } from "../Sql/Repository.js"
-import { type EndpointRow, endpointColumns } from "../Sql/WebhookEndpoints.js"
-import * as ServerSecrets from "../Sql/ServerSecrets.js"
-import { type AttemptRow, attemptFromRow } from "./Records.js"
-import * as Secrets from "./Secrets.js"
+import { DeliveriesStore, Webhook } from "@laari/core"
+import { DateTime, Effect, Layer } from "effect"
+import { DeliveryChannel } from "./Events.js"
+import { fromDate, fromDateOrNull, int, intOrNull, repository, toDate } from "./Repository.js"
+import { type EndpointRow, endpointColumns } from "./WebhookEndpoints.js"
 
-/** The name in `server_secrets` of the master key made when `LAARI_MASTER_KEY` is not set. */
-export const KeptKeyName = "webhook-secrets-key"
+export interface AttemptRow {
+  readonly id: string
+  readonly endpoint_id: string
+  readonly event_id: string
+  readonly event_type: string
+  readonly attempt: number
+  readonly resend: boolean
+  readonly status: Webhook.AttemptStatus
+  readonly response_status: number | null
+  readonly response_body: string | null
+  readonly error: string | null
+  readonly duration_ms: number | null
+  readonly attempted_at: Date | null
+  readonly next_retry_at: Date | null
+  readonly due_at: Date
+  readonly created_at: Date
+}
 
-/** The keys: `LAARI_MASTER_KEY` (else the kept one, made now if need be), the previous one, the kept one. */
-const keyring = (sql: SqlClient.SqlClient, config: ServerConfig) =>
-  Effect.gen(function* () {
-    const configured = config.masterKey === undefined ? undefined : Redacted.value(config.masterKey)
-    const kept =
-      configured === undefined
-        ? yield* ServerSecrets.ensure(sql, KeptKeyName)
-        : yield* ServerSecrets.read(sql, KeptKeyName)
-    const current = Secrets.key(configured ?? kept!)
-    const older = [config.masterKeyPrevious && Redacted.value(config.masterKeyPrevious), kept]
-      .filter((bytes): bytes is Uint8Array => bytes !== undefined)
-      .map(Secrets.key)
-      .filter((k) => k.id !== current.id)
-    return { current, older } satisfies Secrets.Keyring
-  })
+export const attemptFromRow = (row: AttemptRow): Webhook.Attempt => ({
+  id: row.id,
+  endpointId: row.endpoint_id,
+  eventId: row.event_id,
+  eventType: row.event_type,
+  attempt: int(row.attempt),
+  resend: row.resend,
+  status: row.status,
+  responseStatus: intOrNull(row.response_status),
+  responseBody: row.response_body,
+  error: row.error,
+  durationMs: intOrNull(row.duration_ms),
+  attemptedAt: fromDateOrNull(row.attempted_at),
+  nextRetryAt: fromDateOrNull(row.next_retry_at),
+  dueAt: fromDate(row.due_at),
+  createdAt: fromDate(row.created_at)
+})
 
 // Advisory lock, two-key form (apart from the migrations' one-key lock and a registration's,
 // `Sql/WebhookEndpoints`): claims take it in turn.
@@ -203,73 +215,3 @@ export const deliveriesLayer: Layer.Layer<DeliveriesStore.DeliveriesStore, never
     DeliveriesStore.DeliveriesStore,
     Effect.map(makeDeliveries, (store): DeliveriesStore.DeliveriesRepo => repository(store))
   )
-
-const makeSealer = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const ring = yield* keyring(sql, yield* ServerConfigTag)
-
-  /**
-   * Seals again every secret not under the current key: plaintext ones from before sealing, and those
-   * under a previous master key. One row per statement, both secrets together, and only if the row is
-   * still as read (a rotation in between wins; the next start seals what it wrote, already current).
-   */
-  const reseal = Effect.gen(function* () {
-    const prefix = `v1:${ring.current.id}:%`
-    const rows = yield* sql<Pick<EndpointRow, "id" | "secret" | "previous_secret">>`
-      SELECT id, secret, previous_secret FROM webhook_endpoints
-      WHERE secret NOT LIKE ${prefix} OR previous_secret NOT LIKE ${prefix}`
-    let sealed = 0
-    for (const row of rows) {
-      const again = (stored: string) =>
-        Secrets.isCurrent(ring, stored)
-          ? stored
-          : Secrets.seal(ring, row.id, Secrets.open(ring, row.id, stored))
-      const secret = yield* Effect.try({
-        try: () => again(row.secret),
-        catch: (e) => e as Secrets.SecretUnreadable
-      })
-      const previous =
-        row.previous_secret === null
-          ? null
-          : yield* Effect.try({
-              try: () => again(row.previous_secret!),
-              catch: (e) => e as Secrets.SecretUnreadable
-            })
-      const updated =
-        yield* sql`UPDATE webhook_endpoints SET secret = ${secret}, previous_secret = ${previous}
-        WHERE id = ${row.id} AND secret = ${row.secret}
-          AND previous_secret IS NOT DISTINCT FROM ${row.previous_secret} RETURNING id`
-      sealed += updated.length
-    }
-    return sealed
-  })
-
-  return {
-    /**
-     * Core's `SecretSealer` for the endpoints' signing secrets: AES-256-GCM under the current master key;
-     * opens under any key of the ring. A secret that does not open is a defect (a key missing: `Secrets`).
-     */
-    sealer: {
-      seal: (endpointId, secret) => Effect.sync(() => Secrets.seal(ring, endpointId, secret)),
-      open: (endpointId, sealed) => Effect.sync(() => Secrets.open(ring, endpointId, sealed))
-    } satisfies WebhookEndpoint.Sealer,
-    reseal
-  }
-})
-
-/**
- * The sealer; building it seals what is not sealed under the current master key, so every process starts
- * with every row readable, and refuses to start, saying which key is missing, when one is not.
- */
-export const layer = Layer.effect(
-  WebhookEndpoint.SecretSealer,
-  Effect.gen(function* () {
-    const { sealer, reseal } = yield* makeSealer
-    const sealed = yield* reseal.pipe(
-      Effect.catchTag("SecretUnreadable", (e) => Effect.dieMessage(`laari: ${e.message}`))
-    )
-    if (sealed > 0)
-      yield* Effect.logInfo(`sealed ${sealed} webhook endpoints' signing secrets under the master key`)
-    return sealer
-  })
-)

@@ -13,8 +13,9 @@
  * transaction connection) run without taking the permit again. Consequence: a statement that
  * escapes the transaction's context (e.g. `Effect.forkDaemon` inside `withTransaction`) waits
  * for the transaction to finish, so it must not be awaited from inside that transaction. The
- * Transactor's transactions (`PgTransactions`, provided here as `PgPool` provides them on PostgreSQL)
- * take the same permit and send their statements in batches (`PgTransaction`, `PgliteBatch`).
+ * Transactor's transactions (`PgTransaction`, over the sessions provided here as `PgPool` provides its
+ * connections on PostgreSQL: `PgBatch.BatchSessions`) take the same permit and send their statements in
+ * batches (`PgliteBatch`).
  *
  * A statement with parameters goes to PGlite as one protocol message (Parse, Bind, Describe, Execute,
  * Sync), not through `PGlite.query`, which makes six calls into PostgreSQL per statement (it asks for the
@@ -44,9 +45,9 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { mkdir } from "node:fs/promises"
-import * as DataDir from "../Platform/DataDir.js"
+import * as DataDir from "../../Platform/DataDir.js"
+import * as PgBatch from "../Pg/PgBatch.js"
 import * as PgliteBatch from "./PgliteBatch.js"
-import * as PgTransaction from "./PgTransaction.js"
 
 export interface PgliteClientConfig {
   /** Directory holding the database files (created if missing). `undefined` = in memory. */
@@ -61,11 +62,11 @@ export interface PgliteClient extends SqlClient.SqlClient {
    * may run inside another fiber's open transaction.
    */
   readonly pglite: PGlite
-  /** The Transactor's transactions on this instance (`PgTransaction`), under the client's permit. */
-  readonly transactions: PgTransaction.PgTransactions["Type"]
+  /** This instance's one session for the Transactor's transactions (`PgTransaction`), under the client's permit. */
+  readonly sessions: PgBatch.Sessions
 }
 
-export const PgliteClient = Context.GenericTag<PgliteClient>("@laari/server/Sql/PgliteClient")
+export const PgliteClient = Context.GenericTag<PgliteClient>("@laari/server/Sql/Pglite/PgliteClient")
 
 const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER)
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
@@ -190,28 +191,28 @@ export const make = (
 
     // The Transactor's transactions (`Store`): the permit from BEGIN to COMMIT, and the statements in
     // as few calls into PGlite as on PostgreSQL in round trips (a keyed charge: two).
-    const session = (): PgTransaction.Session => ({
+    const session = (): PgBatch.Session => ({
       lost: undefined,
-      run: (statements) => PgliteBatch.run(pglite, statements)
+      run: (statements) => PgliteBatch.run(pglite, statements),
+      release: semaphore.release(1)
     })
-    const transactions = PgTransaction.over({
+    const sessions: PgBatch.Sessions = {
       acquire: Effect.map(semaphore.take(1), session),
-      release: () => semaphore.release(1),
       interruptible: true
-    })
+    }
 
-    return Object.assign(client, { config: options, pglite, transactions })
+    return Object.assign(client, { config: options, pglite, sessions })
   })
 
-/** Provides `SqlClient`, `PgliteClient` and `PgTransactions`; Reactivity is included. */
+/** Provides `SqlClient`, `PgliteClient` and `PgBatch.BatchSessions`; Reactivity is included. */
 export const layer = (
   options: PgliteClientConfig = {}
-): Layer.Layer<PgliteClient | SqlClient.SqlClient | PgTransaction.PgTransactions, SqlError> =>
+): Layer.Layer<PgliteClient | SqlClient.SqlClient | PgBatch.BatchSessions, SqlError> =>
   Layer.scopedContext(
     Effect.map(make(options), (client) =>
       Context.make(PgliteClient, client).pipe(
         Context.add(SqlClient.SqlClient, client),
-        Context.add(PgTransaction.PgTransactions, client.transactions)
+        Context.add(PgBatch.BatchSessions, client.sessions)
       )
     )
   ).pipe(Layer.provide(Reactivity.layer))

@@ -1,5 +1,5 @@
 /**
- * Named prepared statements for batches (`PgBatch`, issue 27): a statement text this process sends
+ * Named prepared statements for batches (`PgBatch`): a statement text this process sends
  * again and again (a charge's claim, its lock, its writes) is parsed and planned by
  * PostgreSQL once per connection, under a name, instead of once per use. What runs is unchanged: the
  * same text, the same parameters, in the same order; only the Parse message is left out once the

@@ -5,12 +5,11 @@
  * the server does (a spent code leaves the outbox, `find` for tests and operators).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { DeliveriesStore, NoticeOutbox, Notifications } from "@laari/core"
+import { DeliveriesStore, Notice, NoticeOutbox, Notifications } from "@laari/core"
 import { Context, DateTime, Effect, Layer } from "effect"
-import { makeNotifications } from "../Sql/Notifications.js"
-import { fromDate, fromDateOrNull, int, repository, toDate } from "../Sql/Repository.js"
-import * as WriteBehind from "../Sql/WriteBehind.js"
-import * as Document from "./Document.js"
+import { makeNotifications, notificationsLayer as keptOnly } from "./Notifications.js"
+import { fromDate, fromDateOrNull, int, repository, toDate } from "./Repository.js"
+import * as WriteBehind from "./WriteBehind.js"
 
 /** The channel that wakes notice workers (sent on commit, like the webhook outbox's). */
 export const Channel = "laari_notices"
@@ -43,7 +42,7 @@ const OutboxSets = {
   wake: WriteBehind.wakeAfter("notification_outbox_wake", "notification_outbox_inserted", Channel, "notice")
 } satisfies Record<string, WriteBehind.RowSet>
 
-/** A leased notice, with what sending it needs (`Document.withPhone` made its body). */
+/** A leased notice, with what sending it needs (`Notice.withPhone` made its body). */
 export type Claimed = NoticeOutbox.Claimed
 
 interface ClaimedRow {
@@ -99,12 +98,12 @@ const make = Effect.gen(function* () {
               customer_id: n.customerId,
               environment: n.environment,
               kind: n.kind,
-              payload: Document.stored(n),
+              payload: Notice.stored(n),
               status: "PENDING",
               attempts: 0,
               due_at: toDate(n.createdAt),
               expires_at: n.expiresAt === undefined ? null : toDate(n.expiresAt),
-              give_up_at: toDate(Document.giveUpAt(n.createdAt)),
+              give_up_at: toDate(Notice.giveUpAt(n.createdAt)),
               created_at: toDate(n.createdAt)
             }
           ],
@@ -151,7 +150,7 @@ const make = Effect.gen(function* () {
                 id: row.id,
                 kind: row.kind,
                 attempt: int(row.attempts),
-                body: Document.withPhone(row.payload, row.phone),
+                body: Notice.withPhone(row.payload, row.phone),
                 expiresAt: fromDateOrNull(row.expires_at),
                 giveUpAt: fromDate(row.give_up_at)
               })
@@ -260,3 +259,13 @@ export const notificationsLayer: Layer.Layer<
     }
   })
 )
+
+/**
+ * The ports of notices, below the engine: `Notifications` and core's `NoticeOutbox`. With a notification
+ * service to send them to (`LAARI_NOTIFY_URL`, `notifyUrl`) the port also queues each notice in the
+ * outbox; without one, it keeps them in laari only, and the outbox stays empty.
+ */
+export const ports = (
+  notifyUrl: string | undefined
+): Layer.Layer<Notifications.Notifications | NoticeOutbox.NoticeOutbox, never, SqlClient.SqlClient> =>
+  Layer.merge(notifyUrl === undefined ? keptOnly : notificationsLayer, portLayer).pipe(Layer.provide(layer))

@@ -14,7 +14,7 @@
  * - Waiting: a connection, the finding included, is had within the connect bound or refused (a 503 to
  *   the request), never waited for past it.
  *
- * What a `201` means with a primary and a standby (issue 24, item 2). laari answers once its COMMIT
+ * What a `201` means with a primary and a standby. laari answers once its COMMIT
  * returned. With synchronous replication (pg_auto_failover sets `synchronous_standby_names` on the
  * primary) a COMMIT returns only once the standby has the transaction's WAL on disk, so the standby a
  * failover promotes has every acknowledged payment; asynchronously, the last commits before a crash can

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL connection pool, with every wait bounded (DESIGN section 4): a request never waits on
+ * The PostgreSQL connection pool, with every wait bounded: a request never waits on
  * the database longer than a few seconds, and then answers `503` with its transaction rolled back.
  *
  * - `statement_timeout`, `lock_timeout` and `idle_in_transaction_session_timeout` are set on each
@@ -16,8 +16,9 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Context, Duration, Effect, Layer, Runtime } from "effect"
 import pg from "pg"
+import { PoolStats } from "../../Platform/PoolStats.js"
 import * as HostList from "./HostList.js"
-import * as PgTransaction from "./PgTransaction.js"
+import * as PgBatch from "./PgBatch.js"
 import * as Primary from "./Primary.js"
 
 export interface Bounds {
@@ -172,21 +173,6 @@ const acquire = (options: Options) =>
     )
   )
 
-/** How busy the database connections are, for `/metrics`. */
-export interface PoolCounts {
-  /** Connections open. */
-  readonly total: number
-  /** Open and free; unknown for PGlite. */
-  readonly idle: number | undefined
-  /** Statements waiting for a free connection; unknown for PGlite. */
-  readonly waiting: number | undefined
-}
-
-export class PoolStats extends Context.Tag("laari/server/PoolStats")<
-  PoolStats,
-  { readonly counts: () => PoolCounts }
->() {}
-
 /**
  * A connection of its own, outside the pool, to where the pool's connections go (the primary of a host
  * list): for `LISTEN`, which holds its connection. The caller ends it.
@@ -197,8 +183,65 @@ export class Connector extends Context.Tag("laari/server/PgConnector")<
 >() {}
 
 /**
+ * A connection of the pool lent to a transaction, and whether it is lost: an error it emits (pg does when
+ * no statement is under way) or a batch that failed for want of it. A lost connection is handed back
+ * with the error, so the pool discards it rather than lend it again.
+ */
+class Reserved implements PgBatch.Session {
+  lost: Error | undefined
+  private readonly onError = (error: Error) => {
+    this.lost ??= error
+  }
+  /** Stops what the connection runs when a batch's caller is interrupted. */
+  private readonly cancel: Effect.Effect<void>
+
+  constructor(
+    readonly client: pg.PoolClient,
+    pool: pg.Pool
+  ) {
+    client.on("error", this.onError)
+    this.cancel = canceller(pool, client)
+  }
+
+  run(statements: ReadonlyArray<PgBatch.Statement>) {
+    return PgBatch.run(this.client, statements, this.cancel)
+  }
+
+  readonly release = Effect.sync(() => {
+    this.client.off("error", this.onError)
+    this.client.release(this.lost)
+  })
+}
+
+/**
+ * Reserves a connection. With the callback, not the promise, of `pool.connect`: the listener is on the
+ * client before pg reads another message from its socket (`watchClients`).
+ */
+const reserve = (pool: pg.Pool) =>
+  Effect.async<Reserved, SqlError>((resume) => {
+    pool.connect((cause, client) => {
+      if (client === undefined || (cause !== undefined && cause !== null))
+        resume(Effect.fail(new SqlError({ cause, message: "Failed to acquire connection for transaction" })))
+      else resume(Effect.succeed(new Reserved(client, pool)))
+    })
+  })
+
+/** Cancels what the connection runs (best effort, bounded), from another connection of the pool. */
+const canceller = (pool: pg.Pool, client: pg.PoolClient): Effect.Effect<void> => {
+  const pid = (client as unknown as { readonly processID?: number }).processID
+  if (pid === undefined) return Effect.void
+  return Effect.async<void>((resume) => {
+    if ((pool as unknown as { readonly ending?: boolean }).ending === true) return resume(Effect.void)
+    pool.query("SELECT pg_cancel_backend($1)", [pid], () => resume(Effect.void))
+  }).pipe(Effect.interruptible, Effect.timeoutOption("5 seconds"), Effect.asVoid)
+}
+
+/** The pool's connections, one per transaction, for the Transactor's batched transactions. */
+export const sessions = (pool: pg.Pool): PgBatch.Sessions => ({ acquire: reserve(pool) })
+
+/**
  * The SQL client over a bounded pool, closed with the layer, the pool's `PoolStats`, `Connector`, and
- * `PgTransaction.PgTransactions` (the Transactor's batched transactions).
+ * `PgBatch.BatchSessions` (its connections for the Transactor's batched transactions).
  */
 export const layer = (options: Options) =>
   Layer.unwrapScoped(
@@ -209,7 +252,7 @@ export const layer = (options: Options) =>
           counts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount })
         }),
         Layer.succeed(Connector, { connect }),
-        Layer.succeed(PgTransaction.PgTransactions, PgTransaction.make(pool))
+        Layer.succeed(PgBatch.BatchSessions, sessions(pool))
       )
     )
   )

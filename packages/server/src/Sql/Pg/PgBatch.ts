@@ -1,5 +1,5 @@
 /**
- * Several statements in one round trip to PostgreSQL (issue 27): node-postgres sends one statement and
+ * Several statements in one round trip to PostgreSQL: node-postgres sends one statement and
  * waits for its answer before the next; a batch writes every statement's Parse, Bind, Describe and
  * Execute and one Sync in a single write, and reads the answers in order. The server runs them one
  * after the other, exactly as if sent one by one, except that after an error it skips the rest of the
@@ -12,7 +12,7 @@
  * every message of its answer to it until ReadyForQuery, and applies its `query_timeout` to it.
  */
 import { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import pg from "pg"
 import * as PgPrepared from "./PgPrepared.js"
 
@@ -43,6 +43,34 @@ export class BatchError {
     readonly completed: ReadonlyArray<Result> = []
   ) {}
 }
+
+/**
+ * Where one transaction's batches run, lent to it for the transaction: a connection of the pool, or
+ * PGlite's one session. Given back with `release`.
+ */
+export interface Session {
+  /** An error that ended the session (then nothing more is sent on it, not even ROLLBACK). */
+  lost: Error | undefined
+  /** `statements` in one batch: each after the one before it, none after one that failed. */
+  run(statements: ReadonlyArray<Statement>): Effect.Effect<ReadonlyArray<Result>, BatchError>
+  /** Gives the session back to the database: the pool discards a lost connection rather than lend it again. */
+  readonly release: Effect.Effect<void>
+}
+
+/**
+ * How a database lends a transaction its session. `acquire` may wait: it is interruptible when
+ * `interruptible` says an interruption cannot lose what it acquires.
+ */
+export interface Sessions {
+  readonly acquire: Effect.Effect<Session, SqlError>
+  readonly interruptible?: boolean
+}
+
+/**
+ * The sessions of the database in use, for the Transactor's batched transactions (`PgTransaction`):
+ * provided by the pool (`PgPool`) and by PGlite (`PgliteClient`).
+ */
+export class BatchSessions extends Context.Tag("laari/server/BatchSessions")<BatchSessions, Sessions>() {}
 
 /** An error of the connection rather than of a statement: no server answer, or one that ends the session. */
 const isConnectionLoss = (error: Error): boolean => {
