@@ -279,6 +279,12 @@ suite("subscription renewals through the wallet connector", () => {
 
   it("the core's refusal is a missed attempt: retried on the schedule, the customer told, nothing moved", async () => {
     const [id] = use("refused")
+    // laari's own wallet row of the payer, emptied: not the customer's money here, so it warns of nothing.
+    const emptied = await laari.request("POST", "/test-helpers/payer", {
+      key: merchant.test,
+      body: { balance: 0 }
+    })
+    expect(emptied.status, emptied.text).toBe(200)
     const balance = await core.balance(payerWallet)
     const before = await renewals()
     const renewsAt = (await subscription(id!)).currentPeriodEnd
@@ -302,6 +308,8 @@ suite("subscription renewals through the wallet connector", () => {
     expect(told[0].data).toMatchObject({ attempt_count: 1, failure_reason: "insufficient-balance" })
     expect(told[0].body).toContain("We will try again at")
     expect(gained(before, await renewals())).toEqual({ failed: 1 })
+    // The core's balance is not laari's to read (the protocol has none): no balance warning went out.
+    expect((await notifications("balance_warning")).filter((n) => n.data.subscription_id === id)).toEqual([])
     // The retry, under a movement of its own (its own transfer id), refused again: the next 24 hours later.
     await advanceTo(maldives(missed.next_retry_at!))
     const retried = await latestInvoice(id!)

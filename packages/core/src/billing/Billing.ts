@@ -168,9 +168,14 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
     const lockPayers = (customerIds: ReadonlyArray<Subscription.Subscription["customerId"]>) =>
       wallet.prepare === undefined ? Effect.void : wallet.prepare(customerIds)
 
-    /** The balance warnings the batch's steps took, each payer's wallet read once the lot is locked. */
-    const warn = (warnings: ReadonlyArray<Warning>, now: DateTime.Utc) =>
+    /**
+     * The balance warnings the batch's steps took, each payer's wallet read once the lot is locked. Where
+     * the money lives in the wallet provider's core none is given: the connector protocol reads no
+     * balance, and laari's own wallet rows there are not the customer's money.
+     */
+    const warn = (taken: ReadonlyArray<Warning>, now: DateTime.Utc) =>
       Effect.gen(function* () {
+        const warnings = taken.filter((w) => core?.handles(w.sub.environment) !== true)
         if (warnings.length === 0) return
         yield* lockPayers(warnings.map((w) => w.sub.customerId))
         for (const { sub, step } of warnings) {
