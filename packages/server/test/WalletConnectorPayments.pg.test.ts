@@ -446,6 +446,15 @@ suite("QR and checkout payments through the wallet connector", () => {
     expect(await posted.text()).toContain("Your payment is being confirmed with your wallet")
     const [pending] = await movementsWhere(`hold_key = 'checkout:${s.id}'`)
     expect(pending?.status).toBe("pending")
+    // Paying again on the page, in Dhivehi: told the same in its words, and nothing sent again.
+    const again = await fetch(`${path}/pay?lang=dv`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+      body: new URLSearchParams({ _csrf: csrf! }).toString(),
+      redirect: "manual"
+    })
+    expect(again.status).toBe(503)
+    expect(await again.text()).toContain("ވޯލެޓާއެކު ކަށަވަރުކުރަމުން")
     // Held: a second payment and a merchant's cancel are both told the payment is being settled.
     const second = await paySession(s.id)
     expect(second.status).toBe(503)

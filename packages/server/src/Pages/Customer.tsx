@@ -136,7 +136,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const issued = yield* Effect.either(request(id, phone))
           if (issued._tag === "Right") return redirect(`${pathOf(id)}?challenge=${issued.right.id}`)
           // The phone field shows what was typed, to correct rather than type again.
-          return yield* render(id, v, undefined, problemOf(issued.left), phone)
+          return yield* render(id, v, undefined, problemOf(issued.left, v.lang), phone)
         })
       )
 
@@ -238,7 +238,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         const answer = field("action") === "decline" ? mandates.decline : mandates.approve
         const answered = yield* Effect.either(answer(id, Ids.ChallengeId.make(challenge), otp))
         if (answered._tag === "Right") return redirect(`${mandatePath(id)}/done`)
-        return yield* mandatePage(id, v, challenge, problemOf(answered.left))
+        return yield* mandatePage(id, v, challenge, problemOf(answered.left, v.lang))
       })
     )
 
@@ -348,7 +348,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           id,
           v,
           s.environment === "test" ? undefined : challenge,
-          problemOf(paid.left)
+          problemOf(paid.left, v.lang)
         )
       })
     )

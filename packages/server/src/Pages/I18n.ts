@@ -89,6 +89,9 @@ const en = {
   signedOut: "You are signed out.",
   badAmount: "Type the amount in MVR, for example 25.50.",
   busy: "Too many requests from this connection. Wait a moment and try again.",
+  beingConfirmed:
+    "Your payment is being confirmed with your wallet. You will be notified of the outcome within minutes; do not pay again meanwhile.",
+  serviceBusy: "The service is busy. Try again shortly.",
   balance: "Balance",
   payments: "Payments",
   noPayments: "No payments yet.",
@@ -186,6 +189,8 @@ const dv: Messages = {
   signedOut: "ސައިން އައުޓް ކޮށްފި.",
   badAmount: "އަދަދު ރުފިޔާއިން ލިޔުއްވާ، މިސާލަކަށް 25.50.",
   busy: "މި ކަނެކްޝަނުން ގިނަ އެދުންތަކެއް އައިސްފި. ކުޑަ ވަގުތަކަށް މަޑުކޮށްލައްވާފައި އަނެއްކާ މަސައްކަތް ކުރައްވާ.",
+  beingConfirmed: "ތިބާގެ ފައިސާ ދެއްކުން ވޯލެޓާއެކު ކަށަވަރުކުރަމުން ދަނީ. ނަތީޖާ މިނެޓުކޮޅެއްގެ ތެރޭގައި އަންގާނެ؛ އެހާތަނަށް އަލުން ފައިސާ ނުދައްކަވާ.",
+  serviceBusy: "ޚިދުމަތް މިވަގުތު ބިޒީ. ކުޑަ ވަގުތަކުން އަނެއްކާ މަސައްކަތް ކުރައްވާ.",
   balance: "ބެލެންސް",
   payments: "ދެއްކި ފައިސާ",
   noPayments: "އަދި އެއްވެސް ފައިސާއެއް ނުދައްކާ.",

@@ -183,7 +183,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const phone = ((yield* form)("phone") ?? "").trim()
           const issued = yield* Effect.either(access.requestSignIn(Environment, phone))
           if (issued._tag === "Left") {
-            const problem = problemOf(issued.left)
+            const problem = problemOf(issued.left, v.lang)
             return signInPage(v, { phone, error: problem.text }, problem.status)
           }
           return signInPage(v, { phone, challengeId: issued.right.id })
@@ -203,7 +203,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             access.signIn(Environment, phone, Ids.ChallengeId.make(challenge), (field("otp") ?? "").trim())
           )
           if (signed._tag === "Left") {
-            const problem = problemOf(signed.left)
+            const problem = problemOf(signed.left, v.lang)
             return signInPage(v, { phone, challengeId: challenge, error: problem.text }, problem.status)
           }
           return Session.start(pages, redirect(path), signed.right.id, Date.now())
@@ -309,7 +309,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         Effect.gen(function* () {
           const revoked = yield* Effect.either(mandates.revokeAsCustomer(customer, yield* idParam))
           if (revoked._tag === "Right") return redirect(`${path}?done=revoked`)
-          const problem = problemOf(revoked.left)
+          const problem = problemOf(revoked.left, v.lang)
           return yield* homePage(customer, v, { error: problem.text }, problem.status)
         })
       )
@@ -321,7 +321,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         Effect.gen(function* () {
           const cancelled = yield* Effect.either(subscriptions.cancelAsPayer(customer, yield* idParam))
           if (cancelled._tag === "Right") return redirect(`${path}?done=cancelled`)
-          const problem = problemOf(cancelled.left)
+          const problem = problemOf(cancelled.left, v.lang)
           return yield* homePage(customer, v, { error: problem.text }, problem.status)
         })
       )
@@ -345,7 +345,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           )
           if (paid._tag === "Right")
             return redirect(`${path}?paid=${encodeURIComponent(paid.right.qrid)}&amount=${paid.right.amount}`)
-          const problem = problemOf(paid.left)
+          const problem = problemOf(paid.left, v.lang)
           return yield* homePage(customer, v, { error: problem.text }, problem.status)
         })
       )
