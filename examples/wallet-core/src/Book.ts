@@ -110,14 +110,21 @@ export const requestHash = (r: Connector.TransferRequest): string =>
 
 /**
  * Why this transfer is refused, or `undefined`. A payment is decided by core's own rule, so this core and
- * laari's built-in ledger refuse in the same order (frozen, blocked, limit, balance); a reversal (a
- * refund, from the merchant back to the customer) only needs the merchant's balance, as in laari's ledger.
+ * laari's built-in ledger refuse in the same order (frozen, blocked, limit, balance). A reversal (a
+ * refund, from the merchant back to the customer) is refused when the customer's wallet it credits is
+ * frozen or blocked, as a provider's core refuses any credit to such a wallet, and then needs only the
+ * merchant's balance.
  */
 export const decide = (
   request: Connector.TransferRequest,
-  from: WalletRow
+  from: WalletRow,
+  to: WalletRow
 ): Connector.RefusalReason | undefined => {
-  if (request.kind === "reversal") return from.balance < request.amount ? "insufficient_balance" : undefined
+  if (request.kind === "reversal") {
+    if (to.status === "frozen") return "wallet_frozen"
+    if (to.status === "blocked") return "blocked_by_rules"
+    return from.balance < request.amount ? "insufficient_balance" : undefined
+  }
   // decideTransfer reads the status, the limit and the balance; the rest of PayerAccount is laari's.
   const account = {
     frozen: from.status === "frozen",
@@ -240,7 +247,11 @@ const make = (faults: Faults) =>
           const missing = ids.find((id) => !wallets.some((w) => w.id === id))
           if (missing !== undefined) return { _tag: "UnknownWallet", wallet: missing } as const
 
-          const reason = decide(request, wallets.find((w) => w.id === request.from)!)
+          const reason = decide(
+            request,
+            wallets.find((w) => w.id === request.from)!,
+            wallets.find((w) => w.id === request.to)!
+          )
           const postedAt = reason === undefined ? Time.now() : null
           const row = {
             id: request.id,

@@ -241,6 +241,32 @@ suite("refunds through the wallet connector", () => {
     expect((await refund({ charge_id: chargeId, amount: 9_900 }, undefined, other)).status).toBe(201)
   })
 
+  it("the payer's wallet frozen or blocked in the core: PAYMENT_NOT_REFUNDABLE with the core's reason, nothing recorded; active again, refunded", async () => {
+    const other = await shop()
+    const chargeId = await charge(4_000, other)
+    for (const [status, reason, message] of [
+      ["frozen", "wallet-frozen", "The paying wallet is frozen: it cannot be refunded now"],
+      ["blocked", "blocked-by-rules", "The wallet provider's rules refused this refund"]
+    ] as const) {
+      await core.setStatus(other.payerWallet, status)
+      const res = await refund({ charge_id: chargeId }, undefined, other)
+      expect(res.status, res.text).toBe(409)
+      expect(res.body).toMatchObject({ code: "PAYMENT_NOT_REFUNDABLE", message })
+      const refused = await rows<{ status: string; reason: string }>(
+        `SELECT status, reason FROM wallet_movements WHERE cause = 'refund' AND merchant_id = '${other.merchant.id}' AND reason = '${reason}'`
+      )
+      expect(refused).toEqual([{ status: "refused", reason }])
+    }
+    expect(await refundRows(chargeId)).toEqual([])
+    expect(await refunded(chargeId)).toBe(0)
+    expect(await Fixtures.events(laari, other.merchant.id, "refund.created")).toEqual([])
+    // Active again: refunded (what the merchant's wallet holds, the charge less laari's fee).
+    await core.setStatus(other.payerWallet, "active")
+    const res = await refund({ charge_id: chargeId, amount: 3_000 }, undefined, other)
+    expect(res.status, res.text).toBe(201)
+    expect(await refunded(chargeId)).toBe(3_000)
+  })
+
   it("a payer the core holds no wallet of: PAYMENT_NOT_REFUNDABLE, nothing committed", async () => {
     const other = await shop()
     const chargeId = await charge(1_000, other)

@@ -36,6 +36,8 @@ export interface Core {
     readonly phone?: string
     readonly status?: string
   }) => Promise<void>
+  /** Changes a wallet's status (`PATCH /admin/wallets/{id}`). */
+  readonly setStatus: (walletId: string, status: "active" | "frozen" | "blocked") => Promise<void>
   /** The core's rows for a transfer id (none, or one). */
   readonly transfers: (id: string) => Promise<ReadonlyArray<{ status: string; amount: number }>>
   /** Every transfer the core posted. */
@@ -117,6 +119,18 @@ export const start = async (): Promise<Core> => {
         body: JSON.stringify({ phone: phone(), ...wallet })
       })
       if (res.status !== 201) throw new Error(`seeding ${wallet.id}: ${res.status} ${await res.text()}`)
+    },
+    setStatus: async (walletId, status) => {
+      const res = await fetch(`${url}/admin/wallets/${encodeURIComponent(walletId)}`, {
+        method: "PATCH",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          "request-id": randomUUID()
+        },
+        body: JSON.stringify({ status })
+      })
+      if (res.status !== 200) throw new Error(`${walletId} ${status}: ${res.status} ${await res.text()}`)
     },
     transfers: async (id) =>
       (
