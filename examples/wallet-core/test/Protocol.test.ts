@@ -98,10 +98,10 @@ describe.each(databases)("wallet core on %s", (database) => {
     }
   )
 
-  it("posts a reversal from the merchant back to the customer, refused when the merchant is short", async () => {
+  it("posts a reversal from the merchant back to the customer, refused when the merchant is short or the customer's wallet frozen or blocked", async () => {
     // A refund is not a payment: the merchant's limit does not apply, only its balance.
     const shop = await openWallet(core, { balance: 300, limit: 100 })
-    const customer = await openWallet(core, { balance: 0, status: "frozen" })
+    const customer = await openWallet(core, { balance: 0 })
     const refund = { ...payment(shop, customer, 200), kind: "reversal" }
     expect((await core.call("POST", "/transfers", refund)).status).toBe(201)
     const after = await balances(core)
@@ -111,7 +111,17 @@ describe.each(databases)("wallet core on %s", (database) => {
       status: "refused",
       reason: "insufficient_balance"
     })
-    expect(await balances(core)).toEqual(after)
+    // A credit to a frozen or blocked wallet is refused first, whatever the merchant holds.
+    for (const [status, reason] of [
+      ["frozen", "wallet_frozen"],
+      ["blocked", "blocked_by_rules"]
+    ] as const) {
+      const held = await openWallet(core, { balance: 0, status })
+      const back = { ...payment(shop, held, 50), kind: "reversal" }
+      expect((await core.call("POST", "/transfers", back)).body).toMatchObject({ status: "refused", reason })
+    }
+    const now = await balances(core)
+    expect([now[shop], now[customer]]).toEqual([100, 200])
   })
 
   it("cancel before posting: a tombstone, and a late POST answers cancelled and moves nothing", async () => {
