@@ -435,24 +435,21 @@ suite("QR and checkout payments through the wallet connector", () => {
     const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0]!
     const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1]
     expect(csrf).toBeDefined()
+    const payOnPage = (query = "") =>
+      fetch(`${path}/pay${query}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+        body: new URLSearchParams({ _csrf: csrf! }).toString(),
+        redirect: "manual"
+      })
     await proxy.refuse()
-    const posted = await fetch(`${path}/pay`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-      body: new URLSearchParams({ _csrf: csrf! }).toString(),
-      redirect: "manual"
-    })
+    const posted = await payOnPage()
     expect(posted.status).toBe(503)
     expect(await posted.text()).toContain("Your payment is being confirmed with your wallet")
     const [pending] = await movementsWhere(`hold_key = 'checkout:${s.id}'`)
     expect(pending?.status).toBe("pending")
     // Paying again on the page, in Dhivehi: told the same in its words, and nothing sent again.
-    const again = await fetch(`${path}/pay?lang=dv`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-      body: new URLSearchParams({ _csrf: csrf! }).toString(),
-      redirect: "manual"
-    })
+    const again = await payOnPage("?lang=dv")
     expect(again.status).toBe(503)
     expect(await again.text()).toContain("ވޯލެޓާއެކު ކަށަވަރުކުރަމުން")
     // Held: a second payment and a merchant's cancel are both told the payment is being settled.
