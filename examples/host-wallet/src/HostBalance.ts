@@ -1,10 +1,10 @@
 /**
- * laari's `Balance.LedgerReads` over the host's book: a host that brings its own ledger brings the reads of
+ * laari's `Store.LedgerReadsStore` over the host's book: a host that brings its own ledger brings the reads of
  * a merchant's balance too. A merchant's movements are laari's postings (`laari/<transfer id>`) with a line
  * on its settlement account; the fee is the same posting's line on the fee account, the moment the
  * transfer's receipt. The host's book records no kinds: every laari posting here is a payment.
  */
-import { Balance, type Ids } from "@laari/core"
+import { Balance, type Ids, Store } from "@laari/core"
 import { DateTime, Effect, Layer } from "effect"
 import { HostLedger, type HostLedgerService, accountId } from "./HostLedger.js"
 
@@ -52,7 +52,7 @@ const payments = (ledger: HostLedgerService, customerId: Ids.CustomerId) =>
     return out.sort(Balance.paymentsNewestFirst)
   })
 
-export const make = (ledger: HostLedgerService): Balance.LedgerReadsRepo => ({
+export const make = (ledger: HostLedgerService): Store.LedgerReadsStoreService => ({
   available: (tenant) => ledger.balance(accountId.merchant(tenant.environment, tenant.merchantId)),
   movements: (tenant, cursor) =>
     Effect.map(movements(ledger, tenant), (all) => {
@@ -69,7 +69,7 @@ export const make = (ledger: HostLedgerService): Balance.LedgerReadsRepo => ({
   payments: (customerId, limit) => Effect.map(payments(ledger, customerId), (all) => all.slice(0, limit))
 })
 
-export const layer: Layer.Layer<Balance.LedgerReads, never, HostLedger> = Layer.effect(
-  Balance.LedgerReads,
+export const layer: Layer.Layer<Store.LedgerReadsStore, never, HostLedger> = Layer.effect(
+  Store.LedgerReadsStore,
   Effect.map(HostLedger, make)
 )

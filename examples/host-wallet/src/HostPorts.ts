@@ -4,7 +4,7 @@
  * taken apart rather than used whole, so that the host ledger REPLACES `MemoryWallet` (there is no second
  * book in this world to drift from the first).
  */
-import { Crypto, type DeliveriesStore, Engine, Merchant, type NoticeOutbox, Store } from "@laari/core"
+import { Crypto, type DeliveriesStore, Engine, type NoticeOutbox, Store, WallClock } from "@laari/core"
 import {
   MemoryDb,
   MemoryMerchants,
@@ -25,6 +25,7 @@ export type Ports =
   | DeliveriesStore.DeliveriesStore
   | NoticeOutbox.NoticeOutbox
   | Crypto.Crypto
+  | WallClock.WallClock
   | Seed.Seed
   | HostLedger
 
@@ -67,7 +68,7 @@ const asMemoryWallet = Effect.map(HostLedger, (ledger): MemoryWallet.MemoryWalle
 
 /** Core's merchants store over the memory database, each sandbox payer's wallet opened in the host book. */
 const merchants = Layer.effect(
-  Merchant.MerchantsStore,
+  Store.MerchantRegistryStore,
   Effect.zipWith(MemoryDb.MemoryDb, asMemoryWallet, MemoryMerchants.make)
 )
 
@@ -95,7 +96,14 @@ const seed = Layer.effect(
 export const ports = (): Layer.Layer<Ports> =>
   Layer.mergeAll(seed, merchants, transactor, MemoryStore.layer, HostBalance.layer).pipe(
     Layer.provideMerge(HostLedgerModule.layer),
-    Layer.provideMerge(Layer.merge(Layer.effect(MemoryDb.MemoryDb, MemoryDb.make()), Crypto.layerWeb))
+    Layer.provideMerge(
+      Layer.mergeAll(
+        Layer.effect(MemoryDb.MemoryDb, MemoryDb.make()),
+        Crypto.layerWeb,
+        // The host's system clock, for the signatures' timestamps.
+        WallClock.layer(() => Date.now())
+      )
+    )
   )
 
 /** laari's services over the host's ports (static QR images as the testkit's placeholder bytes). */

@@ -6,7 +6,6 @@
 import { Layer } from "effect"
 import { ApiKeys } from "./directory/ApiKeys.js"
 import { Approvals } from "./approvals/Approvals.js"
-import * as Background from "./Background.js"
 import { Balances } from "./wallet/Balances.js"
 import { Billing } from "./billing/Billing.js"
 import { Checkout } from "./billing/Checkout.js"
@@ -31,18 +30,28 @@ import type * as Store from "./Store.js"
 import { Subscriptions } from "./billing/Subscriptions.js"
 import { WalletAccess } from "./mandates/WalletAccess.js"
 import { WebhookEndpoints } from "./webhooks/WebhookEndpoints.js"
-import type * as Work from "./kernel/Work.js"
+import type * as WallClock from "./kernel/WallClock.js"
 
 /**
  * What a host brings: storage and its transactions, the idempotency store, the outbox, notifications,
- * the wallet ledger, the webhook delivery log, the notice outbox, randomness and keyed hashing, and a
- * renderer for static QR images. The delivery log and the notice outbox are apart from `Store.Ports`: a
- * host may keep them beside its store (the server does, with the webhooks and its notifications), as
- * long as the outbox queues into the one and its `Notifications` port into the other.
+ * the wallet ledger, the webhook delivery log, the notice outbox, randomness and keyed hashing, wall
+ * time (`WallClock`, for signatures), and a renderer for static QR images. The delivery log and the
+ * notice outbox are apart from `Store.Ports`: a host may keep them beside its store (the server does,
+ * with the webhooks and its notifications), as long as the outbox queues into the one and its
+ * `Notifications` port into the other.
  */
-export type Ports = Store.Ports | DeliveriesStore | NoticeOutbox | Crypto.Crypto | QrImages.QrImages
+export type Ports =
+  | Store.Ports
+  | DeliveriesStore
+  | NoticeOutbox
+  | Crypto.Crypto
+  | WallClock.WallClock
+  | QrImages.QrImages
 
-/** What the engine gives: the services, and `Work.Jobs`, the background work a host's workers run. */
+/**
+ * What the engine gives: the services. Their background work is not among them: a host lists it with its
+ * own (`Background.engine`) and provides `Work.Jobs` once.
+ */
 export type Services =
   | Merchants
   | ApiKeys
@@ -65,27 +74,23 @@ export type Services =
   | Notices
   | Reads
   | KeyedCommands
-  | Work.Jobs
 
 /** Every service of core over `Ports`. */
-export const layer: Layer.Layer<Services, never, Ports> = Background.jobs.pipe(
-  Layer.provideMerge(
-    Layer.mergeAll(
-      Mandates.Default,
-      QrCodes.Default,
-      Checkout.Default,
-      WalletAccess.Default,
-      Balances.Default,
-      Merchants.Default,
-      ApiKeys.Default,
-      OAuthClients.Default,
-      WebhookEndpoints.Default,
-      Deliveries.Default,
-      Notices.Default,
-      Reads.Default,
-      KeyedCommands.Default
-    )
-  ),
+export const layer: Layer.Layer<Services, never, Ports> = Layer.mergeAll(
+  Mandates.Default,
+  QrCodes.Default,
+  Checkout.Default,
+  WalletAccess.Default,
+  Balances.Default,
+  Merchants.Default,
+  ApiKeys.Default,
+  OAuthClients.Default,
+  WebhookEndpoints.Default,
+  Deliveries.Default,
+  Notices.Default,
+  Reads.Default,
+  KeyedCommands.Default
+).pipe(
   Layer.provideMerge(Resolver.Default),
   // Under the resolver, which settles each kind of payment through the core.
   Layer.provideMerge(

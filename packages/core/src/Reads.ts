@@ -86,8 +86,8 @@ export const groupByParent = <A extends Tenant>(
 
 export class Reads extends Effect.Service<Reads>()("laari/Reads", {
   effect: Effect.gen(function* () {
-    const merchants = yield* Store.Merchants
-    const customers = yield* Store.Customers
+    const merchants = yield* Store.MerchantsStore
+    const customers = yield* Store.CustomersStore
     const charges = yield* Store.ChargesStore
     const qrPayments = yield* Store.QrPaymentsStore
     const invoices = yield* Store.InvoicesStore
@@ -96,7 +96,7 @@ export class Reads extends Effect.Service<Reads>()("laari/Reads", {
     const tx = yield* Store.Transactor
     const notifications = yield* Notifications.Notifications
     const eventLog = yield* EventLog
-    const ledger = yield* Balance.LedgerReads
+    const ledger = yield* Store.LedgerReadsStore
     const wallet = yield* Wallet
 
     const merchant = Telemetry.fn("Reads.merchant")((id: MerchantId) => merchants.get(id))

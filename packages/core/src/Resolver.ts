@@ -9,14 +9,15 @@ import { DateTime, Effect } from "effect"
 import { Billing } from "./billing/Billing.js"
 import * as Counters from "./kernel/Counters.js"
 import type { ServiceUnavailable } from "./kernel/Errors.js"
-import { Transactor } from "./kernel/Storage.js"
 import * as Work from "./kernel/Work.js"
 import { CheckoutPayments } from "./billing/CheckoutPayments.js"
 import { MandateCharges } from "./mandates/MandateCharges.js"
 import { QrPayments } from "./qr/QrPayments.js"
 import { Refunds } from "./refunds/Refunds.js"
 import * as Movement from "./wallet/Movement.js"
-import { MovementsStore, RemoteLedger, remoteOf } from "./wallet/RemoteLedger.js"
+import { RemoteLedger, remoteOf } from "./wallet/RemoteLedger.js"
+import { MovementsStore } from "./wallet/WalletStore.js"
+import { Transactor } from "./kernel/Transactor.js"
 
 /** How many pending movements one process looks at side by side. */
 export const Concurrency = 16

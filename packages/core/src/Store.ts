@@ -7,28 +7,37 @@ import type { Outbox } from "./Events.js"
 import type { ChallengesStore } from "./approvals/ChallengesStore.js"
 import type { CheckoutSessionsStore, InvoicesStore, SubscriptionsStore } from "./billing/BillingStore.js"
 import type { ApiKeysStore } from "./directory/ApiKeysStore.js"
-import type { Customers, Merchants, Outlets } from "./directory/MerchantsStore.js"
-import type { MerchantsStore } from "./directory/Merchant.js"
-import type { OAuthClientsStore } from "./directory/OAuthClient.js"
+import type {
+  CustomersStore,
+  MerchantRegistryStore,
+  MerchantsStore,
+  OutletsStore
+} from "./directory/MerchantsStore.js"
+import type { OAuthClientsStore } from "./directory/OAuthClientsStore.js"
 import type { EventLog } from "./kernel/EventLog.js"
-import type { IdempotencyStore } from "./kernel/Idempotency.js"
+import type { IdempotencyStore } from "./kernel/IdempotencyStore.js"
 import type { Notifications } from "./kernel/Notifications.js"
-import type { Transactor } from "./kernel/Storage.js"
+import type { Transactor } from "./kernel/Transactor.js"
 import type { ChargesStore, MandatesStore } from "./mandates/MandatesStore.js"
 import type { QrCodesStore, QrPaymentsStore } from "./qr/QrStore.js"
 import type { RefundsStore } from "./refunds/RefundsStore.js"
-import type { LedgerReads } from "./wallet/Balance.js"
 import type { Wallet } from "./wallet/Wallet.js"
-import type { WebhookEndpointsStore } from "./webhooks/WebhookEndpoint.js"
+import type { LedgerReadsStore } from "./wallet/WalletStore.js"
+import type { WebhookEndpointsStore } from "./webhooks/WebhookEndpointsStore.js"
 
 export * from "./kernel/Storage.js"
+export * from "./kernel/Transactor.js"
+export * from "./kernel/IdempotencyStore.js"
 export * from "./directory/MerchantsStore.js"
 export * from "./directory/ApiKeysStore.js"
+export * from "./directory/OAuthClientsStore.js"
 export * from "./mandates/MandatesStore.js"
 export * from "./approvals/ChallengesStore.js"
 export * from "./qr/QrStore.js"
 export * from "./billing/BillingStore.js"
 export * from "./refunds/RefundsStore.js"
+export * from "./wallet/WalletStore.js"
+export * from "./webhooks/WebhookEndpointsStore.js"
 
 // ---------------------------------------------------------------------------------------------------
 // All together
@@ -36,25 +45,25 @@ export * from "./refunds/RefundsStore.js"
 
 /** Every repository port. */
 export type Repositories =
-  | Merchants
+  | MerchantsStore
   | ApiKeysStore
-  | Customers
+  | CustomersStore
   | MandatesStore
   | ChargesStore
   | ChallengesStore
-  | Outlets
+  | OutletsStore
   | QrCodesStore
   | QrPaymentsStore
   | CheckoutSessionsStore
   | SubscriptionsStore
   | InvoicesStore
   | RefundsStore
-  | LedgerReads
+  | LedgerReadsStore
 
 /**
  * Everything a storage adapter provides: transactions, the repositories, idempotency records, the event
  * outbox and its log, customer notifications, the wallet ledger (in the same database, so they share transactions),
- * the merchants' own store, OAuth clients and webhook endpoints.
+ * the merchant registry, OAuth clients and webhook endpoints.
  */
 export type Ports =
   | Transactor
@@ -64,6 +73,6 @@ export type Ports =
   | EventLog
   | Notifications
   | Wallet
-  | MerchantsStore
+  | MerchantRegistryStore
   | OAuthClientsStore
   | WebhookEndpointsStore

@@ -65,6 +65,7 @@ describe("key prefixes", () => {
     "sk_test_",
     "sk_test_abc-def",
     "xk_test_abc",
+    "xsk_test_abc",
     "sk_live abc",
     "SK_TEST_abc",
     "whsec_abc",
@@ -77,6 +78,19 @@ describe("key prefixes", () => {
     expect(Auth.tenantOf(principal({ environment: "live" }))).toEqual({
       merchantId: "6f1c1f44-9a39-4c5e-8a57-0b3fe4d0a111",
       environment: "live"
+    })
+  })
+})
+
+describe("Auth.Forbidden", () => {
+  it("names the key kind or the missing scope", () => {
+    expect(Auth.Forbidden.of("publishable-key", "qr:write")).toMatchObject({
+      _tag: "Forbidden",
+      message: "A publishable key cannot use this endpoint; use a secret key"
+    })
+    expect(Auth.Forbidden.of("missing-scope", "qr:write")).toMatchObject({
+      _tag: "Forbidden",
+      message: "This key lacks the qr:write scope"
     })
   })
 })

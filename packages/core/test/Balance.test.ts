@@ -22,7 +22,10 @@ describe("classify", () => {
       type: "adjustment",
       sourceId: `refund:${id}`
     })
-    expect(Balance.classify("refund", `mandate-charge:${id}`).type).toBe("refund")
+    expect(Balance.classify("refund", `mandate-charge:${id}`)).toEqual({
+      type: "refund",
+      sourceId: `mandate-charge:${id}`
+    })
   })
 
   it("anything else is an adjustment, its source the transfer id", () => {
@@ -84,6 +87,8 @@ describe("day", () => {
       "2026-00-10"
     ])
       expect(Either.isLeft(Balance.day(bad)), bad).toBe(true)
+    expect(Balance.day("2026-3-1")).toEqual(Either.left("date must be a day of the form YYYY-MM-DD"))
+    expect(Balance.day("2026-02-30")).toEqual(Either.left("2026-02-30 is not a calendar date"))
   })
 
   it("consecutive days tile time: each is 24 hours and the next starts where it ends", () => {
@@ -173,5 +178,71 @@ describe("csv", () => {
         }
       )
     )
+  })
+})
+
+describe("newestFirst and paymentsNewestFirst", () => {
+  const ids = fc.constantFrom("a", "b", "c")
+  const rows = fc.array(fc.record({ transferId: ids, createdAt: fc.integer({ min: 0, max: 3 }) }), {
+    maxLength: 8
+  })
+  /** The order both must give: newest first, then transfer id descending. */
+  const expected = (xs: ReadonlyArray<{ transferId: string; createdAt: number }>) =>
+    [...xs].sort(
+      (a, b) =>
+        b.createdAt - a.createdAt || (a.transferId < b.transferId ? 1 : a.transferId > b.transferId ? -1 : 0)
+    )
+
+  it("sort newest first, ties by transfer id descending, equal rows equal", () => {
+    fc.assert(
+      fc.property(rows, (xs) => {
+        const movements = xs.map((x) => ({
+          transferId: x.transferId,
+          kind: "payment",
+          net: 1,
+          fee: 0,
+          createdAt: DateTime.unsafeMake(x.createdAt * 1000)
+        }))
+        const payments = xs.map((x) => ({
+          transferId: x.transferId,
+          merchantId: Ids.MerchantId.make(id),
+          environment: "test" as const,
+          amount: 1,
+          createdAt: DateTime.unsafeMake(x.createdAt * 1000)
+        }))
+        const back = (r: { transferId: string; createdAt: DateTime.Utc }) => ({
+          transferId: r.transferId,
+          createdAt: DateTime.toEpochMillis(r.createdAt) / 1000
+        })
+        expect([...movements].sort(Balance.newestFirst).map(back)).toEqual(expected(xs))
+        expect([...payments].sort(Balance.paymentsNewestFirst).map(back)).toEqual(expected(xs))
+      })
+    )
+  })
+
+  it("examples: later first; at one instant, the greater id first; the same row is 0", () => {
+    const m = (transferId: string, s: number) => ({
+      transferId,
+      kind: "payment",
+      net: 1,
+      fee: 0,
+      createdAt: DateTime.unsafeMake(s * 1000)
+    })
+    expect(Balance.newestFirst(m("a", 2), m("b", 1))).toBeLessThan(0)
+    expect(Balance.newestFirst(m("a", 1), m("b", 2))).toBeGreaterThan(0)
+    expect(Balance.newestFirst(m("b", 1), m("a", 1))).toBe(-1)
+    expect(Balance.newestFirst(m("a", 1), m("b", 1))).toBe(1)
+    expect(Balance.newestFirst(m("a", 1), m("a", 1))).toBe(0)
+    const p = (transferId: string, s: number) => ({
+      ...m(transferId, s),
+      merchantId: Ids.MerchantId.make(id),
+      environment: "test" as const,
+      amount: 1
+    })
+    expect(Balance.paymentsNewestFirst(p("a", 2), p("b", 1))).toBeLessThan(0)
+    expect(Balance.paymentsNewestFirst(p("a", 1), p("b", 2))).toBeGreaterThan(0)
+    expect(Balance.paymentsNewestFirst(p("b", 1), p("a", 1))).toBe(-1)
+    expect(Balance.paymentsNewestFirst(p("a", 1), p("b", 1))).toBe(1)
+    expect(Balance.paymentsNewestFirst(p("a", 1), p("a", 1))).toBe(0)
   })
 })

@@ -123,6 +123,21 @@ describe("validate: subscription mode", () => {
     expect(fields(subscriptionRequest(patch))).toEqual([field])
   })
 
+  it("a count that is no whole number in range is told the range, whatever is wrong with it", () => {
+    for (const intervalCount of [1.5, 0, 53])
+      expect(
+        CheckoutSession.validate(subscriptionRequest({ priceData: priceData({ intervalCount }) }))
+      ).toEqual(
+        Either.left([{ field: "priceData.intervalCount", message: "must be a whole number from 1 to 52" }])
+      )
+  })
+
+  it("an amount beside a price without one is not said to differ: the price's amount is what is missing", () => {
+    expect(fields(subscriptionRequest({ amount: 25_000, priceData: priceData({ amount: null }) }))).toEqual([
+      "priceData.amount"
+    ])
+  })
+
   it("ignores amount when it equals the price, whatever else it is", () => {
     expect(terms(subscriptionRequest({ amount: 25_000 })).amount).toBe(25_000)
   })

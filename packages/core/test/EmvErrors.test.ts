@@ -192,3 +192,11 @@ describe("Emv.isTemplate and verifyCrc at their edges", () => {
     expect(Emv.verifyCrc(under6305)).toBe(false)
   })
 })
+
+describe("Emv.DecodeError", () => {
+  it("has no tag at all when it names none", () => {
+    const error = Either.getLeft(Emv.decode("")).pipe((o) => (o._tag === "Some" ? o.value : undefined))
+    expect(error).toMatchObject({ reason: "MissingTag" })
+    expect(Object.keys(error!)).not.toContain("tag")
+  })
+})

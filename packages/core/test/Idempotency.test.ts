@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect } from "effect"
 import fc from "fast-check"
 import * as Idempotency from "../src/kernel/Idempotency.js"
+import type { IdempotencyStoreService } from "../src/kernel/IdempotencyStore.js"
 import type { MerchantId } from "../src/kernel/Ids.js"
 
 const t0 = DateTime.unsafeMake("2026-03-31T10:00:00Z")
@@ -69,7 +70,7 @@ describe("decide", () => {
 const recording = (busy = false) => {
   const records = new Map<string, Idempotency.Record>()
   const calls: Array<string> = []
-  const store: Idempotency.IdempotencyStoreService = {
+  const store: IdempotencyStoreService = {
     claim: (s, fingerprint, now) =>
       Effect.sync((): Idempotency.Claim => {
         calls.push("claim")

@@ -109,6 +109,8 @@ describe("the retry schedule", () => {
     expect(Invoice.retryAt(2, t0)).toEqual(hours(24))
     expect(Invoice.retryAt(3, t0)).toEqual(hours(48))
     expect(Invoice.retryAt(4, t0)).toBeNull()
+    // No attempt before the first: no delay to wait.
+    expect(Invoice.retryAt(0, t0)).toBeNull()
   })
 
   it("a success at any attempt is PAID, with the payment, and clears the last reason", () => {

@@ -95,3 +95,22 @@ describe("Merchant.outletName", () => {
     expect(Either.isLeft(Merchant.outletName("x".repeat(256)))).toBe(true)
   })
 })
+
+describe("Merchant.problems", () => {
+  it("names each field wrong and says what it must be", () => {
+    expect(
+      Merchant.problems({ name: "", city: "x".repeat(256), mcc: "59", feeBps: 10_001, outlets: ["A", ""] })
+    ).toEqual([
+      { field: "name", message: "must be 1 to 255 characters" },
+      { field: "city", message: "must be 1 to 255 characters" },
+      { field: "mcc", message: "must be four digits" },
+      { field: "fee_bps", message: "must be an integer from 0 to 10000" },
+      { field: "outlets[1].name", message: "must be 1 to 255 characters" }
+    ])
+    expect(Merchant.outletName("")).toEqual(
+      Either.left(
+        expect.objectContaining({ errors: [{ field: "name", message: "must be 1 to 255 characters" }] })
+      )
+    )
+  })
+})

@@ -86,3 +86,93 @@ describe("Movement", () => {
     expect(DateTime.greaterThan(later.nextCheckAt!, now)).toBe(true)
   })
 })
+
+describe("Movement answers and schedule", () => {
+  it("answers carry their tag and what they say", () => {
+    expect(Movement.posted(start)).toEqual({ _tag: "posted", postedAt: start })
+    expect(Movement.refused("wallet-frozen")).toEqual({ _tag: "refused", reason: "wallet-frozen" })
+    expect(Movement.unknown("timeout")).toEqual({ _tag: "unknown", cause: "timeout" })
+    expect(Movement.cancelled).toEqual({ _tag: "cancelled" })
+  })
+
+  it("a new movement is pending, with nothing settled, first looked at 3 s after it was made", () => {
+    expect(movement()).toMatchObject({
+      status: "pending",
+      reason: null,
+      createdAt: start,
+      nextCheckAt: DateTime.add(start, { seconds: 3 }),
+      checks: 0,
+      settledAt: null,
+      settledBy: null,
+      postedAt: null
+    })
+  })
+
+  it("waits 1, 2, 4, 8 s between looks, then 15 s; a count below 0 waits 1 s", () => {
+    expect([-3, 0, 1, 2, 3, 4, 5, 40].map((n) => Duration.toSeconds(Movement.checkInterval(n)))).toEqual([
+      1, 1, 2, 4, 8, 15, 15, 15
+    ])
+  })
+
+  it("postponing counts the look and waits the next interval from now", () => {
+    const now = DateTime.add(start, { seconds: 5 })
+    const once = Movement.postpone(movement(), now)
+    expect(once.checks).toBe(1)
+    expect(once.nextCheckAt).toEqual(DateTime.add(now, { seconds: 2 }))
+    const twice = Movement.postpone(once, now)
+    expect(twice.checks).toBe(2)
+    expect(twice.nextCheckAt).toEqual(DateTime.add(now, { seconds: 4 }))
+  })
+
+  it("a posting keeps no reason and a refusal no posting time", () => {
+    const now = DateTime.add(start, { seconds: 5 })
+    expect(Movement.settle(movement(), { _tag: "posted", postedAt: now }, "answer", now)).toMatchObject({
+      status: "posted",
+      reason: null,
+      postedAt: now,
+      settledAt: now
+    })
+    expect(
+      Movement.settle(movement(), { _tag: "refused", reason: "wallet-limit" }, "status", now)
+    ).toMatchObject({
+      status: "refused",
+      reason: "wallet-limit",
+      postedAt: null,
+      settledBy: "status"
+    })
+    expect(Movement.settle(movement(), { _tag: "cancelled" }, "cancel", now)).toMatchObject({
+      status: "cancelled",
+      reason: null,
+      postedAt: null
+    })
+  })
+
+  it("a refusal without a reason is the executor's error", () => {
+    expect(Movement.refusalOf({ _tag: "refused", reason: null })).toBe("executor-error")
+  })
+})
+
+describe("Movement.balanceSource", () => {
+  const of = (cause: Movement.Cause, causeId: string, detail: unknown = {}) =>
+    Movement.balanceSource({ cause, causeId, detail } as Movement.Movement)
+
+  it("names each cause's type and the record that caused it", () => {
+    expect(of("mandate-charge", "ch")).toEqual({ type: "charge", sourceId: "ch" })
+    expect(of("qr-payment", "qp")).toEqual({ type: "qr_payment", sourceId: "qp" })
+    expect(of("invoice", "inv:3")).toEqual({ type: "invoice", sourceId: "inv" })
+    expect(of("refund", "re")).toEqual({ type: "refund", sourceId: "re" })
+  })
+
+  it("a checkout names its session, else its cause id", () => {
+    expect(of("checkout", "attempt", { sessionId: "cs" })).toEqual({
+      type: "checkout_payment",
+      sourceId: "cs"
+    })
+    expect(of("checkout", "attempt", { sessionId: 7 })).toEqual({
+      type: "checkout_payment",
+      sourceId: "attempt"
+    })
+    expect(of("checkout", "attempt", null)).toEqual({ type: "checkout_payment", sourceId: "attempt" })
+    expect(of("checkout", "attempt", {})).toEqual({ type: "checkout_payment", sourceId: "attempt" })
+  })
+})

@@ -5,6 +5,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Duration } from "effect"
 import fc from "fast-check"
+import type { CustomerId } from "../src/kernel/Ids.js"
+import type { Notification } from "../src/kernel/Notifications.js"
 import * as Notice from "../src/notices/Notice.js"
 import type { Response } from "../src/webhooks/Webhook.js"
 
@@ -124,5 +126,48 @@ describe("Notice.verdict", () => {
         expect(Notice.Results).toContain(verdict.result)
       })
     )
+  })
+})
+
+describe("Notice.stored and withPhone", () => {
+  const notification: Notification = {
+    id: "n1",
+    customerId: "c1" as CustomerId,
+    environment: "live",
+    kind: "one_time_code",
+    title: "Your code",
+    body: "123456 is your code",
+    data: { code: "123456" },
+    createdAt: DateTime.unsafeMake("2026-07-01T00:00:01.900Z"),
+    expiresAt: DateTime.unsafeMake("2026-07-01T00:05:01.900Z")
+  }
+
+  it("stores the document in its order, Unix seconds rounded down, the phone still null", () => {
+    expect(Notice.stored(notification)).toBe(
+      JSON.stringify({
+        id: "n1",
+        type: "one_time_code",
+        created: 1_782_864_001,
+        expires: 1_782_864_301,
+        livemode: true,
+        customer: { id: "c1", phone: null },
+        title: "Your code",
+        body: "123456 is your code",
+        data: { code: "123456" }
+      })
+    )
+  })
+
+  it("a notice without an expiry has none; a test notice is not livemode", () => {
+    const document = JSON.parse(Notice.stored({ ...notification, environment: "test", expiresAt: undefined }))
+    expect(document.expires).toBeNull()
+    expect(document.livemode).toBe(false)
+  })
+
+  it("sends the stored text with the phone, changing nothing else", () => {
+    const text = Notice.stored(notification)
+    const sent = Notice.withPhone(text, "+9607771234")
+    expect(JSON.parse(sent)).toEqual({ ...JSON.parse(text), customer: { id: "c1", phone: "+9607771234" } })
+    expect(Notice.withPhone(text, null)).toBe(text)
   })
 })

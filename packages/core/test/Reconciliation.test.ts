@@ -203,6 +203,30 @@ describe("compute", () => {
     expect(Reconciliation.compute(day, [posted(at("2026-12-01T18:59:59Z"))], []).breaks).toEqual([])
     expect(Reconciliation.compute(day, [posted(at("2026-12-02T19:00:00Z"))], []).breaks).toEqual([])
   })
+
+  it("only a posting on the day counts as laari's: a movement not posted, or without a time, is none", () => {
+    fc.assert(
+      fc.property(
+        agreed,
+        fc.constantFrom("pending", "refused", "cancelled") as fc.Arbitrary<
+          "pending" | "refused" | "cancelled"
+        >,
+        (t, status) => {
+          const result = Reconciliation.compute(day, [{ ...heldOf(t), status }], [])
+          expect(result.breaks).toEqual([])
+          expect(result.laari).toEqual(totalsOf([]))
+          // Posted, its time not yet known: not on the day either.
+          const unknown = Reconciliation.compute(day, [{ ...heldOf(t), postedAt: null }], [])
+          expect(unknown.breaks).toEqual([])
+          expect(unknown.laari).toEqual(totalsOf([]))
+          // The same movement posted on the day is laari's: the core's statement lacks it.
+          expect(Reconciliation.compute(day, [heldOf(t)], []).breaks.map((b) => b.kind)).toEqual([
+            "missing_in_core"
+          ])
+        }
+      )
+    )
+  })
 })
 
 describe("the statement", () => {
@@ -245,6 +269,17 @@ describe("the statement", () => {
 })
 
 describe("the daily run", () => {
+  it("a date is the Maldives calendar day an instant falls on", () => {
+    expect(Reconciliation.dateOf(DateTime.unsafeMake("2026-12-01T19:00:00Z"))).toBe("2026-12-02")
+    expect(Reconciliation.dateOf(DateTime.unsafeMake("2026-12-01T18:59:59Z"))).toBe("2026-12-01")
+  })
+
+  it("one run of a day at a time, saying where to read it", () => {
+    expect(Reconciliation.RunInProgress.of("2026-12-02").message).toBe(
+      "A reconciliation of 2026-12-02 is already running; read it with GET /ops/reconciliation/runs/2026-12-02 once it is done"
+    )
+  })
+
   it("reconciles the day before from 01:00 Maldives time, and until then the one before that", () => {
     const due = (iso: string) => Reconciliation.dueDate(DateTime.unsafeMake(iso))
     // 01:00 on the 3rd, Maldives time, is 20:00 UTC on the 2nd.

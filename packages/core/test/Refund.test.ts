@@ -135,3 +135,111 @@ describe("Refund.refundObject", () => {
     expect(Schema.decodeUnknownSync(Refund.RefundObject)(JSON.parse(JSON.stringify(object)))).toEqual(object)
   })
 })
+
+describe("Refund.decideCountingPending", () => {
+  it("counts what is pending as refunded: nothing pending is plain decide, both ways", () => {
+    fc.assert(
+      fc.property(
+        anyPayment.chain((p) => fc.tuple(fc.constant(p), fc.boolean(), anyRequest(p))),
+        ([p0, settled, requested]) => {
+          const p = { ...p0, settled }
+          expect(Refund.decideCountingPending(p, 0, requested)).toEqual(Refund.decide(p, requested))
+        }
+      )
+    )
+  })
+
+  it("what is pending is held: never refunds more than is left beside it", () => {
+    fc.assert(
+      fc.property(
+        anyPayment.chain((p) =>
+          fc.tuple(
+            fc.constant(p),
+            fc.integer({ min: 1, max: p.amount - p.amountRefunded + 5 }),
+            anyRequest(p)
+          )
+        ),
+        ([p, pending, requested]) => {
+          const left = p.amount - p.amountRefunded - pending
+          const decided = Refund.decideCountingPending(p, pending, requested)
+          if (left <= 0) {
+            // Fully held by pending refunds: it exceeds the payment, not refunded in full (one may fail).
+            expect(decided).toEqual(Either.left("REFUND_EXCEEDS_PAYMENT"))
+          } else {
+            expect(decided).toEqual(
+              Refund.decide({ ...p, amountRefunded: p.amountRefunded + pending }, requested)
+            )
+          }
+        }
+      )
+    )
+  })
+
+  it("examples: 10,000 paid, 2,500 back, 5,000 pending", () => {
+    const p = payment({ amountRefunded: 2_500 })
+    expect(Refund.decideCountingPending(p, 5_000, undefined)).toEqual(Either.right(2_500))
+    expect(Refund.decideCountingPending(p, 5_000, 2_500)).toEqual(Either.right(2_500))
+    expect(Refund.decideCountingPending(p, 5_000, 2_501)).toEqual(Either.left("REFUND_EXCEEDS_PAYMENT"))
+    expect(Refund.decideCountingPending(p, 7_500, undefined)).toEqual(Either.left("REFUND_EXCEEDS_PAYMENT"))
+    expect(Refund.decideCountingPending(p, 7_500, 1)).toEqual(Either.left("REFUND_EXCEEDS_PAYMENT"))
+    // Nothing pending and nothing left is refunded in full; a payment not settled stays not refundable.
+    expect(Refund.decideCountingPending(payment({ amountRefunded: 10_000 }), 0, undefined)).toEqual(
+      Either.left("PAYMENT_ALREADY_REFUNDED")
+    )
+    expect(Refund.decideCountingPending(payment({ settled: false }), 5_000, 1)).toEqual(
+      Either.left("PAYMENT_NOT_REFUNDABLE")
+    )
+  })
+})
+
+describe("Refund.walletRefusal", () => {
+  it("too little in the merchant's wallet is its balance too low; every other refusal is not refundable now", () => {
+    expect(Refund.walletRefusal("insufficient-balance")).toEqual({
+      code: "INSUFFICIENT_MERCHANT_BALANCE",
+      message: "The merchant's balance is too low to fund this refund"
+    })
+    expect(Refund.walletRefusal("wallet-frozen")).toEqual({
+      code: "PAYMENT_NOT_REFUNDABLE",
+      message: "The paying wallet is frozen: it cannot be refunded now"
+    })
+    expect(Refund.walletRefusal("blocked-by-rules")).toEqual({
+      code: "PAYMENT_NOT_REFUNDABLE",
+      message: "The wallet provider's rules refused this refund"
+    })
+    expect(Refund.walletRefusal("wallet-limit")).toEqual({
+      code: "PAYMENT_NOT_REFUNDABLE",
+      message: "The paying wallet's limit cannot take this refund now"
+    })
+    expect(Refund.walletRefusal("executor-error")).toEqual({
+      code: "PAYMENT_NOT_REFUNDABLE",
+      message: "The wallet provider did not make this refund; nothing moved. Try again later"
+    })
+  })
+})
+
+describe("Refund ids and fields", () => {
+  const id = "0b6a3c8e-0d3e-4f59-9a39-5f3b8f5f0c01"
+
+  it("the hold and the transfer are named after the payment and the refund", () => {
+    expect(Refund.holdKey({ kind: "qr_payment", id })).toBe(`refund:qr_payment:${id}`)
+    expect(Refund.transferId(id)).toBe(`refund:${id}`)
+  })
+
+  it("each kind of source under its own field, the other two null", () => {
+    expect(Refund.sourceFields({ kind: "charge", id })).toEqual({
+      charge_id: id,
+      qr_payment_id: null,
+      invoice_id: null
+    })
+    expect(Refund.sourceFields({ kind: "qr_payment", id })).toEqual({
+      charge_id: null,
+      qr_payment_id: id,
+      invoice_id: null
+    })
+    expect(Refund.sourceFields({ kind: "invoice", id })).toEqual({
+      charge_id: null,
+      qr_payment_id: null,
+      invoice_id: id
+    })
+  })
+})

@@ -116,6 +116,9 @@ describe("activate", () => {
     const activate = (s: CheckoutSession.CheckoutSession, t = anchor) =>
       Either.map(Subscription.activate(s, customer, t, ids), (a) => a.subscription.status)
     expect(activate(session(null))).toEqual(Either.left("mode-mismatch"))
+    // Either half of a subscription session alone is none: its mode, or its price.
+    expect(activate({ ...session(), mode: "PAYMENT" })).toEqual(Either.left("mode-mismatch"))
+    expect(activate({ ...session(), price: null })).toEqual(Either.left("mode-mismatch"))
     expect(activate(session(), plus(session().createdAt, 24))).toEqual(Either.left("expired"))
     expect(activate(activation().session)).toEqual(Either.left("already-complete"))
     expect(activate(ok(CheckoutSession.cancel(session(), anchor)))).toEqual(Either.left("cancelled"))
@@ -533,5 +536,12 @@ describe("isLive", () => {
     expect(Subscription.isLive(active())).toBe(true)
     expect(Subscription.isLive({ ...active(), status: "PAST_DUE" })).toBe(true)
     expect(Subscription.isLive({ ...active(), status: "CANCELLED" })).toBe(false)
+  })
+})
+
+describe("outcomes", () => {
+  it("carry their tag and what they say", () => {
+    expect(Subscription.paid("pay-1")).toEqual({ _tag: "Paid", paymentId: "pay-1" })
+    expect(Subscription.missed("wallet-limit")).toEqual({ _tag: "Missed", reason: "wallet-limit" })
   })
 })

@@ -53,3 +53,42 @@ describe("reversalDefect", () => {
       )
   })
 })
+
+describe("decideTransfer", () => {
+  const account = fc.record({
+    customerId: fc.constant("c" as Wallet.PayerAccount["customerId"]),
+    environment: fc.constant("test" as const),
+    balance: fc.integer({ min: 0, max: 1_000_000 }),
+    limit: fc.option(fc.integer({ min: 1, max: 1_000_000 }), { nil: null }),
+    frozen: fc.boolean(),
+    blockedByRules: fc.boolean(),
+    timeZone: fc.constant("Indian/Maldives")
+  }) as fc.Arbitrary<Wallet.PayerAccount>
+
+  it("refuses in order: frozen, blocked by rules, over the limit, too little; else lets it through", () => {
+    fc.assert(
+      fc.property(account, fc.integer({ min: 1, max: 1_000_000 }), (a, amount) => {
+        const expected = a.frozen
+          ? "wallet-frozen"
+          : a.blockedByRules
+            ? "blocked-by-rules"
+            : a.limit !== null && amount > a.limit
+              ? "wallet-limit"
+              : a.balance < amount
+                ? "insufficient-balance"
+                : undefined
+        expect(Wallet.decideTransfer(a, amount)).toBe(expected)
+      })
+    )
+  })
+
+  it("examples at each boundary", () => {
+    const a = { balance: 100, limit: 50, frozen: false, blockedByRules: false } as Wallet.PayerAccount
+    expect(Wallet.decideTransfer(a, 50)).toBeUndefined()
+    expect(Wallet.decideTransfer(a, 51)).toBe("wallet-limit")
+    expect(Wallet.decideTransfer({ ...a, limit: null }, 100)).toBeUndefined()
+    expect(Wallet.decideTransfer({ ...a, limit: null }, 101)).toBe("insufficient-balance")
+    expect(Wallet.decideTransfer({ ...a, blockedByRules: true }, 1)).toBe("blocked-by-rules")
+    expect(Wallet.decideTransfer({ ...a, frozen: true, blockedByRules: true }, 1)).toBe("wallet-frozen")
+  })
+})

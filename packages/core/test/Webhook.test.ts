@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Duration, Either, Schema } from "effect"
+import { DateTime, Duration, Either, ParseResult, Schema } from "effect"
 import fc from "fast-check"
 import * as EventType from "../src/kernel/EventType.js"
 import * as Webhook from "../src/webhooks/Webhook.js"
@@ -77,6 +77,9 @@ describe("Webhook.signingSecrets", () => {
     expect(
       Webhook.signingSecrets({ secret: "whsec_new", previousSecret: null, previousSecretExpiresAt: null }, t0)
     ).toEqual(["whsec_new"])
+    // Half a previous secret is none: no expiry without the secret, no secret without an expiry.
+    expect(Webhook.signingSecrets({ ...secrets, previousSecret: null }, t0)).toEqual(["whsec_new"])
+    expect(Webhook.signingSecrets({ ...secrets, previousSecretExpiresAt: null }, t0)).toEqual(["whsec_new"])
   })
 })
 
@@ -103,6 +106,20 @@ describe("Webhook.EnabledEvents", () => {
       })
     )
     expect(Either.isLeft(decode([]))).toBe(true)
+  })
+
+  it("says what is wrong with a list", () => {
+    const message = (input: unknown) =>
+      Either.match(decode(input), {
+        onLeft: (e) => ParseResult.TreeFormatter.formatErrorSync(e),
+        onRight: () => "decoded"
+      })
+    expect(message([])).toContain('must list at least one event type, or "*"')
+    expect(message([...EventType.Types, "*"])).toContain(
+      `must list at most ${EventType.Types.length} event types`
+    )
+    expect(message([EventType.Types[0], EventType.Types[0]])).toContain("must not repeat an event type")
+    expect(message([EventType.Types[0], "*"])).toContain('"*" must be the only entry')
   })
 
   it("subscribes an endpoint to what it lists, or to everything with *", () => {
@@ -164,8 +181,28 @@ describe("Webhook.verdict", () => {
 })
 
 describe("Webhook signatures", () => {
+  it("the signed content and the header are as Standard Webhooks writes them", () => {
+    expect(Webhook.signedContent("msg_1", 42, "{}")).toBe("msg_1.42.{}")
+    expect(Webhook.signature(new Uint8Array([0, 1, 2, 255]))).toBe("v1,AAEC/w==")
+    expect(Webhook.headers("msg_1", 42, ["v1,a", "v1,b"])).toEqual({
+      "webhook-id": "msg_1",
+      "webhook-timestamp": "42",
+      "webhook-signature": "v1,a v1,b"
+    })
+  })
+
   it("a secret that is not base64 is a defect, not a key", () => {
     expect(() => WebhookEndpoint.signingKey("whsec_not base64!")).toThrow()
     expect(WebhookEndpoint.signingKey("whsec_AAAA")).toEqual(new Uint8Array(3))
+  })
+})
+
+describe("Webhook errors", () => {
+  it("say what was not found, and how many endpoints a merchant may have", () => {
+    expect(new Webhook.WebhookEndpointNotFound().message).toBe("Webhook endpoint not found")
+    expect(new Webhook.EventNotFound().message).toBe("Event not found")
+    expect(new Webhook.EndpointLimitReached().message).toBe(
+      "A merchant can have at most 16 webhook endpoints in each environment; delete one before registering another"
+    )
   })
 })

@@ -5,16 +5,16 @@
 import * as HttpServer from "@effect/platform/HttpServer"
 // The module itself: the package's index loads every Node adapter (cluster, RPC, workers), ~0.5 s of start-up.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Crypto, Engine } from "@laari/core"
+import { Background, Crypto, Engine, Work } from "@laari/core"
 import { Effect, Layer } from "effect"
 import * as Clockwork from "./Background/Clockwork.js"
 import * as Config from "./Platform/Config.js"
 import * as Readiness from "./Health/Readiness.js"
 import * as Edge from "./Http/Edge.js"
 import * as Notify from "./Notify/Delivery.js"
+import * as WallClock from "./Platform/WallClock.js"
 import * as QrPng from "./QrPng.js"
 import * as Database from "./Sql/Database.js"
-import * as NotificationOutbox from "./Sql/NotificationOutbox.js"
 import * as RateBuckets from "./Sql/RateBuckets.js"
 import * as WebhookDeliveries from "./Sql/WebhookDeliveries.js"
 import * as Routes from "./Routes.js"
@@ -27,35 +27,46 @@ import * as WalletLedger from "./WalletConnector/Ledger.js"
 /** The domain services over whatever adapters are below them. */
 export const ServicesLive = Engine.layer.pipe(Layer.provideMerge(QrPng.layer))
 
+/**
+ * Every background job the server runs, each listed once, in the order they run: the workers poll them
+ * and the manual clock runs them (`Work.Jobs` is provided from this list and nowhere else). A job of the
+ * server is added here; a job of core, to `Background.engine`.
+ */
+export const jobs = [
+  ...Background.engine,
+  // The webhook deliveries, and the customer notices when they leave laari (`LAARI_NOTIFY_URL`).
+  Delivery.job,
+  Notify.job
+] as const
+
 /** The database, the services, the background jobs and the clock: what requests and workers use. */
 const coreLayer = (config: Config.ServerConfig, readiness: Layer.Layer<Readiness.Readiness>) => {
   const base = Layer.mergeAll(
-    Database.layer({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }),
+    // Its notices kept in laari, and queued for the notification service too with `LAARI_NOTIFY_URL`.
+    Database.layer({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, notifyUrl: config.notifyUrl }),
     Crypto.layerWeb,
+    WallClock.layer,
     Config.layer(config),
     readiness
   )
   // The rate limits, shared in the database with `DATABASE_URL`.
   const limited = RateBuckets.layer.pipe(Layer.provideMerge(base))
-  // The notices' ports (queued for the notification service too, with `LAARI_NOTIFY_URL`) over the
-  // database's own, which they replace.
-  const notices = NotificationOutbox.ports(config.notifyUrl).pipe(Layer.provideMerge(limited))
   // The delivery log, beside the database's other ports; and the wallet provider's core, when configured.
   const services = ServicesLive.pipe(
     Layer.provideMerge(WebhookDeliveries.deliveriesLayer),
     Layer.provideMerge(WalletLedger.connectorLayer(config.walletConnector)),
-    Layer.provideMerge(notices)
+    Layer.provideMerge(limited)
   )
-  const deliveries = Delivery.layer().pipe(
-    Layer.provideMerge(WebhookEndpoints.layer),
-    Layer.provideMerge(Sealer.layer)
+  // What the server's own jobs run on: the webhook deliveries and the notices' channel.
+  const dispatchers = Layer.merge(
+    Delivery.layer().pipe(Layer.provideMerge(WebhookEndpoints.layer), Layer.provideMerge(Sealer.layer)),
+    Notify.layer(config)
   )
-  // The engine's jobs, the webhook deliveries and the notices, in one list.
-  const jobs = Notify.jobs.pipe(
-    Layer.provide(Delivery.jobs.pipe(Layer.provide(services))),
-    Layer.provideMerge(Layer.merge(deliveries, Notify.layer(config)))
+  return Clockwork.layer.pipe(
+    Layer.provideMerge(Work.layer(jobs)),
+    Layer.provideMerge(dispatchers),
+    Layer.provideMerge(services)
   )
-  return Clockwork.layer.pipe(Layer.provideMerge(jobs), Layer.provideMerge(services))
 }
 
 /**

@@ -1,12 +1,15 @@
 /**
  * The layout's rules, read off the source the way the compiler reads its imports: no cycle
  * between files or between folders anywhere in the workspace; core imports nothing but `effect` and
- * `temporal-polyfill`, its `kernel/` no feature and its features never the root; the server's `Http/`
+ * `temporal-polyfill`, its `kernel/` no feature and its features never the root, and it reads no clock,
+ * randomness or environment but through its ports; the server's `Http/`
  * holds edge mechanics only; no front end (REST handlers, GraphQL, pages, CLI) reaches storage around
- * core's services; no SQL client outside `Sql/`, and no port outside `Platform/`; no source file is over
- * 500 lines. Each rule's checker is also shown a breach.
+ * core's services; no SQL client outside `Sql/`, and no port outside `Platform/`; core's ports each in
+ * their home (a `*Store.ts`, or a file of their own); no two exported classes of the packages share a
+ * name; no source file is over 500 lines, and no test file over 800. Each rule's checker is also shown a breach.
  */
-import { dirname } from "node:path"
+import { existsSync, readFileSync, readdirSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
 import ts from "typescript"
 import { describe, expect, it } from "vitest"
 import * as ImportGraph from "./support/ImportGraph.js"
@@ -39,16 +42,11 @@ const folderOf = (tree: string, path: string) => dirname(path).slice(tree.length
  */
 const ports = [
   "Store",
-  "Idempotency.IdempotencyStore",
   "Notifications.Notifications",
   "EventLog.EventLog",
   "Wallet.Wallet",
-  "Balance.LedgerReads",
   "DeliveriesStore",
-  "NoticeOutbox",
-  "Merchant.MerchantsStore",
-  "OAuthClient.OAuthClientsStore",
-  "WebhookEndpoint.WebhookEndpointsStore"
+  "NoticeOutbox"
 ]
 const literal = (name: string) => name.replace(".", "\\.")
 const portPattern = new RegExp(`\\b(?:${ports.map(literal).join("|")})\\b(?:\\.[A-Z]\\w*)?`, "g")
@@ -97,6 +95,105 @@ describe("the import graph", () => {
   })
 })
 
+/**
+ * Core's tags away from their home. A `*Store.ts` holds a feature's storage ports, each named `…Store`
+ * (`mandates/MandatesStore.ts`: `MandatesStore`, `ChargesStore`). Any other file may declare one tag,
+ * named as the file is (`kernel/Crypto.ts`: `Crypto`): a one-port file. So no port hides in a model or a
+ * service, and a port's name says where it is.
+ */
+const portsAstray = (files: ReadonlyArray<Pick<ImportGraph.File, "path" | "text">>): ReadonlyArray<string> =>
+  files.flatMap((file) => {
+    const tags = declaredTags(file.text)
+    const name = basename(file.path).replace(/\.tsx?$/, "")
+    const home = name.endsWith("Store")
+      ? tags.filter((tag) => !tag.endsWith("Store"))
+      : tags.length === 1 && tags[0] === name
+        ? []
+        : tags.filter((tag) => !notPorts.has(`${file.path}: ${tag}`))
+    return home.map((tag) => `${file.path}: ${tag}`)
+  })
+
+/**
+ * Tags of core that are no port: `Work.Jobs` is the list of jobs core builds itself (`Work.layer`) for the
+ * host's scheduler; no store or host implements it.
+ */
+const notPorts = new Set([`${core}/kernel/Work.ts: Jobs`])
+
+/** Exported classes (services, tags, errors) that share a name across files: one name, one thing. */
+const sharedClassNames = (
+  files: ReadonlyArray<Pick<ImportGraph.File, "path" | "text">>
+): ReadonlyArray<string> => {
+  const byName = new Map<string, Array<string>>()
+  for (const file of files)
+    for (const m of file.text.matchAll(/^export\s+(?:abstract\s+)?class\s+(\w+)/gm))
+      byName.set(m[1]!, [...(byName.get(m[1]!) ?? []), file.path])
+  return [...byName]
+    .filter(([, paths]) => paths.length > 1)
+    .map(([name, paths]) => `${name}: ${paths.join(", ")}`)
+}
+
+describe("core's ports", () => {
+  const mine = under(core)
+
+  it("each port is at home: storage ports in a *Store.ts, any other alone in a file of its name", () => {
+    expect(declaredTags(mine.map((file) => file.text).join("\n"))).toEqual(
+      expect.arrayContaining(["MandatesStore", "MerchantRegistryStore", "Crypto", "Wallet", "Jobs"])
+    )
+    expect(portsAstray(mine)).toEqual([])
+    // The tags excepted are still declared where they are: an exception that no longer applies goes.
+    for (const entry of notPorts) {
+      const [path, tag] = entry.split(": ")
+      expect(declaredTags(mine.find((file) => file.path === path)?.text ?? ""), entry).toContain(tag)
+    }
+  })
+
+  it("the port rule sees a port in a model, a second port in a one-port file and a service in a *Store.ts", () => {
+    const tag = (name: string) => `export class ${name} extends Context.Tag("laari/${name}")<${name}, S>() {}`
+    const file = (path: string, ...names: ReadonlyArray<string>) => ({
+      path: `${core}/${path}`,
+      text: names.map(tag).join("\n")
+    })
+    expect(
+      portsAstray([
+        file("directory/Merchant.ts", "MerchantsStore"),
+        file("wallet/RemoteLedger.ts", "RemoteLedger", "MovementsStore"),
+        file("webhooks/DeliveriesStore.ts", "DeliveriesStore", "Sender")
+      ])
+    ).toEqual([
+      `${core}/directory/Merchant.ts: MerchantsStore`,
+      `${core}/wallet/RemoteLedger.ts: RemoteLedger`,
+      `${core}/wallet/RemoteLedger.ts: MovementsStore`,
+      `${core}/webhooks/DeliveriesStore.ts: Sender`
+    ])
+    expect(
+      portsAstray([
+        file("billing/BillingStore.ts", "SubscriptionsStore", "InvoicesStore"),
+        file("kernel/Crypto.ts", "Crypto"),
+        file("wallet/Balance.ts")
+      ])
+    ).toEqual([])
+  })
+})
+
+describe("the packages' names", () => {
+  it("no two exported classes share a name", () => {
+    const packages = files.filter((file) => /^packages\/\w+\/src\//.test(file.path))
+    expect(packages.length).toBeGreaterThan(0)
+    expect(sharedClassNames(packages)).toEqual([])
+  })
+
+  it("the name rule sees a class exported twice, and lets one name per file through", () => {
+    const file = (path: string, text: string) => ({ path, text })
+    expect(
+      sharedClassNames([
+        file("a/Merchants.ts", "export class Merchants extends Effect.Service<Merchants>()"),
+        file("a/MerchantsStore.ts", "export class Merchants extends Context.Tag"),
+        file("a/Other.ts", "export class Other {}\nclass Merchants {}")
+      ])
+    ).toEqual(["Merchants: a/Merchants.ts, a/MerchantsStore.ts"])
+  })
+})
+
 describe("core", () => {
   const mine = under(core)
 
@@ -116,7 +213,45 @@ describe("core", () => {
     })
     expect(breaches).toEqual([])
   })
+
+  it("reads no clock, randomness or environment of its own: only through its ports (Clock, WallClock, Crypto)", () => {
+    const breaches = mine.flatMap((file) => ambientReads(file.text).map((read) => `${file.path}: ${read}`))
+    expect(breaches).toEqual([])
+  })
+
+  it("the ambient rule sees the wall clock, a date of now, randomness and the environment, not comments", () => {
+    expect(ambientReads("const t = Math.floor(Date.now() / 1000)")).toEqual(["Date.now()"])
+    expect(ambientReads("const d = new Date(); const x = Math.random(); const u = process.env.X")).toEqual([
+      "new Date()",
+      "Math.random()",
+      "process.env"
+    ])
+    expect(ambientReads("// Date.now()\nconst d = new Date(ms)\nconst n = DateTime.now")).toEqual([])
+  })
 })
+
+/**
+ * What in `text` reads the world core is kept from: the system's clock (`Date.now()`, `new Date()`),
+ * ambient randomness and the process's environment. Core takes time from Effect's `Clock` (the service's,
+ * which may be manual) or the `WallClock` port, randomness from `Crypto`, settings from its callers.
+ */
+const ambientReads = (text: string): ReadonlyArray<string> => {
+  const source = ts.createSourceFile("file.ts", text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS)
+  const found: Array<string> = []
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+      const callee = node.expression.getText(source)
+      if (["Date.now", "Math.random", "performance.now"].includes(callee)) found.push(`${callee}()`)
+    }
+    if (ts.isNewExpression(node) && node.expression.getText(source) === "Date" && !node.arguments?.length)
+      found.push("new Date()")
+    if (ts.isPropertyAccessExpression(node) && node.getText(source) === "process.env")
+      found.push("process.env")
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return found
+}
 
 /**
  * What talks to the database: `@effect/sql` and its PostgreSQL client, PGlite and node-postgres. Outside
@@ -240,10 +375,10 @@ describe("the server", () => {
 
   it("the storage rule sees a port, the SQL client and an adapter, and lets services through", () => {
     const seen = (text: string, local: ReadonlyArray<string> = []) => reachesStorage({ text, local })
-    expect(seen("const m = yield* Store.Merchants")).toEqual(["Store.Merchants"])
+    expect(seen("const m = yield* Store.MerchantsStore")).toEqual(["Store.MerchantsStore"])
     expect(seen("const tx = yield* Store.Transactor")).toEqual(["Store.Transactor"])
     expect(seen("yield* Notifications.Notifications")).toEqual(["Notifications.Notifications"])
-    expect(seen("yield* Idempotency.IdempotencyStore")).toEqual(["Idempotency.IdempotencyStore"])
+    expect(seen("yield* Store.IdempotencyStore")).toEqual(["Store.IdempotencyStore"])
     expect(seen("yield* SqlClient.SqlClient")).toEqual(["SqlClient"])
     expect(seen("", [`${server}/Sql/Mandates.ts`])).toEqual([`${server}/Sql/Mandates.ts`])
     expect(seen("yield* Reads.Reads; yield* Mandates.Mandates; Idempotency.KeyReused")).toEqual([])
@@ -351,5 +486,33 @@ describe("file size", () => {
   it("no source file is over 500 lines", () => {
     const long = files.filter((file) => file.lines > 500).map((file) => `${file.path}: ${file.lines}`)
     expect(long).toEqual([])
+  })
+
+  it("no test file under packages/*/test is over 800 lines, and the rule sees one that is", () => {
+    const longTests = (files: ReadonlyArray<Pick<ImportGraph.File, "path" | "lines">>) =>
+      files
+        .filter((file) => /\.test\.tsx?$/.test(file.path) && file.lines > 800)
+        .map((file) => `${file.path}: ${file.lines}`)
+    const packages = join(ImportGraph.root, "packages")
+    const tests = readdirSync(packages).flatMap((name) => {
+      const dir = join(packages, name, "test")
+      if (!existsSync(dir)) return []
+      return readdirSync(dir, { recursive: true, encoding: "utf8" })
+        .filter((path) => /\.test\.tsx?$/.test(path))
+        .map((path) => ({
+          path: `packages/${name}/test/${path}`,
+          lines: readFileSync(join(dir, path), "utf8").split("\n").length
+        }))
+    })
+    expect(tests.length).toBeGreaterThan(100)
+    expect(longTests(tests)).toEqual([])
+    // Support modules are not test files; a test file of 801 lines is a breach, one of 800 is not.
+    expect(
+      longTests([
+        { path: "packages/server/test/Big.test.ts", lines: 801 },
+        { path: "packages/server/test/Edge.test.tsx", lines: 800 },
+        { path: "packages/server/test/support/Suite.ts", lines: 1_600 }
+      ])
+    ).toEqual(["packages/server/test/Big.test.ts: 801"])
   })
 })

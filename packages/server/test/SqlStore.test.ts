@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
-import { Crypto, Events, Idempotency, type Ids, type Mandate, Merchant, Store } from "@laari/core"
+import { Crypto, Events, type Ids, type Mandate, Store } from "@laari/core"
 import { Seed } from "@laari/testkit"
 import { Cause, DateTime, Deferred, Effect, Exit, Fiber } from "effect"
 import { Directory } from "../src/Platform/Directory.js"
@@ -83,8 +83,10 @@ for (const backend of TestDatabase.backends) {
           expect(yield* store.find(tenant, { _tag: "ById", id: "not-a-uuid" })).toBeUndefined()
           expect(yield* store.lockById("not-a-uuid")).toBeUndefined()
           expect(yield* (yield* Store.ChargesStore).listByMandate("nope")).toEqual([])
-          expect(yield* (yield* Store.Merchants).get("nope" as Ids.MerchantId)).toBeUndefined()
-          expect(yield* (yield* Merchant.MerchantsStore).listOutlets("nope" as Ids.MerchantId)).toEqual([])
+          expect(yield* (yield* Store.MerchantsStore).get("nope" as Ids.MerchantId)).toBeUndefined()
+          expect(yield* (yield* Store.MerchantRegistryStore).listOutlets("nope" as Ids.MerchantId)).toEqual(
+            []
+          )
         })
       )
 
@@ -114,7 +116,7 @@ for (const backend of TestDatabase.backends) {
       it.effect("IdempotencyStore.claim refuses to run outside a transaction", () =>
         Effect.gen(function* () {
           const tx = yield* Store.Transactor
-          const store = yield* Idempotency.IdempotencyStore
+          const store = yield* Store.IdempotencyStore
           const tenant = yield* freshTenant
           const scope = { ...tenant, method: "POST", path: "/mandates", key: yield* uuid }
           const exit = yield* Effect.exit(store.claim(scope, "fp", DateTime.unsafeNow()))

@@ -4,7 +4,7 @@
  */
 import { SqlError } from "@effect/sql/SqlError"
 import { describe, expect, it } from "@effect/vitest"
-import { Crypto, Errors, Idempotency, type Ids, Merchant, Merchants, Money, Store, Wallet } from "@laari/core"
+import { Crypto, Errors, Idempotency, type Ids, Merchants, Money, Store, Wallet } from "@laari/core"
 import { Cause, Context, DateTime, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as Database from "../src/Sql/Database.js"
 import { Directory } from "../src/Platform/Directory.js"
@@ -102,7 +102,7 @@ describe("a closed PGlite", () => {
           )
         )
         yield* Effect.promise(() => Context.get(context, PgliteClient.PgliteClient).pglite.close())
-        const merchants = Context.get(context, Store.Merchants)
+        const merchants = Context.get(context, Store.MerchantsStore)
         yield* expectUnavailable(merchants.get("6f1c3a52-8a0b-4f47-9b8e-7e3f1f0b9c11" as Ids.MerchantId))
       }).pipe(Effect.scoped),
     60_000
@@ -131,7 +131,7 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("PostgreSQL going away a
         const directory = get(Directory)
         const tx = get(Store.Transactor)
         const wallet = get(Wallet.Wallet)
-        const merchantsStore = get(Merchant.MerchantsStore)
+        const merchantsStore = get(Store.MerchantRegistryStore)
         const { merchant } = yield* Merchants.creating(merchantsStore, get(Crypto.Crypto))({ name: "Flaky" })
         const tenant: Ids.Tenant = { merchantId: merchant.id, environment: "test" }
         const transfer = (id: string): Wallet.Transfer => ({
@@ -145,12 +145,12 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("PostgreSQL going away a
         })
         const scope: Idempotency.Scope = { ...tenant, method: "POST", path: "/mandates", key: "k1" }
         const calls: ReadonlyArray<Effect.Effect<unknown, unknown>> = [
-          get(Store.Merchants).get(merchant.id),
+          get(Store.MerchantsStore).get(merchant.id),
           get(Store.MandatesStore).find(tenant, { _tag: "ByReference", reference: "r" }),
           get(Store.MandatesStore).nextExpiryAt,
           tx.withTransaction(get(Store.MandatesStore).list(tenant, { limit: 10, offset: 0 })),
           wallet.transfer(transfer("flaky:1")),
-          tx.withTransaction(get(Idempotency.IdempotencyStore).claim(scope, "fp", DateTime.unsafeNow())),
+          tx.withTransaction(get(Store.IdempotencyStore).claim(scope, "fp", DateTime.unsafeNow())),
           merchantsStore.count
         ]
 
@@ -163,7 +163,7 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("PostgreSQL going away a
               yield* wallet.transfer(transfer("flaky:open"))
               yield* Deferred.succeed(inside, undefined)
               yield* Deferred.await(resume)
-              return yield* get(Store.Merchants).get(merchant.id)
+              return yield* get(Store.MerchantsStore).get(merchant.id)
             })
           )
         )

@@ -151,7 +151,7 @@ describe("transfer", () => {
     handler = json(409, { code: "conflict", message: "another body" })
     const result = await run((c) => c.transfer(request))
     expect(Either.isLeft(result) && result.left).toMatchObject({
-      _tag: "Conflict",
+      _tag: "TransferConflict",
       id,
       detail: "another body"
     })

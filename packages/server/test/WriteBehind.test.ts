@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
-import { ApiKeys, Merchant, Money, Store, Wallet } from "@laari/core"
+import { ApiKeys, Money, Store, Wallet } from "@laari/core"
 import { Seed } from "@laari/testkit"
 import { Context, Effect, Either, Exit, Layer, Option } from "effect"
 import * as Database from "../src/Sql/Database.js"
@@ -270,13 +270,13 @@ for (const backend of TestDatabase.backends) {
         Effect.gen(function* () {
           const keys = yield* ApiKeys.ApiKeys
           const stored = yield* Store.ApiKeysStore
-          const merchants = yield* Store.Merchants
+          const merchants = yield* Store.MerchantsStore
           const { merchant, issued, hash } = yield* merchantWithKey("Cached")
           expect((yield* stored.findByHash(hash))?.revokedAt).toBeNull()
           expect((yield* merchants.get(merchant.id))?.features.mandatesLive).toBe(false)
           expect(yield* keys.revoke(merchant.id, issued.id)).toBe(true)
           expect((yield* stored.findByHash(hash))?.revokedAt).not.toBeNull()
-          yield* (yield* Merchant.MerchantsStore).setFeatures(merchant.id, { mandatesLive: true })
+          yield* (yield* Store.MerchantRegistryStore).setFeatures(merchant.id, { mandatesLive: true })
           expect((yield* merchants.get(merchant.id))?.features.mandatesLive).toBe(true)
         })
       )

@@ -1,9 +1,9 @@
 /**
- * The memory adapter of `Balance.LedgerReads`: a merchant's movements are the memory ledger's transfer
+ * The memory adapter of `Store.LedgerReadsStore`: a merchant's movements are the memory ledger's transfer
  * records naming it in the environment (`MemoryWallet.book`), with their entries on its account and on
  * the fee account, whatever their kind, as the SQL adapter reads `ledger_transfers` and `ledger_entries`.
  */
-import { Balance, type Ids } from "@laari/core"
+import { Balance, type Ids, Store } from "@laari/core"
 import { Chunk, DateTime, Effect, HashMap, Layer, Option } from "effect"
 import { MemoryDb, type MemoryDbService, type Tables } from "./MemoryDb.js"
 import { account } from "./MemoryWallet.js"
@@ -28,7 +28,7 @@ const movementsOf = (t: Tables, tenant: Ids.Tenant): Array<Balance.Movement> => 
   return out.sort(Balance.newestFirst)
 }
 
-export const ledgerReads = (db: MemoryDbService): Balance.LedgerReadsRepo => ({
+export const ledgerReads = (db: MemoryDbService): Store.LedgerReadsStoreService => ({
   available: (tenant) =>
     Effect.map(db.get, (t) =>
       Option.getOrElse(
@@ -72,7 +72,7 @@ export const ledgerReads = (db: MemoryDbService): Balance.LedgerReadsRepo => ({
  * `MemoryStore.layer`: a host that brings its own ledger as the `Wallet` brings its reads of it too, as
  * `examples/host-wallet` does.
  */
-export const layer: Layer.Layer<Balance.LedgerReads, never, MemoryDb> = Layer.effect(
-  Balance.LedgerReads,
+export const layer: Layer.Layer<Store.LedgerReadsStore, never, MemoryDb> = Layer.effect(
+  Store.LedgerReadsStore,
   Effect.map(MemoryDb, ledgerReads)
 )

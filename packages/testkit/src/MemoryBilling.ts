@@ -109,13 +109,13 @@ const updateInvoice = updater<Invoice.Invoice>()(
     "periodStart",
     "periodEnd",
     "amount",
-    // Only a refund changes it (`RefundsRepo.setRefunded`), never an attempt.
+    // Only a refund changes it (`RefundsStoreService.setRefunded`), never an attempt.
     "amountRefunded",
     "createdAt"
   ]
 )
 
-export const checkoutSessions = (db: MemoryDbService): Store.CheckoutSessionsRepo => ({
+export const checkoutSessions = (db: MemoryDbService): Store.CheckoutSessionsStoreService => ({
   insert: (session) =>
     db.withTransaction(
       Effect.gen(function* () {
@@ -159,7 +159,7 @@ export const checkoutSessions = (db: MemoryDbService): Store.CheckoutSessionsRep
   )
 })
 
-export const subscriptions = (db: MemoryDbService): Store.SubscriptionsRepo => ({
+export const subscriptions = (db: MemoryDbService): Store.SubscriptionsStoreService => ({
   insert: (subscription, dueAt) =>
     db.withTransaction(
       Effect.gen(function* () {
@@ -245,7 +245,7 @@ const invoicesOf = (t: Tables, subscriptionId: string): Array<Invoice.Invoice> =
         .sort((a, b) => b.periodIndex - a.periodIndex)
     : []
 
-export const invoices = (db: MemoryDbService): Store.InvoicesRepo => ({
+export const invoices = (db: MemoryDbService): Store.InvoicesStoreService => ({
   insert: (invoice) =>
     db.withTransaction(
       Effect.gen(function* () {

@@ -151,7 +151,7 @@ const claimIn = (
   return fitting.slice(0, limit)
 }
 
-export const deliveries = (db: MemoryDbService): DeliveriesStore.DeliveriesRepo => ({
+export const deliveries = (db: MemoryDbService): DeliveriesStore.DeliveriesStoreService => ({
   list: (endpointId, filter) =>
     Effect.map(db.get, (t) =>
       attempts(t)

@@ -7,11 +7,11 @@ import { Effect, HashMap, Option } from "effect"
 import type { MemoryDbService } from "./MemoryDb.js"
 import { insertRow, newestFirst } from "./MemoryRows.js"
 
-export const merchants = (db: MemoryDbService): Store.MerchantsRepo => ({
+export const merchants = (db: MemoryDbService): Store.MerchantsStoreService => ({
   get: (id) => Effect.map(db.get, (t) => Option.getOrUndefined(HashMap.get(t.merchants, id))?.value)
 })
 
-export const customers = (db: MemoryDbService): Store.CustomersRepo => ({
+export const customers = (db: MemoryDbService): Store.CustomersStoreService => ({
   get: (id) => Effect.map(db.get, (t) => Option.getOrUndefined(HashMap.get(t.customers, id))),
   findByPhone: (environment, phone) =>
     Effect.map(db.get, (t) =>
@@ -19,7 +19,7 @@ export const customers = (db: MemoryDbService): Store.CustomersRepo => ({
     )
 })
 
-export const outlets = (db: MemoryDbService): Store.OutletsRepo => ({
+export const outlets = (db: MemoryDbService): Store.OutletsStoreService => ({
   find: (merchantId, outletId) =>
     Effect.map(db.get, (t) => {
       const outlet = Option.getOrUndefined(HashMap.get(t.outlets, outletId))
@@ -28,7 +28,7 @@ export const outlets = (db: MemoryDbService): Store.OutletsRepo => ({
 })
 
 /** API keys, hashed under `hashKey` (one secret per store, as a deployment has one). */
-export const apiKeys = (db: MemoryDbService, hashKey: Uint8Array): Store.ApiKeysRepo => ({
+export const apiKeys = (db: MemoryDbService, hashKey: Uint8Array): Store.ApiKeysStoreService => ({
   hashKey: Effect.succeed(hashKey),
   insert: (key, now) =>
     db.update((t) =>

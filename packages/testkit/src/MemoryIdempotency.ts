@@ -1,5 +1,5 @@
 /** The memory adapter of core's idempotency store: one record per scope, claimed at most once. */
-import { Idempotency } from "@laari/core"
+import { Idempotency, Store } from "@laari/core"
 import { type DateTime, HashMap, Option } from "effect"
 import type { MemoryDbService } from "./MemoryDb.js"
 
@@ -7,7 +7,7 @@ import type { MemoryDbService } from "./MemoryDb.js"
 export const scopeKey = (s: Idempotency.Scope): string =>
   JSON.stringify([s.merchantId, s.environment, s.method, s.path, s.key])
 
-export const idempotency = (db: MemoryDbService): Idempotency.IdempotencyStoreService => {
+export const idempotency = (db: MemoryDbService): Store.IdempotencyStoreService => {
   const put = (scope: Idempotency.Scope, fingerprint: string, now: DateTime.Utc) =>
     db.update((t) => ({
       ...t,

@@ -23,7 +23,7 @@ export const expiryMoment = (m: Mandate.Mandate): DateTime.Utc | undefined =>
       ? m.expiresAt
       : undefined
 
-export const mandates = (db: MemoryDbService): Store.MandatesRepo => ({
+export const mandates = (db: MemoryDbService): Store.MandatesStoreService => ({
   insert: (mandate) =>
     db.withTransaction(
       Effect.gen(function* () {
@@ -72,7 +72,7 @@ export const mandates = (db: MemoryDbService): Store.MandatesRepo => ({
   })
 })
 
-export const charges = (db: MemoryDbService): Store.ChargesRepo => ({
+export const charges = (db: MemoryDbService): Store.ChargesStoreService => ({
   insert: (charge) =>
     db.withTransaction(
       Effect.gen(function* () {
@@ -96,7 +96,7 @@ export const charges = (db: MemoryDbService): Store.ChargesRepo => ({
 })
 
 /** `codeKey`: any bytes do; the layer gives each store fresh random ones. */
-export const challenges = (db: MemoryDbService, codeKey: Uint8Array): Store.ChallengesRepo => {
+export const challenges = (db: MemoryDbService, codeKey: Uint8Array): Store.ChallengesStoreService => {
   const all = (t: Tables) => Array.from(HashMap.values(t.challenges))
   return {
     codeKey: Effect.succeed(codeKey),

@@ -1,9 +1,9 @@
 /**
- * The memory adapter of core's `Merchant.MerchantsStore`: merchants with their sandbox payers and
+ * The memory adapter of core's `Store.MerchantRegistryStore`: merchants with their sandbox payers and
  * outlets. The payer's wallet opens in the ledger it is given (`MemoryWallet`, or a host's own book seen
  * as one), so the merchant and its money are created in one `MemoryDb` transaction.
  */
-import { Merchant, type Store } from "@laari/core"
+import { Merchant, Store } from "@laari/core"
 import { DateTime, Effect, HashMap, Layer, Option } from "effect"
 import { MemoryDb, type MemoryDbService, type Tables } from "./MemoryDb.js"
 import * as MemoryWallet from "./MemoryWallet.js"
@@ -31,7 +31,7 @@ const outletsOf = (t: Tables, merchantId: string) =>
 export const make = (
   db: MemoryDbService,
   wallet: Pick<MemoryWallet.MemoryWalletService, "open">
-): Merchant.MerchantsStoreRepo => ({
+): Store.MerchantRegistryStoreService => ({
   create: ({ merchant, sandboxPayer, outlets }, now) =>
     db.withTransaction(
       Effect.gen(function* () {
@@ -78,8 +78,8 @@ export const make = (
     )
 })
 
-export const layer: Layer.Layer<Merchant.MerchantsStore, never, MemoryDb | MemoryWallet.MemoryWallet> =
+export const layer: Layer.Layer<Store.MerchantRegistryStore, never, MemoryDb | MemoryWallet.MemoryWallet> =
   Layer.effect(
-    Merchant.MerchantsStore,
+    Store.MerchantRegistryStore,
     Effect.zipWith(MemoryDb, MemoryWallet.MemoryWallet, (db, wallet) => make(db, wallet))
   )

@@ -42,7 +42,7 @@ const expired = (t: Tables, now: DateTime.Utc): [number, Tables] => {
 
 const ms = DateTime.toEpochMillis
 
-export const notices = (db: MemoryDbService): NoticeOutbox.NoticeOutboxRepo => ({
+export const notices = (db: MemoryDbService): NoticeOutbox.NoticeOutboxService => ({
   queue: (n) =>
     db.update((t) =>
       insertRow(t, "noticeOutbox", n.id, {

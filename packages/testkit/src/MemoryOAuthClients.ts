@@ -1,5 +1,5 @@
 /** The memory adapter of core's OAuth clients store: clients and their access tokens, by hash. */
-import type { OAuthClient } from "@laari/core"
+import { Store } from "@laari/core"
 import { Effect, HashMap, Option } from "effect"
 import type { MemoryDbService, Tables } from "./MemoryDb.js"
 import { insertRow, newestFirst } from "./MemoryRows.js"
@@ -7,7 +7,7 @@ import { insertRow, newestFirst } from "./MemoryRows.js"
 const clientByClientId = (t: Tables, clientId: string) =>
   Array.from(HashMap.values(t.oauthClients)).find((r) => r.value.clientId === clientId)?.value
 
-export const oauthClients = (db: MemoryDbService): OAuthClient.OAuthClientsRepo => ({
+export const oauthClients = (db: MemoryDbService): Store.OAuthClientsStoreService => ({
   insertClient: (client) =>
     db.update((t) => insertRow(t, "oauthClients", client.id, { ...client, scopes: [...client.scopes] })),
   listClients: (merchantId) =>

@@ -29,7 +29,7 @@ const qrCodeProblem = (c: QrCode.QrCode): string | undefined => {
   return undefined
 }
 
-export const qrCodes = (db: MemoryDbService): Store.QrCodesRepo => ({
+export const qrCodes = (db: MemoryDbService): Store.QrCodesStoreService => ({
   insert: (code) =>
     db.withTransaction(
       Effect.gen(function* () {
@@ -110,7 +110,7 @@ const qrPaymentProblem = (t: Tables, p: QrCode.Payment): string | undefined => {
   return undefined
 }
 
-export const qrPayments = (db: MemoryDbService): Store.QrPaymentsRepo => ({
+export const qrPayments = (db: MemoryDbService): Store.QrPaymentsStoreService => ({
   insert: (payment) =>
     db.withTransaction(
       Effect.gen(function* () {

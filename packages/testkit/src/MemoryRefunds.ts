@@ -1,5 +1,5 @@
 /**
- * The memory adapter of core's `RefundsRepo`. Like every memory adapter its operations join the caller's
+ * The memory adapter of core's `RefundsStoreService`. Like every memory adapter its operations join the caller's
  * `MemoryDb` transaction, so "locked until the transaction ends" holds: nothing else runs until it ends.
  */
 import { type Refund, Store } from "@laari/core"
@@ -63,7 +63,7 @@ const setRefunded = <A extends { readonly amount: number; readonly amountRefunde
     return { ...row, value: { ...row.value, amountRefunded } }
   })
 
-export const refunds = (db: MemoryDbService): Store.RefundsRepo => ({
+export const refunds = (db: MemoryDbService): Store.RefundsStoreService => ({
   insert: (refund) =>
     db.withTransaction(
       Effect.gen(function* () {

@@ -8,17 +8,14 @@
  * them all again, so `MemoryStore.mandates` and the rest stay where a host finds them, and layers them.
  */
 import {
-  type Balance,
   Crypto,
   DeliveriesStore,
   EventLog,
   Events,
-  Idempotency,
   NoticeOutbox,
   Notifications,
-  OAuthClient,
-  Store,
-  WebhookEndpoint
+  SecretSealer,
+  Store
 } from "@laari/core"
 import { type Context, Effect, Layer } from "effect"
 import { checkoutSessions, invoices, subscriptions } from "./MemoryBilling.js"
@@ -52,40 +49,40 @@ const overDb = <I, S>(
 
 /** Every storage port over the `MemoryDb` (the `Transactor` comes with `MemoryDb.layer`). */
 export const layer: Layer.Layer<
-  | Exclude<Store.Repositories, Balance.LedgerReads>
-  | Idempotency.IdempotencyStore
+  | Exclude<Store.Repositories, Store.LedgerReadsStore>
+  | Store.IdempotencyStore
   | Events.Outbox
   | EventLog.EventLog
   | Notifications.Notifications
-  | OAuthClient.OAuthClientsStore
-  | WebhookEndpoint.WebhookEndpointsStore
-  | WebhookEndpoint.SecretSealer
+  | Store.OAuthClientsStore
+  | Store.WebhookEndpointsStore
+  | SecretSealer.SecretSealer
   | DeliveriesStore.DeliveriesStore
   | NoticeOutbox.NoticeOutbox,
   never,
   MemoryDb
 > = Layer.mergeAll(
-  overDb(Store.Merchants, merchants),
+  overDb(Store.MerchantsStore, merchants),
   Layer.effect(Store.ApiKeysStore, Effect.zipWith(MemoryDb, Crypto.web.bytes(32), apiKeys)),
-  overDb(Store.Customers, customers),
+  overDb(Store.CustomersStore, customers),
   overDb(Store.MandatesStore, mandates),
   overDb(Store.ChargesStore, charges),
   Layer.effect(Store.ChallengesStore, Effect.zipWith(MemoryDb, Crypto.web.bytes(32), challenges)),
-  overDb(Store.Outlets, outlets),
+  overDb(Store.OutletsStore, outlets),
   overDb(Store.QrCodesStore, qrCodes),
   overDb(Store.QrPaymentsStore, qrPayments),
   overDb(Store.CheckoutSessionsStore, checkoutSessions),
   overDb(Store.SubscriptionsStore, subscriptions),
   overDb(Store.InvoicesStore, invoices),
   overDb(Store.RefundsStore, MemoryRefunds.refunds),
-  overDb(Idempotency.IdempotencyStore, idempotency),
+  overDb(Store.IdempotencyStore, idempotency),
   overDb(Events.Outbox, outbox),
   overDb(EventLog.EventLog, eventLog),
   overDb(Notifications.Notifications, notifications),
-  overDb(OAuthClient.OAuthClientsStore, oauthClients),
-  overDb(WebhookEndpoint.WebhookEndpointsStore, webhookEndpoints),
+  overDb(Store.OAuthClientsStore, oauthClients),
+  overDb(Store.WebhookEndpointsStore, webhookEndpoints),
   overDb(DeliveriesStore.DeliveriesStore, deliveries),
   overDb(NoticeOutbox.NoticeOutbox, notices),
   // Nothing in memory is at rest: secrets are kept as they are.
-  Layer.succeed(WebhookEndpoint.SecretSealer, WebhookEndpoint.plainSealer)
+  Layer.succeed(SecretSealer.SecretSealer, SecretSealer.plainSealer)
 )

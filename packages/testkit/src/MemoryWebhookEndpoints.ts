@@ -1,9 +1,9 @@
 /**
  * The memory adapter of core's webhook endpoints store. Secrets are kept as the sealer gave them (the
- * testkit's is `WebhookEndpoint.plainSealer`: nothing here is at rest). Deleted endpoints stay, marked,
+ * testkit's is `SecretSealer.plainSealer`: nothing here is at rest). Deleted endpoints stay, marked,
  * and what they still had to send is failed.
  */
-import { Ids, Webhook, type WebhookEndpoint } from "@laari/core"
+import { Ids, type Store, Webhook, type WebhookEndpoint } from "@laari/core"
 import { Effect, HashMap, Option } from "effect"
 import type { MemoryDbService, StoredEndpoint, Tables } from "./MemoryDb.js"
 import { failPending } from "./MemoryDeliveries.js"
@@ -33,7 +33,7 @@ const replace = (t: Tables, e: StoredEndpoint): Tables => {
   return { ...t, webhookEndpoints: HashMap.set(t.webhookEndpoints, e.id, { ...row, value: e }) }
 }
 
-export const webhookEndpoints = (db: MemoryDbService): WebhookEndpoint.WebhookEndpointsRepo => ({
+export const webhookEndpoints = (db: MemoryDbService): Store.WebhookEndpointsStoreService => ({
   create: (tenant, input, now, max) =>
     db.modify((t) => {
       const count = Array.from(HashMap.values(t.webhookEndpoints)).filter(

@@ -5,7 +5,7 @@
  * schedule; a one-time code is never sent once it expired.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Counters, Notice, NoticeOutbox, Notices, type Notifications } from "@laari/core"
+import { Counters, Notice, NoticeOutbox, Notices, type Notifications, WallClock } from "@laari/core"
 import { DateTime, Duration, Effect, HashMap, Option } from "effect"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { ControllableClock } from "../src/ControllableClock.js"
@@ -87,6 +87,19 @@ describe("Notices", () => {
         expect(yield* sendDue(ok)).toBe(0)
         expect((yield* counted).delivered).toBe(before.delivered! + 1)
       })
+    )
+  )
+
+  it.effect("signs with the host's wall time (`WallClock`), not the service's clock", () =>
+    Effect.provide(
+      Effect.gen(function* () {
+        yield* queued("payment")
+        const ok = sending(204)
+        expect(yield* sendDue(ok)).toBe(1)
+        // The service's clock stands at the testkit's start, in 2026; the wall clock in 2030.
+        expect(ok.sent[0]?.headers["webhook-timestamp"]).toBe("1900000000")
+      }),
+      Testkit.layer({ wall: WallClock.fixed(1_900_000_000) })
     )
   )
 

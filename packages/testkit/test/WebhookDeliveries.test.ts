@@ -9,8 +9,9 @@ import {
   Deliveries,
   DeliveriesStore,
   Events,
+  SecretSealer,
+  WallClock,
   Webhook,
-  WebhookEndpoint,
   WebhookEndpoints
 } from "@laari/core"
 import { DateTime, Effect } from "effect"
@@ -89,6 +90,21 @@ describe("Deliveries", () => {
     )
   )
 
+  it.effect("signs with the host's wall time (`WallClock`), not the service's clock", () =>
+    Effect.provide(
+      Effect.gen(function* () {
+        const deliveries = yield* Deliveries.Deliveries
+        yield* world
+        const ok = sending(204)
+        const [claimed] = yield* deliveries.claim(yield* DateTime.now, 10, [], caps)
+        yield* ok.provide(deliveries.deliver(claimed!))
+        // The service's clock stands at the testkit's start, in 2026; the wall clock in 2030.
+        expect(ok.sent[0]?.headers["webhook-timestamp"]).toBe("1900000000")
+      }),
+      Testkit.layer({ wall: WallClock.fixed(1_900_000_000) })
+    )
+  )
+
   it.effect("a failure is retried by the schedule; a failed resend is given up", () =>
     run(
       Effect.gen(function* () {
@@ -153,13 +169,13 @@ describe("Deliveries", () => {
         const { tenant, endpoint } = yield* world
         const ok = sending(200)
         const [claimed] = yield* deliveries.claim(yield* DateTime.now, 10, [], caps)
-        const broken: WebhookEndpoint.Sealer = {
-          ...WebhookEndpoint.plainSealer,
+        const broken: SecretSealer.SecretSealerService = {
+          ...SecretSealer.plainSealer,
           open: () => Effect.die("no key")
         }
         yield* ok
           .provide(deliveries.deliver(claimed!))
-          .pipe(Effect.provideService(WebhookEndpoint.SecretSealer, broken))
+          .pipe(Effect.provideService(SecretSealer.SecretSealer, broken))
         expect(ok.sent).toEqual([])
         const [attempt] = yield* deliveries.list(tenant, endpoint.id, { limit: 10, offset: 0 })
         expect(attempt?.status).toBe("PENDING")

@@ -3,7 +3,7 @@
  * the store and a sealer that keeps secrets as they are, so the secret shown is the one that signs.
  */
 import { expect, it } from "@effect/vitest"
-import { WebhookEndpoint, WebhookEndpoints } from "@laari/core"
+import { Store, WebhookEndpoints } from "@laari/core"
 import { Effect } from "effect"
 import { Seed } from "../src/Seed.js"
 import * as Testkit from "../src/Testkit.js"
@@ -20,7 +20,7 @@ it.effect(
         enabledEvents: ["*"],
         description: null
       })
-      const store = yield* WebhookEndpoint.WebhookEndpointsStore
+      const store = yield* Store.WebhookEndpointsStore
       expect((yield* store.sealedSecrets(tenant, endpoint.id))?.secret).toBe(secret)
       expect((yield* endpoints.secrets(tenant, endpoint.id))?.secret).toBe(secret)
     }).pipe(Effect.provide(Testkit.layer()))

@@ -10,9 +10,9 @@ import { ChallengeId as ChallengeIdSchema } from "../kernel/Ids.js"
 import { Notifications } from "../kernel/Notifications.js"
 import { ChallengesStore } from "./ChallengesStore.js"
 import { type Customer } from "../directory/MerchantsStore.js"
-import { Transactor } from "../kernel/Storage.js"
 import * as Work from "../kernel/Work.js"
 import * as Telemetry from "../kernel/Telemetry.js"
+import { Transactor } from "../kernel/Transactor.js"
 
 export class ChallengeNotFound extends Schema.TaggedError<ChallengeNotFound>()("ChallengeNotFound", {
   message: Schema.optionalWith(Schema.String, { default: () => "Challenge not found" })

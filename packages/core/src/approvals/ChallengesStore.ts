@@ -7,7 +7,7 @@ import type { ServiceUnavailable } from "../kernel/Errors.js"
 import type { ChallengeId, CustomerId } from "../kernel/Ids.js"
 import type { Claim, NextDue } from "../kernel/Storage.js"
 
-export interface ChallengesRepo {
+export interface ChallengesStoreService {
   /**
    * The secret keying the code hashes. Kept in the database beside the challenges (made once, at the
    * first start) and read where it is used, so every process of a deployment checks codes the same way.
@@ -36,5 +36,5 @@ export interface ChallengesRepo {
 }
 export class ChallengesStore extends Context.Tag("laari/Store/Challenges")<
   ChallengesStore,
-  ChallengesRepo
+  ChallengesStoreService
 >() {}

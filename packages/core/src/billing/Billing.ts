@@ -23,18 +23,19 @@ import * as Invoice from "./Invoice.js"
 import { display, Laari } from "../kernel/Money.js"
 import { Notifications } from "../kernel/Notifications.js"
 import { InvoicesStore, SubscriptionsStore } from "./BillingStore.js"
-import { Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
-import { Transactor } from "../kernel/Storage.js"
+import { MerchantsStore, registeredMerchant } from "../directory/MerchantsStore.js"
 import * as Subscription from "./Subscription.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { Wallet } from "../wallet/Wallet.js"
 import type * as Movement from "../wallet/Movement.js"
-import { MovementsStore, RemoteLedger, remoteOf } from "../wallet/RemoteLedger.js"
+import { RemoteLedger, remoteOf } from "../wallet/RemoteLedger.js"
 import { type Attempt, type Progress, type Renewal, type Warning, renewal, touch } from "./Renewal.js"
 import * as Renewals from "./Renewal.js"
 import * as RenewalMovements from "./RenewalMovements.js"
 import * as Work from "../kernel/Work.js"
 import * as Telemetry from "../kernel/Telemetry.js"
+import { MovementsStore } from "../wallet/WalletStore.js"
+import { Transactor } from "../kernel/Transactor.js"
 
 /** How long a claim keeps other workers off a subscription; a crashed worker's claim lapses after it. */
 export const LeaseSeconds = 60
@@ -53,7 +54,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
     const tx = yield* Transactor
     const store = yield* SubscriptionsStore
     const invoices = yield* InvoicesStore
-    const merchants = yield* Merchants
+    const merchants = yield* MerchantsStore
     const wallet = yield* Wallet
     const notifications = yield* Notifications
     const crypto = yield* Crypto

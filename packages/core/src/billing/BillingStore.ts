@@ -9,7 +9,7 @@ import type { ServiceUnavailable } from "../kernel/Errors.js"
 import type { CustomerId } from "../kernel/Ids.js"
 import type { Claim, FindById, NextDue, Page, ReferencedRepo, TenantReads } from "../kernel/Storage.js"
 
-export interface CheckoutSessionsRepo extends ReferencedRepo<CheckoutSession> {
+export interface CheckoutSessionsStoreService extends ReferencedRepo<CheckoutSession> {
   /** Any tenant's session by id, locked: for the customer's side (paying), which has no tenant. */
   readonly lockById: (id: string) => Effect.Effect<CheckoutSession | undefined, ServiceUnavailable>
   /** `OPEN` sessions past `expiresAt`. */
@@ -19,7 +19,7 @@ export interface CheckoutSessionsRepo extends ReferencedRepo<CheckoutSession> {
 }
 export class CheckoutSessionsStore extends Context.Tag("laari/Store/CheckoutSessions")<
   CheckoutSessionsStore,
-  CheckoutSessionsRepo
+  CheckoutSessionsStoreService
 >() {}
 
 export interface SubscriptionFilter extends Page {
@@ -27,7 +27,7 @@ export interface SubscriptionFilter extends Page {
   readonly reference?: string | undefined
 }
 
-export interface SubscriptionsRepo extends TenantReads<Subscription, SubscriptionFilter> {
+export interface SubscriptionsStoreService extends TenantReads<Subscription, SubscriptionFilter> {
   /**
    * `dueAt` is when the renewal engine next has work for the subscription (`null`: never again); the
    * engine claims by it. One subscription per checkout session (a constraint: a second insert dies).
@@ -57,10 +57,10 @@ export interface SubscriptionsRepo extends TenantReads<Subscription, Subscriptio
 }
 export class SubscriptionsStore extends Context.Tag("laari/Store/Subscriptions")<
   SubscriptionsStore,
-  SubscriptionsRepo
+  SubscriptionsStoreService
 >() {}
 
-export interface InvoicesRepo {
+export interface InvoicesStoreService {
   /** Unique per (subscription, period key): a second invoice for a cycle dies, so a cycle is charged once. */
   readonly insert: (invoice: Invoice) => Effect.Effect<void, ServiceUnavailable>
   readonly update: (invoice: Invoice) => Effect.Effect<void, ServiceUnavailable>
@@ -82,4 +82,7 @@ export interface InvoicesRepo {
     perSubscription: number
   ) => Effect.Effect<ReadonlyArray<Invoice>, ServiceUnavailable>
 }
-export class InvoicesStore extends Context.Tag("laari/Store/Invoices")<InvoicesStore, InvoicesRepo>() {}
+export class InvoicesStore extends Context.Tag("laari/Store/Invoices")<
+  InvoicesStore,
+  InvoicesStoreService
+>() {}

@@ -14,12 +14,13 @@ import { type ChallengeId, type CustomerId, type Tenant } from "../kernel/Ids.js
 import { display, Laari } from "../kernel/Money.js"
 import { CheckoutSessionsStore } from "./BillingStore.js"
 import { CheckoutPayments, declined, type Settlement, settling } from "./CheckoutPayments.js"
-import { Customers, Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
-import { Transactor, findOrFail } from "../kernel/Storage.js"
+import { CustomersStore, MerchantsStore, registeredMerchant } from "../directory/MerchantsStore.js"
+import { findOrFail } from "../kernel/Storage.js"
 import type * as Movement from "../wallet/Movement.js"
 import { Wallet } from "../wallet/Wallet.js"
 import * as Work from "../kernel/Work.js"
 import * as Telemetry from "../kernel/Telemetry.js"
+import { Transactor } from "../kernel/Transactor.js"
 
 export class CheckoutSessionNotFound extends Schema.TaggedError<CheckoutSessionNotFound>()(
   "CheckoutSessionNotFound",
@@ -91,8 +92,8 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
   effect: Effect.gen(function* () {
     const tx = yield* Transactor
     const sessions = yield* CheckoutSessionsStore
-    const merchants = yield* Merchants
-    const customers = yield* Customers
+    const merchants = yield* MerchantsStore
+    const customers = yield* CustomersStore
     const wallet = yield* Wallet
     const payments = yield* CheckoutPayments
     const approvals = yield* Approvals

@@ -15,13 +15,11 @@ import type { CustomerId, Environment } from "../kernel/Ids.js"
 import { display, Laari } from "../kernel/Money.js"
 import { Notifications } from "../kernel/Notifications.js"
 import * as Outbox from "../kernel/Outbox.js"
-import { Transactor } from "../kernel/Storage.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 import type { Merchant } from "../directory/Merchant.js"
-import { Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
+import { MerchantsStore, registeredMerchant } from "../directory/MerchantsStore.js"
 import * as Movement from "../wallet/Movement.js"
 import {
-  MovementsStore,
   RemoteLedger,
   remoteOf,
   pending,
@@ -36,6 +34,8 @@ import { CheckoutSessionsStore, InvoicesStore, SubscriptionsStore } from "./Bill
 import * as CheckoutSession from "./CheckoutSession.js"
 import * as Invoice from "./Invoice.js"
 import * as Subscription from "./Subscription.js"
+import { MovementsStore } from "../wallet/WalletStore.js"
+import { Transactor } from "../kernel/Transactor.js"
 
 /** The customer's wallet refused the payment; nothing moved and the session stays open. */
 export class CheckoutPaymentDeclined extends Schema.TaggedError<CheckoutPaymentDeclined>()(
@@ -89,7 +89,7 @@ export class CheckoutPayments extends Effect.Service<CheckoutPayments>()("laari/
     const sessions = yield* CheckoutSessionsStore
     const subscriptions = yield* SubscriptionsStore
     const invoices = yield* InvoicesStore
-    const merchants = yield* Merchants
+    const merchants = yield* MerchantsStore
     const emit = yield* Outbox.emitter
     const notifications = yield* Notifications
     const crypto = yield* Crypto

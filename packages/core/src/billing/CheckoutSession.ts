@@ -124,6 +124,7 @@ export interface Terms {
 const RequestFields = Schema.Struct({
   // `override`: a union of literals otherwise reports its first member's own "Expected ..." message.
   mode: Fields.nullable(
+    // Stryker disable next-line BooleanLiteral: the summary of the literals' own messages (`Fields.summarize`) is these words too
     Mode.annotations({ message: () => ({ message: "must be PAYMENT or SUBSCRIPTION", override: true }) })
   ),
   reference: Fields.nullable(Fields.Reference),
@@ -137,6 +138,7 @@ const RequestFields = Schema.Struct({
       amount: Fields.nullable(Amount),
       interval: Fields.nullable(
         Calendar.Interval.annotations({
+          // Stryker disable next-line BooleanLiteral: the summary of the literals' own messages (`Fields.summarize`) is these words too
           message: () => ({ message: "must be WEEK or MONTH", override: true })
         })
       ),
@@ -166,6 +168,7 @@ export const validate = (r: Request): Either.Either<Terms, ReadonlyArray<Fields.
       if (p.name === null) problem("priceData.name", "is required")
       if (p.amount === null) problem("priceData.amount", "is required")
       if (p.interval === null) problem("priceData.interval", "is required")
+      // Stryker disable next-line ConditionalExpression: `isInterval(null)` is false; the `null` check only narrows the type
       const interval = p.interval !== null && isInterval(p.interval) ? p.interval : null
       const count = p.intervalCount ?? 1
       if (interval !== null && isIntervalCount(count) && !Calendar.isValidSpan(interval, count))
@@ -176,6 +179,7 @@ export const validate = (r: Request): Either.Either<Terms, ReadonlyArray<Fields.
       // `amount` is ignored in subscription mode, but one that disagrees with the price is a mistake.
       if (r.amount !== null && p.amount !== null && r.amount !== p.amount)
         problem("amount", "must equal priceData.amount in SUBSCRIPTION mode")
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: with no problem every part is set, and with one the problems are returned whatever `price` is
       if (problems.list.length === 0 && interval !== null && p.name !== null && p.amount !== null)
         price = { name: p.name, amount: p.amount, interval, intervalCount: count }
     }
@@ -184,6 +188,7 @@ export const validate = (r: Request): Either.Either<Terms, ReadonlyArray<Fields.
     if (r.priceData !== null) problem("priceData", "is only for SUBSCRIPTION mode")
   }
 
+  // Stryker disable next-line ConditionalExpression: a `null` mode is a mode the field's schema refused, so a problem; the check only narrows the type
   if (problems.list.length > 0 || mode === null) return Either.left(problems.list)
   return Either.right({
     mode,

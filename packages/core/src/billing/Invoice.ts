@@ -143,6 +143,7 @@ export const transferId = (inv: Invoice): string => `${inv.id}:${inv.attemptCoun
 /** When attempt `attemptCount + 1` is due after a miss of attempt `attemptCount` at `attemptAt`; `null` after the last. */
 export const retryAt = (attemptCount: number, attemptAt: DateTime.Utc): DateTime.Utc | null => {
   const hours = RetryDelayHours[attemptCount - 1]
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: `RetryDelayHours` has a delay for each attempt but the last, so either check alone finds the last
   return attemptCount >= MaxAttempts || hours === undefined ? null : Calendar.addHours(attemptAt, hours)
 }
 

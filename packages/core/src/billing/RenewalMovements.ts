@@ -12,14 +12,14 @@ import type { CryptoService } from "../kernel/Crypto.js"
 import type { ServiceUnavailable } from "../kernel/Errors.js"
 import * as Fees from "../kernel/Fees.js"
 import { Laari } from "../kernel/Money.js"
-import type { TransactorService } from "../kernel/Storage.js"
-import { type MerchantsRepo, registeredMerchant } from "../directory/MerchantsStore.js"
+import { type MerchantsStoreService, registeredMerchant } from "../directory/MerchantsStore.js"
 import * as Movement from "../wallet/Movement.js"
 import { type Remote, settleOnce } from "../wallet/RemoteLedger.js"
-import type { InvoicesRepo, SubscriptionsRepo } from "./BillingStore.js"
+import type { InvoicesStoreService, SubscriptionsStoreService } from "./BillingStore.js"
 import * as Invoice from "./Invoice.js"
 import * as Renewal from "./Renewal.js"
 import * as Subscription from "./Subscription.js"
+import { type TransactorService } from "../kernel/Transactor.js"
 
 /** How many renewal movements one worker sends side by side. */
 export const SendConcurrency = 8
@@ -83,9 +83,9 @@ export const make = (
   remote: Remote,
   deps: {
     readonly tx: TransactorService
-    readonly store: SubscriptionsRepo
-    readonly invoices: InvoicesRepo
-    readonly merchants: MerchantsRepo
+    readonly store: SubscriptionsStoreService
+    readonly invoices: InvoicesStoreService
+    readonly merchants: MerchantsStoreService
     readonly crypto: CryptoService
   }
 ) => {

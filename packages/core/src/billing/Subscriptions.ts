@@ -10,9 +10,10 @@ import { type CustomerId, type Tenant } from "../kernel/Ids.js"
 import type * as Invoice from "./Invoice.js"
 import { Notifications } from "../kernel/Notifications.js"
 import { InvoicesStore, type SubscriptionFilter, SubscriptionsStore } from "./BillingStore.js"
-import { type Page, Transactor, findOrFail } from "../kernel/Storage.js"
+import { type Page, findOrFail } from "../kernel/Storage.js"
 import * as Subscription from "./Subscription.js"
 import * as Telemetry from "../kernel/Telemetry.js"
+import { Transactor } from "../kernel/Transactor.js"
 
 export class SubscriptionNotFound extends Schema.TaggedError<SubscriptionNotFound>()("SubscriptionNotFound", {
   message: Schema.optionalWith(Schema.String, { default: () => "Subscription not found" })

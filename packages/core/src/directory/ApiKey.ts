@@ -82,5 +82,6 @@ export const principalOf = (
   found: StoredKey | undefined
 ): Principal | undefined => {
   const verdict = verdictOf(key, digest, found)
+  // Stryker disable next-line ConditionalExpression: only a `Valid` verdict has a principal, so reading it off another gives `undefined` too
   return verdict._tag === "Valid" ? verdict.principal : undefined
 }

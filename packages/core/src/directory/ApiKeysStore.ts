@@ -6,7 +6,7 @@ import type { NewKey, StoredKey } from "./ApiKey.js"
 import type { ServiceUnavailable } from "../kernel/Errors.js"
 import type { MerchantId } from "../kernel/Ids.js"
 
-export interface ApiKeysRepo {
+export interface ApiKeysStoreService {
   /**
    * The secret keying the key hashes: made once per deployment (at its first use) and kept beside the
    * keys, so every process hashes a key the same way.
@@ -26,4 +26,4 @@ export interface ApiKeysRepo {
     now: DateTime.Utc
   ) => Effect.Effect<boolean, ServiceUnavailable>
 }
-export class ApiKeysStore extends Context.Tag("laari/Store/ApiKeys")<ApiKeysStore, ApiKeysRepo>() {}
+export class ApiKeysStore extends Context.Tag("laari/Store/ApiKeys")<ApiKeysStore, ApiKeysStoreService>() {}

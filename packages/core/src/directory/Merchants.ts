@@ -6,14 +6,14 @@ import { DateTime, Effect, Either } from "effect"
 import { Crypto, type CryptoService } from "../kernel/Crypto.js"
 import { CustomerId, MerchantId } from "../kernel/Ids.js"
 import * as Merchant from "./Merchant.js"
-import { Merchants as MerchantReads } from "./MerchantsStore.js"
+import { MerchantRegistryStore, type MerchantRegistryStoreService, MerchantsStore } from "./MerchantsStore.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 
 /**
  * Creates a merchant over `store` (`Merchants.create`): the model decides it, the store keeps it in one
  * transaction. Exported for seeding, which runs where no engine is built.
  */
-export const creating = (store: Merchant.MerchantsStoreRepo, crypto: CryptoService) =>
+export const creating = (store: MerchantRegistryStoreService, crypto: CryptoService) =>
   Telemetry.fn("Merchants.create")(function* (input: Merchant.Input) {
     const id = MerchantId.make(yield* crypto.uuid)
     const payerId = CustomerId.make(yield* crypto.uuid)
@@ -28,8 +28,8 @@ export const creating = (store: Merchant.MerchantsStoreRepo, crypto: CryptoServi
 
 export class Merchants extends Effect.Service<Merchants>()("laari/Merchants", {
   effect: Effect.gen(function* () {
-    const store = yield* Merchant.MerchantsStore
-    const reads = yield* MerchantReads
+    const store = yield* MerchantRegistryStore
+    const reads = yield* MerchantsStore
     const crypto = yield* Crypto
 
     // Ids as a request names them: one that is no merchant's finds nothing.

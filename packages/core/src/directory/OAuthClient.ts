@@ -2,12 +2,11 @@
  * OAuth clients and their access tokens (the client credentials grant): a client belongs to one
  * merchant and environment and carries the scopes its tokens may have. Secrets and tokens are kept as
  * keyed hashes, as API keys are (`ApiKeys.digest`). The model, the credentials' shapes, when a token
- * stands for a grant, and the port that stores them.
+ * stands for a grant (`OAuthClientsStore` keeps them).
  */
-import { Context, DateTime, type Effect } from "effect"
+import { DateTime } from "effect"
 import type { Scope } from "../kernel/Auth.js"
 import { constantTimeEqual } from "../kernel/Crypto.js"
-import type { ServiceUnavailable } from "../kernel/Errors.js"
 import type { Environment, MerchantId } from "../kernel/Ids.js"
 
 /** How long an access token lives: an hour, as is usual for client credentials. */
@@ -79,35 +78,3 @@ export const grantOf = (
         scopes: found.token.scopes,
         expiresAt: found.token.expiresAt
       }
-
-export interface OAuthClientsRepo {
-  readonly insertClient: (client: Client) => Effect.Effect<void, ServiceUnavailable>
-  /** The merchant's clients, oldest first, revoked ones too. */
-  readonly listClients: (merchantId: MerchantId) => Effect.Effect<ReadonlyArray<Client>, ServiceUnavailable>
-  /** By its `clientId`, revoked or not. */
-  readonly findClient: (clientId: string) => Effect.Effect<Client | undefined, ServiceUnavailable>
-  /**
-   * Revokes the merchant's client (`clientId`) unless it is already, and every token it holds, in one
-   * transaction; the client as it is after, or `undefined` when the merchant has no such client.
-   */
-  readonly revokeClient: (
-    merchantId: MerchantId,
-    clientId: string,
-    now: DateTime.Utc
-  ) => Effect.Effect<Client | undefined, ServiceUnavailable>
-  readonly insertToken: (token: Token) => Effect.Effect<void, ServiceUnavailable>
-  /** The token with that hash and its client; never cached, so a revocation holds at once everywhere. */
-  readonly findToken: (
-    tokenHash: string
-  ) => Effect.Effect<{ readonly token: Token; readonly client: Client } | undefined, ServiceUnavailable>
-  /** Revokes the token with that hash if the client (`Client.id`) holds it and it is not yet revoked. */
-  readonly revokeToken: (
-    client: string,
-    tokenHash: string,
-    now: DateTime.Utc
-  ) => Effect.Effect<void, ServiceUnavailable>
-}
-export class OAuthClientsStore extends Context.Tag("laari/Store/OAuthClients")<
-  OAuthClientsStore,
-  OAuthClientsRepo
->() {}

@@ -10,6 +10,7 @@ import { Crypto, constantTimeEqual, hex } from "../kernel/Crypto.js"
 import type { Environment, MerchantId } from "../kernel/Ids.js"
 import * as OAuthClient from "./OAuthClient.js"
 import * as Telemetry from "../kernel/Telemetry.js"
+import { OAuthClientsStore } from "./OAuthClientsStore.js"
 
 export interface CreateRequest {
   readonly merchantId: MerchantId
@@ -20,7 +21,7 @@ export interface CreateRequest {
 
 export class OAuthClients extends Effect.Service<OAuthClients>()("laari/OAuthClients", {
   effect: Effect.gen(function* () {
-    const store = yield* OAuthClient.OAuthClientsStore
+    const store = yield* OAuthClientsStore
     const crypto = yield* Crypto
     const keys = yield* ApiKeys
     const random = (n: number) => Effect.map(crypto.bytes(n), hex)

@@ -179,6 +179,7 @@ const fastPeriodStart = (
   const months = clock.getUTCFullYear() * 12 + clock.getUTCMonth() + n * count
   const year = Math.floor(months / 12)
   // `Date.UTC` reads years 0-99 as 1900-1999; the fast path's years are 1970-9999 anyway.
+  // Stryker disable next-line ConditionalExpression: a year past 9999 is past the range `fromMaldivesClock` refuses too
   if (!(year >= 1970 && year <= 9999)) return undefined
   const month0 = months - year * 12
   const day = Math.min(clock.getUTCDate(), new Date(Date.UTC(year, month0 + 1, 0)).getUTCDate())
@@ -247,6 +248,7 @@ export const periodAt = (
   checkArguments(count, 0)
   let n = estimatePeriod(anchor, interval, count, t)
   while (DateTime.greaterThan(periodStart(anchor, interval, count, n), t)) n--
+  // Stryker disable next-line ConditionalExpression,UpdateOperator: a guard that never turns, as the estimate (whole weeks or months, floored) is never below the period
   while (DateTime.lessThanOrEqualTo(periodStart(anchor, interval, count, n + 1), t)) n++
   return n
 }

@@ -52,7 +52,7 @@ const randomDigit = (): number => {
   }
 }
 
-// Imported once per key: a key is one deployment secret (`Store.ApiKeysRepo.hashKey`, the code key),
+// Imported once per key: a key is one deployment secret (`Store.ApiKeysStoreService.hashKey`, the code key),
 // hashed with on every request; the import costs as much again as the signing. So a key's bytes must
 // not change once it has been used, which no caller does.
 const imported = new WeakMap<Uint8Array, Promise<unknown>>()

@@ -101,6 +101,7 @@ const choice = (values: ReadonlyArray<string>): string =>
       : `one of ${values.join(", ")}`
 
 const unquote = (literal: string): string => {
+  // Stryker disable next-line MethodExpression: every literal the patterns capture starts with a quote exactly when it ends with one
   if (!literal.startsWith('"')) return literal
   try {
     return String(JSON.parse(literal))
@@ -127,15 +128,20 @@ const distance = (a: string, b: string): number => {
 
 /** The field of `allowed` someone who sent `key` most likely meant: its snake_case form, or a near spelling. */
 export const closestField = (key: string, allowed: ReadonlyArray<string>): string | undefined => {
+  // Stryker disable next-line MethodExpression: both sides are squashed alike, so upper case compares the same
   const squash = (name: string) => name.replace(/[-_\s]/g, "").toLowerCase()
   const wanted = squash(key)
+  // A shortcut: a name equal once squashed is at distance 0, which the search below finds first anyway.
+  // Stryker disable next-line ArrowFunction,ConditionalExpression: the shortcut (above)
   const same = allowed.find((a) => squash(a) === wanted)
+  // Stryker disable next-line ConditionalExpression: the shortcut (above)
   if (same !== undefined) return same
   let best: { readonly name: string; readonly d: number } | undefined
   for (const name of allowed) {
     const target = squash(name)
     // Two slips (a swapped pair of letters) in a name of four or more letters, one in a shorter one.
     const tolerance = target.length < 4 ? 1 : Math.max(2, Math.floor(target.length / 4))
+    // Stryker disable next-line ConditionalExpression: a shortcut, as the distance is at least the difference in length
     if (Math.abs(target.length - wanted.length) > tolerance) continue
     const d = distance(wanted, target)
     if (d <= tolerance && (best === undefined || d < best.d)) best = { name, d }
@@ -146,6 +152,7 @@ export const closestField = (key: string, allowed: ReadonlyArray<string>): strin
 /** What an unknown field is told: the field meant, or the fields there are. */
 const unknownField = (key: string, decoderMessage: string): string => {
   const at = decoderMessage.indexOf("expected:")
+  // Stryker disable next-line ConditionalExpression,StringLiteral: without `expected:`, `slice(-1)` or any text without quotes lists no field either
   const listed = at === -1 ? "" : decoderMessage.slice(at)
   const allowed = [...listed.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => unquote(m[0]))
   const meant = closestField(key, allowed)

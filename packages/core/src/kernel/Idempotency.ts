@@ -11,7 +11,7 @@
  * `run` is that protocol, written once for every caller (the API's keyed endpoints, the dashboard's refund
  * form); what a caller stores of its outcome, and what it rolls back, stays the caller's.
  */
-import { Context, DateTime, Effect, Schema } from "effect"
+import { DateTime, Effect, Schema } from "effect"
 import type { ServiceUnavailable } from "./Errors.js"
 import type { Environment, MerchantId } from "./Ids.js"
 
@@ -83,7 +83,8 @@ export type Claim =
   /** Another transaction still holds the key after the store's bounded wait. */
   | { readonly _tag: "Busy" }
 
-export interface IdempotencyStoreService {
+/** What `run` needs of the store (`IdempotencyStore`): a key's claim, and a stale record replaced. */
+export interface Claiming {
   /**
    * Call inside the command's transaction, before the command. Takes the key for this transaction, or
    * holds the record already there; waits, within a bound, while another transaction holds the key.
@@ -99,16 +100,7 @@ export interface IdempotencyStoreService {
     fingerprint: string,
     now: DateTime.Utc
   ) => Effect.Effect<void, ServiceUnavailable>
-  /** Stores the response; in the same transaction as the claim and the command. */
-  readonly complete: (scope: Scope, response: StoredResponse) => Effect.Effect<void, ServiceUnavailable>
-  /** Deletes records older than the retention. */
-  readonly purge: (now: DateTime.Utc) => Effect.Effect<number, ServiceUnavailable>
 }
-
-export class IdempotencyStore extends Context.Tag("laari/IdempotencyStore")<
-  IdempotencyStore,
-  IdempotencyStoreService
->() {}
 
 /** What a keyed command came to: the response a first run stored, or this run's own value. */
 export type Outcome<A> =
@@ -123,7 +115,7 @@ export type Outcome<A> =
  * knows how its outcome is answered, and which outcomes roll back instead.
  */
 export const run = <A, E, R>(
-  store: IdempotencyStoreService,
+  store: Claiming,
   scope: Scope,
   fingerprint: string,
   now: DateTime.Utc,

@@ -12,8 +12,9 @@
 import { DateTime, Effect, type Either } from "effect"
 import type { ServiceUnavailable } from "./Errors.js"
 import * as Idempotency from "./Idempotency.js"
-import { Transactor } from "./Storage.js"
 import * as Telemetry from "./Telemetry.js"
+import { IdempotencyStore } from "./IdempotencyStore.js"
+import { Transactor } from "./Transactor.js"
 
 /** What a first run keeps under its key (`response`, replayed to a retry) and gives its caller (`result`). */
 export interface Kept<B> {
@@ -31,7 +32,7 @@ export interface Answers<A, B, E, R> {
 
 export class KeyedCommands extends Effect.Service<KeyedCommands>()("laari/KeyedCommands", {
   effect: Effect.gen(function* () {
-    const store = yield* Idempotency.IdempotencyStore
+    const store = yield* IdempotencyStore
     const tx = yield* Transactor
 
     /**

@@ -1,31 +1,11 @@
 /**
- * Storage ports every repository shares: the `Transactor` that makes a command all or nothing, the
+ * What every storage port shares (the `Transactor` that makes a command all or nothing is its own): the
  * duplicate-reference refusal, a page of a listing, and the operations several ports have alike (a
  * tenant's records found by id or reference, a background job's batch claimed).
  */
-import { Context, type DateTime, Effect, Schema } from "effect"
+import { type DateTime, Effect, Schema } from "effect"
 import type { ServiceUnavailable } from "./Errors.js"
 import { type Lookup, type Tenant, lookup } from "./Ids.js"
-
-export interface TransactorService {
-  /**
-   * Runs `effect` in one transaction: committed when it succeeds, rolled back when it fails or is
-   * interrupted. Nested calls join the outer transaction.
-   */
-  readonly withTransaction: <A, E, R>(
-    effect: Effect.Effect<A, E, R>
-  ) => Effect.Effect<A, E | ServiceUnavailable, R>
-  /**
-   * Runs `effect` inside the current transaction as it would run outside one: each transaction it opens
-   * (`withTransaction`) is a part of this one that can fail alone (a savepoint), undone when it fails and
-   * kept when it succeeds, as its own transaction would have been rolled back or committed; a transaction
-   * nested in that one joins it, as ever. What `KeyedCommands` runs a command in, so that a refusal keeps
-   * just what the command commits when refused without a key. Outside a transaction, `effect` as it is.
-   */
-  readonly inParts: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ServiceUnavailable, R>
-}
-
-export class Transactor extends Context.Tag("laari/Transactor")<Transactor, TransactorService>() {}
 
 /** A unique constraint refused the write: the merchant already has a resource with that reference. */
 export class DuplicateReference extends Schema.TaggedError<DuplicateReference>()("DuplicateReference", {

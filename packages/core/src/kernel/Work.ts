@@ -4,9 +4,10 @@
  * poll jobs in real time; a manual clock instead steps from one due moment to the next, running every
  * job to quiescence at each, so a month of renewals and retries happens at the right instants.
  */
-import { Clock, Context, DateTime, Duration, Effect } from "effect"
+import { Clock, Context, DateTime, Duration, Effect, Layer } from "effect"
 import type { ServiceUnavailable } from "./Errors.js"
-import type { Claim, TransactorService } from "./Storage.js"
+import type { Claim } from "./Storage.js"
+import { type TransactorService } from "./Transactor.js"
 
 export interface Job {
   readonly name: string
@@ -25,8 +26,29 @@ export interface Job {
   readonly exclusive?: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
-/** The jobs a process runs. */
+/**
+ * The jobs a process runs, provided once from the process's one list of them (`layer`), never extended
+ * by reading it and providing it again: the last such layer in an order would silently drop the others.
+ */
 export class Jobs extends Context.Tag("laari/Jobs")<Jobs, ReadonlyArray<Job>>() {}
+
+/**
+ * A job as its feature gives it: made from the services it runs on, `undefined` where the process is
+ * not configured to run it.
+ */
+export type Entry<R> = Effect.Effect<Job | undefined, never, R>
+
+/** `Jobs` from a process's list of every job it runs, each listed once, in the order they run. */
+export const layer = <const L extends ReadonlyArray<Entry<unknown>>>(
+  entries: L
+): Layer.Layer<Jobs, never, Effect.Effect.Context<L[number]>> =>
+  Layer.effect(
+    Jobs,
+    Effect.map(
+      Effect.forEach(entries as ReadonlyArray<Entry<Effect.Effect.Context<L[number]>>>, (entry) => entry),
+      (jobs) => jobs.filter((job): job is Job => job !== undefined)
+    )
+  )
 
 /** Runs every job until none has anything left to do at the current time. */
 export const runUntilQuiet = (

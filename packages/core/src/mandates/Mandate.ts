@@ -272,6 +272,7 @@ export const recordCharge = (m: Mandate, auth: Authorization): Mandate =>
  * refused or cancelled: its amount no longer counts. A period that has rolled since counts it no more.
  */
 export const releaseCharge = (m: Mandate, periodKey: string, amount: number): Mandate =>
+  // Stryker disable next-line ConditionalExpression: without a period cap nothing is counted (`recordCharge`), so `periodCharged` stays 0 and max(0, 0 - amount) is 0
   m.periodCap === null || m.periodKey !== periodKey
     ? m
     : { ...m, periodCharged: Math.max(0, m.periodCharged - amount) }

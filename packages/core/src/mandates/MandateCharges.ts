@@ -17,12 +17,11 @@ import type { CustomerId, Environment, Tenant } from "../kernel/Ids.js"
 import { Laari } from "../kernel/Money.js"
 import { Notifications } from "../kernel/Notifications.js"
 import * as Outbox from "../kernel/Outbox.js"
-import { Transactor, findOrFail } from "../kernel/Storage.js"
+import { findOrFail } from "../kernel/Storage.js"
 import * as Telemetry from "../kernel/Telemetry.js"
-import { Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
+import { MerchantsStore, registeredMerchant } from "../directory/MerchantsStore.js"
 import * as Movement from "../wallet/Movement.js"
 import {
-  MovementsStore,
   RemoteLedger,
   remoteOf,
   pending,
@@ -36,6 +35,8 @@ import * as Mandate from "./Mandate.js"
 import * as MandateEvents from "./MandateEvents.js"
 import * as MandateNotices from "./MandateNotices.js"
 import { ChargesStore, MandatesStore } from "./MandatesStore.js"
+import { MovementsStore } from "../wallet/WalletStore.js"
+import { Transactor } from "../kernel/Transactor.js"
 
 export class MandateNotFound extends Schema.TaggedError<MandateNotFound>()("MandateNotFound", {
   message: Schema.optionalWith(Schema.String, { default: () => "Mandate not found" })
@@ -106,7 +107,7 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
     const tx = yield* Transactor
     const store = yield* MandatesStore
     const charges = yield* ChargesStore
-    const merchants = yield* Merchants
+    const merchants = yield* MerchantsStore
     const wallet = yield* Wallet
     const record = yield* Outbox.emitter
     const notifications = yield* Notifications

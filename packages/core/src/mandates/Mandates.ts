@@ -21,8 +21,9 @@ import * as MandateNotices from "./MandateNotices.js"
 import { Notifications } from "../kernel/Notifications.js"
 import { MandatesStore } from "./MandatesStore.js"
 import { ChargeRefused, MandateCharges, MandateNotFound } from "./MandateCharges.js"
-import { Customers, Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
-import { DuplicateReference, Transactor, findOrFail } from "../kernel/Storage.js"
+import { CustomersStore, MerchantsStore, registeredMerchant } from "../directory/MerchantsStore.js"
+import { DuplicateReference, findOrFail } from "../kernel/Storage.js"
+import { Transactor } from "../kernel/Transactor.js"
 import type { MandateFilter } from "./MandatesStore.js"
 import * as Work from "../kernel/Work.js"
 import * as Telemetry from "../kernel/Telemetry.js"
@@ -84,8 +85,8 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
   effect: Effect.gen(function* () {
     const tx = yield* Transactor
     const store = yield* MandatesStore
-    const merchants = yield* Merchants
-    const customers = yield* Customers
+    const merchants = yield* MerchantsStore
+    const customers = yield* CustomersStore
     const charging = yield* MandateCharges
     const record = yield* Outbox.emitter
     const notifications = yield* Notifications
@@ -146,7 +147,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
 
     /**
      * Before a charge's transaction runs anything else (an idempotency key's claim): says it will lock
-     * this mandate next (`MandatesRepo.lockAhead`), so the lock may travel with what comes first.
+     * this mandate next (`MandatesStoreService.lockAhead`), so the lock may travel with what comes first.
      */
     const lockAhead = (tenant: Tenant, idOrReference: string): Effect.Effect<void> =>
       store.lockAhead === undefined ? Effect.void : store.lockAhead(tenant, lookup(idOrReference))

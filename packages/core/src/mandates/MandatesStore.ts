@@ -12,7 +12,7 @@ export interface MandateFilter extends Page {
   readonly reference?: string | undefined
 }
 
-export interface MandatesRepo extends ReferencedRepo<Mandate, MandateFilter> {
+export interface MandatesStoreService extends ReferencedRepo<Mandate, MandateFilter> {
   /**
    * Says that the current transaction will next lock this mandate (`find` with `forUpdate`), so an adapter
    * that sends several statements in one round trip may send the lock with the statement that comes
@@ -30,9 +30,12 @@ export interface MandatesRepo extends ReferencedRepo<Mandate, MandateFilter> {
   /** The earliest moment a mandate becomes due to expire (setup window or lifetime), if any. */
   readonly nextExpiryAt: NextDue
 }
-export class MandatesStore extends Context.Tag("laari/Store/Mandates")<MandatesStore, MandatesRepo>() {}
+export class MandatesStore extends Context.Tag("laari/Store/Mandates")<
+  MandatesStore,
+  MandatesStoreService
+>() {}
 
-export interface ChargesRepo {
+export interface ChargesStoreService {
   readonly insert: (charge: Charge) => Effect.Effect<void, ServiceUnavailable>
   readonly find: FindById<Charge>
   readonly listByMandate: (mandateId: string) => Effect.Effect<ReadonlyArray<Charge>, ServiceUnavailable>
@@ -45,4 +48,4 @@ export interface ChargesRepo {
     perMandate: number
   ) => Effect.Effect<ReadonlyArray<Charge>, ServiceUnavailable>
 }
-export class ChargesStore extends Context.Tag("laari/Store/Charges")<ChargesStore, ChargesRepo>() {}
+export class ChargesStore extends Context.Tag("laari/Store/Charges")<ChargesStore, ChargesStoreService>() {}

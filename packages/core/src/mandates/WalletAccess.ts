@@ -7,14 +7,14 @@ import * as Phone from "../kernel/Phone.js"
 import { Approvals } from "../approvals/Approvals.js"
 import type { ChallengeId, Environment } from "../kernel/Ids.js"
 import { CustomerNotFound } from "./Mandates.js"
-import { Customers } from "../directory/MerchantsStore.js"
-import { Transactor } from "../kernel/Storage.js"
+import { CustomersStore } from "../directory/MerchantsStore.js"
 import * as Telemetry from "../kernel/Telemetry.js"
+import { Transactor } from "../kernel/Transactor.js"
 
 export class WalletAccess extends Effect.Service<WalletAccess>()("laari/WalletAccess", {
   effect: Effect.gen(function* () {
     const tx = yield* Transactor
-    const customers = yield* Customers
+    const customers = yield* CustomersStore
     const approvals = yield* Approvals
 
     const customerOf = (environment: Environment, phone: string) =>

@@ -27,7 +27,7 @@ export interface Completion {
   readonly at: DateTime.Utc
 }
 
-export interface NoticeOutboxRepo {
+export interface NoticeOutboxService {
   /** Queues `notice` in the caller's transaction, due at once, and wakes the workers on commit. */
   readonly queue: (notice: Notification) => Effect.Effect<void, ServiceUnavailable>
   /**
@@ -52,4 +52,7 @@ export interface NoticeOutboxRepo {
   /** When the next pending notice becomes due (its lease included). */
   readonly nextDueAt: Effect.Effect<DateTime.Utc | undefined, ServiceUnavailable>
 }
-export class NoticeOutbox extends Context.Tag("laari/Store/NoticeOutbox")<NoticeOutbox, NoticeOutboxRepo>() {}
+export class NoticeOutbox extends Context.Tag("laari/Store/NoticeOutbox")<
+  NoticeOutbox,
+  NoticeOutboxService
+>() {}

@@ -8,11 +8,12 @@
 import { DateTime, Effect } from "effect"
 import { Crypto } from "../kernel/Crypto.js"
 import * as Counters from "../kernel/Counters.js"
-import { Sender } from "../webhooks/DeliveriesStore.js"
+import { Sender } from "../webhooks/Sender.js"
 import { signedHeaders } from "../webhooks/WebhookEndpoint.js"
 import * as Notice from "./Notice.js"
 import { type Claimed, NoticeOutbox } from "./NoticeOutbox.js"
 import * as Telemetry from "../kernel/Telemetry.js"
+import { WallClock } from "../kernel/WallClock.js"
 
 /** Attempts once recorded, and notices expired unsent, by `Notice.Result`. */
 export const Counted = Counters.counter({
@@ -32,6 +33,7 @@ export class Notices extends Effect.Service<Notices>()("laari/Notices", {
   effect: Effect.gen(function* () {
     const outbox = yield* NoticeOutbox
     const crypto = yield* Crypto
+    const wall = yield* WallClock
 
     /**
      * Signs, sends to `channel` and records one leased notice; never fails: a failure to record leaves
@@ -42,7 +44,7 @@ export class Notices extends Effect.Service<Notices>()("laari/Notices", {
         const sender = yield* Sender
         // The wall clock, not the service's (a manual one in tests and demos): the receiver checks the
         // timestamp against its own clock, within minutes.
-        const timestamp = Math.floor(Date.now() / 1000)
+        const timestamp = yield* wall.nowSeconds
         const response = yield* sender.send({
           url: channel.url,
           headers: yield* signedHeaders(crypto, [channel.secret], claimed.id, timestamp, claimed.body),

@@ -11,12 +11,13 @@ import * as QrCode from "./QrCode.js"
 import { QrImages } from "./QrImages.js"
 import { declined, type QrPaymentDeclined, QrPayments } from "./QrPayments.js"
 import * as QrScheme from "./QrScheme.js"
-import { Merchants, registeredMerchant, Outlets } from "../directory/MerchantsStore.js"
+import { MerchantsStore, registeredMerchant, OutletsStore } from "../directory/MerchantsStore.js"
 import { QrCodesStore, QrPaymentsStore, type QrCodeFilter } from "./QrStore.js"
-import { Transactor, findOrFail } from "../kernel/Storage.js"
+import { findOrFail } from "../kernel/Storage.js"
 import type * as Movement from "../wallet/Movement.js"
 import { Wallet } from "../wallet/Wallet.js"
 import * as Telemetry from "../kernel/Telemetry.js"
+import { Transactor } from "../kernel/Transactor.js"
 
 export class QrCodeNotFound extends Schema.TaggedError<QrCodeNotFound>()("QrCodeNotFound", {
   message: Schema.optionalWith(Schema.String, { default: () => "QR code not found" })
@@ -79,8 +80,8 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
     const tx = yield* Transactor
     const store = yield* QrCodesStore
     const payments = yield* QrPaymentsStore
-    const outlets = yield* Outlets
-    const merchants = yield* Merchants
+    const outlets = yield* OutletsStore
+    const merchants = yield* MerchantsStore
     const images = yield* QrImages
     const wallet = yield* Wallet
     const qrPayments = yield* QrPayments

@@ -14,13 +14,11 @@ import type { CustomerId, Environment, Tenant } from "../kernel/Ids.js"
 import { display, Laari } from "../kernel/Money.js"
 import { Notifications } from "../kernel/Notifications.js"
 import * as Outbox from "../kernel/Outbox.js"
-import { Transactor } from "../kernel/Storage.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 import type { Merchant } from "../directory/Merchant.js"
-import { Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
+import { MerchantsStore, registeredMerchant } from "../directory/MerchantsStore.js"
 import * as Movement from "../wallet/Movement.js"
 import {
-  MovementsStore,
   RemoteLedger,
   remoteOf,
   pending,
@@ -33,6 +31,8 @@ import type { RefusalReason } from "../wallet/Wallet.js"
 import type * as QrCode from "./QrCode.js"
 import * as QrEvents from "./QrEvents.js"
 import { QrPaymentsStore } from "./QrStore.js"
+import { MovementsStore } from "../wallet/WalletStore.js"
+import { Transactor } from "../kernel/Transactor.js"
 
 /** The customer's wallet refused the payment. */
 export class QrPaymentDeclined extends Schema.TaggedError<QrPaymentDeclined>()("QrPaymentDeclined", {
@@ -75,7 +75,7 @@ export class QrPayments extends Effect.Service<QrPayments>()("laari/QrPayments",
   effect: Effect.gen(function* () {
     const tx = yield* Transactor
     const payments = yield* QrPaymentsStore
-    const merchants = yield* Merchants
+    const merchants = yield* MerchantsStore
     const emit = yield* Outbox.emitter
     const notifications = yield* Notifications
     const crypto = yield* Crypto

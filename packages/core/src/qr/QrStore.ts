@@ -12,7 +12,7 @@ export interface QrCodeFilter extends Page {
   readonly type?: QrType | undefined
 }
 
-export interface QrCodesRepo extends ReferencedRepo<QrCode, QrCodeFilter> {
+export interface QrCodesStoreService extends ReferencedRepo<QrCode, QrCodeFilter> {
   /** The code a scanned `qrid` names in `environment`, locked until the transaction ends. */
   readonly lockByQrid: (
     environment: Environment,
@@ -23,9 +23,9 @@ export interface QrCodesRepo extends ReferencedRepo<QrCode, QrCodeFilter> {
   /** The PNG of a code by id, whoever's it is (served without a key: the id is unguessable). */
   readonly image: (id: string) => Effect.Effect<Uint8Array | undefined, ServiceUnavailable>
 }
-export class QrCodesStore extends Context.Tag("laari/Store/QrCodes")<QrCodesStore, QrCodesRepo>() {}
+export class QrCodesStore extends Context.Tag("laari/Store/QrCodes")<QrCodesStore, QrCodesStoreService>() {}
 
-export interface QrPaymentsRepo {
+export interface QrPaymentsStoreService {
   readonly insert: (payment: QrPayment) => Effect.Effect<void, ServiceUnavailable>
   readonly find: FindById<QrPayment>
   /** Newest first. */
@@ -33,5 +33,5 @@ export interface QrPaymentsRepo {
 }
 export class QrPaymentsStore extends Context.Tag("laari/Store/QrPayments")<
   QrPaymentsStore,
-  QrPaymentsRepo
+  QrPaymentsStoreService
 >() {}

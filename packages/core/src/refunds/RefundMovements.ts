@@ -11,14 +11,14 @@ import { Laari } from "../kernel/Money.js"
 import * as Movement from "../wallet/Movement.js"
 import type { Remote, RemotePayer } from "../wallet/RemoteLedger.js"
 import * as Refund from "./Refund.js"
-import type { RefundsRepo } from "./RefundsStore.js"
+import type { RefundsStoreService } from "./RefundsStore.js"
 
 /** What a refund's movement keeps of it while pending: the refund's fields beside the movement's own. */
 const Detail = Schema.Struct({
   kind: Refund.SourceKind,
   sourceId: Schema.String,
   reason: Schema.NullOr(Refund.Reason),
-  // Read by `MovementsRepo.referenceHeld`: a pending refund holds its reference.
+  // Read by `MovementsStoreService.referenceHeld`: a pending refund holds its reference.
   reference: Schema.NullOr(Schema.String),
   description: Schema.NullOr(Schema.String)
 })
@@ -86,7 +86,7 @@ export const refundOf = (m: Movement.Movement): Refund.Refund => {
  */
 export const referenceTaken = (
   remote: Remote,
-  store: RefundsRepo,
+  store: RefundsStoreService,
   tenant: Tenant,
   reference: string
 ): Effect.Effect<boolean, ServiceUnavailable> =>

@@ -16,13 +16,12 @@ import { display, Laari } from "../kernel/Money.js"
 import { Notifications } from "../kernel/Notifications.js"
 import * as Refund from "./Refund.js"
 import * as RefundMovements from "./RefundMovements.js"
-import { Merchants, registeredMerchant } from "../directory/MerchantsStore.js"
+import { MerchantsStore, registeredMerchant } from "../directory/MerchantsStore.js"
 import { RefundsStore, type RefundFilter } from "./RefundsStore.js"
-import { Transactor, findOrFail } from "../kernel/Storage.js"
+import { findOrFail } from "../kernel/Storage.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 import * as Movement from "../wallet/Movement.js"
 import {
-  MovementsStore,
   RemoteLedger,
   remoteOf,
   pending,
@@ -32,6 +31,8 @@ import {
   remoteFor
 } from "../wallet/RemoteLedger.js"
 import { Wallet } from "../wallet/Wallet.js"
+import { MovementsStore } from "../wallet/WalletStore.js"
+import { Transactor } from "../kernel/Transactor.js"
 
 export class RefundNotFound extends Schema.TaggedError<RefundNotFound>()("RefundNotFound", {
   message: Schema.optionalWith(Schema.String, { default: () => "Refund not found" })
@@ -100,7 +101,7 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
   effect: Effect.gen(function* () {
     const tx = yield* Transactor
     const store = yield* RefundsStore
-    const merchants = yield* Merchants
+    const merchants = yield* MerchantsStore
     const wallet = yield* Wallet
     const emit = yield* Outbox.emitter
     const notifications = yield* Notifications

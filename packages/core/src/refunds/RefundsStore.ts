@@ -18,7 +18,7 @@ export interface RefundFilter extends Page {
   readonly invoiceId?: string | undefined
 }
 
-export interface RefundsRepo {
+export interface RefundsStoreService {
   /** Fails with `DuplicateReference` when the tenant already has a refund with that reference. */
   readonly insert: (refund: Refund) => Effect.Effect<void, DuplicateReference | ServiceUnavailable>
   /** One of the tenant's refunds by id or reference. */
@@ -53,4 +53,4 @@ export interface RefundsRepo {
     amountRefunded: number
   ) => Effect.Effect<void, ServiceUnavailable>
 }
-export class RefundsStore extends Context.Tag("laari/Store/Refunds")<RefundsStore, RefundsRepo>() {}
+export class RefundsStore extends Context.Tag("laari/Store/Refunds")<RefundsStore, RefundsStoreService>() {}

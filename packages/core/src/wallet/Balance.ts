@@ -11,11 +11,10 @@
  * What a movement's `type` and `sourceId` are follows from the transfer's kind and id, which each payment
  * path sets (`Mandates`, `QrCodes`, `Checkout`, `Billing`): `classify`.
  */
-import { Context, DateTime, type Effect, Either, Schema } from "effect"
+import { DateTime, Either, Schema } from "effect"
 import { Temporal } from "temporal-polyfill"
 import * as Calendar from "../kernel/Calendar.js"
-import type { ServiceUnavailable } from "../kernel/Errors.js"
-import type { CustomerId, Environment, MerchantId, Tenant } from "../kernel/Ids.js"
+import type { Environment, MerchantId, Tenant } from "../kernel/Ids.js"
 
 export const Type = Schema.Literal(
   "charge",
@@ -118,6 +117,7 @@ export const day = (date: string): Either.Either<Day, string> => {
   if (!datePattern.test(date)) return Either.left("date must be a day of the form YYYY-MM-DD")
   let plain: Temporal.PlainDate
   try {
+    // Stryker disable next-line ObjectLiteral: a string is always parsed strictly; `overflow` only bounds a property bag
     plain = Temporal.PlainDate.from(date, { overflow: "reject" })
   } catch {
     return Either.left(`${date} is not a calendar date`)
@@ -180,37 +180,13 @@ export const csv = (s: Settlement): string => {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The port
+// What the ledger reads take and give (`LedgerReadsStore`)
 // ---------------------------------------------------------------------------------------------------
 
 export interface Cursor {
   /** Only movements older than this transfer (in list order); a transfer not of the tenant is no cursor. */
   readonly startingAfter?: string | undefined
   readonly limit: number
-}
-
-export interface LedgerReadsRepo {
-  /** The tenant's merchant account balance now, exactly (nothing pending left out); 0 before any entry. */
-  readonly available: (tenant: Tenant) => Effect.Effect<number, ServiceUnavailable>
-  /**
-   * Movements of the tenant's account, newest first (by `createdAt`, then transfer id, descending), at
-   * most `limit`; `undefined` when `startingAfter` names no movement of the tenant.
-   */
-  readonly movements: (
-    tenant: Tenant,
-    cursor: Cursor
-  ) => Effect.Effect<ReadonlyArray<Movement> | undefined, ServiceUnavailable>
-  /** Every movement with `from <= createdAt < to`, oldest first (by `createdAt`, then transfer id). */
-  readonly between: (
-    tenant: Tenant,
-    from: DateTime.Utc,
-    to: DateTime.Utc
-  ) => Effect.Effect<ReadonlyArray<Movement>, ServiceUnavailable>
-  /** The customer's payments, newest first (by `createdAt`, then transfer id, descending), at most `limit`. */
-  readonly payments: (
-    customerId: CustomerId,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<PayerPayment>, ServiceUnavailable>
 }
 
 /** A payment from a customer's wallet to a merchant, as the ledger has it (a transfer of kind `payment`). */
@@ -223,8 +199,6 @@ export interface PayerPayment {
   readonly amount: number
   readonly createdAt: DateTime.Utc
 }
-
-export class LedgerReads extends Context.Tag("laari/Store/LedgerReads")<LedgerReads, LedgerReadsRepo>() {}
 
 /** The order of `movements`: newest first, ties by transfer id descending. */
 export const newestFirst = (a: Movement, b: Movement): number =>

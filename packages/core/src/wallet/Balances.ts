@@ -1,5 +1,5 @@
 /**
- * The merchant's balance, its movements and the daily settlement report, over the `Balance.LedgerReads`
+ * The merchant's balance, its movements and the daily settlement report, over the `LedgerReadsStore`
  * port. Read-only: money moves only through the payment and refund services.
  */
 import { DateTime, Effect, Either, Schema } from "effect"
@@ -8,6 +8,7 @@ import { InvalidRequest } from "../kernel/Errors.js"
 import type { Tenant } from "../kernel/Ids.js"
 import * as Money from "../kernel/Money.js"
 import * as Telemetry from "../kernel/Telemetry.js"
+import { LedgerReadsStore } from "./WalletStore.js"
 
 export class BalanceTransactionNotFound extends Schema.TaggedError<BalanceTransactionNotFound>()(
   "BalanceTransactionNotFound",
@@ -50,7 +51,7 @@ export interface Page {
 
 export class Balances extends Effect.Service<Balances>()("laari/Balances", {
   effect: Effect.gen(function* () {
-    const ledger = yield* Balance.LedgerReads
+    const ledger = yield* LedgerReadsStore
 
     /** The tenant's available balance now. */
     const get = Telemetry.fn("Balances.get")(function* (tenant: Tenant) {

@@ -32,7 +32,7 @@ export interface Movement {
   /**
    * What the movement holds while pending, beside a cap: a dynamic QR code or a checkout session it pays
    * (paid once), the payment it refunds (refunded at most in full). The cause, holding that thing's lock,
-   * counts the pending movements under its key (`MovementsRepo.held`); `null` when it holds nothing.
+   * counts the pending movements under its key (`MovementsStoreService.held`); `null` when it holds nothing.
    */
   readonly holdKey: string | null
   readonly customerId: CustomerId
@@ -152,7 +152,8 @@ export const nextStep = (
 export const refusalOf = (answer: Settling): RefusalReason | undefined =>
   answer._tag === "posted"
     ? undefined
-    : answer._tag === "refused"
+    : // Stryker disable next-line ConditionalExpression: a cancel has no `reason`, so `?? "executor-error"` gives the same
+      answer._tag === "refused"
       ? (answer.reason ?? "executor-error")
       : "executor-error"
 

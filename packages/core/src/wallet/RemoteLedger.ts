@@ -1,15 +1,15 @@
 /**
- * The ports of a ledger across the network (the wallet provider's core): `RemoteLedger`, the calls
- * (the server's wallet connector client behind a circuit breaker), and `MovementsStore`, where each
- * movement is committed pending before its call and settled after. Both are optional: without them every
+ * The port of a ledger across the network (the wallet provider's core): `RemoteLedger`, the calls
+ * (the server's wallet connector client behind a circuit breaker), beside `MovementsStore`
+ * (`WalletStore.ts`), where each movement is committed pending before its call and settled after. Both are optional: without them every
  * environment moves money in the `Wallet` port inside laari's own transaction, as the built-in ledger does.
  */
 import { Context, DateTime, type Duration, Effect, Option } from "effect"
 import { PaymentOutcomeUnknown, type ServiceUnavailable } from "../kernel/Errors.js"
-import type { Claim } from "../kernel/Storage.js"
-import type { CustomerId, Environment, MerchantId, Tenant } from "../kernel/Ids.js"
-import type { Answer, Cause, Movement, SettledBy, Settling } from "./Movement.js"
+import type { CustomerId, Environment, MerchantId } from "../kernel/Ids.js"
+import type { Answer, Movement, SettledBy, Settling } from "./Movement.js"
 import * as Movements from "./Movement.js"
+import type { MovementsStoreService } from "./WalletStore.js"
 
 /** A payer as the core holds it. */
 export interface RemotePayer {
@@ -48,52 +48,10 @@ export interface RemoteLedgerService {
 
 export class RemoteLedger extends Context.Tag("laari/RemoteLedger")<RemoteLedger, RemoteLedgerService>() {}
 
-export interface MovementsRepo {
-  /** Fails (a defect) when the id or the cause already has one: one movement per cause. */
-  readonly insert: (movement: Movement) => Effect.Effect<void, ServiceUnavailable>
-  /** The movement, locked until the transaction ends. */
-  readonly lock: (id: string) => Effect.Effect<Movement | undefined, ServiceUnavailable>
-  /** The movement of a cause, if it has one (unlocked). */
-  readonly byCause: (cause: Cause, causeId: string) => Effect.Effect<Movement | undefined, ServiceUnavailable>
-  /**
-   * The pending movements under `holdKey`: how many, and their sum. Call under the lock of what the key
-   * names, so no movement under it begins or settles meanwhile.
-   */
-  readonly held: (
-    holdKey: string
-  ) => Effect.Effect<{ readonly count: number; readonly amount: number }, ServiceUnavailable>
-  /**
-   * Whether a pending movement of the tenant's of `cause` carries `reference` (its detail's), after taking
-   * the reference's lock until the transaction ends: causes checking one reference at once go one after
-   * the other, each seeing the movement the one before committed.
-   */
-  readonly referenceHeld: (
-    tenant: Tenant,
-    cause: Cause,
-    reference: string
-  ) => Effect.Effect<boolean, ServiceUnavailable>
-  readonly update: (movement: Movement) => Effect.Effect<void, ServiceUnavailable>
-  /**
-   * Up to `limit` pending movements due a look at `now`, oldest look first, locked, skipping those another
-   * process holds. Call inside a transaction: the caller moves each one's next look later before it
-   * commits (`Movement.postpone`), which leases it while the look takes its time.
-   */
-  readonly claimDue: Claim<Movement>
-  /** The earliest next look of a pending movement, if any. */
-  readonly nextDueAt: Effect.Effect<DateTime.Utc | undefined, ServiceUnavailable>
-  /** How many movements are pending, and the oldest one's age: for `/readyz` and the metrics. */
-  readonly pendingSummary: Effect.Effect<
-    { readonly count: number; readonly oldest: DateTime.Utc | undefined },
-    ServiceUnavailable
-  >
-}
-
-export class MovementsStore extends Context.Tag("laari/Store/Movements")<MovementsStore, MovementsRepo>() {}
-
 /** Both ports when the host provides them (a connector is configured), else none. */
 export interface Remote {
   readonly ledger: RemoteLedgerService
-  readonly movements: MovementsRepo
+  readonly movements: MovementsStoreService
 }
 
 /** The core's ports when `environment`'s money lives there, else none. */
@@ -102,7 +60,7 @@ export const remoteFor = (remote: Remote | undefined, environment: Environment):
 
 export const remoteOf = (
   ledger: Option.Option<RemoteLedgerService>,
-  movements: Option.Option<MovementsRepo>
+  movements: Option.Option<MovementsStoreService>
 ): Remote | undefined =>
   Option.isSome(ledger) && Option.isSome(movements)
     ? { ledger: ledger.value, movements: movements.value }
@@ -114,7 +72,7 @@ export const remoteOf = (
  * before (the request and the resolver may both hold an answer), which answers what it came to.
  */
 export const settleOnce = <A, E, R>(
-  movements: MovementsRepo,
+  movements: MovementsStoreService,
   id: string,
   answer: Settling,
   by: SettledBy,
@@ -180,7 +138,7 @@ export const answeredBy = <A, E, R, B, E2, R2>(
  * tenant's own), a defect.
  */
 export const tenantMovement = (
-  movements: MovementsRepo,
+  movements: MovementsStoreService,
   tenant: { readonly merchantId: string; readonly environment: Environment },
   id: string
 ): Effect.Effect<Movement, ServiceUnavailable> =>

@@ -12,6 +12,10 @@ import * as DeliveriesStore from "./DeliveriesStore.js"
 import * as Webhook from "./Webhook.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
 import * as Telemetry from "../kernel/Telemetry.js"
+import { WallClock } from "../kernel/WallClock.js"
+import { SecretSealer } from "./SecretSealer.js"
+import { Sender } from "./Sender.js"
+import { WebhookEndpointsStore } from "./WebhookEndpointsStore.js"
 
 /** Attempts once recorded, by `Webhook.Result`. */
 export const Attempts = Counters.counter({
@@ -24,8 +28,9 @@ export const Attempts = Counters.counter({
 export class Deliveries extends Effect.Service<Deliveries>()("laari/Deliveries", {
   effect: Effect.gen(function* () {
     const store = yield* DeliveriesStore.DeliveriesStore
-    const endpoints = yield* WebhookEndpoint.WebhookEndpointsStore
+    const endpoints = yield* WebhookEndpointsStore
     const crypto = yield* Crypto
+    const wall = yield* WallClock
 
     const endpoint = (owner: WebhookEndpoint.Owner, id: string) =>
       Effect.flatMap(endpoints.find(owner, id), (e) =>
@@ -58,8 +63,8 @@ export class Deliveries extends Effect.Service<Deliveries>()("laari/Deliveries",
      */
     const deliver = Telemetry.fn("Deliveries.deliver")(
       function* (claimed: DeliveriesStore.Claimed) {
-        const sender = yield* DeliveriesStore.Sender
-        const sealer = yield* WebhookEndpoint.SecretSealer
+        const sender = yield* Sender
+        const sealer = yield* SecretSealer
         const now = yield* DateTime.now
         const { attempt } = claimed
         const secrets = yield* Effect.forEach(Webhook.signingSecrets(claimed.secrets, now), (sealed) =>
@@ -67,7 +72,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("laari/Deliveries",
         )
         // Receivers check webhook-timestamp against their own clock (Standard Webhooks: 5 minutes), so it
         // is the wall time even when the service's clock is manual; the event's `created` keeps that clock.
-        const timestamp = Math.floor(Date.now() / 1000)
+        const timestamp = yield* wall.nowSeconds
         const response = yield* sender.send({
           url: claimed.url,
           headers: yield* WebhookEndpoint.signedHeaders(

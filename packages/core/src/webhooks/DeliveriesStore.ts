@@ -1,6 +1,5 @@
 /**
- * The ports of the delivery log: the store of attempts and the `Sender` that
- * makes one of them over HTTP. The outbox queues an event's first attempt to each endpoint subscribed to
+ * The delivery log's store of attempts (the host's `Sender` makes each one over HTTP). The outbox queues an event's first attempt to each endpoint subscribed to
  * it, in the event's own transaction (`Webhook.subscribes`, due at the event's time), and deleting an
  * endpoint fails what it still had to send (`WebhookEndpointsStore.remove`); here attempts are read,
  * resent, leased to workers and completed.
@@ -16,7 +15,7 @@ export interface Claimed {
   readonly merchantId: string
   readonly environment: Environment
   readonly url: string
-  /** The endpoint's secrets, sealed as stored (`WebhookEndpoint.SecretSealer` opens them). */
+  /** The endpoint's secrets, sealed as stored (`SecretSealer` opens them). */
   readonly secrets: Secrets
   /** The envelope's stored text: the body, byte for byte. */
   readonly body: string
@@ -56,7 +55,7 @@ export interface Completion {
   readonly nextId: string
 }
 
-export interface DeliveriesRepo {
+export interface DeliveriesStoreService {
   /** The endpoint's log, newest first (in the order queued). */
   readonly list: (
     endpointId: string,
@@ -100,22 +99,5 @@ export interface DeliveriesRepo {
 }
 export class DeliveriesStore extends Context.Tag("laari/Store/WebhookDeliveries")<
   DeliveriesStore,
-  DeliveriesRepo
+  DeliveriesStoreService
 >() {}
-
-/** One attempt's `POST`: the envelope's exact text, signed. */
-export interface Request {
-  readonly url: string
-  readonly headers: Record<string, string>
-  readonly body: string
-}
-
-/**
- * Makes one attempt over HTTP, within `Webhook.AttemptTimeout`, keeping `Webhook.LoggedBodyBytes` of the
- * answer; never fails, every failure is a `Response` (with its `error`). Which addresses may be called
- * is the host's rule, as it depends on its network.
- */
-export interface SenderService {
-  readonly send: (request: Request) => Effect.Effect<Response>
-}
-export class Sender extends Context.Tag("laari/WebhookDeliveries/Sender")<Sender, SenderService>() {}

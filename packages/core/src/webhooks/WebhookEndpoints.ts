@@ -10,6 +10,8 @@ import type { Tenant } from "../kernel/Ids.js"
 import * as Webhook from "./Webhook.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
 import * as Telemetry from "../kernel/Telemetry.js"
+import { SecretSealer } from "./SecretSealer.js"
+import { WebhookEndpointsStore } from "./WebhookEndpointsStore.js"
 
 export interface CreateRequest {
   readonly url: string
@@ -19,7 +21,7 @@ export interface CreateRequest {
 
 export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("laari/WebhookEndpoints", {
   effect: Effect.gen(function* () {
-    const store = yield* WebhookEndpoint.WebhookEndpointsStore
+    const store = yield* WebhookEndpointsStore
     const crypto = yield* Crypto
     const newSecret = Effect.map(
       crypto.bytes(WebhookEndpoint.SecretBytes),
@@ -33,7 +35,7 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("laari/
       tenant: Tenant,
       request: CreateRequest
     ) {
-      const sealer = yield* WebhookEndpoint.SecretSealer
+      const sealer = yield* SecretSealer
       const id = yield* crypto.uuid
       const secret = yield* newSecret
       const endpoint = yield* store.create(
@@ -72,7 +74,7 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("laari/
       id: string,
       overlap: Duration.Duration = Webhook.DefaultRotationOverlap
     ) {
-      const sealer = yield* WebhookEndpoint.SecretSealer
+      const sealer = yield* SecretSealer
       const expires = DateTime.addDuration(yield* DateTime.now, overlap)
       const secret = yield* newSecret
       const rotated = yield* store.rotate(owner, id, yield* sealer.seal(id, secret), expires)
@@ -85,7 +87,7 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("laari/
       owner: WebhookEndpoint.Owner,
       id: string
     ) {
-      const sealer = yield* WebhookEndpoint.SecretSealer
+      const sealer = yield* SecretSealer
       const sealed = yield* store.sealedSecrets(owner, id)
       if (sealed === undefined) return undefined
       return {

@@ -7,7 +7,7 @@
  * the second, so a charge meets at most one poll at a time instead of every job of every process at once.
  * A job that found work polls again a second later, whoever's turn it is.
  */
-import { Idempotency, Work } from "@laari/core"
+import { Store, Work } from "@laari/core"
 import { DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import { Clockwork } from "./Clockwork.js"
 import * as DailyReconciliation from "./Reconciliation.js"
@@ -41,7 +41,7 @@ const poll = (job: Work.Job) =>
 
 /** Forgets idempotency keys past their retention, once an hour. */
 const purgeIdempotencyKeys = Effect.gen(function* () {
-  const store = yield* Idempotency.IdempotencyStore
+  const store = yield* Store.IdempotencyStore
   yield* Effect.flatMap(DateTime.now, store.purge).pipe(
     Effect.catchAllCause((cause) => Effect.logWarning("idempotency purge failed", cause)),
     Effect.repeat(Schedule.spaced(Duration.hours(1)))

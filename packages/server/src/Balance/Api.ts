@@ -9,7 +9,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Balance, Ids, Money } from "@laari/core"
 import { Schema } from "effect"
 import { Paging, Text, TextUpTo, Timestamp } from "../Http/Fields.js"
-import * as DomainProblems from "../Http/DomainProblems.js"
+import * as BalanceProblems from "./Problems.js"
 import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
@@ -84,7 +84,7 @@ export class BalanceApi extends HttpApiGroup.make("balance")
     HttpApiEndpoint.get("transactions", "/balance-transactions")
       .setUrlParams(ListParams)
       .addSuccess(BalanceTransactionList)
-      .addError(DomainProblems.BalanceTransactionNotFound)
+      .addError(BalanceProblems.BalanceTransactionNotFound)
       .annotate(OpenApi.Summary, "List balance transactions")
       .annotate(
         OpenApi.Description,
@@ -95,7 +95,7 @@ export class BalanceApi extends HttpApiGroup.make("balance")
     HttpApiEndpoint.get("settlement", "/reports/settlement")
       .setUrlParams(ReportParams)
       .addSuccess(SettlementCsv)
-      .addError(DomainProblems.InvalidReportDate)
+      .addError(BalanceProblems.InvalidReportDate)
       .annotate(OpenApi.Summary, "Download a settlement report")
       .annotate(
         OpenApi.Description,

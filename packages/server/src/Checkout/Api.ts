@@ -9,7 +9,7 @@ import { Schema } from "effect"
 import { Body, IdOrReference, optionalNullable, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as JsonSchema from "../Http/JsonSchema.js"
-import * as DomainProblems from "../Http/DomainProblems.js"
+import * as CheckoutProblems from "./Problems.js"
 import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
@@ -163,8 +163,8 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
         requestBody: { required: true, content: { "application/json": { schema: documentedBody() } } }
       })
       .addSuccess(SessionCreated)
-      .addError(DomainProblems.SubscriptionsNotEnabled)
-      .addError(DomainProblems.CheckoutReferenceTaken)
+      .addError(CheckoutProblems.SubscriptionsNotEnabled)
+      .addError(CheckoutProblems.CheckoutReferenceTaken)
       // A session moves no money until the customer pays it: a publishable key may create one.
       .annotate(Access.Access, Access.publishable("checkout:write"))
       .annotate(OpenApi.Summary, "Create a checkout session")
@@ -178,7 +178,7 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
     HttpApiEndpoint.get("get", "/checkout/sessions/:id")
       .setPath(IdPath)
       .addSuccess(SessionRead)
-      .addError(DomainProblems.CheckoutSessionNotFound)
+      .addError(CheckoutProblems.CheckoutSessionNotFound)
       .annotate(OpenApi.Summary, "Fetch a checkout session")
       .annotate(OpenApi.Description, "By id or by the merchant's reference.")
   )
@@ -186,8 +186,8 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
     Idempotent.post("cancel", "/checkout/sessions/:id/cancel")
       .setPath(IdPath)
       .addSuccess(SessionRead)
-      .addError(DomainProblems.CheckoutSessionNotFound)
-      .addError(DomainProblems.CheckoutSessionClosed)
+      .addError(CheckoutProblems.CheckoutSessionNotFound)
+      .addError(CheckoutProblems.CheckoutSessionClosed)
       .annotate(OpenApi.Summary, "Cancel a checkout session")
       .annotate(OpenApi.Description, "Withdraws an open session; it can no longer be paid.")
   )

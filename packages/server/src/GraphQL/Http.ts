@@ -59,9 +59,9 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       })
     }).pipe(
       Effect.catchTags({
-        Unauthorized: (e) => Effect.succeed(Answers.respond(e)),
-        RateLimited: (e) => Effect.succeed(Answers.respond(e)),
-        ServiceUnavailable: (e) => Effect.succeed(Answers.respond(e))
+        Unauthorized: (e) => Effect.succeed(Answers.edge.respond(e)),
+        RateLimited: (e) => Effect.succeed(Answers.edge.respond(e)),
+        ServiceUnavailable: (e) => Effect.succeed(Answers.edge.respond(e))
       })
     )
 

@@ -4,7 +4,7 @@
  * ready: the socket no longer listens, and the edge answers `503` to any request still arriving on an
  * open connection (`Http/Edge.ts`).
  */
-import { Errors, RemoteLedger } from "@laari/core"
+import { Errors, Store } from "@laari/core"
 import { DateTime, Effect, Option } from "effect"
 import * as WalletLedger from "../WalletConnector/Ledger.js"
 import * as Operation from "../Http/Operation.js"
@@ -17,7 +17,7 @@ export const HealthLive = Operation.handlers(HealthApi, (handlers) =>
     const readiness = yield* Readiness
     const database = (yield* Database.probe).pipe(Effect.timeout("2 seconds"))
     const connector = yield* Effect.serviceOption(WalletLedger.ConnectorState)
-    const movements = yield* Effect.serviceOption(RemoteLedger.MovementsStore)
+    const movements = yield* Effect.serviceOption(Store.MovementsStore)
     // The core's circuit and what waits on it; bounded like the database's answer, absent when it is off.
     const wallet =
       Option.isNone(connector) || Option.isNone(movements)

@@ -68,7 +68,7 @@ const shuttingDown = () => new Errors.ServiceUnavailable({ message: "This servic
 
 /** An error the edge answers by itself, encoded by its schema (`Answers`): its status, body and headers. */
 const refusal = (error: Refusal) => {
-  const answer = Answers.answer(error)!
+  const answer = Answers.edge.answer(error)!
   const status = answer.status
   const body = JSON.stringify(answer.body)
   const headers = {

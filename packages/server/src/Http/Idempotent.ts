@@ -8,7 +8,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { type Auth, Errors, type Idempotency, KeyedCommands, RemoteLedger } from "@laari/core"
 import { Context, Effect, Either, type ParseResult, Schema } from "effect"
 import * as Keys from "../Platform/Keys.js"
-import * as Answers from "./Answers.js"
+import type * as Answers from "./Answers.js"
 import * as Problems from "./Problems.js"
 
 /** The headers of every endpoint that takes a key. */
@@ -122,7 +122,11 @@ const successOf = (schema: Schema.Schema.AnyNoContext): Success => {
  * included, so a retry runs again.
  */
 export const idempotent = <A, E, R>(
-  endpoint: { readonly successSchema: Schema.Schema.AnyNoContext },
+  endpoint: {
+    readonly successSchema: Schema.Schema.AnyNoContext
+    /** How the endpoint's errors are answered: by the schemas it lists (`Answers.ofEndpoint`). */
+    readonly answers: Answers.Answers
+  },
   request: {
     readonly principal: Auth.Principal
     readonly key: string | undefined
@@ -167,7 +171,7 @@ export const idempotent = <A, E, R>(
     const encode = (outcome: Either.Either<A, Failure>) =>
       Effect.gen(function* () {
         if (Either.isLeft(outcome)) {
-          const answer = Answers.answer(outcome.left)
+          const answer = endpoint.answers.answer(outcome.left)
           // A 5xx (or an error without a schema, answered as a defect) rolls everything back.
           if (answer === undefined || answer.status >= 500) return yield* Effect.fail(new Abort(outcome.left))
           return {
@@ -205,7 +209,7 @@ export const idempotent = <A, E, R>(
               response: {
                 status: 503,
                 headers: { [MovementHeader]: outcome.left.movementId },
-                body: JSON.stringify(Answers.answer(outcome.left)?.body ?? {})
+                body: JSON.stringify(endpoint.answers.answer(outcome.left)?.body ?? {})
               },
               result: outcome
             })

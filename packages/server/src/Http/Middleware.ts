@@ -130,27 +130,28 @@ const mapCause = (maxBodyBytes: number) => (cause: Cause.Cause<never>) => {
   if (failure instanceof HttpApiError.HttpApiDecodeError)
     return Effect.map(nestedTooDeep, (deep) => {
       // Describing a value nested thousands deep would exhaust the stack of whatever walks it.
-      if (deep) return Answers.respond(tooDeep)
+      if (deep) return Answers.edge.respond(tooDeep)
       // The words are core's (`Fields.summarize`); the issues read are bounded, so is what they cost.
       const errors = Fields.summarize(failure.issues.slice(0, MaxIssuesRead))
         .slice(0, MaxIssues)
         .map((p) => ({ field: clip(p.field), message: clip(p.message) }))
-      return Answers.respond(Problems.Undecodable.fromIssues(errors))
+      return Answers.edge.respond(Problems.Undecodable.fromIssues(errors))
     })
-  if (isServerError(failure, "RouteNotFound")) return Effect.succeed(Answers.respond(new Problems.NotFound()))
+  if (isServerError(failure, "RouteNotFound"))
+    return Effect.succeed(Answers.edge.respond(new Problems.NotFound()))
   if (failure !== undefined || Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
   // HttpApi reads a JSON body with `orDie`: a body that does not parse, or is too large, arrives here.
   const defect = Option.getOrUndefined(Cause.dieOption(cause))
-  if (isOverLimit(defect)) return Effect.succeed(Answers.respond(Problems.BodyTooLarge.of(maxBodyBytes)))
+  if (isOverLimit(defect)) return Effect.succeed(Answers.edge.respond(Problems.BodyTooLarge.of(maxBodyBytes)))
   if (isServerError(defect, "RequestError"))
     return Effect.succeed(
-      Answers.respond(new Problems.MalformedBody({ message: "The request body is not valid JSON" }))
+      Answers.edge.respond(new Problems.MalformedBody({ message: "The request body is not valid JSON" }))
     )
   // A body nested thousands deep decodes (JSON.parse is iterative) but overflows the stack of the schema's
   // description of it: that is the body's fault, answered as such.
   return Effect.flatMap(nestedTooDeep, (deep) =>
     deep
-      ? Effect.succeed(Answers.respond(tooDeep))
+      ? Effect.succeed(Answers.edge.respond(tooDeep))
       : // Never expected, so never documented: a bare `500` that leaks nothing.
         Effect.logError("unhandled defect", cause).pipe(
           Effect.as(HttpServerResponse.unsafeJson({ message: "Internal error" }, { status: 500 }))
@@ -165,7 +166,7 @@ const mapCause = (maxBodyBytes: number) => (cause: Cause.Cause<never>) => {
 export const mapErrors =
   (options: { readonly maxBodyBytes: number; readonly own: OwnBodies }) => (app: HttpApp.Default) =>
     Effect.flatMap(checkContentType(options.own), (refusal) =>
-      refusal === undefined ? app : Effect.succeed(Answers.respond(refusal))
+      refusal === undefined ? app : Effect.succeed(Answers.edge.respond(refusal))
     ).pipe(
       Effect.catchAllCause(mapCause(options.maxBodyBytes)),
       // Every read of the body stops past the limit and frees what it read.

@@ -15,6 +15,7 @@ import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import { Auth, type KeyedCommands } from "@laari/core"
 import { Chunk, Context, Effect, type Layer, type Schema, type Scope } from "effect"
 import * as Access from "./Access.js"
+import * as Answers from "./Answers.js"
 import { CurrentPrincipal } from "./Authentication.js"
 import * as Challenge from "./Challenge.js"
 import * as Idempotent from "./Idempotent.js"
@@ -121,6 +122,7 @@ type Handler = (request: Request) => Effect.Effect<unknown, unknown, unknown>
 
 /** `handler` behind what `endpoint` of `group` declares. */
 const guard = (
+  api: HttpApi.HttpApi.AnyWithProps,
   group: HttpApiGroup.HttpApiGroup.AnyWithProps,
   endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps,
   handler: Handler,
@@ -135,16 +137,23 @@ const guard = (
     throw new Error(`${group.identifier}.${endpoint.name} is keyed per merchant but has no merchant`)
   const optional = Context.getOption(endpoint.annotations, OptionalBody.Declared)
   const route = RouteOf.template(endpoint.path)
+  // A keyed command's refusal is stored as answered, by the schemas its endpoint lists; made once.
+  const keyedEndpoint = keyed
+    ? {
+        successSchema: endpoint.successSchema as Schema.Schema.AnyNoContext,
+        answers: Answers.ofEndpoint(api, group, endpoint)
+      }
+    : undefined
   return (request) => {
     if (typeof request.request === "object" && request.request !== null) RouteOf.set(request.request, route)
     return Effect.flatMap(admit(rule), (principal) => {
-      if (!keyed || principal === undefined) return handler(request)
+      if (keyedEndpoint === undefined || principal === undefined) return handler(request)
       // The decoded body is the request's fingerprint; an optional one is read (and refused) first, as ever.
       const payload =
         optional._tag === "Some" ? OptionalBody.read(optional.value) : Effect.succeed(request.payload)
       return Effect.flatMap(payload, (body) =>
         Idempotent.idempotent(
-          endpoint as unknown as { readonly successSchema: Schema.Schema.AnyNoContext },
+          keyedEndpoint,
           {
             principal,
             key: Idempotent.keyOf(request),
@@ -213,6 +222,7 @@ export const group = <
         return {
           ...item,
           handler: guard(
+            api as unknown as HttpApi.HttpApi.AnyWithProps,
             group,
             endpoint,
             handler,

@@ -1,14 +1,14 @@
 /**
  * How an error becomes an answer of the API: one schema per error, carrying its status, its description
- * and the body exactly as sent, `{ message, code, errors? }`. The schemas themselves
- * are declared in `Problems` (the edge's and the common ones) and `DomainProblems`; `Answers` lists them
- * all in one table.
+ * and the body exactly as sent, `{ message, code, errors? }`. The edge's and the common schemas are
+ * declared in `Problems`, each feature's own errors in its folder's `Problems.ts`.
  *
- * Endpoints list the errors they can fail with (`addError(DomainProblems.MandateNotFound)`): that documents
- * them in `/openapi.json` and lets the compiler refuse a handler failing with anything unlisted. An error's
- * status belongs to the error, not to the endpoint, and is written once. Where one error answers with
- * several statuses (a charge refusal's code, a payment's reason) each status is its own schema, accepting
- * only its codes, so the document says which codes each status carries.
+ * Endpoints list the errors they can fail with (`addError(MandatesProblems.MandateNotFound)`): that
+ * documents them in `/openapi.json`, lets the compiler refuse a handler failing with anything unlisted,
+ * and is what an error outside HttpApi's own encoding is answered from (`Answers`). An error's status
+ * belongs to the error, not to the endpoint, and is written once. Where one error answers with several
+ * statuses (a charge refusal's code, a payment's reason) each status is its own schema, accepting only
+ * its codes, so the document says which codes each status carries.
  *
  * Every body carries a `code`, an UPPER_SNAKE constant declared on its schema (the spec's where it names
  * one): the alternatives one status of one operation may answer with (a `409` "request in progress" or
@@ -117,6 +117,39 @@ export const coded = <E extends { readonly message: string }, const Code extends
 
 /** A kebab-case reason of the domain as the `code` of the body: `already-paid` is `ALREADY_PAID`. */
 export const codeOfReason = (reason: string): string => reason.toUpperCase().replaceAll("-", "_")
+
+/** An error's kebab-case `reason` as its code (`codeOfReason`). */
+export const byReason = (e: { readonly reason: string }) => codeOfReason(e.reason)
+
+/**
+ * The schemas of an error answered with several statuses, one per status (`<name><status>`), each
+ * accepting only the codes listed (`codeOf`, within `Codes`).
+ */
+export const perStatus =
+  <E extends { readonly message: string }, Codes extends string = string>(
+    Class: ErrorClass<E>,
+    name: string,
+    codeOf: (e: E) => Codes
+  ) =>
+  <const Code extends Codes>(status: number, description: string, codes: readonly [Code, ...Array<Code>]) =>
+    coded(Class, codeOf, `${name}${status}`, status, description, codes)
+
+/** The wallet's refusals of a payment, one schema per status: QR payments' and checkout's alike. */
+export const declined = <E extends { readonly message: string; readonly reason: string }>(
+  Class: ErrorClass<E>,
+  name: string
+) => {
+  const at = perStatus(Class, name, byReason)
+  return {
+    PaymentRequired: at(402, "The wallet cannot cover the payment", ["INSUFFICIENT_BALANCE"]),
+    Unprocessable: at(422, "The wallet refused the payment: a limit, a frozen wallet, a rule, or an error", [
+      "WALLET_LIMIT",
+      "WALLET_FROZEN",
+      "BLOCKED_BY_RULES",
+      "EXECUTOR_ERROR"
+    ])
+  }
+}
 
 /**
  * A field's name on the wire: core names fields as the domain does (`perChargeCap`, `priceData.amount`),

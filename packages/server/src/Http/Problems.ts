@@ -1,7 +1,7 @@
 /**
  * The errors only the HTTP edge has, and the answers common to many endpoints: invalid requests, the
- * `503`, authentication, rate limits, bodies, idempotency keys. Each domain's own errors are answered in
- * `DomainProblems`; how a schema is made is `Problem`'s, and the one table of them all is `Answers`'.
+ * `503`, authentication, rate limits, bodies, idempotency keys. Each feature's own errors are answered in
+ * its folder's `Problems.ts`; how a schema is made is `Problem`'s.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import { Auth, Errors, Idempotency, Mandates, Store } from "@laari/core"
@@ -223,6 +223,23 @@ export const DuplicateReference = Problem.problem(
     code: "REFERENCE_TAKEN" as const
   })
 )
+
+/**
+ * The refusals answered outside any one endpoint (`Answers.edge`): the body checks and unknown routes
+ * (`Middleware`), the socket's own `413` and draining `503` (`Edge`), and the authentication of the
+ * routes beside HttpApi (`/metrics`, GraphQL). The API lists each of them too, so the document
+ * describes what the edge sends.
+ */
+export const edge = [
+  InvalidRequest,
+  ServiceUnavailable,
+  UnauthorizedProblem,
+  RateLimitedProblem,
+  NotFoundProblem,
+  MalformedBodyProblem,
+  BodyTooLargeProblem,
+  UnsupportedMediaTypeProblem
+] as const
 
 // ---------------------------------------------------------------------------------------------------------
 // Endpoints.

@@ -17,7 +17,7 @@ import {
   Timestamp
 } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
-import * as DomainProblems from "../Http/DomainProblems.js"
+import * as MandatesProblems from "./Problems.js"
 import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
@@ -142,8 +142,8 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
     Idempotent.post("create", "/mandates")
       .setPayload(CreateMandate)
       .addSuccess(MandateCreated, { status: 201 })
-      .addError(DomainProblems.MandatesNotEnabled)
-      .addError(DomainProblems.MandateReferenceTaken)
+      .addError(MandatesProblems.MandatesNotEnabled)
+      .addError(MandatesProblems.MandateReferenceTaken)
       .annotate(OpenApi.Summary, "Create a mandate")
       .annotate(
         OpenApi.Description,
@@ -154,7 +154,7 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
     HttpApiEndpoint.get("get", "/mandates/:id")
       .setPath(IdPath)
       .addSuccess(MandateRead)
-      .addError(DomainProblems.MandateNotFound)
+      .addError(MandatesProblems.MandateNotFound)
       .annotate(OpenApi.Summary, "Fetch a mandate")
       .annotate(OpenApi.Description, "By id or by the merchant's reference.")
   )
@@ -170,11 +170,11 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
       .setPath(IdPath)
       .setPayload(CreateCharge)
       .addSuccess(ChargeRead, { status: 201 })
-      .addError(DomainProblems.ChargeRefused.NotFound)
-      .addError(DomainProblems.ChargeRefused.Conflict)
-      .addError(DomainProblems.ChargeRefused.Unprocessable)
-      .addError(DomainProblems.ChargeRefused.PaymentRequired)
-      .addError(DomainProblems.ChargeRefused.Unavailable)
+      .addError(MandatesProblems.ChargeRefused.NotFound)
+      .addError(MandatesProblems.ChargeRefused.Conflict)
+      .addError(MandatesProblems.ChargeRefused.Unprocessable)
+      .addError(MandatesProblems.ChargeRefused.PaymentRequired)
+      .addError(MandatesProblems.ChargeRefused.Unavailable)
       // Charging moves money: the scope of the merchant's money, not of its mandates.
       .annotate(Access.Access, Access.scoped("payments:write"))
       .annotate(OpenApi.Summary, "Charge a mandate")
@@ -187,8 +187,8 @@ export class MandatesApi extends HttpApiGroup.make("mandates")
     Idempotent.post("revoke", "/mandates/:id/revoke")
       .setPath(IdPath)
       .addSuccess(Revoked)
-      .addError(DomainProblems.MandateNotFound)
-      .addError(DomainProblems.MandateNotRevocable)
+      .addError(MandatesProblems.MandateNotFound)
+      .addError(MandatesProblems.MandateNotRevocable)
       .annotate(OpenApi.Summary, "Revoke a mandate")
       .annotate(OpenApi.Description, "Ends the mandate; no charge is taken under it again.")
   )

@@ -5,7 +5,7 @@
  * verdict, the count) run by `Dispatch`, sending through the webhooks' `Sender`. Retries follow
  * `Notice.RetryDelays` for up to a day; a one-time code is never sent after it expired.
  */
-import { DeliveriesStore, Notices as CoreNotices, Work } from "@laari/core"
+import { Notices as CoreNotices, Sender as CoreSender } from "@laari/core"
 import { Context, Effect, Layer } from "effect"
 import type * as Config from "../Platform/Config.js"
 import * as Dispatch from "../Background/Dispatch.js"
@@ -63,7 +63,7 @@ const make = (url: string, configured: string | undefined) =>
     const signing = yield* signingSecret(configured)
     const notices = yield* CoreNotices.Notices
     const target: CoreNotices.Channel = { url, secret: signing.secret }
-    const sender: DeliveriesStore.SenderService = {
+    const sender: CoreSender.SenderService = {
       // The operator's own setting, not a merchant's input: an internal address is expected.
       send: (request) => Sender.send({ ...request, publicOnly: false, userAgent: UserAgent })
     }
@@ -72,7 +72,7 @@ const make = (url: string, configured: string | undefined) =>
         name: JobName,
         claim: notices.claim,
         send: (claimed) =>
-          notices.deliver(target, claimed).pipe(Effect.provideService(DeliveriesStore.Sender, sender)),
+          notices.deliver(target, claimed).pipe(Effect.provideService(CoreSender.Sender, sender)),
         // One receiver: the limit per group is the limit.
         group: () => url,
         nextDueAt: notices.nextDueAt
@@ -90,15 +90,8 @@ export const layer = (
     ? Layer.succeed(Notify, { channel: undefined })
     : Layer.scoped(Notify, make(config.notifyUrl, config.notifySecret))
 
-/** Adds the notices' job to the list the manual clock runs, when notices leave laari. */
-export const jobs = Layer.effect(
-  Work.Jobs,
-  Effect.gen(function* () {
-    const jobs = yield* Work.Jobs
-    const { channel } = yield* Notify
-    return channel === undefined ? jobs : [...jobs, channel.dispatcher.job]
-  })
-)
+/** The notices' job, for the server's list of jobs (`Server.jobs`): none when notices stay in laari. */
+export const job = Effect.map(Notify, ({ channel }) => channel?.dispatcher.job)
 
 /** The real-time worker, when notices leave laari. */
 export const worker = Layer.scopedDiscard(

@@ -146,9 +146,9 @@ const route = HttpApiBuilder.Router.use((router) =>
         })
       }).pipe(
         Effect.catchTags({
-          Unauthorized: (e) => Effect.succeed(Answers.respond(e)),
+          Unauthorized: (e) => Effect.succeed(Answers.edge.respond(e)),
           // Locked out after wrong tokens (`Security.OpsAuthenticationLive`).
-          RateLimited: (e) => Effect.succeed(Answers.respond(e))
+          RateLimited: (e) => Effect.succeed(Answers.edge.respond(e))
         })
       )
     )

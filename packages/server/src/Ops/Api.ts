@@ -7,7 +7,8 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Auth, Events, Ids, Phone } from "@laari/core"
 import { Schema } from "effect"
-import * as DomainProblems from "../Http/DomainProblems.js"
+import * as MandatesProblems from "../Mandates/Problems.js"
+import * as SubscriptionsProblems from "../Subscriptions/Problems.js"
 import * as Problems from "../Http/Problems.js"
 import {
   Body,
@@ -428,10 +429,10 @@ export class OpsApi extends HttpApiGroup.make("ops")
   )
   .addError(Problems.NotFoundProblem)
   .addError(Problems.ConflictProblem)
-  .addError(DomainProblems.MandateNotFound)
-  .addError(DomainProblems.MandateNotSuspendable)
-  .addError(DomainProblems.SubscriptionNotFound)
-  .addError(DomainProblems.SubscriptionNotCancellable)
+  .addError(MandatesProblems.MandateNotFound)
+  .addError(MandatesProblems.MandateNotSuspendable)
+  .addError(SubscriptionsProblems.SubscriptionNotFound)
+  .addError(SubscriptionsProblems.SubscriptionNotCancellable)
   .addError(Problems.InvalidRequest)
   .addError(Problems.ServiceUnavailable)
   .middleware(OpsAuthentication)

@@ -9,7 +9,7 @@ import { Fields, QrCode } from "@laari/core"
 import { Schema } from "effect"
 import { Body, IdOrReference, optionalNullable, Paging, Text, TextUpTo, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
-import * as DomainProblems from "../Http/DomainProblems.js"
+import * as QrCodesProblems from "./Problems.js"
 import * as Problems from "../Http/Problems.js"
 import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
@@ -93,8 +93,8 @@ export class QrCodesApi extends HttpApiGroup.make("qrCodes")
     Idempotent.post("create", "/qr-codes")
       .setPayload(CreateQrCode)
       .addSuccess(QrCodeRead, { status: 201 })
-      .addError(DomainProblems.OutletNotFound)
-      .addError(DomainProblems.QrReferenceTaken)
+      .addError(QrCodesProblems.OutletNotFound)
+      .addError(QrCodesProblems.QrReferenceTaken)
       .annotate(OpenApi.Summary, "Create a QR code")
       .annotate(
         OpenApi.Description,
@@ -105,7 +105,7 @@ export class QrCodesApi extends HttpApiGroup.make("qrCodes")
     HttpApiEndpoint.get("get", "/qr-codes/:id")
       .setPath(IdPath)
       .addSuccess(QrCodeRead)
-      .addError(DomainProblems.QrCodeNotFound)
+      .addError(QrCodesProblems.QrCodeNotFound)
       .annotate(OpenApi.Summary, "Fetch a QR code")
       .annotate(OpenApi.Description, "By id or by the merchant's reference.")
   )
@@ -120,8 +120,8 @@ export class QrCodesApi extends HttpApiGroup.make("qrCodes")
     Idempotent.post("deactivate", "/qr-codes/:id/deactivate")
       .setPath(IdPath)
       .addSuccess(QrCodeDeactivated)
-      .addError(DomainProblems.QrCodeNotFound)
-      .addError(DomainProblems.QrCodeAlreadyInactive)
+      .addError(QrCodesProblems.QrCodeNotFound)
+      .addError(QrCodesProblems.QrCodeAlreadyInactive)
       .annotate(OpenApi.Summary, "Deactivate a QR code")
       .annotate(OpenApi.Description, "The code is kept, `INACTIVE`, and can no longer be paid.")
   )

@@ -9,7 +9,7 @@ import { Reconciliation } from "@laari/core"
 import { Either, Schema } from "effect"
 import * as Access from "../Http/Access.js"
 import { OpsAuthentication } from "../Http/Authentication.js"
-import * as DomainProblems from "../Http/DomainProblems.js"
+import * as ReconciliationProblems from "./Problems.js"
 import { Body, Laari, Text, Timestamp, WholeNumber } from "../Http/Fields.js"
 import * as Problems from "../Http/Problems.js"
 
@@ -80,8 +80,8 @@ export class ReconciliationApi extends HttpApiGroup.make("opsReconciliation")
     Problems.post("runReconciliation", "/ops/reconciliation/runs")
       .setPayload(Body({ date: dayField("The Maldives day to reconcile, `YYYY-MM-DD`: today or before") }))
       .addSuccess(RunRead)
-      .addError(DomainProblems.ReconciliationConnectorOff)
-      .addError(DomainProblems.ReconciliationRunInProgress)
+      .addError(ReconciliationProblems.ReconciliationConnectorOff)
+      .addError(ReconciliationProblems.ReconciliationRunInProgress)
       .annotate(OpenApi.Summary, "Reconcile a day")
       .annotate(
         OpenApi.Description,

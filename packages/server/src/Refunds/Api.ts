@@ -9,7 +9,7 @@ import { Fields, Money, Refund } from "@laari/core"
 import { Schema } from "effect"
 import { Body, IdOrReference, optionalNullable, Paging, Text, Timestamp, Uuid } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
-import * as DomainProblems from "../Http/DomainProblems.js"
+import * as RefundsProblems from "./Problems.js"
 import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
@@ -108,12 +108,12 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
     Idempotent.post("create", "/refunds")
       .setPayload(CreateRefund)
       .addSuccess(RefundRead, { status: 201 })
-      .addError(DomainProblems.PaymentNotFound)
-      .addError(DomainProblems.PaymentReferenceAmbiguous)
-      .addError(DomainProblems.RefundReferenceTaken)
-      .addError(DomainProblems.RefundRefused.Conflict)
-      .addError(DomainProblems.RefundRefused.Unprocessable)
-      .addError(DomainProblems.RefundRefused.PaymentRequired)
+      .addError(RefundsProblems.PaymentNotFound)
+      .addError(RefundsProblems.PaymentReferenceAmbiguous)
+      .addError(RefundsProblems.RefundReferenceTaken)
+      .addError(RefundsProblems.RefundRefused.Conflict)
+      .addError(RefundsProblems.RefundRefused.Unprocessable)
+      .addError(RefundsProblems.RefundRefused.PaymentRequired)
       .annotate(OpenApi.Summary, "Refund a payment")
       .annotate(
         OpenApi.Description,
@@ -124,7 +124,7 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
     HttpApiEndpoint.get("get", "/refunds/:id")
       .setPath(IdOrReference("refund"))
       .addSuccess(RefundRead)
-      .addError(DomainProblems.RefundNotFound)
+      .addError(RefundsProblems.RefundNotFound)
       .annotate(OpenApi.Summary, "Fetch a refund")
       .annotate(OpenApi.Description, "By id or by the merchant's reference.")
   )

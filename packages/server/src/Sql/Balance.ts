@@ -1,12 +1,12 @@
 /**
- * `Balance.LedgerReads` over the ledger's tables: a merchant's movements are the transfers naming it in
+ * `Store.LedgerReadsStore` over the ledger's tables: a merchant's movements are the transfers naming it in
  * the environment (`ledger_transfers` by merchant, environment and time, migration 0016's index), their
  * net the transfer's entry on its account and their fee the entry on the fee account, whatever the kind.
  * Ties in time are broken by id in byte order (`COLLATE "C"`), the order the memory adapter sorts in.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
-import { Balance, type Ids } from "@laari/core"
+import { Balance, type Ids, Store } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
 import * as Ledger from "./Ledger.js"
 import { all, Column, isStorable, repository, rows, toDate } from "./Repository.js"
@@ -27,7 +27,7 @@ const movement = rows<Balance.Movement>({
   createdAt: Column.date("created_at")
 })
 
-export const make = (sql: SqlClient.SqlClient): Balance.LedgerReadsRepo => {
+export const make = (sql: SqlClient.SqlClient): Store.LedgerReadsStoreService => {
   const ledger = Ledger.make(sql)
 
   /** The tenant's movements, with `condition` on the transfer `t`, in `order`, at most `limit`. */
@@ -78,10 +78,10 @@ export const make = (sql: SqlClient.SqlClient): Balance.LedgerReadsRepo => {
       sql`SELECT id, merchant_id, environment, amount, created_at FROM ledger_transfers
         WHERE customer_id = ${customerId} AND kind = 'payment'
         ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${limit}`.pipe(Effect.map(all(payment.fromRow)))
-  } satisfies Record<keyof Balance.LedgerReadsRepo, unknown>)
+  } satisfies Record<keyof Store.LedgerReadsStoreService, unknown>)
 }
 
-export const ledgerReadsLayer: Layer.Layer<Balance.LedgerReads, never, SqlClient.SqlClient> = Layer.effect(
-  Balance.LedgerReads,
+export const ledgerReadsLayer: Layer.Layer<Store.LedgerReadsStore, never, SqlClient.SqlClient> = Layer.effect(
+  Store.LedgerReadsStore,
   Effect.map(SqlClient.SqlClient, make)
 )

@@ -1,13 +1,13 @@
 /**
  * The database of a server process: PostgreSQL when a URL is configured, else embedded PGlite (on disk,
- * or in memory without a data directory). Migrates at start and provides every core port over it, the
- * server's own (`Directory`, `ServerSecrets`, `EndedSessions`), core's credential services (`ApiKeys`, `OAuthClients`),
- * and `Crypto`.
+ * or in memory without a data directory). Migrates at start and provides every core port over it (the
+ * notice outbox too), the server's own (`Directory`, `ServerSecrets`, `EndedSessions`), core's
+ * credential services (`ApiKeys`, `OAuthClients`), and `Crypto`.
  */
 import type { MigrationError } from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { ApiKeys, Crypto, OAuthClients } from "@laari/core"
+import { ApiKeys, type Crypto, type NoticeOutbox, OAuthClients } from "@laari/core"
 import { Effect, Layer } from "effect"
 import type { Directory } from "../Platform/Directory.js"
 import type { EndedSessions } from "../Platform/EndedSessions.js"
@@ -17,6 +17,7 @@ import type { ServerSecrets } from "../Platform/ServerSecrets.js"
 import * as SqlDirectory from "./Directory.js"
 import * as SqlEndedSessions from "./EndedSessions.js"
 import * as Migrations from "./Migrations.js"
+import * as NotificationOutbox from "./NotificationOutbox.js"
 import * as PgPool from "./Pg/PgPool.js"
 import * as PgliteClient from "./Pglite/PgliteClient.js"
 import * as RowCache from "./RowCache.js"
@@ -32,6 +33,11 @@ export interface Config {
   readonly bounds?: Partial<PgPool.Bounds> | undefined
   /** PostgreSQL pool size. Default 10. */
   readonly maxConnections?: number | undefined
+  /**
+   * The notification service's address (`LAARI_NOTIFY_URL`): with it every notice is also queued for it,
+   * else kept in laari only. The one place the `Notifications` port is chosen (`NotificationOutbox.ports`).
+   */
+  readonly notifyUrl?: string | undefined
 }
 
 /**
@@ -61,36 +67,38 @@ export const probe: Effect.Effect<Effect.Effect<void, SqlError>, never, SqlClien
   (sql) => Effect.asVoid(sql`SELECT 1`)
 )
 
-/** Every adapter over an already migrated database. */
-export const adapters: Layer.Layer<
-  Store.Ports | Directory | ServerSecrets | EndedSessions | OAuthClients.OAuthClients | ApiKeys.ApiKeys,
-  never,
-  SqlClient.SqlClient | Crypto.Crypto
-> = Layer.mergeAll(
-  SqlDirectory.layer,
-  SqlServerSecrets.layer,
-  SqlEndedSessions.layer,
-  // Core's credential services over these ports: every front end authenticates through them.
-  OAuthClients.OAuthClients.Default,
-  ApiKeys.ApiKeys.Default
-).pipe(Layer.provideMerge(Store.layer), Layer.provide(RowCache.layer))
-
-/** Migrates, then provides the SQL client, `PoolStats`, every adapter (`adapters`) and `Crypto`. */
-export const layer = (
-  config: Config
-): Layer.Layer<
-  | SqlClient.SqlClient
-  | PoolStats
+/** The ports a database gives, core's and the server's, and core's credential services over them. */
+export type Adapters =
   | Store.Ports
+  | NoticeOutbox.NoticeOutbox
   | Directory
   | ServerSecrets
   | EndedSessions
   | OAuthClients.OAuthClients
   | ApiKeys.ApiKeys
-  | Crypto.Crypto,
-  SqlError | MigrationError
-> => {
+
+/** Every adapter over an already migrated database; notices as `notifyUrl` says (`Config.notifyUrl`). */
+export const adapters = (
+  notifyUrl: string | undefined
+): Layer.Layer<Adapters, never, SqlClient.SqlClient | Crypto.Crypto> =>
+  Layer.mergeAll(
+    SqlDirectory.layer,
+    SqlServerSecrets.layer,
+    SqlEndedSessions.layer,
+    // Core's credential services over these ports: every front end authenticates through them.
+    OAuthClients.OAuthClients.Default,
+    ApiKeys.ApiKeys.Default
+  ).pipe(
+    Layer.provideMerge(Store.layer),
+    Layer.provideMerge(NotificationOutbox.ports(notifyUrl)),
+    Layer.provide(RowCache.layer)
+  )
+
+/** Migrates, then provides the SQL client, `PoolStats`, every adapter (`adapters`) and `Crypto`. */
+export const layer = (
+  config: Config
+): Layer.Layer<SqlClient.SqlClient | PoolStats | Adapters | Crypto.Crypto, SqlError | MigrationError> => {
   const migrated = Layer.effectDiscard(Migrations.run).pipe(Layer.provideMerge(clientLayer(config)))
   // node:crypto's hashes: the adapters hash every request's key (`Keys.nodeCrypto`).
-  return adapters.pipe(Layer.provideMerge(migrated), Layer.provideMerge(Keys.cryptoLayer))
+  return adapters(config.notifyUrl).pipe(Layer.provideMerge(migrated), Layer.provideMerge(Keys.cryptoLayer))
 }

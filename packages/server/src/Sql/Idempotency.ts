@@ -1,9 +1,9 @@
 /**
- * Idempotency keys: rows, mapping, and the port `Idempotency.IdempotencyStore`.
+ * Idempotency keys: rows, mapping, and the port `Store.IdempotencyStore`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Idempotency, type Ids } from "@laari/core"
+import { Idempotency, type Ids, Store } from "@laari/core"
 import { DateTime, Effect, Layer } from "effect"
 import { fromDate, insideTransaction, int, json, one, repository, toDate } from "./Repository.js"
 import * as WriteBehind from "./WriteBehind.js"
@@ -105,5 +105,7 @@ export const makeIdempotency = Effect.map(SqlClient.SqlClient, (sql) => {
   })
 })
 
-export const idempotencyLayer: Layer.Layer<Idempotency.IdempotencyStore, never, SqlClient.SqlClient> =
-  Layer.effect(Idempotency.IdempotencyStore, makeIdempotency)
+export const idempotencyLayer: Layer.Layer<Store.IdempotencyStore, never, SqlClient.SqlClient> = Layer.effect(
+  Store.IdempotencyStore,
+  makeIdempotency
+)

@@ -1,6 +1,6 @@
 /**
  * Merchants, their outlets and API keys, and customers: the rows, their mapping to the model, and the
- * ports `Store.Merchants`, `Merchant.MerchantsStore`, `Store.Customers` and `Store.ApiKeysStore`. The
+ * ports `Store.MerchantsStore`, `Store.MerchantRegistryStore`, `Store.CustomersStore` and `Store.ApiKeysStore`. The
  * ops side writes customers through `Directory`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -115,7 +115,7 @@ export const makeApiKeys = Effect.gen(function* () {
       hashSecret = secret
     }
   )
-  const service: Store.ApiKeysRepo = repository({
+  const service: Store.ApiKeysStoreService = repository({
     hashKey: Effect.suspend(() => (hashSecret !== undefined ? Effect.succeed(hashSecret) : loadHashSecret)),
     insert: (key: ApiKey.NewKey, now: DateTime.Utc) =>
       sql`INSERT INTO api_keys ${sql.insert(keys.toRow({ ...key, createdAt: now, revokedAt: null }))}`.pipe(
@@ -202,7 +202,7 @@ export const openCustomer = (
     return true
   })
 
-/** The SQL adapter of core's `Merchant.MerchantsStore`; a change of gates drops the cached merchant. */
+/** The SQL adapter of core's `Store.MerchantRegistryStore`; a change of gates drops the cached merchant. */
 export const makeMerchantsStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const cache = yield* RowCache.RowCache
@@ -294,7 +294,7 @@ export const makeMerchantsStore = Effect.gen(function* () {
     )
   }
 
-  const service: Merchant.MerchantsStoreRepo = repository({
+  const service: Store.MerchantRegistryStoreService = repository({
     create,
     list,
     count: sql<{ readonly n: number | string }>`SELECT count(*) AS n FROM merchants`.pipe(
@@ -308,16 +308,19 @@ export const makeMerchantsStore = Effect.gen(function* () {
 })
 
 export const merchantsStoreLayer: Layer.Layer<
-  Merchant.MerchantsStore,
+  Store.MerchantRegistryStore,
   never,
   SqlClient.SqlClient | RowCache.RowCache | Crypto.Crypto
-> = Layer.effect(Merchant.MerchantsStore, makeMerchantsStore)
+> = Layer.effect(Store.MerchantRegistryStore, makeMerchantsStore)
 
-export const merchantsLayer: Layer.Layer<Store.Merchants, never, SqlClient.SqlClient | RowCache.RowCache> =
-  Layer.effect(Store.Merchants, makeMerchants)
+export const merchantsLayer: Layer.Layer<
+  Store.MerchantsStore,
+  never,
+  SqlClient.SqlClient | RowCache.RowCache
+> = Layer.effect(Store.MerchantsStore, makeMerchants)
 
-export const customersLayer: Layer.Layer<Store.Customers, never, SqlClient.SqlClient> = Layer.effect(
-  Store.Customers,
+export const customersLayer: Layer.Layer<Store.CustomersStore, never, SqlClient.SqlClient> = Layer.effect(
+  Store.CustomersStore,
   makeCustomers
 )
 

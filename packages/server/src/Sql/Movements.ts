@@ -1,10 +1,10 @@
 /**
- * Movements in the wallet provider's core: rows of `wallet_movements`, and core's `MovementsRepo` over
+ * Movements in the wallet provider's core: rows of `wallet_movements`, and core's `MovementsStoreService` over
  * them. A movement is inserted pending in the transaction that decides its payment, before any call
  * leaves; the resolver claims pending ones by their next look, skipping rows another process holds.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { type Ids, type Movement, RemoteLedger } from "@laari/core"
+import { type Ids, type Movement, Store } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
 import { Column, earliest, fromDate, int, json, one, repository, rows, toDate } from "./Repository.js"
 
@@ -107,5 +107,7 @@ export const makeMovements = Effect.map(SqlClient.SqlClient, (sql) => {
   })
 })
 
-export const movementsLayer: Layer.Layer<RemoteLedger.MovementsStore, never, SqlClient.SqlClient> =
-  Layer.effect(RemoteLedger.MovementsStore, makeMovements)
+export const movementsLayer: Layer.Layer<Store.MovementsStore, never, SqlClient.SqlClient> = Layer.effect(
+  Store.MovementsStore,
+  makeMovements
+)

@@ -225,7 +225,7 @@ export const portLayer: Layer.Layer<NoticeOutbox.NoticeOutbox, never, Notificati
   NoticeOutbox.NoticeOutbox,
   Effect.map(
     NotificationOutbox,
-    ({ claim, complete, expire, nextDueAt, queue }): NoticeOutbox.NoticeOutboxRepo => ({
+    ({ claim, complete, expire, nextDueAt, queue }): NoticeOutbox.NoticeOutboxService => ({
       queue,
       expire,
       claim,

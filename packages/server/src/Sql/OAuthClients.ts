@@ -1,10 +1,10 @@
 /**
- * The SQL adapter of core's `OAuthClient.OAuthClientsStore`: OAuth clients and their access tokens,
+ * The SQL adapter of core's `Store.OAuthClientsStore`: OAuth clients and their access tokens,
  * stored as keyed hashes (core's `OAuthClients` hashes and decides). A token is found by its hash, never
  * cached, so a revocation holds from the next request on, in every process.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { type Auth, Ids, OAuthClient } from "@laari/core"
+import { type Auth, Ids, OAuthClient, Store } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
 import {
   all,
@@ -54,7 +54,7 @@ export const makeStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const transaction = inTransaction(sql)
 
-  const service: OAuthClient.OAuthClientsRepo = repository({
+  const service: Store.OAuthClientsStoreService = repository({
     insertClient: (client: OAuthClient.Client) =>
       sql`INSERT INTO oauth_clients ${sql.insert(clients.toRow(client))}`.pipe(Effect.asVoid),
 
@@ -114,5 +114,7 @@ export const makeStore = Effect.gen(function* () {
   return service
 })
 
-export const storeLayer: Layer.Layer<OAuthClient.OAuthClientsStore, never, SqlClient.SqlClient> =
-  Layer.effect(OAuthClient.OAuthClientsStore, makeStore)
+export const storeLayer: Layer.Layer<Store.OAuthClientsStore, never, SqlClient.SqlClient> = Layer.effect(
+  Store.OAuthClientsStore,
+  makeStore
+)

@@ -1,6 +1,6 @@
 /**
  * Outlets, QR codes, their hosted PNGs and the payments they produce: rows, mapping, and the ports
- * `Store.Outlets`, `Store.QrCodesStore` and `Store.QrPaymentsStore`.
+ * `Store.OutletsStore`, `Store.QrCodesStore` and `Store.QrPaymentsStore`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
@@ -28,8 +28,8 @@ export const makeOutlets = Effect.map(SqlClient.SqlClient, (sql) =>
   })
 )
 
-export const outletsLayer: Layer.Layer<Store.Outlets, never, SqlClient.SqlClient> = Layer.effect(
-  Store.Outlets,
+export const outletsLayer: Layer.Layer<Store.OutletsStore, never, SqlClient.SqlClient> = Layer.effect(
+  Store.OutletsStore,
   makeOutlets
 )
 

@@ -1,5 +1,5 @@
 /**
- * Refunds: rows, mapping, and core's `RefundsRepo` over them. A refund names its payment by a foreign
+ * Refunds: rows, mapping, and core's `RefundsStoreService` over them. A refund names its payment by a foreign
  * key of the payment's kind; the payment's `amount_refunded` is written only here, under the payment's
  * row lock (`lockPayment`), and a CHECK keeps it within the amount whatever the code does.
  */

@@ -4,7 +4,7 @@
  * idempotency keys and the built-in ledger behind `Wallet`. The same adapters serve PostgreSQL and PGlite.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { type Crypto, Store } from "@laari/core"
+import { type Crypto, type Notifications, Store } from "@laari/core"
 import { Effect, FiberRef, Layer, Option } from "effect"
 import { ledgerReadsLayer } from "./Balance.js"
 import { challengesLayer } from "./Challenges.js"
@@ -13,7 +13,6 @@ import { idempotencyLayer } from "./Idempotency.js"
 import { walletLayer } from "./Ledger.js"
 import { chargesLayer, mandatesLayer } from "./Mandates.js"
 import { apiKeysLayer, customersLayer, merchantsLayer, merchantsStoreLayer } from "./Merchants.js"
-import { notificationsLayer } from "./Notifications.js"
 import { storeLayer as oauthClientsLayer } from "./OAuthClients.js"
 import * as PgBatch from "./Pg/PgBatch.js"
 import * as PgTransaction from "./PgTransaction.js"
@@ -67,29 +66,35 @@ export const transactorLayer: Layer.Layer<Store.Transactor, never, SqlClient.Sql
 /** The ports of `@laari/core` that a SQL database provides. */
 export type Ports = Store.Ports
 
-export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient | RowCache.RowCache | Crypto.Crypto> =
-  Layer.mergeAll(
-    transactorLayer,
-    merchantsLayer,
-    merchantsStoreLayer,
-    apiKeysLayer,
-    customersLayer,
-    mandatesLayer,
-    chargesLayer,
-    challengesLayer,
-    outletsLayer,
-    qrCodesLayer,
-    qrPaymentsLayer,
-    checkoutSessionsLayer,
-    subscriptionsLayer,
-    invoicesLayer,
-    refundsLayer,
-    idempotencyLayer,
-    outboxLayer,
-    eventLogLayer,
-    notificationsLayer,
-    walletLayer,
-    ledgerReadsLayer,
-    oauthClientsLayer,
-    webhookEndpointsLayer
-  )
+/**
+ * Every port but `Notifications`, whose implementation depends on where notices go: the database picks
+ * it once, from its configuration (`Database.layer`, `NotificationOutbox.ports`).
+ */
+export const layer: Layer.Layer<
+  Exclude<Ports, Notifications.Notifications>,
+  never,
+  SqlClient.SqlClient | RowCache.RowCache | Crypto.Crypto
+> = Layer.mergeAll(
+  transactorLayer,
+  merchantsLayer,
+  merchantsStoreLayer,
+  apiKeysLayer,
+  customersLayer,
+  mandatesLayer,
+  chargesLayer,
+  challengesLayer,
+  outletsLayer,
+  qrCodesLayer,
+  qrPaymentsLayer,
+  checkoutSessionsLayer,
+  subscriptionsLayer,
+  invoicesLayer,
+  refundsLayer,
+  idempotencyLayer,
+  outboxLayer,
+  eventLogLayer,
+  walletLayer,
+  ledgerReadsLayer,
+  oauthClientsLayer,
+  webhookEndpointsLayer
+)

@@ -213,5 +213,5 @@ const makeDeliveries = Effect.gen(function* () {
 export const deliveriesLayer: Layer.Layer<DeliveriesStore.DeliveriesStore, never, SqlClient.SqlClient> =
   Layer.effect(
     DeliveriesStore.DeliveriesStore,
-    Effect.map(makeDeliveries, (store): DeliveriesStore.DeliveriesRepo => repository(store))
+    Effect.map(makeDeliveries, (store): DeliveriesStore.DeliveriesStoreService => repository(store))
   )

@@ -1,5 +1,5 @@
 /**
- * The SQL adapter of core's `WebhookEndpoint.WebhookEndpointsStore`: a merchant's endpoints, their
+ * The SQL adapter of core's `Store.WebhookEndpointsStore`: a merchant's endpoints, their
  * secrets kept as core's `SecretSealer` sealed them (the server's seals under the master key:
  * `Webhooks/Secrets`, sealed again at start by `Webhooks/Sealer` through `secretsNotLike` and
  * `storeResealed`). Deleting keeps the row (its log stays) and fails what was still to be sent. The
@@ -7,7 +7,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Ids, Webhook, WebhookEndpoint } from "@laari/core"
+import { Ids, Store, Webhook, WebhookEndpoint } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
 import { fromDate, fromDateOrNull, int, one, repository, toDate } from "./Repository.js"
 
@@ -146,11 +146,10 @@ const make = Effect.gen(function* () {
   }
 })
 
-export const storeLayer: Layer.Layer<WebhookEndpoint.WebhookEndpointsStore, never, SqlClient.SqlClient> =
-  Layer.effect(
-    WebhookEndpoint.WebhookEndpointsStore,
-    Effect.map(make, (store): WebhookEndpoint.WebhookEndpointsRepo => repository(store))
-  )
+export const storeLayer: Layer.Layer<Store.WebhookEndpointsStore, never, SqlClient.SqlClient> = Layer.effect(
+  Store.WebhookEndpointsStore,
+  Effect.map(make, (store): Store.WebhookEndpointsStoreService => repository(store))
+)
 
 /** An endpoint's stored secrets, as the master keys' sealer reads and writes them (`Webhooks/Sealer`). */
 export interface StoredSecrets {

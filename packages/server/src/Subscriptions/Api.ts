@@ -10,7 +10,7 @@ import { Schema } from "effect"
 import { Body, IdOrReference, Laari, Paging, Text, Timestamp } from "../Http/Fields.js"
 import * as Idempotent from "../Http/Idempotent.js"
 import * as OptionalBody from "../Http/OptionalBody.js"
-import * as DomainProblems from "../Http/DomainProblems.js"
+import * as SubscriptionsProblems from "./Problems.js"
 import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
@@ -104,7 +104,7 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
     HttpApiEndpoint.get("get", "/subscriptions/:id")
       .setPath(IdPath)
       .addSuccess(SubscriptionRead)
-      .addError(DomainProblems.SubscriptionNotFound)
+      .addError(SubscriptionsProblems.SubscriptionNotFound)
       .annotate(OpenApi.Summary, "Fetch a subscription")
       .annotate(OpenApi.Description, "By id or by the reference of its checkout session.")
   )
@@ -120,7 +120,7 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
       .setPath(IdPath)
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(Schema.Array(InvoiceRead))
-      .addError(DomainProblems.SubscriptionNotFound)
+      .addError(SubscriptionsProblems.SubscriptionNotFound)
       .annotate(OpenApi.Summary, "List a subscription's invoices")
       .annotate(OpenApi.Description, "One per cycle, newest first.")
   )
@@ -128,8 +128,8 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
     Idempotent.post("cancel", "/subscriptions/:id/cancel")
       .setPath(IdPath)
       .addSuccess(Cancelled)
-      .addError(DomainProblems.SubscriptionNotFound)
-      .addError(DomainProblems.SubscriptionNotCancellable)
+      .addError(SubscriptionsProblems.SubscriptionNotFound)
+      .addError(SubscriptionsProblems.SubscriptionNotCancellable)
       .annotate(OpenApi.Summary, "Cancel a subscription")
       .annotate(
         OpenApi.Description,

@@ -8,7 +8,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
-import { Balance, type Ids, Movement } from "@laari/core"
+import { Balance, type Ids, Movement, Store } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
 import type { WalletConnectorConfig } from "./Config.js"
 import { all, Column, int, isStorable, repository, rows, toDate } from "../Sql/Repository.js"
@@ -79,9 +79,9 @@ const make = (sql: SqlClient.SqlClient) => {
 /** The balance reads of the environments whose money lives in the core from movements; the rest as before. */
 export const layer = (config: WalletConnectorConfig) =>
   Layer.effect(
-    Balance.LedgerReads,
+    Store.LedgerReadsStore,
     Effect.gen(function* () {
-      const builtIn = yield* Balance.LedgerReads
+      const builtIn = yield* Store.LedgerReadsStore
       const away = make(yield* SqlClient.SqlClient)
       const of = (tenant: Ids.Tenant) => (config.environments.includes(tenant.environment) ? away : builtIn)
       return {
@@ -90,6 +90,6 @@ export const layer = (config: WalletConnectorConfig) =>
         between: (tenant, from, to) => of(tenant).between(tenant, from, to),
         // The wallet app's list is the built-in ledger's: a customer of the core pays in the provider's app.
         payments: builtIn.payments
-      } satisfies Balance.LedgerReadsRepo
+      } satisfies Store.LedgerReadsStoreService
     })
   )

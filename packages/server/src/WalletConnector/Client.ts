@@ -52,7 +52,7 @@ export class Unknown extends Data.TaggedError("Unknown")<{
 }
 
 /** `409 conflict`: the transfer id was used before with another body. Nothing moved; laari's bug. */
-export class Conflict extends Data.TaggedError("Conflict")<{
+export class TransferConflict extends Data.TaggedError("TransferConflict")<{
   readonly id: string
   readonly detail: string
   readonly requestId: string
@@ -72,7 +72,7 @@ export interface WalletConnectorClientService {
   /** The wallet of an E.164 phone number (`+9607771234`), or none on `404 not_found`. */
   readonly walletByPhone: (phone: string) => Effect.Effect<Option.Option<Connector.Wallet>, Unknown>
   /** `POST /transfers`: posted, refused, cancelled or unknown; `Conflict` on `409`. */
-  readonly transfer: (request: Connector.TransferRequest) => Effect.Effect<TransferOutcome, Conflict>
+  readonly transfer: (request: Connector.TransferRequest) => Effect.Effect<TransferOutcome, TransferConflict>
   /** `GET /transfers/{id}`: what the core has of the id, `NotTaken` when nothing. */
   readonly status: (id: string) => Effect.Effect<StatusOutcome>
   /** `POST /transfers/{id}/cancel`: the final answer. */
@@ -231,7 +231,7 @@ export const make = (config: ClientConfig) =>
             what
           )
         ).pipe(
-          Effect.flatMap((answer): Effect.Effect<TransferOutcome, Conflict> => {
+          Effect.flatMap((answer): Effect.Effect<TransferOutcome, TransferConflict> => {
             switch (answer.status) {
               case 201:
                 return Effect.succeed(
@@ -257,7 +257,11 @@ export const make = (config: ClientConfig) =>
                   onRight: (e) =>
                     e.code === "conflict"
                       ? Effect.fail(
-                          new Conflict({ id: request.id, detail: e.message, requestId: answer.requestId })
+                          new TransferConflict({
+                            id: request.id,
+                            detail: e.message,
+                            requestId: answer.requestId
+                          })
                         )
                       : Effect.succeed(unexpected(answer, what))
                 })

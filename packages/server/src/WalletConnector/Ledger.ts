@@ -6,17 +6,7 @@
  * `LAARI_WALLET_FEE_WALLET`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import {
-  type Balance,
-  Connector,
-  Crypto,
-  Errors,
-  type Ids,
-  type Movement,
-  RemoteLedger,
-  Store,
-  Wallet
-} from "@laari/core"
+import { Connector, Crypto, Errors, type Ids, type Movement, RemoteLedger, Store, Wallet } from "@laari/core"
 import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
 import * as MovementBalance from "./Balance.js"
 import * as Breaker from "./Breaker.js"
@@ -98,7 +88,7 @@ export const layer = (
           client.transfer(transferRequest(m)).pipe(
             // `409`: this id went out before with another body, which laari never sends: its bug, logged,
             // and the outcome left to the resolver's question, which the core answers for the first body.
-            Effect.catchTag("Conflict", (e) =>
+            Effect.catchTag("TransferConflict", (e) =>
               Effect.as(
                 Effect.logError(e.message),
                 new Client.Unknown({ cause: e.message, requestId: e.requestId })
@@ -158,9 +148,9 @@ export const layer = (
  */
 const customersLayer = (config: WalletConnectorConfig) =>
   Layer.effect(
-    Store.Customers,
+    Store.CustomersStore,
     Effect.gen(function* () {
-      const local = yield* Store.Customers
+      const local = yield* Store.CustomersStore
       const client = yield* Client.WalletConnectorClient
       const sql = yield* SqlClient.SqlClient
       const crypto = yield* Crypto.Crypto
@@ -194,7 +184,7 @@ const customersLayer = (config: WalletConnectorConfig) =>
               )
             return Option.isNone(found) ? undefined : yield* link(environment, found.value)
           })
-      } satisfies Store.CustomersRepo
+      } satisfies Store.CustomersStoreService
     })
   )
 
@@ -235,7 +225,7 @@ export const connectorLayer = (
 ): Layer.Layer<
   never,
   never,
-  SqlClient.SqlClient | Store.Customers | Crypto.Crypto | Wallet.Wallet | Balance.LedgerReads
+  SqlClient.SqlClient | Store.CustomersStore | Crypto.Crypto | Wallet.Wallet | Store.LedgerReadsStore
 > =>
   // Provided by tag only: core asks for them with `serviceOption`, which needs nothing in the types.
   config === undefined

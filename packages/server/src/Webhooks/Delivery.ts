@@ -5,7 +5,7 @@
  * one endpoint or one merchant may hold is capped by the claim, over every process on the database, so a
  * merchant's slow or dead endpoints hold a bounded share and other merchants' deliveries go on.
  */
-import { Deliveries, DeliveriesStore, WebhookEndpoint, Work } from "@laari/core"
+import { Deliveries, type DeliveriesStore, SecretSealer, Sender as CoreSender } from "@laari/core"
 import { Effect, Layer } from "effect"
 import { ServerConfigTag } from "../Platform/Config.js"
 import * as Dispatch from "../Background/Dispatch.js"
@@ -36,7 +36,7 @@ export type DeliveryService = Dispatch.Dispatcher
 const make = (limits: Limits) =>
   Effect.gen(function* () {
     const deliveries = yield* Deliveries.Deliveries
-    const sealer = yield* WebhookEndpoint.SecretSealer
+    const sealer = yield* SecretSealer.SecretSealer
     const config = yield* ServerConfigTag
     const sender = Sender.port({ allowPrivate: config.webhookAllowPrivate })
     return yield* Dispatch.make(
@@ -47,8 +47,8 @@ const make = (limits: Limits) =>
           deliveries
             .deliver(claimed)
             .pipe(
-              Effect.provideService(DeliveriesStore.Sender, sender),
-              Effect.provideService(WebhookEndpoint.SecretSealer, sealer)
+              Effect.provideService(CoreSender.Sender, sender),
+              Effect.provideService(SecretSealer.SecretSealer, sealer)
             ),
         group: (c) => c.attempt.endpointId,
         nextDueAt: deliveries.nextDueAt
@@ -61,15 +61,8 @@ export class Delivery extends Effect.Tag("laari/server/Delivery")<Delivery, Deli
 
 export const layer = (limits: Limits = defaultLimits) => Layer.scoped(Delivery, make(limits))
 
-/** The core jobs and the deliveries, as the one list the workers and the manual clock run. */
-export const jobs = Layer.effect(
-  Work.Jobs,
-  Effect.gen(function* () {
-    const jobs = yield* Work.Jobs
-    const delivery = yield* Delivery
-    return [...jobs, delivery.job]
-  })
-)
+/** The deliveries' job, for the server's list of jobs (`Server.jobs`). */
+export const job = Effect.map(Delivery, (delivery) => delivery.job)
 
 /**
  * The real-time worker: fills its slots whenever the outbox notifies, an attempt finishes, or a second

@@ -4,7 +4,7 @@
  * before it and its master keys sealing the secrets (`Sealer.layer`, the `SecretSealer`). Each fails with
  * the domain's errors (not found, invalid URL). The delivery log is core's `Deliveries`.
  */
-import { Auth, Errors, WebhookEndpoint, WebhookEndpoints } from "@laari/core"
+import { Auth, Errors, SecretSealer, WebhookEndpoint, WebhookEndpoints } from "@laari/core"
 import { Context, type Duration, Effect, Layer } from "effect"
 import { ServerConfigTag } from "../Platform/Config.js"
 import * as Address from "./Address.js"
@@ -13,7 +13,7 @@ import * as Replay from "./Replay.js"
 const make = Effect.gen(function* () {
   const endpoints = yield* WebhookEndpoints.WebhookEndpoints
   const config = yield* ServerConfigTag
-  const sealing = Effect.provideService(WebhookEndpoint.SecretSealer, yield* WebhookEndpoint.SecretSealer)
+  const sealing = Effect.provideService(SecretSealer.SecretSealer, yield* SecretSealer.SecretSealer)
   const policy: Address.Policy = { allowPrivate: config.webhookAllowPrivate }
 
   const checkUrl = (url: string | undefined) => {

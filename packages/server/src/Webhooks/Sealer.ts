@@ -3,7 +3,7 @@
  * opens; the endpoints are core's `WebhookEndpoints`, stored by `Sql/WebhookEndpoints`). Building it seals
  * again, under the current master key, whatever a start finds sealed otherwise.
  */
-import { WebhookEndpoint } from "@laari/core"
+import { SecretSealer } from "@laari/core"
 import { Effect, Layer, Redacted } from "effect"
 import { type ServerConfig, ServerConfigTag } from "../Platform/Config.js"
 import * as ServerSecrets from "../Sql/ServerSecrets.js"
@@ -69,7 +69,7 @@ const makeSealer = Effect.gen(function* () {
     sealer: {
       seal: (endpointId, secret) => Effect.sync(() => Secrets.seal(ring, endpointId, secret)),
       open: (endpointId, sealed) => Effect.sync(() => Secrets.open(ring, endpointId, sealed))
-    } satisfies WebhookEndpoint.Sealer,
+    } satisfies SecretSealer.SecretSealerService,
     reseal
   }
 })
@@ -79,7 +79,7 @@ const makeSealer = Effect.gen(function* () {
  * with every row readable, and refuses to start, saying which key is missing, when one is not.
  */
 export const layer = Layer.effect(
-  WebhookEndpoint.SecretSealer,
+  SecretSealer.SecretSealer,
   Effect.gen(function* () {
     const { sealer, reseal } = yield* makeSealer
     const sealed = yield* reseal.pipe(

@@ -1,11 +1,11 @@
 /**
- * One delivery attempt over HTTP, for webhooks (the adapter of core's `DeliveriesStore.Sender`: `port`) and
+ * One delivery attempt over HTTP, for webhooks (the adapter of core's `Sender.Sender`: `port`) and
  * for customer notices (`Notify`): a `POST` of the exact envelope text, no redirects followed, the whole
  * attempt bounded by `Webhook.AttemptTimeout`, the response body read up to `Webhook.LoggedBodyBytes`.
  * When the endpoint must be public, every address the name resolves to is checked as the socket
  * connects (the address connected to is the one checked, so DNS rebinding gains nothing).
  */
-import { type DeliveriesStore, Webhook } from "@laari/core"
+import { type Sender, Webhook } from "@laari/core"
 import { Duration, Effect } from "effect"
 import { lookup as dnsLookup, type LookupAddress } from "node:dns"
 import http from "node:http"
@@ -165,6 +165,6 @@ export const send = (request: Request): Effect.Effect<Response> =>
   })
 
 /** Core's `Sender` for webhook deliveries, to the addresses `policy` allows. */
-export const port = (policy: Policy): DeliveriesStore.SenderService => ({
+export const port = (policy: Policy): Sender.SenderService => ({
   send: (request) => send({ ...request, publicOnly: mustBePublic(policy) })
 })

@@ -1,20 +1,20 @@
 /**
  * The testkit's `Seed` over the SQL adapters: merchants and outlets through core's `Merchants.creating`
- * and `Merchant.MerchantsStore`, customers, payer wallets and read-outs through the `Directory`, so the
+ * and `Store.MerchantRegistryStore`, customers, payer wallets and read-outs through the `Directory`, so the
  * store contract (and any test) can seed a SQL database exactly as it seeds the memory adapters. Kept out
  * of `src` so production code does not import the testkit.
  */
-import { Crypto, Merchant, Merchants } from "@laari/core"
+import { Crypto, Merchants, Store } from "@laari/core"
 import { Seed } from "@laari/testkit"
 import { DateTime, Effect, Layer } from "effect"
 import { Directory } from "../../src/Platform/Directory.js"
 
-export const layer: Layer.Layer<Seed.Seed, never, Directory | Merchant.MerchantsStore | Crypto.Crypto> =
+export const layer: Layer.Layer<Seed.Seed, never, Directory | Store.MerchantRegistryStore | Crypto.Crypto> =
   Layer.effect(
     Seed.Seed,
     Effect.gen(function* () {
       const directory = yield* Directory
-      const merchants = yield* Merchant.MerchantsStore
+      const merchants = yield* Store.MerchantRegistryStore
       const create = Merchants.creating(merchants, yield* Crypto.Crypto)
       return Seed.Seed.of({
         merchant: (input) => Effect.orDie(Effect.map(create(input), (created) => created.merchant)),

@@ -12,14 +12,14 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import type { MigrationError } from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { ApiKeys, Crypto, DeliveriesStore, NoticeOutbox, OAuthClients } from "@laari/core"
+import type { ApiKeys, Crypto, DeliveriesStore, NoticeOutbox, OAuthClients, WallClock } from "@laari/core"
 import type { Seed } from "@laari/testkit"
 import { Effect, Layer, Redacted, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Database from "../../src/Sql/Database.js"
 import type { Directory } from "../../src/Platform/Directory.js"
 import type { Ports } from "../../src/Sql/Store.js"
-import * as NotificationOutbox from "../../src/Sql/NotificationOutbox.js"
+import * as SystemWallClock from "../../src/Platform/WallClock.js"
 import * as WebhookDeliveries from "../../src/Sql/WebhookDeliveries.js"
 import * as SqlSeed from "./SqlSeed.js"
 
@@ -37,22 +37,22 @@ export type TestServices =
   | OAuthClients.OAuthClients
   | ApiKeys.ApiKeys
   | Crypto.Crypto
+  | WallClock.WallClock
   | Seed.Seed
 
 /**
- * The database with `Seed`, and the delivery log (`Sql/WebhookDeliveries`) and notice outbox
- * (`Sql/NotificationOutbox`), which the server keeps beside it.
+ * The database with `Seed`, the delivery log (`Sql/WebhookDeliveries`), which the server keeps beside it,
+ * and the system's wall time, the one port of core no database brings.
  */
 const withSeed = (
   database: Layer.Layer<
-    Exclude<TestServices, Seed.Seed | DeliveriesStore.DeliveriesStore | NoticeOutbox.NoticeOutbox>,
+    Exclude<TestServices, Seed.Seed | DeliveriesStore.DeliveriesStore | WallClock.WallClock>,
     SqlError | MigrationError
   >
 ) =>
   SqlSeed.layer.pipe(
     Layer.provideMerge(WebhookDeliveries.deliveriesLayer),
-    Layer.provideMerge(NotificationOutbox.portLayer.pipe(Layer.provide(NotificationOutbox.layer))),
-    Layer.provideMerge(database)
+    Layer.provideMerge(Layer.merge(database, SystemWallClock.layer))
   )
 
 /** An in-memory PGlite database, migrated, with every adapter and `Seed`. */

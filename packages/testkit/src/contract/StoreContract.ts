@@ -19,7 +19,7 @@
  * describe block with the suite's `it`, so all of them run over the one layer (one database an adapter).
  */
 import { layer } from "@effect/vitest"
-import { Engine } from "@laari/core"
+import { Engine, WallClock } from "@laari/core"
 import { Layer } from "effect"
 import type { AllCorePorts } from "./support/Helpers.js"
 import * as ApiKeys from "./ports/ApiKeys.js"
@@ -87,7 +87,12 @@ const ports = [
 const services = [QrCodesOnStore, MandatesOnStore, RefundsOnStore, PaymentReadsOnStore, ReadsOnStore]
 
 export const suite = (name: string, makeLayer: () => Layer.Layer<AllCorePorts | Seed, unknown>): void => {
-  const engine = Engine.layer.pipe(Layer.provideMerge(MemoryQrImages.layer), Layer.provideMerge(makeLayer()))
+  // Wall time is no store's: the system's, as a host brings it.
+  const host = Layer.merge(
+    MemoryQrImages.layer,
+    WallClock.layer(() => Date.now())
+  )
+  const engine = Engine.layer.pipe(Layer.provideMerge(host), Layer.provideMerge(makeLayer()))
 
   // The layer is a database and its migrations: the hook budget of the repository's projects (120 s,
   // vitest.shared.ts), which a 2-core machine shared with a CPU hog needs.

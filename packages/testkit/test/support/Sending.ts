@@ -1,11 +1,11 @@
 /** A `Sender` for the delivery tests: it answers one status, and keeps every request it was given. */
-import { DeliveriesStore } from "@laari/core"
+import { Sender } from "@laari/core"
 import { Effect } from "effect"
 
 /** A sender answering `status` (or nothing: `null`), keeping every request. */
 export const sending = (status: number | null) => {
-  const sent: Array<DeliveriesStore.Request> = []
-  const sender: DeliveriesStore.SenderService = {
+  const sent: Array<Sender.Request> = []
+  const sender: Sender.SenderService = {
     send: (request) =>
       Effect.sync(() => {
         sent.push(request)
@@ -17,7 +17,7 @@ export const sending = (status: number | null) => {
         }
       })
   }
-  return { sent, provide: Effect.provideService(DeliveriesStore.Sender, sender) }
+  return { sent, provide: Effect.provideService(Sender.Sender, sender) }
 }
 
 export type Sending = ReturnType<typeof sending>

@@ -36,7 +36,7 @@ export const tests = (it: It): void => {
     it.effect("movements: newest first, ties by id in byte order, paged by cursor, one tenant's only", () =>
       Effect.gen(function* () {
         const seed = yield* Seed
-        const reads = yield* Balance.LedgerReads
+        const reads = yield* Store.LedgerReadsStore
         const merchant = yield* freshMerchant()
         const other = yield* freshMerchant()
         const tenant = tenantOf(merchant)
@@ -106,7 +106,7 @@ export const tests = (it: It): void => {
     it.effect("between: a Maldives day, 19:00 UTC to 19:00 UTC, oldest first", () =>
       Effect.gen(function* () {
         const seed = yield* Seed
-        const reads = yield* Balance.LedgerReads
+        const reads = yield* Store.LedgerReadsStore
         const { merchant, tenant } = yield* freshTenant()
         const payer = yield* seed.customer({
           environment: "test",
@@ -131,7 +131,7 @@ export const tests = (it: It): void => {
     it.effect("payments: one customer's, newest first, ties by id in byte order, at most limit", () =>
       Effect.gen(function* () {
         const seed = yield* Seed
-        const reads = yield* Balance.LedgerReads
+        const reads = yield* Store.LedgerReadsStore
         const merchant = yield* freshMerchant()
         const other = yield* freshMerchant()
         const customer = () =>

@@ -24,7 +24,7 @@ export const tests = (it: It): void => {
 
     it.effect("claim, complete, hold and replay, inside transactions", () =>
       Effect.gen(function* () {
-        const store = yield* Idempotency.IdempotencyStore
+        const store = yield* Store.IdempotencyStore
         const tx = yield* Store.Transactor
         const claim = (scope: Idempotency.Scope, fingerprint: string, at: DateTime.Utc) =>
           tx.withTransaction(store.claim(scope, fingerprint, at))
@@ -72,7 +72,7 @@ export const tests = (it: It): void => {
 
     it.effect("an expired record is replaced, and the replacement is what later claims hold", () =>
       Effect.gen(function* () {
-        const store = yield* Idempotency.IdempotencyStore
+        const store = yield* Store.IdempotencyStore
         const tx = yield* Store.Transactor
         const merchant = yield* freshMerchant()
         const scope = yield* scopeFor(merchant)
@@ -101,7 +101,7 @@ export const tests = (it: It): void => {
 
     it.effect("purge deletes exactly the records past the retention", () =>
       Effect.gen(function* () {
-        const store = yield* Idempotency.IdempotencyStore
+        const store = yield* Store.IdempotencyStore
         const tx = yield* Store.Transactor
         const merchant = yield* freshMerchant()
         const t = (days: number) => plus(DateTime.unsafeMake("1950-01-01T00:00:00Z"), days * day)

@@ -26,11 +26,11 @@ export const tests = (it: It): void => {
           feeBps: 150,
           features: { mandatesLive: true, subscriptionsLive: false }
         })
-        const merchants = yield* Store.Merchants
+        const merchants = yield* Store.MerchantsStore
         expect(plain(yield* merchants.get(merchant.id))).toEqual(plain(merchant))
         expect(yield* merchants.get((yield* uuid) as Ids.MerchantId)).toBeUndefined()
 
-        const customers = yield* Store.Customers
+        const customers = yield* Store.CustomersStore
         const wallet = yield* Wallet.Wallet
         const payer = yield* customers.get(merchant.sandboxPayer)
         expect(payer?.environment).toBe("test")

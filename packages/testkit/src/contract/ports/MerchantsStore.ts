@@ -1,5 +1,5 @@
 /**
- * The merchants store part of the store contract (core's `Merchant.MerchantsStore`, through core's
+ * The merchants store part of the store contract (core's `Store.MerchantRegistryStore`, through core's
  * `Merchants`): a merchant is created in one unit with its sandbox payer and wallet, its own wallets at zero
  * and its outlets numbered in order; merchants list oldest first with their outlets; outlets are added
  * only to a merchant that exists; a feature gate changes only when named, and the cached read sees it.
@@ -53,7 +53,7 @@ export const tests = (it: It): void => {
         expect(plain(yield* merchants.get(merchant.id))).toEqual(plain(merchant))
         expect(yield* merchants.listOutlets(merchant.id)).toEqual(outlets)
 
-        const payer = yield* (yield* Store.Customers).get(merchant.sandboxPayer)
+        const payer = yield* (yield* Store.CustomersStore).get(merchant.sandboxPayer)
         expect(payer).toEqual({
           id: merchant.sandboxPayer,
           environment: "test",
@@ -87,7 +87,7 @@ export const tests = (it: It): void => {
 
     it.effect("merchants list oldest first with their outlets, at most the limit", () =>
       Effect.gen(function* () {
-        const store = yield* Merchant.MerchantsStore
+        const store = yield* Store.MerchantRegistryStore
         const first = yield* newMerchant(["Counter"])
         const next = yield* newMerchant([])
         // Created long before any other test's merchants, so they are the first two.
@@ -127,7 +127,7 @@ export const tests = (it: It): void => {
     it.effect("a feature gate changes only when named, and the merchant read sees it", () =>
       Effect.gen(function* () {
         const merchants = yield* Merchants.Merchants
-        const reads = yield* Store.Merchants
+        const reads = yield* Store.MerchantsStore
         const { merchant } = yield* merchants.create({ name: freshName() })
         // Read once first, so a store that caches the read is seen to drop it.
         expect((yield* reads.get(merchant.id))?.features.mandatesLive).toBe(false)

@@ -36,7 +36,7 @@ export const tests = (it: It): void => {
     it.effect("outlets: a merchant's own outlet is found, another merchant's or none is not", () =>
       Effect.gen(function* () {
         const seed = yield* Seed
-        const outlets = yield* Store.Outlets
+        const outlets = yield* Store.OutletsStore
         const { merchant, outlet } = yield* merchantWithOutlet()
         const second = yield* seed.outlet(merchant.id, "Orchid Magu ބައްޕަ")
         const other = yield* merchantWithOutlet()

@@ -5,7 +5,7 @@
  * merchant.
  */
 import { describe, expect } from "@effect/vitest"
-import { Approval, Events, Ids, Idempotency, Notifications, Store, Wallet } from "@laari/core"
+import { Approval, Events, Idempotency, Ids, Notifications, Store, Wallet } from "@laari/core"
 import { Deferred, Effect, Either, Exit, Fiber } from "effect"
 import { SandboxPayerBalance, Seed } from "../../Seed.js"
 import {
@@ -38,7 +38,7 @@ export const tests = (it: It): void => {
           const store = yield* Store.MandatesStore
           const charges = yield* Store.ChargesStore
           const challenges = yield* Store.ChallengesStore
-          const idempotency = yield* Idempotency.IdempotencyStore
+          const idempotency = yield* Store.IdempotencyStore
           const outbox = yield* Events.Outbox
           const notifications = yield* Notifications.Notifications
           const wallet = yield* Wallet.Wallet

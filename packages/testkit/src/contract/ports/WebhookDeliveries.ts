@@ -7,7 +7,7 @@
  * transaction that is rolled back.
  */
 import { describe, expect } from "@effect/vitest"
-import { DeliveriesStore, EventLog, Events, type Ids, Webhook, WebhookEndpoint } from "@laari/core"
+import { DeliveriesStore, EventLog, Events, type Ids, Store, Webhook } from "@laari/core"
 import { DateTime, Effect } from "effect"
 import {
   Era,
@@ -28,7 +28,7 @@ const page = { limit: 20, offset: 0 }
 /** An endpoint of `tenant` listening for `events`, its secret as stored: `sealed-<n>`. */
 const endpointOf = (tenant: Ids.Tenant, events: ReadonlyArray<string> = ["*"]) =>
   Effect.gen(function* () {
-    const store = yield* WebhookEndpoint.WebhookEndpointsStore
+    const store = yield* Store.WebhookEndpointsStore
     const id = yield* uuid
     const e = yield* store.create(
       tenant,
@@ -87,7 +87,7 @@ export const tests = (it: It): void => {
         rolledBack(
           Effect.gen(function* () {
             const store = yield* DeliveriesStore.DeliveriesStore
-            const endpoints = yield* WebhookEndpoint.WebhookEndpointsStore
+            const endpoints = yield* Store.WebhookEndpointsStore
             const merchant = yield* freshMerchant()
             const tenant = tenantOf(merchant)
             const all = yield* endpointOf(tenant)
@@ -153,7 +153,7 @@ export const tests = (it: It): void => {
         rolledBack(
           Effect.gen(function* () {
             const store = yield* DeliveriesStore.DeliveriesStore
-            const endpoints = yield* WebhookEndpoint.WebhookEndpointsStore
+            const endpoints = yield* Store.WebhookEndpointsStore
             const log = yield* EventLog.EventLog
             const tenant = tenantOf(yield* freshMerchant())
             const a = yield* endpointOf(tenant)
@@ -257,7 +257,7 @@ export const tests = (it: It): void => {
       rolledBack(
         Effect.gen(function* () {
           const store = yield* DeliveriesStore.DeliveriesStore
-          const endpoints = yield* WebhookEndpoint.WebhookEndpointsStore
+          const endpoints = yield* Store.WebhookEndpointsStore
           const tenant = tenantOf(yield* freshMerchant())
           const a = yield* endpointOf(tenant)
           const event = yield* appended(tenant, "mandate.activated", Era)
@@ -294,7 +294,7 @@ export const tests = (it: It): void => {
       rolledBack(
         Effect.gen(function* () {
           const store = yield* DeliveriesStore.DeliveriesStore
-          const endpoints = yield* WebhookEndpoint.WebhookEndpointsStore
+          const endpoints = yield* Store.WebhookEndpointsStore
           const tenant = tenantOf(yield* freshMerchant())
           const a = yield* endpointOf(tenant)
           yield* appended(tenant, "mandate.activated", Era)

@@ -5,16 +5,16 @@
  * they should; the store keeps each secret as the sealer wrote it, the previous one after a rotation.
  */
 import { describe, expect } from "@effect/vitest"
-import { Webhook, WebhookEndpoint, WebhookEndpoints } from "@laari/core"
+import { SecretSealer, Store, Webhook, WebhookEndpoints } from "@laari/core"
 import { DateTime, Duration, Effect } from "effect"
 import { type It, freshMerchant, freshTenant, plain, tenantOf, uuid } from "../support/Helpers.js"
 
 /** Marks what it seals, so the test sees that the store holds the sealed text, never the secret. */
-const marking: WebhookEndpoint.Sealer = {
+const marking: SecretSealer.SecretSealerService = {
   seal: (id, secret) => Effect.succeed(`sealed:${id}:${secret}`),
   open: (id, sealed) => Effect.sync(() => sealed.slice(`sealed:${id}:`.length))
 }
-const sealing = Effect.provideService(WebhookEndpoint.SecretSealer, marking)
+const sealing = Effect.provideService(SecretSealer.SecretSealer, marking)
 
 const input = (n: number) => ({
   url: `https://example.com/hooks/${n}`,
@@ -42,7 +42,7 @@ export const tests = (it: It): void => {
         })
         expect(plain(yield* endpoints.get(tenant, endpoint.id))).toEqual(plain(endpoint))
         expect(plain(yield* endpoints.get(tenant, endpoint.id.toUpperCase()))).toEqual(plain(endpoint))
-        const store = yield* WebhookEndpoint.WebhookEndpointsStore
+        const store = yield* Store.WebhookEndpointsStore
         expect((yield* store.sealedSecrets(tenant, endpoint.id))?.secret).toBe(
           `sealed:${endpoint.id}:${secret}`
         )
