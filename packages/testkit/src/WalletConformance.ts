@@ -56,6 +56,11 @@ export const rules = [
   ["refusal-limit", "a payment above the wallet's limit is refused wallet_limit", Refusals.limited],
   ["refusal-balance", "a payment from an empty wallet is refused insufficient_balance", Refusals.empty],
   ["reversal", "a reversal, merchant to payer, posts", Transfers.reversal],
+  [
+    "reversal-balance",
+    "a reversal from an empty wallet is refused insufficient_balance",
+    Refusals.reversalBalance
+  ],
   ["statement-paging", "a day of more than 100 transfers pages by next_cursor", Statement.paging],
   ["statement-complete", "every transfer posted is in its day's statement once", Statement.complete]
 ] as const satisfies ReadonlyArray<readonly [string, string, Check]>

@@ -60,7 +60,8 @@ describe("wallet conformance against a fake core", { timeout: 60_000 }, () => {
       ["refusal-frozen", "no frozen wallet given (--frozen)"],
       ["refusal-blocked", "no blocked wallet given (--blocked)"],
       ["refusal-limit", "no limited wallet given (--limited)"],
-      ["refusal-balance", "no empty wallet given (--empty)"]
+      ["refusal-balance", "no empty wallet given (--empty)"],
+      ["reversal-balance", "no empty wallet given (--empty)"]
     ])
     expect(failed(results)).toEqual({})
     expect(WalletConformance.lines(results)).toContain(
@@ -91,6 +92,11 @@ describe("wallet conformance against a fake core", { timeout: 60_000 }, () => {
     ["refusals-forgotten", "refusal-repeat", /GET a refused payment: expected 200, but .* answered 404/],
     ["ignores-frozen", "refusal-frozen", /frozen wallet: expected 422, but .* answered 201/],
     ["balance-first", "refusal-limit", /refused insufficient_balance, expected wallet_limit/],
+    [
+      "reversals-overdraw",
+      "reversal-balance",
+      /a reversal of 1 laari from the empty wallet: expected 422, but .* answered 201/
+    ],
     ["no-paging", "statement-paging", /holds 1\d\d transfers, more than 100/],
     ["page-overlap", "statement-paging", /listed twice in the pages/],
     ["drops-reversals", "statement-complete", /lists transfer .* not at all: expected once/],

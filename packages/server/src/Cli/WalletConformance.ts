@@ -44,7 +44,7 @@ export const walletConformance = Command.make(
     limited: refusalWallet("limited", "an active wallet with a limit"),
     empty: refusalWallet(
       "empty",
-      "an active wallet holding nothing (also for money-moves-once, which it leaves empty)"
+      "an active wallet holding nothing (also for money-moves-once and reversal-balance, which leave it empty)"
     ),
     environment: Options.choice("environment", ["test", "live"]).pipe(
       Options.withDescription("The environment the transfers name"),

@@ -1,7 +1,8 @@
 /**
  * The refusal reasons, one rule each, decided as laari's built-in ledger decides them (frozen, then
- * blocked, then the limit, then the balance). Each needs a wallet in that state, which only the provider
- * can make: without it the rule is not checked.
+ * blocked, then the limit, then the balance); and a reversal the merchant's wallet cannot cover, which
+ * laari answers as the refund the merchant's balance does not allow. Each needs a wallet in that state,
+ * which only the provider can make: without it the rule is not checked.
  */
 import * as Connector from "@laari/core/wallet/Connector"
 import { Effect } from "effect"
@@ -10,12 +11,23 @@ import * as Http from "./Http.js"
 
 type Role = "frozen" | "blocked" | "limited" | "empty"
 
+/** A payment of `amount` from the wallet, to the merchant. */
+const paymentFrom = (ctx: Context, id: string, amount: number, rule: string) =>
+  payment(ctx, rule, { from: id, amount, fee: null })
+
 const refusal =
   (
     role: Role,
     reason: Connector.RefusalReason,
-    /** The amount to pay from the wallet, or why the wallet cannot be used. */
-    amount: (wallet: Connector.Wallet) => number | string
+    /** The amount to move from the wallet, or why the wallet cannot be used. */
+    amount: (wallet: Connector.Wallet) => number | string,
+    request: (
+      ctx: Context,
+      id: string,
+      amount: number,
+      rule: string
+    ) => Connector.TransferRequest = paymentFrom,
+    kind = "payment"
   ) =>
   (ctx: Context) =>
     Effect.gen(function* () {
@@ -24,16 +36,16 @@ const refusal =
       const wallet = yield* getWallet(ctx, id, `GET the ${role} wallet ${id}`)
       const pay = amount(wallet)
       if (typeof pay === "string") return yield* notChecked(`the wallet given as ${role}, ${id}, ${pay}`)
-      const request = payment(ctx, `refusal-${reason}`, { from: id, amount: pay, fee: null })
-      ctx.absent.set(request.id, `it was refused (${reason}), from the ${role} wallet`)
-      const what = `a payment of ${pay} laari from the ${role} wallet`
-      const answer = yield* post(ctx, request)
+      const sent = request(ctx, id, pay, `refusal-${reason}`)
+      ctx.absent.set(sent.id, `it was refused (${reason}), from the ${role} wallet`)
+      const what = `a ${kind} of ${pay} laari from the ${role} wallet`
+      const answer = yield* post(ctx, sent)
       const refused = yield* Http.expect(answer, 422, Connector.Refused, what)
       yield* Http.check(
-        refused.reason === reason && refused.id === request.id,
+        refused.reason === reason && refused.id === sent.id,
         () => `${what}: refused ${refused.reason}, expected ${reason}`
       )
-      const again = yield* post(ctx, request)
+      const again = yield* post(ctx, sent)
       yield* Http.check(
         again.status === 422 && JSON.stringify(again.body) === JSON.stringify(answer.body),
         () => `a repeat of ${what}: ${Http.seen(again)}, expected the first answer 422 ${answer.text}`
@@ -57,4 +69,15 @@ export const limited = refusal("limited", "wallet_limit", (w) =>
 // One laari from a wallet holding none; within its limit, which is decided first.
 export const empty = refusal("empty", "insufficient_balance", (w) =>
   w.status !== "active" ? `is ${w.status}, not active` : w.limit === 0 ? "has a limit of 0" : 1
+)
+
+// A refund the merchant cannot cover: laari answers it `402 INSUFFICIENT_MERCHANT_BALANCE` only when the
+// core says `insufficient_balance`; any other reason would tell the merchant something untrue.
+export const reversalBalance = refusal(
+  "empty",
+  "insufficient_balance",
+  (w) => (w.status !== "active" ? `is ${w.status}, not active` : 1),
+  (ctx, id, amount, rule) =>
+    payment(ctx, rule, { from: id, to: ctx.setup.payer, amount, fee: null, kind: "reversal" }),
+  "reversal"
 )

@@ -22,6 +22,7 @@ export const faults = {
   "refusals-forgotten": "a refusal is not stored: GET says 404",
   "ignores-frozen": "a frozen wallet pays",
   "balance-first": "decides the balance before the limit",
+  "reversals-overdraw": "a reversal takes the paying wallet below zero",
   "no-paging": "the whole day in one page",
   "page-overlap": "each next page starts with the last transfer of the page before",
   "drops-reversals": "the statement leaves reversals out",
@@ -95,7 +96,8 @@ export const start = async (fault?: Fault): Promise<FakeCore> => {
     if (from.wallet.status === "blocked") return "blocked_by_rules"
     if (fault === "balance-first" && from.balance < request.amount) return "insufficient_balance"
     if (from.wallet.limit !== null && request.amount > from.wallet.limit) return "wallet_limit"
-    if (from.balance < request.amount) return "insufficient_balance"
+    if (from.balance < request.amount && !(fault === "reversals-overdraw" && request.kind === "reversal"))
+      return "insufficient_balance"
     return undefined
   }
 
