@@ -8,7 +8,7 @@ import * as Phone from "../kernel/Phone.js"
 import { Approvals } from "../approvals/Approvals.js"
 import * as CheckoutSession from "./CheckoutSession.js"
 import { Crypto } from "../kernel/Crypto.js"
-import { InvalidRequest, walletUnavailable } from "../kernel/Errors.js"
+import { InvalidRequest } from "../kernel/Errors.js"
 import * as Fees from "../kernel/Fees.js"
 import { type ChallengeId, type CustomerId, type Tenant } from "../kernel/Ids.js"
 import { display, Laari } from "../kernel/Money.js"
@@ -17,6 +17,7 @@ import { CheckoutPayments, declined, type Settlement, settling } from "./Checkou
 import { CustomersStore, MerchantsStore, registeredMerchant } from "../directory/MerchantsStore.js"
 import { findOrFail } from "../kernel/Storage.js"
 import type * as Movement from "../wallet/Movement.js"
+import { guard } from "../wallet/RemoteLedger.js"
 import { Wallet } from "../wallet/Wallet.js"
 import * as Work from "../kernel/Work.js"
 import * as Telemetry from "../kernel/Telemetry.js"
@@ -180,7 +181,7 @@ export class Checkout extends Effect.Service<Checkout>()("laari/Checkout", {
       const merchant = yield* merchantOf(s.merchantId)
       const away = payments.remoteFor(s.environment)
       if (away !== undefined) {
-        if (!(yield* away.ledger.accepting)) return yield* walletUnavailable()
+        yield* guard(away)
         return {
           _tag: "pending",
           movement: yield* payments.begin(s, customerId, merchant, now)

@@ -7,14 +7,14 @@
  * answer lost on the way with the same settlement. An attempt resumed after its lease lapsed (a worker
  * stopped, or the answer is still unknown) never makes a second movement: the cause's one stands.
  */
-import { type DateTime, Effect, Schema } from "effect"
+import { type DateTime, Effect, Either, Schema } from "effect"
 import type { CryptoService } from "../kernel/Crypto.js"
 import type { ServiceUnavailable } from "../kernel/Errors.js"
 import * as Fees from "../kernel/Fees.js"
 import { Laari } from "../kernel/Money.js"
 import { type MerchantsStoreService, registeredMerchant } from "../directory/MerchantsStore.js"
 import * as Movement from "../wallet/Movement.js"
-import { type Remote, settleOnce } from "../wallet/RemoteLedger.js"
+import { guard, type Remote, settleOnce } from "../wallet/RemoteLedger.js"
 import type { InvoicesStoreService, SubscriptionsStoreService } from "./BillingStore.js"
 import * as Invoice from "./Invoice.js"
 import * as Renewal from "./Renewal.js"
@@ -117,7 +117,7 @@ export const make = (
       }
       // As a payment is refused at once while the breaker is open, so an attempt waits: no pending
       // movements piled up for a core that is failing.
-      if (!(yield* ledger.accepting)) {
+      if (Either.isLeft(yield* Effect.either(guard(remote)))) {
         yield* Effect.logWarning(`renewal of ${sub.id} waits out its lease: the wallet core is failing`)
         return { _tag: "later" }
       }

@@ -10,7 +10,7 @@ import { DateTime, Effect, Either, Schema } from "effect"
 import * as Calendar from "../kernel/Calendar.js"
 import { Crypto } from "../kernel/Crypto.js"
 import * as Counters from "../kernel/Counters.js"
-import { PaymentOutcomeUnknown, type ServiceUnavailable, walletUnavailable } from "../kernel/Errors.js"
+import { PaymentOutcomeUnknown, type ServiceUnavailable } from "../kernel/Errors.js"
 import type * as EventType from "../kernel/EventType.js"
 import * as Fees from "../kernel/Fees.js"
 import type { CustomerId, Environment, Tenant } from "../kernel/Ids.js"
@@ -22,6 +22,7 @@ import * as Telemetry from "../kernel/Telemetry.js"
 import { MerchantsStore, registeredMerchant } from "../directory/MerchantsStore.js"
 import * as Movement from "../wallet/Movement.js"
 import {
+  guard,
   RemoteLedger,
   remoteOf,
   pending,
@@ -418,7 +419,7 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
     const start = Telemetry.fn("Mandates.charge")(
       function* (tenant: Tenant, idOrReference: string, request: ChargeRequest) {
         const away = remoteIn(tenant.environment)
-        if (away !== undefined && !(yield* away.ledger.accepting)) return yield* walletUnavailable()
+        yield* guard(away)
         const step = yield* begin(tenant, idOrReference, request, yield* crypto.uuid)
         yield* countSettled(step)
         return step

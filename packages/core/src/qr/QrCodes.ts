@@ -3,7 +3,7 @@
  */
 import { DateTime, Effect, Either, Schema } from "effect"
 import { Crypto } from "../kernel/Crypto.js"
-import { InvalidRequest, walletUnavailable } from "../kernel/Errors.js"
+import { InvalidRequest } from "../kernel/Errors.js"
 import * as Fees from "../kernel/Fees.js"
 import { type CustomerId, type Environment, type Tenant } from "../kernel/Ids.js"
 import { Laari } from "../kernel/Money.js"
@@ -15,6 +15,7 @@ import { MerchantsStore, registeredMerchant, OutletsStore } from "../directory/M
 import { QrCodesStore, QrPaymentsStore, type QrCodeFilter } from "./QrStore.js"
 import { findOrFail } from "../kernel/Storage.js"
 import type * as Movement from "../wallet/Movement.js"
+import { guard } from "../wallet/RemoteLedger.js"
 import { Wallet } from "../wallet/Wallet.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 import { Transactor } from "../kernel/Transactor.js"
@@ -185,7 +186,7 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
         onRight: Effect.succeed
       })
       const away = qrPayments.remoteFor(request.environment)
-      if (away !== undefined && !(yield* away.ledger.accepting)) return yield* walletUnavailable()
+      yield* guard(away)
       return yield* tx.withTransaction(
         Effect.gen(function* () {
           const now = yield* DateTime.now

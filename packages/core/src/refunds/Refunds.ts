@@ -9,7 +9,7 @@
  */
 import { DateTime, Effect, Either, Schema } from "effect"
 import { Crypto } from "../kernel/Crypto.js"
-import { PaymentOutcomeUnknown, type ServiceUnavailable, walletUnavailable } from "../kernel/Errors.js"
+import { PaymentOutcomeUnknown, type ServiceUnavailable } from "../kernel/Errors.js"
 import * as Outbox from "../kernel/Outbox.js"
 import type { Environment, Tenant } from "../kernel/Ids.js"
 import { display, Laari } from "../kernel/Money.js"
@@ -22,6 +22,7 @@ import { findOrFail } from "../kernel/Storage.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 import * as Movement from "../wallet/Movement.js"
 import {
+  guard,
   RemoteLedger,
   remoteOf,
   pending,
@@ -316,7 +317,7 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
      */
     const start = Telemetry.fn("Refunds.create")(function* (tenant: Tenant, request: RefundRequest) {
       const away = remoteIn(tenant.environment)
-      if (away !== undefined && !(yield* away.ledger.accepting)) return yield* walletUnavailable()
+      yield* guard(away)
       return yield* begin(tenant, request, Refund.RefundId.make(yield* crypto.uuid))
     }, Telemetry.withTenant)
 

@@ -5,7 +5,7 @@
  * environment moves money in the `Wallet` port inside laari's own transaction, as the built-in ledger does.
  */
 import { Context, DateTime, type Duration, Effect, Option } from "effect"
-import { PaymentOutcomeUnknown, type ServiceUnavailable } from "../kernel/Errors.js"
+import { PaymentOutcomeUnknown, type ServiceUnavailable, walletUnavailable } from "../kernel/Errors.js"
 import type { CustomerId, Environment, MerchantId } from "../kernel/Ids.js"
 import type { Answer, Movement, SettledBy, Settling } from "./Movement.js"
 import * as Movements from "./Movement.js"
@@ -65,6 +65,20 @@ export const remoteOf = (
   Option.isSome(ledger) && Option.isSome(movements)
     ? { ledger: ledger.value, movements: movements.value }
     : undefined
+
+/**
+ * A new payment's first check, before anything is committed: with `away` (the core's ports, when the
+ * environment's money lives there) and its circuit breaker open, it is refused at once, nothing committed
+ * and nothing sent; the built-in ledger (`undefined`) always passes.
+ */
+export const guard = (
+  away: { readonly ledger: Pick<RemoteLedgerService, "accepting"> } | undefined
+): Effect.Effect<void, ServiceUnavailable> =>
+  away === undefined
+    ? Effect.void
+    : Effect.flatMap(away.ledger.accepting, (accepting) =>
+        accepting ? Effect.void : Effect.fail(walletUnavailable())
+      )
 
 /**
  * Settles movement `id` with `answer` once, in the caller's transaction: `first` runs with the movement
