@@ -14,7 +14,7 @@ import * as Fees from "../kernel/Fees.js"
 import { Laari } from "../kernel/Money.js"
 import { type MerchantsStoreService, registeredMerchant } from "../directory/MerchantsStore.js"
 import * as Movement from "../wallet/Movement.js"
-import { guard, type Remote, settleOnce } from "../wallet/RemoteLedger.js"
+import { guard, pending, type Remote, settleOnce } from "../wallet/RemoteLedger.js"
 import type { InvoicesStoreService, SubscriptionsStoreService } from "./BillingStore.js"
 import * as Invoice from "./Invoice.js"
 import * as Renewal from "./Renewal.js"
@@ -199,16 +199,25 @@ export const make = (
       )
       .pipe(Effect.tap((p) => Renewal.count(p.outcomes)))
 
-  /** A movement's call and, on a known answer, its settlement; an unknown one is left to the resolver. */
-  const send = (engine: Engine, m: Movement.Movement) =>
-    Effect.flatMap(ledger.send(m), (answer) =>
-      answer._tag === "unknown" ? Effect.succeed(Renewal.progress()) : settle(engine, m.id, answer, "answer")
+  /**
+   * A movement's call and, on a known answer, its settlement (whose value, the progress it began, is the
+   * outcome). An unknown answer is still in progress: the attempt stays `CHARGING` and its movement
+   * pending, and the resolver settles it with the same settlement.
+   */
+  const send = (engine: Engine, m: Movement.Movement) => {
+    const steps = pending(remote, m, (id, answer, by) =>
+      Effect.map(settle(engine, id, answer, by), Effect.succeed)
+    )
+    return Effect.flatMap(
+      Effect.either(steps.send),
+      Either.match({ onLeft: () => Effect.succeed(Renewal.progress()), onRight: steps.settle })
     ).pipe(
       // The movement is committed pending: whatever failed here, the resolver settles it.
       Effect.catchAll((e) =>
         Effect.as(Effect.logWarning(`renewal movement ${m.id}: ${e.message}`), Renewal.progress())
       )
     )
+  }
 
   /** Everything `first` left, to the end: attempts charged here, movements sent, and what each began. */
   const drain = (engine: Engine, first: Renewal.Progress) =>
