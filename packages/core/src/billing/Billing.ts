@@ -68,7 +68,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
         ? undefined
         : RenewalMovements.make(remote, { tx, store, invoices, merchants, crypto })
     /** Whether this subscription's money lives in the core. */
-    const inCore = (r: Renewal) => core?.handles(r.sub.environment) === true
+    const inCore = (sub: Subscription.Subscription) => core?.handles(sub.environment) === true
 
     const lease = (now: DateTime.Utc) => DateTime.add(now, { seconds: LeaseSeconds })
 
@@ -176,7 +176,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
      */
     const warn = (taken: ReadonlyArray<Warning>, now: DateTime.Utc) =>
       Effect.gen(function* () {
-        const warnings = taken.filter((w) => core?.handles(w.sub.environment) !== true)
+        const warnings = taken.filter((w) => !inCore(w.sub))
         if (warnings.length === 0) return
         yield* lockPayers(warnings.map((w) => w.sub.customerId))
         for (const { sub, step } of warnings) {
@@ -237,7 +237,8 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
         for (const r of batch) {
           const attempt = yield* advance(r, now, warnings)
           let inFlight = attempt !== undefined
-          if (attempt !== undefined && inCore(r)) inFlight = yield* begin(r, attempt, now, warnings, progress)
+          if (attempt !== undefined && inCore(r.sub))
+            inFlight = yield* begin(r, attempt, now, warnings, progress)
           else if (attempt !== undefined) progress.attempts.push(attempt)
           yield* write(r, inFlight ? lease(now) : undefined)
         }
@@ -337,7 +338,7 @@ export class Billing extends Effect.Service<Billing>()("laari/Billing", {
           for (const r of renewals) {
             const attempt = yield* advance(r, now, warnings)
             if (attempt === undefined) continue
-            if (!inCore(r)) attempts.push([r, attempt])
+            if (!inCore(r.sub)) attempts.push([r, attempt])
             else if (yield* begin(r, attempt, now, warnings, progress)) leased.add(r)
           }
           yield* lockPayers([
