@@ -261,16 +261,6 @@ const ambientReads = (text: string): ReadonlyArray<string> => {
 const sqlModule = /^(?:@effect\/sql(?:-[\w-]+)?|@electric-sql\/pglite|pg|pg-[\w-]+)(?:\/.*)?$/
 const sqlFailures = new Set(["@effect/sql/SqlError", "@effect/sql/Migrator"])
 
-/**
- * Files outside `Sql/` that still hold statements of their own: the wallet connector's (its movements,
- * the customers it finds by wallet, the reconciler's runs), not yet moved under `Sql/`.
- */
-const sqlOutsideSql = new Set(
-  ["WalletConnector/Balance.ts", "WalletConnector/Ledger.ts", "WalletConnector/Reconcile.ts"].map(
-    (path) => `${server}/${path}`
-  )
-)
-
 /** Each import and re-export of `text` by module: whether every one of them is for types only. */
 const typeOnlyImports = (text: string): ReadonlyMap<string, boolean> => {
   const found = new Map<string, boolean>()
@@ -303,7 +293,7 @@ const typeOnlyImports = (text: string): ReadonlyMap<string, boolean> => {
 const sqlClientOutsideSql = (
   file: Pick<ImportGraph.File, "path" | "text" | "external">
 ): ReadonlyArray<string> => {
-  if (file.path.startsWith(`${server}/Sql/`) || sqlOutsideSql.has(file.path)) return []
+  if (file.path.startsWith(`${server}/Sql/`)) return []
   const named = file.external.filter((specifier) => sqlModule.test(specifier))
   if (named.length === 0) return []
   const typeOnly = typeOnlyImports(file.text)
@@ -389,12 +379,6 @@ describe("the server", () => {
     expect(mine.flatMap((file) => sqlClientOutsideSql(file).map((what) => `${file.path}: ${what}`))).toEqual(
       []
     )
-    // The files excepted still exist and still hold SQL: an exception that no longer applies goes.
-    for (const path of sqlOutsideSql)
-      expect(
-        mine.find((file) => file.path === path)?.external.some((s) => sqlModule.test(s)),
-        path
-      ).toBe(true)
   })
 
   it("the SQL client rule sees the client, the drivers and a value import of a failure, and lets types through", () => {
@@ -426,9 +410,9 @@ describe("the server", () => {
       )
     ).toEqual([])
     expect(seen("Sql/Mandates.ts", `import * as SqlClient from "@effect/sql/SqlClient"`)).toEqual([])
-    expect(seen("WalletConnector/Ledger.ts", `import * as SqlClient from "@effect/sql/SqlClient"`)).toEqual(
-      []
-    )
+    expect(seen("WalletConnector/Ledger.ts", `import * as SqlClient from "@effect/sql/SqlClient"`)).toEqual([
+      "@effect/sql/SqlClient"
+    ])
   })
 
   it("no port outside its home: a tag built apart from its declaration is in Platform/", () => {

@@ -5,14 +5,19 @@
  * sandbox payers a provider seeds); a merchant's is named by the merchant's id; fees go to
  * `LAARI_WALLET_FEE_WALLET`.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import { Connector, Crypto, Errors, type Ids, type Movement, RemoteLedger, Store, Wallet } from "@laari/core"
 import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
 import * as MovementBalance from "./Balance.js"
 import * as Breaker from "./Breaker.js"
 import * as Client from "./Client.js"
 import { type WalletConnectorConfig, clientConfig } from "./Config.js"
+import * as ConnectorCustomers from "../Sql/ConnectorCustomers.js"
 import * as Movements from "../Sql/Movements.js"
+
+/** The database its adapters under `Sql/` read and write. */
+type Database =
+  | Effect.Effect.Context<typeof ConnectorCustomers.make>
+  | Layer.Layer.Context<typeof Movements.movementsLayer>
 
 /** How long a payer's wallet, as the core answered, is used again without asking. */
 const PayerTtlMs = 30_000
@@ -58,15 +63,11 @@ export const transferRequest = (m: Movement.Movement): Connector.TransferRequest
 
 export const layer = (
   config: WalletConnectorConfig
-): Layer.Layer<
-  RemoteLedger.RemoteLedger | ConnectorState,
-  never,
-  Client.WalletConnectorClient | SqlClient.SqlClient
-> =>
+): Layer.Layer<RemoteLedger.RemoteLedger | ConnectorState, never, Client.WalletConnectorClient | Database> =>
   Layer.effectContext(
     Effect.gen(function* () {
       const client = yield* Client.WalletConnectorClient
-      const sql = yield* SqlClient.SqlClient
+      const customers = yield* ConnectorCustomers.make
       const breaker = yield* Breaker.make()
       const payers = new Map<string, { readonly payer: RemoteLedger.RemotePayer; readonly until: number }>()
 
@@ -74,12 +75,9 @@ export const layer = (
         Effect.tap(call, (a) => breaker.record(a._tag !== "Unknown"))
 
       const walletIdOf = (customerId: Ids.CustomerId) =>
-        sql<{
-          readonly wallet_id: string | null
-        }>`SELECT wallet_id FROM customers WHERE id = ${customerId}`.pipe(
-          Effect.map((rows) => rows[0]?.wallet_id ?? customerId),
-          Effect.mapError((cause) => new Errors.ServiceUnavailable({ cause }))
-        )
+        customers
+          .walletIdOf(customerId)
+          .pipe(Effect.mapError((cause) => new Errors.ServiceUnavailable({ cause })))
 
       const ledger: RemoteLedger.RemoteLedgerService = {
         handles: (environment) => config.environments.includes(environment),
@@ -152,15 +150,12 @@ const customersLayer = (config: WalletConnectorConfig) =>
     Effect.gen(function* () {
       const local = yield* Store.CustomersStore
       const client = yield* Client.WalletConnectorClient
-      const sql = yield* SqlClient.SqlClient
+      const customers = yield* ConnectorCustomers.make
       const crypto = yield* Crypto.Crypto
       const link = (environment: Ids.Environment, wallet: Connector.Wallet) =>
         Effect.gen(function* () {
           const id = yield* crypto.uuid
-          // Two first approvals at once: one row, both see it.
-          yield* sql`INSERT INTO customers (id, environment, phone, name, created_at, wallet_id)
-            VALUES (${id}, ${environment}, ${wallet.phone}, NULL, now(), ${wallet.id})
-            ON CONFLICT (environment, phone) DO UPDATE SET wallet_id = EXCLUDED.wallet_id`
+          yield* customers.link(id, environment, wallet.phone, wallet.id)
           return yield* local.findByPhone(environment, wallet.phone)
         }).pipe(Effect.mapError((cause) => new Errors.ServiceUnavailable({ cause })))
       return {
@@ -225,7 +220,7 @@ export const connectorLayer = (
 ): Layer.Layer<
   never,
   never,
-  SqlClient.SqlClient | Store.CustomersStore | Crypto.Crypto | Wallet.Wallet | Store.LedgerReadsStore
+  Database | Store.CustomersStore | Crypto.Crypto | Wallet.Wallet | Store.LedgerReadsStore
 > =>
   // Provided by tag only: core asks for them with `serviceOption`, which needs nothing in the types.
   config === undefined

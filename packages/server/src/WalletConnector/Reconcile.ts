@@ -8,7 +8,6 @@
  * The operator runs a day now (`run`); the daily job runs the day before once it is over (`daily`). Either
  * claims the day's row first, so one process at a time runs a day.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import { type Balance, type Connector, Errors, Reconciliation } from "@laari/core"
 import { Cause, Context, Data, DateTime, Duration, Effect, Either, Layer, Option } from "effect"
 import { ServerConfigTag } from "../Platform/Config.js"
@@ -16,6 +15,9 @@ import * as Store from "../Sql/Reconciliation.js"
 import * as Client from "./Client.js"
 import { WalletConnectorClient, type WalletConnectorClientService } from "./Client.js"
 import { clientConfig } from "./Config.js"
+
+/** The database the run's rows are kept in (`Sql/Reconciliation.ts`). */
+type Database = Effect.Effect.Context<typeof Store.make>
 
 export interface Limits {
   /** The most pages a statement may have: 100 transfers a page, so 100,000 transfers a day by default. */
@@ -92,9 +94,7 @@ export interface ReconcilerService {
 export class Reconciler extends Context.Tag("laari/server/Reconciler")<Reconciler, ReconcilerService>() {}
 
 /** The service over the database and, when the connector is on, its client (found in the context, not required). */
-export const make = (
-  limits: Limits = defaultLimits
-): Effect.Effect<ReconcilerService, never, SqlClient.SqlClient> =>
+export const make = (limits: Limits = defaultLimits): Effect.Effect<ReconcilerService, never, Database> =>
   Effect.gen(function* () {
     const store = yield* Store.make
     const client = yield* Effect.serviceOption(WalletConnectorClient)
@@ -211,7 +211,7 @@ export const make = (
     return { enabled: Option.isSome(client), run, get: store.get, daily }
   })
 
-export const layer = (limits: Limits = defaultLimits): Layer.Layer<Reconciler, never, SqlClient.SqlClient> =>
+export const layer = (limits: Limits = defaultLimits): Layer.Layer<Reconciler, never, Database> =>
   Layer.effect(Reconciler, make(limits))
 
 /**
@@ -219,11 +219,10 @@ export const layer = (limits: Limits = defaultLimits): Layer.Layer<Reconciler, n
  * Its own client, from the same configuration: the client keeps no state, and the charge path's circuit
  * breaker counts payments' calls, not a statement's.
  */
-export const serverLayer: Layer.Layer<Reconciler, never, SqlClient.SqlClient | ServerConfigTag> =
-  Layer.unwrapEffect(
-    Effect.map(ServerConfigTag, ({ walletConnector }) =>
-      walletConnector === undefined
-        ? layer()
-        : layer().pipe(Layer.provide(Client.live(clientConfig(walletConnector))))
-    )
+export const serverLayer: Layer.Layer<Reconciler, never, Database | ServerConfigTag> = Layer.unwrapEffect(
+  Effect.map(ServerConfigTag, ({ walletConnector }) =>
+    walletConnector === undefined
+      ? layer()
+      : layer().pipe(Layer.provide(Client.live(clientConfig(walletConnector))))
   )
+)
