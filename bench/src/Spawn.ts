@@ -4,7 +4,10 @@
  * not itself nor a TypeScript loader. Ready means `GET /healthz` answers.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import * as Net from "node:net"
+import os from "node:os"
+import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { ensureBuilt, server } from "../../scripts/ensure-built.mjs"
 
@@ -55,33 +58,31 @@ export const start = async (
   const port = await freePort()
   const t0 = performance.now()
   const loader = script.endsWith(".ts") ? ["--import", "tsx"] : []
+  // Its output goes to a file, as under a supervisor that drains it at once: a pipe read by this busy
+  // load generator fills, and Node writes to a pipe synchronously, so the server would wait on the
+  // generator's event loop (seen as writev in profiles, and in the connector's tail latency).
+  const outDir = mkdtempSync(path.join(os.tmpdir(), "laari-bench-"))
+  const outPath = path.join(outDir, "stdout.log")
+  const out = openSync(outPath, "w")
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, script], {
     cwd: root,
     // An `undefined` value removes the variable (PGlite: no DATABASE_URL).
     env: Object.fromEntries(
       Object.entries({ ...process.env, PORT: String(port), ...env }).filter(([, v]) => v !== undefined)
     ),
-    stdio: ["ignore", "pipe", "inherit"]
+    stdio: ["ignore", out, "inherit"]
   })
-  let output = ""
+  closeSync(out)
   const line = options.readyLine
   const sawLine =
     line === undefined
       ? Promise.resolve()
-      : new Promise<void>((resolve) => {
-          // Read until the line, then drained unread: kept and searched, the access log of a run
-          // (megabytes) would cost the load generator CPU that grows with every line, on a shared CPU.
-          const read = (chunk: Buffer) => {
-            output += chunk.toString()
-            if (!line.test(output)) return
-            child.stdout!.off("data", read)
-            output = ""
-            child.stdout!.resume()
-            resolve()
+      : (async () => {
+          while (!line.test(readFileSync(outPath, "utf8"))) {
+            if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
+            await new Promise((r) => setTimeout(r, 50))
           }
-          child.stdout!.on("data", read)
-        })
-  if (line === undefined) child.stdout!.resume()
+        })()
   const base = `http://127.0.0.1:${port}`
   // Seconds on a quiet machine; a first PGlite start took 118 s at load 25.
   await waitHealthy(base, child, 300_000)
@@ -89,8 +90,12 @@ export const start = async (
   const readyMs = performance.now() - t0
   const stop = () =>
     new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve()
-      child.once("exit", () => resolve())
+      const done = () => {
+        rmSync(outDir, { recursive: true, force: true })
+        resolve()
+      }
+      if (child.exitCode !== null) return done()
+      child.once("exit", done)
       child.kill("SIGTERM")
     })
   return { base, child, readyMs, stop }
