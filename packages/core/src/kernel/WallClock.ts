@@ -11,13 +11,16 @@ import { Context, Effect, Layer } from "effect"
 export interface WallClockService {
   /** Seconds since the epoch, whole, as the Standard Webhooks timestamp counts them. */
   readonly nowSeconds: Effect.Effect<number>
+  /** Milliseconds since the epoch: when a person or a credential did something (the audit log). */
+  readonly nowMillis: Effect.Effect<number>
 }
 
 export class WallClock extends Context.Tag("laari/WallClock")<WallClock, WallClockService>() {}
 
 /** Wall time as `millis` reads it, in milliseconds since the epoch (a host passes its system clock). */
 export const make = (millis: () => number): WallClockService => ({
-  nowSeconds: Effect.sync(() => Math.floor(millis() / 1000))
+  nowSeconds: Effect.sync(() => Math.floor(millis() / 1000)),
+  nowMillis: Effect.sync(millis)
 })
 
 export const layer = (millis: () => number): Layer.Layer<WallClock> => Layer.succeed(WallClock, make(millis))
