@@ -13,23 +13,23 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
 
 /** Repository paths, about longest first, with `DATABASE_URL` set (the PostgreSQL files run). */
 export const Long: ReadonlyArray<string> = [
-  "packages/server/test/Cli.test.ts",
-  "packages/server/test/Pages.test.ts",
-  "packages/server/test/Subscriptions.http.test.ts",
-  "packages/server/test/Subscriptions.pg.test.ts",
-  "packages/server/test/Accessibility.test.ts",
-  "packages/server/test/Mandates.pg.test.ts",
-  "packages/server/test/Edge.test.ts",
-  "packages/server/test/GraphQL.test.ts",
-  "packages/server/test/Webhooks.test.ts",
-  "packages/server/test/Mandates.http.test.ts",
-  "packages/server/test/Contract.test.ts",
-  "packages/server/test/Notify.test.ts",
-  "packages/server/test/Billing.test.ts",
-  "packages/server/test/Reliability.pg.test.ts",
-  "packages/server/test/Crash.pg.test.ts",
-  "packages/server/test/DevelopmentCodes.test.ts",
-  "packages/server/test/SqlSubscriptions.test.ts"
+  "packages/server/test/Cli/Cli.test.ts",
+  "packages/server/test/Pages/Pages.test.ts",
+  "packages/server/test/Subscriptions/Subscriptions.http.test.ts",
+  "packages/server/test/Subscriptions/Subscriptions.pg.test.ts",
+  "packages/server/test/Pages/Accessibility.test.ts",
+  "packages/server/test/Mandates/Mandates.pg.test.ts",
+  "packages/server/test/Http/Edge.test.ts",
+  "packages/server/test/GraphQL/GraphQL.test.ts",
+  "packages/server/test/Webhooks/Webhooks.test.ts",
+  "packages/server/test/Mandates/Mandates.http.test.ts",
+  "packages/server/test/Http/Contract.test.ts",
+  "packages/server/test/Notify/Notify.test.ts",
+  "packages/server/test/Subscriptions/Billing.test.ts",
+  "packages/server/test/Sql/Reliability.pg.test.ts",
+  "packages/server/test/Sql/Crash.pg.test.ts",
+  "packages/server/test/Ops/DevelopmentCodes.test.ts",
+  "packages/server/test/Sql/SqlSubscriptions.test.ts"
 ]
 
 const rank = (spec: TestSpecification) => {

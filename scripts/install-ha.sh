@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the failover suite (packages/server/test/Failover.ha.test.ts) needs, from Debian:
+# Installs what the failover suite (packages/server/test/Sql/Failover.ha.test.ts) needs, from Debian:
 # pg_auto_failover for PostgreSQL 15 (`pg_autoctl` and the monitor's extension) and HAProxy. Idempotent:
 # does nothing when both are there. Called from .ci/run; by hand: `scripts/install-ha.sh`.
 set -euo pipefail

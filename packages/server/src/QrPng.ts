@@ -8,7 +8,7 @@
  *   the image is at least `MinWidth` pixels: 320 to about 400 pixels for the payloads of our scheme.
  *
  * The library writes text in byte mode as UTF-8, without an ECI header, so the language template's
- * Thaana reads back exactly as it went in (`test/QrPng.test.ts` decodes it with an independent reader).
+ * Thaana reads back exactly as it went in (`test/QrCodes/QrPng.test.ts` decodes it with an independent reader).
  */
 import { Errors, QrImages } from "@laari/core"
 import { Effect, Layer } from "effect"

@@ -1,0 +1,385 @@
+/**
+ * The merchant's dashboard in a real browser: signing in with a secret key, each section, webhook
+ * endpoints and their deliveries, the balance and settlement report, narrow keys, and refunds of charges
+ * and QR payments. Screenshots at 375 and 1280 px go to `artifacts/screenshots`. The server runs on a
+ * fresh PostgreSQL database with `DATABASE_URL`, else on PGlite.
+ */
+import { readFile } from "node:fs/promises"
+import http from "node:http"
+import type { Page } from "playwright-core"
+import { describe, expect, it, vi } from "vitest"
+import * as B from "../support/Browser.js"
+import * as F from "../support/Fixtures.js"
+import { newPage, server, start } from "../support/HostedPages.js"
+
+B.requireOrWarn("the merchant dashboard's browser tests")
+// A browser drives each flow end to end, result pages wait 3 s before sending the customer on.
+// A browser driving a server: a minute and a half leaves room for a 2-core machine shared with a CPU hog.
+vi.setConfig({ testTimeout: 90_000 })
+start()
+
+describe.skipIf(!B.available)("merchant dashboard", () => {
+  it("signs in with a secret key, shows each section, manages an endpoint and resends a failed delivery", async () => {
+    const m = await F.merchant(server)
+    const created = await server.request("POST", "/mandates", {
+      key: m.test,
+      body: F.mandateBody({ title: "Tea <b>club</b>" })
+    })
+    await server.request("POST", `/mandates/${created.body.id}/charges`, {
+      key: m.test,
+      body: { amount: 700 }
+    })
+    await server.request("POST", "/qr-codes", {
+      key: m.test,
+      body: { outlet_id: m.outletId, title: "Till 1" }
+    })
+    const { page } = await newPage()
+    await page.goto(`${server.baseUrl}/dashboard`)
+    await page.getByLabel("Secret key").fill("sk_test_wrong")
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByText("That is not a valid secret key.").waitFor()
+    await page.getByLabel("Secret key").fill(m.test)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Mandates" }).waitFor()
+    expect(await page.textContent(".badge")).toBe("TEST")
+    const cookies = await page.context().cookies()
+    const session = cookies.find((c) => c.name === "laari_dashboard")!
+    expect(session.httpOnly).toBe(true)
+    expect(session.value).not.toContain(m.test.slice(8))
+    expect(await page.textContent("main")).toContain("Tea <b>club</b>")
+    await B.capture(page, "dashboard-mandates")
+    await page.getByRole("link", { name: created.body.reference }).click()
+    await page.getByRole("heading", { name: "Charges", exact: true }).waitFor()
+    expect(await page.textContent("main")).toContain("MVR 7.00")
+    await B.capture(page, "dashboard-mandate")
+    await page.getByRole("link", { name: "QR codes" }).click()
+    await page.locator('img[alt^="QR code"]').first().waitFor()
+    await B.capture(page, "dashboard-qr-codes")
+    expect(
+      await page
+        .locator('img[alt^="QR code"]')
+        .first()
+        .evaluate((i) => (i as HTMLImageElement).naturalWidth)
+    ).toBeGreaterThan(0)
+    for (const name of ["Checkout sessions", "Subscriptions", "Events"]) {
+      await page.getByRole("link", { name, exact: true }).click()
+      await page.getByRole("heading", { name }).waitFor()
+      await B.capture(page, `dashboard-${name.toLowerCase().replaceAll(" ", "-")}`)
+    }
+    expect(await page.textContent("main")).toContain("mandate.charge.succeeded")
+
+    // An endpoint that answers 500: the delivery fails and is logged.
+    const failing = http.createServer((_, res) => res.writeHead(500).end("boom"))
+    await new Promise<void>((r) => failing.listen(0, "127.0.0.1", r))
+    const url = `http://127.0.0.1:${(failing.address() as { port: number }).port}/hook`
+    await page.getByRole("link", { name: "Webhooks" }).click()
+    await page.getByLabel("Endpoint URL").fill(url)
+    await page.getByRole("button", { name: "Add endpoint" }).click()
+    const secret = (await page.locator("#secret").textContent())!.trim()
+    expect(secret).toMatch(/^whsec_/)
+    await B.capture(page, "dashboard-endpoint-created")
+    await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })
+    await page.getByRole("link", { name: "Webhooks" }).click()
+    await page.getByRole("link", { name: url }).click()
+    const endpointUrl = page.url()
+    await expect
+      .poll(
+        async () => {
+          await page.reload()
+          return page.locator("table[aria-label=Deliveries]").textContent()
+        },
+        { timeout: 10_000 }
+      )
+      .toContain("Failed")
+    expect(await page.textContent("main")).not.toContain(secret)
+    expect(await page.textContent("table[aria-label=Deliveries]")).toContain("500")
+    await B.capture(page, "dashboard-deliveries")
+    await page
+      .getByRole("button", { name: /^Resend / })
+      .first()
+      .click()
+    await page.getByText("Queued: it is sent again now.").waitFor()
+    const log = await server.request(
+      "GET",
+      `${new URL(endpointUrl).pathname.replace("/dashboard/webhooks", "/webhook-endpoints")}/deliveries`,
+      { key: m.test }
+    )
+    expect(log.body.some((d: any) => d.resend === true)).toBe(true)
+    // Edit, rotate, delete.
+    await page.getByLabel("Description").fill("Orders")
+    await page.getByRole("button", { name: "Save" }).click()
+    await page.getByText("Saved.").waitFor()
+    await page.getByRole("button", { name: "Rotate secret" }).click()
+    const rotated = (await page.locator("#secret").textContent())!.trim()
+    expect(rotated).not.toBe(secret)
+    await page.getByRole("button", { name: "Delete endpoint" }).click()
+    await page.getByText("Endpoint deleted.").waitFor()
+    failing.close()
+
+    // In Dhivehi, right to left.
+    await page.goto(`${server.baseUrl}/dashboard/webhooks?lang=dv`)
+    expect(await page.getAttribute("html", "dir")).toBe("rtl")
+    await page.getByRole("heading", { name: "ވެބްހުކް އެންޑްޕޮއިންޓްތައް" }).waitFor()
+    await B.capture(page, "dashboard-webhooks-dv")
+    await page.goto(`${server.baseUrl}/dashboard/webhooks?lang=en`)
+
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await page.getByLabel("Secret key").waitFor()
+    await B.capture(page, "dashboard-sign-in")
+  })
+
+  it("shows the balance and its movements, and downloads a day's settlement report", async () => {
+    const m = await F.merchant(server)
+    const created = await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })
+    await server.request("POST", `/mandates/${created.body.id}/charges`, {
+      key: m.test,
+      body: { amount: 12_550 }
+    })
+    const { page } = await newPage()
+    await page.goto(`${server.baseUrl}/dashboard`)
+    await page.getByLabel("Secret key").fill(m.test)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Mandates" }).waitFor()
+    await page.getByRole("link", { name: "Balance", exact: true }).click()
+    await page.getByRole("heading", { name: "Balance" }).waitFor()
+    const main = await page.textContent("main")
+    // 12,550 less the 1% fee (126): the balance, and the one movement with its figures.
+    expect(main).toContain("Available: MVR 124.24")
+    expect(main).toContain("charge")
+    expect(main).toContain("MVR 125.50")
+    await B.capture(page, "dashboard-balance")
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download settlement report" }).click()
+    ])
+    const today = await page.getByLabel("Day (Maldives time)").inputValue()
+    expect(download.suggestedFilename()).toBe(`settlement-test-${today}.csv`)
+    const csv = await readFile(await download.path(), "utf8")
+    expect(csv.split("\r\n").at(-2)).toBe(`total,,,${today},12550,126,12424`)
+    const bad = await page.goto(`${server.baseUrl}/dashboard/balance/settlement?date=2026-02-30`)
+    expect(bad?.status()).toBe(400)
+    expect(await page.textContent("main")).toContain("2026-02-30 is not a calendar date")
+  })
+
+  it("shows a narrow key only what its scopes allow, and refuses forged posts", async () => {
+    const m = await F.merchant(server)
+    const narrow = await m.key("test", ["qr:write"])
+    const { page } = await newPage()
+    await page.goto(`${server.baseUrl}/dashboard`)
+    await page.getByLabel("Secret key").fill(narrow)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByText("This key lacks the mandates:write scope.").waitFor()
+    // The refused section keeps its own title, in words, not its internal name.
+    expect(await page.title()).toMatch(/^Mandates\b/)
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Mandates")
+    const res = await fetch(`${server.baseUrl}/dashboard/webhooks`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "url=http%3A%2F%2F127.0.0.1%2Fx",
+      redirect: "manual"
+    })
+    expect(res.status).toBe(403)
+  })
+})
+
+describe.skipIf(!B.available)("dashboard refunds", () => {
+  /** A test merchant with one charge of `amount`, and a page signed in to its dashboard with `key`. */
+  const charged = async (amount: number, scopes?: ReadonlyArray<string>) => {
+    const m = await F.merchant(server)
+    const mandate = await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })
+    const charge = await server.request("POST", `/mandates/${mandate.body.id}/charges`, {
+      key: m.test,
+      body: { amount }
+    })
+    expect(charge.status, charge.text).toBe(201)
+    const { page } = await newPage()
+    await page.goto(`${server.baseUrl}/dashboard/mandates/${mandate.body.id}`)
+    await page.getByLabel("Secret key").fill(scopes === undefined ? m.test : await m.key("test", scopes))
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Mandates" }).waitFor()
+    await page.goto(`${server.baseUrl}/dashboard/mandates/${mandate.body.id}`)
+    const refunds = async () =>
+      (await server.request("GET", `/refunds?charge_id=${charge.body.id}`, { key: m.test }))
+        .body as Array<any>
+    return { m, page, mandateId: mandate.body.id as string, chargeId: charge.body.id as string, refunds }
+  }
+
+  /** The confirmation's post, answered: its status and the page it led to. */
+  const confirm = async (page: Page) => {
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === "POST"),
+      page.getByRole("button", { name: "Confirm refund" }).click()
+    ])
+    await page.waitForLoadState()
+    return response
+  }
+
+  it("refunds part of a charge after a confirmation, then refuses more than remains", async () => {
+    const { page, mandateId, chargeId, refunds } = await charged(12_550)
+    await page.getByRole("link", { name: /^Refund: / }).click()
+    await page.getByRole("heading", { name: "Refund a charge" }).waitFor()
+    expect(page.url()).toContain(`/dashboard/mandates/${mandateId}/charges/${chargeId}/refund`)
+    expect(await page.getByLabel("Amount to refund (MVR)").inputValue()).toBe("125.50")
+    await B.capture(page, "dashboard-refund")
+    await page.getByLabel("Amount to refund (MVR)").fill("40.00")
+    await page.getByLabel("Reason").selectOption("duplicate")
+    const done = await confirm(page)
+    // Post, redirect, get: back on the mandate's page with the notice.
+    expect(done.status()).toBe(303)
+    await page.getByText("Refunded MVR 40.00 to the customer's wallet.").waitFor()
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/mandates/${mandateId}`)
+    expect(await page.textContent("table[aria-label=Charges]")).toContain("MVR 40.00")
+    expect((await refunds()).map((r) => [r.amount, r.reason])).toEqual([[4_000, "duplicate"]])
+
+    // What remains is the default now; more than that is refused, keeping what was typed.
+    await page.getByRole("link", { name: /^Refund: / }).click()
+    expect(await page.getByLabel("Amount to refund (MVR)").inputValue()).toBe("85.50")
+    expect(await page.textContent("main")).toContain("MVR 85.50")
+    await page.getByLabel("Amount to refund (MVR)").fill("85.51")
+    await page.getByLabel("Reason").selectOption("fraudulent")
+    const refused = await confirm(page)
+    expect(refused.status()).toBe(422)
+    await page.getByText("Refund amount exceeds what remains to be refunded of the payment").waitFor()
+    expect(await page.getByLabel("Amount to refund (MVR)").inputValue()).toBe("85.51")
+    expect(await page.getByLabel("Reason").inputValue()).toBe("fraudulent")
+    // Not an amount: refused before anything is tried.
+    await page.getByLabel("Amount to refund (MVR)").fill("12,00")
+    expect((await confirm(page)).status()).toBe(422)
+    await page.getByText("Enter an amount in MVR, like 25.50.").waitFor()
+    expect(await refunds()).toHaveLength(1)
+
+    // The rest, in Dhivehi: more than the balance holds (laari kept its fee of 1.26), then what it holds.
+    await page.goto(`${page.url()}?lang=dv`)
+    await page.getByRole("heading", { name: "ފައިސާ ނެގުމެއް ރީފަންޑްކުރުން" }).waitFor()
+    const [short] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === "POST"),
+      page.getByRole("button", { name: "ރީފަންޑް ކަށަވަރުކުރޭ" }).click()
+    ])
+    expect(short.status()).toBe(402)
+    await page.getByText("ވިޔަފާރިވެރިޔާގެ ބެލެންސް މި ރީފަންޑަށް ފުދޭވަރަށް ނެތް").waitFor()
+    await page.locator("#amount").fill("84.24")
+    await page.getByRole("button", { name: "ރީފަންޑް ކަށަވަރުކުރޭ" }).click()
+    await page.getByText("MVR 84.24 ކަސްޓަމަރުގެ ވޯލެޓަށް ރީފަންޑްކޮށްފި.").waitFor()
+    expect((await refunds()).map((r) => r.amount).sort()).toEqual([4_000, 8_424])
+  })
+
+  it("refunds once when one confirmation is submitted twice", async () => {
+    const { page, mandateId, refunds } = await charged(5_000)
+    await page.getByRole("link", { name: /^Refund: / }).click()
+    await page.getByLabel("Amount to refund (MVR)").fill("10.00")
+    // Two posts of the same form at once, as a double click sends them (the page's cookies, its fields).
+    const fields = await page.evaluate(() => {
+      const form = document.querySelector("form[action$='/refund']") as HTMLFormElement
+      return { action: form.action, fields: Object.fromEntries(new FormData(form) as any) }
+    })
+    const send = async () => {
+      const r = await page.request.post(fields.action, { form: fields.fields })
+      return { status: r.status(), url: r.url() }
+    }
+    const answers = await Promise.all([send(), send()])
+    for (const a of answers) {
+      expect(a.status).toBe(200)
+      expect(new URL(a.url).pathname).toBe(`/dashboard/mandates/${mandateId}`)
+    }
+    expect((await refunds()).map((r) => r.amount)).toEqual([1_000])
+    // The same token with another amount is not a second refund either.
+    await page.getByLabel("Amount to refund (MVR)").fill("20.00")
+    expect((await confirm(page)).status()).toBe(409)
+    await page.getByText("This confirmation was already used for another refund.", { exact: false }).waitFor()
+    expect((await refunds()).map((r) => r.amount)).toEqual([1_000])
+  })
+
+  it("refuses a key without payments:write, on the page and on a post", async () => {
+    const { page, mandateId, chargeId, refunds } = await charged(5_000, ["mandates:write"])
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/refund")),
+      page.getByRole("link", { name: /^Refund: / }).click()
+    ])
+    expect(response.status()).toBe(403)
+    await page.getByText("This key lacks the payments:write scope.").waitFor()
+    expect(await page.locator("form[action$='/refund']").count()).toBe(0)
+    // A post made by hand, with a valid CSRF token, is refused the same way.
+    const csrf = await page.locator("input[name=_csrf]").first().inputValue()
+    const post = await page.request.post(
+      `${server.baseUrl}/dashboard/mandates/${mandateId}/charges/${chargeId}/refund`,
+      { form: { _csrf: csrf, token: crypto.randomUUID(), amount: "10.00", reason: "duplicate" } }
+    )
+    const status = post.status()
+    expect(status).toBe(403)
+    expect(await refunds()).toEqual([])
+  })
+
+  it("refunds a QR payment from its code's page, and lists refunds newest first with links to their payments", async () => {
+    const { m, page, mandateId, chargeId } = await charged(8_000)
+    // The charge first (older), through the API; then a QR payment, refunded through the dashboard.
+    expect(
+      (await server.request("POST", "/refunds", { key: m.test, body: { charge_id: chargeId, amount: 300 } }))
+        .status
+    ).toBe(201)
+    const code = await server.request("POST", "/qr-codes", {
+      key: m.test,
+      body: { outlet_id: m.outletId, type: "DYNAMIC", amount: 4_000, title: "Table 9" }
+    })
+    const paid = await server.request("POST", "/test-helpers/qr-codes/pay", {
+      key: m.test,
+      body: { payload: code.body.payload }
+    })
+    expect(paid.status, paid.text).toBe(201)
+    await page.goto(`${server.baseUrl}/dashboard/qr-codes`)
+    await page.getByRole("link", { name: "Table 9", exact: true }).click()
+    await page.getByRole("heading", { name: "QR code" }).waitFor()
+    await page.getByRole("link", { name: /^Refund: / }).click()
+    await page.getByRole("heading", { name: "Refund a QR payment" }).waitFor()
+    expect(page.url()).toContain(`/dashboard/qr-codes/${code.body.id}/payments/${paid.body.id}/refund`)
+    expect(await page.getByLabel("Amount to refund (MVR)").inputValue()).toBe("40.00")
+    await page.getByLabel("Amount to refund (MVR)").fill("10")
+    expect((await confirm(page)).status()).toBe(303)
+    await page.getByText("Refunded MVR 10.00 to the customer's wallet.").waitFor()
+    expect(page.url()).toContain(`/dashboard/qr-codes/${code.body.id}?refunded=1000`)
+    expect(await page.textContent("table[aria-label=Payments]")).toContain("MVR 10.00")
+    const listed = (await server.request("GET", `/refunds?qr_payment_id=${paid.body.id}`, { key: m.test }))
+      .body
+    expect(listed.map((r: { amount: number }) => r.amount)).toEqual([1_000])
+
+    // Another merchant's QR payment under this code's path, and this payment under another code: none.
+    const other = await server.request("POST", "/qr-codes", {
+      key: m.test,
+      body: { outlet_id: m.outletId, type: "STATIC", title: "Counter" }
+    })
+    await page.goto(`${server.baseUrl}/dashboard/qr-codes/${other.body.id}/payments/${paid.body.id}/refund`)
+    await page.getByText("No such payment.").waitFor()
+
+    await page.goto(`${server.baseUrl}/dashboard/refunds`)
+    await page.getByRole("heading", { name: "Refunds" }).waitFor()
+    const rows = page.locator("table[aria-label=Refunds] tbody tr")
+    expect(await rows.count()).toBe(2)
+    expect(await rows.nth(0).textContent()).toContain("MVR 10.00")
+    expect(await rows.nth(0).textContent()).toContain("QR payment")
+    expect(await rows.nth(1).textContent()).toContain("MVR 3.00")
+    await rows.nth(1).getByRole("link", { name: "Charge" }).click()
+    await page.getByRole("heading", { name: "Mandate" }).waitFor()
+    expect(page.url()).toBe(`${server.baseUrl}/dashboard/mandates/${mandateId}`)
+    await page.goto(`${server.baseUrl}/dashboard/refunds`)
+    await rows.nth(0).getByRole("link", { name: "QR payment" }).click()
+    await page.getByRole("heading", { name: "QR code" }).waitFor()
+    expect(page.url()).toBe(`${server.baseUrl}/dashboard/qr-codes/${code.body.id}`)
+
+    // Another merchant's refund names no payment here.
+    const stranger = await charged(2_000)
+    const theirs = await server.request("POST", "/refunds", {
+      key: stranger.m.test,
+      body: { charge_id: stranger.chargeId, amount: 100 }
+    })
+    const hidden = await page.goto(`${server.baseUrl}/dashboard/refunds/${theirs.body.id}/payment`)
+    expect(hidden?.status()).toBe(404)
+    await page.getByText("No such payment.").waitFor()
+    // Paged: no "Older" link while one page holds them all.
+    await page.goto(`${server.baseUrl}/dashboard/refunds`)
+    expect(await page.getByRole("link", { name: "Older" }).count()).toBe(0)
+    await page.goto(`${server.baseUrl}/dashboard/refunds?offset=1`)
+    expect(await rows.count()).toBe(1)
+    expect(await page.getByRole("link", { name: "Newer" }).getAttribute("href")).toBe(
+      "/dashboard/refunds?offset=0"
+    )
+  })
+})
