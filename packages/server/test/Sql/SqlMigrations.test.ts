@@ -4,7 +4,7 @@
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import * as Migrations from "../../src/Sql/Migrations.js"
 import * as PgliteClient from "../../src/Sql/Pglite/PgliteClient.js"
@@ -116,22 +116,18 @@ describe("PGlite", () => {
   )
 })
 
-for (const backend of TestDatabase.backends) {
-  describe.skipIf(backend.skip)(backend.name, () => {
-    layer(backend.layer(), { excludeTestServices: true, timeout: "60 seconds" })("migrations", (it) => {
-      it.effect("ran at start; running them again is a no-op", () =>
-        Effect.gen(function* () {
-          const rows = all.map(([migration_id, name]) => ({ migration_id, name }))
-          expect(yield* applied).toEqual(rows)
-          expect(yield* Migrations.run).toEqual([])
-          expect(yield* Migrations.run).toEqual([])
-          expect(yield* applied).toEqual(rows)
-          expect(yield* tables).toEqual(schema)
-        })
-      )
+TestDatabase.eachBackend("migrations", (it) => {
+  it.effect("ran at start; running them again is a no-op", () =>
+    Effect.gen(function* () {
+      const rows = all.map(([migration_id, name]) => ({ migration_id, name }))
+      expect(yield* applied).toEqual(rows)
+      expect(yield* Migrations.run).toEqual([])
+      expect(yield* Migrations.run).toEqual([])
+      expect(yield* applied).toEqual(rows)
+      expect(yield* tables).toEqual(schema)
     })
-  })
-}
+  )
+})
 
 describe.skipIf(TestDatabase.postgresUrl === undefined)("PostgreSQL", () => {
   it.live(

@@ -7,11 +7,13 @@
  * - `postgres(url)`: a fresh database `laari_test_<random>` on the server at `url`, dropped when the
  *   layer is released. PostgreSQL suites run only when `DATABASE_URL` is set; otherwise they are skipped
  *   with a warning (`describe.skipIf(postgresUrl === undefined)`).
+ * - `eachBackend(title, body)`: a suite run on PGlite and on PostgreSQL, a database each.
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type { MigrationError } from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import { describe, layer, type Vitest } from "@effect/vitest"
 import type { ApiKeys, Crypto, DeliveriesStore, NoticeOutbox, OAuthClients, WallClock } from "@laari/core"
 import type { Seed } from "@laari/testkit"
 import { Effect, Layer, Redacted, type Scope } from "effect"
@@ -103,6 +105,26 @@ export const backends: ReadonlyArray<{
   { name: "PGlite", skip: false, layer: pglite },
   { name: "PostgreSQL", skip: postgresUrl === undefined, layer: () => postgres(postgresUrl!) }
 ]
+
+/** One of `backends`. */
+export type Backend = (typeof backends)[number]
+
+/**
+ * The tests `body` declares, once on each backend: a suite `<backend> > title` on a database of its own,
+ * shared by its tests (without the test services: the clock is real). PostgreSQL's is skipped without
+ * `DATABASE_URL`.
+ */
+export const eachBackend = (
+  title: string,
+  body: (it: Vitest.MethodsNonLive<TestServices, true>, backend: Backend) => void
+): void => {
+  for (const backend of backends)
+    describe.skipIf(backend.skip)(backend.name, () => {
+      layer(backend.layer(), { excludeTestServices: true, timeout: "60 seconds" })(title, (it) =>
+        body(it, backend)
+      )
+    })
+}
 
 /** Empties every table (the schema stays), for tests that need a clean slate. */
 export const reset: Effect.Effect<void, SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
