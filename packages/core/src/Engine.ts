@@ -5,6 +5,7 @@
  */
 import { Layer } from "effect"
 import { ApiKeys } from "./directory/ApiKeys.js"
+import { Audit } from "./audit/Audit.js"
 import { Approvals } from "./approvals/Approvals.js"
 import { Balances } from "./wallet/Balances.js"
 import { Billing } from "./billing/Billing.js"
@@ -74,6 +75,7 @@ export type Services =
   | Notices
   | Reads
   | KeyedCommands
+  | Audit
 
 /** Every service of core over `Ports`. */
 export const layer: Layer.Layer<Services, never, Ports> = Layer.mergeAll(
@@ -89,7 +91,8 @@ export const layer: Layer.Layer<Services, never, Ports> = Layer.mergeAll(
   Deliveries.Default,
   Notices.Default,
   Reads.Default,
-  KeyedCommands.Default
+  KeyedCommands.Default,
+  Audit.Default
 ).pipe(
   Layer.provideMerge(Resolver.Default),
   // Under the resolver, which settles each kind of payment through the core.

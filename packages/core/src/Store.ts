@@ -5,6 +5,7 @@
  */
 import type { Outbox } from "./Events.js"
 import type { ChallengesStore } from "./approvals/ChallengesStore.js"
+import type { AuditStore } from "./audit/AuditStore.js"
 import type { CheckoutSessionsStore, InvoicesStore, SubscriptionsStore } from "./billing/BillingStore.js"
 import type { ApiKeysStore } from "./directory/ApiKeysStore.js"
 import type {
@@ -38,6 +39,7 @@ export * from "./billing/BillingStore.js"
 export * from "./refunds/RefundsStore.js"
 export * from "./wallet/WalletStore.js"
 export * from "./webhooks/WebhookEndpointsStore.js"
+export * from "./audit/AuditStore.js"
 
 // ---------------------------------------------------------------------------------------------------
 // All together
@@ -63,7 +65,8 @@ export type Repositories =
 /**
  * Everything a storage adapter provides: transactions, the repositories, idempotency records, the event
  * outbox and its log, customer notifications, the wallet ledger (in the same database, so they share transactions),
- * the merchant registry, OAuth clients and webhook endpoints.
+ * the merchant registry, OAuth clients, webhook endpoints and the audit log (written in the transaction of
+ * the change it records).
  */
 export type Ports =
   | Transactor
@@ -76,3 +79,4 @@ export type Ports =
   | MerchantRegistryStore
   | OAuthClientsStore
   | WebhookEndpointsStore
+  | AuditStore

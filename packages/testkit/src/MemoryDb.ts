@@ -12,6 +12,7 @@
  */
 import {
   type ApiKey,
+  type AuditEvent,
   type Approval,
   type CheckoutSession,
   type Events,
@@ -158,6 +159,10 @@ export interface Tables {
   readonly entries: Chunk.Chunk<Entry>
   /** Oldest first. */
   readonly transferLog: Chunk.Chunk<TransferRecord>
+  /** The audit log, oldest first (as appended). */
+  readonly auditEvents: Chunk.Chunk<AuditEvent.Event>
+  /** Each audit chain's head: its last row's number and hash (seq 0 while it has none). */
+  readonly auditHeads: HashMap.HashMap<string, AuditEvent.Head>
 }
 
 export const empty: Tables = {
@@ -189,7 +194,9 @@ export const empty: Tables = {
   balances: HashMap.empty(),
   transfers: HashMap.empty(),
   entries: Chunk.empty(),
-  transferLog: Chunk.empty()
+  transferLog: Chunk.empty(),
+  auditEvents: Chunk.empty(),
+  auditHeads: HashMap.empty()
 }
 
 export interface MemoryDbService extends Store.TransactorService {

@@ -1,10 +1,10 @@
 /**
  * Memory adapters for every storage port of core: the repositories of `Store`, the idempotency store, the
- * outbox and its log, customer notifications and the webhook delivery log. Each operation is a transaction of `MemoryDb` (joining the caller's),
+ * outbox and its log, customer notifications, the webhook delivery log and the audit log. Each operation is a transaction of `MemoryDb` (joining the caller's),
  * so "locked until the transaction ends" holds trivially: nothing else runs until it ends.
  *
  * The adapters are written one area a file (`MemoryDirectory`, `MemoryMandates`, `MemoryQrCodes`,
- * `MemoryBilling`, `MemoryIdempotency`, `MemoryOutbox`, `MemoryDeliveries`, over the shared `MemoryRows`); this module names
+ * `MemoryBilling`, `MemoryIdempotency`, `MemoryOutbox`, `MemoryDeliveries`, `MemoryAudit`, over the shared `MemoryRows`); this module names
  * them all again, so `MemoryStore.mandates` and the rest stay where a host finds them, and layers them.
  */
 import {
@@ -18,6 +18,7 @@ import {
   Store
 } from "@laari/core"
 import { type Context, Effect, Layer } from "effect"
+import { audit } from "./MemoryAudit.js"
 import { checkoutSessions, invoices, subscriptions } from "./MemoryBilling.js"
 import { MemoryDb, type MemoryDbService } from "./MemoryDb.js"
 import { deliveries } from "./MemoryDeliveries.js"
@@ -31,6 +32,7 @@ import { eventLog, notifications, outbox } from "./MemoryOutbox.js"
 import { qrCodes, qrPayments } from "./MemoryQrCodes.js"
 import * as MemoryRefunds from "./MemoryRefunds.js"
 
+export { audit } from "./MemoryAudit.js"
 export { checkoutSessions, invoices, subscriptions } from "./MemoryBilling.js"
 export { apiKeys, customers, merchants, outlets } from "./MemoryDirectory.js"
 export { idempotency, scopeKey } from "./MemoryIdempotency.js"
@@ -56,6 +58,7 @@ export const layer: Layer.Layer<
   | Notifications.Notifications
   | Store.OAuthClientsStore
   | Store.WebhookEndpointsStore
+  | Store.AuditStore
   | SecretSealer.SecretSealer
   | DeliveriesStore.DeliveriesStore
   | NoticeOutbox.NoticeOutbox,
@@ -83,6 +86,7 @@ export const layer: Layer.Layer<
   overDb(Store.WebhookEndpointsStore, webhookEndpoints),
   overDb(DeliveriesStore.DeliveriesStore, deliveries),
   overDb(NoticeOutbox.NoticeOutbox, notices),
+  overDb(Store.AuditStore, audit),
   // Nothing in memory is at rest: secrets are kept as they are.
   Layer.succeed(SecretSealer.SecretSealer, SecretSealer.plainSealer)
 )

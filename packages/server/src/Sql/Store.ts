@@ -1,11 +1,12 @@
 /**
  * Every core port over one `SqlClient`: the `Transactor`, the repositories (merchants, mandates, outlets, QR codes and
  * their payments, checkout sessions, subscriptions and their invoices), the outbox, notifications,
- * idempotency keys and the built-in ledger behind `Wallet`. The same adapters serve PostgreSQL and PGlite.
+ * idempotency keys, the built-in ledger behind `Wallet` and the audit log. The same adapters serve PostgreSQL and PGlite.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { type Crypto, type Notifications, Store } from "@laari/core"
 import { Effect, FiberRef, Layer, Option } from "effect"
+import { auditLayer } from "./AuditEvents.js"
 import { ledgerReadsLayer } from "./Balance.js"
 import { challengesLayer } from "./Challenges.js"
 import { eventLogLayer, outboxLayer } from "./Events.js"
@@ -96,5 +97,6 @@ export const layer: Layer.Layer<
   walletLayer,
   ledgerReadsLayer,
   oauthClientsLayer,
-  webhookEndpointsLayer
+  webhookEndpointsLayer,
+  auditLayer
 )

@@ -30,6 +30,8 @@ const tables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 
 const schema = [
   "api_keys",
+  "audit_events",
+  "audit_heads",
   "challenges",
   "checkout_sessions",
   "customers",
@@ -89,7 +91,8 @@ const all = [
   [21, "event_failures"],
   [22, "wallet_movements"],
   [23, "reconciliation"],
-  [24, "wallet_movement_holds"]
+  [24, "wallet_movement_holds"],
+  [25, "audit_events"]
 ]
 
 describe("PGlite", () => {

@@ -126,11 +126,21 @@ export const eachBackend = (
     })
 }
 
-/** Empties every table (the schema stays), for tests that need a clean slate. */
+/**
+ * Empties every table (the schema stays), for tests that need a clean slate. The audit log refuses
+ * TRUNCATE (its triggers): they are off for this one transaction, which the tests' superuser may do.
+ */
 export const reset: Effect.Effect<void, SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const tables = yield* sql<{ readonly name: string }>`SELECT tablename AS name FROM pg_tables
     WHERE schemaname = 'public' AND tablename <> 'effect_sql_migrations'`
-  if (tables.length > 0)
-    yield* sql.unsafe(`TRUNCATE ${tables.map((t) => `"${t.name}"`).join(", ")} RESTART IDENTITY CASCADE`)
+  if (tables.length === 0) return
+  const audited = tables.some((t) => t.name === "audit_events")
+  yield* sql.withTransaction(
+    Effect.gen(function* () {
+      if (audited) yield* sql`ALTER TABLE audit_events DISABLE TRIGGER USER`
+      yield* sql.unsafe(`TRUNCATE ${tables.map((t) => `"${t.name}"`).join(", ")} RESTART IDENTITY CASCADE`)
+      if (audited) yield* sql`ALTER TABLE audit_events ENABLE TRIGGER USER`
+    })
+  )
 })

@@ -23,6 +23,7 @@ import { Engine, WallClock } from "@laari/core"
 import { Layer } from "effect"
 import type { AllCorePorts } from "./support/Helpers.js"
 import * as ApiKeys from "./ports/ApiKeys.js"
+import * as Audit from "./ports/Audit.js"
 import * as BalanceReads from "./ports/BalanceReads.js"
 import * as Charges from "./ports/Charges.js"
 import * as CheckoutSessions from "./ports/CheckoutSessions.js"
@@ -80,7 +81,8 @@ const ports = [
   QrCodes,
   CheckoutSessions,
   Subscriptions,
-  Invoices
+  Invoices,
+  Audit
 ]
 
 /** The services of core over the adapter's store, after the ports. */
