@@ -261,6 +261,17 @@ export const tests = (it: It): void => {
         const a = yield* appendAt(entry(mine, T0, { actor }))
         const b = yield* appendAt(entry(theirs, plus(T0, second), { actor }))
         const c = yield* appendAt(entry(theirs, plus(T0, 2 * second), { actor, environment: null }))
+        // A change naming no merchant: the operator's chain, never a tenant's.
+        const o = yield* appendAt(
+          entry(tenantOf(yield* freshMerchant()), plus(T0, 3 * second), {
+            merchantId: null,
+            environment: null,
+            actor,
+            action: "merchant.create",
+            resourceType: "merchant"
+          })
+        )
+        expect(o.chain).toBe(AuditEvent.OperatorChain)
         const ids = (q: Store.AuditQuery, page: { limit: number; startingAfter?: string } = { limit: 10 }) =>
           Effect.map(store.list(q, page), (rows) => rows.map((r) => r.id))
 
@@ -272,8 +283,9 @@ export const tests = (it: It): void => {
         expect(yield* ids({ tenant: { merchantId: "not-a-merchant", environment: "test" } })).toEqual([])
         // Each merchant's chain is its own, numbered from 1.
         expect([a.seq, b.seq, c.seq]).toEqual([1, 1, 2])
-        expect(yield* ids({ actorId: actor.id })).toEqual([c.id, b.id, a.id])
+        expect(yield* ids({ actorId: actor.id })).toEqual([o.id, c.id, b.id, a.id])
         expect(yield* ids({ actorId: actor.id }, { limit: 1, startingAfter: c.id })).toEqual([b.id])
+        expect(yield* ids({ tenant: mine }, { limit: 10, startingAfter: o.id })).toEqual([])
       })
     )
 
