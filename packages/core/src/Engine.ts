@@ -91,8 +91,7 @@ export const layer: Layer.Layer<Services, never, Ports> = Layer.mergeAll(
   Deliveries.Default,
   Notices.Default,
   Reads.Default,
-  KeyedCommands.Default,
-  Audit.Default
+  KeyedCommands.Default
 ).pipe(
   Layer.provideMerge(Resolver.Default),
   // Under the resolver, which settles each kind of payment through the core.
@@ -106,5 +105,7 @@ export const layer: Layer.Layer<Services, never, Ports> = Layer.mergeAll(
     )
   ),
   Layer.provideMerge(Subscriptions.Default),
-  Layer.provideMerge(Approvals.Default)
+  Layer.provideMerge(Approvals.Default),
+  // Beneath every service: each notes the changes it makes in the audit log.
+  Layer.provideMerge(Audit.Default)
 )

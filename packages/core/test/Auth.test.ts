@@ -34,7 +34,8 @@ describe("Auth.check", () => {
       "qr:write",
       "subscriptions:write",
       "checkout:write",
-      "webhooks:write"
+      "webhooks:write",
+      "audit:read"
     ])
   })
 })

@@ -6,6 +6,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Events, EventType } from "@laari/core"
 import { ApprovalsApi } from "./Approvals/Api.js"
+import { AuditApi, OpsAuditApi } from "./Audit/Api.js"
 import { BalanceApi } from "./Balance/Api.js"
 import { CheckoutApi } from "./Checkout/Api.js"
 import { HealthApi } from "./Health/Api.js"
@@ -62,6 +63,7 @@ export class Api extends HttpApi.make("laari")
   .add(SubscriptionsApi)
   .add(RefundsApi)
   .add(BalanceApi)
+  .add(AuditApi)
   .add(WebhookEndpointsApi)
   .add(EventsApi)
   .add(ApprovalsApi)
@@ -69,6 +71,7 @@ export class Api extends HttpApi.make("laari")
   .add(OpsApi)
   .add(OpsWebhooksApi)
   .add(ReconciliationApi)
+  .add(OpsAuditApi)
   .add(HealthApi)
   // Any request can be over the body limit (`Http/Edge`, `Http/Middleware`).
   .addError(Problems.BodyTooLargeProblem)

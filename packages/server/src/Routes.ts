@@ -41,6 +41,8 @@ import * as Paths from "./Pages/Paths.js"
 import * as PagesRequest from "./Pages/Request.js"
 import * as WalletPages from "./Pages/Wallet.js"
 import { QrCodesLive, QrImagesLive } from "./QrCodes/Http.js"
+import { OpsAuditApi } from "./Audit/Api.js"
+import { AuditLive, OpsAuditLive } from "./Audit/Http.js"
 import { ReconciliationApi } from "./Reconciliation/Api.js"
 import { ReconciliationLive } from "./Reconciliation/Http.js"
 import { RefundsLive } from "./Refunds/Http.js"
@@ -56,6 +58,7 @@ export class OpsDocumentApi extends HttpApi.make("laari-operator")
   .add(OpsApi.annotate(OpenApi.Exclude, false))
   .add(OpsWebhooksApi.annotate(OpenApi.Exclude, false))
   .add(ReconciliationApi.annotate(OpenApi.Exclude, false))
+  .add(OpsAuditApi.annotate(OpenApi.Exclude, false))
   // As on the main `Api`: an empty or dot path parameter matches no route, answered `NOT_FOUND`.
   .addError(Problems.NotFoundProblem)
   .annotate(OpenApi.Title, "laari operator API")
@@ -91,6 +94,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     Operation.mount(Api, SubscriptionsLive),
     Layer.unwrapEffect(Effect.map(RefundsLive, (spec) => Operation.mount(Api, spec))),
     Operation.mount(Api, BalanceLive),
+    Operation.mount(Api, AuditLive),
+    Operation.mount(Api, OpsAuditLive),
     Operation.mount(Api, ApprovalsLive),
     Operation.mount(Api, OpsLive),
     Layer.unwrapEffect(Effect.map(TestHelpersLive, (spec) => Operation.mount(Api, spec))),

@@ -45,6 +45,21 @@ export interface Change {
   readonly fields?: Readonly<Record<string, unknown>> | undefined
 }
 
+/** A change to one of a tenant's resources, as most notes are. */
+export const change = (
+  tenant: { readonly merchantId: string; readonly environment: Environment },
+  action: string,
+  resource: { readonly type: string; readonly id: string | null },
+  fields?: Readonly<Record<string, unknown>>
+): Change => ({
+  merchantId: tenant.merchantId,
+  environment: tenant.environment,
+  action,
+  resourceType: resource.type,
+  resourceId: resource.id,
+  fields
+})
+
 /** What `verify` found: each chain checked, and the first break of each broken one. */
 export interface Verdict {
   readonly chains: number
@@ -95,6 +110,21 @@ export class Audit extends Effect.Service<Audit>()("laari/Audit", {
             )
       )
 
+    /**
+     * `effect` and the note of what it changed, in one transaction; `undefined` from `changeOf` notes
+     * nothing (nothing changed: a revocation of a key already revoked).
+     */
+    const recording = <A, E, R>(
+      effect: Effect.Effect<A, E, R>,
+      changeOf: (a: A) => Change | undefined
+    ): Effect.Effect<A, E | ServiceUnavailable, R> =>
+      tx.withTransaction(
+        Effect.tap(effect, (a) => {
+          const made = changeOf(a)
+          return made === undefined ? Effect.void : note(made)
+        })
+      )
+
     /** One chain checked row by row, a page at a time, then its end against its head. */
     const verifyChain = (chain: string, head: AuditEvent.Head) =>
       Effect.gen(function* () {
@@ -127,6 +157,7 @@ export class Audit extends Effect.Service<Audit>()("laari/Audit", {
 
     return {
       note,
+      recording,
       verify,
       list: (
         query: AuditQuery,

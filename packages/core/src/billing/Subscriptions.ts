@@ -3,6 +3,7 @@
  * the customer or operations). Renewals are the `Billing` engine's.
  */
 import { DateTime, Effect, Either, Schema } from "effect"
+import { Audit, change as auditChange } from "../audit/Audit.js"
 import { Crypto } from "../kernel/Crypto.js"
 import * as Outbox from "../kernel/Outbox.js"
 import * as BillingEvents from "./BillingEvents.js"
@@ -32,6 +33,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
     const emit = yield* Outbox.emitter
     const notifications = yield* Notifications
     const crypto = yield* Crypto
+    const audit = yield* Audit
 
     const find = findOrFail(store.find, () => new SubscriptionNotFound())
 
@@ -113,6 +115,17 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("laari/Subscr
       Effect.gen(function* () {
         const now = yield* DateTime.now
         const latest = yield* invoices.latest(sub.id)
+        yield* audit.note(
+          auditChange(
+            sub,
+            "subscription.cancel",
+            { type: "subscription", id: sub.id },
+            {
+              by: initiator,
+              at_period_end: atPeriodEnd
+            }
+          )
+        )
         if (atPeriodEnd) {
           const flagged = yield* Either.match(Subscription.cancelAtPeriodEnd(sub), {
             onLeft: () => Effect.fail(new SubscriptionNotCancellable()),

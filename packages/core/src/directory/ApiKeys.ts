@@ -3,6 +3,7 @@
  * presented key to its principal, lists and revokes them. The hash is HMAC-SHA-256 under the store's
  * `hashKey`, through the `Crypto` port (core stays free of `node:*`); comparisons are constant-time.
  */
+import { Audit, change } from "../audit/Audit.js"
 import { DateTime, Effect } from "effect"
 import * as ApiKey from "./ApiKey.js"
 import { type KeyKind, keyPrefix, parseKeyPrefix, type Principal, type Scope } from "../kernel/Auth.js"
@@ -32,6 +33,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("laari/ApiKeys", {
   effect: Effect.gen(function* () {
     const store = yield* ApiKeysStore
     const crypto = yield* Crypto
+    const audit = yield* Audit
 
     /** A key's stored hash. */
     const digest = Telemetry.fn("ApiKeys.digest")((key: string) =>
@@ -46,17 +48,28 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("laari/ApiKeys", {
       // 192 random bits after the prefix, as 48 hex characters.
       const key = `${keyPrefix(request.kind, request.environment)}${hex(yield* crypto.bytes(24))}`
       const id = yield* crypto.uuid
-      yield* store.insert(
-        {
-          id,
-          merchantId: request.merchantId,
-          environment: request.environment,
-          kind: request.kind,
-          scopes,
-          keyHash: yield* digest(key),
-          keyPrefix: ApiKey.displayPrefix(key)
-        },
-        yield* DateTime.now
+      const keyHash = yield* digest(key)
+      const now = yield* DateTime.now
+      const row = {
+        id,
+        merchantId: request.merchantId,
+        environment: request.environment,
+        kind: request.kind,
+        scopes,
+        keyHash,
+        keyPrefix: ApiKey.displayPrefix(key)
+      }
+      yield* audit.recording(store.insert(row, now), () =>
+        change(
+          request,
+          "api_key.create",
+          { type: "api_key", id },
+          {
+            kind: request.kind,
+            scopes: scopes.join(" "),
+            prefix: row.keyPrefix
+          }
+        )
       )
       return { id, key, environment: request.environment, kind: request.kind, scopes } satisfies IssuedKey
     })
@@ -87,7 +100,18 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("laari/ApiKeys", {
 
     /** `false` when the merchant has no such key or it was already revoked. */
     const revoke = Telemetry.fn("ApiKeys.revoke")(function* (merchantId: MerchantId, keyId: string) {
-      return yield* store.revoke(merchantId, keyId, yield* DateTime.now)
+      const now = yield* DateTime.now
+      return yield* audit.recording(store.revoke(merchantId, keyId, now), (revoked) =>
+        revoked
+          ? {
+              merchantId,
+              environment: null,
+              action: "api_key.revoke",
+              resourceType: "api_key",
+              resourceId: keyId
+            }
+          : undefined
+      )
     })
 
     return { digest, issue, identify, authenticate, list, revoke }

@@ -3,6 +3,7 @@
  * finds and lists merchants, adds and lists outlets, and sets the feature gates.
  */
 import { DateTime, Effect, Either } from "effect"
+import { Audit } from "../audit/Audit.js"
 import { Crypto, type CryptoService } from "../kernel/Crypto.js"
 import { CustomerId, MerchantId } from "../kernel/Ids.js"
 import * as Merchant from "./Merchant.js"
@@ -31,24 +32,74 @@ export class Merchants extends Effect.Service<Merchants>()("laari/Merchants", {
     const store = yield* MerchantRegistryStore
     const reads = yield* MerchantsStore
     const crypto = yield* Crypto
+    const audit = yield* Audit
+    const create = creating(store, crypto)
+    /** A change to the merchant as a whole: in its chain, in no environment. */
+    const merchantChange = (
+      merchantId: string,
+      action: string,
+      resource: { type: string; id: string | null },
+      fields?: Readonly<Record<string, unknown>>
+    ) => ({
+      merchantId,
+      environment: null,
+      action,
+      resourceType: resource.type,
+      resourceId: resource.id,
+      fields
+    })
 
     // Ids as a request names them: one that is no merchant's finds nothing.
     const addOutlet = Telemetry.fn("Merchants.addOutlet")(function* (merchantId: string, name: string) {
       const checked = Merchant.outletName(name)
       if (Either.isLeft(checked)) return yield* checked.left
-      return yield* store.addOutlet(merchantId as MerchantId, checked.right, yield* DateTime.now)
+      const now = yield* DateTime.now
+      return yield* audit.recording(
+        store.addOutlet(merchantId as MerchantId, checked.right, now),
+        (outlet) =>
+          outlet === undefined
+            ? undefined
+            : merchantChange(
+                merchantId,
+                "outlet.create",
+                { type: "outlet", id: String(outlet.id) },
+                { name: outlet.name }
+              )
+      )
     })
 
     const setFeatures = Telemetry.fn("Merchants.setFeatures")(function* (
       merchantId: string,
       patch: Merchant.FeaturesPatch
     ) {
-      return yield* store.setFeatures(merchantId as MerchantId, patch)
+      return yield* audit.recording(store.setFeatures(merchantId as MerchantId, patch), (merchant) =>
+        merchant === undefined
+          ? undefined
+          : merchantChange(
+              merchantId,
+              "merchant.set_features",
+              { type: "merchant", id: merchantId },
+              { ...patch }
+            )
+      )
     })
 
     return {
       /** A merchant with its sandbox payer (a test customer holding `SandboxPayerBalance`), wallets and outlets. */
-      create: creating(store, crypto),
+      create: (input: Merchant.Input) =>
+        audit.recording(create(input), (made) =>
+          merchantChange(
+            made.merchant.id,
+            "merchant.create",
+            { type: "merchant", id: made.merchant.id },
+            {
+              name: made.merchant.name,
+              city: made.merchant.city,
+              mcc: made.merchant.mcc,
+              outlets: made.outlets.length
+            }
+          )
+        ),
       get: Telemetry.fn("Merchants.get")((merchantId: string) => reads.get(merchantId as MerchantId)),
       /** Merchants with their outlets, oldest first, at most `limit`. */
       list: Telemetry.fn("Merchants.list")((limit: number) => store.list(limit)),

@@ -3,6 +3,7 @@
  * them, authenticates a client's credentials, issues access tokens and resolves one to its grant. Hashes
  * are `ApiKeys.digest`'s, compared in constant time.
  */
+import { Audit, change } from "../audit/Audit.js"
 import { DateTime, Effect } from "effect"
 import { ApiKeys } from "./ApiKeys.js"
 import type { Scope } from "../kernel/Auth.js"
@@ -24,6 +25,7 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("laari/OAuthCli
     const store = yield* OAuthClientsStore
     const crypto = yield* Crypto
     const keys = yield* ApiKeys
+    const audit = yield* Audit
     const random = (n: number) => Effect.map(crypto.bytes(n), hex)
 
     /** A new client; its secret is returned here only. */
@@ -40,14 +42,36 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("laari/OAuthCli
         createdAt: yield* DateTime.now,
         revokedAt: null
       }
-      yield* store.insertClient(client)
+      yield* audit.recording(store.insertClient(client), () =>
+        change(
+          request,
+          "oauth_client.create",
+          { type: "oauth_client", id: client.id },
+          {
+            client_id: client.clientId,
+            name: client.name,
+            scopes: client.scopes.join(" ")
+          }
+        )
+      )
       return { client, secret }
     })
 
     /** Revokes the client and every token it holds; `undefined` when the merchant has no such client. */
     // The merchant's id as a request names it: one that is no merchant's finds nothing.
     const revoke = Telemetry.fn("OAuthClients.revoke")(function* (merchantId: string, clientId: string) {
-      return yield* store.revokeClient(merchantId as MerchantId, clientId, yield* DateTime.now)
+      const now = yield* DateTime.now
+      return yield* audit.recording(store.revokeClient(merchantId as MerchantId, clientId, now), (revoked) =>
+        revoked === undefined
+          ? undefined
+          : {
+              merchantId,
+              environment: null,
+              action: "oauth_client.revoke",
+              resourceType: "oauth_client",
+              resourceId: clientId
+            }
+      )
     })
 
     /** The client these credentials authenticate: known, not revoked, the secret right (constant time). */

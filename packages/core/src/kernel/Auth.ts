@@ -10,8 +10,12 @@ export const Scope = Schema.Literal(
   "qr:write",
   "subscriptions:write",
   "checkout:write",
-  "webhooks:write"
-).annotations({ description: "What a key may do: each scope allows the writes of one area of the API" })
+  "webhooks:write",
+  "audit:read"
+).annotations({
+  description:
+    "What a key may do: each `:write` scope allows the writes of one area of the API; `audit:read` reads the audit log"
+})
 export type Scope = typeof Scope.Type
 
 export const allScopes: ReadonlyArray<Scope> = Scope.literals

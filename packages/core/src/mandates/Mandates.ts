@@ -10,6 +10,7 @@ import {
   type ApprovalRefused,
   type ChallengeNotFound
 } from "../approvals/Approvals.js"
+import { Audit, change } from "../audit/Audit.js"
 import { Crypto } from "../kernel/Crypto.js"
 import { InvalidRequest, type ServiceUnavailable } from "../kernel/Errors.js"
 import * as Outbox from "../kernel/Outbox.js"
@@ -92,6 +93,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
     const notifications = yield* Notifications
     const approvals = yield* Approvals
     const crypto = yield* Crypto
+    const audit = yield* Audit
 
     const merchantOf = (id: Tenant["merchantId"]) => registeredMerchant(merchants, id)
     const emit = (type: EventType.Type, m: Mandate.Mandate, object: Outbox.EventObject, now: DateTime.Utc) =>
@@ -135,6 +137,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
             .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new MandateReferenceTaken())))
           if (mandate.status === "ACTIVE")
             yield* emit("mandate.activated", mandate, MandateEvents.mandateObject(mandate), now)
+          yield* audit.note(change(tenant, "mandate.create", { type: "mandate", id }, { ...terms }))
           return mandate
         })
       )
@@ -165,6 +168,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
           onRight: Effect.succeed
         })
         yield* store.update(revoked)
+        yield* audit.note(change(revoked, "mandate.revoke", { type: "mandate", id: revoked.id }, { by }))
         yield* emit("mandate.revoked", revoked, MandateEvents.mandateObject(revoked), now)
         yield* notify(revoked.customerId, revoked, MandateNotices.revoked(revoked, by), now)
         return revoked
@@ -198,6 +202,7 @@ export class Mandates extends Effect.Service<Mandates>()("laari/Mandates", {
         onRight: Effect.succeed
       })
       yield* store.update(suspended)
+      yield* audit.note(change(suspended, "mandate.suspend", { type: "mandate", id: suspended.id }))
       return suspended
     }, tx.withTransaction)
 

@@ -2,6 +2,7 @@
  * The QR code service: create, read, list and deactivate a merchant's codes, and pay a scanned code.
  */
 import { DateTime, Effect, Either, Schema } from "effect"
+import { Audit, change } from "../audit/Audit.js"
 import { Crypto } from "../kernel/Crypto.js"
 import { InvalidRequest } from "../kernel/Errors.js"
 import * as Fees from "../kernel/Fees.js"
@@ -87,6 +88,7 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
     const wallet = yield* Wallet
     const qrPayments = yield* QrPayments
     const crypto = yield* Crypto
+    const audit = yield* Audit
 
     const find = findOrFail(store.find, () => new QrCodeNotFound())
 
@@ -125,6 +127,9 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
             .insert(code)
             .pipe(Effect.catchTag("DuplicateReference", () => Effect.fail(new QrReferenceTaken())))
           if (code.type === "STATIC") yield* store.saveImage(code, yield* images.renderPng(code.payload))
+          yield* audit.note(
+            change(tenant, "qr_code.create", { type: "qr_code", id: code.id }, { ...request })
+          )
           return code
         })
       )
@@ -149,6 +154,7 @@ export class QrCodes extends Effect.Service<QrCodes>()("laari/QrCodes", {
           onRight: Effect.succeed
         })
         yield* store.update(next)
+        yield* audit.note(change(tenant, "qr_code.deactivate", { type: "qr_code", id: next.id }))
         return next
       },
       tx.withTransaction,

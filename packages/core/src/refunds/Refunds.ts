@@ -8,6 +8,7 @@
  * was lost.
  */
 import { DateTime, Effect, Either, Schema } from "effect"
+import { Audit, change } from "../audit/Audit.js"
 import { Crypto } from "../kernel/Crypto.js"
 import { PaymentOutcomeUnknown, type ServiceUnavailable } from "../kernel/Errors.js"
 import * as Outbox from "../kernel/Outbox.js"
@@ -107,6 +108,7 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
     const emit = yield* Outbox.emitter
     const notifications = yield* Notifications
     const crypto = yield* Crypto
+    const audit = yield* Audit
     const remote = remoteOf(
       yield* Effect.serviceOption(RemoteLedger),
       yield* Effect.serviceOption(MovementsStore)
@@ -210,6 +212,21 @@ export class Refunds extends Effect.Service<Refunds>()("laari/Refunds", {
             createdAt: now
           }
           const memo = withDescription(`Refund from ${merchant.name}`, refund)
+          // Money out: recorded with the refund's decision, and undone with it when it is refused.
+          yield* audit.note(
+            change(
+              tenant,
+              "refund.create",
+              { type: "refund", id },
+              {
+                amount,
+                payment_kind: payment.source.kind,
+                payment_id: payment.source.id,
+                reason: refund.reason,
+                reference: refund.reference
+              }
+            )
+          )
           if (away !== undefined) {
             // Its row is written once posted: until then the pending movement holds the reference.
             if (

@@ -5,7 +5,9 @@
  * where it has the key. The host checks URLs before (`WebhookEndpoint`: its network's rules).
  */
 import { DateTime, Duration, Effect, Encoding } from "effect"
+import { Audit } from "../audit/Audit.js"
 import { Crypto } from "../kernel/Crypto.js"
+import { Transactor } from "../kernel/Transactor.js"
 import type { Tenant } from "../kernel/Ids.js"
 import * as Webhook from "./Webhook.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
@@ -23,6 +25,28 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("laari/
   effect: Effect.gen(function* () {
     const store = yield* WebhookEndpointsStore
     const crypto = yield* Crypto
+    const tx = yield* Transactor
+    const audit = yield* Audit
+    /** Records a change to endpoint `id` of `owner`; with it, in one transaction. */
+    const noted = <A, E, R>(
+      owner: WebhookEndpoint.Owner,
+      action: string,
+      id: string,
+      fields: Readonly<Record<string, unknown>>,
+      effect: Effect.Effect<A, E, R>
+    ) =>
+      tx.withTransaction(
+        Effect.tap(effect, () =>
+          audit.note({
+            merchantId: owner.merchantId,
+            environment: owner.environment ?? null,
+            action,
+            resourceType: "webhook_endpoint",
+            resourceId: id,
+            fields
+          })
+        )
+      )
     const newSecret = Effect.map(
       crypto.bytes(WebhookEndpoint.SecretBytes),
       (bytes) => `${WebhookEndpoint.SecretPrefix}${Encoding.encodeBase64(bytes)}`
@@ -38,13 +62,19 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("laari/
       const sealer = yield* SecretSealer
       const id = yield* crypto.uuid
       const secret = yield* newSecret
-      const endpoint = yield* store.create(
+      const sealed = yield* sealer.seal(id, secret)
+      const now = yield* DateTime.now
+      const endpoint = yield* noted(
         tenant,
-        { id, ...request, secret: yield* sealer.seal(id, secret) },
-        yield* DateTime.now,
-        Webhook.MaxEndpoints
+        "webhook_endpoint.create",
+        id,
+        { ...request },
+        Effect.flatMap(
+          store.create(tenant, { id, ...request, secret: sealed }, now, Webhook.MaxEndpoints),
+          (made) =>
+            made === undefined ? Effect.fail(new Webhook.EndpointLimitReached()) : Effect.succeed(made)
+        )
       )
-      if (endpoint === undefined) return yield* new Webhook.EndpointLimitReached()
       return { endpoint, secret }
     })
 
@@ -57,7 +87,13 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("laari/
       id: string,
       changes: WebhookEndpoint.EndpointChanges
     ) {
-      return yield* found(yield* store.update(owner, id, changes))
+      return yield* noted(
+        owner,
+        "webhook_endpoint.update",
+        id,
+        { ...changes },
+        Effect.flatMap(store.update(owner, id, changes), found)
+      )
     })
 
     /** Deletes the endpoint; the endpoint as it was. */
@@ -65,7 +101,14 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("laari/
       owner: WebhookEndpoint.Owner,
       id: string
     ) {
-      return yield* found(yield* store.remove(owner, id, yield* DateTime.now))
+      const now = yield* DateTime.now
+      return yield* noted(
+        owner,
+        "webhook_endpoint.delete",
+        id,
+        {},
+        Effect.flatMap(store.remove(owner, id, now), found)
+      )
     })
 
     /** A new secret; the previous one keeps signing for `overlap` (24 h by default). */
@@ -77,8 +120,14 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("laari/
       const sealer = yield* SecretSealer
       const expires = DateTime.addDuration(yield* DateTime.now, overlap)
       const secret = yield* newSecret
-      const rotated = yield* store.rotate(owner, id, yield* sealer.seal(id, secret), expires)
-      yield* found(rotated || undefined)
+      const sealed = yield* sealer.seal(id, secret)
+      yield* noted(
+        owner,
+        "webhook_endpoint.rotate_secret",
+        id,
+        { previous_secret_expires_at: DateTime.formatIso(expires) },
+        Effect.flatMap(store.rotate(owner, id, sealed, expires), (rotated) => found(rotated || undefined))
+      )
       return { secret, previousSecretExpiresAt: expires }
     })
 

@@ -11,6 +11,7 @@ import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Cause, Config, Console, Effect, Option, ParseResult, Redacted } from "effect"
+import { CliAgent } from "../Http/UserAgents.js"
 import * as OpsToken from "../Platform/OpsToken.js"
 
 export const url = Options.text("url").pipe(
@@ -73,6 +74,8 @@ const bearer = (token: string, refused?: string) => ({
   transformClient: (client: HttpClient.HttpClient): HttpClient.HttpClient =>
     client.pipe(
       HttpClient.mapRequest(HttpClientRequest.bearerToken(token)),
+      // What the audit log tells the CLI's changes by (`Http/AuditActor`).
+      HttpClient.mapRequest(HttpClientRequest.setHeader("user-agent", `${CliAgent}/1`)),
       HttpClient.transformResponse(
         Effect.flatMap((response) =>
           response.status < 400

@@ -12,6 +12,7 @@ import * as Colour from "./Colour.js"
 import { operator } from "./Commands.js"
 import * as Help from "./Help.js"
 import { listen } from "./Listen.js"
+import { audit } from "./Audit.js"
 import { reconcile } from "./Reconcile.js"
 import { trigger } from "./Trigger.js"
 import { walletConformance } from "./WalletConformance.js"
@@ -20,7 +21,7 @@ const about = { name: "laari", version: "0.1.0" }
 
 const laari = Command.make(about.name).pipe(
   Command.withDescription("Run and operate the laari service, and develop against it"),
-  Command.withSubcommands([...operator, reconcile, listen, trigger, walletConformance])
+  Command.withSubcommands([...operator, reconcile, audit, listen, trigger, walletConformance])
 )
 
 const cli = Command.run(laari, about)

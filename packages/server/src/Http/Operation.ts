@@ -16,6 +16,7 @@ import { Auth, type KeyedCommands } from "@laari/core"
 import { Chunk, Context, Effect, type Layer, type Schema, type Scope } from "effect"
 import * as Access from "./Access.js"
 import * as Answers from "./Answers.js"
+import * as AuditActor from "./AuditActor.js"
 import { CurrentPrincipal } from "./Authentication.js"
 import * as Challenge from "./Challenge.js"
 import * as Idempotent from "./Idempotent.js"
@@ -144,28 +145,32 @@ const guard = (
         answers: Answers.ofEndpoint(api, group, endpoint)
       }
     : undefined
+  const run = (request: Request, principal: Auth.Principal | undefined) => {
+    if (keyedEndpoint === undefined || principal === undefined) return handler(request)
+    // The decoded body is the request's fingerprint; an optional one is read (and refused) first, as ever.
+    const payload =
+      optional._tag === "Some" ? OptionalBody.read(optional.value) : Effect.succeed(request.payload)
+    return Effect.flatMap(payload, (body) =>
+      Idempotent.idempotent(
+        keyedEndpoint,
+        {
+          principal,
+          key: Idempotent.keyOf(request),
+          payload: body,
+          ahead: ahead?.(principal, request),
+          resume: resume === undefined ? undefined : (movementId) => resume(principal, movementId)
+        },
+        handler(request),
+        conceal?.(principal, request)
+      )
+    )
+  }
   return (request) => {
     if (typeof request.request === "object" && request.request !== null) RouteOf.set(request.request, route)
-    return Effect.flatMap(admit(rule), (principal) => {
-      if (keyedEndpoint === undefined || principal === undefined) return handler(request)
-      // The decoded body is the request's fingerprint; an optional one is read (and refused) first, as ever.
-      const payload =
-        optional._tag === "Some" ? OptionalBody.read(optional.value) : Effect.succeed(request.payload)
-      return Effect.flatMap(payload, (body) =>
-        Idempotent.idempotent(
-          keyedEndpoint,
-          {
-            principal,
-            key: Idempotent.keyOf(request),
-            payload: body,
-            ahead: ahead?.(principal, request),
-            resume: resume === undefined ? undefined : (movementId) => resume(principal, movementId)
-          },
-          handler(request),
-          conceal?.(principal, request)
-        )
-      )
-    })
+    return Effect.flatMap(admit(rule), (principal) =>
+      // The audit log records each change the handler makes as this caller's.
+      AuditActor.within(rule._tag === "Operator" ? "operator" : principal, run(request, principal))
+    )
   }
 }
 

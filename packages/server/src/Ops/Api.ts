@@ -21,8 +21,7 @@ import {
   Uuid,
   WholeNumber
 } from "../Http/Fields.js"
-import { OpsAuthentication } from "../Http/Authentication.js"
-import * as Access from "../Http/Access.js"
+import * as Declare from "../Http/Declare.js"
 import { MandateRead } from "../Mandates/Api.js"
 import { SubscriptionRead } from "../Subscriptions/Api.js"
 
@@ -433,9 +432,4 @@ export class OpsApi extends HttpApiGroup.make("ops")
   .addError(MandatesProblems.MandateNotSuspendable)
   .addError(SubscriptionsProblems.SubscriptionNotFound)
   .addError(SubscriptionsProblems.SubscriptionNotCancellable)
-  .addError(Problems.InvalidRequest)
-  .addError(Problems.ServiceUnavailable)
-  .middleware(OpsAuthentication)
-  .annotate(Access.Access, Access.operator)
-  .annotate(OpenApi.Title, "Operations")
-  .annotate(OpenApi.Exclude, true) {}
+  .pipe(Declare.operator({ title: "Operations" })) {}

@@ -3,6 +3,7 @@
  */
 import {
   ApiKeys,
+  Audit,
   Calendar,
   Errors,
   EventLog,
@@ -36,6 +37,7 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
     const clockwork = yield* Clockwork
     const oauth = yield* OAuthClients.OAuthClients
     const reads = yield* Reads.Reads
+    const audit = yield* Audit.Audit
     const showCodes = ServerConfig.codesVisible(yield* ServerConfig.ServerConfigTag)
 
     /** Fails `404` unless `id` is a merchant's. */
@@ -139,13 +141,23 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
       )
       .handle("createCustomer", ({ payload }) =>
         Effect.gen(function* () {
-          const customer = yield* directory.createCustomer({
-            environment: payload.environment,
-            phone: payload.phone,
-            name: payload.name ?? undefined,
-            balance: payload.balance,
-            timeZone: payload.time_zone
-          })
+          const customer = yield* audit.recording(
+            directory.createCustomer({
+              environment: payload.environment,
+              phone: payload.phone,
+              name: payload.name ?? undefined,
+              balance: payload.balance,
+              timeZone: payload.time_zone
+            }),
+            (made) => ({
+              merchantId: null,
+              environment: payload.environment,
+              action: "customer.create",
+              resourceType: "customer",
+              resourceId: made.id,
+              fields: { phone: payload.phone, name: payload.name, balance: payload.balance }
+            })
+          )
           const account = yield* directory.payer(customer.id)
           return Json.customer(customer, account!)
         }).pipe(
@@ -213,6 +225,15 @@ export const OpsLive = Operation.handlers(OpsApi.OpsApi, (handlers) =>
               })
             )
           const processed = yield* clockwork.advanceTo(target.value)!
+          // After the advance, which runs the work it made due in transactions of its own.
+          yield* audit.recording(Effect.void, () => ({
+            merchantId: null,
+            environment: null,
+            action: "clock.advance",
+            resourceType: "clock",
+            resourceId: null,
+            fields: { from: DateTime.formatIso(now), to: DateTime.formatIso(target.value), processed }
+          }))
           return { ...(yield* clockRead), processed }
         })
       )

@@ -4,6 +4,7 @@
  * the frame and shell of a page, and each section's scope. `Dashboard` and its section modules build
  * their routes on one `Kit`.
  */
+import * as AuditActor from "../Http/AuditActor.js"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -88,7 +89,9 @@ export const make = Effect.gen(function* () {
         if (signed === undefined) return v.finish(signInPage(v, undefined, post ? 401 : 200))
         // Sealed again, seen now: the idle time counts from this request.
         const { key, signedIn: since, id } = signed.session
-        return v.finish(Session.start(pages, yield* build(v, signed.principal), key, since, id))
+        // Its changes are the signed-in key's in the audit log.
+        const page = yield* AuditActor.within(signed.principal, build(v, signed.principal))
+        return v.finish(Session.start(pages, page, key, since, id))
       })
     )
 

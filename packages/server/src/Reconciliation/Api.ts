@@ -7,8 +7,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Reconciliation } from "@laari/core"
 import { Either, Schema } from "effect"
-import * as Access from "../Http/Access.js"
-import { OpsAuthentication } from "../Http/Authentication.js"
+import * as Declare from "../Http/Declare.js"
 import * as ReconciliationProblems from "./Problems.js"
 import { Body, Laari, Text, Timestamp, WholeNumber } from "../Http/Fields.js"
 import * as Problems from "../Http/Problems.js"
@@ -99,9 +98,4 @@ export class ReconciliationApi extends HttpApiGroup.make("opsReconciliation")
         "The day's latest run with its breaks; `404` when the day was never run."
       )
   )
-  .addError(Problems.InvalidRequest)
-  .addError(Problems.ServiceUnavailable)
-  .middleware(OpsAuthentication)
-  .annotate(Access.Access, Access.operator)
-  .annotate(OpenApi.Title, "Operations: reconciliation")
-  .annotate(OpenApi.Exclude, true) {}
+  .pipe(Declare.operator({ title: "Operations: reconciliation" })) {}

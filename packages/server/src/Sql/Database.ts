@@ -7,13 +7,14 @@
 import type { MigrationError } from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { ApiKeys, type Crypto, type NoticeOutbox, OAuthClients } from "@laari/core"
+import { ApiKeys, Audit, type Crypto, type NoticeOutbox, OAuthClients } from "@laari/core"
 import { Effect, Layer } from "effect"
 import type { Directory } from "../Platform/Directory.js"
 import type { EndedSessions } from "../Platform/EndedSessions.js"
 import * as Keys from "../Platform/Keys.js"
 import { PoolStats } from "../Platform/PoolStats.js"
 import type { ServerSecrets } from "../Platform/ServerSecrets.js"
+import * as WallClock from "../Platform/WallClock.js"
 import * as SqlDirectory from "./Directory.js"
 import * as SqlEndedSessions from "./EndedSessions.js"
 import * as Migrations from "./Migrations.js"
@@ -85,9 +86,12 @@ export const adapters = (
     SqlDirectory.layer,
     SqlServerSecrets.layer,
     SqlEndedSessions.layer,
-    // Core's credential services over these ports: every front end authenticates through them.
-    OAuthClients.OAuthClients.Default,
-    ApiKeys.ApiKeys.Default
+    // Core's credential services over these ports: every front end authenticates through them. They note
+    // the keys and clients they issue and revoke in the audit log, dated by the system's wall clock.
+    Layer.merge(OAuthClients.OAuthClients.Default, ApiKeys.ApiKeys.Default).pipe(
+      Layer.provide(Audit.Audit.Default),
+      Layer.provide(WallClock.layer)
+    )
   ).pipe(
     Layer.provideMerge(Store.layer),
     Layer.provideMerge(NotificationOutbox.ports(notifyUrl)),

@@ -20,8 +20,6 @@ import {
 import * as Idempotent from "../Http/Idempotent.js"
 import * as OptionalBody from "../Http/OptionalBody.js"
 import * as WebhooksProblems from "./Problems.js"
-import * as Problems from "../Http/Problems.js"
-import { OpsAuthentication } from "../Http/Authentication.js"
 import * as Declare from "../Http/Declare.js"
 import * as Access from "../Http/Access.js"
 
@@ -315,9 +313,4 @@ export class OpsWebhooksApi extends HttpApiGroup.make("opsWebhooks")
       .annotate(OpenApi.Summary, "An endpoint's delivery log")
       .annotate(OpenApi.Description, "One entry per attempt, newest first.")
   )
-  .addError(Problems.InvalidRequest)
-  .addError(Problems.ServiceUnavailable)
-  .middleware(OpsAuthentication)
-  .annotate(Access.Access, Access.operator)
-  .annotate(OpenApi.Title, "Operations: webhooks")
-  .annotate(OpenApi.Exclude, true) {}
+  .pipe(Declare.operator({ title: "Operations: webhooks" })) {}

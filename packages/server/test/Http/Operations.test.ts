@@ -47,7 +47,7 @@ describe("operations declared once", () => {
       const rule = Access.ruleOf(group, endpoint)!
       return rule._tag === "Scoped" ? [{ endpoint, scope: rule.scope }] : []
     })
-    expect(scoped.length).toBe(32)
+    expect(scoped.length).toBe(33)
     for (const { endpoint, scope } of scoped) {
       const path = endpoint.path.replace(/:(\w+)/g, "{$1}")
       const operation = document.paths[path][endpoint.method.toLowerCase()]
@@ -78,7 +78,7 @@ describe("operations declared once", () => {
         expect(description.includes("publishable key may")).toBe(rule.publishableAllowed)
     }
     const sentences = said.map(({ group, endpoint }) => Access.sentence(group, endpoint))
-    expect(sentences.filter((s) => s?.startsWith("Scope `")).length).toBe(29)
+    expect(sentences.filter((s) => s?.startsWith("Scope `")).length).toBe(30)
     expect(sentences.filter((s) => s?.startsWith("A secret key with scope `checkout:write`")).length).toBe(2)
     expect(sentences.filter((s) => s?.startsWith("Sandbox only")).length).toBe(6)
   })

@@ -412,6 +412,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Every change made to the merchant in the key's environment (and to the merchant as a whole), newest first: by whom (a key, an OAuth client, a team member, the operator), what, from where. Rows are append-only and chained by hash. Page with `starting_after` while `hasMore`. Scope `audit:read`.
+         */
+        get: operations["audit.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -1957,6 +1977,71 @@ export interface components {
              */
             code: "INVALID_DATE";
         };
+        AuditEventList: {
+            /** @description The rows, newest first */
+            data: components["schemas"]["AuditEvent"][];
+            /** @description Whether older rows follow the last one */
+            hasMore: boolean;
+        };
+        /** @description One change, as the audit log keeps it */
+        AuditEvent: {
+            /** @description The row's id; the cursor of the list */
+            id: string;
+            /** @description The chain the row is in: `merchant:<id>` for a merchant's changes, `operator` for the rest */
+            chain: string;
+            /**
+             * int
+             * @description The row's place in its chain: 1, 2, 3...
+             */
+            seq: number;
+            /** @description The merchant the change was made to; `null` for the operator's own (the ops token rotated) */
+            merchantId: string | null;
+            /** @description The environment of the change; `null` for a change to the merchant as a whole (a new outlet) */
+            environment: ("test" | "live") | null;
+            /** @description Who made the change */
+            actor: {
+                /**
+                 * @description `user`: a person signed in to the dashboard or the operator console; `api_key` and `oauth_client`: a merchant's credential; `ops_token`: the operator's automation token; `cli`: the operator's command line on the server
+                 * @enum {string}
+                 */
+                kind: "user" | "api_key" | "oauth_client" | "ops_token" | "cli";
+                /** @description The key's, client's or user's id; for the ops token and the CLI, which */
+                id: string;
+            };
+            /** @description What was done, `<resource>.<verb>`: `refund.create`, `mandate.revoke` */
+            action: string;
+            /** @description What was changed */
+            resource: {
+                /** @description The kind of thing changed: `refund`, `mandate`, `api_key`... */
+                type: string;
+                /** @description Its id; `null` when the change made none */
+                id: string | null;
+            };
+            /** @description What changed, flat: secrets, passwords and codes are never kept (`(omitted)` names them), account numbers show their last four characters */
+            summary: {
+                [key: string]: string | components["schemas"]["Int"] | boolean | null;
+            };
+            /** @description The client's address, as the service saw it */
+            address: string | null;
+            /** @description The client's `User-Agent` */
+            userAgent: string | null;
+            /** @description The request's `Request-Id`, as in its response and the service's logs */
+            requestId: string | null;
+            /**
+             * Format: date-time
+             * @description Maldives time (+05:00), whole seconds
+             */
+            createdAt: string;
+            /** @description The SHA-256 of the row before it in its chain (64 zeros for the first) */
+            prevHash: string;
+            /** @description The SHA-256 this row's content and `prevHash` hash to */
+            hash: string;
+        };
+        /**
+         * int
+         * @description an integer
+         */
+        Int: number;
         /**
          * maxItems(13)
          * @description Event types to receive, or `["*"]` for all of them: `mandate.activated`, `mandate.declined`, `mandate.revoked`, `mandate.charge.succeeded`, `mandate.charge.failed`, `subscription.activated`, `invoice.paid`, `invoice.payment_failed`, `subscription.past_due`, `subscription.canceled`, `checkout.session.completed`, `qr_code.payment.succeeded`, `refund.created`
@@ -7085,6 +7170,174 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InvalidReportDate"];
+                };
+            };
+            /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */
+            401: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint needs, or is a publishable key on a secret-key endpoint */
+            403: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /** @description The body is larger than the service accepts (1 MiB unless configured) */
+            413: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLarge"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, unknown, or breaks a rule; `errors` lists each field */
+            422: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+            /** @description Too many requests for this key or address; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description The service is temporarily unavailable; the same request works once it is back */
+            503: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "audit.list": {
+        parameters: {
+            query?: {
+                /** @description `user`: a person signed in to the dashboard or the operator console; `api_key` and `oauth_client`: a merchant's credential; `ops_token`: the operator's automation token; `cli`: the operator's command line on the server */
+                actor_kind?: "user" | "api_key" | "oauth_client" | "ops_token" | "cli";
+                /** @description Only this actor's rows (with `actor_kind`, or alone) */
+                actor_id?: string;
+                /** @description Only rows of this action, `refund.create` */
+                action?: string;
+                /** @description Only rows about this kind of resource, `refund` */
+                resource_type?: string;
+                /** @description Only rows about this resource */
+                resource_id?: string;
+                /** @description Only rows from this moment on (ISO 8601 with an offset) */
+                from?: string;
+                /** @description Only rows before this moment (ISO 8601 with an offset) */
+                to?: string;
+                /** @description A row's `id`: list the ones after it (older) */
+                starting_after?: string;
+                /** @description How many items to return, newest first */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description AuditEventList */
+            200: {
+                headers: {
+                    /** @description Names this request in the service's logs; quote it when reporting a problem */
+                    "Request-Id"?: string;
+                    /** @description Requests the bucket holds */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventList"];
                 };
             };
             /** @description Missing or invalid key: `message` says which (no `Authorization` header, another scheme than `Bearer`, an unknown key, a revoked one) and what to send */

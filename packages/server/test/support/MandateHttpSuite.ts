@@ -801,6 +801,7 @@ export const suite = (name: string, start: () => Promise<TestServer>) =>
         const key = await server.ops("POST", `/ops/merchants/${res.body.id}/keys`, { environment: "live" })
         expect(key.body.key).toMatch(/^sk_live_/)
         expect(key.body.scopes.sort()).toEqual([
+          "audit:read",
           "checkout:write",
           "mandates:write",
           "payments:write",

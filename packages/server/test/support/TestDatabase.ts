@@ -14,7 +14,15 @@ import type { MigrationError } from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { describe, layer, type Vitest } from "@effect/vitest"
-import type { ApiKeys, Crypto, DeliveriesStore, NoticeOutbox, OAuthClients, WallClock } from "@laari/core"
+import {
+  type ApiKeys,
+  Audit,
+  type Crypto,
+  type DeliveriesStore,
+  type NoticeOutbox,
+  type OAuthClients,
+  type WallClock
+} from "@laari/core"
 import type { Seed } from "@laari/testkit"
 import { Effect, Layer, Redacted, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
@@ -40,19 +48,21 @@ export type TestServices =
   | ApiKeys.ApiKeys
   | Crypto.Crypto
   | WallClock.WallClock
+  | Audit.Audit
   | Seed.Seed
 
 /**
  * The database with `Seed`, the delivery log (`Sql/WebhookDeliveries`), which the server keeps beside it,
- * and the system's wall time, the one port of core no database brings.
+ * the system's wall time, the one port of core no database brings, and the audit log over them (which
+ * every service that changes something notes in).
  */
 const withSeed = (
   database: Layer.Layer<
-    Exclude<TestServices, Seed.Seed | DeliveriesStore.DeliveriesStore | WallClock.WallClock>,
+    Exclude<TestServices, Seed.Seed | DeliveriesStore.DeliveriesStore | WallClock.WallClock | Audit.Audit>,
     SqlError | MigrationError
   >
 ) =>
-  SqlSeed.layer.pipe(
+  Layer.merge(SqlSeed.layer, Audit.Audit.Default).pipe(
     Layer.provideMerge(WebhookDeliveries.deliveriesLayer),
     Layer.provideMerge(Layer.merge(database, SystemWallClock.layer))
   )
