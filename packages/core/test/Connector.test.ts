@@ -142,6 +142,39 @@ describe("Connector schemas", () => {
     expect(problems(Connector.PostedOn, "2026-12-2")).toEqual([": must be a date YYYY-MM-DD"])
   })
 
+  it("a posted_on is YYYY-MM-DD only, not another form of ISO 8601 that Temporal reads as the same day", () => {
+    for (const other of ["20261202", "+002026-12-02", "2026-12-02T10:00:00", "2026-12-02Z"])
+      expect(problems(Connector.PostedOn, other), other).toEqual([": must be a date YYYY-MM-DD"])
+  })
+
+  it("a posted_at is refused naming its rule", () => {
+    const rule = "must be an ISO 8601 date-time with a numeric UTC offset and no fractional seconds"
+    for (const bad of ["2026-12-02T09:05:09Z", "2026-12-02T14:05:09.5+05:00", "2026-12-02"])
+      expect(problems(Connector.PostedAt, bad), bad).toEqual([`: ${rule}`])
+    expect(problems(Connector.PostedAt, "2026-12-02T14:05:09+05:00")).toEqual([])
+  })
+
+  it("each text's length limit is refused naming the limit", () => {
+    expect(problems(Connector.WalletId, "w".repeat(255))).toEqual([])
+    expect(problems(Connector.WalletId, "w".repeat(256))).toEqual([": must be at most 255 characters"])
+    expect(problems(Connector.Cursor, "c".repeat(1001))).toEqual([": must be at most 1000 characters"])
+    expect(problems(Connector.TransferRequest, { ...request, to: "w".repeat(256) })).toEqual([
+      "to: must be at most 255 characters"
+    ])
+    expect(problems(Connector.ErrorBody, { code: "conflict", message: "m".repeat(1001) })).toEqual([
+      "message: must be at most 1000 characters"
+    ])
+    expect(problems(Connector.ErrorBody, { code: "conflict", message: "m".repeat(1000) })).toEqual([])
+  })
+
+  it("a phone or a time zone too long for its rule is refused with the rule's own words", () => {
+    expect(problems(Connector.Phone, "+96077712345678")).toEqual([": must be +960 followed by seven digits"])
+    expect(problems(Connector.TimeZone, `Indian/${"M".repeat(60)}`)).toEqual([
+      ": must be an IANA time zone such as Indian/Maldives"
+    ])
+    expect(problems(Connector.TimeZone, "Indian/Maldives")).toEqual([])
+  })
+
   it("cancel's answer and the error body decode; unknown values do not", () => {
     for (const status of ["cancelled", "posted", "refused"])
       expect(Schema.decodeUnknownSync(Connector.CancelAnswer)({ status })).toEqual({ status })

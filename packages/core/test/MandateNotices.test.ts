@@ -62,4 +62,48 @@ describe("MandateNotices", () => {
     })
     expect(n.body).toContain('"Gym membership" has ended')
   })
+
+  it("a charge names the merchant, the amount in MVR, the mandate and what it was for", () => {
+    const m = mandate({ periodCap: null, period: null })
+    const charge = {
+      id: "c-1",
+      amount: 12_550,
+      description: "March",
+      reference: "inv-7"
+    } as Mandate.Charge
+    expect(MandateNotices.charged("Fit Club", m, charge)).toEqual({
+      kind: "mandate.charge",
+      title: "Fit Club charged MVR 125.50",
+      body: 'Fit Club charged MVR 125.50 to your wallet under the mandate "Gym membership": March.',
+      data: {
+        mandate_id: m.id,
+        charge_id: "c-1",
+        amount: 12_550,
+        reference: "inv-7",
+        merchant_name: "Fit Club"
+      }
+    })
+  })
+
+  it("a refusal and an approval say whose, in their titles and data", () => {
+    const m = mandate({ periodCap: 120_000, period: "MONTH" })
+    const refused = MandateNotices.chargeRefused("Fit Club", m, {
+      amount: 1_500,
+      description: "March",
+      code: "INSUFFICIENT_FUNDS"
+    })
+    expect(refused.title).toBe("Fit Club could not charge your wallet")
+    expect(MandateNotices.approved("Fit Club", m)).toEqual({
+      kind: "mandate.approved",
+      title: "Mandate approved for Fit Club",
+      body: 'You approved "Gym membership": up to MVR 500.00 a charge, MVR 1,200.00 a month. You can end it at any time in the app.',
+      data: { mandate_id: m.id, merchant_name: "Fit Club" }
+    })
+    expect(MandateNotices.revoked(m, "MERCHANT")).toEqual({
+      kind: "mandate.revoked",
+      title: "Mandate ended",
+      body: 'The mandate "Gym membership" has ended; no further charges can be made under it.',
+      data: { mandate_id: m.id, revoked_by: "MERCHANT" }
+    })
+  })
 })

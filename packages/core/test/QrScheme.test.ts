@@ -134,6 +134,51 @@ describe("QrScheme.build refuses input the profile cannot encode", () => {
   })
 })
 
+describe("QrScheme.build names what it refuses", () => {
+  const refusal = (input: QrScheme.BuildInput) => {
+    const result = QrScheme.build(input)
+    return Either.isLeft(result) ? [result.left.reason, result.left.message] : "built"
+  }
+
+  it("in a message that says the rule and the value", () => {
+    expect(refusal({ ...dynamicInput, qrid: "LQ123" })).toEqual([
+      "Qrid",
+      `qrid "LQ123" does not match ${QrScheme.qridFormat.source}`
+    ])
+    expect(refusal({ ...dynamicInput, merchant: { ...dynamicInput.merchant, id: "merchant-1" } })).toEqual([
+      "MerchantId",
+      'Merchant id "merchant-1" is not a UUID'
+    ])
+    expect(refusal({ ...dynamicInput, outletId: 0 })).toEqual([
+      "OutletId",
+      "Outlet id 0 is not a positive whole number"
+    ])
+    expect(refusal({ ...dynamicInput, merchant: { ...dynamicInput.merchant, mcc: "581" } })).toEqual([
+      "MerchantCategory",
+      'MCC "581" is not four digits'
+    ])
+    expect(refusal({ ...staticInput, amount: 100 })).toEqual(["Amount", "A static code carries no amount"])
+    expect(refusal({ ...dynamicInput, amount: null })).toEqual([
+      "Amount",
+      "A dynamic code needs a whole amount from 1 to 999999999999 laari, got null"
+    ])
+  })
+
+  it("no dynamic amount of 1 laari or more", () => {
+    expect(built({ ...dynamicInput, amount: 1 })).toContain("54040.01")
+  })
+
+  it("cuts the outlet label to 25 characters without a trailing space", () => {
+    const label = (outletLabel: string) =>
+      Option.getOrNull(
+        Emv.getString(Either.getOrThrow(QrScheme.fields({ ...dynamicInput, outletLabel })), "62", "03")
+      )
+    expect(label("Twenty Four Characters X Y")).toBe("Twenty Four Characters X")
+    expect(label("B".repeat(30))).toBe("B".repeat(25))
+    expect(label("  ")).toBeNull()
+  })
+})
+
 const thaana = fc
   .array(
     fc.integer({ min: 0x0780, max: 0x07b1 }).map((cp) => String.fromCodePoint(cp)),
@@ -335,6 +380,63 @@ describe("QrScheme.parse rejects", () => {
       expect(parseFailure(payloadOf(fields))).toEqual(["InvalidPayload", reason])
   })
 
+  it("a code that breaks the profile, in a message that names the tag", () => {
+    const messageOf = (fields: Emv.Fields) => {
+      const result = QrScheme.parse(payloadOf(fields))
+      return Either.isLeft(result) ? result.left.message : "parsed"
+    }
+    const cases: ReadonlyArray<readonly [Emv.Fields, string]> = [
+      [set(base, "01", null), "Tag 01 must be 11 (static) or 12 (dynamic)"],
+      [set(base, "01", "11"), "A static code carries no amount (tag 54)"],
+      [set(base, "54", null), "A dynamic code carries its amount in tag 54"],
+      [set(base, "54", "0.00"), 'Tag 54 "0.00" is not a positive amount in MVR'],
+      [set(base, "53", "840"), "Tag 53 must be 462 (MVR)"],
+      [set(base, "58", "SG"), "Tag 58 must be MV"],
+      [set(base, "52", "58A2"), "Tag 52 must be four digits"],
+      [setSub(base, "26", "01", "not-a-uuid"), "Tag 26.01 must be the merchant's UUID"],
+      [setSub(base, "26", "02", "07"), "Tag 26.02 must be the outlet id, a positive whole number"],
+      [
+        setSub(base, "26", "02", "9999999999999999"),
+        "Tag 26.02 must be the outlet id, a positive whole number"
+      ],
+      [setSub(base, "62", "05", null), "Tag 62.05 must be a qrid"]
+    ]
+    for (const [fields, message] of cases) expect(messageOf(fields)).toBe(message)
+  })
+
+  it("another scheme's code, naming its identifiers or none", () => {
+    const foreign = (fields: Emv.Fields) => {
+      const result = QrScheme.parse(payloadOf(fields))
+      return Either.isLeft(result) && result.left._tag === "ForeignScheme"
+        ? [result.left.identifiers, result.left.message]
+        : "not foreign"
+    }
+    // A card network's primitive account (02) and the language template (64, whose 00 is no identifier).
+    const withCard = (account: Emv.Fields | null) => [
+      ...base.slice(0, 2),
+      { tag: "02", value: "4000123456789012" },
+      ...(account === null ? [] : [{ tag: "26", value: account }]),
+      ...base.slice(3)
+    ]
+    expect(foreign(withCard(null))).toEqual([
+      [],
+      "Not a code of this scheme (merchant account identifiers: none)"
+    ])
+    expect(foreign(withCard([{ tag: "00", value: "mv.other" }]))).toEqual([
+      ["mv.other"],
+      "Not a code of this scheme (merchant account identifiers: mv.other)"
+    ])
+    expect(
+      foreign([
+        ...withCard([{ tag: "00", value: "mv.other" }]),
+        { tag: "27", value: [{ tag: "00", value: "x.y" }] }
+      ])
+    ).toEqual([
+      ["mv.other", "x.y"],
+      "Not a code of this scheme (merchant account identifiers: mv.other, x.y)"
+    ])
+  })
+
   // CRC-16 catches every burst of up to 16 bits, so each of these single-character substitutions must be
   // rejected: every printable ASCII character in place of every ASCII position (tags, lengths, values,
   // CRC), and every Thaana letter in place of every Thaana position of the language template.
@@ -371,6 +473,17 @@ describe("QrScheme text", () => {
     expect(QrScheme.emvName("އަލީ")).toBe("Alee")
   })
 
+  it("romanizes alifu with sukun before no consonant as h, and a consonant's sukun as nothing", () => {
+    expect(QrScheme.emvName("ބައް")).toBe("Bah")
+    expect(QrScheme.emvName("ބައް ބަ")).toBe("Bah Ba")
+    expect(QrScheme.emvName("ބަސްބަ")).toBe("Basba")
+  })
+
+  it("collapses the spaces left around a character it removes", () => {
+    expect(QrScheme.emvName("Shop 北 Name")).toBe("Shop Name")
+    expect(QrText.transliterate("a 北 b 京 c")).toBe("a b c")
+  })
+
   it("cuts to 25 and 15 characters without a trailing space", () => {
     expect(QrScheme.emvName("A".repeat(30))).toBe("A".repeat(25))
     expect(QrScheme.emvName("Twenty Four Characters X Y")).toBe("Twenty Four Characters X")
@@ -389,6 +502,15 @@ describe("QrScheme text", () => {
     expect(QrText.localText("ބަ".repeat(13), 25)).toBe("ބަ".repeat(12))
     expect(QrText.localText("\u0000 \n", 25)).toBeNull()
     expect(QrText.localText("😀", 25)).toBe("😀")
+  })
+
+  it("keeps local text clean: lone surrogates gone, control characters as spaces, no trailing space", () => {
+    expect(QrText.localText("ބ\uD800ަ", 25)).toBe("ބަ")
+    expect(QrText.localText("ބަ\u0000ކެ", 25)).toBe("ބަ ކެ")
+    expect(QrText.localText("ބަ ކެ", 3)).toBe("ބަ")
+    expect(QrText.localText("ބ".repeat(30), 25)).toBe("ބ".repeat(25))
+    // Vowel signs alone, cut: no letter to keep them with, so nothing is left.
+    expect(QrText.localText("\u07A6".repeat(26), 25)).toBeNull()
   })
 })
 
@@ -417,6 +539,7 @@ describe("QrScheme qrid", () => {
 
   it("refuses fewer than 14 random bytes", () => {
     expect(() => QrScheme.makeQrid(new Uint8Array(13))).toThrow(RangeError)
+    expect(() => QrScheme.makeQrid(new Uint8Array(13))).toThrow("makeQrid needs 14 random bytes, got 13")
   })
 
   it("isQrid accepts only the format", () => {

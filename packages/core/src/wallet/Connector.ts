@@ -269,6 +269,7 @@ export const PostedOn = Schema.String.pipe(
     (s) => {
       if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false
       try {
+        // Stryker disable next-line ObjectLiteral: a string is always parsed strictly; `overflow` only bounds a property bag
         Temporal.PlainDate.from(s, { overflow: "reject" })
         return true
       } catch {
