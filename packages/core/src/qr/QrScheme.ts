@@ -371,7 +371,9 @@ export const parse = (payload: string): Either.Either<Parsed, ParseError> => {
     amount,
     merchant: {
       id: merchantId,
+      // Stryker disable next-line StringLiteral: 59 is mandatory (`Emv.decode` refuses a payload without it); the fallback only narrows the type
       name: text(Tags.merchantName) ?? "",
+      // Stryker disable next-line StringLiteral: 60 is mandatory (`Emv.decode` refuses a payload without it); the fallback only narrows the type
       city: text(Tags.merchantCity) ?? "",
       mcc,
       nameLocal: text(Tags.language, Tags.languageName),
