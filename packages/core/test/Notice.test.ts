@@ -111,6 +111,15 @@ describe("Notice.verdict", () => {
     )
   })
 
+  // The property below meets a give-up only in some runs (no expiry and a failure late in the day).
+  it("gives up on a failure whose next try would come after the give-up time", () => {
+    const limits = limitsOf(null)
+    expect(Notice.verdict({ ...limits, attempt: 40 }, response(500), at(day))).toEqual({
+      result: "gave_up",
+      next: null
+    })
+  })
+
   it("on anything else follows afterFailure: failed with the retry's time, else expired or gave_up", () => {
     fc.assert(
       fc.property(failing, attempts, elapsed, expiries, (r, attempt, since, expiresIn) => {
