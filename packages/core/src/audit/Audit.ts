@@ -64,6 +64,8 @@ export const change = (
 export interface Verdict {
   readonly chains: number
   readonly rows: number
+  /** Each chain's head as the store keeps it: kept elsewhere, it shows a chain later rewritten whole. */
+  readonly heads: ReadonlyArray<{ readonly chain: string; readonly head: AuditEvent.Head }>
   readonly broken: ReadonlyArray<{ readonly chain: string; readonly break: AuditEvent.Break }>
 }
 
@@ -152,7 +154,7 @@ export class Audit extends Effect.Service<Audit>()("laari/Audit", {
         rows += checked.rows
         if (checked.broken !== undefined) broken.push({ chain, break: checked.broken })
       }
-      return { chains: heads.length, rows, broken }
+      return { chains: heads.length, rows, heads, broken }
     })
 
     return {

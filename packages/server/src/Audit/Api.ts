@@ -101,6 +101,16 @@ export const Verdict = Schema.Struct({
   intact: Schema.Boolean.annotations({ description: "Whether every chain checked out" }),
   chains: WholeNumber("How many chains were checked"),
   rows: WholeNumber("How many rows were read"),
+  heads: Schema.Array(
+    Schema.Struct({
+      chain: Text.annotations({ description: "The chain: `merchant:<id>` or `operator`" }),
+      seq: WholeNumber("Its last row's number (0: none yet)"),
+      hash: Text.annotations({ description: "Its last row's hash" })
+    })
+  ).annotations({
+    description:
+      "Each chain's head as stored. Keep them elsewhere (daily): a chain rewritten whole, head included, no longer matches what was kept"
+  }),
   broken: Schema.Array(
     Schema.Struct({
       chain: Text.annotations({ description: "The broken chain: `merchant:<id>` or `operator`" }),

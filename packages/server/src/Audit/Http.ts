@@ -66,6 +66,7 @@ export const verdictJson = (v: Audit.Verdict): typeof Verdict.Type => ({
   intact: v.broken.length === 0,
   chains: v.chains,
   rows: v.rows,
+  heads: v.heads.map(({ chain, head }) => ({ chain, seq: head.seq, hash: head.hash })),
   broken: v.broken.map(({ chain, break: b }) => ({
     chain,
     seq: b._tag === "truncated" ? b.seq + 1 : b.seq,

@@ -52,6 +52,7 @@ const verify = async () => {
     intact: boolean
     chains: number
     rows: number
+    heads: ReadonlyArray<{ chain: string; seq: number; hash: string }>
     broken: ReadonlyArray<{ chain: string; seq: number; rowId: string | null; message: string }>
   }
 }
@@ -176,7 +177,8 @@ describe("the audit log", () => {
           })
         ).status
       ).toBe(201)
-    expect(await verify()).toMatchObject({ intact: true, broken: [] })
+    const intact = await verify()
+    expect(intact).toMatchObject({ intact: true, broken: [] })
     const chain = `merchant:${m.id}`
     const rows = await server.sql(
       Effect.flatMap(
@@ -189,6 +191,10 @@ describe("the audit log", () => {
       )
     )
     expect(rows.length).toBeGreaterThanOrEqual(5)
+    // The head to keep elsewhere: the chain's last row.
+    const last = (await server.ops("GET", `/ops/audit-events?merchant_id=${m.id}&environment=test&limit=1`))
+      .body.data[0]
+    expect(intact.heads).toContainEqual({ chain, seq: rows.at(-1)!.seq, hash: last.hash })
     const tamper = (statement: string) =>
       server.sql(
         Effect.flatMap(SqlClient.SqlClient, (sql) =>

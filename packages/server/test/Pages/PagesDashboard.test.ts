@@ -215,7 +215,7 @@ describe.skipIf(!B.available)("dashboard refunds", () => {
   }
 
   it("refunds part of a charge after a confirmation, then refuses more than remains", async () => {
-    const { page, mandateId, chargeId, refunds } = await charged(12_550)
+    const { m, page, mandateId, chargeId, refunds } = await charged(12_550)
     await page.getByRole("link", { name: /^Refund: / }).click()
     await page.getByRole("heading", { name: "Refund a charge" }).waitFor()
     expect(page.url()).toContain(`/dashboard/mandates/${mandateId}/charges/${chargeId}/refund`)
@@ -261,6 +261,17 @@ describe.skipIf(!B.available)("dashboard refunds", () => {
     await page.getByRole("button", { name: "ރީފަންޑް ކަށަވަރުކުރޭ" }).click()
     await page.getByText("MVR 84.24 ކަސްޓަމަރުގެ ވޯލެޓަށް ރީފަންޑްކޮށްފި.").waitFor()
     expect((await refunds()).map((r) => r.amount).sort()).toEqual([4_000, 8_424])
+
+    // Each refund made in the dashboard is the signed-in key's in the audit log, from the browser; the
+    // refused attempts left nothing.
+    const audit = await server.request("GET", "/audit-events?action=refund.create", { key: m.test })
+    expect(audit.status, audit.text).toBe(200)
+    const rows = audit.body.data as ReadonlyArray<any>
+    expect(rows.map((r) => r.summary.amount)).toEqual([8_424, 4_000])
+    for (const row of rows) {
+      expect(row.actor.kind).toBe("api_key")
+      expect(row.userAgent).toMatch(/Chrome/)
+    }
   })
 
   it("refunds once when one confirmation is submitted twice", async () => {
