@@ -166,6 +166,100 @@ describe("AuditEvent: the chain", () => {
     expect(AuditEvent.check(undefined, changed, sha256(AuditEvent.hashInput(changed)))?._tag).toBe("edited")
   })
 
+  it("a row out of place is unlinked even when its link and its own hash hold", () => {
+    fc.assert(
+      fc.property(
+        fc.array(entry, { minLength: 1, maxLength: 8 }),
+        fc.nat(),
+        fc.integer({ min: -3, max: 3 }).filter((d) => d !== 0),
+        (entries, pick, shift) => {
+          const rows = chainOf(entries)
+          const at = pick % rows.length
+          const before = at === 0 ? undefined : { seq: rows[at - 1]!.seq, hash: rows[at - 1]!.hash }
+          const moved = { ...rows[at]!, seq: rows[at]!.seq + shift }
+          const row = { ...moved, hash: sha256(AuditEvent.hashInput(moved)) }
+          expect(AuditEvent.check(before, row, row.hash)).toEqual({
+            _tag: "unlinked",
+            seq: at + 1 + shift,
+            id: row.id,
+            expectedSeq: at + 1
+          })
+        }
+      )
+    )
+  })
+
+  it("the end check wants the head's seq and hash both, whichever side is missing", () => {
+    const a = { seq: 3, hash: "a".repeat(64) }
+    expect(AuditEvent.checkEnd(undefined, undefined)).toBeUndefined()
+    expect(AuditEvent.checkEnd(a, { ...a })).toBeUndefined()
+    expect(AuditEvent.checkEnd(undefined, { seq: 0, hash: AuditEvent.Genesis })).toBeUndefined()
+    // The same hash at another seq: the head was rewritten.
+    expect(AuditEvent.checkEnd(a, { ...a, seq: 4 })).toEqual({ _tag: "truncated", seq: 3, headSeq: 4 })
+    expect(AuditEvent.checkEnd({ ...a, seq: 4 }, a)).toEqual({ _tag: "truncated", seq: 4, headSeq: 3 })
+    // The same seq with another hash: the last row was replaced.
+    expect(AuditEvent.checkEnd(a, { ...a, hash: "b".repeat(64) })).toEqual({
+      _tag: "truncated",
+      seq: 3,
+      headSeq: 3
+    })
+    // Rows but no head, or a head but no rows.
+    expect(AuditEvent.checkEnd(a, undefined)).toEqual({ _tag: "truncated", seq: 3, headSeq: 0 })
+    expect(AuditEvent.checkEnd(undefined, a)).toEqual({ _tag: "truncated", seq: 0, headSeq: 3 })
+    expect(AuditEvent.checkEnd({ seq: 1, hash: AuditEvent.Genesis }, undefined)).toEqual({
+      _tag: "truncated",
+      seq: 1,
+      headSeq: 0
+    })
+  })
+
+  const fixed: Omit<AuditEvent.Event, "hash"> = {
+    id: "row-0",
+    chain: "operator",
+    seq: 1,
+    prevHash: AuditEvent.Genesis,
+    merchantId: null,
+    environment: null,
+    actor: { kind: "ops_token", id: "ops" },
+    action: "merchant.create",
+    resourceType: "merchant",
+    resourceId: "m",
+    summary: { outlets: 1, name: "Cafe" },
+    address: null,
+    userAgent: null,
+    requestId: null,
+    at: DateTime.unsafeMake("2026-12-07T10:00:00.123Z")
+  }
+
+  it("the hash input is one exact text: compact JSON, every object's keys in code-point order", () => {
+    // Hashes already written were taken of this text: a change to it breaks every chain there is.
+    expect(AuditEvent.hashInput(fixed)).toBe(
+      `{"action":"merchant.create","actor":{"id":"ops","kind":"ops_token"},"address":null,` +
+        `"at":"2026-12-07T10:00:00.123Z","chain":"operator","environment":null,"id":"row-0",` +
+        `"merchantId":null,"prevHash":"${"0".repeat(64)}","requestId":null,"resourceId":"m",` +
+        `"resourceType":"merchant","seq":1,"summary":{"name":"Cafe","outlets":1},"userAgent":null}`
+    )
+    const summary = { b: 1, a: "x", B: true, é: null, "10": 2, "9": 3 }
+    expect(AuditEvent.hashInput({ ...fixed, summary })).toContain(
+      `"summary":{"10":2,"9":3,"B":true,"a":"x","b":1,"é":null}`
+    )
+  })
+
+  it("the hash input is JSON of every field but the hash, whatever the row holds", () => {
+    fc.assert(
+      fc.property(entry, fc.nat({ max: 1000 }), (e, seq) => {
+        const row = { ...e, id: `row-${seq}`, chain: "merchant:m", seq: seq + 1, prevHash: "f".repeat(64) }
+        expect(JSON.parse(AuditEvent.hashInput(row))).toEqual({ ...row, at: DateTime.formatIso(row.at) })
+      })
+    )
+    // A store reads a summary back as JSON without decoding it: an array a hand edit put there is still
+    // written as the array it is.
+    const summary = { items: [1, "two", null, { b: 1, a: 2 }] } as unknown as AuditEvent.Summary
+    const text = AuditEvent.hashInput({ ...fixed, summary })
+    expect(text).toContain(`"summary":{"items":[1,"two",null,{"a":2,"b":1}]}`)
+    expect(JSON.parse(text).summary).toEqual(summary)
+  })
+
   it("describes each break naming the chain and the row", () => {
     expect(AuditEvent.describe("merchant:m", { _tag: "edited", seq: 3, id: "r3" })).toBe(
       "merchant:m: row 3 (r3) was changed after it was written"
@@ -228,6 +322,84 @@ describe("AuditEvent.summarize", () => {
       name: "Cafe",
       [AuditEvent.OmittedKey]: "access_token, client_secret, code, password, recovery_codes, secret"
     })
+  })
+
+  it("leaves out exactly the secret-named fields, in any case, and keeps look-alikes", () => {
+    const secret = [
+      "client_secret",
+      "webhook_secret",
+      "password",
+      "new_password",
+      "PASSWORD",
+      "passcode",
+      "access_token",
+      "refresh_token",
+      "otp",
+      "pin",
+      "card_pin",
+      "code",
+      "verification_code",
+      "recovery_codes",
+      "signature",
+      "Authorization"
+    ]
+    const kept = {
+      shipping_address: "Male",
+      pinned: true,
+      opinion: "good",
+      postcode: "20026",
+      code_challenge_method: "S256",
+      qr_code_id: "q-1",
+      description: "Coffee"
+    }
+    expect(
+      AuditEvent.summarize({ ...Object.fromEntries(secret.map((k) => [k, "v"])), ...kept })
+    ).toStrictEqual({
+      ...kept,
+      [AuditEvent.OmittedKey]: [...secret].sort().join(", ")
+    })
+    // Under a dotted name too, and a secret-named object goes whole.
+    expect(AuditEvent.summarize({ payout: { pin: "1234", bank: "BML" }, tokens: { a: "t" } })).toStrictEqual({
+      "payout.bank": "BML",
+      [AuditEvent.OmittedKey]: "payout.pin, tokens"
+    })
+    // A secret field not given is not said to be left out.
+    expect(AuditEvent.summarize({ token: undefined, name: "Cafe" })).toStrictEqual({ name: "Cafe" })
+  })
+
+  it("keeps booleans, texts up to the limit whole, and leaves out what has no flat form", () => {
+    const exact = "y".repeat(AuditEvent.MaxSummaryText)
+    const over = "z".repeat(AuditEvent.MaxSummaryText + 1)
+    expect(
+      AuditEvent.summarize({
+        livemode: true,
+        off: false,
+        exact,
+        over,
+        big: 10n,
+        run: () => 1,
+        tag: Symbol("s")
+      })
+    ).toStrictEqual({ livemode: true, off: false, exact, over: `${over.slice(0, -1)}…` })
+  })
+
+  it("masks account-named texts by name, in any case, and keeps their other values as they are", () => {
+    const names = ["phone", "payer_phone", "Phone", "wallet_id", "account_number", "msisdn", "iban", "IBAN"]
+    expect(AuditEvent.summarize(Object.fromEntries(names.map((k) => [k, "MV0012345678"])))).toStrictEqual(
+      Object.fromEntries(names.map((k) => [k, "••••••••5678"]))
+    )
+    expect(
+      AuditEvent.summarize({ phone: null, wallet_count: 2, account_verified: true, name: "5678" })
+    ).toStrictEqual({ phone: null, wallet_count: 2, account_verified: true, name: "5678" })
+  })
+
+  it("masks all of a short account number and at most eight characters of a long one", () => {
+    expect(AuditEvent.maskAccount("")).toBe("")
+    expect(AuditEvent.maskAccount("123")).toBe("•••")
+    expect(AuditEvent.maskAccount("1234")).toBe("••••")
+    expect(AuditEvent.maskAccount("12345")).toBe("•2345")
+    expect(AuditEvent.maskAccount("123456789012")).toBe("••••••••9012")
+    expect(AuditEvent.maskAccount("12345678901234567890")).toBe("••••••••7890")
   })
 
   it("shows an account number by its last four characters only", () => {
