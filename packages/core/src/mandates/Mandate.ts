@@ -155,7 +155,8 @@ export const initiate = (
 export type TransitionRefusal = "not-pending" | "setup-expired" | "not-revocable" | "not-active"
 
 /** Approved and not yet ended: the states whose lifetime runs out at `expiresAt`. */
-const isLive = (m: Mandate): boolean => m.status === "ACTIVE" || m.status === "SUSPENDED"
+/** Whether the mandate can still end by revocation: active, or held in a dispute. */
+export const isLive = (m: Mandate): boolean => m.status === "ACTIVE" || m.status === "SUSPENDED"
 
 const setupLapsed = (m: Mandate, now: DateTime.Utc) => DateTime.greaterThanOrEqualTo(now, m.setupExpiresAt)
 

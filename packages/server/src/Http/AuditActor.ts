@@ -11,12 +11,17 @@ import { CliAgent } from "./UserAgents.js"
 /** The id an OAuth client's access token carries as its principal's key id (`Security.ts`). */
 const OAuthPrefix = "oauth:"
 
-/** Who called: a merchant's credential, the operator's token, or no one the log records. */
+/** The key id of a person's dashboard principal (`DashboardKit`): `user:<user id>`. */
+export const UserPrefix = "user:"
+
+/** Who called: a merchant's credential, a person signed in, the operator's token, or no one the log records. */
 export type Caller = Auth.Principal | "operator" | undefined
 
 /** The actor of a request from `caller`. */
 export const actorOf = (caller: Caller, userAgent: string | undefined): AuditEvent.Actor | undefined => {
   if (caller === undefined) return undefined
+  if (caller !== "operator" && caller.keyId.startsWith(UserPrefix))
+    return { kind: "user", id: caller.keyId.slice(UserPrefix.length) }
   if (caller !== "operator")
     return caller.keyId.startsWith(OAuthPrefix)
       ? { kind: "oauth_client", id: caller.keyId.slice(OAuthPrefix.length) }

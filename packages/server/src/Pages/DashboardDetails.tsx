@@ -8,7 +8,8 @@ import type * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Auth, Checkout, EventLog, Reads, type Refund, Refunds } from "@laari/core"
 import { type Context, DateTime, Effect } from "effect"
 import type { ComponentChildren } from "preact"
-import { type Kit, scopes } from "./DashboardKit.js"
+import type { RouteName } from "./DashboardAccess.js"
+import type { Kit } from "./DashboardKit.js"
 import { FailedAttempts, Facts, failure } from "./DashboardFacts.js"
 import { eventObject, IdLink, refundSource } from "./DashboardLinks.js"
 import { reasonWords } from "./DashboardRefundList.js"
@@ -16,7 +17,6 @@ import { d, type Word } from "./DashboardText.js"
 import { type Section, Table } from "./DashboardViews.js"
 import { Given, Ltr, When } from "./Html.js"
 import { type Lang, money, status } from "./I18n.js"
-import { route } from "./Routing.js"
 import type { Visit } from "./Request.js"
 
 /** Refunds a payment's page lists. */
@@ -50,9 +50,19 @@ const refundAction = (lang: Lang, paid: { amount: number; amountRefunded: number
 
 const money_ = (amount: number) => <Ltr>{money(amount)}</Ltr>
 
+/** Each detail page's route (`DashboardAccess`) by the path it sits under. */
+const RouteOfPath = {
+  charges: "charge",
+  "qr-payments": "qrPayment",
+  "checkout-sessions": "checkoutSession",
+  invoices: "invoice",
+  refunds: "refund",
+  events: "event"
+} as const satisfies Record<string, RouteName>
+
 export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>, kit: Kit) =>
   Effect.gen(function* () {
-    const { root, handle, section, idParam } = kit
+    const { root, at, section, idParam } = kit
     const reads = yield* Reads.Reads
     const refunds = yield* Refunds.Refunds
     const checkout = yield* Checkout.Checkout
@@ -61,26 +71,28 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
 
     /**
      * The page at `{root}/{path}/:id` of what `find` finds under the tenant, in `name`'s section; nothing
-     * found is a 404 saying so. The section's scope is checked before anything is read.
+     * found is a 404 saying so. The route's permission is checked (`at`) before anything is read.
      */
     const detail = <A, E, E2>(
-      path: string,
+      path: keyof typeof RouteOfPath,
       name: Section,
       title: Word,
       find: (p: Auth.Principal, id: string) => Effect.Effect<A | undefined, E>,
       body: (v: Visit, p: Auth.Principal, found: A) => Effect.Effect<ComponentChildren, E2>
     ) =>
-      router.get(
-        route(`${root}/${path}/:id`),
-        handle(false, (v, p) =>
-          Effect.gen(function* () {
-            if (Auth.check(p, scopes[name]) !== undefined) return yield* section(name, title, none)(v, p)
-            const found = yield* find(p, yield* idParam)
-            if (found === undefined)
-              return yield* section(name, title, none, () => ({ error: d(v.lang, "notFound") }), 404)(v, p)
-            return yield* section(name, title, (v, p) => body(v, p, found))(v, p)
-          })
-        )
+      at(router, RouteOfPath[path], (v, p, signed) =>
+        Effect.gen(function* () {
+          const found = yield* find(p, yield* idParam)
+          if (found === undefined)
+            return yield* section(
+              name,
+              title,
+              none,
+              () => ({ error: d(v.lang, "notFound") }),
+              404
+            )(v, p, signed)
+          return yield* section(name, title, (v, p) => body(v, p, found))(v, p, signed)
+        })
       )
 
     /** A lookup whose "not found" is its own error, as `undefined`. */

@@ -23,12 +23,8 @@ import {
 import { randomUUID } from "node:crypto"
 import { type DateTime, Effect, Either, Schema } from "effect"
 import type { ComponentChildren } from "preact"
-import * as Access from "../Http/Access.js"
 import * as Keys from "../Platform/Keys.js"
-import { MandatesApi } from "../Mandates/Api.js"
-import { QrCodesApi } from "../QrCodes/Api.js"
-import { RefundsApi } from "../Refunds/Api.js"
-import { SubscriptionsApi } from "../Subscriptions/Api.js"
+import { type RouteName, Routes, type Signed } from "./DashboardAccess.js"
 import { d, dn, type Word } from "./DashboardText.js"
 import { type Frame, type Section, Table } from "./DashboardViews.js"
 import { Csrf, Given, Ltr, When } from "./Html.js"
@@ -39,7 +35,7 @@ import { form, type Visit } from "./Request.js"
 /** The dashboard page a refund page sits in, as `Dashboard` renders it. */
 export type Shell = (
   v: Visit,
-  principal: Auth.Principal,
+  signed: Signed,
   page: {
     readonly section: Section
     readonly title: Word
@@ -79,29 +75,30 @@ interface Shown {
   readonly label: string
 }
 
-/** Each kind of payment: its section, and the scope of the API's read of it (`Access`). */
+/** Each kind of payment: its section and title, and its routes (`DashboardAccess`). */
 const kinds = {
-  charges: { section: "mandates", scope: Access.scopeOf(MandatesApi, "get"), title: "refundCharge" },
+  charges: { section: "mandates", title: "refundCharge", get: "refundCharge", post: "refundChargeSubmit" },
   invoices: {
     section: "subscriptions",
-    scope: Access.scopeOf(SubscriptionsApi, "invoices"),
-    title: "refundInvoice"
+    title: "refundInvoice",
+    get: "refundInvoice",
+    post: "refundInvoiceSubmit"
   },
-  "qr-payments": { section: "qr-codes", scope: Access.scopeOf(QrCodesApi, "get"), title: "refundQrPayment" }
-} as const satisfies Record<Kind, { section: Section; scope: Auth.Scope; title: Word }>
+  "qr-payments": {
+    section: "qr-codes",
+    title: "refundQrPayment",
+    get: "refundQrPayment",
+    post: "refundQrPaymentSubmit"
+  }
+} as const satisfies Record<Kind, { section: Section; title: Word; get: RouteName; post: RouteName }>
 
-/** What a refund needs besides reading its payment: the scope of `POST /refunds`. */
-const refundScope = Access.scopeOf(RefundsApi, "create")
+/** The routes of `kind`'s refund: its page and its post. */
+export const routesOf = (kind: Kind) => kinds[kind]
 
 export const Kinds = Object.keys(kinds) as ReadonlyArray<Kind>
 
 /** The refund route of `kind` under the dashboard's root: under the page that lists the payment. */
-export const path = (root: string, kind: Kind) =>
-  kind === "charges"
-    ? `${root}/mandates/:id/charges/:payment/refund`
-    : kind === "invoices"
-      ? `${root}/subscriptions/:id/invoices/:payment/refund`
-      : `${root}/qr-codes/:id/payments/:payment/refund`
+export const path = (root: string, kind: Kind) => `${root}${Routes[kinds[kind].post].path}`
 
 const reasons: ReadonlyArray<readonly [Refund.Reason, Word]> = [
   ["requested_by_customer", "reasonRequested"],
@@ -255,29 +252,21 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
         )
       })
 
-    /** The confirmation page, or the refusal of a scope the key lacks or of an unknown payment. */
+    /** The confirmation page, or the refusal of an unknown payment (the route's permission is `at`'s). */
     const page = (
       kind: Kind,
       v: Visit,
-      p: Auth.Principal,
+      signed: Signed,
       typed: Partial<Typed>,
       error?: string,
       status = 200
     ) =>
       Effect.gen(function* () {
-        const { section, scope, title } = kinds[kind]
-        const lacks = [scope, refundScope].find((s) => Auth.check(p, s) !== undefined)
-        if (lacks !== undefined)
-          return yield* shell(v, p, {
-            section,
-            title,
-            children: null,
-            error: d(v.lang, "lacksScope", { scope: lacks }),
-            status: 403
-          })
+        const p = signed.principal
+        const { section, title } = kinds[kind]
         const payment = yield* load(kind, p)
         if (payment === undefined)
-          return yield* shell(v, p, {
+          return yield* shell(v, signed, {
             section,
             title,
             children: null,
@@ -300,7 +289,7 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
             }}
           />
         )
-        return yield* shell(v, p, { section, title, children, error, status })
+        return yield* shell(v, signed, { section, title, children, error, status })
       })
 
     /**
@@ -333,9 +322,10 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
         })
       })
 
-    const confirm = (kind: Kind) => (v: Visit, p: Auth.Principal) => page(kind, v, p, {})
+    const confirm = (kind: Kind) => (v: Visit, _p: Auth.Principal, signed: Signed) =>
+      page(kind, v, signed, {})
 
-    const submit = (kind: Kind) => (v: Visit, p: Auth.Principal) =>
+    const submit = (kind: Kind) => (v: Visit, p: Auth.Principal, signed: Signed) =>
       Effect.gen(function* () {
         const field = yield* form
         const typed: Typed = {
@@ -344,17 +334,13 @@ export const make = (root: string, frame: (v: Visit) => Frame, shell: Shell) =>
           token: field("token") ?? ""
         }
         const again = (error: string, status: number, keep = true) =>
-          page(kind, v, p, keep ? typed : { amount: typed.amount, reason: typed.reason }, error, status)
-        const { scope } = kinds[kind]
-        // The scopes first, so a key without them learns nothing of the payment.
-        if (Auth.check(p, scope) !== undefined || Auth.check(p, refundScope) !== undefined)
-          return yield* page(kind, v, p, typed)
+          page(kind, v, signed, keep ? typed : { amount: typed.amount, reason: typed.reason }, error, status)
         if (!/^[0-9a-f-]{36}$/.test(typed.token)) return yield* again(d(v.lang, "expired"), 400, false)
         if (!Schema.is(Refund.Reason)(typed.reason)) return yield* again(d(v.lang, "badReason"), 422)
         const amount = parseMvr(typed.amount)
         if (amount === null || amount === "invalid") return yield* again(d(v.lang, "badAmount"), 422)
         const payment = yield* load(kind, p)
-        if (payment === undefined) return yield* page(kind, v, p, typed)
+        if (payment === undefined) return yield* page(kind, v, signed, typed)
         const done = yield* Effect.either(
           once(p, typed.token, { source: payment.source, amount, reason: typed.reason })
         )

@@ -2,16 +2,15 @@
  * The dashboard's words in English and Dhivehi (see `I18n` for the customer pages').
  */
 import type { ComponentChild } from "preact"
+import * as People from "./DashboardPeopleText.js"
 import { fill, fillNodes, type Lang } from "./I18n.js"
 
 const en = {
+  ...People.en,
   dashboard: "Dashboard",
   live: "LIVE",
   test: "TEST",
   title: "Merchant dashboard",
-  signInNote:
-    "Sign in with a secret key (sk_test_… or sk_live_…). It is kept only in this browser's session cookie.",
-  secretKey: "Secret key",
   signIn: "Sign in",
   signOut: "Sign out",
   sections: "Sections",
@@ -80,10 +79,8 @@ const en = {
   rotated: "New secret made; the previous one keeps signing for 24 hours.",
   deleted: "Endpoint deleted.",
   resent: "Queued: it is sent again now.",
-  invalidKey: "That is not a valid secret key.",
   expired: "This form has expired. Reload the page and try again.",
   busy: "Too many requests from this address. Wait a moment and try again.",
-  lacksScope: "This key lacks the {scope} scope.",
   balance: "Balance",
   available: "Available",
   reportDay: "Day (Maldives time)",
@@ -180,12 +177,11 @@ const en = {
 type Words = typeof en
 
 const dv: Words = {
+  ...People.dv,
   dashboard: "ޑޭޝްބޯޑް",
   live: "ލައިވް",
   test: "ޓެސްޓް",
   title: "ވިޔަފާރިވެރިޔާގެ ޑޭޝްބޯޑް",
-  signInNote: "ސީކްރެޓް ކީއަކުން ސައިން އިން ކުރައްވާ (sk_test_… ނުވަތަ sk_live_…). އެ ރައްކާކުރެވެނީ މި ބްރައުޒަރުގެ ސެޝަން ކުކީގައި ހަމައެކަނި.",
-  secretKey: "ސީކްރެޓް ކީ",
   signIn: "ސައިން އިން",
   signOut: "ސައިން އައުޓް",
   sections: "ބައިތައް",
@@ -254,10 +250,8 @@ const dv: Words = {
   rotated: "އައު ސީކްރެޓެއް ހަދައިފި؛ ކުރީގެ ސީކްރެޓުން 24 ގަޑިއިރު ވަންދެން ސައިން ކުރާނެ.",
   deleted: "އެންޑްޕޮއިންޓް ފޮހެލައިފި.",
   resent: "ކިއުގައި ލައިފި: މިހާރު އަލުން ފޮނުވާނެ.",
-  invalidKey: "މިއީ ސައްޙަ ސީކްރެޓް ކީއެއް ނޫން.",
   expired: "މި ފޯމުގެ މުއްދަތު ހަމަވެއްޖެ. ޞަފްޙާ އަލުން ލޯޑްކޮށް އަނެއްކާ މަސައްކަތް ކުރައްވާ.",
   busy: "މި އެޑްރެހުން ގިނަ އެދުންތަކެއް އައިސްފި. ކުޑަ ވަގުތަކަށް މަޑުކޮށްލައްވާ.",
-  lacksScope: "މި ކީގައި {scope} ސްކޯޕް ނެތް.",
   balance: "ބެލެންސް",
   available: "ލިބެން ހުރި",
   reportDay: "ދުވަސް (ދިވެހި ވަގުތު)",

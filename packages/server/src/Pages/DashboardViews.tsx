@@ -2,12 +2,14 @@
  * The merchant dashboard's views (English): sign-in, the sections' tables and the webhook endpoint
  * forms. Values the merchant or its customers wrote are text, escaped by preact, in `dir="auto"`.
  */
-import type { Auth, CheckoutSession, Invoice, Mandate, QrCode, Subscription, Webhook } from "@laari/core"
+import { Role } from "@laari/core"
+import type { CheckoutSession, Invoice, Mandate, QrCode, Subscription, Webhook } from "@laari/core"
 import { EventType } from "@laari/core"
 import { DateTime } from "effect"
 import type { ComponentChildren } from "preact"
 import { Csrf, Given, Ltr, Messages, Page, When } from "./Html.js"
 import { IdLink } from "./DashboardLinks.js"
+import { type RouteName, Routes, type Signed } from "./DashboardAccess.js"
 import { d, type Word } from "./DashboardText.js"
 import { type Lang, money, status } from "./I18n.js"
 
@@ -27,15 +29,24 @@ export const Sections = [
   ["balance", "balance"],
   ["refunds", "refunds"],
   ["events", "events"],
-  ["webhooks", "webhooks"]
+  ["webhooks", "webhooks"],
+  ["team", "team"],
+  ["keys", "apiKeys"],
+  ["account", "account"]
 ] as const satisfies ReadonlyArray<readonly [string, Word]>
 export type Section = (typeof Sections)[number][0]
 
+/** Each section's list route: the nav shows a section only to a role that may open it. */
+const sectionRoute = (section: Section): RouteName =>
+  section === "qr-codes" ? "qrCodes" : section === "checkout-sessions" ? "checkoutSessions" : section
+
 export const Shell = (p: {
   readonly frame: Frame
-  readonly principal: Auth.Principal
+  readonly signed: Signed
   /** The signed-in merchant's name. */
   readonly merchant: string
+  /** The names of the merchants the person belongs to, by id (the switcher). */
+  readonly merchants: ReadonlyMap<string, string>
   readonly section: Section
   readonly title: string
   readonly notice?: ComponentChildren | undefined
@@ -51,20 +62,23 @@ export const Shell = (p: {
   >
     <section class="card">
       <p>
-        <span class={p.principal.environment === "live" ? "badge live" : "badge"}>
-          {d(p.frame.lang, p.principal.environment === "live" ? "live" : "test")}
+        <span class={p.signed.principal.environment === "live" ? "badge live" : "badge"}>
+          {d(p.frame.lang, p.signed.principal.environment === "live" ? "live" : "test")}
         </span>{" "}
         <strong>
           <Given text={p.merchant} />
         </strong>{" "}
-        · {d(p.frame.lang, "dashboard")}
+        · {d(p.frame.lang, "dashboard")} · <Given text={p.signed.user.email} /> ({p.signed.role})
       </p>
+      <Switcher frame={p.frame} signed={p.signed} names={p.merchants} />
       <nav class="sections" aria-label={d(p.frame.lang, "sections")}>
-        {Sections.map(([id, label]) => (
-          <a key={id} href={`${p.frame.root}/${id}`} aria-current={id === p.section ? "page" : undefined}>
-            {d(p.frame.lang, label)}
-          </a>
-        ))}
+        {Sections.filter(([id]) => Role.can(p.signed.role, Routes[sectionRoute(id)].permission)).map(
+          ([id, label]) => (
+            <a key={id} href={`${p.frame.root}/${id}`} aria-current={id === p.section ? "page" : undefined}>
+              {d(p.frame.lang, label)}
+            </a>
+          )
+        )}
       </nav>
       <form method="post" action={`${p.frame.root}/sign-out`}>
         <Csrf token={p.frame.csrf} />
@@ -83,23 +97,36 @@ export const Shell = (p: {
   </Page>
 )
 
-export const SignIn = (p: { readonly frame: Frame; readonly error?: string | undefined }) => (
-  <Page lang={p.frame.lang} title={d(p.frame.lang, "title")} path={p.frame.root} assets={p.frame.assets}>
-    <section class="card" aria-labelledby="heading">
-      <h1 id="heading">{d(p.frame.lang, "title")}</h1>
-      <p class="note">{d(p.frame.lang, "signInNote")}</p>
-      <Messages error={p.error} />
-      <form method="post" action={`${p.frame.root}/sign-in`}>
-        <Csrf token={p.frame.csrf} />
-        <label for="key">{d(p.frame.lang, "secretKey")}</label>
-        <input id="key" name="key" type="password" autocomplete="off" required maxlength={128} />
-        <div class="actions">
-          <button type="submit">{d(p.frame.lang, "signIn")}</button>
-        </div>
-      </form>
-    </section>
-  </Page>
-)
+/** The merchant and environment the dashboard shows, and the others the person may switch to. */
+const Switcher = (p: {
+  readonly frame: Frame
+  readonly signed: Signed
+  readonly names: ReadonlyMap<string, string>
+}) => {
+  const current = `${p.signed.principal.merchantId}:${p.signed.principal.environment}`
+  const choices = p.signed.memberships.flatMap((m) =>
+    (["test", "live"] as const).map((environment) => ({
+      value: `${m.merchantId}:${environment}`,
+      label: `${p.names.get(m.merchantId) ?? m.merchantId.slice(0, 8)} · ${d(p.frame.lang, environment)}`
+    }))
+  )
+  return (
+    <form method="post" action={`${p.frame.root}/switch`} class="inline">
+      <Csrf token={p.frame.csrf} />
+      <label for="switch-to">{d(p.frame.lang, "showing")}</label>{" "}
+      <select id="switch-to" name="to">
+        {choices.map((c) => (
+          <option key={c.value} value={c.value} selected={c.value === current}>
+            {c.label}
+          </option>
+        ))}
+      </select>{" "}
+      <button type="submit" class="secondary">
+        {d(p.frame.lang, "switch")}
+      </button>
+    </form>
+  )
+}
 
 /**
  * A table with a caption for screen readers. On a phone each row is a block of labelled lines (the

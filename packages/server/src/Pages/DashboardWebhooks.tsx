@@ -10,14 +10,14 @@ import { Endpoints } from "../Webhooks/Endpoints.js"
 import { heads, type Kit, Page } from "./DashboardKit.js"
 import { d } from "./DashboardText.js"
 import * as V from "./DashboardViews.js"
-import { problemOf, redirect, route } from "./Routing.js"
+import { problemOf, redirect } from "./Routing.js"
 import { form } from "./Request.js"
 
 export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>, kit: Kit) =>
   Effect.gen(function* () {
     const endpoints = yield* Endpoints
     const deliveries = yield* Deliveries.Deliveries
-    const { root, frame, handle, section, idParam } = kit
+    const { root, frame, at, section, idParam } = kit
     const tenant = Auth.tenantOf
 
     const webhooksPage = (
@@ -116,108 +116,88 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
         )
       )
 
-    yield* router.get(route(`${root}/webhooks`), handle(false, webhooksPage({})))
+    yield* at(router, "webhooks", webhooksPage({}))
 
-    yield* router.post(
-      route(`${root}/webhooks`),
-      handle(true, (v, p) =>
-        Effect.gen(function* () {
-          const { field, chosen } = yield* endpointFields
-          const created = yield* Effect.either(
-            Effect.flatMap(enabledEvents(chosen), (events) =>
-              endpoints.create(p, {
-                url: (field("url") ?? "").trim(),
-                enabledEvents: events,
-                description: (field("description") ?? "").trim() || null
-              })
-            )
+    yield* at(router, "webhookCreate", (v, p, signed) =>
+      Effect.gen(function* () {
+        const { field, chosen } = yield* endpointFields
+        const created = yield* Effect.either(
+          Effect.flatMap(enabledEvents(chosen), (events) =>
+            endpoints.create(p, {
+              url: (field("url") ?? "").trim(),
+              enabledEvents: events,
+              description: (field("description") ?? "").trim() || null
+            })
           )
-          if (created._tag === "Left")
-            return yield* webhooksPage({ error: problemOf(created.left).text }, 422)(v, p)
-          return yield* endpointPage(created.right.endpoint.id, {
-            notice: d(v.lang, "added"),
-            secret: created.right.secret
-          })(v, p)
-        })
-      )
+        )
+        if (created._tag === "Left")
+          return yield* webhooksPage({ error: problemOf(created.left).text }, 422)(v, p, signed)
+        return yield* endpointPage(created.right.endpoint.id, {
+          notice: d(v.lang, "added"),
+          secret: created.right.secret
+        })(v, p, signed)
+      })
     )
 
-    yield* router.get(
-      route(`${root}/webhooks/:id`),
-      handle(false, (v, p) =>
-        Effect.gen(function* () {
-          const id = yield* idParam
-          const q = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://dashboard").searchParams
-          const notice = q.get("resent") !== null ? d(v.lang, "resent") : undefined
-          return yield* endpointPage(id, notice === undefined ? {} : { notice })(v, p)
-        })
-      )
+    yield* at(router, "webhook", (v, p, signed) =>
+      Effect.gen(function* () {
+        const id = yield* idParam
+        const q = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://dashboard").searchParams
+        const notice = q.get("resent") !== null ? d(v.lang, "resent") : undefined
+        return yield* endpointPage(id, notice === undefined ? {} : { notice })(v, p, signed)
+      })
     )
 
-    yield* router.post(
-      route(`${root}/webhooks/:id`),
-      handle(true, (v, p) =>
-        Effect.gen(function* () {
-          const id = yield* idParam
-          const { field, chosen } = yield* endpointFields
-          const status = field("status")
-          const updated = yield* Effect.either(
-            Effect.flatMap(enabledEvents(chosen), (events) =>
-              endpoints.update(p, id, {
-                url: (field("url") ?? "").trim(),
-                enabledEvents: events,
-                description: (field("description") ?? "").trim() || null,
-                status: status === "ENABLED" || status === "DISABLED" ? status : undefined
-              })
-            )
+    yield* at(router, "webhookUpdate", (v, p, signed) =>
+      Effect.gen(function* () {
+        const id = yield* idParam
+        const { field, chosen } = yield* endpointFields
+        const status = field("status")
+        const updated = yield* Effect.either(
+          Effect.flatMap(enabledEvents(chosen), (events) =>
+            endpoints.update(p, id, {
+              url: (field("url") ?? "").trim(),
+              enabledEvents: events,
+              description: (field("description") ?? "").trim() || null,
+              status: status === "ENABLED" || status === "DISABLED" ? status : undefined
+            })
           )
-          if (updated._tag === "Left")
-            return yield* endpointPage(id, { error: problemOf(updated.left).text }, 422)(v, p)
-          return yield* endpointPage(id, { notice: d(v.lang, "saved") })(v, p)
-        })
-      )
+        )
+        if (updated._tag === "Left")
+          return yield* endpointPage(id, { error: problemOf(updated.left).text }, 422)(v, p, signed)
+        return yield* endpointPage(id, { notice: d(v.lang, "saved") })(v, p, signed)
+      })
     )
 
-    yield* router.post(
-      route(`${root}/webhooks/:id/rotate`),
-      handle(true, (v, p) =>
-        Effect.gen(function* () {
-          const id = yield* idParam
-          const rotated = yield* Effect.either(endpoints.rotate(p, id))
-          if (rotated._tag === "Left")
-            return yield* endpointPage(id, { error: problemOf(rotated.left).text }, 404)(v, p)
-          return yield* endpointPage(id, {
-            notice: d(v.lang, "rotated"),
-            secret: rotated.right.secret
-          })(v, p)
-        })
-      )
+    yield* at(router, "webhookRotate", (v, p, signed) =>
+      Effect.gen(function* () {
+        const id = yield* idParam
+        const rotated = yield* Effect.either(endpoints.rotate(p, id))
+        if (rotated._tag === "Left")
+          return yield* endpointPage(id, { error: problemOf(rotated.left).text }, 404)(v, p, signed)
+        return yield* endpointPage(id, {
+          notice: d(v.lang, "rotated"),
+          secret: rotated.right.secret
+        })(v, p, signed)
+      })
     )
 
-    yield* router.post(
-      route(`${root}/webhooks/:id/delete`),
-      handle(true, (v, p) =>
-        Effect.gen(function* () {
-          const removed = yield* Effect.either(endpoints.remove(p, yield* idParam))
-          if (removed._tag === "Left")
-            return yield* webhooksPage({ error: problemOf(removed.left).text }, 404)(v, p)
-          return yield* webhooksPage({ notice: d(v.lang, "deleted") })(v, p)
-        })
-      )
+    yield* at(router, "webhookDelete", (v, p, signed) =>
+      Effect.gen(function* () {
+        const removed = yield* Effect.either(endpoints.remove(p, yield* idParam))
+        if (removed._tag === "Left")
+          return yield* webhooksPage({ error: problemOf(removed.left).text }, 404)(v, p, signed)
+        return yield* webhooksPage({ notice: d(v.lang, "deleted") })(v, p, signed)
+      })
     )
 
-    yield* router.post(
-      route(`${root}/webhooks/:id/resend`),
-      handle(true, (v, p) =>
-        Effect.gen(function* () {
-          const id = yield* idParam
-          const resent = yield* Effect.either(
-            deliveries.resend(tenant(p), id, (yield* form)("event_id") ?? "")
-          )
-          if (resent._tag === "Left")
-            return yield* endpointPage(id, { error: problemOf(resent.left).text }, 404)(v, p)
-          return redirect(`${root}/webhooks/${id}?resent=1`)
-        })
-      )
+    yield* at(router, "webhookResend", (v, p, signed) =>
+      Effect.gen(function* () {
+        const id = yield* idParam
+        const resent = yield* Effect.either(deliveries.resend(tenant(p), id, (yield* form)("event_id") ?? ""))
+        if (resent._tag === "Left")
+          return yield* endpointPage(id, { error: problemOf(resent.left).text }, 404)(v, p, signed)
+        return redirect(`${root}/webhooks/${id}?resent=1`)
+      })
     )
   })
