@@ -14,6 +14,7 @@ import { createRequire } from "node:module"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import * as B from "../support/Browser.js"
+import * as People from "../support/DashboardPeople.js"
 import * as F from "../support/Fixtures.js"
 import * as ProcessDatabase from "../support/ProcessDatabase.js"
 import * as ServerProcess from "../support/ServerProcess.js"
@@ -368,11 +369,41 @@ describe.skipIf(!B.available)("axe-core on every page, in English and Dhivehi", 
       await page.locator("#mandates").waitFor()
       findings.push(...(await audit(page, `wallet-${lang}`, lang)))
 
-      // The dashboard, signed in with the live key, every section and the detail pages.
+      // The dashboard: a new admin's first sign-in step by step (the new password, the authenticator, its
+      // recovery codes), then on the live environment every section and the detail pages.
+      const admin = await People.create(server, s.m.id, "admin")
       await visit("dashboard-sign-in", "/dashboard", 200)
-      await page.locator("input[name=key]").fill(s.m.live)
+      await page.locator("#email").fill(admin.email)
+      await page.locator("#password").fill(admin.password)
+      await page.locator("form button[type=submit]").click()
+      await page.locator("#next").waitFor()
+      findings.push(...(await audit(page, `dashboard-password-${lang}`, lang)))
+      const chosen = `a long and quiet lagoon ${lang}`
+      await page.locator("#current").fill(admin.password)
+      await page.locator("#next").fill(chosen)
+      await page.locator("#repeat").fill(chosen)
+      await page.locator("form button[type=submit]").click()
+      await page.locator("#totp-secret").waitFor()
+      findings.push(...(await audit(page, `dashboard-enrol-${lang}`, lang)))
+      const secret = (await page.locator("#totp-secret").textContent())!.trim()
+      await page.locator("#code").fill(People.totp(secret))
+      await page.locator("form button[type=submit]").click()
+      await page.locator("ul.codes").waitFor()
+      findings.push(...(await audit(page, `dashboard-recovery-codes-${lang}`, lang)))
+      // Signed out and in again: the second factor's own page.
+      await page.goto(`${base}/dashboard/account`)
+      await page.locator("form[action$='/sign-out'] button").click()
+      await page.locator("#email").fill(admin.email)
+      await page.locator("#password").fill(chosen)
+      await page.locator("form button[type=submit]").click()
+      await page.locator("#code").waitFor()
+      findings.push(...(await audit(page, `dashboard-two-factor-${lang}`, lang)))
+      await page.locator("#code").fill(People.totp(secret, 1))
       await page.locator("form button[type=submit]").click()
       await page.locator("nav.sections").waitFor()
+      await page.locator("#switch-to").selectOption(`${s.m.id}:live`)
+      await page.locator("form[action$='/switch'] button").click()
+      await page.locator(".badge.live").waitFor()
       for (const section of [
         "mandates",
         "qr-codes",
@@ -381,7 +412,10 @@ describe.skipIf(!B.available)("axe-core on every page, in English and Dhivehi", 
         "balance",
         "refunds",
         "events",
-        "webhooks"
+        "webhooks",
+        "team",
+        "keys",
+        "account"
       ])
         await visit(`dashboard-${section}`, `/dashboard/${section}`, 200)
       await visit("dashboard-mandate", `/dashboard/mandates/${s.approved}`, 200)

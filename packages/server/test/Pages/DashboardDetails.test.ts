@@ -7,6 +7,7 @@
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import * as B from "../support/Browser.js"
+import * as People from "../support/DashboardPeople.js"
 import * as F from "../support/Fixtures.js"
 import * as PostgresServer from "../support/PostgresServer.js"
 import type * as TestServer from "../support/TestServer.js"
@@ -38,15 +39,15 @@ const ok = <T extends { status: number; text: string }>(res: T, status = 201): T
   return res
 }
 
-/** A page signed in to the dashboard with `key`. */
-const signedIn = async (key: string): Promise<Page> => {
+/** A page signed in to the merchant's dashboard as a new owner (over HTTP first, then its cookies). */
+const signedIn = async (m: { readonly id: string }): Promise<Page> => {
+  const person = await People.signIn(server, m.id, "owner")
   const context = await browser.newContext()
   contexts.push(context)
+  await context.addCookies(People.browserCookies(server.baseUrl, person))
   const page = await context.newPage()
   page.setDefaultTimeout(8_000)
   await page.goto(`${server.baseUrl}/dashboard`)
-  await page.getByLabel("Secret key").fill(key)
-  await page.getByRole("button", { name: "Sign in" }).click()
   await page.getByRole("heading", { name: "Mandates" }).waitFor()
   return page
 }
@@ -112,7 +113,7 @@ describe.skipIf(!B.available)("dashboard detail pages", () => {
         body: { url: "http://127.0.0.1:9/hooks", enabled_events: ["*"] }
       })
     )
-    const page = await signedIn(m.test)
+    const page = await signedIn(m)
 
     // Every page reachable from the sections, once each (not the forms, which change things).
     const sections = [
@@ -207,7 +208,7 @@ describe.skipIf(!B.available)("dashboard detail pages", () => {
         body: { outlet_id: m.outletId, type: "DYNAMIC", amount: 4_500, title: "Table 9" }
       })
     )
-    const page = await signedIn(m.test)
+    const page = await signedIn(m)
     await page.goto(`${server.baseUrl}/dashboard/qr-codes`)
     await page.getByRole("link", { name: "Show code: Table 9" }).click()
     await page.getByRole("heading", { name: "QR code" }).waitFor()
@@ -232,7 +233,7 @@ describe.skipIf(!B.available)("dashboard detail pages", () => {
       body: { amount: 1_500, reference: "order-77" }
     })
     expect(refused.status).toBe(422)
-    const page = await signedIn(m.test)
+    const page = await signedIn(m)
     await page.goto(`${server.baseUrl}/dashboard/mandates/${mandate.body.id}`)
     await page.getByRole("heading", { name: "Refused charges" }).waitFor()
     const row = await page.textContent("table[aria-label='Refused charges'] tbody tr")
@@ -257,7 +258,7 @@ describe.skipIf(!B.available)("dashboard detail pages", () => {
     const sub = ok(await server.request("GET", `/subscriptions/${dunned}`, { key: m.test }), 200)
     expect(sub.body.cancellationInitiator).toBe("DUNNING")
 
-    const page = await signedIn(m.test)
+    const page = await signedIn(m)
     await page.goto(`${server.baseUrl}/dashboard/subscriptions/${byMerchant}`)
     expect(await page.textContent("table[aria-label=Details]")).toContain("Cancelled by the merchant")
     await page.goto(`${server.baseUrl}/dashboard/subscriptions/${dunned}`)

@@ -1,7 +1,7 @@
 /**
- * The merchant's dashboard in a real browser: signing in with a secret key, each section, webhook
- * endpoints and their deliveries, the balance and settlement report, narrow keys, and refunds of charges
- * and QR payments. Screenshots at 375 and 1280 px go to `artifacts/screenshots`. The server runs on a
+ * The merchant's dashboard in a real browser: a person's first sign-in (one-time password, a new one,
+ * the authenticator), each section, webhook endpoints and their deliveries, the balance and settlement
+ * report, what a role may not do, and refunds of charges and QR payments. Screenshots at 375 and 1280 px go to `artifacts/screenshots`. The server runs on a
  * fresh PostgreSQL database with `DATABASE_URL`, else on PGlite.
  */
 import { readFile } from "node:fs/promises"
@@ -10,6 +10,7 @@ import type { Page } from "playwright-core"
 import { describe, expect, it, vi } from "vitest"
 import * as B from "../support/Browser.js"
 import * as F from "../support/Fixtures.js"
+import * as People from "../support/DashboardPeople.js"
 import { newPage, server, start } from "../support/HostedPages.js"
 
 B.requireOrWarn("the merchant dashboard's browser tests")
@@ -19,7 +20,7 @@ vi.setConfig({ testTimeout: 90_000 })
 start()
 
 describe.skipIf(!B.available)("merchant dashboard", () => {
-  it("signs in with a secret key, shows each section, manages an endpoint and resends a failed delivery", async () => {
+  it("signs in a new owner by hand, shows each section, manages an endpoint and resends a failed delivery", async () => {
     const m = await F.merchant(server)
     const created = await server.request("POST", "/mandates", {
       key: m.test,
@@ -34,18 +35,37 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
       body: { outlet_id: m.outletId, title: "Till 1" }
     })
     const { page } = await newPage()
+    const owner = await People.create(server, m.id, "owner")
     await page.goto(`${server.baseUrl}/dashboard`)
-    await page.getByLabel("Secret key").fill("sk_test_wrong")
+    // A secret key is an API credential: it opens no dashboard.
+    await page.getByLabel("Email address").fill(owner.email)
+    await page.getByLabel("Password").fill(m.test)
     await page.getByRole("button", { name: "Sign in" }).click()
-    await page.getByText("That is not a valid secret key.").waitFor()
-    await page.getByLabel("Secret key").fill(m.test)
+    await page.getByText("That email, password or code is not right.").waitFor()
+    await page.getByLabel("Password").fill(owner.password)
     await page.getByRole("button", { name: "Sign in" }).click()
+    // The one-time password is changed first; a short one is refused.
+    await page.getByRole("heading", { name: "Choose a new password" }).waitFor()
+    await page.getByLabel("Current password").fill(owner.password)
+    const chosen = "a long and quiet lagoon at dawn"
+    await page.getByLabel("New password", { exact: true }).fill(chosen)
+    await page.getByLabel("Repeat the new password").fill(chosen)
+    await page.getByRole("button", { name: "Change password" }).click()
+    // An owner must set up an authenticator: the code is computed here from the secret the page shows.
+    await page.getByRole("heading", { name: "Set up two-factor sign-in" }).waitFor()
+    await B.capture(page, "dashboard-enrol")
+    const secret0 = (await page.locator("#totp-secret").textContent())!.trim()
+    await page.getByLabel("Code").fill(People.totp(secret0))
+    await page.getByRole("button", { name: "Verify" }).click()
+    await page.getByRole("heading", { name: "Recovery codes" }).waitFor()
+    expect(await page.locator("ul.codes li").count()).toBe(10)
+    await page.getByRole("link", { name: "Continue" }).click()
     await page.getByRole("heading", { name: "Mandates" }).waitFor()
     expect(await page.textContent(".badge")).toBe("TEST")
     const cookies = await page.context().cookies()
     const session = cookies.find((c) => c.name === "laari_dashboard")!
     expect(session.httpOnly).toBe(true)
-    expect(session.value).not.toContain(m.test.slice(8))
+    expect(session.value).not.toContain(chosen)
     expect(await page.textContent("main")).toContain("Tea <b>club</b>")
     await B.capture(page, "dashboard-mandates")
     await page.getByRole("link", { name: created.body.reference }).click()
@@ -124,8 +144,16 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
     await page.goto(`${server.baseUrl}/dashboard/webhooks?lang=en`)
 
     await page.getByRole("button", { name: "Sign out" }).click()
-    await page.getByLabel("Secret key").waitFor()
+    await page.getByLabel("Email address").waitFor()
     await B.capture(page, "dashboard-sign-in")
+    // Signing in again asks for the authenticator's code (the next step's: this one's was used).
+    await page.getByLabel("Email address").fill(owner.email)
+    await page.getByLabel("Password").fill(chosen)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Two-factor sign-in" }).waitFor()
+    await page.getByLabel("Code").fill(People.totp(secret0, 1))
+    await page.getByRole("button", { name: "Verify" }).click()
+    await page.getByRole("heading", { name: "Mandates" }).waitFor()
   })
 
   it("shows the balance and its movements, and downloads a day's settlement report", async () => {
@@ -135,10 +163,7 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
       key: m.test,
       body: { amount: 12_550 }
     })
-    const { page } = await newPage()
-    await page.goto(`${server.baseUrl}/dashboard`)
-    await page.getByLabel("Secret key").fill(m.test)
-    await page.getByRole("button", { name: "Sign in" }).click()
+    const page = await signedIn(m.id, "finance", "/dashboard/mandates")
     await page.getByRole("heading", { name: "Mandates" }).waitFor()
     await page.getByRole("link", { name: "Balance", exact: true }).click()
     await page.getByRole("heading", { name: "Balance" }).waitFor()
@@ -161,17 +186,24 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
     expect(await page.textContent("main")).toContain("2026-02-30 is not a calendar date")
   })
 
-  it("shows a narrow key only what its scopes allow, and refuses forged posts", async () => {
+  it("shows a role only what it may do, names the permission it lacks, and refuses forged posts", async () => {
     const m = await F.merchant(server)
-    const narrow = await m.key("test", ["qr:write"])
-    const { page } = await newPage()
-    await page.goto(`${server.baseUrl}/dashboard`)
-    await page.getByLabel("Secret key").fill(narrow)
-    await page.getByRole("button", { name: "Sign in" }).click()
-    await page.getByText("This key lacks the mandates:write scope.").waitFor()
-    // The refused section keeps its own title, in words, not its internal name.
-    expect(await page.title()).toMatch(/^Mandates\b/)
-    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Mandates")
+    const page = await signedIn(m.id, "viewer", "/dashboard/webhooks")
+    await page.getByRole("heading", { name: "Webhook endpoints" }).waitFor()
+    // No keys section for a viewer, and its page refused by name.
+    expect(await page.getByRole("link", { name: "API keys" }).count()).toBe(0)
+    const keys = await page.goto(`${server.baseUrl}/dashboard/keys`)
+    expect(keys?.status()).toBe(403)
+    await page.getByText("Your role lacks the keys:manage permission.").waitFor()
+    // The refused page keeps a title in words.
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Not allowed")
+    // A post with a valid CSRF token but without the permission changes nothing.
+    const csrf = await page.locator("input[name=_csrf]").first().inputValue()
+    const post = await page.request.post(`${server.baseUrl}/dashboard/webhooks`, {
+      form: { _csrf: csrf, url: "https://hooks.example.com/x" }
+    })
+    expect(post.status()).toBe(403)
+    expect((await server.request("GET", "/webhook-endpoints", { key: m.test })).body).toEqual([])
     const res = await fetch(`${server.baseUrl}/dashboard/webhooks`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -182,9 +214,18 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
   })
 })
 
+/** A page signed in (over HTTP first) as a new member of the merchant with `role`, at `path`. */
+const signedIn = async (merchantId: string, role: string, path: string) => {
+  const person = await People.signIn(server, merchantId, role)
+  const { page } = await newPage()
+  await page.context().addCookies(People.browserCookies(server.baseUrl, person))
+  await page.goto(`${server.baseUrl}${path}`)
+  return page
+}
+
 describe.skipIf(!B.available)("dashboard refunds", () => {
-  /** A test merchant with one charge of `amount`, and a page signed in to its dashboard with `key`. */
-  const charged = async (amount: number, scopes?: ReadonlyArray<string>) => {
+  /** A test merchant with one charge of `amount`, and a page signed in to its dashboard as `role`. */
+  const charged = async (amount: number, role = "finance") => {
     const m = await F.merchant(server)
     const mandate = await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })
     const charge = await server.request("POST", `/mandates/${mandate.body.id}/charges`, {
@@ -192,12 +233,7 @@ describe.skipIf(!B.available)("dashboard refunds", () => {
       body: { amount }
     })
     expect(charge.status, charge.text).toBe(201)
-    const { page } = await newPage()
-    await page.goto(`${server.baseUrl}/dashboard/mandates/${mandate.body.id}`)
-    await page.getByLabel("Secret key").fill(scopes === undefined ? m.test : await m.key("test", scopes))
-    await page.getByRole("button", { name: "Sign in" }).click()
-    await page.getByRole("heading", { name: "Mandates" }).waitFor()
-    await page.goto(`${server.baseUrl}/dashboard/mandates/${mandate.body.id}`)
+    const page = await signedIn(m.id, role, `/dashboard/mandates/${mandate.body.id}`)
     const refunds = async () =>
       (await server.request("GET", `/refunds?charge_id=${charge.body.id}`, { key: m.test }))
         .body as Array<any>
@@ -262,14 +298,14 @@ describe.skipIf(!B.available)("dashboard refunds", () => {
     await page.getByText("MVR 84.24 ކަސްޓަމަރުގެ ވޯލެޓަށް ރީފަންޑްކޮށްފި.").waitFor()
     expect((await refunds()).map((r) => r.amount).sort()).toEqual([4_000, 8_424])
 
-    // Each refund made in the dashboard is the signed-in key's in the audit log, from the browser; the
+    // Each refund made in the dashboard is the signed-in person's in the audit log, from the browser; the
     // refused attempts left nothing.
     const audit = await server.request("GET", "/audit-events?action=refund.create", { key: m.test })
     expect(audit.status, audit.text).toBe(200)
     const rows = audit.body.data as ReadonlyArray<any>
     expect(rows.map((r) => r.summary.amount)).toEqual([8_424, 4_000])
     for (const row of rows) {
-      expect(row.actor.kind).toBe("api_key")
+      expect(row.actor.kind).toBe("user")
       expect(row.userAgent).toMatch(/Chrome/)
     }
   })
@@ -300,14 +336,14 @@ describe.skipIf(!B.available)("dashboard refunds", () => {
     expect((await refunds()).map((r) => r.amount)).toEqual([1_000])
   })
 
-  it("refuses a key without payments:write, on the page and on a post", async () => {
-    const { page, mandateId, chargeId, refunds } = await charged(5_000, ["mandates:write"])
+  it("refuses a role without refunds:create, on the page and on a post", async () => {
+    const { page, mandateId, chargeId, refunds } = await charged(5_000, "developer")
     const [response] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith("/refund")),
       page.getByRole("link", { name: /^Refund: / }).click()
     ])
     expect(response.status()).toBe(403)
-    await page.getByText("This key lacks the payments:write scope.").waitFor()
+    await page.getByText("Your role lacks the refunds:create permission.").waitFor()
     expect(await page.locator("form[action$='/refund']").count()).toBe(0)
     // A post made by hand, with a valid CSRF token, is refused the same way.
     const csrf = await page.locator("input[name=_csrf]").first().inputValue()

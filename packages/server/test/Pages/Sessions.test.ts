@@ -1,14 +1,13 @@
 /**
- * Dashboard and wallet sessions over real HTTP: sign-out needs the page's CSRF token
- * and ends the session in the database (a saved cookie no longer works), and a dashboard session ends
- * after 30 minutes idle and 12 hours after sign-in (wall time, sealed in the cookie).
+ * Dashboard and wallet sessions over real HTTP: sign-out needs the page's CSRF token and ends the session
+ * in the database (a saved cookie no longer works); a dashboard session ends after 30 minutes idle and
+ * 12 hours after sign-in (wall time, kept with the session); a password change ends every other session;
+ * a TOTP code signs in once; a wrong password and an unknown email get the same answer.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Session from "../../src/Pages/DashboardSession.js"
-import type { PagesConfig } from "../../src/Pages/Request.js"
-import * as ServerSecrets from "../../src/Sql/ServerSecrets.js"
+import * as People from "../support/DashboardPeople.js"
 import * as Fixtures from "../support/Fixtures.js"
 import { serverBackends } from "../support/PostgresServer.js"
 import * as TestServer from "../support/TestServer.js"
@@ -16,76 +15,107 @@ import * as TestServer from "../support/TestServer.js"
 for (const backend of serverBackends)
   describe.skipIf(backend.skip)(`dashboard sessions on ${backend.name}`, { timeout: 120_000 }, () => {
     let server: TestServer.LocalTestServer
-    let key: string
-    let pages: PagesConfig
+    let merchantId: string
 
     beforeAll(async () => {
       server = await backend.start()
-      key = (await Fixtures.merchant(server)).test
-      const secret = await server.sql(
-        Effect.flatMap(SqlClient.SqlClient, (sql) => ServerSecrets.ensure(sql, "pages_csrf"))
-      )
-      pages = { key: Buffer.from(secret), secure: false, limit: () => Effect.void }
+      merchantId = (await Fixtures.merchant(server)).id
     }, 120_000)
     afterAll(() => server?.close())
 
-    const cookieOf = (res: Response, name: string) =>
-      res.headers
-        .getSetCookie()
-        .map((c) => c.split(";")[0]!)
-        .find((c) => c.startsWith(`${name}=`))
-        ?.slice(name.length + 1)
+    const { cookieOf } = People
 
     /** A visitor's CSRF cookie and the token of its forms. */
-    const visit = async () => {
-      const res = await fetch(`${server.baseUrl}/dashboard`)
-      const csrf = cookieOf(res, "laari_csrf")!
-      const token = /name="_csrf" value="([0-9a-f]{64})"/.exec(await res.text())![1]!
-      return { csrf, token }
-    }
+    const visit = () => People.visit(server)
 
     const post = (path: string, cookies: Record<string, string>, form: Record<string, string>) =>
-      fetch(`${server.baseUrl}${path}`, {
-        method: "POST",
-        redirect: "manual",
-        headers: {
-          "content-type": "application/x-www-form-urlencoded",
-          cookie: Object.entries(cookies)
-            .map(([k, v]) => `${k}=${v}`)
-            .join("; ")
-        },
-        body: new URLSearchParams(form).toString()
-      })
+      People.post(server, path, cookies, form)
 
-    const mandatesWith = (session: string) =>
-      fetch(`${server.baseUrl}/dashboard/mandates`, {
-        headers: { cookie: `laari_dashboard=${session}` }
-      }).then(async (r) => ({ status: r.status, signedIn: !(await r.text()).includes('name="key"') }))
-
-    const signIn = async () => {
-      const { csrf, token } = await visit()
-      const res = await post("/dashboard/sign-in", { laari_csrf: csrf }, { key, _csrf: token })
-      expect(res.status).toBe(303)
-      return { csrf, token, session: cookieOf(res, Session.Cookie)! }
+    /** Whether the session cookie `session` opens the dashboard. */
+    const opens = async (session: string) => {
+      const r = await People.get(server, "/dashboard/mandates", { laari_dashboard: session })
+      return r.status === 200 && (await r.text()).includes("Sign out")
     }
 
-    it("refuses a sign-out without the page's CSRF token", async () => {
-      const { csrf, token, session } = await signIn()
+    it("refuses a sign-out without the page's CSRF token; one with it ends the session everywhere", async () => {
+      const person = await People.signIn(server, merchantId, "viewer")
+      const session = person.cookies.laari_dashboard
       for (const form of [{}, { _csrf: "0".repeat(64) }] as ReadonlyArray<Record<string, string>>) {
-        const res = await post("/dashboard/sign-out", { laari_csrf: csrf, laari_dashboard: session }, form)
+        const res = await post("/dashboard/sign-out", person.cookies, form)
         expect(res.status).toBe(403)
-        expect(cookieOf(res, Session.Cookie)).toBeUndefined()
+        expect(cookieOf(res, "laari_dashboard")).toBeUndefined()
       }
-      expect((await mandatesWith(session)).signedIn).toBe(true)
-      const out = await post(
-        "/dashboard/sign-out",
-        { laari_csrf: csrf, laari_dashboard: session },
-        { _csrf: token }
+      expect(await opens(session)).toBe(true)
+      const out = await post("/dashboard/sign-out", person.cookies, { _csrf: person.csrf })
+      expect(out.status).toBe(200)
+      expect(cookieOf(out, "laari_dashboard")).toBe("")
+      // A saved copy of the cookie no longer works.
+      expect(await opens(session)).toBe(false)
+    })
+
+    it("answers a wrong password and an unknown email alike, and signs in with the right one", async () => {
+      const person = await People.signIn(server, merchantId, "support")
+      const { csrf, token } = await visit()
+      const tries = await Promise.all(
+        [
+          { email: person.email, password: "not the password at all" },
+          { email: "nobody-here@example.mv", password: "not the password at all" }
+        ].map(async (form) => {
+          const res = await post("/dashboard/sign-in", { laari_csrf: csrf }, { ...form, _csrf: token })
+          const text = (await res.text()).replace(/value="[^"]*"/g, "")
+          return { status: res.status, text, cookie: cookieOf(res, "laari_dashboard") }
+        })
       )
-      expect(out.status).toBe(303)
-      expect(cookieOf(out, Session.Cookie)).toBe("")
-      // A saved copy of the cookie no longer works, nor does one sealed again by a later page.
-      expect((await mandatesWith(session)).signedIn).toBe(false)
+      expect(tries[0]!.status).toBe(401)
+      expect(tries[1]).toEqual(tries[0])
+      expect(tries[0]!.cookie).toBeUndefined()
+      expect(tries[0]!.text).toContain("That email, password or code is not right.")
+      const right = await post("/dashboard/sign-in", { laari_csrf: csrf }, { email: person.email, password: person.password, _csrf: token })
+      expect(right.status).toBe(303)
+      expect(right.headers.get("location")).toMatch(/\/dashboard\/mandates$/)
+      expect(await opens(cookieOf(right, "laari_dashboard")!)).toBe(true)
+    })
+
+    it("a password change ends every other session of the account, and keeps this one", async () => {
+      const person = await People.signIn(server, merchantId, "developer")
+      const { csrf, token } = await visit()
+      const second = await post("/dashboard/sign-in", { laari_csrf: csrf }, { email: person.email, password: person.password, _csrf: token })
+      const other = cookieOf(second, "laari_dashboard")!
+      expect(await opens(other)).toBe(true)
+      const next = `${person.password} and more`
+      const changed = await post("/dashboard/password", person.cookies, {
+        current: person.password,
+        next,
+        repeat: next,
+        _csrf: person.csrf
+      })
+      expect(changed.status).toBe(303)
+      const kept = cookieOf(changed, "laari_dashboard")!
+      expect(kept).not.toBe(person.cookies.laari_dashboard)
+      expect(await opens(kept)).toBe(true)
+      expect(await opens(other)).toBe(false)
+      expect(await opens(person.cookies.laari_dashboard)).toBe(false)
+    })
+
+    it("accepts a TOTP code once: the same code cannot sign in a second time", async () => {
+      const person = await People.signIn(server, merchantId, "admin")
+      const { csrf, token } = await visit()
+      const passwordStep = async () => {
+        const res = await post("/dashboard/sign-in", { laari_csrf: csrf }, { email: person.email, password: person.password, _csrf: token })
+        expect(res.headers.get("location")).toMatch(/\/dashboard\/two-factor$/)
+        return cookieOf(res, "laari_dashboard")!
+      }
+      // The next step's code: the enrolment used this step's.
+      const code = People.totp(person.totpSecret!, 1)
+      const first = await passwordStep()
+      expect(await opens(first)).toBe(false)
+      const ok = await post("/dashboard/two-factor", { laari_csrf: csrf, laari_dashboard: first }, { code, _csrf: token })
+      expect(ok.status).toBe(303)
+      expect(await opens(cookieOf(ok, "laari_dashboard")!)).toBe(true)
+      const again = await passwordStep()
+      const replay = await post("/dashboard/two-factor", { laari_csrf: csrf, laari_dashboard: again }, { code, _csrf: token })
+      expect(replay.status).toBe(401)
+      expect(await opens(again)).toBe(false)
     })
 
     it("a wallet sign-out ends the session: a saved copy of the cookie no longer signs in", async () => {
@@ -120,18 +150,31 @@ for (const backend of serverBackends)
     })
 
     it("ends a session idle for 30 minutes, or 12 hours after sign-in", async () => {
-      const now = Session.wallSeconds()
-      const sealed = (signedIn: number, seen: number) =>
-        Session.seal(pages, { id: "ab".repeat(16), key, signedIn, seen })
-      expect((await mandatesWith(sealed(now - 60, now - 60))).signedIn).toBe(true)
-      expect((await mandatesWith(sealed(now - 3_600, now - Session.IdleSeconds - 1))).signedIn).toBe(false)
-      expect((await mandatesWith(sealed(now - Session.AbsoluteSeconds - 1, now - 10))).signedIn).toBe(false)
-      // Each page seals the session again, seen now.
-      const res = await fetch(`${server.baseUrl}/dashboard/mandates`, {
-        headers: { cookie: `laari_dashboard=${sealed(now - 100, now - 1_000)}` }
-      })
-      const renewed = Session.open(pages, cookieOf(res, Session.Cookie))!
-      expect(renewed.signedIn).toBe(now - 100)
-      expect(renewed.seen).toBeGreaterThanOrEqual(now)
+      const person = await People.signIn(server, merchantId, "viewer")
+      const session = person.cookies.laari_dashboard
+      const age = (column: "last_seen_at" | "signed_in_at", seconds: number) =>
+        server.sql(
+          Effect.flatMap(SqlClient.SqlClient, (sql) =>
+            sql.unsafe(
+              `UPDATE user_sessions SET ${column} = now() - make_interval(secs => ${seconds}) WHERE user_id = $1 AND ended_at IS NULL`,
+              [person.userId]
+            )
+          )
+        )
+      await age("last_seen_at", 29 * 60)
+      expect(await opens(session)).toBe(true)
+      // That request moved the last-seen time to now.
+      await age("last_seen_at", 30 * 60 + 1)
+      expect(await opens(session)).toBe(false)
+      const fresh = await People.signIn(server, merchantId, "viewer")
+      await server.sql(
+        Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql.unsafe(
+            "UPDATE user_sessions SET signed_in_at = now() - interval '12 hours 1 second' WHERE user_id = $1 AND ended_at IS NULL",
+            [fresh.userId]
+          )
+        )
+      )
+      expect(await opens(fresh.cookies.laari_dashboard)).toBe(false)
     })
   })
