@@ -36,7 +36,10 @@ import * as Problems from "./Problems.js"
 // ---------------------------------------------------------------------------------------------------------
 // The bucket: pure decisions over explicit times.
 
-/** Up to `capacity` requests at once, refilled at `perSecond`; both whole numbers, at least 1. */
+/**
+ * Up to `capacity` requests at once (a whole number, at least 1), refilled at `perSecond`: a whole number
+ * for request limits; a lock-out may refill slower than one a second, a fraction (1/60: one a minute).
+ */
 export interface Limit {
   readonly capacity: number
   readonly perSecond: number
@@ -146,6 +149,9 @@ export const makeBuckets = (limit: Limit, maxKeys: number): Buckets => {
 // ---------------------------------------------------------------------------------------------------------
 // Lock-out after failed guesses.
 
+/** The whole tokens a bucket holds, from the decision a take would get. */
+export const tokensLeft = (wouldTake: Decision): number => (wouldTake.allowed ? wouldTake.remaining + 1 : 0)
+
 /** A lock-out (`Lockout`, the port's) in this process's memory, a bucket per key. */
 export const makeLockout = (
   limit: Limit,
@@ -159,7 +165,8 @@ export const makeLockout = (
         const decision = buckets.take(key, now)
         return decision.allowed ? undefined : decision
       }),
-    giveBack: (key) => Effect.map(clock.currentTimeMillis, (now) => buckets.give(key, now))
+    giveBack: (key) => Effect.map(clock.currentTimeMillis, (now) => buckets.give(key, now)),
+    remaining: (key) => Effect.map(clock.currentTimeMillis, (now) => tokensLeft(buckets.peek(key, now)))
   }
 }
 
@@ -210,6 +217,19 @@ export const GuessesPerAddress: Limit = { capacity: 10, perSecond: 1 }
  * seconds.
  */
 export const GuessesPerClient: Limit = { capacity: 100, perSecond: 1 }
+
+/**
+ * Failed sign-ins per account (its normalised email, whether an account has it or not): five, then one
+ * a minute. Someone who mistypes gets five goes and a short wait; a guesser, 1,440 a day at most, each
+ * slowed further by the page (`People/SignInThrottle`). The right password gives its try back.
+ */
+export const SignInsPerAccount: Limit = { capacity: 5, perSecond: 1 / 60 }
+
+/**
+ * Failed sign-ins per client address, whatever the account: twenty (an office behind one address makes
+ * some mistakes), then one every half minute, so one address trying many accounts gets few goes at each.
+ */
+export const SignInsPerAddress: Limit = { capacity: 20, perSecond: 1 / 30 }
 
 // ---------------------------------------------------------------------------------------------------------
 // In requests.
@@ -269,7 +289,9 @@ export const inMemory = (rate: number): RateLimitsService => ({
   perAddress: perAddress(rate),
   opsGuesses: makeLockout(GuessesPerAddress),
   secretGuessesByAddress: makeLockout(GuessesPerAddress),
-  secretGuessesByClient: makeLockout(GuessesPerClient)
+  secretGuessesByClient: makeLockout(GuessesPerClient),
+  signInByAccount: makeLockout(SignInsPerAccount),
+  signInByAddress: makeLockout(SignInsPerAddress)
 })
 
 /** `inMemory` at the configured `LAARI_RATE_LIMIT`. */

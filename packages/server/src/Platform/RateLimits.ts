@@ -40,6 +40,8 @@ export interface Lockout {
   readonly attempt: (key: string) => Effect.Effect<Decision | undefined>
   /** Gives back the try an `attempt` took: the secret was right, or the attempt was refused elsewhere. */
   readonly giveBack: (key: string) => Effect.Effect<void>
+  /** The whole tries left under `key` now, taking none (a sign-in page slows down as they run out). */
+  readonly remaining: (key: string) => Effect.Effect<number>
 }
 
 export interface RateLimitsService {
@@ -53,6 +55,10 @@ export interface RateLimitsService {
   readonly secretGuessesByAddress: Lockout
   /** Wrong OAuth client secrets by client id (`client:<id>`), from any address. */
   readonly secretGuessesByClient: Lockout
+  /** Failed sign-ins (dashboard and operator console) by account: the normalised email, known or not. */
+  readonly signInByAccount: Lockout
+  /** Failed sign-ins by client address (`addressKey`), whatever the account. */
+  readonly signInByAddress: Lockout
 }
 
 export class RateLimits extends Context.Tag("laari/server/RateLimits")<RateLimits, RateLimitsService>() {}

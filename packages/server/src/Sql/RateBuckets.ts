@@ -47,6 +47,13 @@ const wallClock = Clock.make()
 /** The database's clock in epoch milliseconds: one clock for every host. */
 const nowMs = "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
+/**
+ * The thousandths of a token `elapsed` (an SQL expression, milliseconds) refill at `rate` (`perSecond`),
+ * whole: a lock-out's rate may be a fraction, whose remainder is dropped (it refills a little slower).
+ */
+const refill = (sql: SqlClient.SqlClient, elapsed: string, rate: number) =>
+  sql.literal(`floor(GREATEST(0, ${elapsed}) * ${Number(rate)}::float8)::bigint`)
+
 interface Taken {
   /** Tokens issued by this take. */
   readonly granted: number
@@ -71,13 +78,13 @@ export const take = (
     sql<{ readonly granted: number; readonly level: number }>`
       INSERT INTO rate_buckets AS b (scope, key, level, at_ms, granted, full_at_ms)
       SELECT ${scope}, ${key}, ${full}::bigint - w.g * 1000, t.ms, w.g,
-        t.ms + (w.g * 1000 + ${rate}::bigint - 1) / ${rate}::bigint
+        t.ms + ceil(w.g * 1000 / ${rate}::float8)::bigint
       FROM (SELECT ${sql.literal(nowMs)} AS ms) t,
         (SELECT LEAST(${want}::bigint, ${limit.capacity}::bigint) AS g) w
       ON CONFLICT (scope, key) DO UPDATE SET (level, granted, at_ms, full_at_ms) = (
         SELECT n.level - w.g * 1000, w.g, n.at,
-          n.at + (${full}::bigint - n.level + w.g * 1000 + ${rate}::bigint - 1) / ${rate}::bigint
-        FROM (SELECT LEAST(${full}::bigint, b.level + GREATEST(0, EXCLUDED.at_ms - b.at_ms) * ${rate}::bigint)
+          n.at + ceil((${full}::bigint - n.level + w.g * 1000) / ${rate}::float8)::bigint
+        FROM (SELECT LEAST(${full}::bigint, b.level + ${refill(sql, "EXCLUDED.at_ms - b.at_ms", rate)})
                 AS level, GREATEST(b.at_ms, EXCLUDED.at_ms) AS at) n,
           LATERAL (SELECT LEAST(${want}::bigint, n.level / 1000) AS g) w)
       RETURNING granted::int AS granted, level::float8 AS level`,
@@ -112,8 +119,8 @@ export const give = (
   const rate = limit.perSecond
   return Effect.asVoid(sql`
     UPDATE rate_buckets AS b SET (level, at_ms, full_at_ms) = (
-      SELECT g.level, n.at, n.at + (${full}::bigint - g.level + ${rate}::bigint - 1) / ${rate}::bigint
-      FROM (SELECT LEAST(${full}::bigint, b.level + GREATEST(0, ${sql.literal(nowMs)} - b.at_ms) * ${rate}::bigint)
+      SELECT g.level, n.at, n.at + ceil((${full}::bigint - g.level) / ${rate}::float8)::bigint
+      FROM (SELECT LEAST(${full}::bigint, b.level + ${refill(sql, `${nowMs} - b.at_ms`, rate)})
               AS level, GREATEST(b.at_ms, ${sql.literal(nowMs)}) AS at) n,
         LATERAL (SELECT LEAST(${full}::bigint, n.level + 1000) AS level) g)
     WHERE b.scope = ${scope} AND b.key = ${key}`)
@@ -321,7 +328,16 @@ const sharedLockout = (
       ),
       fallback.attempt(key)
     ),
-  giveBack: (key) => guard.run(give(sql, scope, key, limit), fallback.giveBack(key))
+  giveBack: (key) => guard.run(give(sql, scope, key, limit), fallback.giveBack(key)),
+  remaining: (key) =>
+    guard.run(
+      Effect.map(peek(sql, scope, key), (row) =>
+        row === undefined
+          ? limit.capacity
+          : RateLimit.tokensLeft(RateLimit.decide(limit, row.bucket, row.now).decision)
+      ),
+      fallback.remaining(key)
+    )
 })
 
 /**
@@ -368,6 +384,20 @@ export const shared = (
         "secret-guess-client",
         RateLimit.GuessesPerClient,
         RateLimit.makeLockout(RateLimit.GuessesPerClient)
+      ),
+      signInByAccount: sharedLockout(
+        sql,
+        guard,
+        "sign-in-account",
+        RateLimit.SignInsPerAccount,
+        RateLimit.makeLockout(RateLimit.SignInsPerAccount)
+      ),
+      signInByAddress: sharedLockout(
+        sql,
+        guard,
+        "sign-in-address",
+        RateLimit.SignInsPerAddress,
+        RateLimit.makeLockout(RateLimit.SignInsPerAddress)
       )
     }
   })
