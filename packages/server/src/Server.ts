@@ -12,6 +12,7 @@ import * as Config from "./Platform/Config.js"
 import * as Readiness from "./Health/Readiness.js"
 import * as Edge from "./Http/Edge.js"
 import * as Notify from "./Notify/Delivery.js"
+import * as PeopleNotices from "./People/Notices.js"
 import * as WallClock from "./Platform/WallClock.js"
 import * as QrPng from "./QrPng.js"
 import * as Database from "./Sql/Database.js"
@@ -34,9 +35,10 @@ export const ServicesLive = Engine.layer.pipe(Layer.provideMerge(QrPng.layer))
  */
 export const jobs = [
   ...Background.engine,
-  // The webhook deliveries, and the customer notices when they leave laari (`LAARI_NOTIFY_URL`).
+  // The webhook deliveries, and the customer and people's notices when they leave laari (`LAARI_NOTIFY_URL`).
   Delivery.job,
-  Notify.job
+  Notify.job,
+  PeopleNotices.job
 ] as const
 
 /** The database, the services, the background jobs and the clock: what requests and workers use. */
@@ -55,12 +57,14 @@ const coreLayer = (config: Config.ServerConfig, readiness: Layer.Layer<Readiness
   const services = ServicesLive.pipe(
     Layer.provideMerge(WebhookDeliveries.deliveriesLayer),
     Layer.provideMerge(WalletLedger.connectorLayer(config.walletConnector)),
+    Layer.provideMerge(PeopleNotices.configuredLayer(config)),
     Layer.provideMerge(limited)
   )
-  // What the server's own jobs run on: the webhook deliveries and the notices' channel.
-  const dispatchers = Layer.merge(
+  // What the server's own jobs run on: the webhook deliveries and the notices' channels.
+  const dispatchers = Layer.mergeAll(
     Delivery.layer().pipe(Layer.provideMerge(WebhookEndpoints.layer), Layer.provideMerge(Sealer.layer)),
-    Notify.layer(config)
+    Notify.layer(config),
+    PeopleNotices.deliveryLayer(config)
   )
   return Clockwork.layer.pipe(
     Layer.provideMerge(Work.layer(jobs)),
@@ -84,7 +88,7 @@ const afterReady = <R>(work: Layer.Layer<never, never, R>) =>
 /** The routes (`Routes`), served on the `HttpServer` below them, and the workers. */
 const ServingLive = Layer.mergeAll(
   Routes.layer,
-  afterReady(Layer.mergeAll(Workers.layer, Delivery.worker, Notify.worker))
+  afterReady(Layer.mergeAll(Workers.layer, Delivery.worker, Notify.worker, PeopleNotices.worker))
 )
 
 /** Everything but the listening socket: tests put a server under it. */

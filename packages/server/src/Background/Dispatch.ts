@@ -125,17 +125,20 @@ export const make = <A>(source: Source<A>, limits: Limits): Effect.Effect<Dispat
 /**
  * The real-time worker: fills the slots whenever `channel` is notified, an item finishes, or a second
  * passes (`Turns`: a second for the cluster as a whole). It runs on a manual clock too, where what is due at the clock's now (a new item's first
- * attempt) goes out at once and retries wait for the clock.
+ * attempt) goes out at once and retries wait for the clock. Without a channel it only polls: for rare
+ * items a second's wait is nothing, and a `LISTEN` holds a connection of its own.
  */
 export const work = (
-  channel: string,
+  channel: string | undefined,
   dispatcher: Dispatcher,
   /** Where in the second its fallback poll comes (a share of it), apart from the other pollers'. */
   offset = 0.1
 ): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const notified = yield* Wakeup.listen(channel)
-    yield* Effect.forkScoped(Stream.runForEach(notified, () => dispatcher.wakeups.offer(undefined)))
+    if (channel !== undefined) {
+      const notified = yield* Wakeup.listen(channel)
+      yield* Effect.forkScoped(Stream.runForEach(notified, () => dispatcher.wakeups.offer(undefined)))
+    }
     // The fallback poll takes turns with the other processes (`Turns`), between the jobs' polls.
     const slot = Turns.slot(process.env)
     yield* Effect.forkScoped(

@@ -9,7 +9,7 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { DateTime, Effect, Layer, ManagedRuntime } from "effect"
-import { type Ids, Notifications, Work } from "@laari/core"
+import { type Ids, Notifications, PeopleNotices, Work } from "@laari/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Config from "../../src/Platform/Config.js"
 import * as Edge from "../../src/Http/Edge.js"
@@ -83,6 +83,31 @@ const sendNotice = async (runtime: Runtime) => {
   )
 }
 
+/** Queues an invitation's message through the port; whether its row is due to be sent. */
+const inviteDue = (runtime: Runtime) =>
+  runtime.runPromise(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const invitationId = `inv_${crypto.randomUUID()}`
+      const notices = yield* PeopleNotices.PeopleNotices
+      yield* sql.withTransaction(
+        notices.invitation({
+          invitationId,
+          merchantId: crypto.randomUUID() as Ids.MerchantId,
+          merchantName: "Composition",
+          email: "someone@example.mv",
+          role: "viewer",
+          link: "http://laari.test/dashboard/invitations/token",
+          expiresAt: DateTime.unsafeMake(Date.now() + 3_600_000)
+        })
+      )
+      const [row] = yield* sql<{ readonly due: boolean }>`
+        SELECT next_attempt_at IS NOT NULL AS due FROM people_notices WHERE email = 'someone@example.mv'
+        AND document LIKE ${`%${invitationId}%`}`
+      return row?.due
+    })
+  )
+
 describe("the composed server, with LAARI_NOTIFY_URL", () => {
   let runtime: Runtime
   beforeAll(async () => {
@@ -91,12 +116,21 @@ describe("the composed server, with LAARI_NOTIFY_URL", () => {
   }, 120_000)
   afterAll(() => runtime?.dispose())
 
-  it("runs every job once: the engine's, the webhook deliveries and the customer notices", async () => {
-    expect(await jobNames(runtime)).toEqual([...engineJobs, "webhook-deliveries", "customer-notices"])
+  it("runs every job once: the engine's, the webhook deliveries, the customer and the people's notices", async () => {
+    expect(await jobNames(runtime)).toEqual([
+      ...engineJobs,
+      "webhook-deliveries",
+      "customer-notices",
+      "people-notices"
+    ])
   })
 
   it("keeps each notice for the wallet page and queues it for the notification service", async () => {
     expect(await sendNotice(runtime)).toEqual({ kept: 1, queued: 1 })
+  })
+
+  it("queues people's notices to be sent", async () => {
+    expect(await inviteDue(runtime)).toBe(true)
   })
 })
 
@@ -114,5 +148,9 @@ describe("the composed server, without LAARI_NOTIFY_URL", () => {
 
   it("keeps each notice in laari only: the outbox stays empty", async () => {
     expect(await sendNotice(runtime)).toEqual({ kept: 1, queued: 0 })
+  })
+
+  it("keeps people's notices, to be read on a development start, and sends none", async () => {
+    expect(await inviteDue(runtime)).toBe(false)
   })
 })
