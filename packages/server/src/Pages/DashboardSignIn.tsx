@@ -10,11 +10,11 @@ import type * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Person, Reads, Role } from "@laari/core"
-import { type Context, DateTime, Duration, Effect, Option } from "effect"
+import { type Context, Effect, Option } from "effect"
 import QRCode from "qrcode"
 import * as RateLimit from "../Http/RateLimit.js"
+import * as SignInThrottle from "../People/SignInThrottle.js"
 import * as RateLimits from "../Platform/RateLimits.js"
-import * as Access from "./DashboardAccess.js"
 import { type Kit, stagePath, type Visit } from "./DashboardKit.js"
 import * as P from "./DashboardPeopleViews.js"
 import * as Session from "./DashboardSession.js"
@@ -22,9 +22,6 @@ import { d } from "./DashboardText.js"
 import { respond } from "./Html.js"
 import { redirect, route } from "./Routing.js"
 import { csrfValid, form, throttled, visit } from "./Request.js"
-
-/** What a failed guess waits before its answer: guessing is slowed before the lock-out stops it. */
-export const FailureDelay = Duration.seconds(1)
 
 export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>, kit: Kit) =>
   Effect.gen(function* () {
@@ -75,18 +72,23 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
     const onward = (issued: { readonly token: string; readonly session: Person.Session }) =>
       Session.start(pages, redirect(stagePath(root, issued.session.stage)), issued.token)
 
-    /** A second factor or password guess under the sign-in lock-outs of `email` and the address. */
+    /**
+     * A password or second-factor guess under the sign-in lock-outs of the account and the address: a
+     * wrong one waits before its answer, longer as the account's tries run out (`SignInThrottle`).
+     */
     const guarded = <A, E, R>(email: string, check: Effect.Effect<A | undefined, E, R>) =>
       Effect.gen(function* () {
         const { address } = yield* clientOf
+        const account = `account:${Person.normalEmail(email)}`
         const checked = yield* RateLimit.guarded(
           [
             [limits.signInByAddress, RateLimit.addressKey(address ?? "unknown")],
-            [limits.signInByAccount, `account:${Person.normalEmail(email)}`]
+            [limits.signInByAccount, account]
           ],
           check
         )
-        if (checked._tag === "Checked" && checked.value === undefined) yield* Effect.sleep(FailureDelay)
+        if (checked._tag === "Checked" && checked.value === undefined)
+          yield* Effect.sleep(SignInThrottle.signInDelay(yield* limits.signInByAccount.remaining(account)))
         return checked
       })
 
@@ -346,6 +348,4 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
         })
       )
     )
-    void Access
-    void DateTime
   })

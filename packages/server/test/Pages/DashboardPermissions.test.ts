@@ -102,7 +102,9 @@ describe(`the dashboard's permission matrix on ${backend.name}`, { timeout: 300_
     const token = People.cookieOf(switched, "laari_dashboard")!
     expect(token).toBeDefined()
     expect(token).not.toBe(before)
-    const live = await (await People.get(server, "/dashboard/mandates", { ...owner.cookies, laari_dashboard: token })).text()
+    const live = await (
+      await People.get(server, "/dashboard/mandates", { ...owner.cookies, laari_dashboard: token })
+    ).text()
     expect(live).toContain("LIVE")
     const old = await (await People.get(server, "/dashboard/mandates", owner.cookies)).text()
     expect(old).toContain('name="password"')

@@ -28,7 +28,7 @@ for (const backend of serverBackends)
     /** A visitor's CSRF cookie and the token of its forms. */
     const visit = () => People.visit(server)
 
-    const post = (path: string, cookies: Record<string, string>, form: Record<string, string>) =>
+    const post = (path: string, cookies: Readonly<Record<string, string>>, form: Record<string, string>) =>
       People.post(server, path, cookies, form)
 
     /** Whether the session cookie `session` opens the dashboard. */
@@ -70,7 +70,11 @@ for (const backend of serverBackends)
       expect(tries[1]).toEqual(tries[0])
       expect(tries[0]!.cookie).toBeUndefined()
       expect(tries[0]!.text).toContain("That email, password or code is not right.")
-      const right = await post("/dashboard/sign-in", { laari_csrf: csrf }, { email: person.email, password: person.password, _csrf: token })
+      const right = await post(
+        "/dashboard/sign-in",
+        { laari_csrf: csrf },
+        { email: person.email, password: person.password, _csrf: token }
+      )
       expect(right.status).toBe(303)
       expect(right.headers.get("location")).toMatch(/\/dashboard\/mandates$/)
       expect(await opens(cookieOf(right, "laari_dashboard")!)).toBe(true)
@@ -79,7 +83,11 @@ for (const backend of serverBackends)
     it("a password change ends every other session of the account, and keeps this one", async () => {
       const person = await People.signIn(server, merchantId, "developer")
       const { csrf, token } = await visit()
-      const second = await post("/dashboard/sign-in", { laari_csrf: csrf }, { email: person.email, password: person.password, _csrf: token })
+      const second = await post(
+        "/dashboard/sign-in",
+        { laari_csrf: csrf },
+        { email: person.email, password: person.password, _csrf: token }
+      )
       const other = cookieOf(second, "laari_dashboard")!
       expect(await opens(other)).toBe(true)
       const next = `${person.password} and more`
@@ -101,7 +109,11 @@ for (const backend of serverBackends)
       const person = await People.signIn(server, merchantId, "admin")
       const { csrf, token } = await visit()
       const passwordStep = async () => {
-        const res = await post("/dashboard/sign-in", { laari_csrf: csrf }, { email: person.email, password: person.password, _csrf: token })
+        const res = await post(
+          "/dashboard/sign-in",
+          { laari_csrf: csrf },
+          { email: person.email, password: person.password, _csrf: token }
+        )
         expect(res.headers.get("location")).toMatch(/\/dashboard\/two-factor$/)
         return cookieOf(res, "laari_dashboard")!
       }
@@ -109,11 +121,19 @@ for (const backend of serverBackends)
       const code = People.totp(person.totpSecret!, 1)
       const first = await passwordStep()
       expect(await opens(first)).toBe(false)
-      const ok = await post("/dashboard/two-factor", { laari_csrf: csrf, laari_dashboard: first }, { code, _csrf: token })
+      const ok = await post(
+        "/dashboard/two-factor",
+        { laari_csrf: csrf, laari_dashboard: first },
+        { code, _csrf: token }
+      )
       expect(ok.status).toBe(303)
       expect(await opens(cookieOf(ok, "laari_dashboard")!)).toBe(true)
       const again = await passwordStep()
-      const replay = await post("/dashboard/two-factor", { laari_csrf: csrf, laari_dashboard: again }, { code, _csrf: token })
+      const replay = await post(
+        "/dashboard/two-factor",
+        { laari_csrf: csrf, laari_dashboard: again },
+        { code, _csrf: token }
+      )
       expect(replay.status).toBe(401)
       expect(await opens(again)).toBe(false)
     })

@@ -9,7 +9,7 @@ import * as OTPAuth from "otpauth"
 import { expect } from "vitest"
 import type * as TestServer from "./TestServer.js"
 
-export interface Cookies {
+export type Cookies = {
   readonly laari_csrf: string
   readonly laari_dashboard: string
 }
@@ -32,20 +32,20 @@ export const cookieOf = (res: Response, name: string) =>
     .find((c) => c.startsWith(`${name}=`))
     ?.slice(name.length + 1)
 
-const header = (cookies: Partial<Cookies>) =>
+const header = (cookies: Readonly<Record<string, string>>) =>
   Object.entries(cookies)
     .map(([k, v]) => `${k}=${v}`)
     .join("; ")
 
 /** A GET of a dashboard path with `cookies`, not following redirects. */
-export const get = (server: TestServer.TestServer, path: string, cookies: Partial<Cookies>) =>
+export const get = (server: TestServer.TestServer, path: string, cookies: Readonly<Record<string, string>>) =>
   fetch(`${server.baseUrl}${path}`, { redirect: "manual", headers: { cookie: header(cookies) } })
 
 /** A form post to a dashboard path with `cookies`, not following redirects. */
 export const post = (
   server: TestServer.TestServer,
   path: string,
-  cookies: Partial<Cookies>,
+  cookies: Readonly<Record<string, string>>,
   form: Record<string, string>
 ) =>
   fetch(`${server.baseUrl}${path}`, {
@@ -65,7 +65,12 @@ export const visit = async (server: TestServer.TestServer) => {
 
 /** The six-digit code of `secret` for the 30-second step `steps` from now. */
 export const totp = (secret: string, steps = 0) =>
-  new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: 30 }).generate({
+  new OTPAuth.TOTP({
+    secret: OTPAuth.Secret.fromBase32(secret),
+    algorithm: "SHA1",
+    digits: 6,
+    period: 30
+  }).generate({
     timestamp: Date.now() + steps * 30_000
   })
 
@@ -93,17 +98,27 @@ export const signIn = async (
 ): Promise<SignedInPerson> => {
   const made = await create(server, merchantId, role)
   const { csrf, token } = await visit(server)
-  let res = await post(server, "/dashboard/sign-in", { laari_csrf: csrf }, { email: made.email, password: made.password, _csrf: token })
+  let res = await post(
+    server,
+    "/dashboard/sign-in",
+    { laari_csrf: csrf },
+    { email: made.email, password: made.password, _csrf: token }
+  )
   expect(res.status, await res.clone().text()).toBe(303)
   let session = cookieOf(res, "laari_dashboard")!
   expect(res.headers.get("location")).toMatch(/\/dashboard\/password$/)
   const password = `correct horse ${randomBytes(6).toString("hex")} battery`
-  res = await post(server, "/dashboard/password", { laari_csrf: csrf, laari_dashboard: session }, {
-    current: made.password,
-    next: password,
-    repeat: password,
-    _csrf: token
-  })
+  res = await post(
+    server,
+    "/dashboard/password",
+    { laari_csrf: csrf, laari_dashboard: session },
+    {
+      current: made.password,
+      next: password,
+      repeat: password,
+      _csrf: token
+    }
+  )
   expect(res.status, await res.clone().text()).toBe(303)
   session = cookieOf(res, "laari_dashboard")!
   let totpSecret: string | undefined
@@ -112,12 +127,19 @@ export const signIn = async (
     if (!res.headers.get("location")!.endsWith("/two-factor/enrol")) {
       expect(options.enrol).toBe(true)
     }
-    const page = await (await get(server, "/dashboard/two-factor/enrol", { laari_csrf: csrf, laari_dashboard: session })).text()
+    const page = await (
+      await get(server, "/dashboard/two-factor/enrol", { laari_csrf: csrf, laari_dashboard: session })
+    ).text()
     totpSecret = /id="totp-secret">([A-Z2-7]+)</.exec(page)![1]!
-    res = await post(server, "/dashboard/two-factor/enrol", { laari_csrf: csrf, laari_dashboard: session }, {
-      code: totp(totpSecret),
-      _csrf: token
-    })
+    res = await post(
+      server,
+      "/dashboard/two-factor/enrol",
+      { laari_csrf: csrf, laari_dashboard: session },
+      {
+        code: totp(totpSecret),
+        _csrf: token
+      }
+    )
     expect(res.status, await res.clone().text()).toBe(200)
     session = cookieOf(res, "laari_dashboard")!
   } else {
