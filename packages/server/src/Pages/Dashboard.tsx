@@ -1,11 +1,13 @@
 /**
- * The merchant dashboard at `{base_url}/dashboard`: sign in by pasting a secret key (kept only in an
- * encrypted HttpOnly cookie and authenticated on every request, with its scopes), then mandates with
- * their charges, QR codes with their images, checkout sessions, subscriptions with invoices, events,
- * the balance and its settlement report, refunds (`DashboardRefunds`, `DashboardRefundList`) and webhook
- * endpoints (`DashboardWebhooks`), and a page for every other object an id names (`DashboardDetails`):
- * every id shown links to its object's page. What every page shares (session, CSRF, frame, scopes) is
- * `DashboardKit`. Forms post back with the CSRF token and work without JavaScript.
+ * The merchant dashboard at `{base_url}/dashboard`: people sign in with email, password and a second
+ * factor (`DashboardSignIn`; a secret key opens no dashboard), then mandates with their charges, QR codes
+ * with their images, checkout sessions, subscriptions with invoices, events, the balance and its
+ * settlement report, refunds (`DashboardRefunds`, `DashboardRefundList`), webhook endpoints
+ * (`DashboardWebhooks`), the audit log with its CSV export (`DashboardAudit`), the team, the account and
+ * the API keys (`DashboardTeam`), and a page for every other object an id names (`DashboardDetails`):
+ * every id shown links to its object's page. What every page shares (session, permissions, CSRF, frame)
+ * is `DashboardKit`; each route's permission is `DashboardAccess`'s. Forms post back with the CSRF token
+ * and work without JavaScript.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -29,6 +31,7 @@ import { ServerConfigTag } from "../Platform/Config.js"
 import { d } from "./DashboardText.js"
 import * as V from "./DashboardViews.js"
 import { BalanceView } from "./DashboardBalance.js"
+import * as AuditLog from "./DashboardAudit.js"
 import * as Details from "./DashboardDetails.js"
 import { endOf, FailedAttempts, Facts, RefusedCharges } from "./DashboardFacts.js"
 import { IdLink } from "./DashboardLinks.js"
@@ -414,6 +417,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     )
 
     yield* Webhooks.routes(router, kit)
+    yield* AuditLog.routes(router, kit)
     yield* Details.routes(router, kit)
     yield* SignIn.routes(router, kit)
     yield* Team.routes(router, kit)

@@ -54,6 +54,8 @@ export const Routes = {
   invoice: get("/invoices/:id"),
   refund: get("/refunds/:id"),
   event: get("/events/:id", "logs:read"),
+  audit: get("/audit", "logs:read"),
+  auditExport: get("/audit/export", "logs:read"),
   team: get("/team"),
   invite: post("/team/invitations", "team:manage"),
   invitationRevoke: post("/team/invitations/:id/revoke", "team:manage"),

@@ -30,6 +30,7 @@ export const Sections = [
   ["refunds", "refunds"],
   ["events", "events"],
   ["webhooks", "webhooks"],
+  ["audit", "auditLog"],
   ["team", "team"],
   ["keys", "apiKeys"],
   ["account", "account"]

@@ -86,4 +86,9 @@ table.facts td{overflow-wrap:anywhere}
 pre.envelope{white-space:pre-wrap;overflow-wrap:anywhere;background:#f4f6fa;padding:.75rem;border-radius:.5rem;font-size:.85rem;text-align:left}
 figure.qr{margin:1rem 0;text-align:center}
 img.qr{width:14rem;height:14rem;image-rendering:pixelated}
+form.filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(14rem,100%),1fr));gap:0 1rem}
+form.filters input[type=text],form.filters input[type=date]{width:100%;font-size:1rem;padding:.55rem .65rem;border:2px solid #8a94a8;border-radius:.5rem}
+form.filters .actions{grid-column:1/-1;align-items:center}
+ul.summary{list-style:none;margin:0;padding:0;overflow-wrap:anywhere}
+code.word{word-break:normal;overflow-wrap:break-word}
 `
