@@ -413,6 +413,7 @@ describe.skipIf(!B.available)("axe-core on every page, in English and Dhivehi", 
         "refunds",
         "events",
         "webhooks",
+        "audit",
         "team",
         "keys",
         "account"

@@ -124,7 +124,8 @@ describe.skipIf(!B.available)("dashboard detail pages", () => {
       "balance",
       "refunds",
       "events",
-      "webhooks"
+      "webhooks",
+      "audit"
     ]
     const queue = sections.map((s) => `/dashboard/${s}`)
     const seen = new Set(queue)
@@ -134,15 +135,22 @@ describe.skipIf(!B.available)("dashboard detail pages", () => {
       const res = await page.goto(`${server.baseUrl}${path}`)
       expect(res?.status(), path).toBe(200)
       expect(await page.locator("main .error").count(), path).toBe(0)
-      // An id on the page is a link's, or the page's own (its facts say what it is).
+      // An id on the page is the text of a link to its page, or the page's own (its facts say what it is).
       const loose: ReadonlyArray<string> = await page.evaluate((source) => {
         const out: Array<string> = []
         const walker = document.createTreeWalker(document.querySelector("main")!, NodeFilter.SHOW_TEXT)
         for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) {
+          const ids = (n.nodeValue ?? "").match(new RegExp(source, "g")) ?? []
+          const link = n.parentElement!.closest("a")
+          if (link !== null) {
+            // A link showing an id leads to that id's page, not elsewhere (a list filtered by it).
+            for (const id of ids)
+              if (!new URL(link.href).pathname.includes(id)) out.push(`${id} (a link elsewhere)`)
+            continue
+          }
           // A QR code's content is what it encodes, not an id of anything.
-          if (n.parentElement!.closest("a, pre, input, option, .payload") !== null) continue
-          for (const id of (n.nodeValue ?? "").match(new RegExp(source, "g")) ?? [])
-            if (!location.pathname.includes(id)) out.push(id)
+          if (n.parentElement!.closest("pre, input, option, .payload") !== null) continue
+          for (const id of ids) if (!location.pathname.includes(id)) out.push(id)
         }
         return out
       }, uuid.source)

@@ -1,8 +1,16 @@
 /**
+<<<<<<< ours
  * The merchant's dashboard in a real browser: a person's first sign-in (one-time password, a new one,
  * the authenticator), each section, webhook endpoints and their deliveries, the balance and settlement
  * report, what a role may not do, and refunds of charges and QR payments. Screenshots at 375 and 1280 px go to `artifacts/screenshots`. The server runs on a
  * fresh PostgreSQL database with `DATABASE_URL`, else on PGlite.
+=======
+ * The merchant's dashboard in a real browser: signing in with a secret key, each section, webhook
+ * endpoints and their deliveries, the balance and settlement report, the audit log and its export, narrow
+ * keys, and refunds of charges and QR payments. Screenshots at 375 and 1280 px go to
+ * `artifacts/screenshots`. The server runs on a fresh PostgreSQL database with `DATABASE_URL`, else on
+ * PGlite.
+>>>>>>> theirs
  */
 import { readFile } from "node:fs/promises"
 import http from "node:http"
@@ -186,7 +194,112 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
     expect(await page.textContent("main")).toContain("2026-02-30 is not a calendar date")
   })
 
+<<<<<<< ours
   it("shows a role only what it may do, names the permission it lacks, and refuses forged posts", async () => {
+=======
+  it("shows the audit log with its filters, in English and Dhivehi, and exports it as CSV", async () => {
+    const m = await F.merchant(server)
+    // Signed in first: the owner's own sign-in steps are rows of the log too.
+    const page = await signedIn(m.id, "owner", "/dashboard/mandates")
+    const mandate = await server.request("POST", "/mandates", { key: m.test, body: F.mandateBody() })
+    const charge = await server.request("POST", `/mandates/${mandate.body.id}/charges`, {
+      key: m.test,
+      body: { amount: 5_000 }
+    })
+    const refund = await server.request("POST", "/refunds", {
+      key: m.test,
+      body: { charge_id: charge.body.id, amount: 700, reference: "=HYPERLINK(1)" }
+    })
+    expect(refund.status, refund.text).toBe(201)
+    const rows = (await server.request("GET", "/audit-events", { key: m.test })).body.data as Array<any>
+    const keyId: string = rows.find((r) => r.action === "refund.create").actor.id
+    await page.goto(`${server.baseUrl}/dashboard/mandates`)
+    await page.getByRole("link", { name: "Audit log" }).click()
+    await page.getByRole("heading", { name: "Audit log" }).waitFor()
+    const table = page.locator("table[aria-label='Audit log'] tbody tr")
+    expect(await table.count()).toBe(rows.length)
+    const main = (await page.textContent("main"))!
+    expect(main).toContain("refund.create")
+    expect(main).toContain("mandate.create")
+    // The key that acted has no page: shown short; the full id only in the CSV.
+    expect(main).toContain(`API key ${keyId.slice(0, 8)}…`)
+    expect(main).not.toContain(keyId)
+    await B.capture(page, "dashboard-audit")
+
+    // The refund's row links to the refund and to the charge it refunded.
+    const refunded = table.filter({ hasText: "refund.create" })
+    expect(await refunded.getByRole("link", { name: refund.body.id }).getAttribute("href")).toBe(
+      `/dashboard/refunds/${refund.body.id}`
+    )
+    await refunded.getByRole("link", { name: charge.body.id }).click()
+    await page.getByRole("heading", { name: "Charge" }).waitFor()
+
+    // Filters: the action, the kind of resource, the actor (from its row), the days.
+    await page.goto(`${server.baseUrl}/dashboard/audit`)
+    await page.getByLabel("Action").fill("refund.create")
+    await page.getByRole("button", { name: "Filter" }).click()
+    await page.getByRole("heading", { name: "Audit log" }).waitFor()
+    expect(await table.count()).toBe(1)
+    expect(await page.getByLabel("Action").inputValue()).toBe("refund.create")
+    await page.getByRole("link", { name: "Clear filters" }).click()
+    await page.getByLabel("What").selectOption("mandate")
+    await page.getByRole("button", { name: "Filter" }).click()
+    await page.getByRole("heading", { name: "Audit log" }).waitFor()
+    expect(await table.count()).toBe(rows.filter((r) => r.resource.type === "mandate").length)
+    expect(await table.count()).toBeGreaterThan(0)
+    await page.goto(`${server.baseUrl}/dashboard/audit`)
+    await table
+      .filter({ hasText: "refund.create" })
+      .getByRole("link", { name: /^API key / })
+      .click()
+    await page.getByRole("heading", { name: "Audit log" }).waitFor()
+    expect(await page.getByLabel("Actor id").inputValue()).toBe(keyId)
+    expect(await table.count()).toBe(rows.filter((r) => r.actor.id === keyId).length)
+    const today = (rows[0].createdAt as string).slice(0, 10)
+    await page.goto(`${server.baseUrl}/dashboard/audit?from=${today}&to=${today}`)
+    expect(await table.count()).toBe(rows.length)
+    await page.goto(`${server.baseUrl}/dashboard/audit?to=2000-01-01`)
+    await page.getByText("No changes recorded.").waitFor()
+    const bad = await page.goto(`${server.baseUrl}/dashboard/audit?from=2026-02-30`)
+    expect(bad?.status()).toBe(400)
+    await page.getByText("Enter each day as YYYY-MM-DD.").waitFor()
+
+    // The export: the filtered rows, every id in full, a formula defused.
+    await page.goto(`${server.baseUrl}/dashboard/audit?action=refund.create`)
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download CSV" }).click()
+    ])
+    expect(download.suggestedFilename()).toMatch(/^audit-test-\d{4}-\d{2}-\d{2}\.csv$/)
+    const csv = (await readFile(await download.path(), "utf8")).split("\r\n")
+    expect(csv[0]).toMatch(/^id,created_at,actor_kind,actor_id,action,resource_type,resource_id,/)
+    expect(csv).toHaveLength(3)
+    expect(csv[1]).toContain(`,api_key,${keyId},refund.create,refund,${refund.body.id},test,`)
+    expect(csv[1]).toContain(`""payment_id"":""${charge.body.id}""`)
+    expect(csv[1]).toContain(`""reference"":""=HYPERLINK(1)""`)
+    const all = await page.request.get(`${server.baseUrl}/dashboard/audit/export`)
+    expect((await all.text()).split("\r\n")).toHaveLength(rows.length + 2)
+
+    // In Dhivehi, right to left.
+    await page.goto(`${server.baseUrl}/dashboard/audit?lang=dv`)
+    expect(await page.getAttribute("html", "dir")).toBe("rtl")
+    await page.getByRole("heading", { name: "އޯޑިޓް ލޮގު" }).waitFor()
+    await page.getByLabel("ކުރި ކަންތައް").fill("refund.create")
+    await page.getByRole("button", { name: "ފިލްޓަރ ކުރޭ" }).click()
+    await page.getByRole("heading", { name: "އޯޑިޓް ލޮގު" }).waitFor()
+    expect(await page.locator("table[aria-label='އޯޑިޓް ލޮގު'] tbody tr").count()).toBe(1)
+    await B.capture(page, "dashboard-audit-dv")
+    await page.goto(`${server.baseUrl}/dashboard/audit?lang=en`)
+
+    // A role without logs:read sees neither the rows nor the file.
+    const other = await signedIn(m.id, "finance", "/dashboard/mandates")
+    const refused = await other.goto(`${server.baseUrl}/dashboard/audit/export`)
+    expect(refused?.status()).toBe(403)
+    await other.getByText("Your role lacks the logs:read permission.").waitFor()
+  })
+
+  it("shows a narrow key only what its scopes allow, and refuses forged posts", async () => {
+>>>>>>> theirs
     const m = await F.merchant(server)
     const page = await signedIn(m.id, "viewer", "/dashboard/webhooks")
     await page.getByRole("heading", { name: "Webhook endpoints" }).waitFor()
