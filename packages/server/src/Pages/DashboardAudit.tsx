@@ -56,13 +56,21 @@ const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi
 
 const isUuid = (text: string) => new RegExp(`^${uuid.source}$`, "i").test(text)
 
-/** The filters of a query string; a malformed day or actor is an error, and the query narrows to nothing. */
+/**
+ * The filters of a query string. An actor not in the list, a day that is not one or a filter past 255
+ * characters is an error: the page says so and reads no rows. An id is matched as the service writes it,
+ * in lower case.
+ */
 export const filtersOf = (params: URLSearchParams): Filters => {
   const typed = Object.fromEntries(Fields.map((f) => [f, (params.get(f) ?? "").trim()])) as Record<
     Field,
     string
   >
   const given = (f: Field) => (typed[f] === "" ? undefined : typed[f])
+  const id = (f: Field) => {
+    const text = given(f)
+    return text !== undefined && isUuid(text) ? text.toLowerCase() : text
+  }
   const kind = given("actor_kind")
   const from = given("from") === undefined ? undefined : Balance.day(typed.from)
   const to = given("to") === undefined ? undefined : Balance.day(typed.to)
@@ -79,10 +87,10 @@ export const filtersOf = (params: URLSearchParams): Filters => {
     typed,
     query: {
       actorKind: kind as AuditEvent.ActorKind | undefined,
-      actorId: given("actor_id"),
+      actorId: id("actor_id"),
       action: given("action"),
       resourceType: given("resource_type"),
-      resourceId: given("resource_id"),
+      resourceId: id("resource_id"),
       from: from !== undefined && Either.isRight(from) ? from.right.from : undefined,
       // The last day asked for is included: until the start of the next.
       to: to !== undefined && Either.isRight(to) ? to.right.to : undefined

@@ -69,6 +69,10 @@ describe("DashboardAudit", () => {
     expect(Object.values(f.query).every((v) => v === undefined)).toBe(true)
     expect(f.after).toBeUndefined()
     expect(Page.filtersOf(params(`starting_after=${id(5).toUpperCase()}`)).after).toBe(id(5))
+    // An id is matched in the lower case the service writes; other text as typed.
+    const upper = Page.filtersOf(params(`actor_id=${id(6).toUpperCase()}&resource_id=${id(7).toUpperCase()}`))
+    expect([upper.query.actorId, upper.query.resourceId]).toEqual([id(6), id(7)])
+    expect(Page.filtersOf(params("actor_id=LAARI_OPS_TOKEN")).query.actorId).toBe("LAARI_OPS_TOKEN")
   })
 
   it("refuses an actor not in the list, a day that is not one, and a filter past 255 characters", () => {
