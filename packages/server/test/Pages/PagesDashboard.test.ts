@@ -1,16 +1,9 @@
 /**
-<<<<<<< ours
  * The merchant's dashboard in a real browser: a person's first sign-in (one-time password, a new one,
  * the authenticator), each section, webhook endpoints and their deliveries, the balance and settlement
- * report, what a role may not do, and refunds of charges and QR payments. Screenshots at 375 and 1280 px go to `artifacts/screenshots`. The server runs on a
- * fresh PostgreSQL database with `DATABASE_URL`, else on PGlite.
-=======
- * The merchant's dashboard in a real browser: signing in with a secret key, each section, webhook
- * endpoints and their deliveries, the balance and settlement report, the audit log and its export, narrow
- * keys, and refunds of charges and QR payments. Screenshots at 375 and 1280 px go to
- * `artifacts/screenshots`. The server runs on a fresh PostgreSQL database with `DATABASE_URL`, else on
- * PGlite.
->>>>>>> theirs
+ * report, the audit log and its export, what a role may not do, and refunds of charges and QR payments.
+ * Screenshots at 375 and 1280 px go to `artifacts/screenshots`. The server runs on a fresh PostgreSQL
+ * database with `DATABASE_URL`, else on PGlite.
  */
 import { readFile } from "node:fs/promises"
 import http from "node:http"
@@ -194,9 +187,6 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
     expect(await page.textContent("main")).toContain("2026-02-30 is not a calendar date")
   })
 
-<<<<<<< ours
-  it("shows a role only what it may do, names the permission it lacks, and refuses forged posts", async () => {
-=======
   it("shows the audit log with its filters, in English and Dhivehi, and exports it as CSV", async () => {
     const m = await F.merchant(server)
     // Signed in first: the owner's own sign-in steps are rows of the log too.
@@ -298,8 +288,7 @@ describe.skipIf(!B.available)("merchant dashboard", () => {
     await other.getByText("Your role lacks the logs:read permission.").waitFor()
   })
 
-  it("shows a narrow key only what its scopes allow, and refuses forged posts", async () => {
->>>>>>> theirs
+  it("shows a role only what it may do, names the permission it lacks, and refuses forged posts", async () => {
     const m = await F.merchant(server)
     const page = await signedIn(m.id, "viewer", "/dashboard/webhooks")
     await page.getByRole("heading", { name: "Webhook endpoints" }).waitFor()
