@@ -25,6 +25,7 @@ import type { RefundsStore } from "./refunds/RefundsStore.js"
 import type { Wallet } from "./wallet/Wallet.js"
 import type { LedgerReadsStore } from "./wallet/WalletStore.js"
 import type { WebhookEndpointsStore } from "./webhooks/WebhookEndpointsStore.js"
+import type { PeopleStore } from "./people/PeopleStore.js"
 
 export * from "./kernel/Storage.js"
 export * from "./kernel/Transactor.js"
@@ -40,6 +41,7 @@ export * from "./refunds/RefundsStore.js"
 export * from "./wallet/WalletStore.js"
 export * from "./webhooks/WebhookEndpointsStore.js"
 export * from "./audit/AuditStore.js"
+export * from "./people/PeopleStore.js"
 
 // ---------------------------------------------------------------------------------------------------
 // All together
@@ -65,8 +67,8 @@ export type Repositories =
 /**
  * Everything a storage adapter provides: transactions, the repositories, idempotency records, the event
  * outbox and its log, customer notifications, the wallet ledger (in the same database, so they share transactions),
- * the merchant registry, OAuth clients, webhook endpoints and the audit log (written in the transaction of
- * the change it records).
+ * the merchant registry, OAuth clients, webhook endpoints, the audit log (written in the transaction of
+ * the change it records) and people's accounts, teams and sessions.
  */
 export type Ports =
   | Transactor
@@ -80,3 +82,4 @@ export type Ports =
   | OAuthClientsStore
   | WebhookEndpointsStore
   | AuditStore
+  | PeopleStore

@@ -21,6 +21,8 @@ import {
   type Mandate,
   type Notifications,
   type OAuthClient,
+  type PeopleNotices,
+  type Person,
   type QrCode,
   type Refund,
   Store,
@@ -163,6 +165,24 @@ export interface Tables {
   readonly auditEvents: Chunk.Chunk<AuditEvent.Event>
   /** Each audit chain's head: its last row's number and hash (seq 0 while it has none). */
   readonly auditHeads: HashMap.HashMap<string, AuditEvent.Head>
+  /** People's accounts by id (`MemoryPeople`). */
+  readonly users: HashMap.HashMap<string, Row<Store.Account>>
+  /** Memberships by `<merchant id>:<user id>`. */
+  readonly memberships: HashMap.HashMap<string, Row<Person.Membership>>
+  readonly invitations: HashMap.HashMap<string, Row<Store.StoredInvitation>>
+  /** Recovery codes by `<user id>:<code hash>`. */
+  readonly recoveryCodes: HashMap.HashMap<string, RecoveryCode>
+  /** People's sessions by id. */
+  readonly userSessions: HashMap.HashMap<string, Row<Store.StoredSession>>
+  /** Invitations' messages as queued (`MemoryPeopleNotices`), oldest first. */
+  readonly peopleNotices: Chunk.Chunk<PeopleNotices.InvitationNotice>
+}
+
+/** A recovery code as stored: its keyed hash, and when it was used. */
+export interface RecoveryCode {
+  readonly userId: string
+  readonly codeHash: string
+  readonly usedAt: DateTime.Utc | null
 }
 
 export const empty: Tables = {
@@ -196,7 +216,13 @@ export const empty: Tables = {
   entries: Chunk.empty(),
   transferLog: Chunk.empty(),
   auditEvents: Chunk.empty(),
-  auditHeads: HashMap.empty()
+  auditHeads: HashMap.empty(),
+  users: HashMap.empty(),
+  memberships: HashMap.empty(),
+  invitations: HashMap.empty(),
+  recoveryCodes: HashMap.empty(),
+  userSessions: HashMap.empty(),
+  peopleNotices: Chunk.empty()
 }
 
 export interface MemoryDbService extends Store.TransactorService {

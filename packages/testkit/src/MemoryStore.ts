@@ -1,10 +1,10 @@
 /**
  * Memory adapters for every storage port of core: the repositories of `Store`, the idempotency store, the
- * outbox and its log, customer notifications, the webhook delivery log and the audit log. Each operation is a transaction of `MemoryDb` (joining the caller's),
+ * outbox and its log, customer notifications, the webhook delivery log, the audit log and people's accounts. Each operation is a transaction of `MemoryDb` (joining the caller's),
  * so "locked until the transaction ends" holds trivially: nothing else runs until it ends.
  *
  * The adapters are written one area a file (`MemoryDirectory`, `MemoryMandates`, `MemoryQrCodes`,
- * `MemoryBilling`, `MemoryIdempotency`, `MemoryOutbox`, `MemoryDeliveries`, `MemoryAudit`, over the shared `MemoryRows`); this module names
+ * `MemoryBilling`, `MemoryIdempotency`, `MemoryOutbox`, `MemoryDeliveries`, `MemoryAudit`, `MemoryPeople`, over the shared `MemoryRows`); this module names
  * them all again, so `MemoryStore.mandates` and the rest stay where a host finds them, and layers them.
  */
 import {
@@ -23,6 +23,7 @@ import { checkoutSessions, invoices, subscriptions } from "./MemoryBilling.js"
 import { MemoryDb, type MemoryDbService } from "./MemoryDb.js"
 import { deliveries } from "./MemoryDeliveries.js"
 import { notices } from "./MemoryNotices.js"
+import { people } from "./MemoryPeople.js"
 import { apiKeys, customers, merchants, outlets } from "./MemoryDirectory.js"
 import { idempotency } from "./MemoryIdempotency.js"
 import { oauthClients } from "./MemoryOAuthClients.js"
@@ -37,6 +38,7 @@ export { checkoutSessions, invoices, subscriptions } from "./MemoryBilling.js"
 export { apiKeys, customers, merchants, outlets } from "./MemoryDirectory.js"
 export { idempotency, scopeKey } from "./MemoryIdempotency.js"
 export { oauthClients } from "./MemoryOAuthClients.js"
+export { people } from "./MemoryPeople.js"
 export { webhookEndpoints } from "./MemoryWebhookEndpoints.js"
 export { deliveries } from "./MemoryDeliveries.js"
 export { challenges, charges, expiryMoment, mandates } from "./MemoryMandates.js"
@@ -59,6 +61,7 @@ export const layer: Layer.Layer<
   | Store.OAuthClientsStore
   | Store.WebhookEndpointsStore
   | Store.AuditStore
+  | Store.PeopleStore
   | SecretSealer.SecretSealer
   | DeliveriesStore.DeliveriesStore
   | NoticeOutbox.NoticeOutbox,
@@ -87,6 +90,7 @@ export const layer: Layer.Layer<
   overDb(DeliveriesStore.DeliveriesStore, deliveries),
   overDb(NoticeOutbox.NoticeOutbox, notices),
   overDb(Store.AuditStore, audit),
+  overDb(Store.PeopleStore, people),
   // Nothing in memory is at rest: secrets are kept as they are.
   Layer.succeed(SecretSealer.SecretSealer, SecretSealer.plainSealer)
 )

@@ -36,6 +36,7 @@ import * as M0022 from "./Migrations/0022_wallet_movements.js"
 import * as M0023 from "./Migrations/0023_reconciliation.js"
 import * as M0024 from "./Migrations/0024_wallet_movement_holds.js"
 import * as M0025 from "./Migrations/0025_audit_events.js"
+import * as M0026 from "./Migrations/0026_people.js"
 import * as M0027 from "./Migrations/0027_people_notices.js"
 
 /**
@@ -68,6 +69,7 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0023_reconciliation": M0023.migration,
   "0024_wallet_movement_holds": M0024.migration,
   "0025_audit_events": M0025.migration,
+  "0026_people": M0026.migration,
   "0027_people_notices": M0027.migration
 }
 

@@ -1,7 +1,7 @@
 /**
  * Every core port over one `SqlClient`: the `Transactor`, the repositories (merchants, mandates, outlets, QR codes and
  * their payments, checkout sessions, subscriptions and their invoices), the outbox, notifications,
- * idempotency keys, the built-in ledger behind `Wallet` and the audit log. The same adapters serve PostgreSQL and PGlite.
+ * idempotency keys, the built-in ledger behind `Wallet`, the audit log and people's accounts. The same adapters serve PostgreSQL and PGlite.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { type Crypto, type Notifications, Store } from "@laari/core"
@@ -17,6 +17,7 @@ import { apiKeysLayer, customersLayer, merchantsLayer, merchantsStoreLayer } fro
 import { storeLayer as oauthClientsLayer } from "./OAuthClients.js"
 import * as PgBatch from "./Pg/PgBatch.js"
 import * as PgTransaction from "./PgTransaction.js"
+import { peopleLayer } from "./People.js"
 import { outletsLayer, qrCodesLayer, qrPaymentsLayer } from "./QrCodes.js"
 import { refundsLayer } from "./Refunds.js"
 import { committing, guard, inTransaction } from "./Repository.js"
@@ -98,5 +99,6 @@ export const layer: Layer.Layer<
   ledgerReadsLayer,
   oauthClientsLayer,
   webhookEndpointsLayer,
-  auditLayer
+  auditLayer,
+  peopleLayer
 )

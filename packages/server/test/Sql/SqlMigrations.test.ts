@@ -40,6 +40,7 @@ const schema = [
   "event_sequences",
   "events",
   "idempotency_keys",
+  "invitations",
   "invoices",
   "ledger_accounts",
   "ledger_entries",
@@ -47,6 +48,7 @@ const schema = [
   "mandate_charges",
   "mandates",
   "manual_clock",
+  "memberships",
   "merchants",
   "notification_outbox",
   "notifications",
@@ -59,9 +61,12 @@ const schema = [
   "rate_buckets",
   "reconciliation_breaks",
   "reconciliation_runs",
+  "recovery_codes",
   "refunds",
   "server_secrets",
   "subscriptions",
+  "user_sessions",
+  "users",
   "wallet_movements",
   "webhook_deliveries",
   "webhook_endpoints"
@@ -92,7 +97,8 @@ const all = [
   [22, "wallet_movements"],
   [23, "reconciliation"],
   [24, "wallet_movement_holds"],
-  [25, "audit_events"]
+  [25, "audit_events"],
+  [26, "people"]
 ]
 
 describe("PGlite", () => {

@@ -36,6 +36,7 @@ import * as Merchants from "./ports/Merchants.js"
 import * as MerchantsStore from "./ports/MerchantsStore.js"
 import * as NoticeOutbox from "./ports/NoticeOutbox.js"
 import * as Outbox from "./ports/Outbox.js"
+import * as People from "./ports/People.js"
 import * as QrCodes from "./ports/QrCodes.js"
 import * as Subscriptions from "./ports/Subscriptions.js"
 import * as Transactions from "./ports/Transactions.js"
@@ -82,7 +83,8 @@ const ports = [
   CheckoutSessions,
   Subscriptions,
   Invoices,
-  Audit
+  Audit,
+  People
 ]
 
 /** The services of core over the adapter's store, after the ports. */
