@@ -6,7 +6,7 @@
 import { DateTime, Schema } from "effect"
 import type { Environment, MerchantId } from "../kernel/Ids.js"
 import { brandedUuid } from "../kernel/Ids.js"
-import type { MerchantRole, OperatorRole } from "./Role.js"
+import { can, type MerchantRole, type OperatorRole, requiresTwoFactor } from "./Role.js"
 
 export const UserId = brandedUuid("UserId", "The person's account id (a UUID)")
 export type UserId = typeof UserId.Type
@@ -86,6 +86,22 @@ export const stageAfterPassword = (user: User, twoFactorRequired: boolean): Stag
         ? "enrol"
         : "full"
 
+/** The steps a session before `full` may be at; a `full` session may change its password or enrol again. */
+export const mayTake = (stage: Stage, step: Exclude<Stage, "full">): boolean =>
+  stage === step || (stage === "full" && step !== "two_factor")
+
+/** Where a session goes once its password was changed: on from `change_password`, else where it was. */
+export const stageAfterPasswordChange = (stage: Stage, user: User, twoFactorRequired: boolean): Stage =>
+  stage === "change_password" ? stageAfterPassword(user, twoFactorRequired) : stage
+
+/**
+ * Whether signing in with these memberships needs a second factor: always in the operator console, and
+ * in the dashboard when any of the teams has the person as a role that requires one (a session moves
+ * between the teams without signing in again).
+ */
+export const twoFactorRequired = (console: Console, memberships: ReadonlyArray<Membership>): boolean =>
+  console === "ops" || memberships.some((m) => requiresTwoFactor(m.role))
+
 /** Signed out after 30 minutes without a request. */
 export const IdleSeconds = 30 * 60
 /** Signed out 12 hours after signing in, however busy. */
@@ -139,6 +155,58 @@ export class SignInRefused extends Schema.TaggedError<SignInRefused>()("SignInRe
     return new SignInRefused({ message: SignInMessage })
   }
 }
+
+/**
+ * Why `actor` (their role on the team; `undefined` when not on it) may not invite someone as `role`, or
+ * `undefined` when they may: inviting takes `team:manage`, and inviting an owner `ownership:transfer`.
+ */
+export const invitationProblem = (actor: MerchantRole | undefined, role: MerchantRole): string | undefined =>
+  actor === undefined || !can(actor, "team:manage")
+    ? "Only a member who manages the team can invite."
+    : role === "owner" && !can(actor, "ownership:transfer")
+      ? "Only an owner can invite an owner."
+      : undefined
+
+/** A team change: a member's new role, or `null` for their removal. */
+export interface TeamChange {
+  /** The role of who asks (`undefined`: not on the team). */
+  readonly actor: MerchantRole | undefined
+  /** Whether they change themselves (leaving a team takes no permission). */
+  readonly self: boolean
+  /** The member's role now. */
+  readonly current: MerchantRole
+  /** The role they get, or `null` when they leave the team. */
+  readonly next: MerchantRole | null
+  /** How many owners the team has now. */
+  readonly owners: number
+}
+
+/**
+ * Why the team change may not be made, or `undefined` when it may: it takes `team:manage` (but leaving
+ * takes nothing), giving or taking `owner` takes `ownership:transfer`, and a team keeps an owner.
+ */
+export const teamChangeProblem = (change: TeamChange): string | undefined => {
+  const leaving = change.self && change.next === null
+  if (change.actor === undefined || (!leaving && !can(change.actor, "team:manage")))
+    return "Only a member who manages the team can change it."
+  const ownership = change.current === "owner" || change.next === "owner"
+  if (ownership && change.current !== change.next && !leaving && !can(change.actor, "ownership:transfer"))
+    return "Only an owner can give or take the owner role."
+  if (change.current === "owner" && change.next !== "owner" && change.owners <= 1)
+    return "A team must keep at least one owner."
+  return undefined
+}
+
+/** How many owners `team` has. */
+export const owners = (team: ReadonlyArray<Pick<Membership, "role">>): number =>
+  team.filter((m) => m.role === "owner").length
+
+/**
+ * The stage a session moved to another team goes on at: a `full` one needs an authenticator first where
+ * the new role requires one and the account has none.
+ */
+export const stageOnSwitch = (stage: Stage, user: User, role: MerchantRole): Stage =>
+  stage === "full" && requiresTwoFactor(role) && !user.twoFactor ? "enrol" : stage
 
 /** A team change the rules forbid (the last owner removed, an admin making an owner). */
 export class TeamRuleBroken extends Schema.TaggedError<TeamRuleBroken>()("TeamRuleBroken", {
