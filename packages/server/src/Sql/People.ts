@@ -6,7 +6,18 @@
  * every change decided on a team's owners is decided on the team as the last one left it.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Ids, type Person, Store } from "@laari/core"
+import {
+  type Audit,
+  type Credentials,
+  type Crypto,
+  Ids,
+  type People,
+  type PeopleNotices,
+  PeopleLive,
+  type Person,
+  Store,
+  type WallClock
+} from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
 import {
   all,
@@ -238,3 +249,23 @@ export const peopleLayer: Layer.Layer<Store.PeopleStore, never, SqlClient.SqlCli
   Store.PeopleStore,
   makePeople
 )
+
+/**
+ * The `People` service over this store and the database's other ports (transactions, merchants), with
+ * the audit log and wall time from the context, and the host's `Credentials` and `PeopleNotices`.
+ */
+export const serviceLayer = <E1, R1, E2, R2>(
+  credentials: Layer.Layer<Credentials.Credentials, E1, R1>,
+  notices: Layer.Layer<PeopleNotices.PeopleNotices, E2, R2>
+): Layer.Layer<
+  People.People,
+  E1 | E2,
+  | R1
+  | R2
+  | Store.PeopleStore
+  | Store.Transactor
+  | Store.MerchantsStore
+  | WallClock.WallClock
+  | Crypto.Crypto
+  | Audit.Audit
+> => PeopleLive.layer.pipe(Layer.provide(Layer.merge(credentials, notices)))
