@@ -233,7 +233,7 @@ export const make = (parts: Parts): SignIn => {
         if (s === undefined || s.console !== "dashboard" || s.stage !== "full")
           return yield* Effect.fail(lost())
         const membership = (yield* store.memberships(s.userId)).find(
-          (m) => m.merchantId === target.merchantId
+          (m) => m.merchantId === target.merchantId.toLowerCase()
         )
         const account = yield* store.userById(s.userId)
         if (membership === undefined || account === undefined) return yield* Effect.fail(lost())

@@ -133,7 +133,7 @@ export const make = (parts: Parts): Teams => {
         if (!(yield* store.revokeInvitation(merchantId, invitationId.toLowerCase(), yield* now)))
           return yield* new Person.PersonNotFound({ message: "No such invitation." })
         yield* audit.note(
-          peopleChange(merchantId, "invitation.revoke", {
+          peopleChange(merchantId.toLowerCase(), "invitation.revoke", {
             type: "invitation",
             id: invitationId.toLowerCase()
           })
@@ -234,19 +234,19 @@ export const make = (parts: Parts): Teams => {
       Effect.gen(function* () {
         const member = yield* teamChange(input, input.role)
         if (member.role === input.role) return
-        yield* store.setRole(input.merchantId, input.userId, input.role)
-        const account = yield* store.userById(input.userId)
+        yield* store.setRole(member.merchantId, member.userId, input.role)
+        const account = yield* store.userById(member.userId)
         // A role that needs a second factor the account has not got: signed in again, to enrol.
         if (account !== undefined && !account.twoFactor && requiresTwoFactor(input.role))
-          yield* store.endSessions(input.userId, yield* now, {
-            merchantId: input.merchantId,
+          yield* store.endSessions(member.userId, yield* now, {
+            merchantId: member.merchantId,
             console: "dashboard"
           })
         yield* audit.note(
           peopleChange(
-            input.merchantId,
+            member.merchantId,
             "member.role_change",
-            { type: "member", id: input.userId },
+            { type: "member", id: member.userId },
             {
               from: member.role,
               to: input.role
@@ -260,16 +260,16 @@ export const make = (parts: Parts): Teams => {
     tx.withTransaction(
       Effect.gen(function* () {
         const member = yield* teamChange(input, null)
-        yield* store.removeMembership(input.merchantId, input.userId)
-        yield* store.endSessions(input.userId, yield* now, {
-          merchantId: input.merchantId,
+        yield* store.removeMembership(member.merchantId, member.userId)
+        yield* store.endSessions(member.userId, yield* now, {
+          merchantId: member.merchantId,
           console: "dashboard"
         })
         yield* audit.note(
           peopleChange(
-            input.merchantId,
+            member.merchantId,
             "member.remove",
-            { type: "member", id: input.userId },
+            { type: "member", id: member.userId },
             { role: member.role }
           )
         )
