@@ -5,7 +5,7 @@
  * `owner`, a team keeps an owner), with properties over random histories of team changes.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { type Ids, Person, type Role } from "@laari/core"
+import { type Ids, Person, Role } from "@laari/core"
 import { DateTime, Effect } from "effect"
 import fc from "fast-check"
 import { MemoryPeopleNotices } from "../src/MemoryPeopleNotices.js"
@@ -342,14 +342,7 @@ describe("People: teams", () => {
   )
 })
 
-const roles = fc.constantFrom<Role.MerchantRole>(
-  "owner",
-  "admin",
-  "developer",
-  "finance",
-  "support",
-  "viewer"
-)
+const roles = fc.constantFrom(...Role.merchantRoles)
 
 type TeamStep =
   | { readonly _tag: "Invite"; readonly by: number; readonly role: Role.MerchantRole }

@@ -229,6 +229,12 @@ export const make = (parts: Parts): Teams => {
       return member
     })
 
+  /** Ends the member's dashboard sessions on that team. */
+  const endDashboardSessions = (member: Person.Membership) =>
+    Effect.flatMap(now, (moment) =>
+      store.endSessions(member.userId, moment, { merchantId: member.merchantId, console: "dashboard" })
+    )
+
   const setRole: PeopleService["setRole"] = (input) =>
     tx.withTransaction(
       Effect.gen(function* () {
@@ -238,10 +244,7 @@ export const make = (parts: Parts): Teams => {
         const account = yield* store.userById(member.userId)
         // A role that needs a second factor the account has not got: signed in again, to enrol.
         if (account !== undefined && !account.twoFactor && requiresTwoFactor(input.role))
-          yield* store.endSessions(member.userId, yield* now, {
-            merchantId: member.merchantId,
-            console: "dashboard"
-          })
+          yield* endDashboardSessions(member)
         yield* audit.note(
           peopleChange(
             member.merchantId,
@@ -261,10 +264,7 @@ export const make = (parts: Parts): Teams => {
       Effect.gen(function* () {
         const member = yield* teamChange(input, null)
         yield* store.removeMembership(member.merchantId, member.userId)
-        yield* store.endSessions(member.userId, yield* now, {
-          merchantId: member.merchantId,
-          console: "dashboard"
-        })
+        yield* endDashboardSessions(member)
         yield* audit.note(
           peopleChange(
             member.merchantId,
