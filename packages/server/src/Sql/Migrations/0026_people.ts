@@ -1,6 +1,7 @@
 /**
- * People (`Sql/People`): accounts (`users`, one an email, kept lower-case), their memberships of
- * merchants' teams, invitations, single-use recovery codes and sessions. Tokens and codes are kept only
+ * People (`Sql/People`): accounts (`users`, one an email, kept as `Person.normalEmail` makes it: the
+ * database's own lower-casing differs from JavaScript's outside ASCII, so it only checks the trim), their
+ * memberships of merchants' teams, invitations, single-use recovery codes and sessions. Tokens and codes are kept only
  * as keyed hashes, passwords as memory-hard hashes, TOTP secrets sealed; none of them is ever read back
  * as it was given.
  */
@@ -11,7 +12,7 @@ const merchantRoles = "'owner', 'admin', 'developer', 'finance', 'support', 'vie
 
 export const text = `CREATE TABLE users (
         id uuid PRIMARY KEY,
-        email text NOT NULL CHECK (email = lower(btrim(email))),
+        email text NOT NULL CHECK (email = btrim(email) AND email <> ''),
         password_hash text NOT NULL,
         must_change_password boolean NOT NULL,
         two_factor boolean NOT NULL,
@@ -34,7 +35,7 @@ export const text = `CREATE TABLE users (
       CREATE TABLE invitations (
         id uuid PRIMARY KEY,
         merchant_id uuid NOT NULL REFERENCES merchants (id),
-        email text NOT NULL CHECK (email = lower(btrim(email))),
+        email text NOT NULL CHECK (email = btrim(email) AND email <> ''),
         role text NOT NULL CHECK (role IN (${merchantRoles})),
         invited_by uuid REFERENCES users (id),
         token_hash text NOT NULL,

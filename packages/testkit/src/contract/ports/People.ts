@@ -101,6 +101,12 @@ export const tests = (it: It): void => {
         expect(yield* store.userById("not-a-uuid" as Person.UserId)).toBeUndefined()
         expect(yield* store.userByEmail("nobody\u0000@example.com")).toBeUndefined()
 
+        // An address as `normalEmail` keys it, beyond ASCII too.
+        const accented = yield* storedAccount({
+          email: Person.normalEmail(`Zoë.İlhan.${yield* uuid}@Example.com`)
+        })
+        expect((yield* store.userByEmail(accented.email))?.id).toBe(accented.id)
+
         yield* store.setPassword(account.id, "another-hash", false)
         yield* store.setOperatorRole(account.id, null)
         expect(yield* store.userById(account.id)).toMatchObject({
