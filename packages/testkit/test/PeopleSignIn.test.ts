@@ -148,7 +148,7 @@ describe("People: signing in", () => {
             )
           ).toBe("SignInRefused")
           const code = yield* codeOf(owner.user.id)
-          const full = yield* service.verifyTwoFactor(second.token, code)
+          const full = yield* service.verifyTwoFactor(second.token, ` ${code.slice(0, 3)} ${code.slice(3)}\n`)
           expect(full.session.stage).toBe("full")
           expect(full.session.signedInAt).toEqual(second.session.signedInAt)
           expect(yield* service.open(second.token)).toBeUndefined()

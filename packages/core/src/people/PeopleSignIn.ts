@@ -11,6 +11,9 @@ import { Issuer, type Parts, peopleChange, sessionOf, userOf } from "./PeoplePar
 import * as Person from "./Person.js"
 import type { StoredSession } from "./PeopleStore.js"
 
+/** A code as typed, without the spaces an app shows it with or a person adds (`123 456`). */
+const typed = (code: string): string => code.replace(/\s+/g, "")
+
 type SignIn = Pick<
   PeopleService,
   | "signIn"
@@ -174,7 +177,7 @@ export const make = (parts: Parts): SignIn => {
         const { session, account } = yield* at(token, "enrol", moment)
         const pending = account.totpPending
         if (pending === null) return yield* refused()
-        const step = yield* credentials.totpStep(pending, code.trim(), moment)
+        const step = yield* credentials.totpStep(pending, typed(code), moment)
         if (step === undefined || !(yield* store.confirmTotp(account.id, pending, step)))
           return yield* refused()
         const recoveryCodes = yield* credentials.newRecoveryCodes
@@ -197,7 +200,7 @@ export const make = (parts: Parts): SignIn => {
         // Not locked: the conditional writes below are what keep a code to one request.
         const account = yield* store.userById(s.userId)
         if (account === undefined || account.totpSecret === null) return yield* refused()
-        const given = code.trim()
+        const given = typed(code)
         const step = yield* credentials.totpStep(account.totpSecret, given, moment)
         if (step !== undefined) {
           // A code of a step already used is a replay: refused, whichever request used it.
