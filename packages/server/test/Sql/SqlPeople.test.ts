@@ -224,6 +224,30 @@ TestDatabase.eachBackend("SQL people", (it) => {
     )
   )
 
+  it.effect("one session stepped up twice at once (a TOTP code and a recovery code): one new session", () =>
+    withPeople(
+      Effect.gen(function* () {
+        const { people, owner } = yield* ownedTeam
+        const session = yield* signIn(owner.email)
+        const outcomes = yield* Effect.all(
+          [
+            people.verifyTwoFactor(session.token, yield* codeOf(owner.user.id, false, 30_000)),
+            people.verifyTwoFactor(session.token, owner.recoveryCodes[1]!)
+          ].map((attempt) => Effect.either(attempt)),
+          { concurrency: "unbounded" }
+        )
+        const won = outcomes.flatMap((o) => (o._tag === "Right" ? [o.right] : []))
+        expect(won).toHaveLength(1)
+        const open = (yield* people.sessions(owner.user.id)).map((s) => s.id)
+        expect(open.filter((id) => id !== owner.session.id)).toEqual([won[0]!.session.id])
+        // The loser's writes rolled back with it: had the recovery code lost, it is still unused.
+        const unused = yield* Effect.flatMap(Store.PeopleStore, (s) => s.unusedRecoveryCodes(owner.user.id))
+        expect(unused).toBe(outcomes[1]!._tag === "Right" ? 9 : 10)
+      }),
+      { totp: "150 millis" }
+    )
+  )
+
   it.effect("the last two owners each stepping down at once: one is refused, an owner is left", () =>
     withPeople(
       Effect.gen(function* () {
