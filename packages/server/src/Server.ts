@@ -5,13 +5,14 @@
 import * as HttpServer from "@effect/platform/HttpServer"
 // The module itself: the package's index loads every Node adapter (cluster, RPC, workers), ~0.5 s of start-up.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Background, Crypto, Engine, Work } from "@laari/core"
+import { Background, Crypto, Engine, PeopleLive, Work } from "@laari/core"
 import { Effect, Layer } from "effect"
 import * as Clockwork from "./Background/Clockwork.js"
 import * as Config from "./Platform/Config.js"
 import * as Readiness from "./Health/Readiness.js"
 import * as Edge from "./Http/Edge.js"
 import * as Notify from "./Notify/Delivery.js"
+import * as Credentials from "./People/Credentials.js"
 import * as PeopleNotices from "./People/Notices.js"
 import * as WallClock from "./Platform/WallClock.js"
 import * as QrPng from "./QrPng.js"
@@ -54,15 +55,19 @@ const coreLayer = (config: Config.ServerConfig, readiness: Layer.Layer<Readiness
   // The rate limits, shared in the database with `DATABASE_URL`.
   const limited = RateBuckets.layer.pipe(Layer.provideMerge(base))
   // The delivery log, beside the database's other ports; and the wallet provider's core, when configured.
-  const services = ServicesLive.pipe(
+  // The master keys' sealer, once: webhook secrets and people's TOTP secrets are sealed by it.
+  const engine = ServicesLive.pipe(
     Layer.provideMerge(WebhookDeliveries.deliveriesLayer),
     Layer.provideMerge(WalletLedger.connectorLayer(config.walletConnector)),
     Layer.provideMerge(PeopleNotices.configuredLayer(config)),
+    Layer.provideMerge(Sealer.layer),
     Layer.provideMerge(limited)
   )
+  // People's accounts and sessions, on the engine's stores and audit log, with the server's credentials.
+  const services = PeopleLive.layer.pipe(Layer.provide(Credentials.layer), Layer.provideMerge(engine))
   // What the server's own jobs run on: the webhook deliveries and the notices' channels.
   const dispatchers = Layer.mergeAll(
-    Delivery.layer().pipe(Layer.provideMerge(WebhookEndpoints.layer), Layer.provideMerge(Sealer.layer)),
+    Delivery.layer().pipe(Layer.provideMerge(WebhookEndpoints.layer)),
     Notify.layer(config),
     PeopleNotices.deliveryLayer(config)
   )
