@@ -15,6 +15,7 @@ import * as OpenApiDocument from "./Http/OpenApiDocument.js"
 import * as Problems from "./Http/Problems.js"
 import { MandatesApi } from "./Mandates/Api.js"
 import { OpsApi } from "./Ops/Api.js"
+import { OpsUsersApi } from "./Ops/UsersApi.js"
 import { QrCodesApi, QrImagesApi } from "./QrCodes/Api.js"
 import { ReconciliationApi } from "./Reconciliation/Api.js"
 import { RefundsApi } from "./Refunds/Api.js"
@@ -69,6 +70,7 @@ export class Api extends HttpApi.make("laari")
   .add(ApprovalsApi)
   .add(TestHelpersApi)
   .add(OpsApi)
+  .add(OpsUsersApi)
   .add(OpsWebhooksApi)
   .add(ReconciliationApi)
   .add(OpsAuditApi)

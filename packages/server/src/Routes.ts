@@ -34,6 +34,8 @@ import * as Metrics from "./Observability/Metrics.js"
 import * as OAuthHttp from "./OAuth/Http.js"
 import { OpsApi } from "./Ops/Api.js"
 import { OpsLive } from "./Ops/Http.js"
+import { OpsUsersApi } from "./Ops/UsersApi.js"
+import { OpsUsersLive } from "./Ops/UsersHttp.js"
 import * as CustomerPages from "./Pages/Customer.js"
 import * as DashboardPages from "./Pages/Dashboard.js"
 import * as HomePage from "./Pages/Home.js"
@@ -56,6 +58,7 @@ import { EventsLive, OpsWebhooksLive, WebhookEndpointsLive } from "./Webhooks/Ht
 /** The operator API alone; the main `Api` excludes the group from its document. */
 export class OpsDocumentApi extends HttpApi.make("laari-operator")
   .add(OpsApi.annotate(OpenApi.Exclude, false))
+  .add(OpsUsersApi.annotate(OpenApi.Exclude, false))
   .add(OpsWebhooksApi.annotate(OpenApi.Exclude, false))
   .add(ReconciliationApi.annotate(OpenApi.Exclude, false))
   .add(OpsAuditApi.annotate(OpenApi.Exclude, false))
@@ -66,7 +69,7 @@ export class OpsDocumentApi extends HttpApi.make("laari-operator")
   .annotate(OpenApi.Transform, OpenApiDocument.finish({ internal: true }))
   .annotate(
     OpenApi.Description,
-    "Merchants, outlets, keys, feature gates, customers, suspensions, recorded events, the manual clock and the reconciliation of a day against the wallet provider's core. Authenticate with `Authorization: Bearer <LAARI_OPS_TOKEN>`. Not part of the merchant API's contract."
+    "Merchants, outlets, keys, feature gates, people (team members and staff), customers, suspensions, recorded events, the manual clock and the reconciliation of a day against the wallet provider's core. Authenticate with `Authorization: Bearer <LAARI_OPS_TOKEN>`. Not part of the merchant API's contract."
   ) {}
 
 /** The edges of every API request (`Http/Middleware`), told which routes read their own bodies. */
@@ -98,6 +101,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     Operation.mount(Api, OpsAuditLive),
     Operation.mount(Api, ApprovalsLive),
     Operation.mount(Api, OpsLive),
+    Operation.mount(Api, OpsUsersLive),
     Layer.unwrapEffect(Effect.map(TestHelpersLive, (spec) => Operation.mount(Api, spec))),
     Layer.unwrapEffect(Effect.map(WebhookEndpointsLive, (spec) => Operation.mount(Api, spec))),
     Operation.mount(Api, EventsLive),

@@ -8,8 +8,12 @@ import {
   type Merchant,
   type Notifications,
   type OAuthClient,
+  type People,
+  type Person,
   type Wallet
 } from "@laari/core"
+import type * as Notices from "../People/Notices.js"
+import type { InvitationRead, MemberRead, UserCreated, UserRead } from "./UsersApi.js"
 import type {
   CodeRead,
   CustomerRead,
@@ -90,4 +94,40 @@ export const code = (n: Notifications.Notification, c: Approval.Challenge): type
   subject_kind: c.subjectKind,
   subject_id: c.subjectId,
   expires_at: Calendar.formatMaldives(c.expiresAt)
+})
+
+export const user = (u: Person.User): typeof UserRead.Type => ({
+  id: u.id,
+  email: u.email,
+  must_change_password: u.mustChangePassword,
+  two_factor: u.twoFactor,
+  operator_role: u.operatorRole
+})
+
+/** An account made or found by `People.createMember`/`createOperator`; `membership` for a team's. */
+export const userCreated = (
+  created: People.Created,
+  membership: Pick<Person.Membership, "merchantId" | "role"> | undefined
+): typeof UserCreated.Type => ({
+  user: user(created.user),
+  merchant_id: membership?.merchantId ?? null,
+  role: membership?.role ?? null,
+  password: created.password ?? null
+})
+
+export const member = (m: Person.Member): typeof MemberRead.Type => ({
+  user_id: m.userId,
+  email: m.email,
+  role: m.role,
+  two_factor: m.twoFactor,
+  joined_at: Calendar.formatMaldives(m.createdAt)
+})
+
+/** A pending invitation as its notice keeps it: the link is readable only on a development start. */
+export const invitation = (n: Notices.PendingInvitation): typeof InvitationRead.Type => ({
+  id: n.invitationId,
+  email: n.email,
+  role: n.role,
+  link: n.link,
+  expires_at: Calendar.formatMaldives(n.expiresAt)
 })
