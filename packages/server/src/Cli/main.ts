@@ -15,13 +15,14 @@ import { listen } from "./Listen.js"
 import { audit } from "./Audit.js"
 import { reconcile } from "./Reconcile.js"
 import { trigger } from "./Trigger.js"
+import { users } from "./Users.js"
 import { walletConformance } from "./WalletConformance.js"
 
 const about = { name: "laari", version: "0.1.0" }
 
 const laari = Command.make(about.name).pipe(
   Command.withDescription("Run and operate the laari service, and develop against it"),
-  Command.withSubcommands([...operator, reconcile, audit, listen, trigger, walletConformance])
+  Command.withSubcommands([...operator, users, reconcile, audit, listen, trigger, walletConformance])
 )
 
 const cli = Command.run(laari, about)
