@@ -1,8 +1,8 @@
 /**
  * What the service says when it has started: where it listens, where its data lives, which database is
- * in use, where the docs, the dashboard and the metrics are, and how to get keys again. Written to the
- * terminal, not the log stream: with `LAARI_LOG_FORMAT=json` it goes to stderr (stdout stays one JSON
- * object a line) and shows no key or token, only where to get them.
+ * in use, where the docs, the dashboard and the metrics are, who signs in to the dashboard first, and how
+ * to get keys again. Written to the terminal, not the log stream: with `LAARI_LOG_FORMAT=json` it goes to
+ * stderr (stdout stays one JSON object a line) and shows no key, token or password, only where to get them.
  */
 import { resolve } from "node:path"
 import type * as Config from "../Platform/Config.js"
@@ -14,6 +14,8 @@ export interface Seeded {
   readonly outlet: { readonly id: number; readonly name: string } | undefined
   readonly secretKey: string
   readonly publishableKey: string
+  /** The merchant's owner: the dashboard's first sign-in, with a one-time password to change there. */
+  readonly owner: { readonly email: string; readonly password: string | null }
 }
 
 /** A connection string without its password. */
@@ -121,6 +123,9 @@ export const lines = (input: {
         `  sandbox secret key:      ${seeded.secretKey}`,
         `  sandbox publishable key: ${seeded.publishableKey}`
       )
+    out.push(`  dashboard owner:         ${seeded.owner.email} (${base}/dashboard)`)
+    if (showSecrets && seeded.owner.password !== null)
+      out.push(`  one-time password:       ${seeded.owner.password} (change it at first sign-in)`)
   }
   out.push(
     "",

@@ -89,6 +89,9 @@ const commands = [
   "customers codes",
   "clock now",
   "clock advance",
+  "users create",
+  "users list",
+  "users invitations",
   "listen",
   "trigger",
   "wallet-conformance"
@@ -223,6 +226,11 @@ describe("laari CLI", { timeout: 300_000 }, () => {
     expect(out).toContain("/metrics")
     expect(out).toContain(`ops token   in ${Path.join(dataDir, "ops-token")} (generated now)`)
     expect(out).toMatch(/sandbox secret key: +sk_test_/)
+    // Its owner signs in to the dashboard first, with a one-time password printed once beside the keys.
+    expect(out).toMatch(
+      /\n {2}dashboard owner: +owner@demo\.laari\.mv \(http:\/\/localhost:\d+\/dashboard\)\n/
+    )
+    expect(out).toMatch(/\n {2}one-time password: +\S{12,} \(change it at first sign-in\)\n/)
     expect(out).toContain("notices     kept in laari (the wallet page); LAARI_NOTIFY_URL sends them")
     expect(out).toContain("pnpm laari keys create --merchant <merchant id> --environment test")
     // The generated token is kept beside the data, readable by its owner only.
@@ -274,6 +282,11 @@ describe("laari CLI", { timeout: 300_000 }, () => {
     expect(created.outlets.map((o) => o.name)).toEqual(["Front", "Back"])
     const list = await json<Array<{ id: string; name: string }>>(["merchants", "list"])
     expect(list.map((m) => m.name)).toEqual(expect.arrayContaining(["Demo Cafe", "Cli Shop"]))
+    // The seeded owner is the demo merchant's team.
+    const cafe = list.find((m) => m.name === "Demo Cafe")!
+    expect(await ok(["users", "list", "--merchant", cafe.id])).toMatch(
+      /^owner@demo\.laari\.mv {2}owner {2}two-factor off {2}since \S+\n$/
+    )
     expect(await ok(["merchants", "list"])).toContain(`${created.id}  Cli Shop`)
 
     const key = await json<{ id: string; key: string; scopes: Array<string> }>([
@@ -392,7 +405,7 @@ describe("laari CLI", { timeout: 300_000 }, () => {
       `ops token   in ${Path.join(dataDir, "ops-token")}; LAARI_OPS_TOKEN sets your own`
     )
     expect(server.stderr()).not.toContain(token)
-    expect(server.stderr()).not.toMatch(/sk_test_|pk_test_|Seeded/)
+    expect(server.stderr()).not.toMatch(/sk_test_|pk_test_|Seeded|one-time password/)
   })
 
   // The last two run together: `listen` mostly waits (for the service to restart, then out its back-off),

@@ -409,6 +409,13 @@ const walk = (backend: "PGlite" | "PostgreSQL") => {
     const publishable = /sandbox publishable key:\s+(pk_test_\S+)/.exec(out)?.[1]
     expect(secret, `no sandbox secret key in the start-up lines:\n${out}`).toBeDefined()
     expect(publishable).toBeDefined()
+    // The demo merchant's owner, printed beside the keys: the dashboard's first sign-in.
+    expect(out).toMatch(
+      /\n {2}dashboard owner: +owner@demo\.laari\.mv \(http:\/\/localhost:\d+\/dashboard\)\n/
+    )
+    const password = /\n {2}one-time password: +(\S+) \(change it at first sign-in\)\n/.exec(out)?.[1]
+    expect(password, `no one-time password in the start-up lines:\n${out}`).toBeDefined()
+    expect(password!.length).toBeGreaterThanOrEqual(12)
     state.secretKey = secret!
     state.values = { "sk_test_...": secret! }
     // The second terminal: where the service is, said once, for every command after it.
