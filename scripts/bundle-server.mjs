@@ -31,7 +31,9 @@ export const external = [
   "pg",
   "pg-native",
   "graphql",
-  "graphql-*"
+  "graphql-*",
+  // Password hashing is a native addon (a `.node` file per platform), loaded by its package at run time.
+  "@node-rs/argon2"
 ]
 
 /**
