@@ -61,6 +61,7 @@ export const Routes = {
   invitationRevoke: post("/team/invitations/:id/revoke", "team:manage"),
   memberRole: post("/team/members/:id/role", "team:manage"),
   memberRemove: post("/team/members/:id/remove", "team:manage"),
+  ownershipTransfer: post("/team/members/:id/ownership", "ownership:transfer"),
   keys: get("/keys", "keys:manage"),
   keyCreate: post("/keys", "keys:manage"),
   keyRevoke: post("/keys/:id/revoke", "keys:manage"),

@@ -326,6 +326,7 @@ export const Team = (p: {
 }) => {
   const { lang, root } = p.frame
   const manage = Role.can(p.signed.role, "team:manage")
+  const transfer = Role.can(p.signed.role, "ownership:transfer")
   return (
     <>
       <Table
@@ -354,11 +355,20 @@ export const Team = (p: {
                     {d(lang, "changeRole")}
                   </button>
                 </form>,
-                <Button
-                  frame={p.frame}
-                  action={`${root}/team/members/${m.userId}/remove`}
-                  label={d(lang, "removeMember")}
-                />
+                <>
+                  <Button
+                    frame={p.frame}
+                    action={`${root}/team/members/${m.userId}/remove`}
+                    label={d(lang, "removeMember")}
+                  />
+                  {transfer && m.role !== "owner" ? (
+                    <Button
+                      frame={p.frame}
+                      action={`${root}/team/members/${m.userId}/ownership`}
+                      label={d(lang, "transferOwnership")}
+                    />
+                  ) : null}
+                </>
               ]
             : [])
         ])}

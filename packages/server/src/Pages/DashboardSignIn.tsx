@@ -267,7 +267,8 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
             const issued = checked.value.issued
             return Session.start(
               pages,
-              issued.session.stage === "full"
+              // From the account page, back there; from a one-time password, on to the next step.
+              found.session.stage === "full" && issued.session.stage === "full"
                 ? redirect(`${root}/account?changed=1`)
                 : redirect(stagePath(root, issued.session.stage)),
               issued.token

@@ -52,7 +52,11 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
         status
       )
 
-    yield* at(router, "team", teamPage({}))
+    yield* at(router, "team", (v, p, signed) =>
+      Effect.flatMap(query, (q) =>
+        teamPage(q.get("transferred") === null ? {} : { notice: d(v.lang, "ownershipTransferred") })(v, p, signed)
+      )
+    )
 
     const roleOf = (value: string | undefined) => Schema.decodeUnknownOption(Role.MerchantRole)(value)
 
@@ -121,6 +125,24 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
         if (done._tag === "Left")
           return yield* teamPage({ error: problemOf(done.left).text }, statusOf(done.left))(v, p, signed)
         return yield* teamPage({ notice: d(v.lang, "memberRemoved") })(v, p, signed)
+      })
+    )
+
+    // Ownership passes to another member; the owner who gave it stays on as an admin.
+    yield* at(router, "ownershipTransfer", (v, p, signed) =>
+      Effect.gen(function* () {
+        const to = yield* memberId
+        const done = yield* Effect.either(
+          Effect.zipRight(
+            people.setRole({ merchantId: p.merchantId, userId: to, role: "owner", by: signed.user.id }),
+            to === signed.user.id
+              ? Effect.void
+              : people.setRole({ merchantId: p.merchantId, userId: signed.user.id, role: "admin", by: signed.user.id })
+          )
+        )
+        if (done._tag === "Left")
+          return yield* teamPage({ error: problemOf(done.left).text }, statusOf(done.left))(v, p, signed)
+        return redirect(`${root}/team?transferred=1`)
       })
     )
 
