@@ -5,24 +5,21 @@
  * keeps its own; `--operator-role` makes staff; `list` shows the team; `invitations` prints the pending
  * links on a development start and, elsewhere, says how to get one.
  */
-import { People } from "@laari/core"
-import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as CliProcess from "../support/CliProcess.js"
+import * as OpsPeople from "../support/OpsPeople.js"
 import * as TestServer from "../support/TestServer.js"
 
+const { merchant } = OpsPeople
 let development: TestServer.LocalTestServer
 let production: TestServer.LocalTestServer
+let pair: OpsPeople.Pair | undefined
 
 beforeAll(async () => {
-  ;[development, production] = await Promise.all([
-    TestServer.start(),
-    TestServer.start({ config: { clock: "system" } })
-  ])
+  pair = await OpsPeople.start()
+  ;({ development, production } = pair)
 }, 180_000)
-afterAll(async () => {
-  await Promise.all([development?.close(), production?.close()])
-})
+afterAll(() => OpsPeople.close(pair))
 
 const cli = (server: TestServer.TestServer, args: ReadonlyArray<string>) =>
   CliProcess.run(["users", ...args], { LAARI_URL: server.baseUrl, LAARI_OPS_TOKEN: TestServer.OpsToken })
@@ -32,12 +29,6 @@ const ok = async (server: TestServer.TestServer, args: ReadonlyArray<string>) =>
   expect(run.stderr, `laari users ${args.join(" ")}`).toBe("")
   expect(run.code).toBe(0)
   return run.stdout
-}
-
-const merchant = async (server: TestServer.TestServer, name: string) => {
-  const res = await server.ops("POST", "/ops/merchants", { name })
-  expect(res.status, res.text).toBe(201)
-  return res.body.id as string
 }
 
 describe("laari users", { timeout: 120_000 }, () => {
@@ -147,21 +138,15 @@ describe("laari users", { timeout: 120_000 }, () => {
         "--json"
       ])
     ) as { user: { id: string } }
-    const link = (token: string) => `http://laari.test/dashboard/invitations/${token}`
-    const sent = await development.sql(
-      Effect.flatMap(People.People, (p) =>
-        p.invite({
-          merchantId: id as never,
-          email: "till@inviting.mv",
-          role: "support",
-          by: owner.user.id as never,
-          link
-        })
-      ) as unknown as Effect.Effect<{ readonly token: string }, never, never>
-    )
+    const sent = await OpsPeople.invite(development, {
+      merchantId: id,
+      email: "till@inviting.mv",
+      role: "support",
+      by: owner.user.id
+    })
     const out = await ok(development, ["invitations", "--merchant", id])
     expect(out).toMatch(/^till@inviting\.mv {2}support {2}expires \S+\+05:00\n/)
-    expect(out).toContain(`\n  ${link(sent.token)}\n`)
+    expect(out).toContain(`\n  ${OpsPeople.link(sent.token)}\n`)
   })
 
   it("elsewhere invitations says the links are not readable and how to start for development", async () => {

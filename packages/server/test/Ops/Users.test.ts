@@ -5,26 +5,21 @@
  * `GET /ops/users/invitations` answers the pending invitations' links on a development start only, 404
  * elsewhere, as customers' codes are. Every endpoint wants the operator token.
  */
-import { People } from "@laari/core"
-import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { invitationsNeedDevelopment } from "../../src/Ops/UsersApi.js"
-import * as TestServer from "../support/TestServer.js"
+import * as OpsPeople from "../support/OpsPeople.js"
+import type * as TestServer from "../support/TestServer.js"
 
+const { merchant } = OpsPeople
 let development: TestServer.LocalTestServer
 let production: TestServer.LocalTestServer
+let pair: OpsPeople.Pair | undefined
 
 beforeAll(async () => {
-  // A manual clock is a development start (one-time codes and links readable); the system clock without
-  // LAARI_DEVELOPMENT is production's.
-  ;[development, production] = await Promise.all([
-    TestServer.start(),
-    TestServer.start({ config: { clock: "system" } })
-  ])
+  pair = await OpsPeople.start()
+  ;({ development, production } = pair)
 }, 180_000)
-afterAll(async () => {
-  await Promise.all([development?.close(), production?.close()])
-})
+afterAll(() => OpsPeople.close(pair))
 
 interface Created {
   readonly user: {
@@ -39,12 +34,6 @@ interface Created {
   readonly password: string | null
 }
 
-const merchant = async (server: TestServer.TestServer, name: string) => {
-  const res = await server.ops("POST", "/ops/merchants", { name })
-  expect(res.status, res.text).toBe(201)
-  return res.body.id as string
-}
-
 const create = async (server: TestServer.TestServer, body: unknown) => {
   const res = await server.ops<Created>("POST", "/ops/users", body)
   expect(res.status, res.text).toBe(201)
@@ -57,12 +46,6 @@ const refused = async (body: unknown) => {
   expect(res.status, res.text).toBe(422)
   return (res.body.errors as ReadonlyArray<{ field: string }>).map((e) => e.field)
 }
-
-/** Runs `People` in the server's own runtime: an invitation has no operator endpoint to make it. */
-const people = <A, E>(
-  server: TestServer.LocalTestServer,
-  f: (p: People.PeopleService) => Effect.Effect<A, E>
-) => server.sql(Effect.flatMap(People.People, f) as unknown as Effect.Effect<A, E, never>)
 
 describe("people from the operator API", () => {
   it("a team member's account: a one-time password, to change at first sign-in; listed with the team", async () => {
@@ -162,16 +145,12 @@ describe("people from the operator API", () => {
     const id = await merchant(development, "Inviting Shop")
     expect((await development.ops("GET", `/ops/users/invitations?merchant_id=${id}`)).body).toEqual([])
     const owner = await create(development, { merchant_id: id, email: "boss@inviting.mv", role: "owner" })
-    const link = (token: string) => `http://laari.test/dashboard/invitations/${token}`
-    const sent = await people(development, (p) =>
-      p.invite({
-        merchantId: id as never,
-        email: "cashier@inviting.mv",
-        role: "support",
-        by: owner.user.id as never,
-        link
-      })
-    )
+    const sent = await OpsPeople.invite(development, {
+      merchantId: id,
+      email: "cashier@inviting.mv",
+      role: "support",
+      by: owner.user.id
+    })
     const res = await development.ops("GET", `/ops/users/invitations?merchant_id=${id}`)
     expect(res.status, res.text).toBe(200)
     expect(res.body).toEqual([
@@ -179,7 +158,7 @@ describe("people from the operator API", () => {
         id: sent.invitation.id,
         email: "cashier@inviting.mv",
         role: "support",
-        link: link(sent.token),
+        link: OpsPeople.link(sent.token),
         expires_at: expect.stringMatching(/\+05:00$/)
       }
     ])

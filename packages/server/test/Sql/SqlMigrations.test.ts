@@ -55,6 +55,7 @@ const schema = [
   "oauth_clients",
   "oauth_tokens",
   "outlets",
+  "people_notices",
   "qr_codes",
   "qr_images",
   "qr_payments",
@@ -98,7 +99,8 @@ const all = [
   [23, "reconciliation"],
   [24, "wallet_movement_holds"],
   [25, "audit_events"],
-  [26, "people"]
+  [26, "people"],
+  [27, "people_notices"]
 ]
 
 describe("PGlite", () => {
