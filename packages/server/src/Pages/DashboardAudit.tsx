@@ -365,30 +365,30 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
     yield* at(router, "audit", (v, p, signed) => Effect.flatMap(filters, (f) => page(v, p, signed, f)))
 
     yield* at(router, "auditExport", (v, p, signed) =>
-        Effect.gen(function* () {
-          const f = yield* filters
-          // A malformed filter is refused as the page refuses it, on the section's page.
-          if (f.error !== undefined) return yield* page(v, p, signed, f)
-          const query = { ...f.query, tenant: Auth.tenantOf(p) }
-          const rows: Array<AuditEvent.Event> = []
-          let after = f.after
-          while (rows.length < ExportLimit) {
-            const batch = yield* audit.list(query, {
-              limit: Math.min(ExportPage, ExportLimit - rows.length),
-              startingAfter: after
-            })
-            rows.push(...batch)
-            if (batch.length < ExportPage) break
-            after = batch[batch.length - 1]!.id
-          }
-          const stamp = Calendar.formatMaldives(yield* DateTime.now)
-          return HttpServerResponse.text(Csv.csv(rows), {
-            contentType: "text/csv; charset=utf-8",
-            headers: {
-              "content-disposition": `attachment; filename="audit-${p.environment}-${stamp.slice(0, 10)}.csv"`,
-              "cache-control": "no-store"
-            }
+      Effect.gen(function* () {
+        const f = yield* filters
+        // A malformed filter is refused as the page refuses it, on the section's page.
+        if (f.error !== undefined) return yield* page(v, p, signed, f)
+        const query = { ...f.query, tenant: Auth.tenantOf(p) }
+        const rows: Array<AuditEvent.Event> = []
+        let after = f.after
+        while (rows.length < ExportLimit) {
+          const batch = yield* audit.list(query, {
+            limit: Math.min(ExportPage, ExportLimit - rows.length),
+            startingAfter: after
           })
+          rows.push(...batch)
+          if (batch.length < ExportPage) break
+          after = batch[batch.length - 1]!.id
+        }
+        const stamp = Calendar.formatMaldives(yield* DateTime.now)
+        return HttpServerResponse.text(Csv.csv(rows), {
+          contentType: "text/csv; charset=utf-8",
+          headers: {
+            "content-disposition": `attachment; filename="audit-${p.environment}-${stamp.slice(0, 10)}.csv"`,
+            "cache-control": "no-store"
+          }
         })
+      })
     )
   })

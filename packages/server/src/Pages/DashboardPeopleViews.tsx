@@ -41,6 +41,8 @@ export const SignIn = (p: {
   readonly frame: Frame
   readonly error?: string | undefined
   readonly notice?: string | undefined
+  /** The address typed before a refusal, kept in its field. */
+  readonly email?: string | undefined
 }) => (
   <Alone
     frame={p.frame}
@@ -61,6 +63,7 @@ export const SignIn = (p: {
         required
         maxlength={254}
         dir="ltr"
+        value={p.email}
       />
       <label for="password">{d(p.frame.lang, "password")}</label>
       <input

@@ -115,7 +115,11 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
             refusedAs(people.signIn({ console: "dashboard", email, password, ...client }))
           )
           if (checked._tag === "Locked") return lockedPage(v, checked.decision.retryAfterSeconds)
-          if (checked.value === undefined) return signInPage(v, d(v.lang, "signInRefused"), 401)
+          if (checked.value === undefined)
+            return respond(
+              <P.SignIn frame={frame(v)} error={d(v.lang, "signInRefused")} email={email} />,
+              401
+            )
           return onward(checked.value)
         })
       )

@@ -54,7 +54,11 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
 
     yield* at(router, "team", (v, p, signed) =>
       Effect.flatMap(query, (q) =>
-        teamPage(q.get("transferred") === null ? {} : { notice: d(v.lang, "ownershipTransferred") })(v, p, signed)
+        teamPage(q.get("transferred") === null ? {} : { notice: d(v.lang, "ownershipTransferred") })(
+          v,
+          p,
+          signed
+        )
       )
     )
 
@@ -137,7 +141,12 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
             people.setRole({ merchantId: p.merchantId, userId: to, role: "owner", by: signed.user.id }),
             to === signed.user.id
               ? Effect.void
-              : people.setRole({ merchantId: p.merchantId, userId: signed.user.id, role: "admin", by: signed.user.id })
+              : people.setRole({
+                  merchantId: p.merchantId,
+                  userId: signed.user.id,
+                  role: "admin",
+                  by: signed.user.id
+                })
           )
         )
         if (done._tag === "Left")

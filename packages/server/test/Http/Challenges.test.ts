@@ -67,7 +67,11 @@ describe("401 answers", () => {
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? ""
     const cookie = page.headers.get("set-cookie")?.split(";")[0] ?? ""
     const res = await server.request("POST", "/dashboard/sign-in", {
-      rawBody: new URLSearchParams({ _csrf: csrf, email: "nobody@example.mv", password: "not the password" }).toString(),
+      rawBody: new URLSearchParams({
+        _csrf: csrf,
+        email: "nobody@example.mv",
+        password: "not the password"
+      }).toString(),
       headers: { "content-type": "application/x-www-form-urlencoded", cookie }
     })
     expect(res.status).toBe(401)
