@@ -237,9 +237,9 @@ export const Invitation = (p: {
     error={p.error}
   >
     <p>
-      <Ltr>
+      <bdi dir="ltr">
         <Given text={p.email} />
-      </Ltr>
+      </bdi>
     </p>
     <form method="post" action={`${p.frame.root}/invitations/${p.token}`}>
       <Csrf token={p.frame.csrf} />
@@ -342,9 +342,9 @@ export const Team = (p: {
         ]}
         rows={p.members.map((m, i) => [
           <>
-            <Ltr>
+            <bdi dir="ltr">
               <Given text={m.email} />
-            </Ltr>
+            </bdi>
             {m.userId === p.signed.user.id ? ` (${d(lang, "you")})` : null}
           </>,
           m.role,
@@ -395,9 +395,9 @@ export const Team = (p: {
             rows={p.invitations.map((inv) => {
               const state = Person.invitationState(inv, p.now)
               return [
-                <Ltr>
+                <bdi dir="ltr">
                   <Given text={inv.email} />
-                </Ltr>,
+                </bdi>,
                 inv.role,
                 state,
                 <When at={inv.expiresAt} />,
@@ -504,7 +504,7 @@ export const Keys = (p: {
             <code>{k.keyPrefix}…</code>
           </Ltr>,
           k.kind,
-          k.scopes.join(" "),
+          <code>{k.scopes.join(" ")}</code>,
           <When at={k.createdAt} />,
           k.revokedAt === null ? null : <When at={k.revokedAt} />,
           k.revokedAt === null ? (
