@@ -419,6 +419,17 @@ describe.skipIf(!B.available)("axe-core on every page, in English and Dhivehi", 
         "account"
       ])
         await visit(`dashboard-${section}`, `/dashboard/${section}`, 200)
+      // An invitation from the Team page, and its link's page as the invited person sees it.
+      await page.goto(`${base}/dashboard/team?lang=${lang}`)
+      const invited = `invited-${lang}-${Date.now()}@example.mv`
+      await page.locator("#invite-email").fill(invited)
+      await page.locator("form[action$='/team/invitations'] button[type=submit]").click()
+      await page.locator("[role=status], .notice").first().waitFor()
+      const links = await server.ops("GET", `/ops/users/invitations?merchant_id=${s.m.id}`)
+      const link = (links.body as Array<{ email: string; link: string }>).find(
+        (i) => i.email === invited
+      )!.link
+      await visit("dashboard-invitation", new URL(link).pathname, 200)
       await visit("dashboard-mandate", `/dashboard/mandates/${s.approved}`, 200)
       const refund = `/dashboard/mandates/${s.approved}/charges/${s.charge}/refund`
       await visit("dashboard-refund", refund, 200)

@@ -20,6 +20,7 @@ import os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect, Exit, Scope } from "effect"
+import * as OTPAuth from "otpauth"
 import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as B from "../support/Browser.js"
@@ -372,6 +373,7 @@ const walk = (backend: "PGlite" | "PostgreSQL") => {
     service?: Service
     values: Values
     secretKey?: string
+    ownerPassword?: string
   } = { env: {}, values: {} }
 
   afterAll(async () => {
@@ -417,6 +419,7 @@ const walk = (backend: "PGlite" | "PostgreSQL") => {
     expect(password, `no one-time password in the start-up lines:\n${out}`).toBeDefined()
     expect(password!.length).toBeGreaterThanOrEqual(12)
     state.secretKey = secret!
+    state.ownerPassword = password!
     state.values = { "sk_test_...": secret! }
     // The second terminal: where the service is, said once, for every command after it.
     const { env } = await runBlock("env", state.env, state.values)
@@ -452,9 +455,25 @@ const walk = (backend: "PGlite" | "PostgreSQL") => {
       await page.getByRole("button", { name: "Pay" }).click()
       await page.getByRole("heading", { name: "Paid" }).waitFor()
 
+      // The printed owner's first sign-in, as the README says: a new password, then an authenticator (its
+      // code computed here from the secret the page shows, as an app would).
       await goto(`${base}/dashboard`)
-      await page.getByLabel("Secret key").fill(state.secretKey!)
+      await page.getByLabel("Email address").fill("owner@demo.laari.mv")
+      await page.getByLabel("Password").fill(state.ownerPassword!)
       await page.getByRole("button", { name: "Sign in" }).click()
+      await page.getByLabel("Current password").fill(state.ownerPassword!)
+      const chosen = "a quiet reef at low tide"
+      await page.getByLabel("New password", { exact: true }).fill(chosen)
+      await page.getByLabel("Repeat the new password").fill(chosen)
+      await page.getByRole("button", { name: "Change password" }).click()
+      const secret = (await page.locator("#totp-secret").textContent())!.trim()
+      await page
+        .getByLabel("Code")
+        .fill(
+          new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30 }).generate()
+        )
+      await page.getByRole("button", { name: "Verify" }).click()
+      await page.getByRole("link", { name: "Continue" }).click()
       await page.getByRole("heading", { name: "Mandates" }).waitFor()
       expect(await page.textContent("main")).toContain("order-1")
       await page.getByRole("link", { name: "Webhooks" }).click()
