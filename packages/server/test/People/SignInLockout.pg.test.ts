@@ -39,7 +39,12 @@ describe.skipIf(url === undefined)("sign-in lock-out across two server processes
   /** One sign-in at `server`, with a fresh visit's CSRF cookie and token: its status. */
   const attempt = async (server: TestServer.TestServer, email: string, password: string) => {
     const { csrf, token } = await People.visit(server)
-    const res = await People.post(server, "/dashboard/sign-in", { laari_csrf: csrf }, { email, password, _csrf: token })
+    const res = await People.post(
+      server,
+      "/dashboard/sign-in",
+      { laari_csrf: csrf },
+      { email, password, _csrf: token }
+    )
     await res.arrayBuffer()
     return res.status
   }
