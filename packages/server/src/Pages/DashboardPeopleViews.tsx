@@ -31,6 +31,41 @@ const Alone = (p: {
   </Page>
 )
 
+/** The code of an authenticator (or, at sign-in, a recovery code), posted to `action`. */
+const CodeForm = (p: { readonly frame: Frame; readonly action: string }) => (
+  <form method="post" action={p.action}>
+    <Csrf token={p.frame.csrf} />
+    <label for="code">{d(p.frame.lang, "code")}</label>
+    <input
+      id="code"
+      name="code"
+      type="text"
+      autocomplete="one-time-code"
+      required
+      maxlength={32}
+      dir="ltr"
+      spellcheck={false}
+    />
+    <Submit label={d(p.frame.lang, "verify")} />
+  </form>
+)
+
+/** A password field: a new one (twelve characters at least) or the current one. */
+const PasswordInput = (p: { readonly id: string; readonly label: string; readonly fresh: boolean }) => (
+  <>
+    <label for={p.id}>{p.label}</label>
+    <input
+      id={p.id}
+      name={p.id}
+      type="password"
+      autocomplete={p.fresh ? "new-password" : "current-password"}
+      required
+      minlength={p.fresh ? 12 : undefined}
+      maxlength={1024}
+    />
+  </>
+)
+
 const Submit = (p: { readonly label: string }) => (
   <div class="actions">
     <button type="submit">{p.label}</button>
@@ -65,15 +100,7 @@ export const SignIn = (p: {
         dir="ltr"
         value={p.email}
       />
-      <label for="password">{d(p.frame.lang, "password")}</label>
-      <input
-        id="password"
-        name="password"
-        type="password"
-        autocomplete="current-password"
-        required
-        maxlength={1024}
-      />
+      <PasswordInput id="password" label={d(p.frame.lang, "password")} fresh={false} />
       <Submit label={d(p.frame.lang, "signIn")} />
     </form>
   </Alone>
@@ -87,21 +114,7 @@ export const TwoFactor = (p: { readonly frame: Frame; readonly error?: string | 
     note={d(p.frame.lang, "twoFactorNote")}
     error={p.error}
   >
-    <form method="post" action={`${p.frame.root}/two-factor`}>
-      <Csrf token={p.frame.csrf} />
-      <label for="code">{d(p.frame.lang, "code")}</label>
-      <input
-        id="code"
-        name="code"
-        type="text"
-        autocomplete="one-time-code"
-        required
-        maxlength={32}
-        dir="ltr"
-        spellcheck={false}
-      />
-      <Submit label={d(p.frame.lang, "verify")} />
-    </form>
+    <CodeForm frame={p.frame} action={`${p.frame.root}/two-factor`} />
   </Alone>
 )
 
@@ -130,21 +143,7 @@ export const Enrol = (p: {
         <code id="totp-secret">{p.secret}</code>
       </Ltr>
     </p>
-    <form method="post" action={`${p.frame.root}/two-factor/enrol`}>
-      <Csrf token={p.frame.csrf} />
-      <label for="code">{d(p.frame.lang, "code")}</label>
-      <input
-        id="code"
-        name="code"
-        type="text"
-        inputmode="numeric"
-        autocomplete="one-time-code"
-        required
-        maxlength={12}
-        dir="ltr"
-      />
-      <Submit label={d(p.frame.lang, "verify")} />
-    </form>
+    <CodeForm frame={p.frame} action={`${p.frame.root}/two-factor/enrol`} />
   </Alone>
 )
 
@@ -174,35 +173,9 @@ export const RecoveryCodes = (p: { readonly frame: Frame; readonly codes: Readon
 export const PasswordForm = (p: { readonly frame: Frame }) => (
   <form method="post" action={`${p.frame.root}/password`}>
     <Csrf token={p.frame.csrf} />
-    <label for="current">{d(p.frame.lang, "currentPassword")}</label>
-    <input
-      id="current"
-      name="current"
-      type="password"
-      autocomplete="current-password"
-      required
-      maxlength={1024}
-    />
-    <label for="next">{d(p.frame.lang, "newPassword")}</label>
-    <input
-      id="next"
-      name="next"
-      type="password"
-      autocomplete="new-password"
-      required
-      minlength={12}
-      maxlength={1024}
-    />
-    <label for="repeat">{d(p.frame.lang, "repeatPassword")}</label>
-    <input
-      id="repeat"
-      name="repeat"
-      type="password"
-      autocomplete="new-password"
-      required
-      minlength={12}
-      maxlength={1024}
-    />
+    <PasswordInput id="current" label={d(p.frame.lang, "currentPassword")} fresh={false} />
+    <PasswordInput id="next" label={d(p.frame.lang, "newPassword")} fresh />
+    <PasswordInput id="repeat" label={d(p.frame.lang, "repeatPassword")} fresh />
     <Submit label={d(p.frame.lang, "changePassword")} />
   </form>
 )
@@ -243,30 +216,8 @@ export const Invitation = (p: {
     </p>
     <form method="post" action={`${p.frame.root}/invitations/${p.token}`}>
       <Csrf token={p.frame.csrf} />
-      <label for="password">{d(p.frame.lang, "password")}</label>
-      <input
-        id="password"
-        name="password"
-        type="password"
-        autocomplete={p.existing ? "current-password" : "new-password"}
-        required
-        minlength={p.existing ? undefined : 12}
-        maxlength={1024}
-      />
-      {p.existing ? null : (
-        <>
-          <label for="repeat">{d(p.frame.lang, "repeatPassword")}</label>
-          <input
-            id="repeat"
-            name="repeat"
-            type="password"
-            autocomplete="new-password"
-            required
-            minlength={12}
-            maxlength={1024}
-          />
-        </>
-      )}
+      <PasswordInput id="password" label={d(p.frame.lang, "password")} fresh={!p.existing} />
+      {p.existing ? null : <PasswordInput id="repeat" label={d(p.frame.lang, "repeatPassword")} fresh />}
       <Submit label={d(p.frame.lang, "accept")} />
     </form>
   </Alone>
