@@ -7,6 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { type Ids, type Movement, Store } from "@laari/core"
 import { type DateTime, Effect, Layer } from "effect"
 import { Column, earliest, fromDate, int, json, one, repository, rows, toDate } from "./Repository.js"
+import * as WriteBehind from "./WriteBehind.js"
 
 const movements = rows<Movement.Movement>({
   id: Column.as("id"),
@@ -52,6 +53,18 @@ const changing = [
   "posted_at"
 ] as const
 
+/**
+ * Settled states and the resolver's postponements are a set (`WriteBehind.RowSet`): a resolver's round
+ * writes a batch of them in one statement, a settlement with the rest of its writes.
+ */
+const updated = WriteBehind.updateOf(
+  "wallet_movements_updated",
+  "wallet_movements",
+  ["id", ...changing],
+  ["id"],
+  ["id"]
+)
+
 // The two-key advisory lock a cause takes on a reference its pending movements carry (apart from the
 // migrations' one-key lock and the webhook endpoints' `7_302_621`).
 const ReferenceLock = 7_302_622
@@ -59,10 +72,12 @@ const ReferenceLock = 7_302_622
 export const makeMovements = Effect.map(SqlClient.SqlClient, (sql) => {
   const fromRows = one(movements.fromRow)
   return repository({
-    insert: (m: Movement.Movement) => {
-      const row = movements.toRow(m)
-      return Effect.asVoid(sql`INSERT INTO wallet_movements ${sql.insert(row)}`)
-    },
+    // Held until the transaction's next statement or its commit (`WriteBehind`): the movement is
+    // committed pending with the rest of the transaction that decides it, before any call leaves.
+    insert: (m: Movement.Movement) =>
+      WriteBehind.hold(sql, [`movement:${m.id}`], () => [
+        { alias: "v", statement: sql`INSERT INTO wallet_movements ${sql.insert(movements.toRow(m))}` }
+      ]),
     lock: (id: string) =>
       sql`SELECT * FROM wallet_movements WHERE id = ${id} FOR UPDATE`.pipe(Effect.map(fromRows)),
     byCause: (cause: Movement.Cause, causeId: string) =>
@@ -86,8 +101,7 @@ export const makeMovements = Effect.map(SqlClient.SqlClient, (sql) => {
       }),
     update: (m: Movement.Movement) => {
       const row = movements.toRow(m)
-      const set = Object.fromEntries(changing.map((c) => [c, row[c]]))
-      return Effect.asVoid(sql`UPDATE wallet_movements SET ${sql.update(set)} WHERE id = ${m.id}`)
+      return WriteBehind.holdRows(sql, [`movement:${m.id}`], [[updated, row]])
     },
     claimDue: (now: DateTime.Utc, limit: number) =>
       sql`SELECT * FROM wallet_movements
