@@ -325,11 +325,19 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
      * posted; the cap released, the refusal's event and notice otherwise. A movement someone settled
      * first (the request and the resolver may both hold an answer) answers what it came to.
      */
-    const settle = (movementId: string, answer: Movement.Settling, by: Movement.SettledBy) =>
+    const settle = (
+      movementId: string,
+      answer: Movement.Settling,
+      by: Movement.SettledBy,
+      committed?: Movement.Movement
+    ) =>
       tx
         .withTransaction(
           Effect.gen(function* () {
             if (remote === undefined) return yield* Effect.dieMessage("no wallet connector")
+            // The mandate's lock goes with the movement's, in one round trip where the store can.
+            if (committed !== undefined && store.lockByIdAhead !== undefined)
+              yield* store.lockByIdAhead(detailOf(committed.detail).mandateId)
             return yield* settleOnce(
               remote.movements,
               movementId,

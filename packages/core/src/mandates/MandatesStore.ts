@@ -19,6 +19,11 @@ export interface MandatesStoreService extends ReferencedRepo<Mandate, MandateFil
    * before it. Optional: without it, or outside such a transaction, nothing happens.
    */
   readonly lockAhead?: (tenant: Tenant, lookup: Lookup) => Effect.Effect<void>
+  /**
+   * Says that the current transaction will soon lock this mandate by id (`lockById`), after its next
+   * statement and before writing the mandate: like `lockAhead`, optional, and nothing happens without it.
+   */
+  readonly lockByIdAhead?: (id: string) => Effect.Effect<void>
   /** Any tenant's mandate by id, locked; for the customer's side (approval), which has no tenant. */
   readonly lockById: (id: string) => Effect.Effect<Mandate | undefined, ServiceUnavailable>
   /** Customer-side listing: the mandates bound to a wallet, newest first. */

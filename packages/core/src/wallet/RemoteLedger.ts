@@ -115,12 +115,18 @@ export interface Pending<A, E = never, R = never> {
 
 /**
  * The two steps of `movement` in `remote`, settled by a cause's `settle` (the resolver's too), whose
- * value is the outcome: the cause's result, or its refusal.
+ * value is the outcome: the cause's result, or its refusal. `settle` is given the movement as it was
+ * committed, so a cause may announce what its settlement will lock (the resolver knows only the id).
  */
 export const pending = <A, E1, E2, R>(
   remote: { readonly ledger: RemoteLedgerService } | undefined,
   movement: Movement,
-  settle: (id: string, answer: Settling, by: SettledBy) => Effect.Effect<Effect.Effect<A, E1>, E2, R>
+  settle: (
+    id: string,
+    answer: Settling,
+    by: SettledBy,
+    committed: Movement
+  ) => Effect.Effect<Effect.Effect<A, E1>, E2, R>
 ): Pending<A, E1 | E2, R> => ({
   send:
     remote === undefined
@@ -132,7 +138,7 @@ export const pending = <A, E1, E2, R>(
               ? Effect.fail(PaymentOutcomeUnknown.forPayment())
               : Effect.succeed(answer)
         ),
-  settle: (answer) => Effect.flatten(settle(movement.id, answer, "answer"))
+  settle: (answer) => Effect.flatten(settle(movement.id, answer, "answer", movement))
 })
 
 /** Both steps, one after the other. */

@@ -87,6 +87,15 @@ export const makeMandates = Effect.map(SqlClient.SqlClient, (sql) => {
     return key === undefined ? Effect.void : WriteBehind.Ahead.send(lockStatement(tenant, key))
   }
 
+  // A settlement's lock of its charge's mandate, sent with the movement's lock: it reads the one row,
+  // so the movement's settled state held meanwhile does not stop its answer being served.
+  const lockByIdAhead = (id: string): Effect.Effect<void> => {
+    const statement = table.lockByIdStatement(id)
+    return statement === undefined
+      ? Effect.void
+      : WriteBehind.Ahead.send(statement, [`mandate:${id}`, `mandate:${id.toLowerCase()}`])
+  }
+
   const repo = repository({
     insert: (m: Mandate.Mandate) => table.insertUnlessTaken(mandates.toRow(m), m.reference),
 
@@ -126,7 +135,7 @@ export const makeMandates = Effect.map(SqlClient.SqlClient, (sql) => {
         (SELECT min(expires_at) FROM mandates WHERE status IN ('ACTIVE', 'SUSPENDED'))
       ) AS at`.pipe(Effect.map(earliest))
   })
-  return { ...repo, lockAhead }
+  return { ...repo, lockAhead, lockByIdAhead }
 })
 
 export const mandatesLayer: Layer.Layer<Store.MandatesStore, never, SqlClient.SqlClient> = Layer.effect(

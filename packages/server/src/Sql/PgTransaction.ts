@@ -6,7 +6,8 @@
  * - BEGIN is not sent alone: it goes, in one batch (`PgBatch`), with the transaction's first statement;
  * - the held writes go with the statement that needs them flushed, as today, but in the same batch;
  * - a statement announced ahead (`WriteBehind.Ahead`: the charge's lock) goes after the next one, in
- *   its batch, and answers the statement after it if that is the same;
+ *   its batch, and answers the statement after it if that is the same (with no write held meanwhile
+ *   on a row it read);
  * - at the end, the writes still held and COMMIT go as one batch.
  *
  * The statements run in the order they were issued, each after the one before it completed, as when
@@ -122,7 +123,7 @@ class Transaction {
       this.kept = undefined
       if (
         kept !== undefined &&
-        WriteBehind.isEmpty(this.buffer) &&
+        WriteBehind.untouched(this.buffer, kept.statement) &&
         this.queued.every((q) => q.mark) &&
         sameStatement(kept.statement, statement)
       )

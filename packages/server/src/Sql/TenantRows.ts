@@ -24,6 +24,8 @@ export interface TenantRows<A> {
   readonly findById: (tenant: Ids.Tenant, id: string) => Effect.Effect<A | undefined, SqlError>
   /** Any tenant's row with this id, locked: for work that already holds the id (webhooks, renewals, sweeps). */
   readonly lockById: (id: string) => Effect.Effect<A | undefined, SqlError>
+  /** `lockById`'s statement, to announce ahead (`WriteBehind.Ahead`); `undefined` for an id no row has. */
+  readonly lockByIdStatement: (id: string) => Statement.Statement<Row> | undefined
   /**
    * A page of the tenant's rows, newest first: those with the filter's `status` and `reference` where it
    * names them, and meeting every condition of `where`.
@@ -52,6 +54,8 @@ export const make = <A>(sql: SqlClient.SqlClient, table: string, fromRow: (row: 
     sql`merchant_id = ${tenant.merchantId} AND environment = ${tenant.environment}`
   const none = Effect.succeed(undefined)
   const all = Effect.map((rows: ReadonlyArray<Row>) => rows.map(fromRow))
+  const lockByIdStatement = (id: string) =>
+    Ids.isUuid(id) ? sql`SELECT * FROM ${name} WHERE id = ${id.toLowerCase()} FOR UPDATE` : undefined
   return {
     find: (tenant, lookup, options) => {
       const key = lookupKey(sql, lookup)
@@ -65,10 +69,11 @@ export const make = <A>(sql: SqlClient.SqlClient, table: string, fromRow: (row: 
             Effect.map(one(fromRow))
           )
         : none,
-    lockById: (id) =>
-      Ids.isUuid(id)
-        ? sql`SELECT * FROM ${name} WHERE id = ${id.toLowerCase()} FOR UPDATE`.pipe(Effect.map(one(fromRow)))
-        : none,
+    lockById: (id) => {
+      const statement = lockByIdStatement(id)
+      return statement === undefined ? none : statement.pipe(Effect.map(one(fromRow)))
+    },
+    lockByIdStatement,
     list: (tenant, filter, where = []) => {
       if (!Ids.isUuid(tenant.merchantId)) return Effect.succeed([])
       if (filter.reference !== undefined && !isStorable(filter.reference)) return Effect.succeed([])

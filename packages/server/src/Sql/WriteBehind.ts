@@ -67,7 +67,19 @@ interface Buffer {
 export interface AheadStatement {
   readonly text: string
   readonly params: ReadonlyArray<unknown>
+  /**
+   * The keys (as writes name them, `hold`) of every row the statement reads, when they are known: a
+   * held write that names none of them cannot change its answer.
+   */
+  readonly reads?: ReadonlyArray<string> | undefined
 }
+
+/**
+ * Whether a statement announced ahead still answers as if run now: nothing held, or, where the rows it
+ * reads are known, no held write names one of them.
+ */
+export const untouched = (buffer: Buffer, statement: AheadStatement): boolean =>
+  isEmpty(buffer) || statement.reads?.every((key) => !buffer.keys.has(key)) === true
 
 export const emptyBuffer = (options?: { readonly pipelined?: boolean }): Buffer => ({
   parts: [],
@@ -434,14 +446,17 @@ export const Locked = {
  * parameters) with nothing written in between, else dropped (it ran; what it locked stays locked). It
  * only runs earlier, in the same transaction, with none of the transaction's statements between: the
  * same outcome as running it when asked. Elsewhere (one statement a round trip), announcing does nothing.
+ *
+ * `reads`, the keys of the rows the statement reads (a lock by primary key reads one row), lets its
+ * answer be served after writes held meanwhile that name other rows (`untouched`).
  */
 export const Ahead = {
-  send: (statement: Statement.Statement<unknown>): Effect.Effect<void> =>
+  send: (statement: Statement.Statement<unknown>, reads?: ReadonlyArray<string>): Effect.Effect<void> =>
     Effect.flatMap(Effect.serviceOption(Pending), (pending) =>
       Effect.sync(() => {
         if (Option.isNone(pending) || !pending.value.pipelined) return
         const [text, params] = statement.compile()
-        pending.value.ahead = { text, params }
+        pending.value.ahead = { text, params, reads }
       })
     )
 }
