@@ -76,27 +76,27 @@ export class KeyedCommands extends Effect.Service<KeyedCommands>()("laari/KeyedC
     /**
      * Replaces the answer stored under `scope`'s key with the one `outcome` comes to: a first run answered
      * before its outcome was known (a payment pending in the wallet provider's core), now known. `outcome`
-     * runs in the same transaction, so a settlement and the answer stored for it commit together. Waits
-     * for the key's row like a duplicate; one still held past the bound is left as it is (the next retry
-     * rewrites it), the outcome's writes committed all the same.
+     * runs in the same transaction, so a settlement and the answer stored for it commit together. The
+     * key's row was committed by that first run (the purge takes rows days old), so storing the answer
+     * is the write alone, held with the outcome's writes (`complete`): it waits for the row like a
+     * duplicate's claim, and past the store's bounded wait the transaction fails, the outcome's writes
+     * with it (a settlement the resolver then makes, a retry under the key finding it).
      */
     const rewriteWith = <A, E, R>(
       scope: Idempotency.Scope,
-      fingerprint: string,
       outcome: Effect.Effect<{ readonly response: Idempotency.StoredResponse; readonly result: A }, E, R>
     ) =>
       tx.withTransaction(
         Effect.gen(function* () {
           const kept = yield* outcome
-          const claim = yield* store.claim(scope, fingerprint, yield* DateTime.now)
-          if (claim._tag !== "Busy") yield* store.complete(scope, kept.response)
+          yield* store.complete(scope, kept.response)
           return kept.result
         })
       )
 
     /** `rewriteWith` of an answer already known. */
-    const rewrite = (scope: Idempotency.Scope, fingerprint: string, response: Idempotency.StoredResponse) =>
-      rewriteWith(scope, fingerprint, Effect.succeed({ response, result: undefined }))
+    const rewrite = (scope: Idempotency.Scope, response: Idempotency.StoredResponse) =>
+      rewriteWith(scope, Effect.succeed({ response, result: undefined }))
 
     return { once, rewrite, rewriteWith } as const
   })

@@ -238,7 +238,7 @@ export const idempotent = <A, E, R>(
      */
     const settled = (outcome: Either.Either<A, Failure>) =>
       Effect.flatMap(encode(outcome), (kept) =>
-        Effect.as(keyed.rewrite(scope, fingerprint, kept.response), kept.result as Outcome)
+        Effect.as(keyed.rewrite(scope, kept.response), kept.result as Outcome)
       )
 
     const aborted = <X, R2>(effect: Effect.Effect<Outcome, X | Abort<Failure>, R2>) =>
@@ -260,7 +260,6 @@ export const idempotent = <A, E, R>(
       return yield* yield* keyed
         .rewriteWith(
           scope,
-          fingerprint,
           Effect.map(answered, (kept) => ({ response: kept.response, result: kept.result as Outcome }))
         )
         .pipe(aborted)
