@@ -104,10 +104,22 @@ const parse = (text: string): unknown => {
   }
 }
 
-const decoded = <A, I>(schema: Schema.Schema<A, I>, body: unknown): Either.Either<A, string> =>
-  Either.mapLeft(Schema.decodeUnknownEither(schema, { errors: "all" })(body), (e) =>
-    ParseResult.TreeFormatter.formatErrorSync(e)
-  )
+/** A schema's decoder of a body, made once: an error as the text `Unknown` carries. */
+const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema, { errors: "all" })
+  return (body: unknown): Either.Either<A, string> =>
+    Either.mapLeft(decode(body), (e) => ParseResult.TreeFormatter.formatErrorSync(e))
+}
+
+const decodeError = decoder(Connector.ErrorBody)
+const decodeWallet = decoder(Connector.Wallet)
+const decodePosted = decoder(Connector.Posted)
+// A repeat's answer: the first one, or the cancel that got there before it.
+const decodeRepeat = decoder(Schema.Union(Connector.Posted, Connector.Cancelled))
+const decodeRefused = decoder(Connector.Refused)
+const decodeTransfer = decoder(Connector.Transfer)
+const decodeCancel = decoder(Connector.CancelAnswer)
+const decodeStatement = decoder(Connector.StatementPage)
 
 /** An answer the protocol does not define for this call, as the cause of `Unknown`. */
 const unexpected = (answer: Answer, what: string): Unknown =>
@@ -127,7 +139,7 @@ const undecodable = (answer: Answer, what: string, error: string): Unknown =>
 /** `404` with the protocol's `not_found` body; any other 404 (a proxy's, a wrong URL's) is not the core's. */
 const isNotFound = (answer: Answer): boolean =>
   answer.status === 404 &&
-  Either.match(decoded(Connector.ErrorBody, answer.body), {
+  Either.match(decodeError(answer.body), {
     onLeft: () => false,
     onRight: (e) => e.code === "not_found"
   })
@@ -206,7 +218,7 @@ export const make = (config: ClientConfig) =>
     const walletAt = (request: HttpClientRequest.HttpClientRequest, what: string) =>
       Effect.flatMap(call(request, what), (answer) => {
         if (answer.status === 200)
-          return Either.match(decoded(Connector.Wallet, answer.body), {
+          return Either.match(decodeWallet(answer.body), {
             onLeft: (error) => Effect.fail(undecodable(answer, what, error)),
             onRight: (wallet) => Effect.succeed(Option.some(wallet))
           })
@@ -234,25 +246,13 @@ export const make = (config: ClientConfig) =>
           Effect.flatMap((answer): Effect.Effect<TransferOutcome, TransferConflict> => {
             switch (answer.status) {
               case 201:
-                return Effect.succeed(
-                  aboutTransfer(answer, what, request.id, decoded(Connector.Posted, answer.body))
-                )
+                return Effect.succeed(aboutTransfer(answer, what, request.id, decodePosted(answer.body)))
               case 200:
-                return Effect.succeed(
-                  aboutTransfer(
-                    answer,
-                    what,
-                    request.id,
-
-                    decoded(Schema.Union(Connector.Posted, Connector.Cancelled), answer.body)
-                  )
-                )
+                return Effect.succeed(aboutTransfer(answer, what, request.id, decodeRepeat(answer.body)))
               case 422:
-                return Effect.succeed(
-                  aboutTransfer(answer, what, request.id, decoded(Connector.Refused, answer.body))
-                )
+                return Effect.succeed(aboutTransfer(answer, what, request.id, decodeRefused(answer.body)))
               case 409:
-                return Either.match(decoded(Connector.ErrorBody, answer.body), {
+                return Either.match(decodeError(answer.body), {
                   onLeft: (error) => Effect.succeed(undecodable(answer, what, error)),
                   onRight: (e) =>
                     e.code === "conflict"
@@ -277,8 +277,7 @@ export const make = (config: ClientConfig) =>
         const what = `GET /transfers/${id}`
         return call(get(`/transfers/${encodeURIComponent(id)}`), what).pipe(
           Effect.map((answer): StatusOutcome => {
-            if (answer.status === 200)
-              return aboutTransfer(answer, what, id, decoded(Connector.Transfer, answer.body))
+            if (answer.status === 200) return aboutTransfer(answer, what, id, decodeTransfer(answer.body))
             if (isNotFound(answer)) return new NotTaken({ id })
             return unexpected(answer, what)
           }),
@@ -291,7 +290,7 @@ export const make = (config: ClientConfig) =>
         return call(HttpClientRequest.post(`${base}/transfers/${encodeURIComponent(id)}/cancel`), what).pipe(
           Effect.map((answer): CancelOutcome => {
             if (answer.status !== 200) return unexpected(answer, what)
-            return Either.match(decoded(Connector.CancelAnswer, answer.body), {
+            return Either.match(decodeCancel(answer.body), {
               onLeft: (error) => undecodable(answer, what, error),
               onRight: ({ status }) =>
                 status === "cancelled"
@@ -318,7 +317,7 @@ export const make = (config: ClientConfig) =>
           (answer) =>
             answer.status !== 200
               ? Effect.fail(unexpected(answer, what))
-              : Either.match(decoded(Connector.StatementPage, answer.body), {
+              : Either.match(decodeStatement(answer.body), {
                   onLeft: (error) => Effect.fail(undecodable(answer, what, error)),
                   onRight: Effect.succeed
                 })
