@@ -209,16 +209,18 @@ const make = (faults: Faults) =>
         Effect.map((rows) => (rows[0] ? transferRow(rows[0]) : undefined))
       )
 
-    /** Books a transfer's entries and moves the balances; the database checks both rules at commit. */
+    /**
+     * Books a transfer's entries and moves each wallet's balance by its entries, in one statement; the
+     * database checks both rules (no balance below zero, the entries balanced at commit).
+     */
     const move = (id: string, r: Parameters<typeof entriesOf>[1]) =>
-      Effect.gen(function* () {
-        const entries = entriesOf(id, r)
-        yield* sql`INSERT INTO entries ${sql.insert(entries)}`
-        for (const e of entries) {
-          const delta = e.side === "debit" ? -e.amount : e.amount
-          yield* sql`UPDATE wallets SET balance = balance + ${delta} WHERE id = ${e.wallet_id}`
-        }
-      })
+      Effect.asVoid(sql`WITH booked AS (
+          INSERT INTO entries ${sql.insert(entriesOf(id, r))} RETURNING wallet_id, side, amount
+        ), moved AS (
+          SELECT wallet_id, sum(CASE side WHEN 'debit' THEN -amount ELSE amount END) AS delta
+          FROM booked GROUP BY wallet_id
+        )
+        UPDATE wallets SET balance = balance + moved.delta FROM moved WHERE wallets.id = moved.wallet_id`)
 
     /** An id seen before: a cancelled id stays cancelled, the same body gets the first answer, another a 409. */
     const repeat = (first: TransferRow, hash: string) =>
