@@ -44,11 +44,14 @@ export class Resolver extends Effect.Service<Resolver>()("laari/Resolver", {
       yield* Effect.serviceOption(MovementsStore)
     )
 
-    /** Settles `movement` through its cause. */
+    /**
+     * Settles `movement` through its cause. A charge is given the movement as claimed: what its
+     * settlement locks besides the movement (the mandate) is named in it and never changes.
+     */
     const settle = (movement: Movement.Movement, answer: Movement.Settling, by: Movement.SettledBy) => {
       switch (movement.cause) {
         case "mandate-charge":
-          return Effect.asVoid(charges.settle(movement.id, answer, by))
+          return Effect.asVoid(charges.settle(movement.id, answer, by, movement))
         case "invoice":
           return billing.settle(movement.id, answer, by)
         case "qr-payment":

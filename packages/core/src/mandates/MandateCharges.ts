@@ -323,7 +323,8 @@ export class MandateCharges extends Effect.Service<MandateCharges>()("laari/Mand
     /**
      * Settles a charge's movement with the core's answer, once: the charge, its event and notice when
      * posted; the cap released, the refusal's event and notice otherwise. A movement someone settled
-     * first (the request and the resolver may both hold an answer) answers what it came to.
+     * first (the request and the resolver may both hold an answer) answers what it came to. `committed`,
+     * the movement as its caller holds it (the request, the resolver's claim), names the mandate to lock.
      */
     const settle = (
       movementId: string,
