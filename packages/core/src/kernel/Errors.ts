@@ -34,11 +34,12 @@ export class OutcomeUnknown extends ServiceUnavailable {
  * settled outcome once it is known and never moves the money twice.
  */
 export class PaymentOutcomeUnknown extends OutcomeUnknown {
+  /** What the merchant is told: the same words whichever payment it was. */
+  static readonly paymentMessage =
+    "The wallet provider did not answer in time, so whether this payment went through is not known yet; laari is finding out and settles it within minutes. Retry with the same Idempotency-Key: the retry answers the outcome once it is known and never pays twice. Do not retry with a new key"
+
   static forPayment(): PaymentOutcomeUnknown {
-    return new PaymentOutcomeUnknown({
-      message:
-        "The wallet provider did not answer in time, so whether this payment went through is not known yet; laari is finding out and settles it within minutes. Retry with the same Idempotency-Key: the retry answers the outcome once it is known and never pays twice. Do not retry with a new key"
-    })
+    return new PaymentOutcomeUnknown({ message: PaymentOutcomeUnknown.paymentMessage })
   }
 }
 

@@ -41,7 +41,7 @@ export class Later extends Errors.PaymentOutcomeUnknown {
     readonly movementId: string,
     readonly steps: RemoteLedger.Pending<unknown, unknown>
   ) {
-    super({ message: Errors.PaymentOutcomeUnknown.forPayment().message })
+    super({ message: Errors.PaymentOutcomeUnknown.paymentMessage })
   }
 
   /** Both steps, for a request without a key. */
