@@ -374,6 +374,42 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)(
         ])
       })
 
+      it("announced with the rows it reads, is still served after a held write that names none of them, and not after one that does", async () => {
+        await run(Effect.flatMap(SqlClient.SqlClient, (sql) => held(sql, "ahead-reads", 4)))
+        const update = (sql: SqlClient.SqlClient, id: string, n: number) =>
+          WriteBehind.hold(sql, [`pt:${id}`], () => [
+            { alias: "u", statement: sql`UPDATE pt_rows SET n = ${n} WHERE id = ${id}` }
+          ])
+        // A settlement's shape: the movement's lock, the mandate's announced with it, the movement's write held.
+        const elsewhere = await tripsOf((sql) =>
+          Effect.gen(function* () {
+            yield* WriteBehind.Ahead.send(lock(sql, "ahead-reads"), ["pt:ahead-reads"])
+            yield* claim(sql, "ahead-reads-claim-1")
+            yield* update(sql, "ahead-reads-claim-1", 1)
+            return yield* lock(sql, "ahead-reads")
+          })
+        )
+        expect(elsewhere.exit).toEqual(Exit.succeed([{ id: "ahead-reads", n: 4 }]))
+        expect(elsewhere.trips).toEqual([
+          ["BEGIN", "INSERT INTO", "SELECT id,"],
+          ["WITH w0_u", "COMMIT"]
+        ])
+        const same = await tripsOf((sql) =>
+          Effect.gen(function* () {
+            yield* WriteBehind.Ahead.send(lock(sql, "ahead-reads"), ["pt:ahead-reads"])
+            yield* claim(sql, "ahead-reads-claim-2")
+            yield* update(sql, "ahead-reads", 9)
+            return yield* lock(sql, "ahead-reads")
+          })
+        )
+        expect(same.exit).toEqual(Exit.succeed([{ id: "ahead-reads", n: 9 }]))
+        expect(same.trips).toEqual([
+          ["BEGIN", "INSERT INTO", "SELECT id,"],
+          ["WITH w0_u", "SELECT id,"],
+          ["COMMIT"]
+        ])
+      })
+
       it("its failure is the failure of what comes after it, or of COMMIT: rolled back, nothing kept", async () => {
         await run(Effect.flatMap(SqlClient.SqlClient, (sql) => held(sql, "ahead-f", 1)))
         // Division by zero, at run time: parsed and planned fine, failing only where it runs.
