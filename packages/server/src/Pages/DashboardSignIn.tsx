@@ -166,6 +166,13 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
       )
     )
 
+    /**
+     * Whether the session may set up an authenticator: at the `enrol` step, or signed in without one. An
+     * authenticator already enrolled is not replaced from a session alone, which may have been taken.
+     */
+    const mayEnrol = (found: { readonly session: Person.Session; readonly user: Person.User }) =>
+      found.session.stage === "enrol" || (found.session.stage === "full" && !found.user.twoFactor)
+
     /** The enrolment page with a new secret (each visit a new one, until one is confirmed). */
     const enrolPage = (
       v: Visit,
@@ -190,7 +197,7 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
         Effect.flatMap(visit, (v) =>
           Effect.map(
             step("any", (v, token, found) =>
-              found.session.stage === "enrol" || found.session.stage === "full"
+              mayEnrol(found)
                 ? enrolPage(v, token, found)
                 : Effect.succeed(redirect(stagePath(root, found.session.stage)))
             )(v),
@@ -204,8 +211,7 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
       posted(
         step("any", (v, token, found) =>
           Effect.gen(function* () {
-            if (found.session.stage !== "enrol" && found.session.stage !== "full")
-              return redirect(stagePath(root, found.session.stage))
+            if (!mayEnrol(found)) return redirect(stagePath(root, found.session.stage))
             const code = ((yield* form)("code") ?? "").trim().slice(0, 12)
             const checked = yield* guarded(found.user.email, refusedAs(people.confirmEnrolment(token, code)))
             if (checked._tag === "Locked") return lockedPage(v, checked.decision.retryAfterSeconds)

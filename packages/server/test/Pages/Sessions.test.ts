@@ -128,6 +128,20 @@ for (const backend of serverBackends)
       )
       expect(ok.status).toBe(303)
       expect(await opens(cookieOf(ok, "laari_dashboard")!)).toBe(true)
+      // An authenticator enrolled is not replaced from a session alone.
+      const full = cookieOf(ok, "laari_dashboard")!
+      const enrol = await People.get(server, "/dashboard/two-factor/enrol", { laari_dashboard: full })
+      expect(enrol.status).toBe(303)
+      expect(enrol.headers.get("location")).toMatch(/\/dashboard\/mandates$/)
+      const replaced = await post(
+        "/dashboard/two-factor/enrol",
+        { laari_csrf: csrf, laari_dashboard: full },
+        {
+          code: "123456",
+          _csrf: token
+        }
+      )
+      expect(replaced.status).toBe(303)
       const again = await passwordStep()
       const replay = await post(
         "/dashboard/two-factor",
