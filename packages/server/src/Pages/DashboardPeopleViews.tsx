@@ -7,7 +7,7 @@ import { type ApiKey, Person, Role } from "@laari/core"
 import type { DateTime } from "effect"
 import type { ComponentChildren } from "preact"
 import type { Signed } from "./DashboardAccess.js"
-import { d } from "./DashboardText.js"
+import { d, dn } from "./DashboardText.js"
 import { type Frame, Table } from "./DashboardViews.js"
 import { Csrf, Given, Ltr, Messages, Page, When } from "./Html.js"
 
@@ -16,6 +16,8 @@ const Alone = (p: {
   readonly frame: Frame
   readonly path: string
   readonly title: string
+  /** The heading, when it holds more than the title's text (a name someone gave). */
+  readonly heading?: ComponentChildren
   readonly note?: string | undefined
   readonly notice?: string | undefined
   readonly error?: string | undefined
@@ -23,7 +25,7 @@ const Alone = (p: {
 }) => (
   <Page lang={p.frame.lang} title={p.title} path={p.path} assets={p.frame.assets}>
     <section class="card" aria-labelledby="heading">
-      <h1 id="heading">{p.title}</h1>
+      <h1 id="heading">{p.heading ?? p.title}</h1>
       {p.note === undefined ? null : <p class="note">{p.note}</p>}
       <Messages notice={p.notice} error={p.error} />
       {p.children}
@@ -206,6 +208,7 @@ export const Invitation = (p: {
     frame={p.frame}
     path={`${p.frame.root}/invitations/${p.token}`}
     title={d(p.frame.lang, "invitationTitle", { merchant: p.merchant })}
+    heading={dn(p.frame.lang, "invitationTitle", { merchant: <Given text={p.merchant} /> })}
     note={d(p.frame.lang, p.existing ? "invitationExisting" : "invitationNote", { role: p.role })}
     error={p.error}
   >
