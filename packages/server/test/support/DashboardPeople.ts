@@ -94,7 +94,7 @@ export const signIn = async (
   server: TestServer.TestServer,
   merchantId: string,
   role: string,
-  options: { readonly enrol?: boolean } = {}
+  options: { readonly enrol?: boolean; readonly environment?: "test" | "live" } = {}
 ): Promise<SignedInPerson> => {
   const made = await create(server, merchantId, role)
   const { csrf, token } = await visit(server)
@@ -144,6 +144,19 @@ export const signIn = async (
     session = cookieOf(res, "laari_dashboard")!
   } else {
     expect(res.headers.get("location")).toMatch(/\/dashboard\/mandates$/)
+  }
+  if (options.environment === "live") {
+    res = await post(
+      server,
+      "/dashboard/switch",
+      { laari_csrf: csrf, laari_dashboard: session },
+      {
+        to: `${merchantId}:live`,
+        _csrf: token
+      }
+    )
+    expect(res.status).toBe(303)
+    session = cookieOf(res, "laari_dashboard")!
   }
   return {
     userId: made.userId,
