@@ -7,6 +7,7 @@
 import type { Page } from "playwright-core"
 import { describe, expect, it, vi } from "vitest"
 import * as B from "../support/Browser.js"
+import * as People from "../support/DashboardPeople.js"
 import * as F from "../support/Fixtures.js"
 import { lastCode, liveMerchant, newPage, server, start } from "../support/HostedPages.js"
 
@@ -159,9 +160,8 @@ describe.skipIf(!B.available)("wallet app", () => {
     expect(refund.status, refund.text).toBe(201)
     // The invoice through the dashboard's confirmation step.
     const { page } = await newPage()
-    await page.goto(`${server.baseUrl}/dashboard/subscriptions/${subscriptionId}`)
-    await page.getByLabel("Secret key").fill(m.live)
-    await page.getByRole("button", { name: "Sign in" }).click()
+    const finance = await People.signIn(server, m.id, "finance", { environment: "live" })
+    await page.context().addCookies(People.browserCookies(server.baseUrl, finance))
     await page.goto(`${server.baseUrl}/dashboard/subscriptions/${subscriptionId}`)
     await page.getByRole("link", { name: /^Refund: / }).click()
     await page.getByRole("heading", { name: "Refund an invoice" }).waitFor()
