@@ -68,8 +68,11 @@ export const listen = (channel: string): Effect.Effect<Stream.Stream<string>> =>
     if (Option.isSome(lite))
       return Stream.asyncPush<string>((emit) =>
         Effect.acquireRelease(
-          Effect.promise(() => lite.value.pglite.listen(channel, (payload) => emit.single(payload))),
-          (unsubscribe) => Effect.promise(() => unsubscribe())
+          // Under the client's permit: a LISTEN sent during a batch would take part of its answer.
+          lite.value.exclusive(
+            Effect.promise(() => lite.value.pglite.listen(channel, (payload) => emit.single(payload)))
+          ),
+          (unsubscribe) => lite.value.exclusive(Effect.promise(() => unsubscribe()))
         )
       )
     return Stream.never

@@ -145,7 +145,16 @@ describe("the service with OTEL_EXPORTER_OTLP_ENDPOINT", { timeout: 60_000 }, ()
   })
 
   it("a charge is one trace: the request's span, the service's span under it, and its SQL", async () => {
-    const key = /sandbox secret key: +(sk_test_\w+)/.exec(server.stdout())![1]!
+    // Healthy before the first start has seeded and printed its lines: the key is awaited.
+    const printed = async () => {
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+        const found = /sandbox secret key: +(sk_test_\w+)/.exec(server.stdout())
+        if (found !== null) return found[1]!
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      throw new Error(`no sandbox secret key printed:\n${server.stdout()}`)
+    }
+    const key = await printed()
     const post = (path: string, body: unknown) =>
       fetch(`${server.baseUrl}${path}`, {
         method: "POST",

@@ -64,6 +64,11 @@ export interface PgliteClient extends SqlClient.SqlClient {
   readonly pglite: PGlite
   /** This instance's one session for the Transactor's transactions (`PgTransaction`), under the client's permit. */
   readonly sessions: PgBatch.Sessions
+  /**
+   * `effect`, a use of `pglite` itself (a `LISTEN`), under the client's permit: PGlite is one session,
+   * and a call made beside a batch under way would mix its messages with the batch's.
+   */
+  readonly exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
 export const PgliteClient = Context.GenericTag<PgliteClient>("@laari/server/Sql/Pglite/PgliteClient")
@@ -201,7 +206,7 @@ export const make = (
       interruptible: true
     }
 
-    return Object.assign(client, { config: options, pglite, sessions })
+    return Object.assign(client, { config: options, pglite, sessions, exclusive: semaphore.withPermits(1) })
   })
 
 /** Provides `SqlClient`, `PgliteClient` and `PgBatch.BatchSessions`; Reactivity is included. */
