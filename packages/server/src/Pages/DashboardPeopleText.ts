@@ -41,6 +41,8 @@ export const en = {
   invite: "Invite",
   inviteTitle: "Invite a team member",
   invited: "Invitation sent to {email}. The link works once, for 72 hours.",
+  invitedByHand:
+    "Invitation made for {email}. No notification channel is set (LAARI_NOTIFY_URL), so give them this link yourself; it works once, for 72 hours, and is shown only now: {link}",
   invitations: "Invitations",
   state: "State",
   revoke: "Revoke",
@@ -129,6 +131,8 @@ export const dv: typeof en = {
   invite: "ދައުވަތު ދޭ",
   inviteTitle: "ޓީމު މެމްބަރަކަށް ދައުވަތު ދެއްވާ",
   invited: "{email} އަށް ދައުވަތު ފޮނުވިއްޖެ. ލިންކު ބޭނުންކުރެވޭނީ އެއް ފަހަރު، 72 ގަޑިއިރު ތެރޭ.",
+  invitedByHand:
+    "{email} އަށް ދައުވަތު ހެދިއްޖެ. ނޮޓިފިކޭޝަން ޗެނަލެއް ނެތް (LAARI_NOTIFY_URL)، އެހެންކަމުން މި ލިންކު ތިޔަބޭފުޅާ އަމިއްލައަށް ދެއްވާ؛ ބޭނުންކުރެވޭނީ އެއް ފަހަރު، 72 ގަޑިއިރު ތެރޭ، އަދި ދައްކަނީ މިހާރު އެކަނި: {link}",
   invitations: "ދައުވަތުތައް",
   state: "ހާލަތު",
   revoke: "ބާތިލުކުރޭ",

@@ -7,6 +7,7 @@ import type * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { ApiKeys, Ids, Person, Role } from "@laari/core"
 import { type Context, DateTime, Effect, Schema } from "effect"
+import * as Notify from "../Notify/Delivery.js"
 import { ServerConfigTag } from "../Platform/Config.js"
 import type { Kit, Signed, Visit } from "./DashboardKit.js"
 import * as P from "./DashboardPeopleViews.js"
@@ -20,6 +21,8 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
     const { root, people, pages, frame, at, section, idParam } = kit
     const keys = yield* ApiKeys.ApiKeys
     const base = (yield* ServerConfigTag).baseUrl.replace(/\/+$/, "")
+    const notify = yield* Notify.Notify
+    const linkOf = (token: string) => `${base}/dashboard/invitations/${token}`
 
     const query = Effect.map(
       HttpServerRequest.HttpServerRequest,
@@ -76,12 +79,18 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
             email,
             role: role.value,
             by: signed.user.id,
-            link: (token) => `${base}/dashboard/invitations/${token}`
+            link: linkOf
           })
         )
         if (invited._tag === "Left")
           return yield* teamPage({ error: problemOf(invited.left).text }, 422)(v, p, signed)
-        return yield* teamPage({ notice: d(v.lang, "invited", { email: invited.right.invitation.email }) })(
+        const to = invited.right.invitation.email
+        // Without a notification channel nothing sends the link: the inviter is shown it, once.
+        const notice =
+          notify.channel === undefined
+            ? d(v.lang, "invitedByHand", { email: to, link: linkOf(invited.right.token) })
+            : d(v.lang, "invited", { email: to })
+        return yield* teamPage({ notice })(
           v,
           p,
           signed

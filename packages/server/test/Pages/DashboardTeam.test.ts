@@ -43,11 +43,18 @@ describe.skipIf(!B.available)("a merchant's team", () => {
     await page.getByLabel("Email address").fill(email)
     await page.locator("#invite-role").selectOption("finance")
     await page.getByRole("button", { name: "Invite", exact: true }).click()
-    await page.getByText(`Invitation sent to ${email}.`).waitFor()
+    // No notification channel on this server: the inviter is shown the link, once, to hand over.
+    await page.getByText(`Invitation made for ${email}.`, { exact: false }).waitFor()
     await B.capture(page, "dashboard-team")
+    const shown = /http\S+\/dashboard\/invitations\/[A-Za-z0-9_-]{43}/.exec((await page.textContent("main"))!)![0]
+    // The same link as a development start reads for the operator.
     const pending = await server.ops("GET", `/ops/users/invitations?merchant_id=${m.id}`)
     expect(pending.status, pending.text).toBe(200)
     const link = (pending.body as Array<{ email: string; link: string }>).find((i) => i.email === email)!.link
+    expect(shown).toBe(link)
+    // Shown only in the answer to the invitation: not on the team page again.
+    await page.goto(`${server.baseUrl}/dashboard/team`)
+    expect(await page.textContent("main")).not.toContain(link)
     const path = new URL(link).pathname
 
     // The new member: the link, a password (a common one refused), then sign-in.
