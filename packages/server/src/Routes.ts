@@ -37,6 +37,7 @@ import { OpsLive } from "./Ops/Http.js"
 import { OpsUsersApi } from "./Ops/UsersApi.js"
 import { OpsUsersLive } from "./Ops/UsersHttp.js"
 import * as CustomerPages from "./Pages/Customer.js"
+import * as ConsolePages from "./Pages/Console.js"
 import * as DashboardPages from "./Pages/Dashboard.js"
 import * as HomePage from "./Pages/Home.js"
 import * as Paths from "./Pages/Paths.js"
@@ -138,9 +139,14 @@ export const layer = HttpApiBuilder.serve((app) =>
   // `/metrics`, outside the API's document, and the request timing.
   Layer.provide(MetricsHttp.layer.pipe(Layer.provide(Metrics.layer))),
   Layer.provide(
-    Layer.mergeAll(CustomerPages.layer, WalletPages.layer, DashboardPages.layer, HomePage.layer).pipe(
-      Layer.provide(PagesRequest.layer)
-    )
+    Layer.mergeAll(
+      CustomerPages.layer,
+      WalletPages.layer,
+      DashboardPages.layer,
+      // The operator console: people sign in; the ops token's guard is on the operator API's endpoints only.
+      ConsolePages.layer,
+      HomePage.layer
+    ).pipe(Layer.provide(PagesRequest.layer))
   ),
   Layer.provide(ApiLive),
   // find-my-way refuses path parameters over 100 characters as unknown routes; a reference is up to

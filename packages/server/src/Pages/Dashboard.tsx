@@ -419,7 +419,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     yield* Webhooks.routes(router, kit)
     yield* AuditLog.routes(router, kit)
     yield* Details.routes(router, kit)
-    yield* SignIn.routes(router, kit)
+    yield* SignIn.routes(router, SignIn.dashboardDoor(kit))
     yield* Team.routes(router, kit)
   })
 )

@@ -286,6 +286,8 @@ export const AuditView = (p: {
   readonly filters: Filters
   readonly rows: ReadonlyArray<AuditEvent.Event>
   readonly more: boolean
+  /** Whether the CSV export is offered (the operator console's page has none). */
+  readonly exportable?: boolean
 }) => {
   const { lang, root } = p.frame
   const path = `${root}/audit`
@@ -295,17 +297,19 @@ export const AuditView = (p: {
       <p class="note">{d(lang, "auditNote")}</p>
       <FilterForm frame={p.frame} typed={p.filters.typed} />
       {/* A form, as the settlement report's: the same filters, the rows as a file. */}
-      <form method="get" action={`${path}/export`} class="actions">
-        {Fields.filter((f) => p.filters.typed[f] !== "").map((f) => (
-          <input key={f} type="hidden" name={f} value={p.filters.typed[f]} />
-        ))}
-        <button type="submit" class="secondary" aria-describedby="export-note">
-          {d(lang, "downloadCsv")}
-        </button>
-        <p id="export-note" class="note">
-          {dn(lang, "exportNote", { limit: <Ltr>{ExportLimit.toLocaleString("en")}</Ltr> })}
-        </p>
-      </form>
+      {p.exportable === false ? null : (
+        <form method="get" action={`${path}/export`} class="actions">
+          {Fields.filter((f) => p.filters.typed[f] !== "").map((f) => (
+            <input key={f} type="hidden" name={f} value={p.filters.typed[f]} />
+          ))}
+          <button type="submit" class="secondary" aria-describedby="export-note">
+            {d(lang, "downloadCsv")}
+          </button>
+          <p id="export-note" class="note">
+            {dn(lang, "exportNote", { limit: <Ltr>{ExportLimit.toLocaleString("en")}</Ltr> })}
+          </p>
+        </form>
+      )}
       <Table
         label={d(lang, "auditLog")}
         head={(["when", "actor", "actionColumn", "resource", "changes", "address"] as const).map((w) =>

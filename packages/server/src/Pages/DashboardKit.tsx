@@ -41,15 +41,15 @@ export type Build<E, R> = (
   signed: Signed
 ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 
-/** Where a session that has not reached `full` goes next. */
-export const stagePath = (root: string, stage: Person.Stage): string =>
+/** Where a session that has not reached `full` goes next; at `full`, `home` (the first section). */
+export const stagePath = (root: string, stage: Person.Stage, home = "/mandates"): string =>
   stage === "change_password"
     ? `${root}/password`
     : stage === "enrol"
       ? `${root}/two-factor/enrol`
       : stage === "two_factor"
         ? `${root}/two-factor`
-        : `${root}/mandates`
+        : `${root}${home}`
 
 export const make = Effect.gen(function* () {
   const config = yield* ServerConfigTag

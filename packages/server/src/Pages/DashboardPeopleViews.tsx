@@ -84,7 +84,7 @@ export const SignIn = (p: {
   <Alone
     frame={p.frame}
     path={p.frame.root}
-    title={d(p.frame.lang, "title")}
+    title={p.frame.title ?? d(p.frame.lang, "title")}
     note={d(p.frame.lang, "signInNote")}
     error={p.error}
     notice={p.notice}
@@ -166,7 +166,7 @@ export const RecoveryCodes = (p: { readonly frame: Frame; readonly codes: Readon
       ))}
     </ul>
     <p>
-      <a href={`${p.frame.root}/mandates`}>{d(p.frame.lang, "continue")}</a>
+      <a href={`${p.frame.root}${p.frame.home ?? "/mandates"}`}>{d(p.frame.lang, "continue")}</a>
     </p>
   </Alone>
 )
@@ -384,7 +384,8 @@ export const Team = (p: {
 
 export const Account = (p: {
   readonly frame: Frame
-  readonly signed: Signed
+  /** The person and this session (the dashboard's or the operator console's). */
+  readonly signed: Pick<Signed, "user" | "session">
   readonly sessions: ReadonlyArray<Person.Session>
 }) => {
   const { lang, root } = p.frame

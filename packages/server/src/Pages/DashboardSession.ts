@@ -1,5 +1,5 @@
 /**
- * The dashboard's cookie: the token of a person's session (`People`), HttpOnly, and nothing else. The
+ * The dashboard's cookie (the operator console's has its own name): the token of a person's session (`People`), HttpOnly, and nothing else. The
  * token is random and stored only as its keyed hash; the session's stage, merchant, idle and absolute
  * limits live in the database, so signing out, a password change or a revoked session ends it in every
  * process at once, and a copy of the cookie taken before is worth nothing.
@@ -15,13 +15,21 @@ export const tokenOf = (cookie: string | undefined): string | undefined =>
   cookie !== undefined && /^[A-Za-z0-9_-]{32,128}$/.test(cookie) ? cookie : undefined
 
 /** Sets the session's cookie: at sign-in and whenever the session's token is replaced. */
-export const start = (pages: PagesConfig, response: HttpServerResponse.HttpServerResponse, token: string) =>
+export const start = (
+  pages: PagesConfig,
+  response: HttpServerResponse.HttpServerResponse,
+  token: string,
+  cookie: string = Cookie
+) =>
   HttpServerResponse.unsafeSetCookie(
     response,
-    Cookie,
+    cookie,
     token,
     cookieOptions(pages.secure, Person.AbsoluteSeconds)
   )
 
-export const end = (pages: PagesConfig, response: HttpServerResponse.HttpServerResponse) =>
-  HttpServerResponse.unsafeSetCookie(response, Cookie, "", cookieOptions(pages.secure, 0))
+export const end = (
+  pages: PagesConfig,
+  response: HttpServerResponse.HttpServerResponse,
+  cookie: string = Cookie
+) => HttpServerResponse.unsafeSetCookie(response, cookie, "", cookieOptions(pages.secure, 0))

@@ -1,5 +1,5 @@
 /**
- * Signing in to the dashboard: email and password, then the step the account is at (a one-time password
+ * Signing in to the dashboard (and, through its own `Door`, the operator console): email and password, then the step the account is at (a one-time password
  * to change, an authenticator to set up, its code), each through `People`, which replaces the session's
  * token at every step up; signing out; and an invitation's page, where a new member sets a password.
  *
@@ -9,13 +9,13 @@
 import type * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Person, Reads, Role } from "@laari/core"
+import { type People, Person, Reads } from "@laari/core"
 import { type Context, Effect, Option } from "effect"
 import QRCode from "qrcode"
 import * as RateLimit from "../Http/RateLimit.js"
 import * as SignInThrottle from "../People/SignInThrottle.js"
 import * as RateLimits from "../Platform/RateLimits.js"
-import { type Kit, stagePath, type Visit } from "./DashboardKit.js"
+import { type Kit, stagePath as nextPath, type Visit } from "./DashboardKit.js"
 import * as P from "./DashboardPeopleViews.js"
 import * as Session from "./DashboardSession.js"
 import { d } from "./DashboardText.js"
@@ -23,9 +23,36 @@ import { respond } from "./Html.js"
 import { redirect, route } from "./Routing.js"
 import { csrfValid, form, throttled, visit } from "./Request.js"
 
-export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>, kit: Kit) =>
+/**
+ * What the sign-in routes need of the pages they guard: the dashboard's `Kit`, or the operator console's,
+ * with where people sign in (`console`), the session's cookie, the first section at `full`, and whether
+ * invitations are accepted there (only the dashboard's teams invite).
+ */
+export type Door = Pick<Kit, "root" | "pages" | "people" | "provide" | "frame" | "signInPage"> & {
+  readonly opened: Effect.Effect<
+    (People.Opened & { readonly token: string }) | undefined,
+    never,
+    HttpServerRequest.HttpServerRequest
+  >
+  readonly console: Person.Console
+  readonly cookie: string
+  readonly home: string
+  readonly invitations: boolean
+}
+
+/** The dashboard's door: its kit, its cookie, mandates first, invitations accepted. */
+export const dashboardDoor = (kit: Kit): Door => ({
+  ...kit,
+  console: "dashboard",
+  cookie: Session.Cookie,
+  home: "/mandates",
+  invitations: true
+})
+
+export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>, door: Door) =>
   Effect.gen(function* () {
-    const { root, pages, people, provide, frame, opened, signInPage } = kit
+    const { root, pages, people, provide, frame, opened, signInPage, cookie, home } = door
+    const stagePath = (base: string, stage: Person.Stage) => nextPath(base, stage, home)
     const reads = yield* Reads.Reads
     const limits = yield* RateLimits.RateLimits
 
@@ -70,7 +97,7 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
 
     /** The next step after `issued`, its token in the cookie. */
     const onward = (issued: { readonly token: string; readonly session: Person.Session }) =>
-      Session.start(pages, redirect(stagePath(root, issued.session.stage)), issued.token)
+      Session.start(pages, redirect(stagePath(root, issued.session.stage)), issued.token, cookie)
 
     /**
      * A password or second-factor guess under the sign-in lock-outs of the account and the address: a
@@ -112,7 +139,7 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
           const client = yield* clientOf
           const checked = yield* guarded(
             email,
-            refusedAs(people.signIn({ console: "dashboard", email, password, ...client }))
+            refusedAs(people.signIn({ console: door.console, email, password, ...client }))
           )
           if (checked._tag === "Locked") return lockedPage(v, checked.decision.retryAfterSeconds)
           if (checked.value === undefined)
@@ -133,7 +160,11 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
           // Ended in the database, so a saved copy of the cookie no longer works in any process.
           if (found !== undefined)
             yield* people.signOut(found.token).pipe(Effect.orElseSucceed(() => undefined))
-          return Session.end(pages, respond(<P.SignIn frame={frame(v)} notice={d(v.lang, "signOut")} />))
+          return Session.end(
+            pages,
+            respond(<P.SignIn frame={frame(v)} notice={d(v.lang, "signOut")} />),
+            cookie
+          )
         })
       )
     )
@@ -183,7 +214,7 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
       Effect.gen(function* () {
         const { secret, uri } = yield* people.beginEnrolment(token)
         const image = yield* Effect.promise(() => QRCode.toDataURL(uri, { margin: 1, width: 224 }))
-        const required = found.memberships.some((m) => Role.requiresTwoFactor(m.role))
+        const required = Person.twoFactorRequired(door.console, found.memberships)
         return respond(
           <P.Enrol frame={frame(v)} secret={secret} image={image} required={required} error={error} />,
           error === undefined ? 200 : 401
@@ -221,7 +252,8 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
             return Session.start(
               pages,
               respond(<P.RecoveryCodes frame={frame(v)} codes={recoveryCodes} />),
-              issued.token
+              issued.token,
+              cookie
             )
           })
         )
@@ -281,13 +313,15 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
               found.session.stage === "full" && issued.session.stage === "full"
                 ? redirect(`${root}/account?changed=1`)
                 : redirect(stagePath(root, issued.session.stage)),
-              issued.token
+              issued.token,
+              cookie
             )
           })
         )
       )
     )
 
+    if (!door.invitations) return
     // An invitation's link: its page, and accepting it.
     const invitationPage = (v: Visit, token: string, error?: string, status = 200) =>
       Effect.gen(function* () {

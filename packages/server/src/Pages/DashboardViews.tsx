@@ -15,10 +15,14 @@ import { type Lang, money, status } from "./I18n.js"
 
 export interface Frame {
   readonly lang: Lang
-  /** `{base}/dashboard`. */
+  /** `{base}/dashboard` (or the operator console's `{base}/ops/console`). */
   readonly root: string
   readonly assets: string
   readonly csrf: string
+  /** The sign-in page's title, when not the merchant dashboard's. */
+  readonly title?: string | undefined
+  /** The first section's path under `root`, when not `/mandates`. */
+  readonly home?: string | undefined
 }
 
 export const Sections = [

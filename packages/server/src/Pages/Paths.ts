@@ -8,13 +8,14 @@ export const prefixOf = (url: string): string => new URL(url).pathname.replace(/
 
 /**
  * Whether `pathname` is one of the pages' forms (which post `application/x-www-form-urlencoded`): the
- * customer's under `checkoutUrl`, the dashboard's under `baseUrl`.
+ * customer's under `checkoutUrl`, the dashboard's and the operator console's under `baseUrl`.
  */
 export const isPage =
   (urls: { readonly checkoutUrl: string; readonly baseUrl: string }) =>
   (pathname: string): boolean => {
-    const dashboard = `${prefixOf(urls.baseUrl)}/dashboard`
-    if (pathname === dashboard || pathname.startsWith(`${dashboard}/`)) return true
+    const base = prefixOf(urls.baseUrl)
+    for (const signedIn of [`${base}/dashboard`, `${base}/ops/console`])
+      if (pathname === signedIn || pathname.startsWith(`${signedIn}/`)) return true
     const customer = prefixOf(urls.checkoutUrl)
     if (!pathname.startsWith(`${customer}/`)) return false
     const rest = pathname.slice(customer.length)
