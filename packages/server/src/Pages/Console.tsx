@@ -230,8 +230,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         const name = (field("new-name") ?? "").trim().slice(0, 200)
         const balanceText = (field("new-balance") ?? "").trim()
         const balance = balanceText === "" ? 0 : Number(balanceText)
-        if (!Number.isSafeInteger(balance) || balance < 0)
-          return yield* customersPage(v, signed, { error: d(v.lang, "expired") }, 422)
+        if (!/^\+?[0-9]{5,15}$/.test(phone) || !Number.isSafeInteger(balance) || balance < 0)
+          return yield* customersPage(v, signed, { error: c(v.lang, "badCustomer") }, 422)
         return yield* audit
           .recording(
             directory.createCustomer({ environment, phone, name: name === "" ? undefined : name, balance }),
@@ -276,6 +276,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     yield* at(router, "suspend", (v, signed) =>
       Effect.gen(function* () {
         const id = ((yield* form)("mandate") ?? "").trim().slice(0, 100)
+        if (id === "") return yield* suspensionsPage(v, signed, { error: c(v.lang, "mandateNotFound") }, 404)
         return yield* mandates.suspend(id).pipe(
           Effect.flatMap(() => suspensionsPage(v, signed, { notice: c(v.lang, "suspended") })),
           Effect.catchTag("MandateNotFound", () =>

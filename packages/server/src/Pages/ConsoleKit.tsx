@@ -78,7 +78,7 @@ export const make = Effect.gen(function* () {
     return {
       caller: {
         // The console acts across merchants: the caller's tenant is never read, only its key id.
-        merchantId: Ids.MerchantId.make("ops"),
+        merchantId: Ids.MerchantId.make("00000000-0000-0000-0000-000000000000"),
         environment: "test",
         keyId: `${AuditActor.UserPrefix}${found.user.id}`,
         kind: "secret",
