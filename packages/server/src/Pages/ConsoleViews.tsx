@@ -9,8 +9,8 @@ import { type RouteName, Routes, type Signed } from "./ConsoleAccess.js"
 import { c, type Word } from "./ConsoleText.js"
 import { Button } from "./DashboardPeopleViews.js"
 import { d } from "./DashboardText.js"
-import { type Frame, Table } from "./DashboardViews.js"
-import { Csrf, Given, Ltr, Messages, Page, When } from "./Html.js"
+import { type Frame, SignedInPage, Table } from "./DashboardViews.js"
+import { Csrf, Given, Ltr, When } from "./Html.js"
 import { money } from "./I18n.js"
 
 export const Sections = [
@@ -32,45 +32,35 @@ export const Shell = (p: {
   readonly error?: string | undefined
   readonly children: ComponentChildren
 }) => (
-  <Page
-    lang={p.frame.lang}
-    title={p.title}
+  <SignedInPage
+    frame={p.frame}
     path={`${p.frame.root}/${p.section}`}
-    assets={p.frame.assets}
-    wide
+    title={p.title}
+    notice={p.notice}
+    error={p.error}
+    top={
+      <>
+        <p>
+          <strong>{c(p.frame.lang, "console")}</strong> ·{" "}
+          <bdi dir="ltr">
+            <Given text={p.signed.user.email} />
+          </bdi>{" "}
+          ({p.signed.role})
+        </p>
+        <nav class="sections" aria-label={c(p.frame.lang, "sections")}>
+          {Sections.filter(([id]) => Role.operatorCan(p.signed.role, Routes[id].permission)).map(
+            ([id, label]) => (
+              <a key={id} href={`${p.frame.root}/${id}`} aria-current={id === p.section ? "page" : undefined}>
+                {c(p.frame.lang, label)}
+              </a>
+            )
+          )}
+        </nav>
+      </>
+    }
   >
-    <section class="card">
-      <p>
-        <strong>{c(p.frame.lang, "console")}</strong> ·{" "}
-        <bdi dir="ltr">
-          <Given text={p.signed.user.email} />
-        </bdi>{" "}
-        ({p.signed.role})
-      </p>
-      <nav class="sections" aria-label={c(p.frame.lang, "sections")}>
-        {Sections.filter(([id]) => Role.operatorCan(p.signed.role, Routes[id].permission)).map(
-          ([id, label]) => (
-            <a key={id} href={`${p.frame.root}/${id}`} aria-current={id === p.section ? "page" : undefined}>
-              {c(p.frame.lang, label)}
-            </a>
-          )
-        )}
-      </nav>
-      <form method="post" action={`${p.frame.root}/sign-out`}>
-        <Csrf token={p.frame.csrf} />
-        <div class="actions">
-          <button type="submit" class="secondary">
-            {c(p.frame.lang, "signOut")}
-          </button>
-        </div>
-      </form>
-    </section>
-    <section class="card" aria-labelledby="heading">
-      <h1 id="heading">{p.title}</h1>
-      <Messages notice={p.notice} error={p.error} />
-      {p.children}
-    </section>
-  </Page>
+    {p.children}
+  </SignedInPage>
 )
 
 const Field = (p: {

@@ -45,46 +45,22 @@ export type Section = (typeof Sections)[number][0]
 const sectionRoute = (section: Section): RouteName =>
   section === "qr-codes" ? "qrCodes" : section === "checkout-sessions" ? "checkoutSessions" : section
 
-export const Shell = (p: {
+/**
+ * A signed-in page (the dashboard's or the operator console's): a card with who is signed in, the
+ * sections (`top`) and the sign-out button, then the page's own card.
+ */
+export const SignedInPage = (p: {
   readonly frame: Frame
-  readonly signed: Signed
-  /** The signed-in merchant's name. */
-  readonly merchant: string
-  /** The names of the merchants the person belongs to, by id (the switcher). */
-  readonly merchants: ReadonlyMap<string, string>
-  readonly section: Section
+  readonly path: string
   readonly title: string
+  readonly top: ComponentChildren
   readonly notice?: ComponentChildren | undefined
   readonly error?: string | undefined
   readonly children: ComponentChildren
 }) => (
-  <Page
-    lang={p.frame.lang}
-    title={p.title}
-    path={`${p.frame.root}/${p.section}`}
-    assets={p.frame.assets}
-    wide
-  >
+  <Page lang={p.frame.lang} title={p.title} path={p.path} assets={p.frame.assets} wide>
     <section class="card">
-      <p>
-        <span class={p.signed.principal.environment === "live" ? "badge live" : "badge"}>
-          {d(p.frame.lang, p.signed.principal.environment === "live" ? "live" : "test")}
-        </span>{" "}
-        <strong>
-          <Given text={p.merchant} />
-        </strong>{" "}
-        · {d(p.frame.lang, "dashboard")} · <Given text={p.signed.user.email} /> ({p.signed.role})
-      </p>
-      <Switcher frame={p.frame} signed={p.signed} names={p.merchants} />
-      <nav class="sections" aria-label={d(p.frame.lang, "sections")}>
-        {Sections.filter(([id]) => Role.can(p.signed.role, Routes[sectionRoute(id)].permission)).map(
-          ([id, label]) => (
-            <a key={id} href={`${p.frame.root}/${id}`} aria-current={id === p.section ? "page" : undefined}>
-              {d(p.frame.lang, label)}
-            </a>
-          )
-        )}
-      </nav>
+      {p.top}
       <form method="post" action={`${p.frame.root}/sign-out`}>
         <Csrf token={p.frame.csrf} />
         <div class="actions">
@@ -100,6 +76,53 @@ export const Shell = (p: {
       {p.children}
     </section>
   </Page>
+)
+
+export const Shell = (p: {
+  readonly frame: Frame
+  readonly signed: Signed
+  /** The signed-in merchant's name. */
+  readonly merchant: string
+  /** The names of the merchants the person belongs to, by id (the switcher). */
+  readonly merchants: ReadonlyMap<string, string>
+  readonly section: Section
+  readonly title: string
+  readonly notice?: ComponentChildren | undefined
+  readonly error?: string | undefined
+  readonly children: ComponentChildren
+}) => (
+  <SignedInPage
+    frame={p.frame}
+    path={`${p.frame.root}/${p.section}`}
+    title={p.title}
+    notice={p.notice}
+    error={p.error}
+    top={
+      <>
+        <p>
+          <span class={p.signed.principal.environment === "live" ? "badge live" : "badge"}>
+            {d(p.frame.lang, p.signed.principal.environment === "live" ? "live" : "test")}
+          </span>{" "}
+          <strong>
+            <Given text={p.merchant} />
+          </strong>{" "}
+          · {d(p.frame.lang, "dashboard")} · <Given text={p.signed.user.email} /> ({p.signed.role})
+        </p>
+        <Switcher frame={p.frame} signed={p.signed} names={p.merchants} />
+        <nav class="sections" aria-label={d(p.frame.lang, "sections")}>
+          {Sections.filter(([id]) => Role.can(p.signed.role, Routes[sectionRoute(id)].permission)).map(
+            ([id, label]) => (
+              <a key={id} href={`${p.frame.root}/${id}`} aria-current={id === p.section ? "page" : undefined}>
+                {d(p.frame.lang, label)}
+              </a>
+            )
+          )}
+        </nav>
+      </>
+    }
+  >
+    {p.children}
+  </SignedInPage>
 )
 
 /** The merchant and environment the dashboard shows, and the others the person may switch to. */
