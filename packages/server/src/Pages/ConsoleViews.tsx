@@ -7,10 +7,10 @@ import { type ApiKey, type Merchant, Role } from "@laari/core"
 import type { ComponentChildren } from "preact"
 import { type RouteName, Routes, type Signed } from "./ConsoleAccess.js"
 import { c, type Word } from "./ConsoleText.js"
-import { Button } from "./DashboardPeopleViews.js"
+import { Keys } from "./DashboardPeopleViews.js"
 import { d } from "./DashboardText.js"
 import { type Frame, SignedInPage, Table } from "./DashboardViews.js"
-import { Csrf, Given, Ltr, When } from "./Html.js"
+import { Csrf, Given, Ltr } from "./Html.js"
 import { money } from "./I18n.js"
 
 export const Sections = [
@@ -174,50 +174,29 @@ export const MerchantPage = (p: {
         </form>
       ) : null}
       <h2>{c(lang, "keys")}</h2>
-      {p.issued === undefined ? null : (
-        <p role="status">
-          {c(lang, "keyIssued")}{" "}
-          <Ltr>
-            <code id="new-key">{p.issued}</code>
-          </Ltr>
-        </p>
-      )}
-      <Table
-        label={c(lang, "keys")}
-        head={[
-          d(lang, "key"),
-          c(lang, "kind"),
-          c(lang, "environment"),
-          d(lang, "created"),
-          d(lang, "revoked"),
-          ""
-        ]}
-        rows={p.keys.map((k) => [
-          <Ltr>
-            <code>{k.keyPrefix}…</code>
-          </Ltr>,
-          k.kind,
-          k.environment,
-          <When at={k.createdAt} />,
-          k.revokedAt === null ? null : <When at={k.revokedAt} />,
-          k.revokedAt === null && can("keys:manage") ? (
-            <Button frame={p.frame} action={`${base}/keys/${k.id}/revoke`} label={d(lang, "revoke")} />
-          ) : null
-        ])}
-        empty={d(lang, "noKeys")}
+      <Keys
+        frame={p.frame}
+        keys={p.keys}
+        created={p.issued}
+        base={base}
+        manage={can("keys:manage")}
+        issue={
+          can("keys:manage") ? (
+            <form method="post" action={`${base}/keys`}>
+              <Csrf token={p.frame.csrf} />
+              <EnvironmentSelect frame={p.frame} id="key-environment" />
+              <label for="key-kind">{c(lang, "kind")}</label>
+              <select id="key-kind" name="kind">
+                <option value="secret">secret</option>
+                <option value="publishable">publishable</option>
+              </select>
+              <Submit label={c(lang, "issueKey")} />
+            </form>
+          ) : (
+            <></>
+          )
+        }
       />
-      {can("keys:manage") ? (
-        <form method="post" action={`${base}/keys`}>
-          <Csrf token={p.frame.csrf} />
-          <EnvironmentSelect frame={p.frame} id="key-environment" />
-          <label for="key-kind">{c(lang, "kind")}</label>
-          <select id="key-kind" name="kind">
-            <option value="secret">secret</option>
-            <option value="publishable">publishable</option>
-          </select>
-          <Submit label={c(lang, "issueKey")} />
-        </form>
-      ) : null}
       <h2>{c(lang, "features")}</h2>
       <form method="post" action={`${base}/features`}>
         <Csrf token={p.frame.csrf} />

@@ -432,8 +432,16 @@ export const Keys = (p: {
   readonly frame: Frame
   readonly keys: ReadonlyArray<ApiKey.StoredKey>
   readonly created?: string | undefined
+  /** Where the key actions post (`{base}/keys`, `{base}/keys/:id/revoke`); the dashboard's root by default. */
+  readonly base?: string
+  /** Whether revoke buttons are shown (the operator console's roles without `keys:manage` see none). */
+  readonly manage?: boolean
+  /** What issues a key, in place of the dashboard's one button (the console's form). */
+  readonly issue?: ComponentChildren
 }) => {
-  const { lang, root } = p.frame
+  const { lang } = p.frame
+  const base = p.base ?? p.frame.root
+  const manage = p.manage !== false
   return (
     <>
       {p.created === undefined ? null : (
@@ -462,13 +470,15 @@ export const Keys = (p: {
           <code>{k.scopes.join(" ")}</code>,
           <When at={k.createdAt} />,
           k.revokedAt === null ? null : <When at={k.revokedAt} />,
-          k.revokedAt === null ? (
-            <Button frame={p.frame} action={`${root}/keys/${k.id}/revoke`} label={d(lang, "revoke")} />
+          k.revokedAt === null && manage ? (
+            <Button frame={p.frame} action={`${base}/keys/${k.id}/revoke`} label={d(lang, "revoke")} />
           ) : null
         ])}
         empty={d(lang, "noKeys")}
       />
-      <Button frame={p.frame} action={`${root}/keys`} label={d(lang, "createKey")} secondary={false} />
+      {p.issue ?? (
+        <Button frame={p.frame} action={`${base}/keys`} label={d(lang, "createKey")} secondary={false} />
+      )}
     </>
   )
 }
