@@ -20,6 +20,7 @@ import * as AuditLog from "./DashboardAudit.js"
 import * as P from "./DashboardPeopleViews.js"
 import * as SignIn from "./DashboardSignIn.js"
 import { d } from "./DashboardText.js"
+import { Given } from "./Html.js"
 import { form } from "./Request.js"
 import { redirect } from "./Routing.js"
 
@@ -115,7 +116,9 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           children: (
             <>
               <p>
-                <strong>{merchant.name}</strong>
+                <strong>
+                  <Given text={merchant.name} />
+                </strong>
               </p>
               <CV.MerchantPage
                 frame={frame(v)}

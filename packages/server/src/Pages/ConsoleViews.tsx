@@ -7,6 +7,7 @@ import { type ApiKey, type Merchant, Role } from "@laari/core"
 import type { ComponentChildren } from "preact"
 import { type RouteName, Routes, type Signed } from "./ConsoleAccess.js"
 import { c, type Word } from "./ConsoleText.js"
+import { short } from "./DashboardAudit.js"
 import { Keys } from "./DashboardPeopleViews.js"
 import { d } from "./DashboardText.js"
 import { type Frame, SignedInPage, Table } from "./DashboardViews.js"
@@ -119,8 +120,9 @@ export const Merchants = (p: {
             <Given text={merchant.name} />
           </a>,
           String(outlets.length),
+          // The first characters: the whole id is on the merchant's page (a phone has no room for it here).
           <Ltr>
-            <code>{merchant.id}</code>
+            <code>{short(merchant.id)}</code>
           </Ltr>
         ])}
         empty={c(lang, "noMerchants")}
@@ -154,10 +156,9 @@ export const MerchantPage = (p: {
   const can = (permission: Role.OperatorPermission) => Role.operatorCan(p.signed.role, permission)
   return (
     <>
+      {/* `code` isolates the id left to right and may break it: a phone has no room for it whole. */}
       <p>
-        <Ltr>
-          <code>{p.merchant.id}</code>
-        </Ltr>
+        <code>{p.merchant.id}</code>
       </p>
       <h2>{c(lang, "outlets")}</h2>
       <Table

@@ -3,9 +3,9 @@
  * server a user starts (`node packages/server/dist/bin.js`, on a fresh PostgreSQL database with
  * `DATABASE_URL`, else on PGlite in a temporary directory): 0 critical and 0 serious findings. Every page
  * state a customer or a merchant can reach is visited: the forms, their code steps, the results, the
- * refusals, the wallet with things in it, each dashboard section. On each page, besides axe: nothing is
- * wider than a 390 px phone, and in Dhivehi every amount, date and time is isolated left to right (so
- * "MVR 1,500.00" and "2026-12-02 10:54" are never reordered), no state is left as its English code
+ * refusals, the wallet with things in it, each dashboard section, each operator console section. On each
+ * page, besides axe: nothing is wider than a 390 px phone, and in Dhivehi every amount, date and time is
+ * isolated left to right (so "MVR 1,500.00" and "2026-12-02 10:54" are never reordered), no state is left as its English code
  * (`PAID`, `ACTIVE`) and no notice is left in English. Screenshots of the Dhivehi pages go to
  * `artifacts/screenshots` (`a11y-<page>-dv-<width>.png`), for looking at the right-to-left layout.
  */
@@ -14,6 +14,7 @@ import { createRequire } from "node:module"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import * as B from "../support/Browser.js"
+import * as Staff from "../support/ConsolePeople.js"
 import * as People from "../support/DashboardPeople.js"
 import * as F from "../support/Fixtures.js"
 import * as ProcessDatabase from "../support/ProcessDatabase.js"
@@ -456,6 +457,36 @@ describe.skipIf(!B.available)("axe-core on every page, in English and Dhivehi", 
       await visit("dashboard-checkout-session", `/dashboard/checkout-sessions/${s.paid}`, 200)
       const events = await server.request("GET", "/events", { key: s.m.live })
       await visit("dashboard-event", `/dashboard/events/${events.body[0].id}`, 200)
+      // The operator console: a new member of staff's first sign-in step by step, then every section.
+      const staff = await Staff.create(server, "ops_admin")
+      await visit("console-sign-in", "/ops/console", 200)
+      await page.locator("#email").fill(staff.email)
+      await page.locator("#password").fill(staff.password)
+      await page.locator("form button[type=submit]").click()
+      await page.locator("#next").waitFor()
+      findings.push(...(await audit(page, `console-password-${lang}`, lang)))
+      const staffChosen = `a long and quiet reef ${lang}`
+      await page.locator("#current").fill(staff.password)
+      await page.locator("#next").fill(staffChosen)
+      await page.locator("#repeat").fill(staffChosen)
+      await page.locator("form button[type=submit]").click()
+      await page.locator("#totp-secret").waitFor()
+      findings.push(...(await audit(page, `console-enrol-${lang}`, lang)))
+      const staffSecret = (await page.locator("#totp-secret").textContent())!.trim()
+      await page.locator("#code").fill(People.totp(staffSecret))
+      await page.locator("form button[type=submit]").click()
+      await page.locator("ul.codes").waitFor()
+      findings.push(...(await audit(page, `console-recovery-codes-${lang}`, lang)))
+      for (const section of [
+        "merchants",
+        `merchants/${s.m.id}`,
+        "customers",
+        "suspensions",
+        "clock",
+        "audit",
+        "account"
+      ])
+        await visit(`console-${section.replace(/\/.*/, "-one")}`, `/ops/console/${section}`, 200)
       await ctx.close()
       const refused = findings.filter((f) => !accepted(f))
       expect(refused, JSON.stringify(refused, null, 2)).toEqual([])
