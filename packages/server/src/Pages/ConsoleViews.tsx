@@ -193,9 +193,7 @@ export const MerchantPage = (p: {
               </select>
               <Submit label={c(lang, "issueKey")} />
             </form>
-          ) : (
-            <></>
-          )
+          ) : null
         }
       />
       <h2>{c(lang, "features")}</h2>

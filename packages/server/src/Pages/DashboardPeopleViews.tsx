@@ -436,7 +436,7 @@ export const Keys = (p: {
   readonly base?: string
   /** Whether revoke buttons are shown (the operator console's roles without `keys:manage` see none). */
   readonly manage?: boolean
-  /** What issues a key, in place of the dashboard's one button (the console's form). */
+  /** What issues a key, in place of the dashboard's one button (the console's form; `null`: nothing). */
   readonly issue?: ComponentChildren
 }) => {
   const { lang } = p.frame
@@ -476,8 +476,10 @@ export const Keys = (p: {
         ])}
         empty={d(lang, "noKeys")}
       />
-      {p.issue ?? (
+      {p.issue === undefined ? (
         <Button frame={p.frame} action={`${base}/keys`} label={d(lang, "createKey")} secondary={false} />
+      ) : (
+        p.issue
       )}
     </>
   )
