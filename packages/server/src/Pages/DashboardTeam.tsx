@@ -90,11 +90,7 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
           notify.channel === undefined
             ? d(v.lang, "invitedByHand", { email: to, link: linkOf(invited.right.token) })
             : d(v.lang, "invited", { email: to })
-        return yield* teamPage({ notice })(
-          v,
-          p,
-          signed
-        )
+        return yield* teamPage({ notice })(v, p, signed)
       })
     )
 

@@ -46,7 +46,9 @@ describe.skipIf(!B.available)("a merchant's team", () => {
     // No notification channel on this server: the inviter is shown the link, once, to hand over.
     await page.getByText(`Invitation made for ${email}.`, { exact: false }).waitFor()
     await B.capture(page, "dashboard-team")
-    const shown = /http\S+\/dashboard\/invitations\/[A-Za-z0-9_-]{43}/.exec((await page.textContent("main"))!)![0]
+    const shown = /http\S+\/dashboard\/invitations\/[A-Za-z0-9_-]{43}/.exec(
+      (await page.textContent("main"))!
+    )![0]
     // The same link as a development start reads for the operator.
     const pending = await server.ops("GET", `/ops/users/invitations?merchant_id=${m.id}`)
     expect(pending.status, pending.text).toBe(200)
