@@ -9,9 +9,10 @@
 import type * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { type People, Person, Reads } from "@laari/core"
+import { Ids, type People, Person, Reads } from "@laari/core"
 import { type Context, Effect, Option } from "effect"
 import QRCode from "qrcode"
+import * as AuditActor from "../Http/AuditActor.js"
 import * as RateLimit from "../Http/RateLimit.js"
 import * as SignInThrottle from "../People/SignInThrottle.js"
 import * as RateLimits from "../Platform/RateLimits.js"
@@ -60,6 +61,22 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
       address: Option.getOrNull(request.remoteAddress),
       userAgent: request.headers["user-agent"]?.slice(0, 500) ?? null
     }))
+
+    /**
+     * `effect` as the signed-in person's own change, for the audit log (a new password, an authenticator,
+     * a recovery code used): the person is the actor, the service names the merchant.
+     */
+    const as = <A, E, R>(user: Person.User, effect: Effect.Effect<A, E, R>) =>
+      AuditActor.within(
+        {
+          merchantId: Ids.MerchantId.make("00000000-0000-0000-0000-000000000000"),
+          environment: "test",
+          keyId: `${AuditActor.UserPrefix}${user.id}`,
+          kind: "secret",
+          scopes: []
+        },
+        effect
+      )
 
     /** A post of a sign-in step: throttled per address and CSRF-checked like every form. */
     const posted = <E, R>(
@@ -187,7 +204,10 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
         step("two_factor", (v, token, found) =>
           Effect.gen(function* () {
             const code = ((yield* form)("code") ?? "").trim().slice(0, 32)
-            const checked = yield* guarded(found.user.email, refusedAs(people.verifyTwoFactor(token, code)))
+            const checked = yield* guarded(
+              found.user.email,
+              refusedAs(as(found.user, people.verifyTwoFactor(token, code)))
+            )
             if (checked._tag === "Locked") return lockedPage(v, checked.decision.retryAfterSeconds)
             if (checked.value === undefined)
               return respond(<P.TwoFactor frame={frame(v)} error={d(v.lang, "signInRefused")} />, 401)
@@ -244,7 +264,10 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
           Effect.gen(function* () {
             if (!mayEnrol(found)) return redirect(stagePath(root, found.session.stage))
             const code = ((yield* form)("code") ?? "").trim().slice(0, 12)
-            const checked = yield* guarded(found.user.email, refusedAs(people.confirmEnrolment(token, code)))
+            const checked = yield* guarded(
+              found.user.email,
+              refusedAs(as(found.user, people.confirmEnrolment(token, code)))
+            )
             if (checked._tag === "Locked") return lockedPage(v, checked.decision.retryAfterSeconds)
             if (checked.value === undefined)
               return yield* enrolPage(v, token, found, d(v.lang, "signInRefused"))
@@ -295,7 +318,7 @@ export const routes = (router: Context.Tag.Service<typeof HttpApiBuilder.Router>
             if (next !== (field("repeat") ?? "")) return yield* again(d(v.lang, "passwordsDiffer"), 422)
             const checked = yield* guarded(
               found.user.email,
-              people.changePassword(token, { current, next }).pipe(
+              as(found.user, people.changePassword(token, { current, next })).pipe(
                 Effect.map((issued) => ({ issued }) as const),
                 Effect.catchTag("InvalidRequest", (e) =>
                   Effect.succeed({ problem: e.errors[0]?.message ?? e.message } as const)

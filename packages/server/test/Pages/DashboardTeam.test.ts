@@ -134,6 +134,19 @@ describe.skipIf(!B.available)("a merchant's team", () => {
     expect(refund.actor).toEqual({ kind: "user", id: memberId })
     expect(refund.userAgent).toMatch(/Chrome/)
     expect(rows.some((r) => r.action === "api_key.create" && r.actor.id === memberId)).toBe(false)
+    // The member's own authenticator and the owner's first password are theirs too.
+    expect(
+      rows.find((r) => r.action === "user.two_factor_enrol" && r.resource.id === memberId)?.actor
+    ).toEqual({
+      kind: "user",
+      id: memberId
+    })
+    expect(
+      rows.find((r) => r.action === "user.password_change" && r.resource.id === owner.userId)?.actor
+    ).toEqual({
+      kind: "user",
+      id: owner.userId
+    })
     const verified = await server.ops("POST", "/ops/audit/verify")
     expect(verified.status, verified.text).toBe(200)
     expect(verified.body.broken).toEqual([])
